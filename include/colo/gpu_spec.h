@@ -1,0 +1,66 @@
+// colo/gpu_spec.h — what a GPU is, as far as colo's models need to know.
+//
+// A GpuSpec holds the published per-device and per-SM limits that decide
+// occupancy (CUDA's rules), the memory system's size and bandwidth, and the
+// MIG profiles the device supports. Presets carry the figures from NVIDIA's
+// documents (source in a comment beside each); a scenario may also give a
+// spec in full. Value type; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "colo/status.h"
+
+namespace colo {
+
+// One MIG GPU-instance profile, e.g. "1g.5gb" on the A100-40GB.
+struct MigProfile {
+  std::string name;         // NVIDIA's profile name, e.g. "3g.20gb".
+  int compute_slices = 0;   // the "Ng" part: 1..7 compute slices.
+  int sm_count = 0;         // SMs in the instance.
+  int memory_eighths = 0;   // memory slices out of 8; also the DRAM bandwidth share.
+};
+
+struct GpuSpec {
+  std::string name;                     // e.g. "A100-SXM4-40GB".
+  int sm_count = 0;                     // streaming multiprocessors.
+  int max_threads_per_sm = 0;           // resident threads per SM.
+  int max_blocks_per_sm = 0;            // resident thread blocks per SM.
+  int registers_per_sm = 0;             // 32-bit registers per SM.
+  int register_alloc_unit = 256;        // registers are allocated per warp in units of this.
+  int max_registers_per_thread = 255;   // compiler limit.
+  int max_threads_per_block = 1024;     // launch limit.
+  int64_t shared_mem_per_sm = 0;        // bytes of shared memory per SM (max carve-out).
+  int64_t max_shared_mem_per_block = 0; // bytes a block may use (opt-in maximum).
+  int64_t reserved_shared_mem_per_block = 0;  // bytes the driver reserves per block (CC >= 8.0: 1 KiB).
+  int warp_size = 32;
+  int64_t memory_bytes = 0;             // device memory.
+  double dram_bandwidth = 0;            // bytes/s, peak.
+  double copy_bandwidth = 0;            // bytes/s host<->device, achievable (PCIe/NVLink-C2C).
+  int sm_clock_mhz = 0;                 // boost clock.
+  int fp32_lanes_per_sm = 0;            // FP32 FMA units per SM.
+  std::vector<MigProfile> mig_profiles; // empty if the GPU has no MIG.
+
+  // Checks that every field is in range. InvalidArgument names the field.
+  Status Validate() const;
+
+  // Peak FP32 issue of one SM relative to another GPU's SM (clock x lanes).
+  double SmSpeedRelativeTo(const GpuSpec& other) const;
+
+  // The spec of one MIG instance of this GPU: SMs, memory and DRAM bandwidth
+  // of the profile, per-SM limits unchanged, no MIG profiles of its own.
+  // NotFound if this GPU has no profile of that name (the message lists them).
+  Result<GpuSpec> MigSlice(std::string_view profile_name) const;
+};
+
+// Names of the presets, for messages: "V100-SXM2-32GB, A100-SXM4-40GB, ...".
+std::vector<std::string> GpuPresetNames();
+
+// The preset of that name (also accepts the short names "V100", "A100",
+// "H100", case-insensitively). NotFound lists the known names.
+Result<GpuSpec> GpuPreset(std::string_view name);
+
+}  // namespace colo

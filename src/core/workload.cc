@@ -1,0 +1,58 @@
+#include "colo/workload.h"
+
+namespace colo {
+
+const char* PriorityClassName(PriorityClass c) {
+  return c == PriorityClass::kHigh ? "high" : "best-effort";
+}
+const char* WorkloadKindName(WorkloadKind k) {
+  return k == WorkloadKind::kTraining ? "training" : "inference";
+}
+const char* ArrivalKindName(ArrivalKind k) {
+  switch (k) {
+    case ArrivalKind::kPoisson:
+      return "poisson";
+    case ArrivalKind::kFixedRate:
+      return "fixed";
+    case ArrivalKind::kTrace:
+      return "trace";
+  }
+  return "?";
+}
+
+Status Workload::Validate() const {
+  auto bad = [&](const std::string& what) {
+    return InvalidArgumentError("workload '" + name + "': " + what);
+  };
+  if (kernels.empty()) return bad("has no kernels");
+  for (const auto& k : kernels) COLO_RETURN_IF_ERROR(k.Validate().WithContext("workload '" + name + "'"));
+  if (kernel_gap.count() < 0) return bad("kernel_gap must be >= 0");
+  if (iteration_gap.count() < 0) return bad("iteration_gap must be >= 0");
+  if (iterations && *iterations < 1) return bad("iterations must be >= 1");
+  if (memory.persistent_bytes < 0 || memory.ephemeral_peak_bytes < 0) {
+    return bad("memory sizes must be >= 0");
+  }
+  if (kind == WorkloadKind::kInference) {
+    if (arrivals.kind == ArrivalKind::kTrace) {
+      if (arrivals.offsets.empty()) return bad("arrival trace is empty");
+      for (size_t i = 0; i < arrivals.offsets.size(); ++i) {
+        if (arrivals.offsets[i].count() < 0 ||
+            (i > 0 && arrivals.offsets[i] < arrivals.offsets[i - 1])) {
+          return bad("arrival trace must be non-negative and non-decreasing (entry " +
+                     std::to_string(i + 1) + ")");
+        }
+      }
+    } else if (!(arrivals.rate_per_s > 0)) {
+      return bad("arrival rate must be > 0 requests/s, got " + std::to_string(arrivals.rate_per_s));
+    }
+  }
+  return OkStatus();
+}
+
+Duration Workload::SoloKernelTime() const {
+  Duration total{0};
+  for (const auto& k : kernels) total += k.solo_duration;
+  return total;
+}
+
+}  // namespace colo

@@ -1,0 +1,69 @@
+// sim/run_report.h — what a simulated run measured. Plain data, filled by the
+// runner, formatted by src/report/ (table, JSON). Value type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "colo/time.h"
+#include "colo/workload.h"
+
+namespace colo::sim {
+
+struct LatencyStats {
+  int64_t count = 0;
+  Duration mean{0};
+  Duration p50{0};
+  Duration p95{0};
+  Duration p99{0};
+  Duration max{0};
+};
+
+// Nearest-rank percentiles of `samples` (which it sorts). Empty -> count 0.
+LatencyStats ComputeLatencyStats(std::vector<Duration> samples);
+
+struct JobReport {
+  std::string name;
+  WorkloadKind kind = WorkloadKind::kTraining;
+  PriorityClass priority = PriorityClass::kBestEffort;
+  int64_t completed = 0;          // iterations (training) or requests (inference) finished.
+  int64_t kernels = 0;            // kernels this job completed.
+  double shared_throughput = 0;   // completed per second of simulated time, shared run.
+  double solo_throughput = 0;     // same, the job alone on the same GPU / instance.
+  double normalized = 0;          // shared / solo (0 if solo is 0).
+  std::optional<LatencyStats> shared_latency;  // inference: request latency, shared.
+  std::optional<LatencyStats> solo_latency;    // inference: request latency, alone.
+  // Inference: shared p99 / solo p99 - 1 (e.g. 0.05 = 5% worse). Absent for training.
+  std::optional<double> p99_overhead;
+};
+
+struct UtilizationSample {
+  TimePoint start;          // bucket start.
+  double sm_occupancy = 0;  // mean fraction of SM thread slots in use.
+  double sm_active = 0;     // mean fraction of SMs with at least one resident block.
+  double dram_util = 0;     // mean fraction of peak DRAM bandwidth in use.
+};
+
+struct GpuReport {
+  std::string name;         // GPU or MIG instance, e.g. "A100-SXM4-40GB/3g.20gb".
+  std::vector<UtilizationSample> timeline;
+  double mean_sm_occupancy = 0;
+  double mean_sm_active = 0;
+  double mean_dram_util = 0;
+};
+
+struct RunReport {
+  std::string scenario;
+  std::string gpu;
+  std::string mode;
+  uint64_t seed = 0;
+  Duration duration{0};
+  std::vector<JobReport> jobs;
+  std::vector<GpuReport> gpus;
+  double system_throughput = 0;  // sum of the jobs' normalized throughput.
+  int64_t kernels_simulated = 0; // kernels completed in the shared run.
+};
+
+}  // namespace colo::sim

@@ -1,0 +1,24 @@
+// sim/scenario_runner.h — runs a scenario on the simulated GPU: the shared run,
+// and one solo run per job (same GPU, or the same MIG instance) to normalize.
+//
+// Deterministic: the same spec (including seed) gives the same RunReport, field
+// for field. Thread-compatible: a call uses only its own state.
+#pragma once
+
+#include "colo/status.h"
+#include "sim/run_report.h"
+#include "sim/scenario_spec.h"
+
+namespace colo::sim {
+
+struct RunOptions {
+  // Run the solo baselines used for normalized throughput and latency overhead.
+  // Default: true. (Off only for benchmarks that time the shared run alone.)
+  bool solo_baselines = true;
+};
+
+// Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not fit
+// the GPU; the message names the job and kernel.
+Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& options = {});
+
+}  // namespace colo::sim

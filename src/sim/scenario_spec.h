@@ -1,0 +1,66 @@
+// sim/scenario_spec.h — a resolved scenario: everything `colo sim` needs to run,
+// with workloads already loaded. The YAML loader (src/scenario/) builds one;
+// the runner (sim/scenario_runner.h) consumes it. Value type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "colo/gpu_spec.h"
+#include "colo/status.h"
+#include "colo/time.h"
+#include "colo/workload.h"
+
+namespace colo::sim {
+
+// How the hardware shares the GPU between the scenario's processes.
+enum class SharingMode {
+  kExclusive,    // one process holds the GPU until its job ends; others wait, FIFO.
+  kTimeSlicing,  // the driver rotates processes every quantum, paying a switch cost.
+  kMps,          // all clients' kernels co-resident; optional per-client SM cap.
+  kMig,          // each job on its own MIG instance; no interference across instances.
+  kStreams,      // one process, one stream per job; higher-priority streams dispatch first.
+};
+
+const char* SharingModeName(SharingMode m);  // "exclusive", "time-slicing", "mps", "mig", "streams"
+// Parses the names above. InvalidArgument lists the valid ones.
+Result<SharingMode> ParseSharingMode(std::string_view name);
+
+struct TimeSliceOptions {
+  // Time a process runs before the driver switches to the next waiting one.
+  // Default: 2 ms (the order of the driver's "default" timeslice reported in
+  // GPU-sharing studies; `nvidia-smi compute-policy --set-timeslice` changes it).
+  Duration quantum = Milliseconds(2);
+  // GPU idle time per context switch (save and restore of SM state).
+  // Default: 50 us.
+  Duration switch_cost = Microseconds(50);
+  Status Validate() const;
+};
+
+struct JobSpec {
+  std::string name;
+  Workload workload;                  // resolved: kernels loaded, class and arrivals set.
+  Duration start{0};                  // job starts this long after the run starts. Default: 0.
+  std::optional<double> mps_active_thread_percentage;  // MPS only: (0, 100].
+  std::string mig_profile;            // MIG only: the profile of the job's instance.
+};
+
+struct ScenarioSpec {
+  std::string name;                   // for reports; defaults to the file's stem.
+  std::string source;                 // the file it came from (for messages).
+  GpuSpec gpu;
+  SharingMode mode = SharingMode::kMps;
+  TimeSliceOptions time_slice;
+  std::vector<JobSpec> jobs;
+  uint64_t seed = 1;                  // every random draw derives from this.
+  Duration duration = Seconds(10);    // simulated time.
+  Duration sample_interval{0};        // utilization timeline bucket; 0 = duration / 50.
+
+  // Checks the GPU, the jobs and that the mode-specific fields fit the mode
+  // (MIG profiles exist on this GPU and fit together; MPS percentages in range).
+  Status Validate() const;
+};
+
+}  // namespace colo::sim

@@ -1,0 +1,18 @@
+// colo: the command-line entry point. Parses the subcommand and hands off.
+#include <CLI/CLI.hpp>
+
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"colo: share GPUs between deep-learning jobs without interference"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  colo::tools::RegisterSimCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors are bad input: exit status 2 (help and version exit 0).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return exit_code;
+}
