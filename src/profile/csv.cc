@@ -1,0 +1,157 @@
+#include "profile/csv.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace colo::profile {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool RowIsBlank(const CsvRow& r) {
+  return r.cells.size() == 1 && Trim(r.cells[0]).empty();
+}
+
+}  // namespace
+
+bool ParseFiniteDouble(std::string_view s, double* out) {
+  s = Trim(s);
+  if (s.empty()) return false;
+  std::string buf(s);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(buf.c_str(), &end);
+  if (end != buf.c_str() + buf.size() || errno == ERANGE || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+Result<int> CsvTable::Column(std::string_view name) const {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (Trim(header[i]) == name) return static_cast<int>(i);
+  }
+  std::string have;
+  for (const auto& h : header) have += (have.empty() ? "" : ", ") + std::string(Trim(h));
+  return InvalidArgumentError(path + ": missing column '" + std::string(name) + "' (have: " + have + ")");
+}
+
+std::string CsvTable::Where(const CsvRow& row) const {
+  return path + ":" + std::to_string(row.line);
+}
+
+Result<std::string_view> CsvTable::Cell(const CsvRow& row, int col) const {
+  if (col < 0 || static_cast<size_t>(col) >= row.cells.size()) {
+    const std::string name = static_cast<size_t>(col) < header.size() ? " ('" + header[col] + "')" : "";
+    return InvalidArgumentError(Where(row) + ": expected at least " + std::to_string(col + 1) +
+                                " fields, found " + std::to_string(row.cells.size()) +
+                                " (no column " + std::to_string(col + 1) + name + ")");
+  }
+  return std::string_view(row.cells[col]);
+}
+
+Result<double> CsvTable::Number(const CsvRow& row, int col) const {
+  COLO_ASSIGN_OR_RETURN(std::string_view cell, Cell(row, col));
+  double v = 0;
+  if (!ParseFiniteDouble(cell, &v)) {
+    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(Trim(header[col])) + "'" : "column " + std::to_string(col + 1);
+    return InvalidArgumentError(Where(row) + ": " + name + ": expected a finite number, got '" + std::string(cell) + "'");
+  }
+  return v;
+}
+
+Result<int64_t> CsvTable::Integer(const CsvRow& row, int col) const {
+  COLO_ASSIGN_OR_RETURN(double v, Number(row, col));
+  if (v != std::floor(v) || std::fabs(v) > 9e15) {
+    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(Trim(header[col])) + "'" : "column " + std::to_string(col + 1);
+    return InvalidArgumentError(Where(row) + ": " + name + ": expected an integer, got '" + std::string(row.cells[col]) + "'");
+  }
+  return static_cast<int64_t>(v);
+}
+
+Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options) {
+  CsvTable table;
+  table.path = std::move(path);
+  std::vector<CsvRow> rows;
+  CsvRow row;
+  std::string cell;
+  int line = 1;
+  row.line = 1;
+  bool in_quotes = false;
+  int quote_line = 0;
+  auto end_row = [&] {
+    row.cells.push_back(std::move(cell));
+    cell.clear();
+    if (!RowIsBlank(row)) rows.push_back(std::move(row));
+    row = CsvRow{};
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          cell += '"';
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        cell += c;
+      }
+      continue;
+    }
+    if (c == '"' && Trim(cell).empty()) {
+      cell.clear();
+      in_quotes = true;
+      quote_line = line;
+    } else if (c == options.delimiter) {
+      row.cells.push_back(std::move(cell));
+      cell.clear();
+    } else if (c == '\n') {
+      end_row();
+      ++line;
+      row.line = line;
+    } else if (c != '\r') {
+      cell += c;
+    }
+  }
+  if (in_quotes) {
+    return InvalidArgumentError(table.path + ":" + std::to_string(quote_line) +
+                                ": unterminated quoted field");
+  }
+  if (!cell.empty() || !row.cells.empty()) end_row();
+  size_t first = 0;
+  if (options.has_header) {
+    if (rows.empty()) return InvalidArgumentError(table.path + ": empty file, expected a header line");
+    table.header = rows[0].cells;
+    for (auto& h : table.header) h = std::string(Trim(h));
+    first = 1;
+  }
+  table.rows.assign(std::make_move_iterator(rows.begin() + first), std::make_move_iterator(rows.end()));
+  return table;
+}
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return NotFoundError(path + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options) {
+  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseCsv(text, path, options);
+}
+
+}  // namespace colo::profile

@@ -1,0 +1,67 @@
+// profile/csv.h — a small RFC 4180 CSV reader that remembers where each cell
+// came from, so that every importer can say "file:line: column 'X': expected a
+// number, got 'abc'".
+//
+// Accepts LF and CRLF line endings, a missing final newline, quoted cells with
+// embedded commas, quotes ("") and newlines. Blank lines are skipped.
+// Thread-compatible value types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "colo/status.h"
+
+namespace colo::profile {
+
+struct CsvRow {
+  int line = 0;                     // 1-based line where the row starts.
+  std::vector<std::string> cells;
+};
+
+class CsvTable {
+ public:
+  std::string path;                 // for messages.
+  std::vector<std::string> header;  // empty if read without a header.
+  std::vector<CsvRow> rows;
+
+  // Index of the header column `name` (exact match after trimming spaces).
+  // InvalidArgument "<path>: missing column 'name' (have: a, b, c)".
+  Result<int> Column(std::string_view name) const;
+
+  // "<path>:<line>: <what>", the prefix of every message about a row.
+  std::string Where(const CsvRow& row) const;
+
+  // The cell of `row` in column `col`, or InvalidArgument naming the line if
+  // the row is too short.
+  Result<std::string_view> Cell(const CsvRow& row, int col) const;
+
+  // The cell parsed as a finite double / integer. InvalidArgument names the
+  // file, line and column and quotes the cell ("" for an empty one, NaN and
+  // infinities are rejected).
+  Result<double> Number(const CsvRow& row, int col) const;
+  Result<int64_t> Integer(const CsvRow& row, int col) const;
+};
+
+struct CsvOptions {
+  bool has_header = true;   // first non-blank row is the header. Default: true.
+  char delimiter = ',';     // Default: ','.
+};
+
+// Parses `text`, naming it `path` in messages. InvalidArgument on an
+// unterminated quote (with its line).
+Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options = {});
+
+// Reads and parses a file. NotFound if it cannot be opened.
+Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options = {});
+
+// Reads a whole file into a string. NotFound "<path>: cannot open (reason)".
+Result<std::string> ReadTextFile(const std::string& path);
+
+// Parses a finite double from the whole of `s` (surrounding spaces allowed).
+// Returns false on anything else, including NaN/inf and empty.
+bool ParseFiniteDouble(std::string_view s, double* out);
+
+}  // namespace colo::profile
