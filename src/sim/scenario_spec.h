@@ -45,6 +45,10 @@ struct JobSpec {
   Duration start{0};                  // job starts this long after the run starts. Default: 0.
   std::optional<double> mps_active_thread_percentage;  // MPS only: (0, 100].
   std::string mig_profile;            // MIG only: the profile of the job's instance.
+  // The GPU the workload's kernel durations were measured on, when it is not
+  // a preset (e.g. the REEF tables' AMD MI50). Empty name: look up
+  // workload.profiled_on among the presets (or the scenario's own GPU).
+  GpuSpec profiled_on;
 };
 
 struct ScenarioSpec {

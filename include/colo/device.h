@@ -1,0 +1,55 @@
+// colo/device.h — the Device seam: what a scheduling policy may ask of a GPU.
+//
+// Policies never know whether the GPU is real. They submit kernel launches on
+// behalf of clients (processes), and learn through a callback when a launch
+// has finished. SimGpu (src/sim/) implements this against a model; CudaGpu
+// (src/cuda/) against a real device.
+//
+// A launch covers a range of a kernel's blocks: the whole grid, or a slice
+// [first_block, end_block) that a policy cut to keep preemption latency short.
+//
+// Thread safety: implementations document their own; SimGpu is single-threaded
+// (owned by its event loop).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "colo/gpu_spec.h"
+#include "colo/kernel.h"
+#include "colo/status.h"
+#include "colo/time.h"
+
+namespace colo {
+
+using ClientId = int32_t;
+using LaunchId = uint64_t;
+
+struct LaunchRequest {
+  ClientId client = 0;
+  const KernelDesc* kernel = nullptr;  // not owned; must outlive the launch.
+  int64_t first_block = 0;             // slice start (inclusive).
+  int64_t end_block = -1;              // slice end (exclusive); -1 = the whole grid.
+  int priority = 0;                    // stream priority: higher dispatches first.
+  // Called once, when the last block of the launch has finished. May submit
+  // further launches.
+  std::function<void(LaunchId, TimePoint)> on_complete;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual const GpuSpec& spec() const = 0;
+
+  // Queues a launch. Blocks start as soon as the sharing mode and the SMs'
+  // free resources allow. InvalidArgument if the kernel cannot run on this
+  // device (a block does not fit an SM, an empty or out-of-range slice).
+  virtual Result<LaunchId> Submit(LaunchRequest request) = 0;
+
+  // Says the client has finished its work for good (its process exits); in
+  // exclusive mode the next waiting client gets the device.
+  virtual void ReleaseClient(ClientId client) = 0;
+};
+
+}  // namespace colo

@@ -1,0 +1,83 @@
+// sim/job_driver.h — plays one job's workload against a Device in simulated
+// time: what the job's process would do.
+//
+//  * training: launches the iteration's kernels one after another (each after
+//    the previous finished, plus the workload's kernel gap), then waits the
+//    iteration gap, until the iteration count or the end of the run;
+//  * inference: requests arrive (Poisson, fixed rate or trace); the service
+//    handles them one at a time in arrival order, each as the kernel sequence;
+//    a request's latency runs from arrival to its last kernel's completion.
+//
+// Thread safety: none; lives on the event loop's thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "colo/device.h"
+#include "colo/workload.h"
+#include "sim/event_loop.h"
+#include "sim/random.h"
+
+namespace colo::sim {
+
+struct JobDriverOptions {
+  ClientId client = 0;
+  int launch_priority = 0;   // stream priority of its launches.
+  TimePoint start = TimeZero();
+  TimePoint end = TimeZero();  // no arrivals or iterations start after this.
+  uint64_t seed = 1;         // arrival draws.
+};
+
+class JobDriver {
+ public:
+  // REQUIRES: `loop`, `device` and `workload` outlive the driver.
+  JobDriver(EventLoop& loop, Device& device, const Workload& workload, JobDriverOptions options,
+            std::function<void()> on_done);
+
+  // Schedules the job's start. Call once before running the loop.
+  void Start();
+
+  int64_t completed() const { return completed_; }
+  // Completed iterations plus the solo-time fraction of the current one
+  // (training); completed requests (inference).
+  double Progress() const;
+  int64_t kernels() const { return kernels_; }
+  const std::vector<Duration>& latencies() const { return latencies_; }
+  std::optional<TimePoint> finished_at() const { return finished_at_; }
+  TimePoint start() const { return options_.start; }
+
+ private:
+  void BeginIteration();
+  void LaunchCurrent();
+  void OnKernelDone(TimePoint t);
+  void OnArrival();
+  void ScheduleNextArrival(TimePoint last);
+  void BeginRequest();
+  void MarkDone(TimePoint t);
+
+  EventLoop& loop_;
+  Device& device_;
+  const Workload& w_;
+  JobDriverOptions options_;
+  std::function<void()> on_done_;
+  Rng rng_;
+
+  size_t kernel_index_ = 0;
+  int64_t completed_ = 0;
+  int64_t kernels_ = 0;
+  Duration done_in_iteration_{0};
+  std::vector<Duration> latencies_;
+  std::optional<TimePoint> finished_at_;
+  // Inference.
+  std::deque<TimePoint> queue_;
+  bool busy_ = false;
+  size_t trace_index_ = 0;
+  int64_t fixed_count_ = 0;
+  bool arrivals_over_ = false;
+};
+
+}  // namespace colo::sim

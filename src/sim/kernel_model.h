@@ -1,0 +1,53 @@
+// sim/kernel_model.h — how one kernel behaves on the simulated GPU.
+//
+// A KernelDesc says what a solo profile measured on the GPU it was profiled
+// on. A KernelModel turns that into the quantities SimGpu schedules with, on
+// the GPU being simulated:
+//
+//  * blocks are uniform: each takes `block_time` at full speed. On the
+//    profiling GPU P the kernel ran W_P = ceil(B / (S_P * o_P)) waves in its
+//    solo duration D, so one block takes D / W_P there.
+//  * on another GPU T the block time is scaled by a two-term roofline blend:
+//    the compute share by P's SM speed over T's (clock x FP32 lanes), the
+//    memory share by P's DRAM bandwidth per SM over T's; the shares are the
+//    kernel's sm and dram throughput fractions, normalized to sum to 1. A MIG
+//    instance of P counts as P (same SMs, same memory technology).
+//  * while running at full speed a block demands `sm_demand` of its SM's
+//    issue capacity (the kernel's sm fraction divided by the blocks it had per
+//    SM in its solo run) and `dram_demand` bytes/s (the kernel's DRAM fraction
+//    of P's bandwidth divided by the blocks resident in its solo run; the bytes
+//    a block moves are the same on any GPU, so the rate scales with 1/time).
+//
+// Value type; thread-compatible.
+#pragma once
+
+#include <cstdint>
+
+#include "colo/gpu_spec.h"
+#include "colo/kernel.h"
+#include "colo/status.h"
+#include "colo/time.h"
+
+namespace colo::sim {
+
+struct KernelModel {
+  const KernelDesc* desc = nullptr;  // not owned; outlives the model.
+  Occupancy occupancy;               // on the simulated GPU.
+  int64_t blocks = 0;
+  Duration block_time{0};            // one block, full speed, simulated GPU.
+  double sm_demand = 0;              // fraction of one SM's issue capacity per block.
+  double dram_demand = 0;            // bytes/s per block at full speed.
+  // Solo duration on the simulated GPU by the wave rule: waves x block_time.
+  Duration SoloDuration(int sm_count) const;
+};
+
+// True if `target` is `profiled_on` or one of its MIG instances.
+bool SameArchitecture(const GpuSpec& profiled_on, const GpuSpec& target);
+
+// Builds the model of `k` (profiled on `profiled_on`) for `target`.
+// InvalidArgument if the kernel is invalid or a block does not fit an SM of
+// either GPU.
+Result<KernelModel> BuildKernelModel(const KernelDesc& k, const GpuSpec& profiled_on,
+                                     const GpuSpec& target);
+
+}  // namespace colo::sim

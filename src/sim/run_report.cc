@@ -1,0 +1,37 @@
+// Latency statistics for sim/run_report.h.
+#include "sim/run_report.h"
+
+#include <algorithm>
+
+namespace colo::sim {
+namespace {
+
+// Nearest-rank percentile: the smallest sample such that at least p% of the
+// samples are <= it, i.e. sorted[ceil(p/100 * n) - 1]. Integer arithmetic so
+// that p99 of 100 samples is exactly the 99th, not the 100th after rounding.
+Duration NearestRank(const std::vector<Duration>& sorted, int64_t percent) {
+  const int64_t n = static_cast<int64_t>(sorted.size());
+  int64_t rank = (percent * n + 99) / 100;
+  rank = std::clamp<int64_t>(rank, 1, n);
+  return sorted[rank - 1];
+}
+
+}  // namespace
+
+LatencyStats ComputeLatencyStats(std::vector<Duration> samples) {
+  LatencyStats stats;
+  if (samples.empty()) return stats;
+  std::sort(samples.begin(), samples.end());
+  stats.count = static_cast<int64_t>(samples.size());
+  // Sum in 128 bits: a long run of long latencies may exceed int64 ns.
+  __int128 sum = 0;
+  for (Duration d : samples) sum += d.count();
+  stats.mean = Duration(static_cast<int64_t>(sum / stats.count));
+  stats.p50 = NearestRank(samples, 50);
+  stats.p95 = NearestRank(samples, 95);
+  stats.p99 = NearestRank(samples, 99);
+  stats.max = samples.back();
+  return stats;
+}
+
+}  // namespace colo::sim

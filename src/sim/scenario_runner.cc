@@ -1,0 +1,192 @@
+#include "sim/scenario_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "sim/event_loop.h"
+#include "sim/job_driver.h"
+#include "sim/random.h"
+#include "sim/sim_gpu.h"
+
+namespace colo::sim {
+namespace {
+
+// What one job did in one run.
+struct JobOutcome {
+  double progress = 0;
+  int64_t completed = 0;
+  int64_t kernels = 0;
+  Duration active{0};
+  std::vector<Duration> latencies;
+};
+
+struct RunOutcome {
+  std::vector<JobOutcome> jobs;  // parallel to the jobs that ran
+  std::vector<GpuReport> gpus;
+  int64_t kernels = 0;
+};
+
+Result<GpuSpec> ProfilingGpu(const ScenarioSpec& spec, const JobSpec& job) {
+  const std::string& name = job.workload.profiled_on;
+  if (name.empty() || name == spec.gpu.name) return spec.gpu;
+  if (!job.profiled_on.name.empty()) return job.profiled_on;
+  auto preset = GpuPreset(name);
+  if (!preset.ok()) {
+    return InvalidArgumentError("job '" + job.name + "': workload profiled on unknown GPU '" +
+                                name + "'");
+  }
+  return *preset;
+}
+
+ContextMode ContextModeFor(SharingMode m) {
+  switch (m) {
+    case SharingMode::kExclusive:
+      return ContextMode::kExclusive;
+    case SharingMode::kTimeSlicing:
+      return ContextMode::kTimeSlicing;
+    default:
+      return ContextMode::kConcurrent;
+  }
+}
+
+Duration SampleInterval(const ScenarioSpec& spec) {
+  if (spec.sample_interval.count() > 0) return spec.sample_interval;
+  return std::max(Duration(1), spec.duration / 50);
+}
+
+// Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU.
+Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo) {
+  EventLoop loop;
+  const TimePoint end = TimeZero() + spec.duration;
+  SimGpuOptions gopt;
+  gopt.mode = solo ? ContextMode::kExclusive : ContextModeFor(spec.mode);
+  gopt.quantum = spec.time_slice.quantum;
+  gopt.switch_cost = spec.time_slice.switch_cost;
+  gopt.sample_interval = SampleInterval(spec);
+
+  std::vector<std::unique_ptr<SimGpu>> gpus;
+  std::vector<SimGpu*> gpu_of(indices.size());
+  const bool mig = !solo && spec.mode == SharingMode::kMig;
+  if (!mig) gpus.push_back(std::make_unique<SimGpu>(spec.gpu, loop.clock(), gopt));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const JobSpec& job = spec.jobs[indices[i]];
+    if (mig) {
+      COLO_ASSIGN_OR_RETURN(GpuSpec slice, spec.gpu.MigSlice(job.mig_profile));
+      gpus.push_back(std::make_unique<SimGpu>(slice, loop.clock(), gopt));
+      gpu_of[i] = gpus.back().get();
+    } else {
+      gpu_of[i] = gpus.front().get();
+    }
+    COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, ProfilingGpu(spec, job));
+    COLO_RETURN_IF_ERROR(gpu_of[i]->RegisterWorkload(job.workload, profiled_on));
+    if (!solo && spec.mode == SharingMode::kMps && job.mps_active_thread_percentage) {
+      const int sms = static_cast<int>(
+          std::ceil(*job.mps_active_thread_percentage / 100.0 * spec.gpu.sm_count - 1e-9));
+      gpu_of[i]->SetClientSmCap(static_cast<ClientId>(indices[i]), std::max(1, sms));
+    }
+  }
+  for (auto& g : gpus) loop.AddModel(g.get());
+
+  std::vector<std::unique_ptr<JobDriver>> drivers;
+  size_t running = indices.size();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const JobSpec& job = spec.jobs[indices[i]];
+    JobDriverOptions o;
+    o.client = static_cast<ClientId>(indices[i]);
+    o.launch_priority = (!solo && spec.mode == SharingMode::kStreams &&
+                         job.workload.priority == PriorityClass::kHigh)
+                            ? 1
+                            : 0;
+    o.start = TimeZero() + job.start;
+    o.end = end;
+    o.seed = DeriveSeed(spec.seed, indices[i]);
+    drivers.push_back(std::make_unique<JobDriver>(loop, *gpu_of[i], job.workload, o, [&] {
+      if (--running == 0) loop.Stop();
+    }));
+  }
+  for (auto& d : drivers) d->Start();
+  loop.RunUntil(end);
+  const TimePoint stop = loop.Now();
+  for (auto& g : gpus) g->Finish(stop);
+
+  RunOutcome out;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const JobDriver& d = *drivers[i];
+    const JobSpec& job = spec.jobs[indices[i]];
+    JobOutcome o;
+    o.progress = d.Progress();
+    o.completed = d.completed();
+    o.kernels = d.kernels();
+    o.latencies = d.latencies();
+    TimePoint until = end;
+    if (job.workload.kind == WorkloadKind::kTraining && d.finished_at()) until = *d.finished_at();
+    o.active = std::max(Duration(0), until - d.start());
+    out.jobs.push_back(std::move(o));
+  }
+  for (auto& g : gpus) {
+    GpuReport r;
+    r.name = g->spec().name;
+    r.timeline = g->Timeline(end);
+    const UtilizationSample mean = MeanUtilization(r.timeline, end, gopt.sample_interval);
+    r.mean_sm_occupancy = mean.sm_occupancy;
+    r.mean_sm_active = mean.sm_active;
+    r.mean_dram_util = mean.dram_util;
+    out.gpus.push_back(std::move(r));
+    out.kernels += g->kernels_completed();
+  }
+  return out;
+}
+
+double Throughput(const JobOutcome& o) {
+  return o.active.count() > 0 ? o.progress / ToSeconds(o.active) : 0.0;
+}
+
+}  // namespace
+
+Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& options) {
+  COLO_RETURN_IF_ERROR(spec.Validate());
+  std::vector<size_t> all(spec.jobs.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  COLO_ASSIGN_OR_RETURN(RunOutcome shared, RunOnce(spec, all, /*solo=*/false));
+
+  RunReport report;
+  report.scenario = spec.name;
+  report.gpu = spec.gpu.name;
+  report.mode = SharingModeName(spec.mode);
+  report.seed = spec.seed;
+  report.duration = spec.duration;
+  report.gpus = std::move(shared.gpus);
+  report.kernels_simulated = shared.kernels;
+  for (size_t i = 0; i < spec.jobs.size(); ++i) {
+    const JobSpec& job = spec.jobs[i];
+    const JobOutcome& s = shared.jobs[i];
+    JobReport j;
+    j.name = job.name;
+    j.kind = job.workload.kind;
+    j.priority = job.workload.priority;
+    j.completed = s.completed;
+    j.kernels = s.kernels;
+    j.shared_throughput = Throughput(s);
+    if (job.workload.kind == WorkloadKind::kInference) j.shared_latency = ComputeLatencyStats(s.latencies);
+    if (options.solo_baselines) {
+      COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true));
+      const JobOutcome& o = solo.jobs[0];
+      j.solo_throughput = Throughput(o);
+      j.normalized = j.solo_throughput > 0 ? j.shared_throughput / j.solo_throughput : 0.0;
+      if (job.workload.kind == WorkloadKind::kInference) {
+        j.solo_latency = ComputeLatencyStats(o.latencies);
+        if (j.solo_latency->count > 0 && j.shared_latency->count > 0) {
+          j.p99_overhead = static_cast<double>(j.shared_latency->p99.count()) /
+                               static_cast<double>(j.solo_latency->p99.count()) -
+                           1.0;
+        }
+      }
+    }
+    report.system_throughput += j.normalized;
+    report.jobs.push_back(std::move(j));
+  }
+  return report;
+}
+
+}  // namespace colo::sim

@@ -1,0 +1,249 @@
+#include "sim/sim_gpu.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace colo::sim {
+
+Status SimGpuOptions::Validate() const {
+  if (quantum.count() <= 0) return InvalidArgumentError("time-slice quantum must be > 0");
+  if (switch_cost.count() < 0) return InvalidArgumentError("time-slice switch cost must be >= 0");
+  if (sample_interval.count() <= 0) return InvalidArgumentError("sample interval must be > 0");
+  return OkStatus();
+}
+
+SimGpu::SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options)
+    : spec_(spec), clock_(clock), options_(options), pool_(spec), util_(options.sample_interval) {
+  last_sync_ = clock_.Now();
+}
+
+Status SimGpu::RegisterWorkload(const Workload& w, const GpuSpec& profiled_on) {
+  for (const KernelDesc& k : w.kernels) {
+    auto m = BuildKernelModel(k, profiled_on, spec_);
+    if (!m.ok()) return m.status().WithContext("workload '" + w.name + "' on " + spec_.name);
+    models_[&k] = *m;
+  }
+  return OkStatus();
+}
+
+const KernelModel* SimGpu::ModelFor(const KernelDesc* k) {
+  auto it = models_.find(k);
+  if (it != models_.end()) return &it->second;
+  auto m = BuildKernelModel(*k, spec_, spec_);
+  if (!m.ok()) return nullptr;
+  return &models_.emplace(k, *m).first->second;
+}
+
+Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
+  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  const KernelModel* m = ModelFor(request.kernel);
+  if (m == nullptr) {
+    auto built = BuildKernelModel(*request.kernel, spec_, spec_);
+    return built.status().WithContext("launch on " + spec_.name);
+  }
+  const int64_t first = request.first_block;
+  const int64_t end = request.end_block < 0 ? m->blocks : request.end_block;
+  if (first < 0 || first >= end || end > m->blocks) {
+    return InvalidArgumentError("kernel '" + request.kernel->name + "': slice [" +
+                                std::to_string(first) + ", " + std::to_string(end) +
+                                ") is empty or outside its " + std::to_string(m->blocks) + " blocks");
+  }
+  const TimePoint now = clock_.Now();
+  if (!in_advance_) SyncTo(now);
+
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(launches_.size());
+    launches_.emplace_back();
+  }
+  Launch& l = launches_[slot];
+  l.id = next_id_++;
+  l.client = request.client;
+  l.priority = request.priority;
+  l.seq = next_seq_++;
+  l.shape = BlockShape{m->occupancy.threads, m->occupancy.registers, m->occupancy.shared_mem,
+                       m->occupancy.blocks_per_sm, m->block_time, m->sm_demand, m->dram_demand};
+  l.next_block = first;
+  l.end_block = end;
+  l.running = 0;
+  l.on_complete = std::move(request.on_complete);
+  l.alive = true;
+  // Dispatch order: higher priority first, then submission order.
+  auto pos = pending_.end();
+  while (pos != pending_.begin() && launches_[*(pos - 1)].priority < l.priority) --pos;
+  pending_.insert(pos, slot);
+  ++client_running_[l.client];
+  const LaunchId id = l.id;
+
+  if (!in_advance_) {
+    if (options_.mode == ContextMode::kTimeSlicing) TimeSliceStep(now);
+    Dispatch();
+    Reschedule();
+  }
+  return id;
+}
+
+void SimGpu::ReleaseClient(ClientId client) {
+  released_.push_back(client);
+  if (options_.mode != ContextMode::kExclusive || owner_ != client) return;
+  owner_.reset();
+  if (!in_advance_) {
+    SyncTo(clock_.Now());
+    Dispatch();
+    Reschedule();
+  }
+}
+
+void SimGpu::SyncTo(TimePoint now) {
+  if (now == last_sync_) return;
+  util_.Accrue(last_sync_, now, pool_.ThreadOccupancy(), pool_.ActiveSmFraction(),
+               pool_.DramUtilization());
+  pool_.SyncTo(now);
+  last_sync_ = now;
+}
+
+bool SimGpu::MayDispatch(ClientId client) const {
+  switch (options_.mode) {
+    case ContextMode::kConcurrent:
+      return true;
+    case ContextMode::kExclusive:
+      return owner_ == client;
+    case ContextMode::kTimeSlicing:
+      return active_ == client && !switch_end_;
+  }
+  return false;
+}
+
+bool SimGpu::ClientHasWork(ClientId client) const {
+  auto it = client_running_.find(client);
+  return it != client_running_.end() && it->second > 0;
+}
+
+std::optional<ClientId> SimGpu::NextClientWithWork(ClientId after) const {
+  // Round robin in client-id order, starting after `after`.
+  for (auto it = client_running_.upper_bound(after); it != client_running_.end(); ++it) {
+    if (it->second > 0) return it->first;
+  }
+  for (auto it = client_running_.begin(); it != client_running_.end() && it->first <= after; ++it) {
+    if (it->second > 0 && it->first != after) return it->first;
+  }
+  return std::nullopt;
+}
+
+void SimGpu::Dispatch() {
+  if (pending_.empty()) return;
+  if (options_.mode == ContextMode::kExclusive && !owner_) {
+    // FIFO: the client whose oldest waiting launch came first.
+    const Launch* oldest = nullptr;
+    for (uint32_t s : pending_) {
+      if (!oldest || launches_[s].seq < oldest->seq) oldest = &launches_[s];
+    }
+    owner_ = oldest->client;
+  }
+  for (size_t i = 0; i < pending_.size();) {
+    Launch& l = launches_[pending_[i]];
+    if (!MayDispatch(l.client)) {
+      ++i;
+      continue;
+    }
+    std::optional<int> cap;
+    if (auto c = sm_caps_.find(l.client); c != sm_caps_.end()) cap = c->second;
+    const int64_t placed = pool_.Place(pending_[i], l.client, l.shape, l.end_block - l.next_block, cap);
+    l.next_block += placed;
+    l.running += placed;
+    if (l.next_block == l.end_block) {
+      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+void SimGpu::Reschedule() { pool_.SolveRates(); }
+
+void SimGpu::BeginSwitch(ClientId next, TimePoint now) {
+  SmPool::Snapshot saved = pool_.TakeAll();
+  if (!saved.empty()) stash_[*active_] = std::move(saved);
+  active_ = next;
+  switch_end_ = now + options_.switch_cost;
+}
+
+void SimGpu::TimeSliceStep(TimePoint now) {
+  if (switch_end_) {
+    if (now < *switch_end_) return;
+    switch_end_.reset();
+    quantum_start_ = now;
+    if (auto it = stash_.find(*active_); it != stash_.end()) {
+      pool_.Restore(std::move(it->second));
+      stash_.erase(it);
+    }
+  }
+  if (!active_) {
+    auto first = NextClientWithWork(-1);
+    if (!first) return;
+    active_ = *first;
+    quantum_start_ = now;
+    return;
+  }
+  const auto other = NextClientWithWork(*active_);
+  const bool mine = ClientHasWork(*active_);
+  if (!other) {
+    // Alone: the quantum renews on its boundaries, so that a newcomer waits
+    // for the end of the current one.
+    if (now >= quantum_start_ + options_.quantum) {
+      quantum_start_ += options_.quantum * ((now - quantum_start_) / options_.quantum);
+    }
+    return;
+  }
+  if (!mine || now >= quantum_start_ + options_.quantum) {
+    BeginSwitch(*other, now);
+    if (options_.switch_cost.count() == 0) TimeSliceStep(now);
+  }
+}
+
+std::optional<TimePoint> SimGpu::NextEventTime() const {
+  std::optional<TimePoint> t = pool_.NextFinish();
+  if (options_.mode != ContextMode::kTimeSlicing) return t;
+  if (switch_end_) return t ? std::min(*t, *switch_end_) : *switch_end_;
+  if (active_ && NextClientWithWork(*active_)) {
+    const TimePoint q = std::max(quantum_start_ + options_.quantum, last_sync_);
+    if (!t || q < *t) t = q;
+  }
+  return t;
+}
+
+void SimGpu::AdvanceTo(TimePoint now) {
+  in_advance_ = true;
+  SyncTo(now);
+  finished_scratch_.clear();
+  pool_.CollectFinished(&finished_scratch_);
+  // Completions, in the order the pool reported them (deterministic).
+  std::vector<uint32_t> done;
+  for (const auto& f : finished_scratch_) {
+    Launch& l = launches_[f.launch];
+    l.running -= f.blocks;
+    assert(l.running >= 0);
+    if (l.running == 0 && l.next_block == l.end_block) done.push_back(f.launch);
+  }
+  for (uint32_t slot : done) {
+    Launch& l = launches_[slot];
+    auto cb = std::move(l.on_complete);
+    const LaunchId id = l.id;
+    --client_running_[l.client];
+    l.alive = false;
+    free_slots_.push_back(slot);
+    ++kernels_completed_;
+    if (cb) cb(id, now);
+  }
+  in_advance_ = false;
+  if (options_.mode == ContextMode::kTimeSlicing) TimeSliceStep(now);
+  Dispatch();
+  Reschedule();
+}
+
+void SimGpu::Finish(TimePoint end) { SyncTo(end); }
+
+}  // namespace colo::sim

@@ -1,0 +1,133 @@
+// sim/sim_gpu.h — the simulated GPU: a Device (colo/device.h) whose kernels
+// run on an SmPool (block placement + fluid sharing) in simulated time, and an
+// event-loop Model that reports when blocks finish.
+//
+// Processes (clients) share it in one of three ways, the hardware's:
+//  * kConcurrent — every client's blocks may be co-resident (MPS, or streams
+//    in one process). Pending launches dispatch blocks in order of (stream
+//    priority, higher first; then submission order); a later launch may use
+//    room an earlier one cannot. Running blocks are never preempted. A client
+//    may be capped to a number of SMs (MPS active-thread percentage).
+//  * kExclusive — one client owns the GPU until it is released (its process
+//    exits); the others wait in the order of their first launch.
+//  * kTimeSlicing — one client runs at a time for a quantum; when it ends and
+//    another client has work, the running blocks are saved with their
+//    progress, the GPU idles for the switch cost, and the next client (round
+//    robin) resumes. A client with no work gives the GPU up at once.
+//
+// Thread safety: none. The event loop's thread owns it; it reads time from the
+// Clock it was given (a SimClock in `colo sim`).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "colo/clock.h"
+#include "colo/device.h"
+#include "colo/gpu_spec.h"
+#include "colo/workload.h"
+#include "sim/event_loop.h"
+#include "sim/kernel_model.h"
+#include "sim/sm_pool.h"
+#include "sim/utilization.h"
+
+namespace colo::sim {
+
+enum class ContextMode { kConcurrent, kExclusive, kTimeSlicing };
+
+struct SimGpuOptions {
+  ContextMode mode = ContextMode::kConcurrent;  // Default: concurrent (MPS).
+  Duration quantum = Milliseconds(2);           // time slicing only. Default: 2 ms.
+  Duration switch_cost = Microseconds(50);      // time slicing only. Default: 50 us.
+  Duration sample_interval = Milliseconds(10);  // utilization buckets. Default: 10 ms.
+  Status Validate() const;
+};
+
+class SimGpu final : public Device, public Model {
+ public:
+  // REQUIRES: spec.Validate() and options.Validate() are OK; `clock` outlives this.
+  SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options);
+
+  const GpuSpec& spec() const override { return spec_; }
+
+  // Precomputes the models of `w`'s kernels, measured on `profiled_on`.
+  // Launches of unregistered kernels are modelled as profiled on this GPU.
+  // InvalidArgument names the kernel that does not fit. REQUIRES: `w`
+  // outlives this (the models point into it).
+  Status RegisterWorkload(const Workload& w, const GpuSpec& profiled_on);
+
+  // Caps the SMs `client` may occupy at once (MPS active-thread percentage).
+  void SetClientSmCap(ClientId client, int sms) { sm_caps_[client] = sms; }
+
+  Result<LaunchId> Submit(LaunchRequest request) override;
+  void ReleaseClient(ClientId client) override;
+
+  // Model.
+  std::optional<TimePoint> NextEventTime() const override;
+  void AdvanceTo(TimePoint now) override;
+
+  // Brings utilization accounting up to `end` (call once at the end of a run).
+  void Finish(TimePoint end);
+
+  std::vector<UtilizationSample> Timeline(TimePoint end) const { return util_.Timeline(end); }
+  int64_t kernels_completed() const { return kernels_completed_; }
+  const SmPool& pool() const { return pool_; }
+
+ private:
+  struct Launch {
+    LaunchId id = 0;
+    ClientId client = 0;
+    int priority = 0;
+    uint64_t seq = 0;
+    BlockShape shape;
+    int64_t next_block = 0;  // blocks not yet dispatched: [next_block, end_block)
+    int64_t end_block = 0;
+    int64_t running = 0;
+    std::function<void(LaunchId, TimePoint)> on_complete;
+    bool alive = false;
+  };
+
+  const KernelModel* ModelFor(const KernelDesc* k);
+  void SyncTo(TimePoint now);
+  void Dispatch();
+  bool MayDispatch(ClientId client) const;
+  bool ClientHasWork(ClientId client) const;
+  void TimeSliceStep(TimePoint now);
+  void BeginSwitch(ClientId next, TimePoint now);
+  std::optional<ClientId> NextClientWithWork(ClientId after) const;
+  void Reschedule();
+
+  GpuSpec spec_;
+  const Clock& clock_;
+  SimGpuOptions options_;
+  SmPool pool_;
+  UtilizationTracker util_;
+  TimePoint last_sync_ = TimeZero();
+
+  std::unordered_map<const KernelDesc*, KernelModel> models_;
+  std::map<ClientId, int> sm_caps_;
+  std::vector<Launch> launches_;        // slots; LaunchId -> slot via launch_slot_.
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> pending_;       // slots with undispatched blocks, dispatch order.
+  std::map<ClientId, int> client_running_;  // launches submitted and not finished, per client.
+  uint64_t next_seq_ = 0;
+  LaunchId next_id_ = 1;
+  int64_t kernels_completed_ = 0;
+  bool in_advance_ = false;
+  std::vector<FinishedBlocks> finished_scratch_;
+
+  // Exclusive mode.
+  std::optional<ClientId> owner_;
+  std::vector<ClientId> released_;
+  // Time slicing.
+  std::optional<ClientId> active_;
+  std::optional<TimePoint> switch_end_;
+  TimePoint quantum_start_ = TimeZero();
+  std::map<ClientId, SmPool::Snapshot> stash_;
+};
+
+}  // namespace colo::sim

@@ -1,0 +1,398 @@
+#include "sim/sm_pool.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace colo::sim {
+namespace {
+// A group whose remaining work is below half a nanosecond has finished: finish
+// times are rounded up to whole nanoseconds, so this only absorbs float error.
+constexpr double kDoneNs = 0.5;
+}  // namespace
+
+SmPool::SmPool(const GpuSpec& spec) : spec_(spec) {
+  NewGroup(spec_.sm_count);
+}
+
+int SmPool::NewGroup(int count) {
+  int g;
+  if (!free_groups_.empty()) {
+    g = free_groups_.back();
+    free_groups_.pop_back();
+    groups_[g] = SmGroup{};
+  } else {
+    g = static_cast<int>(groups_.size());
+    groups_.emplace_back();
+  }
+  groups_[g].count = count;
+  groups_[g].alive = true;
+  return g;
+}
+
+int SmPool::NewBlockGroup() {
+  if (!free_blocks_.empty()) {
+    int b = free_blocks_.back();
+    free_blocks_.pop_back();
+    return b;
+  }
+  blocks_.emplace_back();
+  return static_cast<int>(blocks_.size()) - 1;
+}
+
+void SmPool::SyncTo(TimePoint now) {
+  assert(now >= last_sync_);
+  const double elapsed = static_cast<double>((now - last_sync_).count());
+  last_sync_ = now;
+  if (elapsed == 0) return;
+  for (auto& b : blocks_) {
+    if (b.alive) b.remaining_ns -= elapsed * b.rate;
+  }
+}
+
+int SmPool::FitsPerSm(const SmGroup& g, const BlockShape& s) const {
+  int fit = s.max_per_sm - 0;
+  fit = std::min(fit, spec_.max_blocks_per_sm - g.blocks);
+  fit = std::min(fit, (spec_.max_threads_per_sm - g.threads) / s.threads);
+  fit = std::min<int64_t>(fit, (spec_.registers_per_sm - g.registers) / std::max(1, s.registers));
+  if (s.shared_mem > 0) fit = std::min<int64_t>(fit, (spec_.shared_mem_per_sm - g.shared_mem) / s.shared_mem);
+  return std::max(fit, 0);
+}
+
+bool SmPool::HostsClient(const SmGroup& g, ClientId c) const {
+  for (int b : g.residents) {
+    if (blocks_[b].client == c) return true;
+  }
+  return false;
+}
+
+int SmPool::ClientSms(ClientId client) const {
+  int n = 0;
+  for (const auto& g : groups_) {
+    if (g.alive && HostsClient(g, client)) n += g.count;
+  }
+  return n;
+}
+
+int SmPool::SplitGroup(int g, int take) {
+  assert(take > 0 && take < groups_[g].count);
+  const int rest = NewGroup(groups_[g].count - take);  // may reallocate groups_
+  SmGroup& src = groups_[g];
+  SmGroup& dst = groups_[rest];
+  src.count = take;
+  dst.threads = src.threads;
+  dst.registers = src.registers;
+  dst.shared_mem = src.shared_mem;
+  dst.blocks = src.blocks;
+  const std::vector<int> residents = src.residents;
+  for (int b : residents) {
+    const int copy = NewBlockGroup();  // may reallocate blocks_
+    blocks_[copy] = blocks_[b];
+    blocks_[copy].group = rest;
+    groups_[rest].residents.push_back(copy);
+    ++running_groups_;
+  }
+  return rest;
+}
+
+void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm) {
+  const int b = NewBlockGroup();
+  BlockGroup& bg = blocks_[b];
+  bg.launch = launch;
+  bg.client = client;
+  bg.group = g;
+  bg.per_sm = per_sm;
+  bg.remaining_ns = static_cast<double>(s.block_time.count());
+  bg.rate = 1;
+  bg.shape = s;
+  bg.alive = true;
+  SmGroup& grp = groups_[g];
+  grp.residents.push_back(b);
+  grp.threads += per_sm * s.threads;
+  grp.registers += int64_t{per_sm} * s.registers;
+  grp.shared_mem += per_sm * s.shared_mem;
+  grp.blocks += per_sm;
+  ++running_groups_;
+}
+
+int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
+                      std::optional<int> client_sm_cap) {
+  if (max_blocks <= 0) return 0;
+  // Eligible groups and how many blocks fit per SM in each.
+  struct Candidate {
+    int group;
+    int fit;
+  };
+  std::vector<Candidate> cands;
+  int budget = std::numeric_limits<int>::max();
+  if (client_sm_cap) budget = std::max(0, *client_sm_cap - ClientSms(client));
+  const size_t n_groups = groups_.size();
+  for (size_t gi = 0; gi < n_groups; ++gi) {
+    if (!groups_[gi].alive) continue;
+    const int fit = FitsPerSm(groups_[gi], shape);
+    if (fit == 0) continue;
+    int g = static_cast<int>(gi);
+    if (client_sm_cap && !HostsClient(groups_[g], client)) {
+      if (budget == 0) continue;
+      if (groups_[g].count > budget) SplitGroup(g, budget);
+      budget -= groups_[g].count;
+    }
+    cands.push_back({g, fit});
+  }
+  if (cands.empty()) return 0;
+  int64_t capacity = 0;
+  int max_fit = 0;
+  for (const auto& c : cands) {
+    capacity += int64_t{groups_[c.group].count} * c.fit;
+    max_fit = std::max(max_fit, c.fit);
+  }
+  const int64_t n = std::min(max_blocks, capacity);
+  // Breadth-first: the smallest level L such that min(fit, L) blocks per SM
+  // hold n; SMs get L-1, and `extra` of them one more.
+  int level = max_fit;
+  if (n < capacity) {
+    for (int l = 1; l <= max_fit; ++l) {
+      int64_t cap_l = 0;
+      for (const auto& c : cands) cap_l += int64_t{groups_[c.group].count} * std::min(c.fit, l);
+      if (cap_l >= n) {
+        level = l;
+        break;
+      }
+    }
+  }
+  int64_t base = 0;
+  for (const auto& c : cands) base += int64_t{groups_[c.group].count} * std::min(c.fit, level - 1);
+  int64_t extra = n - base;
+  for (const auto& c : cands) {
+    int per = std::min(c.fit, level - 1);
+    int g = c.group;
+    if (c.fit >= level && extra > 0) {
+      const int count = groups_[g].count;
+      if (extra < count) {
+        const int rest = SplitGroup(g, static_cast<int>(extra));
+        if (per > 0) AddBlocks(rest, launch, client, shape, per);
+      }
+      AddBlocks(g, launch, client, shape, per + 1);
+      extra -= std::min<int64_t>(extra, count);
+    } else if (per > 0) {
+      AddBlocks(g, launch, client, shape, per);
+    }
+  }
+  return n;
+}
+
+void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
+  bool freed = false;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    SmGroup& g = groups_[gi];
+    if (!g.alive || g.residents.empty()) continue;
+    auto& res = g.residents;
+    for (size_t i = 0; i < res.size();) {
+      BlockGroup& b = blocks_[res[i]];
+      if (b.remaining_ns > kDoneNs) {
+        ++i;
+        continue;
+      }
+      out->push_back({b.launch, int64_t{b.per_sm} * g.count});
+      g.threads -= b.per_sm * b.shape.threads;
+      g.registers -= int64_t{b.per_sm} * b.shape.registers;
+      g.shared_mem -= b.per_sm * b.shape.shared_mem;
+      g.blocks -= b.per_sm;
+      b.alive = false;
+      free_blocks_.push_back(res[i]);
+      --running_groups_;
+      res[i] = res.back();
+      res.pop_back();
+      freed = true;
+    }
+  }
+  if (freed) {
+    MergeEmptyGroups();
+    MergeEquivalentGroups();
+  }
+}
+
+void SmPool::MergeEquivalentGroups() {
+  // Two groups whose residents are copies of each other (same launch, same
+  // blocks per SM, same progress and speed: they came from one group that a
+  // placement split) behave identically from now on: keep one, with both
+  // groups' SMs. This undoes fragmentation once the blocks that caused a
+  // split have finished.
+  using Key = std::vector<std::tuple<uint32_t, int, double, double>>;
+  std::map<Key, int> seen;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    SmGroup& g = groups_[gi];
+    if (!g.alive || g.residents.empty()) continue;
+    Key key;
+    key.reserve(g.residents.size());
+    for (int b : g.residents) {
+      const BlockGroup& bg = blocks_[b];
+      key.emplace_back(bg.launch, bg.per_sm, bg.remaining_ns, bg.rate);
+    }
+    std::sort(key.begin(), key.end());
+    auto [it, inserted] = seen.emplace(std::move(key), static_cast<int>(gi));
+    if (inserted) continue;
+    groups_[it->second].count += g.count;
+    for (int b : g.residents) {
+      blocks_[b].alive = false;
+      free_blocks_.push_back(b);
+      --running_groups_;
+    }
+    g.residents.clear();
+    g.alive = false;
+    free_groups_.push_back(static_cast<int>(gi));
+  }
+}
+
+void SmPool::MergeEmptyGroups() {
+  int keep = -1;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    SmGroup& g = groups_[gi];
+    if (!g.alive || !g.residents.empty()) continue;
+    if (keep < 0) {
+      keep = static_cast<int>(gi);
+      continue;
+    }
+    groups_[keep].count += g.count;
+    g.alive = false;
+    free_groups_.push_back(static_cast<int>(gi));
+  }
+}
+
+void SmPool::SolveRates() {
+  // Progressive filling over normalized rates (see the header).
+  scratch_load_.assign(groups_.size(), 0.0);
+  std::vector<int> unfrozen;
+  unfrozen.reserve(running_groups_);
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    if (!blocks_[i].alive) continue;
+    blocks_[i].rate = -1;  // unfrozen
+    unfrozen.push_back(static_cast<int>(i));
+  }
+  std::vector<double> sm_frozen_use(groups_.size(), 0.0);
+  double dram_frozen_use = 0;
+  while (!unfrozen.empty()) {
+    // Demand per unit of rate from the unfrozen groups, per resource.
+    std::fill(scratch_load_.begin(), scratch_load_.end(), 0.0);
+    double dram_load = 0;
+    for (int i : unfrozen) {
+      const BlockGroup& b = blocks_[i];
+      scratch_load_[b.group] += b.per_sm * b.shape.sm_demand;
+      dram_load += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
+    }
+    double level = 1.0;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      if (scratch_load_[g] > 0) level = std::min(level, (1.0 - sm_frozen_use[g]) / scratch_load_[g]);
+    }
+    double dram_level = std::numeric_limits<double>::infinity();
+    if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen_use) / dram_load;
+    level = std::max(0.0, std::min(level, dram_level));
+    const double eps = 1e-12;
+    const bool dram_saturated = dram_level <= level + eps;
+    std::vector<int> still;
+    for (int i : unfrozen) {
+      BlockGroup& b = blocks_[i];
+      const bool sm_saturated =
+          scratch_load_[b.group] > 0 &&
+          (1.0 - sm_frozen_use[b.group]) / scratch_load_[b.group] <= level + eps;
+      const bool uses_dram = b.shape.dram_demand > 0;
+      if (level >= 1.0 - eps || sm_saturated || (dram_saturated && uses_dram)) {
+        b.rate = std::min(1.0, level);
+        sm_frozen_use[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
+        dram_frozen_use += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+      } else {
+        still.push_back(i);
+      }
+    }
+    if (still.size() == unfrozen.size()) {
+      // Cannot happen with positive capacities; freeze all rather than spin.
+      for (int i : still) blocks_[i].rate = std::max(level, 1e-9);
+      break;
+    }
+    unfrozen.swap(still);
+  }
+  next_finish_.reset();
+  for (const auto& b : blocks_) {
+    if (!b.alive) continue;
+    const double rate = std::max(b.rate, 1e-9);
+    const double ns = std::max(0.0, std::ceil(b.remaining_ns / rate));
+    const TimePoint t = last_sync_ + Duration(static_cast<int64_t>(ns));
+    if (!next_finish_ || t < *next_finish_) next_finish_ = t;
+  }
+}
+
+SmPool::Snapshot SmPool::TakeAll() {
+  Snapshot snap;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    SmGroup& g = groups_[gi];
+    if (!g.alive || g.residents.empty()) continue;
+    const int index = static_cast<int>(snap.group_sms.size());
+    snap.group_sms.push_back(g.count);
+    for (int b : g.residents) {
+      const BlockGroup& bg = blocks_[b];
+      snap.blocks.push_back({index, bg.launch, bg.client, bg.per_sm, bg.remaining_ns, bg.shape});
+    }
+  }
+  groups_.clear();
+  free_groups_.clear();
+  blocks_.clear();
+  free_blocks_.clear();
+  running_groups_ = 0;
+  NewGroup(spec_.sm_count);
+  next_finish_.reset();
+  return snap;
+}
+
+void SmPool::Restore(Snapshot snapshot) {
+  assert(Empty());
+  // The empty pool is one group of every SM; carve the saved groups out of it.
+  int free_g = -1;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    if (groups_[gi].alive) free_g = static_cast<int>(gi);
+  }
+  std::vector<int> ids;
+  for (int count : snapshot.group_sms) {
+    assert(free_g >= 0 && groups_[free_g].count >= count);
+    ids.push_back(free_g);
+    free_g = groups_[free_g].count > count ? SplitGroup(free_g, count) : -1;
+  }
+  for (const auto& s : snapshot.blocks) {
+    AddBlocks(ids[s.group_index], s.launch, s.client, s.shape, s.per_sm);
+    blocks_[groups_[ids[s.group_index]].residents.back()].remaining_ns = s.remaining_ns;
+  }
+}
+
+double SmPool::ThreadOccupancy() const {
+  int64_t used = 0;
+  for (const auto& g : groups_) {
+    if (g.alive) used += int64_t{g.count} * g.threads;
+  }
+  return static_cast<double>(used) / (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
+}
+
+double SmPool::ActiveSmFraction() const {
+  int active = 0;
+  for (const auto& g : groups_) {
+    if (g.alive && g.blocks > 0) active += g.count;
+  }
+  return static_cast<double>(active) / spec_.sm_count;
+}
+
+double SmPool::DramUtilization() const {
+  double use = 0;
+  for (const auto& b : blocks_) {
+    if (b.alive) use += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+  }
+  return use / spec_.dram_bandwidth;
+}
+
+size_t SmPool::sm_group_count() const {
+  size_t n = 0;
+  for (const auto& g : groups_) n += g.alive ? 1 : 0;
+  return n;
+}
+
+}  // namespace colo::sim

@@ -1,0 +1,149 @@
+// sim/sm_pool.h — the SMs of one simulated GPU (or MIG instance): where blocks
+// sit, how fast they run, when they finish.
+//
+// Discrete placement, fluid progress (design convention 6):
+//  * Blocks are placed on SMs within the per-SM limits (threads, registers,
+//    shared memory, blocks), breadth-first: a launch spreads over the SMs
+//    with room, evening out the blocks per SM, as the hardware block
+//    scheduler spreads blocks across SMs before stacking them.
+//  * Identical SMs are kept together: an SmGroup is a set of SMs hosting
+//    exactly the same resident blocks. A BlockGroup is `per_sm` blocks of one
+//    launch on every SM of one SmGroup, all started together; they progress
+//    at one rate and finish together, so a wave of a kernel is one event,
+//    not thousands.
+//  * Sharing rule (progressive filling, max-min fair in normalized speed, as
+//    SimGrid's max-min solver): every block group runs at a rate r in (0, 1]
+//    of its full speed. Capacities: each SM's issue capacity is 1 (sum over
+//    its blocks of sm_demand x r <= 1); the DRAM bandwidth (sum over all
+//    blocks of dram_demand x r <= peak). All unfrozen groups rise together;
+//    when a resource saturates, the groups using it freeze at that rate. So
+//    two memory-bound kernels that each want 70% of DRAM both run at
+//    1/1.4 of full speed: the memory system serves requests in arrival order,
+//    and a kernel's request rate is proportional to its demand, so each loses
+//    the same fraction of its speed. A resource nobody oversubscribes costs
+//    nothing: a kernel alone runs exactly at its solo speed.
+//
+// Thread safety: none (owned by SimGpu on the event loop's thread).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "colo/device.h"
+#include "colo/gpu_spec.h"
+#include "colo/time.h"
+
+namespace colo::sim {
+
+// What the pool needs to know about a launch to place and run its blocks.
+struct BlockShape {
+  int threads = 0;          // per block, whole warps.
+  int registers = 0;        // per block, allocation granularity applied.
+  int64_t shared_mem = 0;   // per block, with reservation.
+  int max_per_sm = 0;       // occupancy on an empty SM.
+  Duration block_time{0};   // full-speed time of one block.
+  double sm_demand = 0;     // issue share per block at full speed.
+  double dram_demand = 0;   // bytes/s per block at full speed.
+};
+
+// A launch's finished blocks, reported by CollectFinished.
+struct FinishedBlocks {
+  uint32_t launch = 0;
+  int64_t blocks = 0;
+};
+
+class SmPool {
+ public:
+  explicit SmPool(const GpuSpec& spec);
+
+  // Moves every block's progress forward to `now` at the current rates.
+  // REQUIRES: now >= the last sync.
+  void SyncTo(TimePoint now);
+
+  // Places up to `max_blocks` blocks of `launch` (client `client`), breadth
+  // first. `client_sm_cap`: if set, the client's blocks may occupy at most
+  // that many SMs at once (MPS active-thread percentage). Returns the number
+  // placed (0 if nothing fits). Call SolveRates() after placing.
+  int64_t Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
+                std::optional<int> client_sm_cap);
+
+  // Removes the block groups that have finished by the last sync and frees
+  // their resources; appends what finished to `out`.
+  void CollectFinished(std::vector<FinishedBlocks>* out);
+
+  // Recomputes every group's rate (the sharing rule above) and finish time.
+  void SolveRates();
+
+  // Earliest finish among running groups, or nullopt if none run.
+  std::optional<TimePoint> NextFinish() const { return next_finish_; }
+
+  // Time slicing: removes every resident block (keeping its progress) and
+  // returns them; the pool is left empty. Restore puts them back exactly.
+  // REQUIRES for Restore: the pool is empty.
+  struct Snapshot {
+    std::vector<int> group_sms;  // SmGroup SM counts, in order.
+    struct Saved {
+      int group_index;          // index into group_sms.
+      uint32_t launch;
+      ClientId client;
+      int per_sm;
+      double remaining_ns;
+      BlockShape shape;
+    };
+    std::vector<Saved> blocks;
+    bool empty() const { return blocks.empty(); }
+  };
+  Snapshot TakeAll();
+  void Restore(Snapshot snapshot);
+
+  bool Empty() const { return running_groups_ == 0; }
+  // Occupancy measures of the current state.
+  double ThreadOccupancy() const;  // resident threads / thread slots.
+  double ActiveSmFraction() const; // SMs with >= 1 block / SMs.
+  double DramUtilization() const;  // DRAM bytes/s in use / peak.
+  int ClientSms(ClientId client) const;  // SMs hosting at least one block of `client`.
+  size_t sm_group_count() const;   // live SmGroups (for tests of the representation).
+
+ private:
+  struct SmGroup {
+    int count = 0;
+    int threads = 0;
+    int64_t registers = 0;
+    int64_t shared_mem = 0;
+    int blocks = 0;
+    std::vector<int> residents;  // BlockGroup slots.
+    bool alive = false;
+  };
+  struct BlockGroup {
+    uint32_t launch = 0;
+    ClientId client = 0;
+    int group = 0;       // SmGroup slot.
+    int per_sm = 0;
+    double remaining_ns = 0;
+    double rate = 1;
+    BlockShape shape;
+    bool alive = false;
+  };
+
+  int FitsPerSm(const SmGroup& g, const BlockShape& s) const;
+  bool HostsClient(const SmGroup& g, ClientId c) const;
+  int NewGroup(int count);
+  int NewBlockGroup();
+  int SplitGroup(int g, int take);  // moves `take` SMs of g into a new group; returns it.
+  void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm);
+  void MergeEmptyGroups();
+  void MergeEquivalentGroups();
+
+  GpuSpec spec_;
+  TimePoint last_sync_ = TimeZero();
+  std::vector<SmGroup> groups_;
+  std::vector<int> free_groups_;
+  std::vector<BlockGroup> blocks_;
+  std::vector<int> free_blocks_;
+  std::vector<double> scratch_load_;  // per SmGroup, for SolveRates.
+  int running_groups_ = 0;
+  std::optional<TimePoint> next_finish_;
+};
+
+}  // namespace colo::sim

@@ -1,0 +1,239 @@
+// SimGpu model tests. Each states the expected math before asserting it.
+#include "sim/sim_gpu.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/event_loop.h"
+#include "sim_test_util.h"
+
+namespace colo::sim {
+namespace {
+
+using testing::TestKernel;
+
+struct Bench {
+  EventLoop loop;
+  SimGpu gpu;
+  explicit Bench(const GpuSpec& spec, SimGpuOptions o = {}) : gpu(spec, loop.clock(), o) {
+    loop.AddModel(&gpu);
+  }
+  // Submits k for `client` now; records its completion time in *done.
+  void Launch(const KernelDesc& k, ClientId client, TimePoint* done, int priority = 0) {
+    LaunchRequest r;
+    r.client = client;
+    r.kernel = &k;
+    r.priority = priority;
+    r.on_complete = [done](LaunchId, TimePoint t) { *done = t; };
+    ASSERT_TRUE(gpu.Submit(std::move(r)).ok());
+  }
+};
+
+const GpuSpec kA100 = *GpuPreset("A100");
+
+TEST(SimGpuTest, AKernelAloneTakesItsSoloTime) {
+  // 1000 blocks at 8 per SM on 108 SMs = 864 slots -> 2 waves; profiled at
+  // 100 us on this GPU, so each wave takes 50 us and the kernel 100 us.
+  Bench b(kA100);
+  KernelDesc k = TestKernel("k", 1000, Microseconds(100), 0.6, 0.4);
+  TimePoint done{};
+  b.Launch(k, 0, &done);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(done, AtNanos(100000));
+}
+
+TEST(SimGpuTest, TwoMemoryBoundKernelsOverPeakDramEachSlowTo1Over1_4) {
+  // Each kernel: 432 blocks = half of the 864 slots, one wave, 70% of peak
+  // DRAM when alone. Both fit at once (4 + 4 blocks per SM), SM issue use is
+  // 0.2 + 0.2 < 1, DRAM demand is 0.7 + 0.7 = 1.4 of peak -> each runs at
+  // 1/1.4 of its solo speed: 100 us -> 140 us.
+  Bench b(kA100);
+  KernelDesc k1 = TestKernel("m1", 432, Microseconds(100), 0.2, 0.7);
+  KernelDesc k2 = TestKernel("m2", 432, Microseconds(100), 0.2, 0.7);
+  TimePoint d1{}, d2{};
+  b.Launch(k1, 0, &d1);
+  b.Launch(k2, 1, &d2);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_NEAR(ToNanos(d1), 140000, 2);
+  EXPECT_NEAR(ToNanos(d2), 140000, 2);
+}
+
+TEST(SimGpuTest, ComputeBoundKernelsShareAnSmsIssueCapacity) {
+  // Same placement, SM issue use 0.8 + 0.8 = 1.6 per SM, DRAM 0.1 + 0.1:
+  // each runs at 1/1.6 of its speed -> 160 us.
+  Bench b(kA100);
+  KernelDesc k1 = TestKernel("c1", 432, Microseconds(100), 0.8, 0.1);
+  KernelDesc k2 = TestKernel("c2", 432, Microseconds(100), 0.8, 0.1);
+  TimePoint d1{}, d2{};
+  b.Launch(k1, 0, &d1);
+  b.Launch(k2, 1, &d2);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_NEAR(ToNanos(d1), 160000, 2);
+  EXPECT_NEAR(ToNanos(d2), 160000, 2);
+}
+
+TEST(SimGpuTest, BlocksPerSmFollowTheOccupancyRules) {
+  // V100: 96 KiB shared memory per SM, no per-block reservation. 40 KiB per
+  // block -> 2 blocks per SM (threads and registers would allow 8). A grid of
+  // 80 x 2 = 160 blocks fills every SM with 2 x 256 = 512 of 2048 thread
+  // slots: occupancy 0.25, all SMs active, one wave.
+  Bench b(*GpuPreset("V100"));
+  KernelDesc k = TestKernel("smem", 160, Microseconds(80), 0.4, 0.2);
+  k.shared_mem_per_block = 40 * 1024;
+  TimePoint done{};
+  b.Launch(k, 0, &done);
+  EXPECT_DOUBLE_EQ(b.gpu.pool().ThreadOccupancy(), 0.25);
+  EXPECT_DOUBLE_EQ(b.gpu.pool().ActiveSmFraction(), 1.0);
+  // 16 KiB of shared memory are left per SM: a second such kernel cannot
+  // start beside it and runs after it (80 + 80 us). A kernel without shared
+  // memory fits in the free threads: its 160 blocks go 2 per SM at once.
+  KernelDesc k2 = k;
+  KernelDesc k3 = TestKernel("nosmem", 160, Microseconds(80), 0.4, 0.2);
+  TimePoint done2{}, done3{};
+  b.Launch(k2, 1, &done2);
+  EXPECT_DOUBLE_EQ(b.gpu.pool().ThreadOccupancy(), 0.25);
+  b.Launch(k3, 2, &done3);
+  EXPECT_DOUBLE_EQ(b.gpu.pool().ThreadOccupancy(), 0.5);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(done), 80000);
+  EXPECT_EQ(ToNanos(done3), 80000);
+  EXPECT_EQ(ToNanos(done2), 160000);
+}
+
+TEST(SimGpuTest, A100ReservesSharedMemoryForEveryBlock) {
+  // A100: 164 KiB per SM and 1 KiB reserved per block. 40 KiB blocks -> 4 per
+  // SM use all 4 x 41 = 164 KiB, so even a kernel with no shared memory of
+  // its own (which still needs the 1 KiB reservation) cannot start beside
+  // them, although half the thread slots are free.
+  Bench b(kA100);
+  KernelDesc k = TestKernel("smem", 432, Microseconds(80), 0.4, 0.2);
+  k.shared_mem_per_block = 40 * 1024;
+  KernelDesc k3 = TestKernel("nosmem", 432, Microseconds(80), 0.4, 0.2);
+  TimePoint done{}, done3{};
+  b.Launch(k, 0, &done);
+  b.Launch(k3, 1, &done3);
+  EXPECT_DOUBLE_EQ(b.gpu.pool().ThreadOccupancy(), 0.5);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(done3), 160000);
+}
+
+TEST(SimGpuTest, AKernelThatDoesNotFitWaitsForFreeSlots) {
+  // A full-GPU kernel (864 blocks, 8 per SM) leaves no thread slots; a second
+  // one queued behind it starts when the first finishes: 100 + 100 us.
+  Bench b(kA100);
+  KernelDesc k1 = TestKernel("a", 864, Microseconds(100), 0.5, 0.3);
+  KernelDesc k2 = TestKernel("b", 864, Microseconds(100), 0.5, 0.3);
+  TimePoint d1{}, d2{};
+  b.Launch(k1, 0, &d1);
+  b.Launch(k2, 1, &d2);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(d1), 100000);
+  EXPECT_EQ(ToNanos(d2), 200000);
+}
+
+TEST(SimGpuTest, HigherPriorityStreamDispatchesFirstButDoesNotPreempt) {
+  // A low-priority full-GPU kernel runs; then a low and a high kernel are
+  // queued. The high one gets the SMs first when the running one ends
+  // (100 -> 200 us), the low one after it (300 us). Nothing is preempted.
+  Bench b(kA100);
+  KernelDesc running = TestKernel("run", 864, Microseconds(100), 0.5, 0.3);
+  KernelDesc low = TestKernel("low", 864, Microseconds(100), 0.5, 0.3);
+  KernelDesc high = TestKernel("high", 864, Microseconds(100), 0.5, 0.3);
+  TimePoint d0{}, dl{}, dh{};
+  b.Launch(running, 0, &d0, 0);
+  b.Launch(low, 0, &dl, 0);
+  b.Launch(high, 1, &dh, 1);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(d0), 100000);
+  EXPECT_EQ(ToNanos(dh), 200000);
+  EXPECT_EQ(ToNanos(dl), 300000);
+}
+
+TEST(SimGpuTest, MpsSmCapLimitsTheSmsAClientOccupies) {
+  // Client 0 capped at 54 of 108 SMs: its 864-block kernel (8 per SM) runs
+  // on 54 SMs at a time = 432 blocks per wave -> 2 waves = 2 x 100 us.
+  Bench b(kA100);
+  b.gpu.SetClientSmCap(0, 54);
+  KernelDesc k = TestKernel("k", 864, Microseconds(100), 0.5, 0.3);
+  TimePoint done{};
+  b.Launch(k, 0, &done);
+  EXPECT_DOUBLE_EQ(b.gpu.pool().ActiveSmFraction(), 0.5);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(done), 200000);
+}
+
+TEST(SimGpuTest, ExclusiveModeServesOneClientUntilReleased) {
+  // Client 0 owns the GPU from its first launch; client 1's small kernel
+  // waits although it would fit, until client 0 is released at 150 us.
+  SimGpuOptions o;
+  o.mode = ContextMode::kExclusive;
+  Bench b(kA100, o);
+  KernelDesc k0 = TestKernel("k0", 108, Microseconds(100), 0.5, 0.3);
+  KernelDesc k1 = TestKernel("k1", 108, Microseconds(100), 0.5, 0.3);
+  TimePoint d0{}, d1{};
+  b.Launch(k0, 0, &d0);
+  b.Launch(k1, 1, &d1);
+  b.loop.At(AtNanos(150000), [&] { b.gpu.ReleaseClient(0); });
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(d0), 100000);
+  EXPECT_EQ(ToNanos(d1), 250000);
+}
+
+TEST(SimGpuTest, TimeSlicingSavesProgressAcrossASwitch) {
+  // Quantum 1 ms, switch 50 us. Client 0's 3 ms kernel starts at 0; client
+  // 1's 3 ms kernel waits. 0 runs [0, 1ms), switch, 1 runs [1.05, 2.05),
+  // switch, 0 [2.1, 3.1), 1 [3.15, 4.15), 0 [4.2, 5.2) -> done at 5.2 ms
+  // having run 3 ms; 1 resumes [5.25, 6.25) -> done at 6.25 ms.
+  SimGpuOptions o;
+  o.mode = ContextMode::kTimeSlicing;
+  o.quantum = Milliseconds(1);
+  o.switch_cost = Microseconds(50);
+  Bench b(kA100, o);
+  KernelDesc k0 = TestKernel("k0", 864, Milliseconds(3), 0.5, 0.3);
+  KernelDesc k1 = TestKernel("k1", 864, Milliseconds(3), 0.5, 0.3);
+  TimePoint d0{}, d1{};
+  b.Launch(k0, 0, &d0);
+  b.Launch(k1, 1, &d1);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(d0), 5200000);
+  EXPECT_EQ(ToNanos(d1), 6250000);
+}
+
+TEST(SimGpuTest, SlicesOfAKernelTakeTheirShareOfItsTime) {
+  // 1728 blocks = 2 full waves of 864 in 200 us -> 100 us per wave. The
+  // slice [0, 864) is one wave: 100 us.
+  Bench b(kA100);
+  KernelDesc k = TestKernel("k", 1728, Microseconds(200), 0.5, 0.3);
+  TimePoint done{};
+  LaunchRequest r;
+  r.client = 0;
+  r.kernel = &k;
+  r.first_block = 0;
+  r.end_block = 864;
+  r.on_complete = [&](LaunchId, TimePoint t) { done = t; };
+  ASSERT_TRUE(b.gpu.Submit(std::move(r)).ok());
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(done), 100000);
+  LaunchRequest bad;
+  bad.kernel = &k;
+  bad.first_block = 10;
+  bad.end_block = 5000;
+  EXPECT_EQ(b.gpu.Submit(std::move(bad)).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(SimGpuTest, SmGroupsStayFewUnderChurn) {
+  // 200 kernels of assorted sizes from 3 clients: the SMs are tracked in
+  // groups of identical state, and when all blocks are gone they merge back
+  // into one group of 108 idle SMs.
+  Bench b(kA100);
+  std::vector<KernelDesc> ks;
+  for (int i = 0; i < 200; ++i) ks.push_back(TestKernel("k", 37 + 53 * (i % 17), Microseconds(20 + i % 7), 0.3, 0.2));
+  std::vector<TimePoint> done(ks.size());
+  for (size_t i = 0; i < ks.size(); ++i) b.Launch(ks[i], static_cast<ClientId>(i % 3), &done[i]);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(b.gpu.kernels_completed(), 200);
+  EXPECT_TRUE(b.gpu.pool().Empty());
+  EXPECT_EQ(b.gpu.pool().sm_group_count(), 1u);
+}
+
+}  // namespace
+}  // namespace colo::sim
