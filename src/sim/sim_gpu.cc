@@ -221,7 +221,8 @@ void SimGpu::AdvanceTo(TimePoint now) {
   finished_scratch_.clear();
   pool_.CollectFinished(&finished_scratch_);
   // Completions, in the order the pool reported them (deterministic).
-  std::vector<uint32_t> done;
+  std::vector<uint32_t>& done = done_scratch_;
+  done.clear();
   for (const auto& f : finished_scratch_) {
     Launch& l = launches_[f.launch];
     l.running -= f.blocks;

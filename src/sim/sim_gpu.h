@@ -119,6 +119,7 @@ class SimGpu final : public Device, public Model {
   int64_t kernels_completed_ = 0;
   bool in_advance_ = false;
   std::vector<FinishedBlocks> finished_scratch_;
+  std::vector<uint32_t> done_scratch_;
 
   // Exclusive mode.
   std::optional<ClientId> owner_;

@@ -4,8 +4,6 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <tuple>
 
 namespace colo::sim {
 namespace {
@@ -215,35 +213,47 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
   }
 }
 
+bool SmPool::SameResidents(const SmGroup& a, const SmGroup& b) const {
+  if (a.residents.size() != b.residents.size() || a.blocks != b.blocks || a.threads != b.threads) {
+    return false;
+  }
+  for (int x : a.residents) {
+    const BlockGroup& p = blocks_[x];
+    bool found = false;
+    for (int y : b.residents) {
+      const BlockGroup& q = blocks_[y];
+      if (p.launch == q.launch && p.per_sm == q.per_sm && p.remaining_ns == q.remaining_ns &&
+          p.rate == q.rate) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
 void SmPool::MergeEquivalentGroups() {
   // Two groups whose residents are copies of each other (same launch, same
   // blocks per SM, same progress and speed: they came from one group that a
   // placement split) behave identically from now on: keep one, with both
   // groups' SMs. This undoes fragmentation once the blocks that caused a
-  // split have finished.
-  using Key = std::vector<std::tuple<uint32_t, int, double, double>>;
-  std::map<Key, int> seen;
-  for (size_t gi = 0; gi < groups_.size(); ++gi) {
-    SmGroup& g = groups_[gi];
-    if (!g.alive || g.residents.empty()) continue;
-    Key key;
-    key.reserve(g.residents.size());
-    for (int b : g.residents) {
-      const BlockGroup& bg = blocks_[b];
-      key.emplace_back(bg.launch, bg.per_sm, bg.remaining_ns, bg.rate);
+  // split have finished. Groups are few, so pairwise comparison is cheap.
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    if (!groups_[i].alive || groups_[i].residents.empty()) continue;
+    for (size_t j = i + 1; j < groups_.size(); ++j) {
+      SmGroup& g = groups_[j];
+      if (!g.alive || !SameResidents(groups_[i], g)) continue;
+      groups_[i].count += g.count;
+      for (int b : g.residents) {
+        blocks_[b].alive = false;
+        free_blocks_.push_back(b);
+        --running_groups_;
+      }
+      g.residents.clear();
+      g.alive = false;
+      free_groups_.push_back(static_cast<int>(j));
     }
-    std::sort(key.begin(), key.end());
-    auto [it, inserted] = seen.emplace(std::move(key), static_cast<int>(gi));
-    if (inserted) continue;
-    groups_[it->second].count += g.count;
-    for (int b : g.residents) {
-      blocks_[b].alive = false;
-      free_blocks_.push_back(b);
-      --running_groups_;
-    }
-    g.residents.clear();
-    g.alive = false;
-    free_groups_.push_back(static_cast<int>(gi));
   }
 }
 
@@ -263,65 +273,74 @@ void SmPool::MergeEmptyGroups() {
 }
 
 void SmPool::SolveRates() {
-  // Progressive filling over normalized rates (see the header).
-  scratch_load_.assign(groups_.size(), 0.0);
-  std::vector<int> unfrozen;
-  unfrozen.reserve(running_groups_);
+  // Progressive filling over normalized rates (see the header). Scratch
+  // vectors are members: this runs at every event.
+  const size_t ng = groups_.size();
+  sm_load_.assign(ng, 0.0);
+  sm_frozen_.assign(ng, 0.0);
+  unfrozen_.clear();
   for (size_t i = 0; i < blocks_.size(); ++i) {
-    if (!blocks_[i].alive) continue;
-    blocks_[i].rate = -1;  // unfrozen
-    unfrozen.push_back(static_cast<int>(i));
+    if (blocks_[i].alive) unfrozen_.push_back(static_cast<int>(i));
   }
-  std::vector<double> sm_frozen_use(groups_.size(), 0.0);
-  double dram_frozen_use = 0;
-  while (!unfrozen.empty()) {
+  double dram_frozen = 0;
+  while (!unfrozen_.empty()) {
     // Demand per unit of rate from the unfrozen groups, per resource.
-    std::fill(scratch_load_.begin(), scratch_load_.end(), 0.0);
+    std::fill(sm_load_.begin(), sm_load_.end(), 0.0);
     double dram_load = 0;
-    for (int i : unfrozen) {
+    for (int i : unfrozen_) {
       const BlockGroup& b = blocks_[i];
-      scratch_load_[b.group] += b.per_sm * b.shape.sm_demand;
+      sm_load_[b.group] += b.per_sm * b.shape.sm_demand;
       dram_load += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
     }
     double level = 1.0;
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      if (scratch_load_[g] > 0) level = std::min(level, (1.0 - sm_frozen_use[g]) / scratch_load_[g]);
+    for (size_t g = 0; g < ng; ++g) {
+      if (sm_load_[g] > 0) level = std::min(level, (1.0 - sm_frozen_[g]) / sm_load_[g]);
     }
     double dram_level = std::numeric_limits<double>::infinity();
-    if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen_use) / dram_load;
+    if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
     level = std::max(0.0, std::min(level, dram_level));
     const double eps = 1e-12;
     const bool dram_saturated = dram_level <= level + eps;
-    std::vector<int> still;
-    for (int i : unfrozen) {
+    still_.clear();
+    for (int i : unfrozen_) {
       BlockGroup& b = blocks_[i];
       const bool sm_saturated =
-          scratch_load_[b.group] > 0 &&
-          (1.0 - sm_frozen_use[b.group]) / scratch_load_[b.group] <= level + eps;
+          sm_load_[b.group] > 0 && (1.0 - sm_frozen_[b.group]) / sm_load_[b.group] <= level + eps;
       const bool uses_dram = b.shape.dram_demand > 0;
       if (level >= 1.0 - eps || sm_saturated || (dram_saturated && uses_dram)) {
         b.rate = std::min(1.0, level);
-        sm_frozen_use[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
-        dram_frozen_use += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+        sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
+        dram_frozen += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
       } else {
-        still.push_back(i);
+        still_.push_back(i);
       }
     }
-    if (still.size() == unfrozen.size()) {
+    if (still_.size() == unfrozen_.size()) {
       // Cannot happen with positive capacities; freeze all rather than spin.
-      for (int i : still) blocks_[i].rate = std::max(level, 1e-9);
+      for (int i : still_) blocks_[i].rate = std::max(level, 1e-9);
       break;
     }
-    unfrozen.swap(still);
+    unfrozen_.swap(still_);
   }
   next_finish_.reset();
+  dram_use_ = 0;
   for (const auto& b : blocks_) {
     if (!b.alive) continue;
+    dram_use_ += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
     const double rate = std::max(b.rate, 1e-9);
     const double ns = std::max(0.0, std::ceil(b.remaining_ns / rate));
     const TimePoint t = last_sync_ + Duration(static_cast<int64_t>(ns));
     if (!next_finish_ || t < *next_finish_) next_finish_ = t;
   }
+  int64_t threads = 0;
+  int active = 0;
+  for (const auto& g : groups_) {
+    if (!g.alive) continue;
+    threads += int64_t{g.count} * g.threads;
+    if (g.blocks > 0) active += g.count;
+  }
+  thread_occupancy_ = static_cast<double>(threads) / (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
+  active_fraction_ = static_cast<double>(active) / spec_.sm_count;
 }
 
 SmPool::Snapshot SmPool::TakeAll() {
@@ -363,30 +382,6 @@ void SmPool::Restore(Snapshot snapshot) {
     AddBlocks(ids[s.group_index], s.launch, s.client, s.shape, s.per_sm);
     blocks_[groups_[ids[s.group_index]].residents.back()].remaining_ns = s.remaining_ns;
   }
-}
-
-double SmPool::ThreadOccupancy() const {
-  int64_t used = 0;
-  for (const auto& g : groups_) {
-    if (g.alive) used += int64_t{g.count} * g.threads;
-  }
-  return static_cast<double>(used) / (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
-}
-
-double SmPool::ActiveSmFraction() const {
-  int active = 0;
-  for (const auto& g : groups_) {
-    if (g.alive && g.blocks > 0) active += g.count;
-  }
-  return static_cast<double>(active) / spec_.sm_count;
-}
-
-double SmPool::DramUtilization() const {
-  double use = 0;
-  for (const auto& b : blocks_) {
-    if (b.alive) use += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
-  }
-  return use / spec_.dram_bandwidth;
 }
 
 size_t SmPool::sm_group_count() const {

@@ -99,9 +99,10 @@ class SmPool {
 
   bool Empty() const { return running_groups_ == 0; }
   // Occupancy measures of the current state.
-  double ThreadOccupancy() const;  // resident threads / thread slots.
-  double ActiveSmFraction() const; // SMs with >= 1 block / SMs.
-  double DramUtilization() const;  // DRAM bytes/s in use / peak.
+  // Occupancy measures as of the last SolveRates().
+  double ThreadOccupancy() const { return thread_occupancy_; }  // resident threads / thread slots.
+  double ActiveSmFraction() const { return active_fraction_; }  // SMs with >= 1 block / SMs.
+  double DramUtilization() const { return dram_use_ / spec_.dram_bandwidth; }  // of peak.
   int ClientSms(ClientId client) const;  // SMs hosting at least one block of `client`.
   size_t sm_group_count() const;   // live SmGroups (for tests of the representation).
 
@@ -134,6 +135,7 @@ class SmPool {
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm);
   void MergeEmptyGroups();
   void MergeEquivalentGroups();
+  bool SameResidents(const SmGroup& a, const SmGroup& b) const;
 
   GpuSpec spec_;
   TimePoint last_sync_ = TimeZero();
@@ -141,7 +143,10 @@ class SmPool {
   std::vector<int> free_groups_;
   std::vector<BlockGroup> blocks_;
   std::vector<int> free_blocks_;
-  std::vector<double> scratch_load_;  // per SmGroup, for SolveRates.
+  // SolveRates scratch (members to avoid allocating at every event).
+  std::vector<double> sm_load_, sm_frozen_;
+  std::vector<int> unfrozen_, still_;
+  double thread_occupancy_ = 0, active_fraction_ = 0, dram_use_ = 0;
   int running_groups_ = 0;
   std::optional<TimePoint> next_finish_;
 };

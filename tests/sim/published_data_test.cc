@@ -1,0 +1,79 @@
+// The simulated GPU against published measurements.
+//
+// Solo rebuild: on the GPU a table was measured on, one iteration (Orion, a
+// V100) or one request (REEF, an AMD MI50) run back to back must take the
+// table's own total, the sum of its kernels' isolated durations, within 5%.
+// This checks the block scheduler and the wave rule on real launch shapes
+// (REEF: the real grids, blocks and shared memory of 1,300 launches).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "profile/orion_table.h"
+#include "profile/reef_model.h"
+#include "sim/scenario_runner.h"
+
+namespace colo::sim {
+namespace {
+
+const std::string kData = COLO_DATA_DIR;
+
+// Runs `w` alone for `iterations` back to back on `gpu` and returns the mean
+// time per iteration.
+Duration SoloIterationTime(Workload w, const GpuSpec& gpu, const GpuSpec& profiled_on, int iterations) {
+  w.kind = WorkloadKind::kTraining;
+  w.iterations = iterations;
+  ScenarioSpec s;
+  s.name = w.name;
+  s.gpu = gpu;
+  s.mode = SharingMode::kExclusive;
+  s.duration = Seconds(100);
+  JobSpec j;
+  j.name = w.name;
+  j.workload = w;
+  j.profiled_on = profiled_on;
+  s.jobs.push_back(j);
+  auto r = RunScenario(s, {.solo_baselines = false});
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return Duration(0);
+  // Throughput is iterations per second of the job's active time.
+  return DurationFromSeconds(1.0 / r->jobs[0].shared_throughput);
+}
+
+class OrionTableTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OrionTableTest, SoloIterationMatchesTheTableTotal) {
+  auto w = profile::LoadOrionKernelTable(kData + "/orion/" + GetParam());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const GpuSpec v100 = *GpuPreset("V100");
+  const Duration table = w->SoloKernelTime();
+  const Duration sim = SoloIterationTime(*w, v100, v100, 3);
+  EXPECT_NEAR(ToMillis(sim) / ToMillis(table), 1.0, 0.05)
+      << GetParam() << ": table " << ToMillis(table) << " ms, simulated " << ToMillis(sim) << " ms";
+}
+
+INSTANTIATE_TEST_SUITE_P(Orion, OrionTableTest,
+                         ::testing::Values("resnet50_4_fwd", "resnet101_4_fwd", "mobilenetv2_4_fwd",
+                                           "bert_2_fwd", "transformer_xl_4_fwd", "resnet50_32_fb1",
+                                           "resnet101_32_fb1", "mobilenetv2_32_fb1",
+                                           "mobilenetv2_64_fb1", "mobilenetv2_96_fb1", "bert_8_fb1",
+                                           "transformer_xl_8_fb1"));
+
+class ReefModelTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReefModelTest, SoloRequestMatchesTheSumOfItsLaunches) {
+  auto w = profile::LoadReefModel(kData + "/reef/" + GetParam());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const GpuSpec mi50 = profile::ReefMi50Spec();
+  const Duration table = w->SoloKernelTime();
+  const Duration sim = SoloIterationTime(*w, mi50, mi50, 3);
+  EXPECT_NEAR(ToMillis(sim) / ToMillis(table), 1.0, 0.05)
+      << GetParam() << ": table " << ToMillis(table) << " ms, simulated " << ToMillis(sim) << " ms";
+}
+
+INSTANTIATE_TEST_SUITE_P(Reef, ReefModelTest,
+                         ::testing::Values("alexnet", "bert", "densenet", "inception", "mobilenet",
+                                           "resnet", "resnet152", "resnet18", "vgg"));
+
+}  // namespace
+}  // namespace colo::sim
