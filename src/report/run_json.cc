@@ -1,0 +1,101 @@
+#include "report/run_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace colo::report {
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps keys in insertion order.
+
+// A double as JSON: rounded to 6 significant digits by fmt (locale-free), so
+// that float noise below that precision cannot change the bytes, and
+// non-finite values as null.
+Json Number(double x) {
+  if (!std::isfinite(x)) return nullptr;
+  const std::string text = fmt::format("{:.6g}", x);
+  double rounded = 0;
+  std::from_chars(text.data(), text.data() + text.size(), rounded);
+  return rounded;
+}
+
+Json Millis(Duration d) { return Number(ToMillis(d)); }
+
+Json Latency(const std::optional<sim::LatencyStats>& stats) {
+  if (!stats) return nullptr;
+  Json j;
+  j["count"] = stats->count;
+  const std::pair<const char*, Duration> fields[] = {{"mean", stats->mean}, {"p50", stats->p50},
+                                                     {"p95", stats->p95},   {"p99", stats->p99},
+                                                     {"max", stats->max}};
+  for (const auto& [name, d] : fields) j[std::string(name) + "_ns"] = d.count();
+  for (const auto& [name, d] : fields) j[std::string(name) + "_ms"] = Millis(d);
+  return j;
+}
+
+Json Job(const sim::JobReport& job) {
+  Json j;
+  j["name"] = job.name;
+  j["class"] = PriorityClassName(job.priority);
+  j["kind"] = WorkloadKindName(job.kind);
+  j["completed"] = job.completed;
+  j["kernels"] = job.kernels;
+  j["solo_throughput"] = Number(job.solo_throughput);
+  j["shared_throughput"] = Number(job.shared_throughput);
+  j["normalized"] = Number(job.normalized);
+  j["p99_overhead"] = job.p99_overhead ? Number(*job.p99_overhead) : Json(nullptr);
+  j["shared_latency"] = Latency(job.shared_latency);
+  j["solo_latency"] = Latency(job.solo_latency);
+  return j;
+}
+
+Json Gpu(const sim::GpuReport& gpu) {
+  Json j;
+  j["name"] = gpu.name;
+  j["mean_sm_occupancy"] = Number(gpu.mean_sm_occupancy);
+  j["mean_sm_active"] = Number(gpu.mean_sm_active);
+  j["mean_dram_util"] = Number(gpu.mean_dram_util);
+  Json timeline = Json::array();
+  for (const sim::UtilizationSample& s : gpu.timeline) {
+    Json sample;
+    sample["start_ns"] = ToNanos(s.start);
+    sample["start_ms"] = Millis(s.start.time_since_epoch());
+    sample["sm_occupancy"] = Number(s.sm_occupancy);
+    sample["sm_active"] = Number(s.sm_active);
+    sample["dram_util"] = Number(s.dram_util);
+    timeline.push_back(std::move(sample));
+  }
+  j["timeline"] = std::move(timeline);
+  return j;
+}
+
+}  // namespace
+
+std::string FormatRunJson(const sim::RunReport& report) {
+  Json j;
+  j["format"] = "colo.sim.run/1";
+  j["scenario"] = report.scenario;
+  j["gpu"] = report.gpu;
+  j["mode"] = report.mode;
+  j["seed"] = report.seed;
+  j["duration_ns"] = report.duration.count();
+  j["duration_s"] = Number(ToSeconds(report.duration));
+  j["system_throughput"] = Number(report.system_throughput);
+  j["kernels_simulated"] = report.kernels_simulated;
+  Json jobs = Json::array();
+  for (const sim::JobReport& job : report.jobs) jobs.push_back(Job(job));
+  j["jobs"] = std::move(jobs);
+  Json gpus = Json::array();
+  for (const sim::GpuReport& gpu : report.gpus) gpus.push_back(Gpu(gpu));
+  j["gpus"] = std::move(gpus);
+  // ensure_ascii = false keeps names as given; invalid UTF-8 is replaced, not thrown.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace colo::report

@@ -1,0 +1,34 @@
+// report/run_json.h — a simulated run as JSON, for scripts and for comparing
+// runs (`colo sim --json`).
+//
+// Keys come in a fixed order; durations are integer nanoseconds ("*_ns") with
+// millisecond / second convenience copies; every double is rounded to 6
+// significant digits and printed by one locale-independent routine, so that
+// identical reports give byte-identical text. Absent values (training jobs'
+// latency, non-finite numbers) are null. The layout (format
+// "colo.sim.run/1"):
+//
+//   {"format", "scenario", "gpu", "mode", "seed", "duration_ns", "duration_s",
+//    "system_throughput", "kernels_simulated",
+//    "jobs": [{"name", "class", "kind", "completed", "kernels",
+//              "solo_throughput", "shared_throughput", "normalized",
+//              "p99_overhead", "shared_latency", "solo_latency"}],
+//    "gpus": [{"name", "mean_sm_occupancy", "mean_sm_active", "mean_dram_util",
+//              "timeline": [{"start_ns", "start_ms", "sm_occupancy",
+//                            "sm_active", "dram_util"}]}]}
+//
+// with a latency as {"count", "mean_ns", "p50_ns", "p95_ns", "p99_ns",
+// "max_ns", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"}.
+// Thread-compatible.
+#pragma once
+
+#include <string>
+
+#include "sim/run_report.h"
+
+namespace colo::report {
+
+// The JSON text, indented by 2, ending in a newline.
+std::string FormatRunJson(const sim::RunReport& report);
+
+}  // namespace colo::report

@@ -1,0 +1,147 @@
+#include "report/run_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace colo::report {
+namespace {
+
+constexpr std::string_view kLevels = " .:-=+*#%@";
+constexpr size_t kSparklineWidth = 60;
+
+// A column of the job table: numbers align right, names left.
+struct Column {
+  std::string header;
+  bool left = false;
+  std::vector<std::string> cells;
+};
+
+std::string Fixed(double x, int digits) {
+  if (!std::isfinite(x)) return "-";
+  return fmt::format("{:.{}f}", x, digits);
+}
+
+std::string Percent(double fraction) {
+  if (!std::isfinite(fraction)) return "-";
+  return fmt::format("{:.1f}%", 100 * fraction);
+}
+
+std::string Ms(const std::optional<sim::LatencyStats>& stats, Duration sim::LatencyStats::*field) {
+  if (!stats || stats->count == 0) return "-";
+  return Fixed(ToMillis((*stats).*field), 3);
+}
+
+std::string RenderColumns(const std::vector<Column>& columns) {
+  std::vector<size_t> widths;
+  for (const Column& c : columns) {
+    size_t w = c.header.size();
+    for (const std::string& cell : c.cells) w = std::max(w, cell.size());
+    widths.push_back(w);
+  }
+  const size_t rows = columns.empty() ? 0 : columns.front().cells.size();
+  std::string out;
+  auto line = [&](auto cell_of) {
+    std::string text;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (c > 0) text += "  ";
+      const std::string& cell = cell_of(c);
+      text += columns[c].left ? fmt::format("{:<{}}", cell, widths[c])
+                              : fmt::format("{:>{}}", cell, widths[c]);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line([&](size_t c) -> const std::string& { return columns[c].header; });
+  for (size_t r = 0; r < rows; ++r) {
+    line([&](size_t c) -> const std::string& { return columns[c].cells[r]; });
+  }
+  return out;
+}
+
+std::string JobTable(const std::vector<sim::JobReport>& jobs) {
+  std::vector<Column> cols = {{"job", true, {}},      {"class", true, {}},   {"kind", true, {}},
+                              {"completed", false, {}}, {"solo/s", false, {}}, {"shared/s", false, {}},
+                              {"norm", false, {}},    {"p50 ms", false, {}}, {"p95 ms", false, {}},
+                              {"p99 ms", false, {}},  {"p99 +%", false, {}}};
+  for (const sim::JobReport& j : jobs) {
+    const std::string row[] = {
+        j.name,
+        PriorityClassName(j.priority),
+        WorkloadKindName(j.kind),
+        std::to_string(j.completed),
+        Fixed(j.solo_throughput, 2),
+        Fixed(j.shared_throughput, 2),
+        Fixed(j.normalized, 3),
+        Ms(j.shared_latency, &sim::LatencyStats::p50),
+        Ms(j.shared_latency, &sim::LatencyStats::p95),
+        Ms(j.shared_latency, &sim::LatencyStats::p99),
+        j.p99_overhead && std::isfinite(*j.p99_overhead)
+            ? fmt::format("{:+.1f}%", 100 * *j.p99_overhead)
+            : "-",
+    };
+    for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
+  }
+  return RenderColumns(cols);
+}
+
+std::string GpuSection(const sim::GpuReport& gpu) {
+  std::vector<double> occupancy, active, dram;
+  for (const sim::UtilizationSample& s : gpu.timeline) {
+    occupancy.push_back(s.sm_occupancy);
+    active.push_back(s.sm_active);
+    dram.push_back(s.dram_util);
+  }
+  auto line = [&](const char* label, double mean, const std::vector<double>& series) {
+    std::string text = fmt::format("  {:<13}{:>6} mean", label, Percent(mean));
+    if (!series.empty()) text += "  |" + Sparkline(series, kSparklineWidth) + "|";
+    return text + "\n";
+  };
+  std::string out = "gpu " + gpu.name + "\n";
+  out += line("SM occupancy", gpu.mean_sm_occupancy, occupancy);
+  out += line("SM active", gpu.mean_sm_active, active);
+  out += line("DRAM util", gpu.mean_dram_util, dram);
+  if (gpu.timeline.size() >= 2) {
+    const Duration step = gpu.timeline[1].start - gpu.timeline[0].start;
+    const size_t per_char = (gpu.timeline.size() + kSparklineWidth - 1) / kSparklineWidth;
+    out += fmt::format("  timeline: {} samples of {}, {} per character (' ' = 0%, '@' = 100%)\n",
+                       gpu.timeline.size(), FormatDuration(step),
+                       FormatDuration(step * static_cast<int64_t>(per_char)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sparkline(const std::vector<double>& values, size_t width) {
+  if (values.empty() || width == 0) return "";
+  const size_t per_char = (values.size() + width - 1) / width;
+  std::string out;
+  for (size_t i = 0; i < values.size(); i += per_char) {
+    const size_t end = std::min(values.size(), i + per_char);
+    double sum = 0;
+    for (size_t k = i; k < end; ++k) sum += std::isfinite(values[k]) ? values[k] : 0;
+    const double mean = std::clamp(sum / static_cast<double>(end - i), 0.0, 1.0);
+    out += kLevels[static_cast<size_t>(std::lround(mean * (kLevels.size() - 1)))];
+  }
+  return out;
+}
+
+std::string FormatRunTable(const sim::RunReport& report) {
+  std::string out;
+  out += fmt::format("scenario  {}\n", report.scenario);
+  out += fmt::format("gpu       {}\n", report.gpu);
+  out += fmt::format("mode      {}\n", report.mode);
+  out += fmt::format("seed      {}\n", report.seed);
+  out += fmt::format("duration  {} simulated\n", FormatDuration(report.duration));
+  out += "\n" + JobTable(report.jobs);
+  for (const sim::GpuReport& gpu : report.gpus) out += "\n" + GpuSection(gpu);
+  out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",
+                     Fixed(report.system_throughput, 3));
+  out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);
+  return out;
+}
+
+}  // namespace colo::report

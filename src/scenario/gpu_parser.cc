@@ -1,0 +1,171 @@
+#include "scenario/gpu_parser.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace colo::scenario {
+namespace {
+
+// A GpuSpec field the mapping form may set. `required` fields must be given
+// when no preset is; the others have defaults in GpuSpec.
+struct IntField {
+  const char* key;
+  int GpuSpec::*member;
+  bool required;
+  int64_t min;  // smallest valid value.
+};
+struct Int64Field {
+  const char* key;
+  int64_t GpuSpec::*member;
+  bool required;
+  int64_t min;
+  const char* unit;
+};
+struct DoubleField {
+  const char* key;
+  double GpuSpec::*member;
+  const char* unit;
+};
+
+constexpr IntField kIntFields[] = {
+    {"sm_count", &GpuSpec::sm_count, true, 1},
+    {"max_threads_per_sm", &GpuSpec::max_threads_per_sm, true, 1},
+    {"max_blocks_per_sm", &GpuSpec::max_blocks_per_sm, true, 1},
+    {"registers_per_sm", &GpuSpec::registers_per_sm, true, 1},
+    {"register_alloc_unit", &GpuSpec::register_alloc_unit, false, 1},
+    {"max_registers_per_thread", &GpuSpec::max_registers_per_thread, false, 1},
+    {"max_threads_per_block", &GpuSpec::max_threads_per_block, false, 1},
+    {"warp_size", &GpuSpec::warp_size, false, 1},
+    {"sm_clock_mhz", &GpuSpec::sm_clock_mhz, true, 1},
+    {"fp32_lanes_per_sm", &GpuSpec::fp32_lanes_per_sm, true, 1},
+};
+constexpr Int64Field kInt64Fields[] = {
+    {"shared_mem_per_sm", &GpuSpec::shared_mem_per_sm, true, 1, "bytes"},
+    {"max_shared_mem_per_block", &GpuSpec::max_shared_mem_per_block, true, 1, "bytes"},
+    {"reserved_shared_mem_per_block", &GpuSpec::reserved_shared_mem_per_block, false, 0, "bytes"},
+    {"memory_bytes", &GpuSpec::memory_bytes, true, 1, "bytes"},
+};
+constexpr DoubleField kDoubleFields[] = {
+    {"dram_bandwidth", &GpuSpec::dram_bandwidth, "bytes/s"},
+    {"copy_bandwidth", &GpuSpec::copy_bandwidth, "bytes/s"},
+};
+
+std::vector<std::string> MappingKeys() {
+  std::vector<std::string> keys = {"preset", "name"};
+  for (const auto& f : kIntFields) keys.push_back(f.key);
+  for (const auto& f : kInt64Fields) keys.push_back(f.key);
+  for (const auto& f : kDoubleFields) keys.push_back(f.key);
+  keys.push_back("mig_profiles");
+  return keys;
+}
+
+std::string PresetList() {
+  return JoinComma(GpuPresetNames()) + " (or V100, A100, H100)";
+}
+
+Result<GpuSpec> ParsePreset(const YamlValue& value) {
+  COLO_ASSIGN_OR_RETURN(std::string name, value.String("a GPU preset name"));
+  Result<GpuSpec> preset = GpuPreset(name);
+  if (!preset.ok()) {
+    return value.Error("unknown GPU '" + name + "'; expected one of " + PresetList() +
+                       ", or a mapping with every GpuSpec field");
+  }
+  return preset;
+}
+
+Result<MigProfile> ParseMigProfile(const YamlValue& value) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap map, value.Map("a mapping {name, compute_slices, sm_count, memory_eighths}",
+                             {"name", "compute_slices", "sm_count", "memory_eighths"}));
+  MigProfile p;
+  COLO_ASSIGN_OR_RETURN(YamlValue name, map.Require("name", "a profile name such as 3g.20gb"));
+  COLO_ASSIGN_OR_RETURN(p.name, name.String("a profile name such as 3g.20gb"));
+  struct {
+    const char* key;
+    int* out;
+    int max;
+  } fields[] = {{"compute_slices", &p.compute_slices, 7},
+                {"sm_count", &p.sm_count, 1 << 20},
+                {"memory_eighths", &p.memory_eighths, 8}};
+  for (const auto& f : fields) {
+    const std::string expected = "an integer in 1.." + std::to_string(f.max);
+    COLO_ASSIGN_OR_RETURN(YamlValue v, map.Require(f.key, expected));
+    COLO_ASSIGN_OR_RETURN(int64_t n, v.Integer(expected, [&](int64_t x) {
+                            return x >= 1 && x <= f.max;
+                          }));
+    *f.out = static_cast<int>(n);
+  }
+  return p;
+}
+
+Result<GpuSpec> ParseMapping(const YamlValue& value) {
+  COLO_ASSIGN_OR_RETURN(YamlMap map,
+                        value.Map("a GPU preset name or a mapping of GpuSpec fields", MappingKeys()));
+  GpuSpec gpu;
+  const bool from_preset = map.Has("preset");
+  if (from_preset) {
+    COLO_ASSIGN_OR_RETURN(gpu, ParsePreset(*map.Get("preset")));
+  }
+  // A field's value; absent is fine for optional fields and over a preset.
+  auto field = [&](const char* key, bool required,
+                   const std::string& expected) -> Result<std::optional<YamlValue>> {
+    std::optional<YamlValue> v = map.Get(key);
+    if (!v && required && !from_preset) {
+      COLO_ASSIGN_OR_RETURN(v, map.Require(key, expected));
+    }
+    return v;
+  };
+  COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> name, field("name", true, "the GPU's name"));
+  if (name) {
+    COLO_ASSIGN_OR_RETURN(gpu.name, name->String("the GPU's name"));
+  }
+  for (const auto& f : kIntFields) {
+    const std::string expected = "an integer >= " + std::to_string(f.min);
+    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v, field(f.key, f.required, expected));
+    if (!v) continue;
+    COLO_ASSIGN_OR_RETURN(int64_t n, v->Integer(expected, [&](int64_t x) {
+                            return x >= f.min && x <= (int64_t{1} << 30);
+                          }));
+    gpu.*f.member = static_cast<int>(n);
+  }
+  for (const auto& f : kInt64Fields) {
+    const std::string expected = "an integer >= " + std::to_string(f.min) + " (" + f.unit + ")";
+    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v, field(f.key, f.required, expected));
+    if (!v) continue;
+    COLO_ASSIGN_OR_RETURN(gpu.*f.member,
+                          v->Integer(expected, [&](int64_t x) { return x >= f.min; }));
+  }
+  for (const auto& f : kDoubleFields) {
+    const std::string expected = std::string("a number > 0 (") + f.unit + ")";
+    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v, field(f.key, true, expected));
+    if (!v) continue;
+    COLO_ASSIGN_OR_RETURN(gpu.*f.member, v->Number(expected, [](double x) { return x > 0; }));
+  }
+  if (std::optional<YamlValue> migs = map.Get("mig_profiles")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+                          migs->Sequence("a sequence of MIG profiles"));
+    gpu.mig_profiles.clear();
+    for (const YamlValue& item : items) {
+      COLO_ASSIGN_OR_RETURN(MigProfile p, ParseMigProfile(item));
+      gpu.mig_profiles.push_back(std::move(p));
+    }
+  }
+  return gpu;
+}
+
+}  // namespace
+
+Result<GpuSpec> ParseGpu(const YamlValue& value) {
+  GpuSpec gpu;
+  if (value.node().IsScalar()) {
+    COLO_ASSIGN_OR_RETURN(gpu, ParsePreset(value));
+  } else {
+    COLO_ASSIGN_OR_RETURN(gpu, ParseMapping(value));
+  }
+  Status valid = gpu.Validate();
+  if (!valid.ok()) return value.Error(valid.message());
+  return gpu;
+}
+
+}  // namespace colo::scenario

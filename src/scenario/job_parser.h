@@ -1,0 +1,50 @@
+// scenario/job_parser.h — one entry of a scenario's `jobs:` list.
+//
+//   - name: bert
+//     workload: {orion: ../data/orion/bert_2_fwd}   # see workload_parser.h
+//     kind: inference          # training | inference; default: the importer's
+//     class: high              # high | best-effort; default: best-effort
+//     arrivals: {poisson: 20}  # or {fixed: 20} or {trace: file}; inference only
+//     iterations: 100          # training only
+//     iteration_gap_us: 0
+//     kernel_gap_us: 0
+//     memory: {persistent_mb: 500, ephemeral_mb: 1000}   # MiB
+//     mps_percentage: 50       # mode mps only
+//     mig: 3g.20gb             # mode mig only (and required there)
+//     start_ms: 0
+//     copies: 3                # jobs bert-1 .. bert-3
+//
+// Thread-compatible; never throws.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "colo/gpu_spec.h"
+#include "colo/status.h"
+#include "scenario/yaml_value.h"
+#include "sim/scenario_spec.h"
+
+namespace colo::scenario {
+
+// What a job entry needs from the rest of the scenario.
+struct JobContext {
+  std::string base_dir;  // relative paths resolve against this.
+  GpuSpec gpu;           // the scenario's GPU (MIG profiles, profiled_on default).
+  sim::SharingMode mode = sim::SharingMode::kMps;
+};
+
+struct ParsedJob {
+  std::vector<sim::JobSpec> jobs;  // one, or `copies` of it named name-1 .. name-N.
+  YamlValue entry;                 // the jobs[i] entry, for messages.
+  YamlValue name;                  // its name: value.
+  std::optional<YamlValue> mig;    // its mig: value, if any.
+};
+
+// Parses `value` (one jobs[i] entry). The jobs' workloads pass
+// Workload::Validate(). InvalidArgument / NotFound at the offending line
+// (see workload_parser.h for workload files; arrival traces alike).
+Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context);
+
+}  // namespace colo::scenario

@@ -1,0 +1,41 @@
+// scenario/scenario_loader.h — reads a scenario file (YAML, docs/scenario.md)
+// into a sim::ScenarioSpec with every workload loaded, for `colo sim`.
+//
+// Every error names the scenario file, the 1-based YAML line and what was
+// expected, e.g.
+//   examples/a.yaml:7: jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5
+// Unknown keys are errors (they list the valid keys); errors from the
+// workload importers keep their own "file:line:" and get the scenario
+// location in front. Nothing here throws: yaml-cpp exceptions are caught.
+//
+// Thread safety: thread-compatible (no shared state).
+#pragma once
+
+#include <string>
+
+#include "colo/status.h"
+#include "sim/scenario_spec.h"
+
+namespace colo::scenario {
+
+// Reads and parses the scenario file at `path`. Relative paths inside it
+// resolve against the file's directory; messages name `path` as given; the
+// scenario's name defaults to the file's stem.
+// On success: a spec that passes ScenarioSpec::Validate().
+// On failure:
+//   NotFound         the scenario file, or a workload / trace file it names,
+//                    does not exist (the message gives the resolved path);
+//   InvalidArgument  a YAML syntax error, an unknown key, a value of the wrong
+//                    type or range, an unknown GPU or mode, a malformed
+//                    workload file, or a spec that fails Validate();
+//   Internal         an unexpected failure (a bug).
+Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path);
+
+// Same for scenario text already in memory: `name_for_messages` stands for
+// the file in messages (and gives the default name, its stem), `base_dir` is
+// where relative paths resolve ("" = the current directory).
+Result<sim::ScenarioSpec> LoadScenarioString(const std::string& text,
+                                             const std::string& name_for_messages,
+                                             const std::string& base_dir);
+
+}  // namespace colo::scenario

@@ -1,0 +1,194 @@
+#include "scenario/yaml_value.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace colo::scenario {
+namespace {
+
+// Lines from yaml-cpp marks are 0-based and -1 for nodes that were not parsed
+// from the text; fall back to the parent's line then.
+int LineOf(const YAML::Mark& mark, int fallback) {
+  return mark.line >= 0 ? mark.line + 1 : fallback;
+}
+
+std::string ChildPath(const std::string& parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+}
+
+// Levenshtein distance, for "did you mean" on a misspelled key.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool DecodeFinite(const YAML::Node& node, double* out) {
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, *out)) return false;
+  return std::isfinite(*out);
+}
+
+}  // namespace
+
+std::string JoinComma(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::string YamlValue::Where() const {
+  std::string out = *file_ + ":" + std::to_string(line_) + ": ";
+  if (!path_.empty()) out += path_ + ": ";
+  return out;
+}
+
+std::string YamlValue::Describe() const {
+  switch (node_.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return "nothing (null)";
+    case YAML::NodeType::Sequence:
+      return "a sequence";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Scalar:
+      break;
+  }
+  const std::string& s = node_.Scalar();
+  double number;
+  bool boolean;
+  const bool plain = node_.Tag() != "!";  // "!" marks a quoted scalar.
+  if (plain && (YAML::convert<double>::decode(node_, number) ||
+                YAML::convert<bool>::decode(node_, boolean))) {
+    return s;
+  }
+  return "'" + s + "'";
+}
+
+Status YamlValue::Error(std::string_view what) const {
+  return ErrorWithCode(StatusCode::kInvalidArgument, what);
+}
+
+Status YamlValue::ErrorWithCode(StatusCode code, std::string_view what) const {
+  return Status(code, Where() + std::string(what));
+}
+
+Status YamlValue::Expected(std::string_view expected) const {
+  return Error("expected " + std::string(expected) + ", got " + Describe());
+}
+
+Result<std::string> YamlValue::String(std::string_view expected) const {
+  if (!node_.IsScalar()) return Expected(expected);
+  return node_.Scalar();
+}
+
+Result<double> YamlValue::Number(std::string_view expected,
+                                 const std::function<bool(double)>& valid) const {
+  double v;
+  if (!DecodeFinite(node_, &v) || (valid && !valid(v))) return Expected(expected);
+  return v;
+}
+
+Result<int64_t> YamlValue::Integer(std::string_view expected,
+                                   const std::function<bool(int64_t)>& valid) const {
+  int64_t v;
+  if (!node_.IsScalar() || !YAML::convert<int64_t>::decode(node_, v)) {
+    // Accept integral values written as floating point ("1e6", "3.0").
+    double d;
+    constexpr double kLimit = 9.2e18;  // inside int64 with margin.
+    if (!DecodeFinite(node_, &d) || d != std::floor(d) || std::fabs(d) > kLimit) {
+      return Expected(expected);
+    }
+    v = static_cast<int64_t>(d);
+  }
+  if (valid && !valid(v)) return Expected(expected);
+  return v;
+}
+
+Result<bool> YamlValue::Bool() const {
+  bool v;
+  if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, v)) {
+    return Expected("true or false");
+  }
+  return v;
+}
+
+Result<std::vector<YamlValue>> YamlValue::Sequence(std::string_view expected) const {
+  if (!node_.IsSequence()) return Expected(expected);
+  std::vector<YamlValue> items;
+  for (size_t i = 0; i < node_.size(); ++i) {
+    YAML::Node item = node_[i];
+    items.emplace_back(file_, item, path_ + "[" + std::to_string(i) + "]",
+                       LineOf(item.Mark(), line_));
+  }
+  return items;
+}
+
+Result<YamlMap> YamlValue::Map(std::string_view expected, std::vector<std::string> allowed) const {
+  if (!node_.IsMap()) return Expected(expected);
+  std::vector<std::pair<std::string, YamlValue>> entries;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    // Copies: *it is a temporary, and a Node is a cheap handle.
+    const YAML::Node key = it->first;
+    const YAML::Node value = it->second;
+    const int key_line = LineOf(key.Mark(), line_);
+    YamlValue at_key(file_, key, path_, key_line);
+    if (!key.IsScalar()) return at_key.Expected("a plain key (one of " + JoinComma(allowed) + ")");
+    const std::string name = key.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      std::string message = "unknown key '" + name + "'; valid keys: " + JoinComma(allowed);
+      const auto closest = std::min_element(
+          allowed.begin(), allowed.end(), [&](const std::string& a, const std::string& b) {
+            return EditDistance(name, a) < EditDistance(name, b);
+          });
+      if (closest != allowed.end() && EditDistance(name, *closest) <= 2) {
+        message += " (did you mean '" + *closest + "'?)";
+      }
+      return at_key.Error(message);
+    }
+    for (const auto& [seen, value] : entries) {
+      if (seen == name) {
+        return at_key.Error("key '" + name + "' appears twice (first at line " +
+                            std::to_string(value.line()) + ")");
+      }
+    }
+    // A value's line is its key's line: that is where a reader looks, and a
+    // null value's own mark points past it.
+    entries.emplace_back(name, YamlValue(file_, value, ChildPath(path_, name), key_line));
+  }
+  return YamlMap(*this, std::move(entries));
+}
+
+std::optional<YamlValue> YamlMap::Get(std::string_view key) const {
+  for (const auto& [name, value] : entries_) {
+    if (name == key) return value;
+  }
+  return std::nullopt;
+}
+
+Result<YamlValue> YamlMap::Require(std::string_view key, std::string_view expected) const {
+  std::optional<YamlValue> value = Get(key);
+  if (!value) {
+    return self_.Error("missing key '" + std::string(key) + "' (expected " +
+                       std::string(expected) + ")");
+  }
+  return *value;
+}
+
+std::vector<std::string> YamlMap::Keys() const {
+  std::vector<std::string> keys;
+  for (const auto& entry : entries_) keys.push_back(entry.first);
+  return keys;
+}
+
+}  // namespace colo::scenario
