@@ -86,6 +86,9 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir, sim::ScenarioSp
     Result<sim::SharingMode> parsed = sim::ParseSharingMode(mode);
     if (!parsed.ok()) return v->Expected(kModes);
     spec->mode = *parsed;
+    if (spec->mode == sim::SharingMode::kMig && spec->gpu.mig_profiles.empty()) {
+      return v->Error("mode mig needs a GPU with MIG profiles; " + spec->gpu.name + " has none");
+    }
   }
   if (auto v = top.Get("time_slice")) {
     COLO_ASSIGN_OR_RETURN(spec->time_slice, ParseTimeSlice(*v));

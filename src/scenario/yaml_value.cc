@@ -58,9 +58,9 @@ std::string YamlValue::Describe() const {
     case YAML::NodeType::Undefined:
       return "nothing (null)";
     case YAML::NodeType::Sequence:
-      return "a sequence";
+      return node_.size() == 0 ? "an empty sequence" : "a sequence";
     case YAML::NodeType::Map:
-      return "a mapping";
+      return node_.size() == 0 ? "an empty mapping" : "a mapping";
     case YAML::NodeType::Scalar:
       break;
   }

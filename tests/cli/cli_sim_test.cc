@@ -1,0 +1,158 @@
+// `colo sim` end to end through the built executable: bad input exits 2 with
+// a message naming the file, the line and what was expected; the same
+// scenario and seed print byte-identical JSON.
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/colo_process.h"
+#include "scenario/test_files.h"
+
+namespace colo::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// A small scenario that simulates quickly: a high-priority inference job with
+// Poisson arrivals (so that the seed matters) beside a training job.
+constexpr const char* kScenario = R"(name: cli-demo
+gpu: A100
+mode: mps
+seed: 7
+duration_s: 0.2
+jobs:
+  - name: infer
+    workload:
+      kernels:
+        - {name: conv, grid: 216, block: 256, duration_us: 150, sm: 0.6, dram: 0.4}
+        - {name: fc, grid: 54, block: 256, duration_us: 60, sm: 0.4, dram: 0.6}
+    class: high
+    arrivals: {poisson: 300}
+  - name: train
+    workload: {kernels: [{name: gemm, grid: 432, block: 256, duration_us: 400, sm: 0.8, dram: 0.3}]}
+)";
+
+class CliSimTest : public ::testing::Test {
+ protected:
+  CliSimTest() : dir_("cli") {}
+
+  // Writes `yaml` to s.yaml and runs `colo sim <it> extra...`.
+  ProcessResult Sim(const std::string& yaml, std::vector<std::string> extra = {}) {
+    scenario_ = dir_.Write("s.yaml", yaml);
+    std::vector<std::string> args = {"sim", scenario_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunColo(args, dir_.path());
+  }
+
+  // Bad input: exit status 2, one message on stderr naming file and line.
+  void ExpectBadInput(const ProcessResult& r, int line, const std::string& expected) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, StartsWith("colo: error: " + scenario_ + ":" + std::to_string(line) + ": "));
+    EXPECT_THAT(r.err, HasSubstr(expected));
+    EXPECT_EQ(r.out, "");
+  }
+
+  ScratchDir dir_;
+  std::string scenario_;
+};
+
+TEST_F(CliSimTest, UnknownGpu) {
+  ExpectBadInput(Sim("gpu: RTX9090\njobs: []\n"), 1,
+                 "gpu: unknown GPU 'RTX9090'; expected one of V100-SXM2-32GB");
+}
+
+TEST_F(CliSimTest, NegativeRate) {
+  ExpectBadInput(Sim("gpu: A100\njobs:\n  - name: j\n"
+                     "    workload: {kernels: [{grid: 1, block: 32, duration_us: 5}]}\n"
+                     "    arrivals: {poisson: -5}\n"),
+                 5, "jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5");
+}
+
+TEST_F(CliSimTest, MissingWorkloadFile) {
+  const ProcessResult r = Sim("gpu: A100\njobs:\n  - name: j\n    workload: {orion: gone.csv}\n");
+  ExpectBadInput(r, 4, "jobs[0].workload.orion: Orion kernel table not found: " +
+                           (dir_.path() / "gone.csv").string());
+}
+
+TEST_F(CliSimTest, MalformedCsvRow) {
+  const std::string csv = dir_.Write("tables/model.csv",
+                                     "Name,Profile,Memory_footprint,SM_usage,Duration\n"
+                                     "Conv,1,0,98,100480\n"
+                                     "Relu,0,0,12,oops\n");
+  const ProcessResult r =
+      Sim("gpu: A100\njobs:\n  - name: j\n    workload:\n      orion: tables/model.csv\n");
+  ExpectBadInput(r, 5, "jobs[0].workload.orion: " + csv + ":3: ");
+  EXPECT_THAT(r.err, HasSubstr("Duration"));
+  EXPECT_THAT(r.err, HasSubstr("'oops'"));
+}
+
+TEST_F(CliSimTest, YamlTypeError) {
+  ExpectBadInput(Sim("gpu: A100\nduration_s: {seconds: 3}\njobs: []\n"), 2,
+                 "duration_s: expected a number > 0 (simulated seconds), got a mapping");
+}
+
+TEST_F(CliSimTest, YamlSyntaxError) {
+  ExpectBadInput(Sim("gpu: A100\njobs: [\n"), 3, "YAML syntax error");
+}
+
+TEST_F(CliSimTest, MissingScenarioFile) {
+  const std::string missing = (dir_.path() / "none.yaml").string();
+  const ProcessResult r = RunColo({"sim", missing}, dir_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr(missing + ": scenario file not found"));
+}
+
+TEST_F(CliSimTest, BadFlagValues) {
+  const ProcessResult r = Sim(kScenario, {"--duration-s", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--duration-s: expected a number > 0 (simulated seconds), got 0"));
+  EXPECT_EQ(RunColo({"sim"}, dir_.path()).exit_code, 2);  // no scenario: usage error.
+  EXPECT_EQ(Sim(kScenario, {"--seed", "many"}).exit_code, 2);
+}
+
+TEST_F(CliSimTest, TablePrintsEveryJob) {
+  const ProcessResult r = Sim(kScenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_THAT(r.out, HasSubstr("scenario  cli-demo\n"));
+  EXPECT_THAT(r.out, HasSubstr("\ninfer "));
+  EXPECT_THAT(r.out, HasSubstr("\ntrain "));
+  EXPECT_THAT(r.out, HasSubstr("gpu A100-SXM4-40GB\n"));
+}
+
+TEST_F(CliSimTest, SameSeedSameBytesOtherSeedOtherBytes) {
+  const ProcessResult first = Sim(kScenario, {"--json"});
+  const ProcessResult second = Sim(kScenario, {"--json"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(first.out, second.out);
+  const auto json = nlohmann::json::parse(first.out);
+  EXPECT_EQ(json["seed"], 7);
+  EXPECT_EQ(json["scenario"], "cli-demo");
+  EXPECT_GT(json["jobs"][0]["completed"].get<int64_t>(), 0);
+
+  // --seed overrides the scenario's seed; Poisson arrivals then differ.
+  const ProcessResult reseeded = Sim(kScenario, {"--json", "--seed", "8"});
+  ASSERT_EQ(reseeded.exit_code, 0) << reseeded.err;
+  EXPECT_NE(first.out, reseeded.out);
+  EXPECT_EQ(nlohmann::json::parse(reseeded.out)["seed"], 8);
+  const ProcessResult reseeded_again = Sim(kScenario, {"--json", "--seed", "8"});
+  EXPECT_EQ(reseeded.out, reseeded_again.out);
+}
+
+TEST_F(CliSimTest, OutFileAndDurationOverride) {
+  const std::string out = (dir_.path() / "report.json").string();
+  const ProcessResult r = Sim(kScenario, {"--json", "--duration-s", "0.1", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string written = ReadWholeFile(out);
+  const auto json = nlohmann::json::parse(written);
+  EXPECT_EQ(json["duration_ns"], 100'000'000);
+  EXPECT_EQ(written, Sim(kScenario, {"--json", "--duration-s", "0.1"}).out);
+}
+
+}  // namespace
+}  // namespace colo::test

@@ -1,0 +1,76 @@
+// Runs the built `colo` executable (COLO_BINARY_DIR/colo) as a child process,
+// without a shell, and collects its exit status, stdout and stderr. For the
+// command-line tests. Test-only.
+#pragma once
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace colo::test {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1: did not start or did not exit normally.
+  std::string out;
+  std::string err;
+};
+
+inline std::string ReadWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs `colo args...` with stdout and stderr captured in files under
+// `scratch` (so that a large output cannot block on a full pipe).
+inline ProcessResult RunColo(const std::vector<std::string>& args,
+                             const std::filesystem::path& scratch) {
+  static int call = 0;
+  ++call;
+  const std::string binary = std::string(COLO_BINARY_DIR) + "/colo";
+  const std::string out_path = (scratch / ("stdout-" + std::to_string(call))).string();
+  const std::string err_path = (scratch / ("stderr-" + std::to_string(call))).string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_strings = {binary};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  ProcessResult result;
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    result.err = "posix_spawn " + binary + " failed: error " + std::to_string(spawned);
+    return result;
+  }
+  int status = 0;
+  pid_t waited;
+  do {
+    waited = waitpid(pid, &status, 0);
+  } while (waited < 0 && errno == EINTR);
+  if (waited < 0) return result;
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  result.out = ReadWholeFile(out_path);
+  result.err = ReadWholeFile(err_path);
+  return result;
+}
+
+}  // namespace colo::test

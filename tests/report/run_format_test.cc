@@ -1,0 +1,217 @@
+// Run report formatting: the JSON parses back with every field, in a fixed
+// order, byte-identical for identical reports; the table names every job.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "report/run_json.h"
+#include "report/run_table.h"
+
+namespace colo::report {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::ordered_json;
+
+sim::RunReport SampleReport() {
+  sim::RunReport r;
+  r.scenario = "bert-vs-resnet";
+  r.gpu = "A100-SXM4-40GB";
+  r.mode = "mps";
+  r.seed = 42;
+  r.duration = Seconds(10);
+  r.system_throughput = 1.7512345678;
+  r.kernels_simulated = 123456;
+
+  sim::JobReport bert;
+  bert.name = "bert";
+  bert.kind = WorkloadKind::kInference;
+  bert.priority = PriorityClass::kHigh;
+  bert.completed = 1980;
+  bert.kernels = 1980 * 573;
+  bert.shared_throughput = 198;
+  bert.solo_throughput = 200;
+  bert.normalized = 0.99;
+  // Latencies 1..100 ms: nearest rank p50 = 50 ms, p95 = 95 ms, p99 = 99 ms.
+  std::vector<Duration> samples;
+  for (int i = 1; i <= 100; ++i) samples.push_back(Milliseconds(i));
+  bert.shared_latency = sim::ComputeLatencyStats(samples);
+  for (Duration& d : samples) d /= 2;
+  bert.solo_latency = sim::ComputeLatencyStats(samples);
+  bert.p99_overhead = 1.0;  // 99 ms vs 49.5 ms.
+  r.jobs.push_back(bert);
+
+  sim::JobReport resnet;
+  resnet.name = "resnet50-train";
+  resnet.kind = WorkloadKind::kTraining;
+  resnet.completed = 120;
+  resnet.kernels = 120 * 300;
+  resnet.shared_throughput = 12;
+  resnet.solo_throughput = 15;
+  resnet.normalized = 0.8;
+  r.jobs.push_back(resnet);
+
+  sim::GpuReport gpu;
+  gpu.name = "A100-SXM4-40GB";
+  for (int i = 0; i < 50; ++i) {
+    sim::UtilizationSample s;
+    s.start = AtNanos(int64_t{i} * 200'000'000);
+    s.sm_occupancy = i / 49.0;
+    s.sm_active = 1.0;
+    s.dram_util = 0.3;
+    gpu.timeline.push_back(s);
+  }
+  gpu.mean_sm_occupancy = 0.5;
+  gpu.mean_sm_active = 1.0;
+  gpu.mean_dram_util = 0.3;
+  r.gpus.push_back(gpu);
+  return r;
+}
+
+std::vector<std::string> KeysOf(const Json& j) {
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  return keys;
+}
+
+TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
+  const std::string text = FormatRunJson(SampleReport());
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const Json j = Json::parse(text);
+  EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
+                           "format", "scenario", "gpu", "mode", "seed", "duration_ns",
+                           "duration_s", "system_throughput", "kernels_simulated", "jobs", "gpus"}));
+  EXPECT_EQ(j["format"], "colo.sim.run/1");
+  EXPECT_EQ(j["scenario"], "bert-vs-resnet");
+  EXPECT_EQ(j["seed"], 42);
+  EXPECT_EQ(j["duration_ns"], 10'000'000'000LL);
+  EXPECT_EQ(j["duration_s"], 10.0);
+  EXPECT_EQ(j["kernels_simulated"], 123456);
+  EXPECT_EQ(j["system_throughput"], 1.75123);  // 6 significant digits.
+
+  ASSERT_EQ(j["jobs"].size(), 2u);
+  const Json& bert = j["jobs"][0];
+  EXPECT_EQ(KeysOf(bert), (std::vector<std::string>{
+                              "name", "class", "kind", "completed", "kernels", "solo_throughput",
+                              "shared_throughput", "normalized", "p99_overhead", "shared_latency",
+                              "solo_latency"}));
+  EXPECT_EQ(bert["name"], "bert");
+  EXPECT_EQ(bert["class"], "high");
+  EXPECT_EQ(bert["kind"], "inference");
+  EXPECT_EQ(bert["completed"], 1980);
+  EXPECT_EQ(bert["normalized"], 0.99);
+  EXPECT_EQ(bert["p99_overhead"], 1.0);
+  const Json& lat = bert["shared_latency"];
+  EXPECT_EQ(KeysOf(lat), (std::vector<std::string>{"count", "mean_ns", "p50_ns", "p95_ns",
+                                                   "p99_ns", "max_ns", "mean_ms", "p50_ms",
+                                                   "p95_ms", "p99_ms", "max_ms"}));
+  EXPECT_EQ(lat["count"], 100);
+  EXPECT_EQ(lat["p50_ns"], 50'000'000);
+  EXPECT_EQ(lat["p95_ns"], 95'000'000);
+  EXPECT_EQ(lat["p99_ns"], 99'000'000);
+  EXPECT_EQ(lat["max_ms"], 100.0);
+  EXPECT_EQ(lat["mean_ms"], 50.5);
+  EXPECT_EQ(bert["solo_latency"]["p99_ms"], 49.5);
+
+  const Json& resnet = j["jobs"][1];
+  EXPECT_EQ(resnet["class"], "best-effort");
+  EXPECT_EQ(resnet["kind"], "training");
+  EXPECT_TRUE(resnet["shared_latency"].is_null());
+  EXPECT_TRUE(resnet["solo_latency"].is_null());
+  EXPECT_TRUE(resnet["p99_overhead"].is_null());
+
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  const Json& gpu = j["gpus"][0];
+  EXPECT_EQ(KeysOf(gpu), (std::vector<std::string>{"name", "mean_sm_occupancy", "mean_sm_active",
+                                                   "mean_dram_util", "timeline"}));
+  ASSERT_EQ(gpu["timeline"].size(), 50u);
+  EXPECT_EQ(KeysOf(gpu["timeline"][1]),
+            (std::vector<std::string>{"start_ns", "start_ms", "sm_occupancy", "sm_active",
+                                      "dram_util"}));
+  EXPECT_EQ(gpu["timeline"][1]["start_ns"], 200'000'000);
+  EXPECT_EQ(gpu["timeline"][1]["start_ms"], 200.0);
+  EXPECT_EQ(gpu["timeline"][1]["sm_occupancy"], 0.0204082);  // 1/49 to 6 digits.
+}
+
+TEST(RunJsonTest, IdenticalReportsGiveIdenticalBytes) {
+  EXPECT_EQ(FormatRunJson(SampleReport()), FormatRunJson(SampleReport()));
+}
+
+TEST(RunJsonTest, NoiseBelowSixDigitsDoesNotChangeTheBytes) {
+  sim::RunReport a = SampleReport();
+  sim::RunReport b = SampleReport();
+  b.jobs[0].normalized = std::nextafter(a.jobs[0].normalized, 2.0);
+  b.system_throughput += 1e-12;
+  EXPECT_EQ(FormatRunJson(a), FormatRunJson(b));
+  b.jobs[0].normalized = 0.991;
+  EXPECT_NE(FormatRunJson(a), FormatRunJson(b));
+}
+
+TEST(RunJsonTest, NonFiniteNumbersAreNull) {
+  sim::RunReport r = SampleReport();
+  r.jobs[1].normalized = std::numeric_limits<double>::quiet_NaN();
+  r.system_throughput = std::numeric_limits<double>::infinity();
+  const Json j = Json::parse(FormatRunJson(r));
+  EXPECT_TRUE(j["jobs"][1]["normalized"].is_null());
+  EXPECT_TRUE(j["system_throughput"].is_null());
+}
+
+TEST(RunTableTest, HeaderJobsAndGpuLines) {
+  const std::string table = FormatRunTable(SampleReport());
+  EXPECT_THAT(table, HasSubstr("scenario  bert-vs-resnet\n"));
+  EXPECT_THAT(table, HasSubstr("gpu       A100-SXM4-40GB\n"));
+  EXPECT_THAT(table, HasSubstr("mode      mps\n"));
+  EXPECT_THAT(table, HasSubstr("seed      42\n"));
+  EXPECT_THAT(table, HasSubstr("duration  10s simulated\n"));
+  EXPECT_THAT(table, HasSubstr("bert "));
+  EXPECT_THAT(table, HasSubstr("resnet50-train "));
+  // bert: 200 solo/s, 198 shared/s, 0.990, p50/p95/p99 50/95/99 ms, +100% p99.
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "bert +high +inference +1980 +200\\.00 +198\\.00 +0\\.990 +50\\.000 "
+                         "+95\\.000 +99\\.000 +\\+100\\.0%"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("resnet50-train +best-effort +training +120 [^\n]* -\n"));
+  EXPECT_THAT(table, HasSubstr("  SM occupancy  50.0% mean  |"));
+  EXPECT_THAT(table, HasSubstr("  DRAM util     30.0% mean  |"));
+  EXPECT_THAT(table, HasSubstr("system throughput  1.751"));
+  EXPECT_THAT(table, HasSubstr("kernels simulated  123456"));
+  EXPECT_EQ(table, FormatRunTable(SampleReport()));
+}
+
+TEST(RunTableTest, ColumnsLineUp) {
+  const std::string table = FormatRunTable(SampleReport());
+  // The header row and both job rows end at the same column ("p99 +%" is right-aligned).
+  const size_t header = table.find("job ");
+  ASSERT_NE(header, std::string::npos);
+  std::vector<size_t> lengths;
+  size_t start = header;
+  for (int row = 0; row < 3; ++row) {
+    const size_t end = table.find('\n', start);
+    lengths.push_back(end - start);
+    start = end + 1;
+  }
+  EXPECT_EQ(lengths[0], lengths[1]);
+  EXPECT_EQ(lengths[0], lengths[2]);
+}
+
+TEST(SparklineTest, LevelsAndDownsampling) {
+  // 10 levels " .:-=+*#%@": v -> level round(9 v).
+  EXPECT_EQ(Sparkline({0.0, 1.0, 0.5, 1.0 / 9, 2.0, -1.0}, 60), " @+.@ ");
+  EXPECT_EQ(Sparkline({}, 60), "");
+  // 120 values into at most 60 characters: pairs averaged.
+  std::vector<double> values;
+  for (int i = 0; i < 60; ++i) {
+    values.push_back(0.0);
+    values.push_back(1.0);
+  }
+  const std::string line = Sparkline(values, 60);
+  EXPECT_EQ(line.size(), 60u);
+  EXPECT_EQ(line, std::string(60, '+'));  // mean 0.5 -> round(4.5) = 5 -> '+'
+}
+
+}  // namespace
+}  // namespace colo::report

@@ -1,0 +1,252 @@
+// Scenario loader: what a well-formed file becomes, and that every malformed
+// one fails with the file, the 1-based YAML line and what was expected.
+#include "scenario/scenario_loader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "scenario/test_files.h"
+
+namespace colo::scenario {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr const char* kFile = "test.yaml";
+// One tiny inline kernel, for jobs whose workload does not matter.
+constexpr const char* kKernel = "{kernels: [{grid: 4, block: 256, duration_us: 10}]}";
+
+Result<sim::ScenarioSpec> Load(const std::string& text) {
+  return LoadScenarioString(text, kFile, COLO_DATA_DIR);
+}
+
+TEST(ScenarioLoaderTest, InlineKernelsAndEveryJobField) {
+  auto spec = Load(R"(name: demo
+gpu: a100
+mode: mps
+time_slice: {quantum_us: 1000, switch_cost_us: 25}
+seed: 42
+duration_s: 2.5
+sample_interval_ms: 20
+jobs:
+  - name: infer
+    workload:
+      profiled_on: V100
+      kernels:
+        - {name: gemm, grid: [128, 2], block: [16, 16], registers: 64, shared_mem: 4096,
+           duration_us: 120.5, sm: 0.8, dram: 0.2, transformable: false, repeat: 3}
+        - {grid: 10, block: 128, duration_us: 7}
+    class: high
+    arrivals: {poisson: 20}
+    kernel_gap_us: 5
+    memory: {persistent_mb: 500, ephemeral_mb: 1.5}
+    mps_percentage: 50
+    start_ms: 100
+  - name: train
+    workload: {kernels: [{grid: 1, block: 32, duration_us: 1000}]}
+    iterations: 7
+    iteration_gap_us: 200
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "demo");
+  EXPECT_EQ(spec->source, kFile);
+  EXPECT_EQ(spec->gpu.name, "A100-SXM4-40GB");
+  EXPECT_EQ(spec->mode, sim::SharingMode::kMps);
+  EXPECT_EQ(spec->time_slice.quantum, Microseconds(1000));
+  EXPECT_EQ(spec->time_slice.switch_cost, Microseconds(25));
+  EXPECT_EQ(spec->seed, 42u);
+  EXPECT_EQ(spec->duration, Milliseconds(2500));
+  EXPECT_EQ(spec->sample_interval, Milliseconds(20));
+  ASSERT_EQ(spec->jobs.size(), 2u);
+
+  const sim::JobSpec& infer = spec->jobs[0];
+  EXPECT_EQ(infer.name, "infer");
+  EXPECT_EQ(infer.workload.name, "infer");
+  EXPECT_EQ(infer.workload.kind, WorkloadKind::kInference);  // arrivals imply inference.
+  EXPECT_EQ(infer.workload.priority, PriorityClass::kHigh);
+  EXPECT_EQ(infer.workload.profiled_on, "V100-SXM2-32GB");
+  EXPECT_EQ(infer.workload.arrivals.kind, ArrivalKind::kPoisson);
+  EXPECT_DOUBLE_EQ(infer.workload.arrivals.rate_per_s, 20);
+  EXPECT_EQ(infer.workload.kernel_gap, Microseconds(5));
+  EXPECT_EQ(infer.workload.memory.persistent_bytes, 500LL << 20);
+  EXPECT_EQ(infer.workload.memory.ephemeral_peak_bytes, 3LL << 19);  // 1.5 MiB
+  EXPECT_EQ(infer.mps_active_thread_percentage, 50.0);
+  EXPECT_EQ(infer.start, Milliseconds(100));
+  ASSERT_EQ(infer.workload.kernels.size(), 4u);  // 3 repeats + 1
+  const KernelDesc& gemm = infer.workload.kernels[0];
+  EXPECT_EQ(gemm.name, "gemm");
+  EXPECT_EQ(gemm.grid.x, 128);
+  EXPECT_EQ(gemm.grid.y, 2);
+  EXPECT_EQ(gemm.grid.z, 1);
+  EXPECT_EQ(gemm.ThreadsPerBlock(), 256);
+  EXPECT_EQ(gemm.registers_per_thread, 64);
+  EXPECT_EQ(gemm.shared_mem_per_block, 4096);
+  EXPECT_EQ(gemm.solo_duration, Nanoseconds(120500));
+  EXPECT_DOUBLE_EQ(gemm.sm_throughput, 0.8);
+  EXPECT_DOUBLE_EQ(gemm.dram_throughput, 0.2);
+  EXPECT_FALSE(gemm.transformable);
+  EXPECT_EQ(infer.workload.kernels[2].name, "gemm");
+  EXPECT_EQ(infer.workload.kernels[3].name, "kernel1");  // default name: its index.
+  EXPECT_DOUBLE_EQ(infer.workload.kernels[3].sm_throughput, 0.5);  // KernelDesc default.
+
+  const sim::JobSpec& train = spec->jobs[1];
+  EXPECT_EQ(train.workload.kind, WorkloadKind::kTraining);
+  EXPECT_EQ(train.workload.priority, PriorityClass::kBestEffort);
+  EXPECT_EQ(train.workload.profiled_on, "A100-SXM4-40GB");  // default: the scenario's GPU.
+  EXPECT_EQ(train.workload.iterations, 7);
+  EXPECT_EQ(train.workload.iteration_gap, Microseconds(200));
+  EXPECT_FALSE(train.mps_active_thread_percentage.has_value());
+}
+
+TEST(ScenarioLoaderTest, DefaultsAndNameFromFileStem) {
+  auto spec = LoadScenarioString(std::string("gpu: H100\njobs:\n  - name: a\n    workload: ") +
+                                     kKernel + "\n",
+                                 "some/dir/my-scenario.yaml", "");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "my-scenario");
+  EXPECT_EQ(spec->gpu.name, "H100-SXM5-80GB");
+  EXPECT_EQ(spec->mode, sim::SharingMode::kMps);
+  EXPECT_EQ(spec->seed, 1u);
+  EXPECT_EQ(spec->duration, Seconds(10));
+  EXPECT_EQ(spec->sample_interval, Duration(0));
+  EXPECT_EQ(spec->time_slice.quantum, Milliseconds(2));
+}
+
+TEST(ScenarioLoaderTest, CustomGpuMappingWithMigProfiles) {
+  auto spec = Load(std::string(R"(gpu:
+  name: half-a100
+  sm_count: 54
+  max_threads_per_sm: 2048
+  max_blocks_per_sm: 32
+  registers_per_sm: 65536
+  shared_mem_per_sm: 167936
+  max_shared_mem_per_block: 166912
+  reserved_shared_mem_per_block: 1024
+  memory_bytes: 21474836480
+  dram_bandwidth: 7.775e11
+  copy_bandwidth: 2.5e10
+  sm_clock_mhz: 1410
+  fp32_lanes_per_sm: 64
+  mig_profiles:
+    - {name: 1g.5gb, compute_slices: 1, sm_count: 7, memory_eighths: 1}
+    - {name: 3g.10gb, compute_slices: 3, sm_count: 21, memory_eighths: 4}
+mode: mig
+jobs:
+  - name: a
+    workload: )") + kKernel + R"(
+    mig: 3g.10gb
+  - name: b
+    workload: )" + kKernel + R"(
+    mig: 1g.5gb
+    copies: 4
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->gpu.name, "half-a100");
+  EXPECT_EQ(spec->gpu.sm_count, 54);
+  EXPECT_EQ(spec->gpu.memory_bytes, 20LL << 30);
+  EXPECT_DOUBLE_EQ(spec->gpu.dram_bandwidth, 7.775e11);
+  EXPECT_EQ(spec->gpu.warp_size, 32);  // optional field, GpuSpec default.
+  ASSERT_EQ(spec->gpu.mig_profiles.size(), 2u);
+  EXPECT_EQ(spec->gpu.mig_profiles[1].sm_count, 21);
+  ASSERT_EQ(spec->jobs.size(), 5u);  // 3 + 4*1 compute slices = 7: fits exactly.
+  EXPECT_EQ(spec->jobs[0].mig_profile, "3g.10gb");
+  EXPECT_EQ(spec->jobs[4].mig_profile, "1g.5gb");
+}
+
+TEST(ScenarioLoaderTest, PresetWithOverrides) {
+  auto spec = Load(std::string("gpu: {preset: V100, name: v100-half, sm_count: 40}\njobs:\n"
+                               "  - name: a\n    workload: ") + kKernel + "\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->gpu.name, "v100-half");
+  EXPECT_EQ(spec->gpu.sm_count, 40);
+  EXPECT_DOUBLE_EQ(spec->gpu.dram_bandwidth, 900e9);  // from the preset.
+}
+
+TEST(ScenarioLoaderTest, CopiesExpandToNumberedJobs) {
+  auto spec = Load(std::string("gpu: A100\njobs:\n  - name: w\n    workload: ") + kKernel +
+                   "\n    copies: 3\n  - name: solo\n    workload: " + kKernel + "\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->jobs.size(), 4u);
+  EXPECT_EQ(spec->jobs[0].name, "w-1");
+  EXPECT_EQ(spec->jobs[1].name, "w-2");
+  EXPECT_EQ(spec->jobs[2].name, "w-3");
+  EXPECT_EQ(spec->jobs[2].workload.name, "w-3");
+  EXPECT_EQ(spec->jobs[3].name, "solo");
+}
+
+TEST(ScenarioLoaderTest, ImportersThroughPathsRelativeToTheDataDir) {
+  auto spec = Load(R"(gpu: V100
+mode: time-slicing
+jobs:
+  - name: bert
+    workload: {orion: orion/bert_2_fwd}
+    arrivals: {trace: orion/inter_arrival_times.json}
+    class: high
+  - name: resnet
+    workload: {orion: orion/resnet50_32_fb1}
+  - name: reef-bert
+    workload: {reef: reef/bert}
+    arrivals: {fixed: 10}
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->jobs.size(), 3u);
+  EXPECT_EQ(spec->jobs[0].workload.kind, WorkloadKind::kInference);  // "_fwd"
+  EXPECT_EQ(spec->jobs[0].workload.arrivals.kind, ArrivalKind::kTrace);
+  EXPECT_FALSE(spec->jobs[0].workload.arrivals.offsets.empty());
+  EXPECT_EQ(spec->jobs[0].workload.profiled_on, "V100-SXM2-32GB");
+  EXPECT_EQ(spec->jobs[1].workload.kind, WorkloadKind::kTraining);  // "_fb1"
+  EXPECT_EQ(spec->jobs[1].workload.name, "resnet");
+  EXPECT_EQ(spec->jobs[2].workload.arrivals.kind, ArrivalKind::kFixedRate);
+  EXPECT_EQ(spec->jobs[2].workload.profiled_on, "MI50");
+  EXPECT_EQ(spec->jobs[2].profiled_on.name, "MI50");  // the runner needs its spec.
+  EXPECT_TRUE(spec->jobs[0].profiled_on.name.empty());
+}
+
+TEST(ScenarioLoaderTest, FileRelativePathsResolveAgainstTheFilesDirectory) {
+  test::ScratchDir dir("loader");
+  std::filesystem::create_directories(dir.path() / "tables");
+  std::filesystem::copy_file(std::string(COLO_DATA_DIR) + "/orion/resnet50_4_fwd",
+                             dir.path() / "tables" / "resnet.csv");
+  dir.Write("traces/arrivals.txt", "0.0\n0.010\n0.025\n");
+  const std::string scenario = dir.Write("scenarios/s.yaml", R"(gpu: A100
+jobs:
+  - name: r
+    workload: {orion: ../tables/resnet.csv}
+    kind: inference
+    arrivals: {trace: ../traces/arrivals.txt}
+)");
+  auto spec = LoadScenarioFile(scenario);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "s");
+  EXPECT_EQ(spec->source, scenario);
+  ASSERT_EQ(spec->jobs[0].workload.arrivals.offsets.size(), 3u);
+  EXPECT_EQ(spec->jobs[0].workload.arrivals.offsets[2], Milliseconds(25));
+}
+
+TEST(ScenarioLoaderTest, KindOverridesTheImporter) {
+  auto spec = Load(R"(gpu: V100
+jobs:
+  - name: r
+    workload: {orion: orion/resnet50_4_fwd}
+    kind: training
+    iterations: 3
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->jobs[0].workload.kind, WorkloadKind::kTraining);
+  EXPECT_EQ(spec->jobs[0].workload.iterations, 3);
+}
+
+TEST(ScenarioLoaderTest, MissingScenarioFileIsNotFound) {
+  auto spec = LoadScenarioFile("/nonexistent/dir/s.yaml");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(spec.status().message(), HasSubstr("/nonexistent/dir/s.yaml"));
+}
+
+}  // namespace
+}  // namespace colo::scenario
