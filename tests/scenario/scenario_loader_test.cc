@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -239,6 +240,42 @@ jobs:
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->jobs[0].workload.kind, WorkloadKind::kTraining);
   EXPECT_EQ(spec->jobs[0].workload.iterations, 3);
+}
+
+// The full example in docs/scenario.md loads as documented.
+TEST(ScenarioLoaderTest, DocumentedExampleLoads) {
+  std::ifstream in(std::string(COLO_SOURCE_DIR) + "/docs/scenario.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  const size_t section = text.find("## A full example");
+  ASSERT_NE(section, std::string::npos);
+  const size_t begin = text.find("```yaml\n", section);
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = text.find("```", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  auto spec = LoadScenarioString(text.substr(begin + 8, end - begin - 8), "docs/scenario.md",
+                                 std::string(COLO_SOURCE_DIR) + "/docs");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "bert-vs-resnet");
+  ASSERT_EQ(spec->jobs.size(), 4u);
+  EXPECT_EQ(spec->jobs[1].name, "resnet-1");
+  EXPECT_EQ(spec->jobs[1].start, Seconds(1));
+  EXPECT_EQ(spec->jobs[3].workload.kind, WorkloadKind::kInference);
+  EXPECT_EQ(spec->jobs[3].workload.kernels.size(), 11u);
+}
+
+// Every scenario under examples/ loads (they are what a newcomer runs first).
+TEST(ScenarioLoaderTest, ExamplesLoad) {
+  const std::filesystem::path examples = std::filesystem::path(COLO_SOURCE_DIR) / "examples";
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
+    if (entry.path().extension() != ".yaml") continue;
+    auto spec = LoadScenarioFile(entry.path().string());
+    EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+    ++loaded;
+  }
+  EXPECT_GT(loaded, 0);
 }
 
 TEST(ScenarioLoaderTest, MissingScenarioFileIsNotFound) {
