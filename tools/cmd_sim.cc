@@ -1,5 +1,7 @@
 // `colo sim SCENARIO.yaml [--json] [--seed N] [--duration-s X] [--out FILE]`:
 // loads a scenario, runs it on the simulated GPU and prints the report.
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -7,8 +9,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "colo/status.h"
 #include "report/run_json.h"
@@ -22,25 +22,28 @@ namespace colo::tools {
 namespace {
 
 struct SimFlags {
-  std::string scenario;           // path to the YAML file.
-  bool json = false;              // JSON instead of the table.
-  uint64_t seed = 0;              // overrides the scenario's seed when given.
-  double duration_s = 0;          // overrides the scenario's duration when given.
-  std::string out;                // write here instead of stdout when given.
+  std::string scenario;   // path to the YAML file.
+  bool json = false;      // JSON instead of the table.
+  uint64_t seed = 0;      // overrides the scenario's seed when given.
+  double duration_s = 0;  // overrides the scenario's duration when given.
+  std::string out;        // write here instead of stdout when given.
   const CLI::Option* seed_option = nullptr;
   const CLI::Option* duration_option = nullptr;
 };
 
 Status WriteOutput(const std::string& text, const std::string& path) {
   if (path.empty()) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-      return UnavailableError(std::string("cannot write to stdout: ") + std::strerror(errno));
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+        std::fflush(stdout) != 0) {
+      return UnavailableError(std::string("cannot write to stdout: ") +
+                              std::strerror(errno));
     }
     return OkStatus();
   }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) {
-    return InvalidArgumentError("--out " + path + ": cannot open for writing (" +
+    return InvalidArgumentError("--out " + path +
+                                ": cannot open for writing (" +
                                 std::strerror(errno) + ")");
   }
   file << text;
@@ -50,7 +53,8 @@ Status WriteOutput(const std::string& text, const std::string& path) {
 }
 
 Status RunSim(const SimFlags& flags) {
-  COLO_ASSIGN_OR_RETURN(sim::ScenarioSpec spec, scenario::LoadScenarioFile(flags.scenario));
+  COLO_ASSIGN_OR_RETURN(sim::ScenarioSpec spec,
+                        scenario::LoadScenarioFile(flags.scenario));
   if (flags.seed_option->count() > 0) spec.seed = flags.seed;
   if (flags.duration_option->count() > 0) {
     const Duration d = std::isfinite(flags.duration_s) && flags.duration_s < 1e9
@@ -58,14 +62,15 @@ Status RunSim(const SimFlags& flags) {
                            : Duration(0);
     if (d.count() <= 0) {
       return InvalidArgumentError(fmt::format(
-          "--duration-s: expected a number > 0 (simulated seconds), got {}", flags.duration_s));
+          "--duration-s: expected a number > 0 (simulated seconds), got {}",
+          flags.duration_s));
     }
     spec.duration = d;
   }
   Result<sim::RunReport> report = sim::RunScenario(spec);
   if (!report.ok()) return report.status().WithContext(flags.scenario);
-  const std::string text =
-      flags.json ? report::FormatRunJson(*report) : report::FormatRunTable(*report);
+  const std::string text = flags.json ? report::FormatRunJson(*report)
+                                      : report::FormatRunTable(*report);
   return WriteOutput(text, flags.out);
 }
 
@@ -73,17 +78,24 @@ Status RunSim(const SimFlags& flags) {
 
 void RegisterSimCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<SimFlags>();
-  CLI::App* sim = app.add_subcommand(
-      "sim", "Run a scenario on the simulated GPU: throughput, latency and utilization per job");
-  sim->add_option("scenario", flags->scenario, "Scenario file (YAML; see docs/scenario.md)")
+  CLI::App* sim =
+      app.add_subcommand("sim",
+                         "Run a scenario on the simulated GPU: throughput, "
+                         "latency and utilization per job");
+  sim->add_option("scenario", flags->scenario,
+                  "Scenario file (YAML; see docs/scenario.md)")
       ->required();
-  sim->add_flag("--json", flags->json, "Print the report as JSON instead of a table");
-  flags->seed_option =
-      sim->add_option("--seed", flags->seed, "Random seed (overrides the scenario's seed)");
+  sim->add_flag("--json", flags->json,
+                "Print the report as JSON instead of a table");
+  flags->seed_option = sim->add_option(
+      "--seed", flags->seed, "Random seed (overrides the scenario's seed)");
   flags->duration_option = sim->add_option(
-      "--duration-s", flags->duration_s, "Simulated seconds (overrides the scenario's duration_s)");
-  sim->add_option("--out", flags->out, "Write the report to FILE instead of stdout");
-  sim->callback([flags, exit_code] { *exit_code = ReportStatus(RunSim(*flags)); });
+      "--duration-s", flags->duration_s,
+      "Simulated seconds (overrides the scenario's duration_s)");
+  sim->add_option("--out", flags->out,
+                  "Write the report to FILE instead of stdout");
+  sim->callback(
+      [flags, exit_code] { *exit_code = ReportStatus(RunSim(*flags)); });
 }
 
 }  // namespace colo::tools

@@ -1,13 +1,13 @@
 #include "report/run_json.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace colo::report {
 namespace {
@@ -31,8 +31,10 @@ Json Latency(const std::optional<sim::LatencyStats>& stats) {
   if (!stats) return nullptr;
   Json j;
   j["count"] = stats->count;
-  const std::pair<const char*, Duration> fields[] = {{"mean", stats->mean}, {"p50", stats->p50},
-                                                     {"p95", stats->p95},   {"p99", stats->p99},
+  const std::pair<const char*, Duration> fields[] = {{"mean", stats->mean},
+                                                     {"p50", stats->p50},
+                                                     {"p95", stats->p95},
+                                                     {"p99", stats->p99},
                                                      {"max", stats->max}};
   for (const auto& [name, d] : fields) j[std::string(name) + "_ns"] = d.count();
   for (const auto& [name, d] : fields) j[std::string(name) + "_ms"] = Millis(d);
@@ -49,7 +51,8 @@ Json Job(const sim::JobReport& job) {
   j["solo_throughput"] = Number(job.solo_throughput);
   j["shared_throughput"] = Number(job.shared_throughput);
   j["normalized"] = Number(job.normalized);
-  j["p99_overhead"] = job.p99_overhead ? Number(*job.p99_overhead) : Json(nullptr);
+  j["p99_overhead"] =
+      job.p99_overhead ? Number(*job.p99_overhead) : Json(nullptr);
   j["shared_latency"] = Latency(job.shared_latency);
   j["solo_latency"] = Latency(job.solo_latency);
   return j;
@@ -94,7 +97,8 @@ std::string FormatRunJson(const sim::RunReport& report) {
   Json gpus = Json::array();
   for (const sim::GpuReport& gpu : report.gpus) gpus.push_back(Gpu(gpu));
   j["gpus"] = std::move(gpus);
-  // ensure_ascii = false keeps names as given; invalid UTF-8 is replaced, not thrown.
+  // ensure_ascii = false keeps names as given; invalid UTF-8 is replaced, not
+  // thrown.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -1,10 +1,10 @@
 #include "report/run_table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace colo::report {
 namespace {
@@ -29,7 +29,8 @@ std::string Percent(double fraction) {
   return fmt::format("{:.1f}%", 100 * fraction);
 }
 
-std::string Ms(const std::optional<sim::LatencyStats>& stats, Duration sim::LatencyStats::*field) {
+std::string Ms(const std::optional<sim::LatencyStats>& stats,
+               Duration sim::LatencyStats::*field) {
   if (!stats || stats->count == 0) return "-";
   return Fixed(ToMillis((*stats).*field), 3);
 }
@@ -62,10 +63,11 @@ std::string RenderColumns(const std::vector<Column>& columns) {
 }
 
 std::string JobTable(const std::vector<sim::JobReport>& jobs) {
-  std::vector<Column> cols = {{"job", true, {}},      {"class", true, {}},   {"kind", true, {}},
-                              {"completed", false, {}}, {"solo/s", false, {}}, {"shared/s", false, {}},
-                              {"norm", false, {}},    {"p50 ms", false, {}}, {"p95 ms", false, {}},
-                              {"p99 ms", false, {}},  {"p99 +%", false, {}}};
+  std::vector<Column> cols = {
+      {"job", true, {}},        {"class", true, {}},   {"kind", true, {}},
+      {"completed", false, {}}, {"solo/s", false, {}}, {"shared/s", false, {}},
+      {"norm", false, {}},      {"p50 ms", false, {}}, {"p95 ms", false, {}},
+      {"p99 ms", false, {}},    {"p99 +%", false, {}}};
   for (const sim::JobReport& j : jobs) {
     const std::string row[] = {
         j.name,
@@ -94,9 +96,11 @@ std::string GpuSection(const sim::GpuReport& gpu) {
     active.push_back(s.sm_active);
     dram.push_back(s.dram_util);
   }
-  auto line = [&](const char* label, double mean, const std::vector<double>& series) {
+  auto line = [&](const char* label, double mean,
+                  const std::vector<double>& series) {
     std::string text = fmt::format("  {:<13}{:>6} mean", label, Percent(mean));
-    if (!series.empty()) text += "  |" + Sparkline(series, kSparklineWidth) + "|";
+    if (!series.empty())
+      text += "  |" + Sparkline(series, kSparklineWidth) + "|";
     return text + "\n";
   };
   std::string out = "gpu " + gpu.name + "\n";
@@ -105,10 +109,13 @@ std::string GpuSection(const sim::GpuReport& gpu) {
   out += line("DRAM util", gpu.mean_dram_util, dram);
   if (gpu.timeline.size() >= 2) {
     const Duration step = gpu.timeline[1].start - gpu.timeline[0].start;
-    const size_t per_char = (gpu.timeline.size() + kSparklineWidth - 1) / kSparklineWidth;
-    out += fmt::format("  timeline: {} samples of {}, {} per character (' ' = 0%, '@' = 100%)\n",
-                       gpu.timeline.size(), FormatDuration(step),
-                       FormatDuration(step * static_cast<int64_t>(per_char)));
+    const size_t per_char =
+        (gpu.timeline.size() + kSparklineWidth - 1) / kSparklineWidth;
+    out += fmt::format(
+        "  timeline: {} samples of {}, {} per character (' ' = 0%, '@' = "
+        "100%)\n",
+        gpu.timeline.size(), FormatDuration(step),
+        FormatDuration(step * static_cast<int64_t>(per_char)));
   }
   return out;
 }
@@ -122,9 +129,12 @@ std::string Sparkline(const std::vector<double>& values, size_t width) {
   for (size_t i = 0; i < values.size(); i += per_char) {
     const size_t end = std::min(values.size(), i + per_char);
     double sum = 0;
-    for (size_t k = i; k < end; ++k) sum += std::isfinite(values[k]) ? values[k] : 0;
-    const double mean = std::clamp(sum / static_cast<double>(end - i), 0.0, 1.0);
-    out += kLevels[static_cast<size_t>(std::lround(mean * (kLevels.size() - 1)))];
+    for (size_t k = i; k < end; ++k)
+      sum += std::isfinite(values[k]) ? values[k] : 0;
+    const double mean =
+        std::clamp(sum / static_cast<double>(end - i), 0.0, 1.0);
+    out +=
+        kLevels[static_cast<size_t>(std::lround(mean * (kLevels.size() - 1)))];
   }
   return out;
 }
@@ -135,7 +145,8 @@ std::string FormatRunTable(const sim::RunReport& report) {
   out += fmt::format("gpu       {}\n", report.gpu);
   out += fmt::format("mode      {}\n", report.mode);
   out += fmt::format("seed      {}\n", report.seed);
-  out += fmt::format("duration  {} simulated\n", FormatDuration(report.duration));
+  out +=
+      fmt::format("duration  {} simulated\n", FormatDuration(report.duration));
   out += "\n" + JobTable(report.jobs);
   for (const sim::GpuReport& gpu : report.gpus) out += "\n" + GpuSection(gpu);
   out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",

@@ -42,8 +42,10 @@ constexpr IntField kIntFields[] = {
 };
 constexpr Int64Field kInt64Fields[] = {
     {"shared_mem_per_sm", &GpuSpec::shared_mem_per_sm, true, 1, "bytes"},
-    {"max_shared_mem_per_block", &GpuSpec::max_shared_mem_per_block, true, 1, "bytes"},
-    {"reserved_shared_mem_per_block", &GpuSpec::reserved_shared_mem_per_block, false, 0, "bytes"},
+    {"max_shared_mem_per_block", &GpuSpec::max_shared_mem_per_block, true, 1,
+     "bytes"},
+    {"reserved_shared_mem_per_block", &GpuSpec::reserved_shared_mem_per_block,
+     false, 0, "bytes"},
     {"memory_bytes", &GpuSpec::memory_bytes, true, 1, "bytes"},
 };
 constexpr DoubleField kDoubleFields[] = {
@@ -68,7 +70,8 @@ Result<GpuSpec> ParsePreset(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(std::string name, value.String("a GPU preset name"));
   Result<GpuSpec> preset = GpuPreset(name);
   if (!preset.ok()) {
-    return value.Error("unknown GPU '" + name + "'; expected one of " + PresetList() +
+    return value.Error("unknown GPU '" + name + "'; expected one of " +
+                       PresetList() +
                        ", or a mapping with every GpuSpec field");
   }
   return preset;
@@ -76,10 +79,12 @@ Result<GpuSpec> ParsePreset(const YamlValue& value) {
 
 Result<MigProfile> ParseMigProfile(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map, value.Map("a mapping {name, compute_slices, sm_count, memory_eighths}",
-                             {"name", "compute_slices", "sm_count", "memory_eighths"}));
+      YamlMap map,
+      value.Map("a mapping {name, compute_slices, sm_count, memory_eighths}",
+                {"name", "compute_slices", "sm_count", "memory_eighths"}));
   MigProfile p;
-  COLO_ASSIGN_OR_RETURN(YamlValue name, map.Require("name", "a profile name such as 3g.20gb"));
+  COLO_ASSIGN_OR_RETURN(YamlValue name,
+                        map.Require("name", "a profile name such as 3g.20gb"));
   COLO_ASSIGN_OR_RETURN(p.name, name.String("a profile name such as 3g.20gb"));
   struct {
     const char* key;
@@ -92,55 +97,64 @@ Result<MigProfile> ParseMigProfile(const YamlValue& value) {
     const std::string expected = "an integer in 1.." + std::to_string(f.max);
     COLO_ASSIGN_OR_RETURN(YamlValue v, map.Require(f.key, expected));
     COLO_ASSIGN_OR_RETURN(int64_t n, v.Integer(expected, [&](int64_t x) {
-                            return x >= 1 && x <= f.max;
-                          }));
+      return x >= 1 && x <= f.max;
+    }));
     *f.out = static_cast<int>(n);
   }
   return p;
 }
 
 Result<GpuSpec> ParseMapping(const YamlValue& value) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map,
-                        value.Map("a GPU preset name or a mapping of GpuSpec fields", MappingKeys()));
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap map, value.Map("a GPU preset name or a mapping of GpuSpec fields",
+                             MappingKeys()));
   GpuSpec gpu;
   const bool from_preset = map.Has("preset");
   if (from_preset) {
     COLO_ASSIGN_OR_RETURN(gpu, ParsePreset(*map.Get("preset")));
   }
   // A field's value; absent is fine for optional fields and over a preset.
-  auto field = [&](const char* key, bool required,
-                   const std::string& expected) -> Result<std::optional<YamlValue>> {
+  auto field =
+      [&](const char* key, bool required,
+          const std::string& expected) -> Result<std::optional<YamlValue>> {
     std::optional<YamlValue> v = map.Get(key);
     if (!v && required && !from_preset) {
       COLO_ASSIGN_OR_RETURN(v, map.Require(key, expected));
     }
     return v;
   };
-  COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> name, field("name", true, "the GPU's name"));
+  COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> name,
+                        field("name", true, "the GPU's name"));
   if (name) {
     COLO_ASSIGN_OR_RETURN(gpu.name, name->String("the GPU's name"));
   }
   for (const auto& f : kIntFields) {
     const std::string expected = "an integer >= " + std::to_string(f.min);
-    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v, field(f.key, f.required, expected));
+    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
+                          field(f.key, f.required, expected));
     if (!v) continue;
     COLO_ASSIGN_OR_RETURN(int64_t n, v->Integer(expected, [&](int64_t x) {
-                            return x >= f.min && x <= (int64_t{1} << 30);
-                          }));
+      return x >= f.min && x <= (int64_t{1} << 30);
+    }));
     gpu.*f.member = static_cast<int>(n);
   }
   for (const auto& f : kInt64Fields) {
-    const std::string expected = "an integer >= " + std::to_string(f.min) + " (" + f.unit + ")";
-    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v, field(f.key, f.required, expected));
+    const std::string expected =
+        "an integer >= " + std::to_string(f.min) + " (" + f.unit + ")";
+    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
+                          field(f.key, f.required, expected));
     if (!v) continue;
-    COLO_ASSIGN_OR_RETURN(gpu.*f.member,
-                          v->Integer(expected, [&](int64_t x) { return x >= f.min; }));
+    COLO_ASSIGN_OR_RETURN(gpu.*f.member, v->Integer(expected, [&](int64_t x) {
+      return x >= f.min;
+    }));
   }
   for (const auto& f : kDoubleFields) {
     const std::string expected = std::string("a number > 0 (") + f.unit + ")";
-    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v, field(f.key, true, expected));
+    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
+                          field(f.key, true, expected));
     if (!v) continue;
-    COLO_ASSIGN_OR_RETURN(gpu.*f.member, v->Number(expected, [](double x) { return x > 0; }));
+    COLO_ASSIGN_OR_RETURN(gpu.*f.member,
+                          v->Number(expected, [](double x) { return x > 0; }));
   }
   if (std::optional<YamlValue> migs = map.Get("mig_profiles")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,

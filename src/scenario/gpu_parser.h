@@ -1,12 +1,13 @@
 // scenario/gpu_parser.h — the `gpu:` entry of a scenario file.
 //
-//   gpu: A100                       # a preset: V100, A100, H100 or their full names
-//   gpu: {preset: A100, sm_count: 54}   # a preset with fields overridden
+//   gpu: A100                       # a preset: V100, A100, H100 or their full
+//   names gpu: {preset: A100, sm_count: 54}   # a preset with fields overridden
 //   gpu:                            # or every GpuSpec field (colo/gpu_spec.h)
 //     name: my-gpu
 //     sm_count: 80
 //     ...
-//     mig_profiles: [{name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: 1}]
+//     mig_profiles: [{name: 1g.5gb, compute_slices: 1, sm_count: 14,
+//     memory_eighths: 1}]
 //
 // Thread-compatible; never throws.
 #pragma once

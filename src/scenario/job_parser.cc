@@ -15,7 +15,8 @@ namespace {
 constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kMaxCopies = 1000;
 constexpr const char* kArrivalsExpected =
-    "a mapping with one of poisson: <requests/s>, fixed: <requests/s> or trace: <file>";
+    "a mapping with one of poisson: <requests/s>, fixed: <requests/s> or "
+    "trace: <file>";
 
 Duration FromMicros(double us) { return Duration(std::llround(us * 1e3)); }
 Duration FromMillis(double ms) { return Duration(std::llround(ms * 1e6)); }
@@ -23,39 +24,50 @@ Duration FromMillis(double ms) { return Duration(std::llround(ms * 1e6)); }
 bool NonNegative(double x) { return x >= 0; }
 bool Positive(double x) { return x > 0; }
 
-Result<ArrivalSpec> ParseArrivals(const YamlValue& value, const std::string& base_dir) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map(kArrivalsExpected, {"poisson", "fixed", "trace"}));
+Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
+                                  const std::string& base_dir) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap map, value.Map(kArrivalsExpected, {"poisson", "fixed", "trace"}));
   const std::vector<std::string> keys = map.Keys();
   if (keys.size() != 1) return value.Expected(kArrivalsExpected);
   const YamlValue v = *map.Get(keys.front());
   ArrivalSpec arrivals;
   if (keys.front() == "trace") {
     arrivals.kind = ArrivalKind::kTrace;
-    COLO_ASSIGN_OR_RETURN(std::string raw, v.String("a path to an arrival trace file"));
+    COLO_ASSIGN_OR_RETURN(std::string raw,
+                          v.String("a path to an arrival trace file"));
     const std::string path = ResolvePath(base_dir, raw);
     std::error_code ec;
     if (raw.empty() || !std::filesystem::is_regular_file(path, ec)) {
-      return v.ErrorWithCode(StatusCode::kNotFound, "arrival trace not found: " + path);
+      return v.ErrorWithCode(StatusCode::kNotFound,
+                             "arrival trace not found: " + path);
     }
     Result<std::vector<Duration>> offsets = profile::LoadArrivalTrace(path);
-    if (!offsets.ok()) return v.ErrorWithCode(offsets.status().code(), offsets.status().message());
+    if (!offsets.ok())
+      return v.ErrorWithCode(offsets.status().code(),
+                             offsets.status().message());
     arrivals.offsets = std::move(offsets).value();
     return arrivals;
   }
-  arrivals.kind = keys.front() == "poisson" ? ArrivalKind::kPoisson : ArrivalKind::kFixedRate;
-  COLO_ASSIGN_OR_RETURN(arrivals.rate_per_s, v.Number("a number > 0 (requests/s)", Positive));
+  arrivals.kind = keys.front() == "poisson" ? ArrivalKind::kPoisson
+                                            : ArrivalKind::kFixedRate;
+  COLO_ASSIGN_OR_RETURN(arrivals.rate_per_s,
+                        v.Number("a number > 0 (requests/s)", Positive));
   return arrivals;
 }
 
 Result<MemorySpec> ParseMemory(const YamlValue& value) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map("a mapping {persistent_mb, ephemeral_mb}",
-                                               {"persistent_mb", "ephemeral_mb"}));
+  COLO_ASSIGN_OR_RETURN(YamlMap map,
+                        value.Map("a mapping {persistent_mb, ephemeral_mb}",
+                                  {"persistent_mb", "ephemeral_mb"}));
   MemorySpec memory;
-  std::pair<const char*, int64_t*> fields[] = {{"persistent_mb", &memory.persistent_bytes},
-                                               {"ephemeral_mb", &memory.ephemeral_peak_bytes}};
+  std::pair<const char*, int64_t*> fields[] = {
+      {"persistent_mb", &memory.persistent_bytes},
+      {"ephemeral_mb", &memory.ephemeral_peak_bytes}};
   for (auto [key, out] : fields) {
     if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(double mb, v->Number("a number >= 0 (MiB)", NonNegative));
+      COLO_ASSIGN_OR_RETURN(double mb,
+                            v->Number("a number >= 0 (MiB)", NonNegative));
       *out = std::llround(mb * kMiB);
     }
   }
@@ -66,24 +78,26 @@ Result<MemorySpec> ParseMemory(const YamlValue& value) {
 Status CheckModeOnly(const std::optional<YamlValue>& v, sim::SharingMode mode,
                      sim::SharingMode wanted) {
   if (!v || mode == wanted) return OkStatus();
-  return v->Error(std::string("only valid in mode ") + sim::SharingModeName(wanted) +
-                  "; this scenario's mode is " + sim::SharingModeName(mode));
+  return v->Error(std::string("only valid in mode ") +
+                  sim::SharingModeName(wanted) + "; this scenario's mode is " +
+                  sim::SharingModeName(mode));
 }
 
 Result<std::string> ParseMig(const YamlValue& v, const GpuSpec& gpu) {
   std::vector<std::string> names;
   for (const MigProfile& p : gpu.mig_profiles) names.push_back(p.name);
-  const std::string expected = names.empty()
-                                   ? "a MIG profile, but GPU '" + gpu.name + "' has none"
-                                   : "a MIG profile of " + gpu.name + " (" + JoinComma(names) + ")";
+  const std::string expected =
+      names.empty()
+          ? "a MIG profile, but GPU '" + gpu.name + "' has none"
+          : "a MIG profile of " + gpu.name + " (" + JoinComma(names) + ")";
   COLO_ASSIGN_OR_RETURN(std::string profile, v.String(expected));
   if (!gpu.MigSlice(profile).ok()) return v.Expected(expected);
   return profile;
 }
 
 // The kind, arrivals and iterations, which constrain each other.
-Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context, bool inline_kernels,
-                            Workload* w) {
+Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context,
+                            bool inline_kernels, Workload* w) {
   const std::optional<YamlValue> arrivals = map.Get("arrivals");
   if (auto v = map.Get("kind")) {
     COLO_ASSIGN_OR_RETURN(std::string kind, v->String("training or inference"));
@@ -95,10 +109,12 @@ Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context, bool 
       return v->Expected("training or inference");
     }
   } else if (inline_kernels && arrivals) {
-    w->kind = WorkloadKind::kInference;  // arrivals make inline kernels a request.
+    w->kind =
+        WorkloadKind::kInference;  // arrivals make inline kernels a request.
   }
   if (w->kind == WorkloadKind::kInference) {
-    COLO_ASSIGN_OR_RETURN(YamlValue a, map.Require("arrivals", kArrivalsExpected));
+    COLO_ASSIGN_OR_RETURN(YamlValue a,
+                          map.Require("arrivals", kArrivalsExpected));
     COLO_ASSIGN_OR_RETURN(w->arrivals, ParseArrivals(a, context.base_dir));
     if (auto v = map.Get("iterations")) {
       return v->Error("only valid for training jobs; this job is inference");
@@ -106,27 +122,32 @@ Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context, bool 
     return OkStatus();
   }
   if (arrivals) {
-    return arrivals->Error("only valid for inference jobs; this job is training (set kind: "
-                           "inference to serve requests)");
+    return arrivals->Error(
+        "only valid for inference jobs; this job is training (set kind: "
+        "inference to serve requests)");
   }
   if (auto v = map.Get("iterations")) {
-    COLO_ASSIGN_OR_RETURN(w->iterations, v->Integer("an integer >= 1 (iterations)",
-                                                    [](int64_t x) { return x >= 1; }));
+    COLO_ASSIGN_OR_RETURN(w->iterations,
+                          v->Integer("an integer >= 1 (iterations)",
+                                     [](int64_t x) { return x >= 1; }));
   }
   return OkStatus();
 }
 
 Status ParseTiming(const YamlMap& map, Workload* w, sim::JobSpec* job) {
-  std::pair<const char*, Duration*> gaps[] = {{"iteration_gap_us", &w->iteration_gap},
-                                              {"kernel_gap_us", &w->kernel_gap}};
+  std::pair<const char*, Duration*> gaps[] = {
+      {"iteration_gap_us", &w->iteration_gap},
+      {"kernel_gap_us", &w->kernel_gap}};
   for (auto [key, out] : gaps) {
     if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(double us, v->Number("a number >= 0 (microseconds)", NonNegative));
+      COLO_ASSIGN_OR_RETURN(
+          double us, v->Number("a number >= 0 (microseconds)", NonNegative));
       *out = FromMicros(us);
     }
   }
   if (auto v = map.Get("start_ms")) {
-    COLO_ASSIGN_OR_RETURN(double ms, v->Number("a number >= 0 (milliseconds)", NonNegative));
+    COLO_ASSIGN_OR_RETURN(
+        double ms, v->Number("a number >= 0 (milliseconds)", NonNegative));
     job->start = FromMillis(ms);
   }
   return OkStatus();
@@ -138,22 +159,27 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
   COLO_ASSIGN_OR_RETURN(
       YamlMap map,
       value.Map("a job mapping {name, workload, ...}",
-                {"name", "workload", "kind", "class", "arrivals", "iterations", "iteration_gap_us",
-                 "kernel_gap_us", "memory", "mps_percentage", "mig", "start_ms", "copies"}));
-  COLO_ASSIGN_OR_RETURN(YamlValue name_value, map.Require("name", "a job name"));
+                {"name", "workload", "kind", "class", "arrivals", "iterations",
+                 "iteration_gap_us", "kernel_gap_us", "memory",
+                 "mps_percentage", "mig", "start_ms", "copies"}));
+  COLO_ASSIGN_OR_RETURN(YamlValue name_value,
+                        map.Require("name", "a job name"));
   COLO_ASSIGN_OR_RETURN(std::string name, name_value.String("a job name"));
   if (name.empty()) return name_value.Expected("a non-empty job name");
 
-  COLO_ASSIGN_OR_RETURN(YamlValue workload_value,
-                        map.Require("workload", "the workload: {orion: ...}, {reef: ...} or "
-                                                "{kernels: [...]}"));
-  COLO_ASSIGN_OR_RETURN(Workload w,
-                        ParseWorkload(workload_value, context.base_dir, context.gpu));
+  COLO_ASSIGN_OR_RETURN(
+      YamlValue workload_value,
+      map.Require("workload",
+                  "the workload: {orion: ...}, {reef: ...} or "
+                  "{kernels: [...]}"));
+  COLO_ASSIGN_OR_RETURN(
+      Workload w, ParseWorkload(workload_value, context.base_dir, context.gpu));
   const bool inline_kernels = workload_value.node()["kernels"].IsDefined();
   sim::JobSpec job;
   // The runner scales kernel durations from the profiling GPU; the presets it
   // knows by name, REEF's MI50 it needs in full.
-  if (const GpuSpec mi50 = profile::ReefMi50Spec(); w.profiled_on == mi50.name) {
+  if (const GpuSpec mi50 = profile::ReefMi50Spec();
+      w.profiled_on == mi50.name) {
     job.profiled_on = mi50;
   }
   COLO_RETURN_IF_ERROR(ParseKindAndArrivals(map, context, inline_kernels, &w));
@@ -173,25 +199,30 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
   }
 
   const std::optional<YamlValue> mps = map.Get("mps_percentage");
-  COLO_RETURN_IF_ERROR(CheckModeOnly(mps, context.mode, sim::SharingMode::kMps));
+  COLO_RETURN_IF_ERROR(
+      CheckModeOnly(mps, context.mode, sim::SharingMode::kMps));
   if (mps) {
-    COLO_ASSIGN_OR_RETURN(job.mps_active_thread_percentage,
-                          mps->Number("a number in (0, 100] (percent of SMs)",
-                                      [](double x) { return x > 0 && x <= 100; }));
+    COLO_ASSIGN_OR_RETURN(
+        job.mps_active_thread_percentage,
+        mps->Number("a number in (0, 100] (percent of SMs)",
+                    [](double x) { return x > 0 && x <= 100; }));
   }
   const std::optional<YamlValue> mig = map.Get("mig");
-  COLO_RETURN_IF_ERROR(CheckModeOnly(mig, context.mode, sim::SharingMode::kMig));
+  COLO_RETURN_IF_ERROR(
+      CheckModeOnly(mig, context.mode, sim::SharingMode::kMig));
   if (context.mode == sim::SharingMode::kMig) {
-    COLO_ASSIGN_OR_RETURN(YamlValue m, map.Require("mig", "the job's MIG profile in mode mig"));
+    COLO_ASSIGN_OR_RETURN(
+        YamlValue m, map.Require("mig", "the job's MIG profile in mode mig"));
     COLO_ASSIGN_OR_RETURN(job.mig_profile, ParseMig(m, context.gpu));
   }
 
   int64_t copies = 1;
   const std::optional<YamlValue> copies_value = map.Get("copies");
   if (copies_value) {
-    COLO_ASSIGN_OR_RETURN(copies, copies_value->Integer(
-                                      "an integer in 1.." + std::to_string(kMaxCopies),
-                                      [](int64_t x) { return x >= 1 && x <= kMaxCopies; }));
+    COLO_ASSIGN_OR_RETURN(
+        copies, copies_value->Integer(
+                    "an integer in 1.." + std::to_string(kMaxCopies),
+                    [](int64_t x) { return x >= 1 && x <= kMaxCopies; }));
   }
   ParsedJob parsed{{}, value, name_value, mig};
   for (int64_t i = 1; i <= copies; ++i) {

@@ -4,9 +4,8 @@
 //     workload: {orion: ../data/orion/bert_2_fwd}   # see workload_parser.h
 //     kind: inference          # training | inference; default: the importer's
 //     class: high              # high | best-effort; default: best-effort
-//     arrivals: {poisson: 20}  # or {fixed: 20} or {trace: file}; inference only
-//     iterations: 100          # training only
-//     iteration_gap_us: 0
+//     arrivals: {poisson: 20}  # or {fixed: 20} or {trace: file}; inference
+//     only iterations: 100          # training only iteration_gap_us: 0
 //     kernel_gap_us: 0
 //     memory: {persistent_mb: 500, ephemeral_mb: 1000}   # MiB
 //     mps_percentage: 50       # mode mps only
@@ -31,15 +30,16 @@ namespace colo::scenario {
 // What a job entry needs from the rest of the scenario.
 struct JobContext {
   std::string base_dir;  // relative paths resolve against this.
-  GpuSpec gpu;           // the scenario's GPU (MIG profiles, profiled_on default).
+  GpuSpec gpu;  // the scenario's GPU (MIG profiles, profiled_on default).
   sim::SharingMode mode = sim::SharingMode::kMps;
 };
 
 struct ParsedJob {
-  std::vector<sim::JobSpec> jobs;  // one, or `copies` of it named name-1 .. name-N.
-  YamlValue entry;                 // the jobs[i] entry, for messages.
-  YamlValue name;                  // its name: value.
-  std::optional<YamlValue> mig;    // its mig: value, if any.
+  std::vector<sim::JobSpec>
+      jobs;         // one, or `copies` of it named name-1 .. name-N.
+  YamlValue entry;  // the jobs[i] entry, for messages.
+  YamlValue name;   // its name: value.
+  std::optional<YamlValue> mig;  // its mig: value, if any.
 };
 
 // Parses `value` (one jobs[i] entry). The jobs' workloads pass

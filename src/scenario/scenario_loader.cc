@@ -1,13 +1,13 @@
 #include "scenario/scenario_loader.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cmath>
 #include <exception>
 #include <filesystem>
 #include <map>
 #include <utility>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "profile/csv.h"
 #include "scenario/gpu_parser.h"
@@ -18,7 +18,8 @@ namespace colo::scenario {
 namespace {
 
 constexpr const char* kTopExpected =
-    "a scenario mapping {name, gpu, mode, time_slice, seed, duration_s, sample_interval_ms, jobs}";
+    "a scenario mapping {name, gpu, mode, time_slice, seed, duration_s, "
+    "sample_interval_ms, jobs}";
 // MIG hardware limits (NVIDIA MIG User Guide): 7 compute and 8 memory slices.
 constexpr int kMigComputeSlices = 7;
 constexpr int kMigMemoryEighths = 8;
@@ -26,17 +27,20 @@ constexpr int kMigMemoryEighths = 8;
 Duration FromMicros(double us) { return Duration(std::llround(us * 1e3)); }
 
 Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map("a mapping {quantum_us, switch_cost_us}",
-                                               {"quantum_us", "switch_cost_us"}));
+  COLO_ASSIGN_OR_RETURN(YamlMap map,
+                        value.Map("a mapping {quantum_us, switch_cost_us}",
+                                  {"quantum_us", "switch_cost_us"}));
   sim::TimeSliceOptions options;
   if (auto v = map.Get("quantum_us")) {
-    COLO_ASSIGN_OR_RETURN(double us, v->Number("a number > 0 (microseconds)",
-                                               [](double x) { return x >= 1e-3; }));
+    COLO_ASSIGN_OR_RETURN(double us,
+                          v->Number("a number > 0 (microseconds)",
+                                    [](double x) { return x >= 1e-3; }));
     options.quantum = FromMicros(us);
   }
   if (auto v = map.Get("switch_cost_us")) {
-    COLO_ASSIGN_OR_RETURN(double us, v->Number("a number >= 0 (microseconds)",
-                                               [](double x) { return x >= 0; }));
+    COLO_ASSIGN_OR_RETURN(double us,
+                          v->Number("a number >= 0 (microseconds)",
+                                    [](double x) { return x >= 0; }));
     options.switch_cost = FromMicros(us);
   }
   return options;
@@ -44,7 +48,8 @@ Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
 
 // Job names must be unique after `copies` expansion; MIG instances must fit
 // on one GPU together. Both need more than one job, so they are checked here.
-Status CheckJobsTogether(const std::vector<ParsedJob>& parsed, const GpuSpec& gpu) {
+Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
+                         const GpuSpec& gpu) {
   std::map<std::string, const ParsedJob*> owner;
   int compute_slices = 0;
   int memory_eighths = 0;
@@ -62,55 +67,67 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed, const GpuSpec& gp
         compute_slices += profile.compute_slices;
         memory_eighths += profile.memory_eighths;
       }
-      if (compute_slices > kMigComputeSlices || memory_eighths > kMigMemoryEighths) {
-        return p.mig->Error("the MIG instances do not fit on one " + gpu.name + ": with job '" +
-                            job.name + "' they need " + std::to_string(compute_slices) + " of " +
-                            std::to_string(kMigComputeSlices) + " compute slices and " +
-                            std::to_string(memory_eighths) + " of " +
-                            std::to_string(kMigMemoryEighths) + " memory slices");
+      if (compute_slices > kMigComputeSlices ||
+          memory_eighths > kMigMemoryEighths) {
+        return p.mig->Error(
+            "the MIG instances do not fit on one " + gpu.name + ": with job '" +
+            job.name + "' they need " + std::to_string(compute_slices) +
+            " of " + std::to_string(kMigComputeSlices) +
+            " compute slices and " + std::to_string(memory_eighths) + " of " +
+            std::to_string(kMigMemoryEighths) + " memory slices");
       }
     }
   }
   return OkStatus();
 }
 
-Status ParseTop(const YamlMap& top, const std::string& base_dir, sim::ScenarioSpec* spec) {
+Status ParseTop(const YamlMap& top, const std::string& base_dir,
+                sim::ScenarioSpec* spec) {
   if (auto v = top.Get("name")) {
     COLO_ASSIGN_OR_RETURN(spec->name, v->String("a scenario name"));
   }
-  COLO_ASSIGN_OR_RETURN(YamlValue gpu, top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
+  COLO_ASSIGN_OR_RETURN(
+      YamlValue gpu, top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
   COLO_ASSIGN_OR_RETURN(spec->gpu, ParseGpu(gpu));
   if (auto v = top.Get("mode")) {
-    constexpr const char* kModes = "one of exclusive, time-slicing, mps, mig, streams";
+    constexpr const char* kModes =
+        "one of exclusive, time-slicing, mps, mig, streams";
     COLO_ASSIGN_OR_RETURN(std::string mode, v->String(kModes));
     Result<sim::SharingMode> parsed = sim::ParseSharingMode(mode);
     if (!parsed.ok()) return v->Expected(kModes);
     spec->mode = *parsed;
-    if (spec->mode == sim::SharingMode::kMig && spec->gpu.mig_profiles.empty()) {
-      return v->Error("mode mig needs a GPU with MIG profiles; " + spec->gpu.name + " has none");
+    if (spec->mode == sim::SharingMode::kMig &&
+        spec->gpu.mig_profiles.empty()) {
+      return v->Error("mode mig needs a GPU with MIG profiles; " +
+                      spec->gpu.name + " has none");
     }
   }
   if (auto v = top.Get("time_slice")) {
     COLO_ASSIGN_OR_RETURN(spec->time_slice, ParseTimeSlice(*v));
   }
   if (auto v = top.Get("seed")) {
-    COLO_ASSIGN_OR_RETURN(int64_t seed,
-                          v->Integer("an integer >= 0", [](int64_t x) { return x >= 0; }));
+    COLO_ASSIGN_OR_RETURN(
+        int64_t seed,
+        v->Integer("an integer >= 0", [](int64_t x) { return x >= 0; }));
     spec->seed = static_cast<uint64_t>(seed);
   }
   if (auto v = top.Get("duration_s")) {
     constexpr const char* kExpected = "a number > 0 (simulated seconds)";
-    COLO_ASSIGN_OR_RETURN(double s, v->Number(kExpected, [](double x) { return x > 0 && x < 1e9; }));
+    COLO_ASSIGN_OR_RETURN(double s, v->Number(kExpected, [](double x) {
+      return x > 0 && x < 1e9;
+    }));
     spec->duration = DurationFromSeconds(s);
     if (spec->duration.count() <= 0) return v->Expected(kExpected);
   }
   if (auto v = top.Get("sample_interval_ms")) {
-    COLO_ASSIGN_OR_RETURN(double ms, v->Number("a number >= 0 (milliseconds; 0 = duration / 50)",
-                                               [](double x) { return x >= 0 && x < 1e12; }));
+    COLO_ASSIGN_OR_RETURN(
+        double ms, v->Number("a number >= 0 (milliseconds; 0 = duration / 50)",
+                             [](double x) { return x >= 0 && x < 1e12; }));
     spec->sample_interval = Duration(std::llround(ms * 1e6));
   }
 
-  COLO_ASSIGN_OR_RETURN(YamlValue jobs_value, top.Require("jobs", "a sequence of jobs"));
+  COLO_ASSIGN_OR_RETURN(YamlValue jobs_value,
+                        top.Require("jobs", "a sequence of jobs"));
   COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
                         jobs_value.Sequence("a non-empty sequence of jobs"));
   if (items.empty()) return jobs_value.Expected("a non-empty sequence of jobs");
@@ -127,7 +144,8 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir, sim::ScenarioSp
   return OkStatus();
 }
 
-Result<sim::ScenarioSpec> Parse(const std::string& text, const std::string& file,
+Result<sim::ScenarioSpec> Parse(const std::string& text,
+                                const std::string& file,
                                 const std::string& base_dir) {
   sim::ScenarioSpec spec;
   spec.source = file;
@@ -142,28 +160,33 @@ Result<sim::ScenarioSpec> Parse(const std::string& text, const std::string& file
   }
   const YamlValue root_value(&file, root, "", 1);
   if (!root.IsMap()) return root_value.Expected(kTopExpected);
-  COLO_ASSIGN_OR_RETURN(YamlMap top,
-                        root_value.Map(kTopExpected, {"name", "gpu", "mode", "time_slice", "seed",
-                                                      "duration_s", "sample_interval_ms", "jobs"}));
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap top,
+      root_value.Map(kTopExpected,
+                     {"name", "gpu", "mode", "time_slice", "seed", "duration_s",
+                      "sample_interval_ms", "jobs"}));
   COLO_RETURN_IF_ERROR(ParseTop(top, base_dir, &spec));
-  // A backstop: the parsers above check everything Validate() does, at its line.
+  // A backstop: the parsers above check everything Validate() does, at its
+  // line.
   COLO_RETURN_IF_ERROR(spec.Validate().WithContext(file));
   return spec;
 }
 
 }  // namespace
 
-Result<sim::ScenarioSpec> LoadScenarioString(const std::string& text,
-                                             const std::string& name_for_messages,
-                                             const std::string& base_dir) {
+Result<sim::ScenarioSpec> LoadScenarioString(
+    const std::string& text, const std::string& name_for_messages,
+    const std::string& base_dir) {
   // yaml-cpp reports errors by throwing; none may leave the loader.
   try {
     return Parse(text, name_for_messages, base_dir);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
-    return InvalidArgumentError(name_for_messages + ":" + std::to_string(line) + ": " + e.msg);
+    return InvalidArgumentError(name_for_messages + ":" + std::to_string(line) +
+                                ": " + e.msg);
   } catch (const std::exception& e) {
-    return InternalError(name_for_messages + ": unexpected error while loading: " + e.what());
+    return InternalError(name_for_messages +
+                         ": unexpected error while loading: " + e.what());
   }
 }
 

@@ -3,7 +3,8 @@
 //
 // Every error names the scenario file, the 1-based YAML line and what was
 // expected, e.g.
-//   examples/a.yaml:7: jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5
+//   examples/a.yaml:7: jobs[0].arrivals.poisson: expected a number > 0
+//   (requests/s), got -5
 // Unknown keys are errors (they list the valid keys); errors from the
 // workload importers keep their own "file:line:" and get the scenario
 // location in front. Nothing here throws: yaml-cpp exceptions are caught.
@@ -34,8 +35,8 @@ Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path);
 // Same for scenario text already in memory: `name_for_messages` stands for
 // the file in messages (and gives the default name, its stem), `base_dir` is
 // where relative paths resolve ("" = the current directory).
-Result<sim::ScenarioSpec> LoadScenarioString(const std::string& text,
-                                             const std::string& name_for_messages,
-                                             const std::string& base_dir);
+Result<sim::ScenarioSpec> LoadScenarioString(
+    const std::string& text, const std::string& name_for_messages,
+    const std::string& base_dir);
 
 }  // namespace colo::scenario

@@ -16,21 +16,26 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kSourceExpected =
-    "a mapping with one of orion: <kernel table>, reef: <model directory> or kernels: [...]";
+    "a mapping with one of orion: <kernel table>, reef: <model directory> or "
+    "kernels: [...]";
 
 // Passes an importer's error through with the scenario location in front, so
-// that the message reads "scenario.yaml:7: jobs[0].workload.orion: <csv>:12: ...".
+// that the message reads "scenario.yaml:7: jobs[0].workload.orion: <csv>:12:
+// ...".
 Status FromImporter(const YamlValue& at, const Status& status) {
   return at.ErrorWithCode(status.code(), status.message());
 }
 
-Result<std::string> ExistingPath(const YamlValue& value, const std::string& base_dir,
-                                 bool directory, const char* what) {
-  COLO_ASSIGN_OR_RETURN(std::string raw, value.String(std::string("a path to ") + what));
+Result<std::string> ExistingPath(const YamlValue& value,
+                                 const std::string& base_dir, bool directory,
+                                 const char* what) {
+  COLO_ASSIGN_OR_RETURN(std::string raw,
+                        value.String(std::string("a path to ") + what));
   if (raw.empty()) return value.Expected(std::string("a path to ") + what);
   const std::string path = ResolvePath(base_dir, raw);
   std::error_code ec;
-  const bool found = directory ? fs::is_directory(path, ec) : fs::is_regular_file(path, ec);
+  const bool found =
+      directory ? fs::is_directory(path, ec) : fs::is_regular_file(path, ec);
   if (!found) {
     return value.ErrorWithCode(StatusCode::kNotFound,
                                std::string(what) + " not found: " + path);
@@ -40,16 +45,19 @@ Result<std::string> ExistingPath(const YamlValue& value, const std::string& base
 
 // An int or a sequence of 1 to 3 ints, each >= 1.
 Result<Dim3> ParseDim3(const YamlValue& value) {
-  constexpr const char* kExpected = "an integer >= 1 or a sequence [x, y, z] of them";
+  constexpr const char* kExpected =
+      "an integer >= 1 or a sequence [x, y, z] of them";
   auto dim = [&](const YamlValue& v) {
-    return v.Integer(kExpected, [](int64_t x) { return x >= 1 && x <= (int64_t{1} << 31); });
+    return v.Integer(
+        kExpected, [](int64_t x) { return x >= 1 && x <= (int64_t{1} << 31); });
   };
   Dim3 d;
   if (value.node().IsScalar()) {
     COLO_ASSIGN_OR_RETURN(d.x, dim(value));
     return d;
   }
-  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items, value.Sequence(kExpected));
+  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+                        value.Sequence(kExpected));
   if (items.empty() || items.size() > 3) return value.Expected(kExpected);
   int64_t* fields[] = {&d.x, &d.y, &d.z};
   for (size_t i = 0; i < items.size(); ++i) {
@@ -61,52 +69,64 @@ Result<Dim3> ParseDim3(const YamlValue& value) {
 Duration FromMicros(double us) { return Duration(std::llround(us * 1e3)); }
 
 // One inline kernel; `repeat` copies of it are appended to `out`.
-Status ParseKernel(const YamlValue& value, size_t index, std::vector<KernelDesc>* out) {
+Status ParseKernel(const YamlValue& value, size_t index,
+                   std::vector<KernelDesc>* out) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map, value.Map("a kernel mapping {name, grid, block, duration_us, ...}",
-                             {"name", "grid", "block", "registers", "shared_mem", "duration_us",
-                              "sm", "dram", "transformable", "repeat"}));
+      YamlMap map,
+      value.Map("a kernel mapping {name, grid, block, duration_us, ...}",
+                {"name", "grid", "block", "registers", "shared_mem",
+                 "duration_us", "sm", "dram", "transformable", "repeat"}));
   KernelDesc k;
   k.name = "kernel" + std::to_string(index);
   if (auto v = map.Get("name")) {
     COLO_ASSIGN_OR_RETURN(k.name, v->String("a kernel name"));
   }
-  COLO_ASSIGN_OR_RETURN(YamlValue grid, map.Require("grid", "the grid size in blocks"));
+  COLO_ASSIGN_OR_RETURN(YamlValue grid,
+                        map.Require("grid", "the grid size in blocks"));
   COLO_ASSIGN_OR_RETURN(k.grid, ParseDim3(grid));
-  COLO_ASSIGN_OR_RETURN(YamlValue block, map.Require("block", "the block size in threads"));
+  COLO_ASSIGN_OR_RETURN(YamlValue block,
+                        map.Require("block", "the block size in threads"));
   COLO_ASSIGN_OR_RETURN(k.block, ParseDim3(block));
-  constexpr const char* kDuration = "a number > 0 (microseconds, measured alone)";
-  COLO_ASSIGN_OR_RETURN(YamlValue duration, map.Require("duration_us", kDuration));
-  COLO_ASSIGN_OR_RETURN(double us, duration.Number(kDuration, [](double x) { return x > 0; }));
+  constexpr const char* kDuration =
+      "a number > 0 (microseconds, measured alone)";
+  COLO_ASSIGN_OR_RETURN(YamlValue duration,
+                        map.Require("duration_us", kDuration));
+  COLO_ASSIGN_OR_RETURN(
+      double us, duration.Number(kDuration, [](double x) { return x > 0; }));
   k.solo_duration = FromMicros(us);
   if (k.solo_duration.count() <= 0) return duration.Expected(kDuration);
   if (auto v = map.Get("registers")) {
-    COLO_ASSIGN_OR_RETURN(int64_t r, v->Integer("an integer in 1..255 (registers per thread)",
-                                                [](int64_t x) { return x >= 1 && x <= 255; }));
+    COLO_ASSIGN_OR_RETURN(
+        int64_t r, v->Integer("an integer in 1..255 (registers per thread)",
+                              [](int64_t x) { return x >= 1 && x <= 255; }));
     k.registers_per_thread = static_cast<int>(r);
   }
   if (auto v = map.Get("shared_mem")) {
-    COLO_ASSIGN_OR_RETURN(k.shared_mem_per_block,
-                          v->Integer("an integer >= 0 (bytes of shared memory per block)",
-                                     [](int64_t x) { return x >= 0; }));
+    COLO_ASSIGN_OR_RETURN(
+        k.shared_mem_per_block,
+        v->Integer("an integer >= 0 (bytes of shared memory per block)",
+                   [](int64_t x) { return x >= 0; }));
   }
   if (auto v = map.Get("sm")) {
-    COLO_ASSIGN_OR_RETURN(k.sm_throughput,
-                          v->Number("a number in (0, 1] (fraction of SM issue peak)",
-                                    [](double x) { return x > 0 && x <= 1; }));
+    COLO_ASSIGN_OR_RETURN(
+        k.sm_throughput,
+        v->Number("a number in (0, 1] (fraction of SM issue peak)",
+                  [](double x) { return x > 0 && x <= 1; }));
   }
   if (auto v = map.Get("dram")) {
-    COLO_ASSIGN_OR_RETURN(k.dram_throughput,
-                          v->Number("a number in [0, 1] (fraction of DRAM bandwidth)",
-                                    [](double x) { return x >= 0 && x <= 1; }));
+    COLO_ASSIGN_OR_RETURN(
+        k.dram_throughput,
+        v->Number("a number in [0, 1] (fraction of DRAM bandwidth)",
+                  [](double x) { return x >= 0 && x <= 1; }));
   }
   if (auto v = map.Get("transformable")) {
     COLO_ASSIGN_OR_RETURN(k.transformable, v->Bool());
   }
   int64_t repeat = 1;
   if (auto v = map.Get("repeat")) {
-    COLO_ASSIGN_OR_RETURN(repeat, v->Integer("an integer in 1..100000",
-                                             [](int64_t x) { return x >= 1 && x <= 100000; }));
+    COLO_ASSIGN_OR_RETURN(
+        repeat, v->Integer("an integer in 1..100000",
+                           [](int64_t x) { return x >= 1 && x <= 100000; }));
   }
   Status valid = k.Validate();
   if (!valid.ok()) return value.Error(valid.message());
@@ -116,10 +136,11 @@ Status ParseKernel(const YamlValue& value, size_t index, std::vector<KernelDesc>
 
 // profiled_on: a preset (stored under its full name), the scenario's own
 // GPU, or REEF's MI50 — the GPUs whose speed the runner can scale from.
-Result<std::string> ParseProfiledOn(const YamlValue& value, const GpuSpec& gpu) {
+Result<std::string> ParseProfiledOn(const YamlValue& value,
+                                    const GpuSpec& gpu) {
   const std::string mi50 = profile::ReefMi50Spec().name;
-  const std::string expected = "a GPU preset (" + JoinComma(GpuPresetNames()) + "), '" +
-                               gpu.name + "' or '" + mi50 + "'";
+  const std::string expected = "a GPU preset (" + JoinComma(GpuPresetNames()) +
+                               "), '" + gpu.name + "' or '" + mi50 + "'";
   COLO_ASSIGN_OR_RETURN(std::string name, value.String(expected));
   if (name == gpu.name || name == mi50) return name;
   Result<GpuSpec> preset = GpuPreset(name);
@@ -127,16 +148,19 @@ Result<std::string> ParseProfiledOn(const YamlValue& value, const GpuSpec& gpu) 
   return preset->name;
 }
 
-Result<Workload> ParseInline(const YamlMap& map, const YamlValue& kernels, const GpuSpec& gpu) {
+Result<Workload> ParseInline(const YamlMap& map, const YamlValue& kernels,
+                             const GpuSpec& gpu) {
   Workload w;
   w.kind = WorkloadKind::kTraining;
   w.profiled_on = gpu.name;
   if (auto v = map.Get("profiled_on")) {
     COLO_ASSIGN_OR_RETURN(w.profiled_on, ParseProfiledOn(*v, gpu));
   }
-  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
-                        kernels.Sequence("a non-empty sequence of kernel mappings"));
-  if (items.empty()) return kernels.Expected("a non-empty sequence of kernel mappings");
+  COLO_ASSIGN_OR_RETURN(
+      std::vector<YamlValue> items,
+      kernels.Sequence("a non-empty sequence of kernel mappings"));
+  if (items.empty())
+    return kernels.Expected("a non-empty sequence of kernel mappings");
   for (size_t i = 0; i < items.size(); ++i) {
     COLO_RETURN_IF_ERROR(ParseKernel(items[i], i, &w.kernels));
   }
@@ -154,33 +178,39 @@ std::string ResolvePath(const std::string& base_dir, const std::string& path) {
   return (ec ? p : absolute).lexically_normal().string();
 }
 
-Result<Workload> ParseWorkload(const YamlValue& value, const std::string& base_dir,
+Result<Workload> ParseWorkload(const YamlValue& value,
+                               const std::string& base_dir,
                                const GpuSpec& gpu) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map,
-                        value.Map(kSourceExpected, {"orion", "reef", "kernels", "profiled_on"}));
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap map,
+      value.Map(kSourceExpected, {"orion", "reef", "kernels", "profiled_on"}));
   std::vector<std::pair<std::string, YamlValue>> sources;
   for (const char* key : {"orion", "reef", "kernels"}) {
     if (auto v = map.Get(key)) sources.emplace_back(key, *v);
   }
   if (sources.size() != 1) {
-    return value.Error(std::string(sources.empty() ? "no workload source" : "more than one workload source") +
+    return value.Error(std::string(sources.empty()
+                                       ? "no workload source"
+                                       : "more than one workload source") +
                        "; expected exactly one of orion, reef or kernels");
   }
   const auto& [kind, source] = sources.front();
   if (kind == "kernels") return ParseInline(map, source, gpu);
   if (auto v = map.Get("profiled_on")) {
-    return v->Error("profiled_on applies to inline kernels only; imported workloads carry "
-                    "the GPU they were measured on");
+    return v->Error(
+        "profiled_on applies to inline kernels only; imported workloads carry "
+        "the GPU they were measured on");
   }
   if (kind == "orion") {
-    COLO_ASSIGN_OR_RETURN(std::string path,
-                          ExistingPath(source, base_dir, false, "Orion kernel table"));
+    COLO_ASSIGN_OR_RETURN(
+        std::string path,
+        ExistingPath(source, base_dir, false, "Orion kernel table"));
     Result<Workload> w = profile::LoadOrionKernelTable(path);
     if (!w.ok()) return FromImporter(source, w.status());
     return w;
   }
-  COLO_ASSIGN_OR_RETURN(std::string dir,
-                        ExistingPath(source, base_dir, true, "REEF model directory"));
+  COLO_ASSIGN_OR_RETURN(std::string dir, ExistingPath(source, base_dir, true,
+                                                      "REEF model directory"));
   Result<Workload> w = profile::LoadReefModel(dir);
   if (!w.ok()) return FromImporter(source, w.status());
   return w;

@@ -4,10 +4,12 @@
 //   workload: {orion: ../data/orion/bert_2_fwd}   # Orion kernel table (CSV)
 //   workload: {reef: ../data/reef/bert}           # REEF model directory
 //   workload:                                     # inline kernels
-//     profiled_on: A100        # GPU the durations were measured on; default: the scenario's GPU
-//     kernels:
-//       - {name: gemm, grid: [128, 4], block: 256, registers: 64, shared_mem: 0,
-//          duration_us: 120, sm: 0.8, dram: 0.3, transformable: true, repeat: 1}
+//     profiled_on: A100        # GPU the durations were measured on; default:
+//     the scenario's GPU kernels:
+//       - {name: gemm, grid: [128, 4], block: 256, registers: 64, shared_mem:
+//       0,
+//          duration_us: 120, sm: 0.8, dram: 0.3, transformable: true, repeat:
+//          1}
 //
 // Paths are relative to the scenario file's directory (or absolute).
 // Thread-compatible; never throws.
@@ -36,7 +38,7 @@ std::string ResolvePath(const std::string& base_dir, const std::string& path);
 //                    ("file:line: path: ... not found: <resolved path>");
 //   InvalidArgument  a malformed entry, or the importer's own error (with its
 //                    file:line) prefixed by the scenario location.
-Result<Workload> ParseWorkload(const YamlValue& value, const std::string& base_dir,
-                               const GpuSpec& gpu);
+Result<Workload> ParseWorkload(const YamlValue& value,
+                               const std::string& base_dir, const GpuSpec& gpu);
 
 }  // namespace colo::scenario

@@ -26,7 +26,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
       diagonal = above;
     }
   }
@@ -34,7 +35,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 bool DecodeFinite(const YAML::Node& node, double* out) {
-  if (!node.IsScalar() || !YAML::convert<double>::decode(node, *out)) return false;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, *out))
+    return false;
   return std::isfinite(*out);
 }
 
@@ -92,21 +94,24 @@ Result<std::string> YamlValue::String(std::string_view expected) const {
   return node_.Scalar();
 }
 
-Result<double> YamlValue::Number(std::string_view expected,
-                                 const std::function<bool(double)>& valid) const {
+Result<double> YamlValue::Number(
+    std::string_view expected, const std::function<bool(double)>& valid) const {
   double v;
-  if (!DecodeFinite(node_, &v) || (valid && !valid(v))) return Expected(expected);
+  if (!DecodeFinite(node_, &v) || (valid && !valid(v)))
+    return Expected(expected);
   return v;
 }
 
-Result<int64_t> YamlValue::Integer(std::string_view expected,
-                                   const std::function<bool(int64_t)>& valid) const {
+Result<int64_t> YamlValue::Integer(
+    std::string_view expected,
+    const std::function<bool(int64_t)>& valid) const {
   int64_t v;
   if (!node_.IsScalar() || !YAML::convert<int64_t>::decode(node_, v)) {
     // Accept integral values written as floating point ("1e6", "3.0").
     double d;
     constexpr double kLimit = 9.2e18;  // inside int64 with margin.
-    if (!DecodeFinite(node_, &d) || d != std::floor(d) || std::fabs(d) > kLimit) {
+    if (!DecodeFinite(node_, &d) || d != std::floor(d) ||
+        std::fabs(d) > kLimit) {
       return Expected(expected);
     }
     v = static_cast<int64_t>(d);
@@ -123,7 +128,8 @@ Result<bool> YamlValue::Bool() const {
   return v;
 }
 
-Result<std::vector<YamlValue>> YamlValue::Sequence(std::string_view expected) const {
+Result<std::vector<YamlValue>> YamlValue::Sequence(
+    std::string_view expected) const {
   if (!node_.IsSequence()) return Expected(expected);
   std::vector<YamlValue> items;
   for (size_t i = 0; i < node_.size(); ++i) {
@@ -134,7 +140,8 @@ Result<std::vector<YamlValue>> YamlValue::Sequence(std::string_view expected) co
   return items;
 }
 
-Result<YamlMap> YamlValue::Map(std::string_view expected, std::vector<std::string> allowed) const {
+Result<YamlMap> YamlValue::Map(std::string_view expected,
+                               std::vector<std::string> allowed) const {
   if (!node_.IsMap()) return Expected(expected);
   std::vector<std::pair<std::string, YamlValue>> entries;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
@@ -143,12 +150,15 @@ Result<YamlMap> YamlValue::Map(std::string_view expected, std::vector<std::strin
     const YAML::Node value = it->second;
     const int key_line = LineOf(key.Mark(), line_);
     YamlValue at_key(file_, key, path_, key_line);
-    if (!key.IsScalar()) return at_key.Expected("a plain key (one of " + JoinComma(allowed) + ")");
+    if (!key.IsScalar())
+      return at_key.Expected("a plain key (one of " + JoinComma(allowed) + ")");
     const std::string name = key.Scalar();
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-      std::string message = "unknown key '" + name + "'; valid keys: " + JoinComma(allowed);
+      std::string message =
+          "unknown key '" + name + "'; valid keys: " + JoinComma(allowed);
       const auto closest = std::min_element(
-          allowed.begin(), allowed.end(), [&](const std::string& a, const std::string& b) {
+          allowed.begin(), allowed.end(),
+          [&](const std::string& a, const std::string& b) {
             return EditDistance(name, a) < EditDistance(name, b);
           });
       if (closest != allowed.end() && EditDistance(name, *closest) <= 2) {
@@ -164,7 +174,8 @@ Result<YamlMap> YamlValue::Map(std::string_view expected, std::vector<std::strin
     }
     // A value's line is its key's line: that is where a reader looks, and a
     // null value's own mark points past it.
-    entries.emplace_back(name, YamlValue(file_, value, ChildPath(path_, name), key_line));
+    entries.emplace_back(
+        name, YamlValue(file_, value, ChildPath(path_, name), key_line));
   }
   return YamlMap(*this, std::move(entries));
 }
@@ -176,7 +187,8 @@ std::optional<YamlValue> YamlMap::Get(std::string_view key) const {
   return std::nullopt;
 }
 
-Result<YamlValue> YamlMap::Require(std::string_view key, std::string_view expected) const {
+Result<YamlValue> YamlMap::Require(std::string_view key,
+                                   std::string_view expected) const {
   std::optional<YamlValue> value = Get(key);
   if (!value) {
     return self_.Error("missing key '" + std::string(key) + "' (expected " +

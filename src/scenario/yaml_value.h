@@ -1,7 +1,8 @@
 // scenario/yaml_value.h — typed access to a parsed YAML tree that knows where
 // each value came from, so that every loader error reads
 //
-//   examples/a.yaml:7: jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5
+//   examples/a.yaml:7: jobs[0].arrivals.poisson: expected a number > 0
+//   (requests/s), got -5
 //
 // A YamlValue is a yaml-cpp node plus the file name, its 1-based line and its
 // path from the document root ("jobs[0].arrivals"). A YamlMap is a mapping
@@ -13,6 +14,8 @@
 // to the file name; the loader that owns that string must outlive it.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -20,8 +23,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "colo/status.h"
 
@@ -32,13 +33,17 @@ class YamlMap;
 class YamlValue {
  public:
   // REQUIRES: `file` outlives this value and every value derived from it.
-  YamlValue(const std::string* file, YAML::Node node, std::string path, int line)
-      : file_(file), node_(std::move(node)), path_(std::move(path)), line_(line) {}
+  YamlValue(const std::string* file, YAML::Node node, std::string path,
+            int line)
+      : file_(file),
+        node_(std::move(node)),
+        path_(std::move(path)),
+        line_(line) {}
 
   const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }  // "" for the root.
   const std::string& file() const { return *file_; }
-  int line() const { return line_; }                 // 1-based.
+  int line() const { return line_; }  // 1-based.
 
   // "file:line: path: " — the prefix of every message about this value.
   std::string Where() const;
@@ -56,18 +61,21 @@ class YamlValue {
   Result<std::string> String(std::string_view expected = "a string") const;
   // A finite number (integers included) that passes `valid` (if given).
   // Otherwise Expected(expected), e.g. expected = "a number > 0 (requests/s)".
-  Result<double> Number(std::string_view expected,
-                        const std::function<bool(double)>& valid = nullptr) const;
+  Result<double> Number(
+      std::string_view expected,
+      const std::function<bool(double)>& valid = nullptr) const;
   // An integer (also written as 1e6 or 3.0) within int64 that passes `valid`.
-  Result<int64_t> Integer(std::string_view expected,
-                          const std::function<bool(int64_t)>& valid = nullptr) const;
+  Result<int64_t> Integer(
+      std::string_view expected,
+      const std::function<bool(int64_t)>& valid = nullptr) const;
   // true/false (also yes/no, on/off as YAML 1.1 allows).
   Result<bool> Bool() const;
   // The items of a sequence, each with its path "path[i]" and own line.
   Result<std::vector<YamlValue>> Sequence(std::string_view expected) const;
   // A mapping whose keys are all in `allowed`; the message for an unknown key
   // lists the valid ones and suggests the closest.
-  Result<YamlMap> Map(std::string_view expected, std::vector<std::string> allowed) const;
+  Result<YamlMap> Map(std::string_view expected,
+                      std::vector<std::string> allowed) const;
 
  private:
   const std::string* file_;
@@ -78,7 +86,8 @@ class YamlValue {
 
 class YamlMap {
  public:
-  YamlMap(YamlValue self, std::vector<std::pair<std::string, YamlValue>> entries)
+  YamlMap(YamlValue self,
+          std::vector<std::pair<std::string, YamlValue>> entries)
       : self_(std::move(self)), entries_(std::move(entries)) {}
 
   // The mapping itself (for messages about a missing key).
@@ -88,7 +97,8 @@ class YamlMap {
   std::optional<YamlValue> Get(std::string_view key) const;
   // The value under `key`, or InvalidArgument at the mapping's line:
   // "path: missing key 'key' (expected <expected>)".
-  Result<YamlValue> Require(std::string_view key, std::string_view expected) const;
+  Result<YamlValue> Require(std::string_view key,
+                            std::string_view expected) const;
   // Keys in document order.
   std::vector<std::string> Keys() const;
 

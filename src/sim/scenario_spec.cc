@@ -11,8 +11,10 @@ constexpr struct {
   SharingMode mode;
   const char* name;
 } kModeNames[] = {
-    {SharingMode::kExclusive, "exclusive"}, {SharingMode::kTimeSlicing, "time-slicing"},
-    {SharingMode::kMps, "mps"},             {SharingMode::kMig, "mig"},
+    {SharingMode::kExclusive, "exclusive"},
+    {SharingMode::kTimeSlicing, "time-slicing"},
+    {SharingMode::kMps, "mps"},
+    {SharingMode::kMig, "mig"},
     {SharingMode::kStreams, "streams"},
 };
 
@@ -31,38 +33,46 @@ Status ValidateModeFields(const ScenarioSpec& spec) {
     const std::string where = "job " + Quote(job.name) + ": ";
     if (job.mps_active_thread_percentage) {
       if (spec.mode != SharingMode::kMps) {
-        return InvalidArgumentError(where + "mps_active_thread_percentage is only valid in mode mps, not " +
-                                    SharingModeName(spec.mode));
+        return InvalidArgumentError(
+            where +
+            "mps_active_thread_percentage is only valid in mode mps, not " +
+            SharingModeName(spec.mode));
       }
       const double p = *job.mps_active_thread_percentage;
       if (!(p > 0 && p <= 100)) {
-        return InvalidArgumentError(where + "mps_active_thread_percentage must be in (0, 100], got " +
-                                    std::to_string(p));
+        return InvalidArgumentError(
+            where + "mps_active_thread_percentage must be in (0, 100], got " +
+            std::to_string(p));
       }
     }
     if (spec.mode != SharingMode::kMig) {
       if (!job.mig_profile.empty()) {
-        return InvalidArgumentError(where + "mig_profile " + Quote(job.mig_profile) +
-                                    " is only valid in mode mig, not " + SharingModeName(spec.mode));
+        return InvalidArgumentError(
+            where + "mig_profile " + Quote(job.mig_profile) +
+            " is only valid in mode mig, not " + SharingModeName(spec.mode));
       }
       continue;
     }
     if (job.mig_profile.empty()) {
-      return InvalidArgumentError(where + "mode mig needs a mig_profile for every job");
+      return InvalidArgumentError(where +
+                                  "mode mig needs a mig_profile for every job");
     }
     // MigSlice lists the GPU's profiles when the name is unknown.
     Result<GpuSpec> slice = spec.gpu.MigSlice(job.mig_profile);
-    if (!slice.ok()) return InvalidArgumentError(where + slice.status().message());
+    if (!slice.ok())
+      return InvalidArgumentError(where + slice.status().message());
     for (const MigProfile& p : spec.gpu.mig_profiles) {
       if (p.name != job.mig_profile) continue;
       compute_slices += p.compute_slices;
       memory_eighths += p.memory_eighths;
     }
-    if (compute_slices > kMigComputeSlices || memory_eighths > kMigMemoryEighths) {
+    if (compute_slices > kMigComputeSlices ||
+        memory_eighths > kMigMemoryEighths) {
       return InvalidArgumentError(
-          where + "the MIG instances do not fit on one " + spec.gpu.name + ": up to this job they need " +
-          std::to_string(compute_slices) + " of " + std::to_string(kMigComputeSlices) +
-          " compute slices and " + std::to_string(memory_eighths) + " of " +
+          where + "the MIG instances do not fit on one " + spec.gpu.name +
+          ": up to this job they need " + std::to_string(compute_slices) +
+          " of " + std::to_string(kMigComputeSlices) + " compute slices and " +
+          std::to_string(memory_eighths) + " of " +
           std::to_string(kMigMemoryEighths) + " memory slices");
     }
   }
@@ -84,13 +94,14 @@ Result<SharingMode> ParseSharingMode(std::string_view name) {
     if (name == entry.name) return entry.mode;
     valid += (valid.empty() ? "" : ", ") + std::string(entry.name);
   }
-  return InvalidArgumentError("unknown sharing mode '" + std::string(name) + "'; expected one of " +
-                              valid);
+  return InvalidArgumentError("unknown sharing mode '" + std::string(name) +
+                              "'; expected one of " + valid);
 }
 
 Status TimeSliceOptions::Validate() const {
   if (quantum.count() <= 0) {
-    return InvalidArgumentError("time_slice: quantum must be > 0, got " + FormatDuration(quantum));
+    return InvalidArgumentError("time_slice: quantum must be > 0, got " +
+                                FormatDuration(quantum));
   }
   if (switch_cost.count() < 0) {
     return InvalidArgumentError("time_slice: switch_cost must be >= 0, got " +
@@ -103,9 +114,11 @@ Status ScenarioSpec::Validate() const {
   const std::string scenario = "scenario " + Quote(name);
   const std::string where = scenario + ": ";
   COLO_RETURN_IF_ERROR(gpu.Validate().WithContext(scenario));
-  if (jobs.empty()) return InvalidArgumentError(where + "needs at least one job");
+  if (jobs.empty())
+    return InvalidArgumentError(where + "needs at least one job");
   if (duration.count() <= 0) {
-    return InvalidArgumentError(where + "duration must be > 0, got " + FormatDuration(duration));
+    return InvalidArgumentError(where + "duration must be > 0, got " +
+                                FormatDuration(duration));
   }
   if (sample_interval.count() < 0) {
     return InvalidArgumentError(where + "sample_interval must be >= 0, got " +
@@ -114,15 +127,19 @@ Status ScenarioSpec::Validate() const {
   COLO_RETURN_IF_ERROR(time_slice.Validate().WithContext(scenario));
   std::set<std::string> names;
   for (const JobSpec& job : jobs) {
-    if (job.name.empty()) return InvalidArgumentError(where + "a job has an empty name");
+    if (job.name.empty())
+      return InvalidArgumentError(where + "a job has an empty name");
     if (!names.insert(job.name).second) {
-      return InvalidArgumentError(where + "job name " + Quote(job.name) + " is used twice");
+      return InvalidArgumentError(where + "job name " + Quote(job.name) +
+                                  " is used twice");
     }
     if (job.start.count() < 0) {
-      return InvalidArgumentError(where + "job " + Quote(job.name) + ": start must be >= 0, got " +
+      return InvalidArgumentError(where + "job " + Quote(job.name) +
+                                  ": start must be >= 0, got " +
                                   FormatDuration(job.start));
     }
-    COLO_RETURN_IF_ERROR(job.workload.Validate().WithContext(where + "job " + Quote(job.name)));
+    COLO_RETURN_IF_ERROR(
+        job.workload.Validate().WithContext(where + "job " + Quote(job.name)));
   }
   return ValidateModeFields(*this).WithContext(scenario);
 }

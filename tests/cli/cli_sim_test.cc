@@ -1,11 +1,11 @@
 // `colo sim` end to end through the built executable: bad input exits 2 with
 // a message naming the file, the line and what was expected; the same
 // scenario and seed print byte-identical JSON.
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/colo_process.h"
 #include "scenario/test_files.h"
@@ -40,7 +40,8 @@ class CliSimTest : public ::testing::Test {
   CliSimTest() : dir_("cli") {}
 
   // Writes `yaml` to s.yaml and runs `colo sim <it> extra...`.
-  ProcessResult Sim(const std::string& yaml, std::vector<std::string> extra = {}) {
+  ProcessResult Sim(const std::string& yaml,
+                    std::vector<std::string> extra = {}) {
     scenario_ = dir_.Write("s.yaml", yaml);
     std::vector<std::string> args = {"sim", scenario_};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -48,9 +49,11 @@ class CliSimTest : public ::testing::Test {
   }
 
   // Bad input: exit status 2, one message on stderr naming file and line.
-  void ExpectBadInput(const ProcessResult& r, int line, const std::string& expected) {
+  void ExpectBadInput(const ProcessResult& r, int line,
+                      const std::string& expected) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_THAT(r.err, StartsWith("colo: error: " + scenario_ + ":" + std::to_string(line) + ": "));
+    EXPECT_THAT(r.err, StartsWith("colo: error: " + scenario_ + ":" +
+                                  std::to_string(line) + ": "));
     EXPECT_THAT(r.err, HasSubstr(expected));
     EXPECT_EQ(r.out, "");
   }
@@ -65,33 +68,40 @@ TEST_F(CliSimTest, UnknownGpu) {
 }
 
 TEST_F(CliSimTest, NegativeRate) {
-  ExpectBadInput(Sim("gpu: A100\njobs:\n  - name: j\n"
-                     "    workload: {kernels: [{grid: 1, block: 32, duration_us: 5}]}\n"
-                     "    arrivals: {poisson: -5}\n"),
-                 5, "jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5");
+  ExpectBadInput(
+      Sim("gpu: A100\njobs:\n  - name: j\n"
+          "    workload: {kernels: [{grid: 1, block: 32, duration_us: 5}]}\n"
+          "    arrivals: {poisson: -5}\n"),
+      5,
+      "jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5");
 }
 
 TEST_F(CliSimTest, MissingWorkloadFile) {
-  const ProcessResult r = Sim("gpu: A100\njobs:\n  - name: j\n    workload: {orion: gone.csv}\n");
-  ExpectBadInput(r, 4, "jobs[0].workload.orion: Orion kernel table not found: " +
-                           (dir_.path() / "gone.csv").string());
+  const ProcessResult r =
+      Sim("gpu: A100\njobs:\n  - name: j\n    workload: {orion: gone.csv}\n");
+  ExpectBadInput(r, 4,
+                 "jobs[0].workload.orion: Orion kernel table not found: " +
+                     (dir_.path() / "gone.csv").string());
 }
 
 TEST_F(CliSimTest, MalformedCsvRow) {
-  const std::string csv = dir_.Write("tables/model.csv",
-                                     "Name,Profile,Memory_footprint,SM_usage,Duration\n"
-                                     "Conv,1,0,98,100480\n"
-                                     "Relu,0,0,12,oops\n");
+  const std::string csv =
+      dir_.Write("tables/model.csv",
+                 "Name,Profile,Memory_footprint,SM_usage,Duration\n"
+                 "Conv,1,0,98,100480\n"
+                 "Relu,0,0,12,oops\n");
   const ProcessResult r =
-      Sim("gpu: A100\njobs:\n  - name: j\n    workload:\n      orion: tables/model.csv\n");
+      Sim("gpu: A100\njobs:\n  - name: j\n    workload:\n      orion: "
+          "tables/model.csv\n");
   ExpectBadInput(r, 5, "jobs[0].workload.orion: " + csv + ":3: ");
   EXPECT_THAT(r.err, HasSubstr("Duration"));
   EXPECT_THAT(r.err, HasSubstr("'oops'"));
 }
 
 TEST_F(CliSimTest, YamlTypeError) {
-  ExpectBadInput(Sim("gpu: A100\nduration_s: {seconds: 3}\njobs: []\n"), 2,
-                 "duration_s: expected a number > 0 (simulated seconds), got a mapping");
+  ExpectBadInput(
+      Sim("gpu: A100\nduration_s: {seconds: 3}\njobs: []\n"), 2,
+      "duration_s: expected a number > 0 (simulated seconds), got a mapping");
 }
 
 TEST_F(CliSimTest, YamlSyntaxError) {
@@ -108,8 +118,12 @@ TEST_F(CliSimTest, MissingScenarioFile) {
 TEST_F(CliSimTest, BadFlagValues) {
   const ProcessResult r = Sim(kScenario, {"--duration-s", "0"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--duration-s: expected a number > 0 (simulated seconds), got 0"));
-  EXPECT_EQ(RunColo({"sim"}, dir_.path()).exit_code, 2);  // no scenario: usage error.
+  EXPECT_THAT(
+      r.err,
+      HasSubstr(
+          "--duration-s: expected a number > 0 (simulated seconds), got 0"));
+  EXPECT_EQ(RunColo({"sim"}, dir_.path()).exit_code,
+            2);  // no scenario: usage error.
   EXPECT_EQ(Sim(kScenario, {"--seed", "many"}).exit_code, 2);
 }
 
@@ -139,13 +153,15 @@ TEST_F(CliSimTest, SameSeedSameBytesOtherSeedOtherBytes) {
   ASSERT_EQ(reseeded.exit_code, 0) << reseeded.err;
   EXPECT_NE(first.out, reseeded.out);
   EXPECT_EQ(nlohmann::json::parse(reseeded.out)["seed"], 8);
-  const ProcessResult reseeded_again = Sim(kScenario, {"--json", "--seed", "8"});
+  const ProcessResult reseeded_again =
+      Sim(kScenario, {"--json", "--seed", "8"});
   EXPECT_EQ(reseeded.out, reseeded_again.out);
 }
 
 TEST_F(CliSimTest, OutFileAndDurationOverride) {
   const std::string out = (dir_.path() / "report.json").string();
-  const ProcessResult r = Sim(kScenario, {"--json", "--duration-s", "0.1", "--out", out});
+  const ProcessResult r =
+      Sim(kScenario, {"--json", "--duration-s", "0.1", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   const std::string written = ReadWholeFile(out);

@@ -39,8 +39,10 @@ inline ProcessResult RunColo(const std::vector<std::string>& args,
   static int call = 0;
   ++call;
   const std::string binary = std::string(COLO_BINARY_DIR) + "/colo";
-  const std::string out_path = (scratch / ("stdout-" + std::to_string(call))).string();
-  const std::string err_path = (scratch / ("stderr-" + std::to_string(call))).string();
+  const std::string out_path =
+      (scratch / ("stdout-" + std::to_string(call))).string();
+  const std::string err_path =
+      (scratch / ("stderr-" + std::to_string(call))).string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
@@ -55,10 +57,12 @@ inline ProcessResult RunColo(const std::vector<std::string>& args,
 
   ProcessResult result;
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr,
+                                  argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
-    result.err = "posix_spawn " + binary + " failed: error " + std::to_string(spawned);
+    result.err =
+        "posix_spawn " + binary + " failed: error " + std::to_string(spawned);
     return result;
   }
   int status = 0;

@@ -1,12 +1,12 @@
 // Run report formatting: the JSON parses back with every field, in a fixed
 // order, byte-identical for identical reports; the table names every job.
-#include <cmath>
-#include <limits>
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "report/run_json.h"
 #include "report/run_table.h"
@@ -84,8 +84,9 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(text.back(), '\n');
   const Json j = Json::parse(text);
   EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
-                           "format", "scenario", "gpu", "mode", "seed", "duration_ns",
-                           "duration_s", "system_throughput", "kernels_simulated", "jobs", "gpus"}));
+                           "format", "scenario", "gpu", "mode", "seed",
+                           "duration_ns", "duration_s", "system_throughput",
+                           "kernels_simulated", "jobs", "gpus"}));
   EXPECT_EQ(j["format"], "colo.sim.run/1");
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
@@ -96,10 +97,11 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
 
   ASSERT_EQ(j["jobs"].size(), 2u);
   const Json& bert = j["jobs"][0];
-  EXPECT_EQ(KeysOf(bert), (std::vector<std::string>{
-                              "name", "class", "kind", "completed", "kernels", "solo_throughput",
-                              "shared_throughput", "normalized", "p99_overhead", "shared_latency",
-                              "solo_latency"}));
+  EXPECT_EQ(KeysOf(bert),
+            (std::vector<std::string>{
+                "name", "class", "kind", "completed", "kernels",
+                "solo_throughput", "shared_throughput", "normalized",
+                "p99_overhead", "shared_latency", "solo_latency"}));
   EXPECT_EQ(bert["name"], "bert");
   EXPECT_EQ(bert["class"], "high");
   EXPECT_EQ(bert["kind"], "inference");
@@ -107,9 +109,10 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(bert["normalized"], 0.99);
   EXPECT_EQ(bert["p99_overhead"], 1.0);
   const Json& lat = bert["shared_latency"];
-  EXPECT_EQ(KeysOf(lat), (std::vector<std::string>{"count", "mean_ns", "p50_ns", "p95_ns",
-                                                   "p99_ns", "max_ns", "mean_ms", "p50_ms",
-                                                   "p95_ms", "p99_ms", "max_ms"}));
+  EXPECT_EQ(KeysOf(lat),
+            (std::vector<std::string>{"count", "mean_ns", "p50_ns", "p95_ns",
+                                      "p99_ns", "max_ns", "mean_ms", "p50_ms",
+                                      "p95_ms", "p99_ms", "max_ms"}));
   EXPECT_EQ(lat["count"], 100);
   EXPECT_EQ(lat["p50_ns"], 50'000'000);
   EXPECT_EQ(lat["p95_ns"], 95'000'000);
@@ -127,15 +130,17 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
 
   ASSERT_EQ(j["gpus"].size(), 1u);
   const Json& gpu = j["gpus"][0];
-  EXPECT_EQ(KeysOf(gpu), (std::vector<std::string>{"name", "mean_sm_occupancy", "mean_sm_active",
-                                                   "mean_dram_util", "timeline"}));
+  EXPECT_EQ(KeysOf(gpu), (std::vector<std::string>{
+                             "name", "mean_sm_occupancy", "mean_sm_active",
+                             "mean_dram_util", "timeline"}));
   ASSERT_EQ(gpu["timeline"].size(), 50u);
   EXPECT_EQ(KeysOf(gpu["timeline"][1]),
-            (std::vector<std::string>{"start_ns", "start_ms", "sm_occupancy", "sm_active",
-                                      "dram_util"}));
+            (std::vector<std::string>{"start_ns", "start_ms", "sm_occupancy",
+                                      "sm_active", "dram_util"}));
   EXPECT_EQ(gpu["timeline"][1]["start_ns"], 200'000'000);
   EXPECT_EQ(gpu["timeline"][1]["start_ms"], 200.0);
-  EXPECT_EQ(gpu["timeline"][1]["sm_occupancy"], 0.0204082);  // 1/49 to 6 digits.
+  EXPECT_EQ(gpu["timeline"][1]["sm_occupancy"],
+            0.0204082);  // 1/49 to 6 digits.
 }
 
 TEST(RunJsonTest, IdenticalReportsGiveIdenticalBytes) {
@@ -171,10 +176,14 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, HasSubstr("bert "));
   EXPECT_THAT(table, HasSubstr("resnet50-train "));
   // bert: 200 solo/s, 198 shared/s, 0.990, p50/p95/p99 50/95/99 ms, +100% p99.
-  EXPECT_THAT(table, ::testing::ContainsRegex(
-                         "bert +high +inference +1980 +200\\.00 +198\\.00 +0\\.990 +50\\.000 "
-                         "+95\\.000 +99\\.000 +\\+100\\.0%"));
-  EXPECT_THAT(table, ::testing::ContainsRegex("resnet50-train +best-effort +training +120 [^\n]* -\n"));
+  EXPECT_THAT(
+      table,
+      ::testing::ContainsRegex(
+          "bert +high +inference +1980 +200\\.00 +198\\.00 +0\\.990 +50\\.000 "
+          "+95\\.000 +99\\.000 +\\+100\\.0%"));
+  EXPECT_THAT(table,
+              ::testing::ContainsRegex(
+                  "resnet50-train +best-effort +training +120 [^\n]* -\n"));
   EXPECT_THAT(table, HasSubstr("  SM occupancy  50.0% mean  |"));
   EXPECT_THAT(table, HasSubstr("  DRAM util     30.0% mean  |"));
   EXPECT_THAT(table, HasSubstr("system throughput  1.751"));
@@ -184,7 +193,8 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
 
 TEST(RunTableTest, ColumnsLineUp) {
   const std::string table = FormatRunTable(SampleReport());
-  // The header row and both job rows end at the same column ("p99 +%" is right-aligned).
+  // The header row and both job rows end at the same column ("p99 +%" is
+  // right-aligned).
   const size_t header = table.find("job ");
   ASSERT_NE(header, std::string::npos);
   std::vector<size_t> lengths;

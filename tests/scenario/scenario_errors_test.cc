@@ -1,10 +1,10 @@
 // Every malformed scenario fails with its code, and a message that names the
 // file, the 1-based line of the offending YAML and what was expected.
-#include <string>
-#include <vector>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "scenario/scenario_loader.h"
 #include "scenario/test_files.h"
@@ -17,7 +17,8 @@ using ::testing::HasSubstr;
 constexpr const char* kFile = "bad.yaml";
 // Line 1-2 of most cases; the job entry starts on line 3.
 const std::string kHead = "gpu: A100\njobs:\n";
-constexpr const char* kKernel = "{kernels: [{grid: 4, block: 256, duration_us: 10}]}";
+constexpr const char* kKernel =
+    "{kernels: [{grid: 4, block: 256, duration_us: 10}]}";
 
 std::string Job(const std::string& extra = "") {
   return std::string("  - name: j\n    workload: ") + kKernel + "\n" + extra;
@@ -27,125 +28,278 @@ struct Case {
   const char* name;
   std::string text;
   StatusCode code;
-  int line;                          // expected "bad.yaml:<line>:" in the message.
+  int line;  // expected "bad.yaml:<line>:" in the message.
   std::vector<std::string> phrases;  // each must appear in the message.
 };
 
 std::vector<Case> Cases() {
   const StatusCode kBad = StatusCode::kInvalidArgument;
   return {
-      {"UnknownGpuListsPresets", "gpu: A200\njobs:\n" + Job(), kBad, 1,
-       {"gpu: unknown GPU 'A200'", "expected one of V100-SXM2-32GB, A100-SXM4-40GB"}},
-      {"UnknownMode", "gpu: A100\nmode: mpx\njobs:\n" + Job(), kBad, 2,
-       {"mode: expected one of exclusive, time-slicing, mps, mig, streams, got 'mpx'"}},
-      {"NegativeRate", kHead + Job("    arrivals: {poisson: -5}\n"), kBad, 5,
-       {"jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5"}},
-      {"RateNotANumber", kHead + Job("    arrivals: {fixed: fast}\n"), kBad, 5,
-       {"jobs[0].arrivals.fixed: expected a number > 0 (requests/s), got 'fast'"}},
-      {"TwoArrivalKinds", kHead + Job("    arrivals: {fixed: 1, poisson: 2}\n"), kBad, 5,
+      {"UnknownGpuListsPresets",
+       "gpu: A200\njobs:\n" + Job(),
+       kBad,
+       1,
+       {"gpu: unknown GPU 'A200'",
+        "expected one of V100-SXM2-32GB, A100-SXM4-40GB"}},
+      {"UnknownMode",
+       "gpu: A100\nmode: mpx\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"mode: expected one of exclusive, time-slicing, mps, mig, streams, got "
+        "'mpx'"}},
+      {"NegativeRate",
+       kHead + Job("    arrivals: {poisson: -5}\n"),
+       kBad,
+       5,
+       {"jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got "
+        "-5"}},
+      {"RateNotANumber",
+       kHead + Job("    arrivals: {fixed: fast}\n"),
+       kBad,
+       5,
+       {"jobs[0].arrivals.fixed: expected a number > 0 (requests/s), got "
+        "'fast'"}},
+      {"TwoArrivalKinds",
+       kHead + Job("    arrivals: {fixed: 1, poisson: 2}\n"),
+       kBad,
+       5,
        {"jobs[0].arrivals: expected a mapping with one of poisson"}},
-      {"TypeErrorSequenceForNumber", "gpu: A100\nduration_s: [1, 2]\njobs:\n" + Job(), kBad, 2,
-       {"duration_s: expected a number > 0 (simulated seconds), got a sequence"}},
-      {"TypeErrorMappingForString", "gpu: A100\nmode: {a: 1}\njobs:\n" + Job(), kBad, 2,
+      {"TypeErrorSequenceForNumber",
+       "gpu: A100\nduration_s: [1, 2]\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"duration_s: expected a number > 0 (simulated seconds), got a "
+        "sequence"}},
+      {"TypeErrorMappingForString",
+       "gpu: A100\nmode: {a: 1}\njobs:\n" + Job(),
+       kBad,
+       2,
        {"mode: expected one of", "got a mapping"}},
-      {"ZeroDuration", "gpu: A100\nduration_s: 0\njobs:\n" + Job(), kBad, 2,
+      {"ZeroDuration",
+       "gpu: A100\nduration_s: 0\njobs:\n" + Job(),
+       kBad,
+       2,
        {"duration_s: expected a number > 0 (simulated seconds), got 0"}},
-      {"UnknownTopLevelKey", "gpu: A100\nseeed: 3\njobs:\n" + Job(), kBad, 2,
-       {"unknown key 'seeed'", "valid keys: name, gpu, mode", "did you mean 'seed'?"}},
-      {"UnknownJobKey", kHead + Job("    arival: {poisson: 5}\n"), kBad, 5,
-       {"jobs[0]: unknown key 'arival'", "valid keys: name, workload, kind, class, arrivals",
+      {"UnknownTopLevelKey",
+       "gpu: A100\nseeed: 3\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"unknown key 'seeed'", "valid keys: name, gpu, mode",
+        "did you mean 'seed'?"}},
+      {"UnknownJobKey",
+       kHead + Job("    arival: {poisson: 5}\n"),
+       kBad,
+       5,
+       {"jobs[0]: unknown key 'arival'",
+        "valid keys: name, workload, kind, class, arrivals",
         "did you mean 'arrivals'?"}},
-      {"UnknownKernelKey", kHead + "  - name: j\n    workload:\n      kernels:\n"
-                                   "        - {grid: 1, block: 32, duration_us: 1, regs: 3}\n",
-       kBad, 6, {"jobs[0].workload.kernels[0]: unknown key 'regs'", "registers"}},
-      {"DuplicateKey", "gpu: A100\ngpu: V100\njobs:\n" + Job(), kBad, 2,
+      {"UnknownKernelKey",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: 32, duration_us: 1, regs: 3}\n",
+       kBad,
+       6,
+       {"jobs[0].workload.kernels[0]: unknown key 'regs'", "registers"}},
+      {"DuplicateKey",
+       "gpu: A100\ngpu: V100\njobs:\n" + Job(),
+       kBad,
+       2,
        {"key 'gpu' appears twice (first at line 1)"}},
-      {"YamlSyntaxError", "gpu: A100\njobs: [\n  {name: j\n", kBad, 4, {"YAML syntax error"}},
-      {"YamlBadIndentation", "gpu: A100\n  mode: mps\njobs: []\n", kBad, 2,
+      {"YamlSyntaxError",
+       "gpu: A100\njobs: [\n  {name: j\n",
+       kBad,
+       4,
        {"YAML syntax error"}},
-      {"NotAMapping", "- gpu: A100\n", kBad, 1, {"expected a scenario mapping", "got a sequence"}},
-      {"EmptyDocument", "", kBad, 1, {"expected a scenario mapping", "got nothing"}},
-      {"MissingGpu", "mode: mps\njobs:\n" + Job(), kBad, 1,
+      {"YamlBadIndentation",
+       "gpu: A100\n  mode: mps\njobs: []\n",
+       kBad,
+       2,
+       {"YAML syntax error"}},
+      {"NotAMapping",
+       "- gpu: A100\n",
+       kBad,
+       1,
+       {"expected a scenario mapping", "got a sequence"}},
+      {"EmptyDocument",
+       "",
+       kBad,
+       1,
+       {"expected a scenario mapping", "got nothing"}},
+      {"MissingGpu",
+       "mode: mps\njobs:\n" + Job(),
+       kBad,
+       1,
        {"missing key 'gpu' (expected a GPU preset or a GpuSpec mapping)"}},
-      {"NoJobs", "gpu: A100\njobs: []\n", kBad, 2,
+      {"NoJobs",
+       "gpu: A100\njobs: []\n",
+       kBad,
+       2,
        {"jobs: expected a non-empty sequence of jobs, got an empty sequence"}},
-      {"MissingJobName", "gpu: A100\njobs:\n  - workload: {kernels: []}\n", kBad, 3,
+      {"MissingJobName",
+       "gpu: A100\njobs:\n  - workload: {kernels: []}\n",
+       kBad,
+       3,
        {"jobs[0]: missing key 'name'"}},
-      {"DuplicateJobNames", kHead + Job() + Job(), kBad, 5,
+      {"DuplicateJobNames",
+       kHead + Job() + Job(),
+       kBad,
+       5,
        {"jobs[1].name: job name 'j' is already used by jobs[0] (line 3)"}},
       {"CopiesCollideWithAName",
-       kHead + Job("    copies: 2\n") + "  - name: j-2\n    workload: " + kKernel + "\n", kBad, 6,
+       kHead + Job("    copies: 2\n") +
+           "  - name: j-2\n    workload: " + kKernel + "\n",
+       kBad,
+       6,
        {"job name 'j-2' is already used by jobs[0]"}},
-      {"CopiesZero", kHead + Job("    copies: 0\n"), kBad, 5,
+      {"CopiesZero",
+       kHead + Job("    copies: 0\n"),
+       kBad,
+       5,
        {"jobs[0].copies: expected an integer in 1..1000, got 0"}},
-      {"NoWorkloadSource", "gpu: A100\njobs:\n  - name: j\n    workload: {}\n", kBad, 4,
-       {"jobs[0].workload: no workload source; expected exactly one of orion, reef or kernels"}},
+      {"NoWorkloadSource",
+       "gpu: A100\njobs:\n  - name: j\n    workload: {}\n",
+       kBad,
+       4,
+       {"jobs[0].workload: no workload source; expected exactly one of orion, "
+        "reef or kernels"}},
       {"TwoWorkloadSources",
-       "gpu: A100\njobs:\n  - name: j\n    workload: {orion: a, reef: b}\n", kBad, 4,
+       "gpu: A100\njobs:\n  - name: j\n    workload: {orion: a, reef: b}\n",
+       kBad,
+       4,
        {"more than one workload source"}},
       {"KernelDurationNegative",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      kernels:\n"
        "        - {grid: 1, block: 32, duration_us: -1}\n",
-       kBad, 6, {"duration_us: expected a number > 0 (microseconds, measured alone), got -1"}},
+       kBad,
+       6,
+       {"duration_us: expected a number > 0 (microseconds, measured alone), "
+        "got -1"}},
       {"KernelGridBad",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      kernels:\n"
        "        - {grid: [1, 2, 3, 4], block: 32, duration_us: 1}\n",
-       kBad, 6, {"grid: expected an integer >= 1 or a sequence [x, y, z] of them"}},
+       kBad,
+       6,
+       {"grid: expected an integer >= 1 or a sequence [x, y, z] of them"}},
       {"ProfiledOnUnknown",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      profiled_on: K80\n"
        "      kernels: [{grid: 1, block: 32, duration_us: 1}]\n",
-       kBad, 5, {"profiled_on: expected a GPU preset", "got 'K80'"}},
-      {"InferenceNeedsArrivals", kHead + Job("    kind: inference\n"), kBad, 3,
-       {"jobs[0]: missing key 'arrivals' (expected a mapping with one of poisson"}},
-      {"TrainingRejectsArrivals", kHead + Job("    kind: training\n    arrivals: {poisson: 3}\n"),
-       kBad, 6, {"jobs[0].arrivals: only valid for inference jobs"}},
+       kBad,
+       5,
+       {"profiled_on: expected a GPU preset", "got 'K80'"}},
+      {"InferenceNeedsArrivals",
+       kHead + Job("    kind: inference\n"),
+       kBad,
+       3,
+       {"jobs[0]: missing key 'arrivals' (expected a mapping with one of "
+        "poisson"}},
+      {"TrainingRejectsArrivals",
+       kHead + Job("    kind: training\n    arrivals: {poisson: 3}\n"),
+       kBad,
+       6,
+       {"jobs[0].arrivals: only valid for inference jobs"}},
       {"InferenceRejectsIterations",
-       kHead + Job("    arrivals: {poisson: 3}\n    iterations: 3\n"), kBad, 6,
+       kHead + Job("    arrivals: {poisson: 3}\n    iterations: 3\n"),
+       kBad,
+       6,
        {"jobs[0].iterations: only valid for training jobs"}},
-      {"UnknownKind", kHead + Job("    kind: serving\n"), kBad, 5,
+      {"UnknownKind",
+       kHead + Job("    kind: serving\n"),
+       kBad,
+       5,
        {"jobs[0].kind: expected training or inference, got 'serving'"}},
-      {"UnknownClass", kHead + Job("    class: low\n"), kBad, 5,
+      {"UnknownClass",
+       kHead + Job("    class: low\n"),
+       kBad,
+       5,
        {"jobs[0].class: expected high or best-effort, got 'low'"}},
-      {"NegativeGap", kHead + Job("    kernel_gap_us: -1\n"), kBad, 5,
-       {"jobs[0].kernel_gap_us: expected a number >= 0 (microseconds), got -1"}},
-      {"MemoryTypo", kHead + Job("    memory: {persistent_gb: 1}\n"), kBad, 5,
+      {"NegativeGap",
+       kHead + Job("    kernel_gap_us: -1\n"),
+       kBad,
+       5,
+       {"jobs[0].kernel_gap_us: expected a number >= 0 (microseconds), got "
+        "-1"}},
+      {"MemoryTypo",
+       kHead + Job("    memory: {persistent_gb: 1}\n"),
+       kBad,
+       5,
        {"jobs[0].memory: unknown key 'persistent_gb'", "persistent_mb"}},
-      {"MpsPercentageOutsideMps", "gpu: A100\nmode: time-slicing\njobs:\n" +
-                                      Job("    mps_percentage: 50\n"), kBad, 6,
-       {"jobs[0].mps_percentage: only valid in mode mps; this scenario's mode is time-slicing"}},
-      {"MpsPercentageOutOfRange", kHead + Job("    mps_percentage: 150\n"), kBad, 5,
-       {"jobs[0].mps_percentage: expected a number in (0, 100] (percent of SMs), got 150"}},
-      {"MigProfileOutsideMig", kHead + Job("    mig: 1g.5gb\n"), kBad, 5,
+      {"MpsPercentageOutsideMps",
+       "gpu: A100\nmode: time-slicing\njobs:\n" +
+           Job("    mps_percentage: 50\n"),
+       kBad,
+       6,
+       {"jobs[0].mps_percentage: only valid in mode mps; this scenario's mode "
+        "is time-slicing"}},
+      {"MpsPercentageOutOfRange",
+       kHead + Job("    mps_percentage: 150\n"),
+       kBad,
+       5,
+       {"jobs[0].mps_percentage: expected a number in (0, 100] (percent of "
+        "SMs), got 150"}},
+      {"MigProfileOutsideMig",
+       kHead + Job("    mig: 1g.5gb\n"),
+       kBad,
+       5,
        {"jobs[0].mig: only valid in mode mig; this scenario's mode is mps"}},
-      {"MigProfileRequiredInMig", "gpu: A100\nmode: mig\njobs:\n" + Job(), kBad, 4,
-       {"jobs[0]: missing key 'mig' (expected the job's MIG profile in mode mig)"}},
-      {"MigProfileUnknown", "gpu: A100\nmode: mig\njobs:\n" + Job("    mig: 2g.20gb\n"), kBad, 6,
-       {"jobs[0].mig: expected a MIG profile of A100-SXM4-40GB (1g.5gb, 2g.10gb, 3g.20gb",
+      {"MigProfileRequiredInMig",
+       "gpu: A100\nmode: mig\njobs:\n" + Job(),
+       kBad,
+       4,
+       {"jobs[0]: missing key 'mig' (expected the job's MIG profile in mode "
+        "mig)"}},
+      {"MigProfileUnknown",
+       "gpu: A100\nmode: mig\njobs:\n" + Job("    mig: 2g.20gb\n"),
+       kBad,
+       6,
+       {"jobs[0].mig: expected a MIG profile of A100-SXM4-40GB (1g.5gb, "
+        "2g.10gb, 3g.20gb",
         "got '2g.20gb'"}},
-      {"MigOnGpuWithoutMig", "gpu: V100\nmode: mig\njobs:\n" + Job("    mig: 1g.5gb\n"), kBad, 2,
-       {"mode: mode mig needs a GPU with MIG profiles; V100-SXM2-32GB has none"}},
+      {"MigOnGpuWithoutMig",
+       "gpu: V100\nmode: mig\njobs:\n" + Job("    mig: 1g.5gb\n"),
+       kBad,
+       2,
+       {"mode: mode mig needs a GPU with MIG profiles; V100-SXM2-32GB has "
+        "none"}},
       {"MigInstancesDoNotFit",
-       "gpu: A100\nmode: mig\njobs:\n" + Job("    mig: 4g.20gb\n    copies: 2\n"), kBad, 6,
+       "gpu: A100\nmode: mig\njobs:\n" +
+           Job("    mig: 4g.20gb\n    copies: 2\n"),
+       kBad,
+       6,
        {"jobs[0].mig: the MIG instances do not fit on one A100-SXM4-40GB",
         "8 of 7 compute slices"}},
-      {"CustomGpuMissingField", "gpu: {name: x, sm_count: 10}\njobs:\n" + Job(), kBad, 1,
+      {"CustomGpuMissingField",
+       "gpu: {name: x, sm_count: 10}\njobs:\n" + Job(),
+       kBad,
+       1,
        {"gpu: missing key 'max_threads_per_sm' (expected an integer >= 1)"}},
-      {"CustomGpuBadValue", "gpu: {preset: A100, sm_count: -3}\njobs:\n" + Job(), kBad, 1,
+      {"CustomGpuBadValue",
+       "gpu: {preset: A100, sm_count: -3}\njobs:\n" + Job(),
+       kBad,
+       1,
        {"gpu.sm_count: expected an integer >= 1, got -3"}},
       {"CustomGpuFailsValidate",
-       "gpu: {preset: A100, max_shared_mem_per_block: 999999999}\njobs:\n" + Job(), kBad, 1,
+       "gpu: {preset: A100, max_shared_mem_per_block: 999999999}\njobs:\n" +
+           Job(),
+       kBad,
+       1,
        {"max_shared_mem_per_block must not exceed shared_mem_per_sm"}},
-      {"MissingOrionTable", "gpu: A100\njobs:\n  - name: j\n    workload:\n      orion: nope.csv\n",
-       StatusCode::kNotFound, 5,
-       {"jobs[0].workload.orion: Orion kernel table not found: " + std::string(COLO_DATA_DIR) +
-        "/nope.csv"}},
-      {"MissingReefDir", "gpu: A100\njobs:\n  - name: j\n    workload: {reef: reef/nope}\n",
-       StatusCode::kNotFound, 4,
-       {"REEF model directory not found: " + std::string(COLO_DATA_DIR) + "/reef/nope"}},
+      {"MissingOrionTable",
+       "gpu: A100\njobs:\n  - name: j\n    workload:\n      orion: nope.csv\n",
+       StatusCode::kNotFound,
+       5,
+       {"jobs[0].workload.orion: Orion kernel table not found: " +
+        std::string(COLO_DATA_DIR) + "/nope.csv"}},
+      {"MissingReefDir",
+       "gpu: A100\njobs:\n  - name: j\n    workload: {reef: reef/nope}\n",
+       StatusCode::kNotFound,
+       4,
+       {"REEF model directory not found: " + std::string(COLO_DATA_DIR) +
+        "/reef/nope"}},
       {"MissingTrace",
-       kHead + Job("    arrivals:\n      trace: none.json\n"), StatusCode::kNotFound, 6,
-       {"jobs[0].arrivals.trace: arrival trace not found: " + std::string(COLO_DATA_DIR) +
-        "/none.json"}},
+       kHead + Job("    arrivals:\n      trace: none.json\n"),
+       StatusCode::kNotFound,
+       6,
+       {"jobs[0].arrivals.trace: arrival trace not found: " +
+        std::string(COLO_DATA_DIR) + "/none.json"}},
   };
 }
 
@@ -157,13 +311,16 @@ TEST_P(ScenarioErrorTest, NamesFileLineAndExpectation) {
   ASSERT_FALSE(spec.ok()) << "loaded:\n" << c.text;
   const std::string& message = spec.status().message();
   EXPECT_EQ(spec.status().code(), c.code) << message;
-  EXPECT_THAT(message, ::testing::StartsWith(std::string(kFile) + ":" + std::to_string(c.line) +
-                                             ": "))
-      << "scenario:\n" << c.text;
-  for (const std::string& phrase : c.phrases) EXPECT_THAT(message, HasSubstr(phrase));
+  EXPECT_THAT(message, ::testing::StartsWith(std::string(kFile) + ":" +
+                                             std::to_string(c.line) + ": "))
+      << "scenario:\n"
+      << c.text;
+  for (const std::string& phrase : c.phrases)
+    EXPECT_THAT(message, HasSubstr(phrase));
 }
 
-INSTANTIATE_TEST_SUITE_P(Loader, ScenarioErrorTest, ::testing::ValuesIn(Cases()),
+INSTANTIATE_TEST_SUITE_P(Loader, ScenarioErrorTest,
+                         ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::string(info.param.name);
                          });
@@ -175,8 +332,10 @@ TEST(ScenarioImporterErrorTest, MalformedCsvRowKeepsBothLocations) {
             "Name,Profile,Memory_footprint,SM_usage,Duration\n"
             "Conv,1,0,98,100480\n"
             "Gemm,1,0,lots,2000\n");
-  const std::string path = dir.Write("s.yaml", "gpu: A100\njobs:\n  - name: j\n    workload:\n"
-                                               "      orion: t.csv\n");
+  const std::string path =
+      dir.Write("s.yaml",
+                "gpu: A100\njobs:\n  - name: j\n    workload:\n"
+                "      orion: t.csv\n");
   auto spec = LoadScenarioFile(path);
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument);
@@ -195,9 +354,10 @@ TEST(ScenarioImporterErrorTest, MalformedTraceKeepsBothLocations) {
   auto spec = LoadScenarioFile(path);
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(spec.status().message(),
-              ::testing::StartsWith(path + ":5: jobs[0].arrivals.trace: " +
-                                    (dir.path() / "arrivals.txt").string() + ":3"));
+  EXPECT_THAT(
+      spec.status().message(),
+      ::testing::StartsWith(path + ":5: jobs[0].arrivals.trace: " +
+                            (dir.path() / "arrivals.txt").string() + ":3"));
 }
 
 }  // namespace

@@ -2,13 +2,13 @@
 // one fails with the file, the 1-based YAML line and what was expected.
 #include "scenario/scenario_loader.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "scenario/test_files.h"
 
@@ -20,7 +20,8 @@ using ::testing::HasSubstr;
 
 constexpr const char* kFile = "test.yaml";
 // One tiny inline kernel, for jobs whose workload does not matter.
-constexpr const char* kKernel = "{kernels: [{grid: 4, block: 256, duration_us: 10}]}";
+constexpr const char* kKernel =
+    "{kernels: [{grid: 4, block: 256, duration_us: 10}]}";
 
 Result<sim::ScenarioSpec> Load(const std::string& text) {
   return LoadScenarioString(text, kFile, COLO_DATA_DIR);
@@ -68,7 +69,8 @@ jobs:
   const sim::JobSpec& infer = spec->jobs[0];
   EXPECT_EQ(infer.name, "infer");
   EXPECT_EQ(infer.workload.name, "infer");
-  EXPECT_EQ(infer.workload.kind, WorkloadKind::kInference);  // arrivals imply inference.
+  EXPECT_EQ(infer.workload.kind,
+            WorkloadKind::kInference);  // arrivals imply inference.
   EXPECT_EQ(infer.workload.priority, PriorityClass::kHigh);
   EXPECT_EQ(infer.workload.profiled_on, "V100-SXM2-32GB");
   EXPECT_EQ(infer.workload.arrivals.kind, ArrivalKind::kPoisson);
@@ -92,22 +94,26 @@ jobs:
   EXPECT_DOUBLE_EQ(gemm.dram_throughput, 0.2);
   EXPECT_FALSE(gemm.transformable);
   EXPECT_EQ(infer.workload.kernels[2].name, "gemm");
-  EXPECT_EQ(infer.workload.kernels[3].name, "kernel1");  // default name: its index.
-  EXPECT_DOUBLE_EQ(infer.workload.kernels[3].sm_throughput, 0.5);  // KernelDesc default.
+  EXPECT_EQ(infer.workload.kernels[3].name,
+            "kernel1");  // default name: its index.
+  EXPECT_DOUBLE_EQ(infer.workload.kernels[3].sm_throughput,
+                   0.5);  // KernelDesc default.
 
   const sim::JobSpec& train = spec->jobs[1];
   EXPECT_EQ(train.workload.kind, WorkloadKind::kTraining);
   EXPECT_EQ(train.workload.priority, PriorityClass::kBestEffort);
-  EXPECT_EQ(train.workload.profiled_on, "A100-SXM4-40GB");  // default: the scenario's GPU.
+  EXPECT_EQ(train.workload.profiled_on,
+            "A100-SXM4-40GB");  // default: the scenario's GPU.
   EXPECT_EQ(train.workload.iterations, 7);
   EXPECT_EQ(train.workload.iteration_gap, Microseconds(200));
   EXPECT_FALSE(train.mps_active_thread_percentage.has_value());
 }
 
 TEST(ScenarioLoaderTest, DefaultsAndNameFromFileStem) {
-  auto spec = LoadScenarioString(std::string("gpu: H100\njobs:\n  - name: a\n    workload: ") +
-                                     kKernel + "\n",
-                                 "some/dir/my-scenario.yaml", "");
+  auto spec = LoadScenarioString(
+      std::string("gpu: H100\njobs:\n  - name: a\n    workload: ") + kKernel +
+          "\n",
+      "some/dir/my-scenario.yaml", "");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->name, "my-scenario");
   EXPECT_EQ(spec->gpu.name, "H100-SXM5-80GB");
@@ -139,10 +145,12 @@ TEST(ScenarioLoaderTest, CustomGpuMappingWithMigProfiles) {
 mode: mig
 jobs:
   - name: a
-    workload: )") + kKernel + R"(
+    workload: )") + kKernel +
+                   R"(
     mig: 3g.10gb
   - name: b
-    workload: )" + kKernel + R"(
+    workload: )" + kKernel +
+                   R"(
     mig: 1g.5gb
     copies: 4
 )");
@@ -154,14 +162,17 @@ jobs:
   EXPECT_EQ(spec->gpu.warp_size, 32);  // optional field, GpuSpec default.
   ASSERT_EQ(spec->gpu.mig_profiles.size(), 2u);
   EXPECT_EQ(spec->gpu.mig_profiles[1].sm_count, 21);
-  ASSERT_EQ(spec->jobs.size(), 5u);  // 3 + 4*1 compute slices = 7: fits exactly.
+  ASSERT_EQ(spec->jobs.size(),
+            5u);  // 3 + 4*1 compute slices = 7: fits exactly.
   EXPECT_EQ(spec->jobs[0].mig_profile, "3g.10gb");
   EXPECT_EQ(spec->jobs[4].mig_profile, "1g.5gb");
 }
 
 TEST(ScenarioLoaderTest, PresetWithOverrides) {
-  auto spec = Load(std::string("gpu: {preset: V100, name: v100-half, sm_count: 40}\njobs:\n"
-                               "  - name: a\n    workload: ") + kKernel + "\n");
+  auto spec = Load(
+      std::string("gpu: {preset: V100, name: v100-half, sm_count: 40}\njobs:\n"
+                  "  - name: a\n    workload: ") +
+      kKernel + "\n");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->gpu.name, "v100-half");
   EXPECT_EQ(spec->gpu.sm_count, 40);
@@ -169,8 +180,9 @@ TEST(ScenarioLoaderTest, PresetWithOverrides) {
 }
 
 TEST(ScenarioLoaderTest, CopiesExpandToNumberedJobs) {
-  auto spec = Load(std::string("gpu: A100\njobs:\n  - name: w\n    workload: ") + kKernel +
-                   "\n    copies: 3\n  - name: solo\n    workload: " + kKernel + "\n");
+  auto spec = Load(
+      std::string("gpu: A100\njobs:\n  - name: w\n    workload: ") + kKernel +
+      "\n    copies: 3\n  - name: solo\n    workload: " + kKernel + "\n");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   ASSERT_EQ(spec->jobs.size(), 4u);
   EXPECT_EQ(spec->jobs[0].name, "w-1");
@@ -204,15 +216,17 @@ jobs:
   EXPECT_EQ(spec->jobs[1].workload.name, "resnet");
   EXPECT_EQ(spec->jobs[2].workload.arrivals.kind, ArrivalKind::kFixedRate);
   EXPECT_EQ(spec->jobs[2].workload.profiled_on, "MI50");
-  EXPECT_EQ(spec->jobs[2].profiled_on.name, "MI50");  // the runner needs its spec.
+  EXPECT_EQ(spec->jobs[2].profiled_on.name,
+            "MI50");  // the runner needs its spec.
   EXPECT_TRUE(spec->jobs[0].profiled_on.name.empty());
 }
 
 TEST(ScenarioLoaderTest, FileRelativePathsResolveAgainstTheFilesDirectory) {
   test::ScratchDir dir("loader");
   std::filesystem::create_directories(dir.path() / "tables");
-  std::filesystem::copy_file(std::string(COLO_DATA_DIR) + "/orion/resnet50_4_fwd",
-                             dir.path() / "tables" / "resnet.csv");
+  std::filesystem::copy_file(
+      std::string(COLO_DATA_DIR) + "/orion/resnet50_4_fwd",
+      dir.path() / "tables" / "resnet.csv");
   dir.Write("traces/arrivals.txt", "0.0\n0.010\n0.025\n");
   const std::string scenario = dir.Write("scenarios/s.yaml", R"(gpu: A100
 jobs:
@@ -254,7 +268,8 @@ TEST(ScenarioLoaderTest, DocumentedExampleLoads) {
   ASSERT_NE(begin, std::string::npos);
   const size_t end = text.find("```", begin + 8);
   ASSERT_NE(end, std::string::npos);
-  auto spec = LoadScenarioString(text.substr(begin + 8, end - begin - 8), "docs/scenario.md",
+  auto spec = LoadScenarioString(text.substr(begin + 8, end - begin - 8),
+                                 "docs/scenario.md",
                                  std::string(COLO_SOURCE_DIR) + "/docs");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->name, "bert-vs-resnet");
@@ -267,9 +282,11 @@ TEST(ScenarioLoaderTest, DocumentedExampleLoads) {
 
 // Every scenario under examples/ loads (they are what a newcomer runs first).
 TEST(ScenarioLoaderTest, ExamplesLoad) {
-  const std::filesystem::path examples = std::filesystem::path(COLO_SOURCE_DIR) / "examples";
+  const std::filesystem::path examples =
+      std::filesystem::path(COLO_SOURCE_DIR) / "examples";
   int loaded = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(examples)) {
     if (entry.path().extension() != ".yaml") continue;
     auto spec = LoadScenarioFile(entry.path().string());
     EXPECT_TRUE(spec.ok()) << spec.status().ToString();

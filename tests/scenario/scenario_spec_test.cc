@@ -1,12 +1,13 @@
 // sim::ScenarioSpec::Validate, the sharing-mode names and the nearest-rank
 // latency statistics (src/sim/scenario_spec.cc, src/sim/run_report.cc).
-#include <string>
+#include "sim/scenario_spec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "sim/run_report.h"
-#include "sim/scenario_spec.h"
 
 namespace colo::sim {
 namespace {
@@ -40,7 +41,9 @@ void ExpectInvalid(const ScenarioSpec& spec, const std::string& phrase) {
   EXPECT_THAT(s.message(), HasSubstr(phrase));
 }
 
-TEST(ScenarioSpecTest, ValidSpecPasses) { EXPECT_TRUE(ValidSpec().Validate().ok()); }
+TEST(ScenarioSpecTest, ValidSpecPasses) {
+  EXPECT_TRUE(ValidSpec().Validate().ok());
+}
 
 TEST(ScenarioSpecTest, BasicFields) {
   ScenarioSpec spec = ValidSpec();
@@ -97,16 +100,18 @@ TEST(ScenarioSpecTest, MigProfiles) {
 }
 
 TEST(SharingModeTest, NamesRoundTrip) {
-  for (SharingMode m : {SharingMode::kExclusive, SharingMode::kTimeSlicing, SharingMode::kMps,
-                        SharingMode::kMig, SharingMode::kStreams}) {
+  for (SharingMode m :
+       {SharingMode::kExclusive, SharingMode::kTimeSlicing, SharingMode::kMps,
+        SharingMode::kMig, SharingMode::kStreams}) {
     auto parsed = ParseSharingMode(SharingModeName(m));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, m);
   }
   auto bad = ParseSharingMode("MPS");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(),
-              HasSubstr("expected one of exclusive, time-slicing, mps, mig, streams"));
+  EXPECT_THAT(
+      bad.status().message(),
+      HasSubstr("expected one of exclusive, time-slicing, mps, mig, streams"));
 }
 
 TEST(LatencyStatsTest, NearestRank) {

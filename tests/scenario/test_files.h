@@ -3,13 +3,12 @@
 // scope. Test-only: failures abort the test via gtest assertions.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace colo::test {
 
@@ -31,8 +30,10 @@ class ScratchDir {
 
   const std::filesystem::path& path() const { return path_; }
 
-  // Writes `text` to `relative` (directories created) and returns the full path.
-  std::string Write(const std::string& relative, const std::string& text) const {
+  // Writes `text` to `relative` (directories created) and returns the full
+  // path.
+  std::string Write(const std::string& relative,
+                    const std::string& text) const {
     const std::filesystem::path file = path_ / relative;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream out(file, std::ios::binary);
