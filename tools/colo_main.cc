@@ -8,6 +8,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   colo::tools::RegisterSimCommand(app, &exit_code);
+  colo::tools::RegisterProfileCommand(app, &exit_code);
+  colo::tools::RegisterPredictCommand(app, &exit_code);
+  colo::tools::RegisterPlanCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

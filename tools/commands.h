@@ -9,5 +9,8 @@
 namespace colo::tools {
 
 void RegisterSimCommand(CLI::App& app, int* exit_code);  // colo sim SCENARIO.yaml
+void RegisterProfileCommand(CLI::App& app, int* exit_code);  // colo profile import ...
+void RegisterPredictCommand(CLI::App& app, int* exit_code);  // colo predict train|eval|pair
+void RegisterPlanCommand(CLI::App& app, int* exit_code);     // colo plan JOBS.yaml --gpus N
 
 }  // namespace colo::tools

@@ -1,0 +1,105 @@
+// place/group_evaluator.h — what a set of jobs on one GPU is predicted to
+// achieve, and whether it is allowed.
+//
+// Jobs are grouped into types (same profile, priority and memory): the
+// planner only ever asks about multisets of types. For up to three jobs on a
+// GPU the evaluator predicts each job's normalized throughput (shared/solo):
+//   * alone: 1.
+//   * MPS (shared SMs): the interference model's prediction next to the
+//     partner, clamped to [0, 1] (a job never runs faster than alone). With
+//     two partners the slowdowns compose multiplicatively, y_a = y(a|b) *
+//     y(a|c): an assumption, not a measurement (the KACE data has pairs only).
+//   * MIG (if allowed and the GPU has MIG profiles): one instance per job, no
+//     interference; a job's throughput on an instance with fraction f of the
+//     SMs (and of the memory bandwidth) is read from its solo MPS scaling
+//     curve at min(f_SM, f_memory) — the curve measures an SM cap, so this
+//     is an approximation. Profiles without a curve scale linearly (y = f).
+// A group is feasible when its memory fits (the GPU's, or each job's MIG
+// instance's) and every high-priority member keeps the floor. Of MPS and MIG
+// the one with the higher total wins. Results are cached.
+//
+// Thread-compatible (the cache mutates); not for concurrent use.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "colo/gpu_spec.h"
+#include "colo/status.h"
+#include "predict/interference_model.h"
+#include "profile/workload_profile.h"
+
+namespace colo::place {
+
+// Interchangeable jobs.
+struct JobType {
+  int profile = 0;        // index into the evaluator's profiles.
+  bool high = false;      // high priority: must keep the floor.
+  double memory_gib = 0;
+};
+
+enum class GpuMode { kIdle, kAlone, kMps, kMig };
+const char* GpuModeName(GpuMode m);  // "idle", "alone", "mps", "mig"
+
+// Why a group is not allowed.
+enum class Infeasible { kNone, kMemory, kFloor };
+
+struct GroupOutcome {
+  bool feasible = false;
+  Infeasible why = Infeasible::kNone;   // when not feasible (the MPS reason).
+  GpuMode mode = GpuMode::kIdle;
+  double total = 0;                     // sum of normalized throughput.
+  std::array<double, 3> normalized{};   // per member, in key order.
+  std::array<int, 3> mig_profile{-1, -1, -1};  // index into the GPU's MIG profiles.
+};
+
+struct GroupOptions {
+  double memory_gib = 0;            // usable memory per GPU, > 0.
+  double high_priority_floor = 0.8; // in (0, 1].
+  bool allow_mig = false;
+};
+
+class GroupEvaluator {
+ public:
+  // Predicts every profile pair once. FailedPrecondition if a profile lacks
+  // a feature the model needs; InvalidArgument if MIG is allowed but the GPU
+  // has no MIG profiles.
+  static Result<GroupEvaluator> Create(const predict::InterferenceModel& model,
+                                       const std::vector<profile::WorkloadProfile>& profiles,
+                                       std::vector<JobType> types, const GpuSpec& gpu,
+                                       const GroupOptions& options);
+
+  // Outcome of the types in `key` (ascending type ids, -1 for empty slots
+  // at the end, e.g. {2, 5, -1}).
+  const GroupOutcome& Evaluate(const std::array<int, 3>& key);
+
+  // Clamped prediction of `own` profile next to `partner` profile.
+  double Pair(int own_profile, int partner_profile) const {
+    return pair_[static_cast<size_t>(own_profile) * n_profiles_ + partner_profile];
+  }
+
+  const std::vector<JobType>& types() const { return types_; }
+  const GpuSpec& gpu() const { return gpu_; }
+  const GroupOptions& options() const { return options_; }
+
+ private:
+  GroupEvaluator() = default;
+  GroupOutcome Compute(const std::array<int, 3>& key) const;
+  void BestMig(const std::array<int, 3>& key, int k, GroupOutcome* out) const;
+
+  std::vector<JobType> types_;
+  GpuSpec gpu_;
+  GroupOptions options_;
+  size_t n_profiles_ = 0;
+  std::vector<double> pair_;                 // n_profiles^2
+  size_t n_mig_ = 0;
+  std::vector<double> mig_y_;                // n_profiles x MIG profiles: y on that instance
+  std::vector<GroupOutcome> dense_;          // cache when types are few
+  std::vector<bool> dense_set_;
+  std::unordered_map<int64_t, GroupOutcome> sparse_;
+};
+
+}  // namespace colo::place

@@ -1,0 +1,57 @@
+// place/jobs_file.h — the input of `colo plan`: which jobs want GPUs.
+//
+//   gpu: V100-SXM2-32GB          # GpuSpec preset: memory per GPU, MIG profiles
+//   model: model.json            # interference model (colo predict train)
+//   profiles: profiles/          # directory of workload profiles (JSON)
+//   high_priority_floor: 0.8     # optional, see PlanOptions
+//   max_jobs_per_gpu: 3          # optional
+//   jobs:
+//     - name: bert-train
+//       profile: bert-base-cased_batch8-train   # a name in `profiles`, or a .json path
+//       priority: high                          # high | best-effort (default)
+//       memory_gib: 6.5                         # optional: default from the profile
+//       count: 4                                # optional: 4 copies, bert-train-1..4
+//
+// Relative paths resolve against the file's directory. Every error names the
+// file, the YAML line and what was expected; unknown keys are errors.
+// Thread-compatible.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "colo/status.h"
+#include "colo/workload.h"
+#include "profile/workload_profile.h"
+
+namespace colo::place {
+
+struct JobRequest {
+  std::string name;
+  profile::WorkloadProfile profile;
+  PriorityClass priority = PriorityClass::kBestEffort;
+  double memory_gib = 0;  // device memory the job needs.
+  std::string where;      // "file:line" of the job, for messages.
+};
+
+struct JobsFile {
+  std::string source;                   // the file, as given.
+  std::string gpu;                      // preset name; "" if not given.
+  std::string model_path;               // resolved; "" if not given.
+  std::optional<double> high_priority_floor;
+  std::optional<int> max_jobs_per_gpu;
+  std::vector<JobRequest> jobs;         // `count` copies expanded.
+};
+
+// Reads and parses a jobs file. NotFound for a missing file, profile
+// directory or profile; InvalidArgument for YAML errors, unknown keys, bad
+// values, duplicate job names, or a job whose memory is unknown.
+Result<JobsFile> LoadJobsFile(const std::string& path);
+
+// Same for text in memory; `name` stands for the file in messages and
+// `base_dir` is where relative paths resolve.
+Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name,
+                               const std::string& base_dir);
+
+}  // namespace colo::place

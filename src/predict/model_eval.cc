@@ -1,0 +1,282 @@
+#include "predict/model_eval.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "predict/folds.h"
+
+namespace colo::predict {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double MeanOf(const std::vector<double>& v) {
+  double s = 0;
+  int n = 0;
+  for (double x : v) {
+    if (!std::isnan(x)) {
+      s += x;
+      ++n;
+    }
+  }
+  return n ? s / n : kNaN;
+}
+
+// Ratio to oracle of every anchor, with a score that may depend on the anchor.
+std::vector<double> PerAnchorRatios(const PairDataset& d,
+                                    const std::function<double(int pair, int anchor)>& score) {
+  const std::vector<int> ids = AllPairIds(d);
+  std::vector<double> out(d.profiles.size(), kNaN);
+  std::vector<double> s(ids.size());
+  for (int w = 0; w < static_cast<int>(d.profiles.size()); ++w) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const PairSample& p = d.pairs[i];
+      s[i] = (p.a == w || p.b == w) ? score(static_cast<int>(i), w) : 0.0;
+    }
+    const AnchorResult r = AnchorRatio(d.pairs, ids, s, w);
+    if (r.candidates >= 2) out[w] = r.ratio;
+  }
+  return out;
+}
+
+// A rule-based baseline: prefer the partner with the smallest (sign = -1) or
+// largest (sign = +1) value of `field`; skipped if some profile lacks it.
+void AddRuleBaseline(const PairDataset& d, const std::string& name, double sign,
+                     const std::function<std::optional<double>(const profile::WorkloadProfile&)>& field,
+                     std::vector<MethodResult>* out) {
+  for (const auto& p : d.profiles) {
+    if (!field(p)) return;
+  }
+  MethodResult m;
+  m.name = name;
+  m.ratio = PerAnchorRatios(d, [&](int i, int w) {
+    const PairSample& p = d.pairs[i];
+    const int partner = p.a == w ? p.b : p.a;
+    return sign * *field(d.profiles[partner]);
+  });
+  m.mean = MeanOf(m.ratio);
+  m.min_repeat = m.max_repeat = m.mean;
+  out->push_back(std::move(m));
+}
+
+// Per-anchor ratios averaged over repeats, plus the range of repeat means
+// and the mean absolute error of the per-job predictions.
+class MethodAccumulator {
+ public:
+  MethodAccumulator(std::string name, int n_workloads)
+      : sum_(n_workloads, 0.0), n_(n_workloads, 0) {
+    result_.name = std::move(name);
+    result_.min_repeat = INFINITY;
+    result_.max_repeat = -INFINITY;
+  }
+  void AddRepeat(const std::vector<double>& ratios) {
+    const double mean = MeanOf(ratios);
+    result_.min_repeat = std::min(result_.min_repeat, mean);
+    result_.max_repeat = std::max(result_.max_repeat, mean);
+    for (size_t w = 0; w < ratios.size(); ++w) {
+      if (!std::isnan(ratios[w])) {
+        sum_[w] += ratios[w];
+        ++n_[w];
+      }
+    }
+  }
+  void AddError(const PairPrediction& pr, const PairSample& p) {
+    abs_err_ += std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
+    n_err_ += 2;
+  }
+  MethodResult Finish() {
+    result_.ratio.assign(sum_.size(), kNaN);
+    for (size_t w = 0; w < sum_.size(); ++w) {
+      if (n_[w]) result_.ratio[w] = sum_[w] / n_[w];
+    }
+    result_.mean = MeanOf(result_.ratio);
+    result_.mae = n_err_ ? abs_err_ / n_err_ : -1;
+    return result_;
+  }
+
+ private:
+  MethodResult result_;
+  std::vector<double> sum_;
+  std::vector<int> n_;
+  double abs_err_ = 0;
+  int n_err_ = 0;
+};
+
+}  // namespace
+
+Status EvalOptions::Validate() const {
+  COLO_RETURN_IF_ERROR(train.Validate());
+  if (folds < 2) return InvalidArgumentError("folds must be >= 2");
+  if (repeats < 1) return InvalidArgumentError("repeats must be >= 1");
+  return OkStatus();
+}
+
+Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions& options,
+                                         const std::vector<ExtraScorer>& extras) {
+  COLO_RETURN_IF_ERROR(options.Validate());
+  const int n_pairs = static_cast<int>(d.pairs.size());
+  const int n_w = static_cast<int>(d.profiles.size());
+  if (n_pairs < options.folds) {
+    return InvalidArgumentError("evaluation needs at least " + std::to_string(options.folds) +
+                                " pairs, got " + std::to_string(n_pairs));
+  }
+  EvalReport rep;
+  rep.pairs = n_pairs;
+  rep.excluded = d.excluded;
+  for (const auto& p : d.profiles) rep.workloads.push_back(p.name);
+  rep.candidates.assign(n_w, 0);
+  for (const PairSample& p : d.pairs) {
+    ++rep.candidates[p.a];
+    ++rep.candidates[p.b];
+  }
+
+  // Extra scorers need no training: score every pair once.
+  std::vector<std::vector<double>> extra_sum(extras.size(), std::vector<double>(n_pairs));
+  std::vector<std::vector<PairPrediction>> extra_pred(extras.size(), std::vector<PairPrediction>(n_pairs));
+  for (size_t e = 0; e < extras.size(); ++e) {
+    MethodAccumulator acc(extras[e].name, n_w);
+    for (int i = 0; i < n_pairs; ++i) {
+      Result<PairPrediction> pr = extras[e].predict(d.pairs[i]);
+      if (!pr.ok()) return pr.status().WithContext(extras[e].name + ", pair at " + d.pairs[i].where);
+      extra_sum[e][i] = pr->Sum();
+      extra_pred[e][i] = *pr;
+      acc.AddError(*pr, d.pairs[i]);
+    }
+    acc.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return extra_sum[e][i]; }));
+    rep.extras.push_back(acc.Finish());
+  }
+  // The combination: the mean of the linear model's and the extra scorer's
+  // predicted sums (equal weights, nothing fitted).
+  auto combined = [&](size_t e, double linear, int i) { return 0.5 * linear + 0.5 * extra_sum[e][i]; };
+  auto combined_pred = [&](size_t e, const PairPrediction& linear, int i) {
+    return PairPrediction{0.5 * linear.norm_a + 0.5 * extra_pred[e][i].norm_a,
+                          0.5 * linear.norm_b + 0.5 * extra_pred[e][i].norm_b};
+  };
+
+  // k-fold, repeated: out-of-fold predictions of every pair.
+  MethodAccumulator kfold("linear k-fold", n_w);
+  std::vector<MethodAccumulator> kfold_combo;
+  for (const ExtraScorer& e : extras) kfold_combo.emplace_back("lin+" + e.name + " k-fold", n_w);
+  for (int r = 0; r < options.repeats; ++r) {
+    const std::vector<int> fold = AssignFolds(n_pairs, options.folds, options.seed + r);
+    std::vector<double> score(n_pairs, 0.0);
+    for (int f = 0; f < options.folds; ++f) {
+      std::vector<int> train, test;
+      for (int i = 0; i < n_pairs; ++i) (fold[i] == f ? test : train).push_back(i);
+      Result<InterferenceModel> m = TrainInterferenceModel(d, train, options.train);
+      if (!m.ok()) {
+        return m.status().WithContext("k-fold repeat " + std::to_string(r + 1) + ", fold " + std::to_string(f + 1));
+      }
+      for (int i : test) {
+        const PairSample& p = d.pairs[i];
+        COLO_ASSIGN_OR_RETURN(PairPrediction pr, m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
+        score[i] = pr.Sum();
+        kfold.AddError(pr, p);
+        for (size_t e = 0; e < extras.size(); ++e) kfold_combo[e].AddError(combined_pred(e, pr, i), p);
+      }
+    }
+    kfold.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return score[i]; }));
+    for (size_t e = 0; e < extras.size(); ++e) {
+      kfold_combo[e].AddRepeat(PerAnchorRatios(d, [&](int i, int) { return combined(e, score[i], i); }));
+    }
+  }
+  rep.kfold = kfold.Finish();
+
+  // Leave one workload out: the anchor's pairs are never seen in training.
+  if (options.lowo) {
+    std::vector<double> lowo(n_w, kNaN);
+    std::vector<std::vector<double>> lowo_combo(extras.size(), std::vector<double>(n_w, kNaN));
+    MethodAccumulator lowo_acc("linear LOWO", n_w);
+    std::vector<MethodAccumulator> lowo_combo_acc;
+    for (const ExtraScorer& e : extras) lowo_combo_acc.emplace_back("lin+" + e.name + " LOWO", n_w);
+    for (int w = 0; w < n_w; ++w) {
+      std::vector<int> train, test;
+      for (int i = 0; i < n_pairs; ++i) {
+        const PairSample& p = d.pairs[i];
+        (p.a == w || p.b == w ? test : train).push_back(i);
+      }
+      if (test.size() < 2) continue;
+      Result<InterferenceModel> m = TrainInterferenceModel(d, train, options.train);
+      if (!m.ok()) return m.status().WithContext("leave out '" + d.profiles[w].name + "'");
+      std::vector<double> score;
+      for (int i : test) {
+        const PairSample& p = d.pairs[i];
+        COLO_ASSIGN_OR_RETURN(PairPrediction pr, m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
+        score.push_back(pr.Sum());
+        lowo_acc.AddError(pr, p);
+        for (size_t e = 0; e < extras.size(); ++e) lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
+      }
+      lowo[w] = AnchorRatio(d.pairs, test, score, w).ratio;
+      for (size_t e = 0; e < extras.size(); ++e) {
+        std::vector<double> c(test.size());
+        for (size_t t = 0; t < test.size(); ++t) c[t] = combined(e, score[t], test[t]);
+        lowo_combo[e][w] = AnchorRatio(d.pairs, test, c, w).ratio;
+      }
+    }
+    lowo_acc.AddRepeat(lowo);
+    rep.lowo = lowo_acc.Finish();
+    for (size_t e = 0; e < extras.size(); ++e) {
+      lowo_combo_acc[e].AddRepeat(lowo_combo[e]);
+      rep.extras.push_back(kfold_combo[e].Finish());
+      rep.extras.push_back(lowo_combo_acc[e].Finish());
+    }
+  } else {
+    for (auto& c : kfold_combo) rep.extras.push_back(c.Finish());
+  }
+
+  // Baselines.
+  MethodResult random;
+  random.name = "random";
+  random.ratio = PerAnchorRatios(d, [](int, int) { return 0.0; });
+  random.mean = random.min_repeat = random.max_repeat = MeanOf(random.ratio);
+  rep.baselines.push_back(random);
+  AddRuleBaseline(d, "least memory", -1, [](const profile::WorkloadProfile& p) { return p.system.memory_used_gib; },
+                  &rep.baselines);
+  AddRuleBaseline(d, "least SM%", -1, [](const profile::WorkloadProfile& p) { return p.system.sm_util_pct; },
+                  &rep.baselines);
+  AddRuleBaseline(d, "least mem%", -1, [](const profile::WorkloadProfile& p) { return p.system.mem_util_pct; },
+                  &rep.baselines);
+  AddRuleBaseline(d, "most solo tput", +1, [](const profile::WorkloadProfile& p) { return p.solo_throughput; },
+                  &rep.baselines);
+
+  Result<InterferenceModel> full = TrainInterferenceModel(d, AllPairIds(d), options.train);
+  if (!full.ok()) return full.status().WithContext("training on every pair");
+  for (const PairTerm& t : full->terms) rep.full_model_terms.push_back(t.Name());
+  return rep;
+}
+
+std::string FormatEvalReport(const EvalReport& r) {
+  std::vector<const MethodResult*> cols = {&r.kfold};
+  if (!r.lowo.name.empty()) cols.push_back(&r.lowo);
+  for (const auto& m : r.extras) cols.push_back(&m);
+  for (const auto& m : r.baselines) cols.push_back(&m);
+  std::string out = fmt::format("{:<34} {:>4}", "anchor workload", "cand");
+  for (const MethodResult* m : cols) out += fmt::format(" {:>14}", m->name);
+  out += "\n";
+  for (size_t w = 0; w < r.workloads.size(); ++w) {
+    out += fmt::format("{:<34} {:>4}", r.workloads[w], r.candidates[w]);
+    for (const MethodResult* m : cols) {
+      out += std::isnan(m->ratio[w]) ? fmt::format(" {:>14}", "-") : fmt::format(" {:>14.3f}", m->ratio[w]);
+    }
+    out += "\n";
+  }
+  out += fmt::format("{:<34} {:>4}", "MEAN ratio to oracle", "");
+  for (const MethodResult* m : cols) out += fmt::format(" {:>14.3f}", m->mean);
+  out += "\n";
+  out += fmt::format("{:<34} {:>4}", "k-fold repeats: min..max", "");
+  for (const MethodResult* m : cols) {
+    out += m == &r.kfold ? fmt::format(" {:>6.3f}..{:<6.3f}", m->min_repeat, m->max_repeat)
+                         : fmt::format(" {:>14}", "");
+  }
+  out += "\n";
+  out += fmt::format("{:<34} {:>4}", "MAE normalized tput", "");
+  for (const MethodResult* m : cols) {
+    out += m->mae >= 0 ? fmt::format(" {:>14.3f}", m->mae) : fmt::format(" {:>14}", "");
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace colo::predict

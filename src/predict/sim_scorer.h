@@ -1,0 +1,39 @@
+// predict/sim_scorer.h — the second predictor: no pair measurements, only
+// the two solo profiles. Each profile becomes a synthetic kernel population
+// (synthetic_workload.h); the pair runs under MPS on the simulated GPU
+// (sim/scenario_runner.h), next to solo runs of each; the simulator's
+// shared/solo throughput of each job is the prediction.
+//
+// Deterministic (fixed seed). Thread-compatible.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "colo/status.h"
+#include "predict/interference_model.h"
+#include "predict/model_eval.h"
+#include "predict/pair_data.h"
+#include "predict/synthetic_workload.h"
+
+namespace colo::predict {
+
+struct SimPairOptions {
+  SyntheticWorkloadOptions workload;
+  std::string gpu = "V100";          // GPU preset simulated. Default: V100 (KACE's).
+  Duration duration = Milliseconds(400);  // simulated time per run, > 0. Default: 400 ms.
+  uint64_t seed = 1;                 // Default: 1.
+  Status Validate() const;
+};
+
+// Predicted normalized throughput of a and b sharing the simulated GPU.
+// Errors from the profiles (FailedPrecondition) or the simulator pass through.
+Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a, const profile::WorkloadProfile& b,
+                                    const SimPairOptions& options = {});
+
+// Evaluation scorers over `data`: "simulator" (SimulatePair, cached per pair).
+Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data, const std::string& gpu);
+
+}  // namespace colo::predict

@@ -1,0 +1,151 @@
+#include "profile/dcgm_log.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "profile/csv.h"
+
+namespace colo::profile {
+namespace {
+
+std::vector<std::string> Tokens(std::string_view line) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) out.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// Running mean of one metric over the kept samples.
+struct Mean {
+  double sum = 0;
+  int64_t n = 0;
+  std::optional<double> Get(double scale) const {
+    if (n == 0) return std::nullopt;
+    return sum / static_cast<double>(n) * scale;
+  }
+};
+
+}  // namespace
+
+Status DcgmLogOptions::Validate() const {
+  if (gpu < 0) return InvalidArgumentError("gpu index must be >= 0");
+  if (skip_first < 0) return InvalidArgumentError("skip_first must be >= 0");
+  return OkStatus();
+}
+
+Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
+                                 const DcgmLogOptions& o) {
+  COLO_RETURN_IF_ERROR(o.Validate());
+  std::vector<std::string> header;  // metric names, in column order
+  // Per sample: the metric values of our GPU (nullopt = "N/A").
+  std::vector<std::vector<std::optional<double>>> samples;
+  size_t pos = 0;
+  int line = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view l = text.substr(pos, end - pos);
+    ++line;
+    pos = end + 1;
+    const std::vector<std::string> tok = Tokens(l);
+    const std::string where = path + ":" + std::to_string(line);
+    if (!tok.empty() && tok[0].rfind("#Entity", 0) == 0) {
+      header.assign(tok.begin() + 1, tok.end());
+      if (tok[0] != "#Entity") header.insert(header.begin(), tok[0].substr(7));
+      std::erase_if(header, [](const std::string& h) { return h.empty() || h == "ID"; });
+    } else if (!tok.empty() && tok[0] != "ID" && tok[0].front() != '#') {
+      if (header.empty()) {
+        return InvalidArgumentError(where + ": data before the '#Entity ...' header "
+                                    "(expected `dcgmi dmon` output)");
+      }
+      if (tok.size() != header.size() + 2) {
+        return InvalidArgumentError(where + ": expected an entity (\"GPU 0\") and " +
+                                    std::to_string(header.size()) + " values, found " +
+                                    std::to_string(tok.size()) + " fields");
+      }
+      if (tok[0] != "GPU") continue;  // GPU-I, GPU-CI, ... entities
+      double id = 0;
+      if (!ParseFiniteDouble(tok[1], &id)) {
+        return InvalidArgumentError(where + ": expected a GPU index after 'GPU', got '" + tok[1] + "'");
+      }
+      if (static_cast<int>(id) != o.gpu) continue;
+      std::vector<std::optional<double>> values;
+      for (size_t i = 0; i < header.size(); ++i) {
+        const std::string& cell = tok[i + 2];
+        if (cell == "N/A") {
+          values.emplace_back();
+          continue;
+        }
+        double v = 0;
+        if (!ParseFiniteDouble(cell, &v)) {
+          return InvalidArgumentError(where + ": column '" + header[i] +
+                                      "': expected a number or N/A, got '" + cell + "'");
+        }
+        values.emplace_back(v);
+      }
+      samples.push_back(std::move(values));
+    }
+    if (end == text.size()) break;
+  }
+  if (header.empty()) {
+    return InvalidArgumentError(path + ": no '#Entity ...' header line (expected `dcgmi dmon` output)");
+  }
+  auto col = [&](const char* name) -> int {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  };
+  const int c_gputl = col("GPUTL"), c_gract = col("GRACT"), c_smact = col("SMACT"),
+            c_smocc = col("SMOCC"), c_drama = col("DRAMA");
+  if (c_smact < 0 && c_smocc < 0 && c_drama < 0) {
+    return InvalidArgumentError(path + ": none of SMACT, SMOCC, DRAMA in the header "
+                                "(run dcgmi dmon -e 1002,1003,1005)");
+  }
+  const int c_idle = c_gract >= 0 ? c_gract : c_smact;
+  Mean gputl, smact, smocc, drama;
+  DcgmSummary out;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (static_cast<int64_t>(i) < o.skip_first) continue;
+    const auto& s = samples[i];
+    if (o.skip_idle && c_idle >= 0 && s[c_idle] && *s[c_idle] == 0) continue;
+    ++out.samples;
+    auto add = [&](int c, Mean& m) {
+      if (c >= 0 && s[c]) {
+        m.sum += *s[c];
+        ++m.n;
+      }
+    };
+    add(c_gputl, gputl);
+    add(c_smact, smact);
+    add(c_smocc, smocc);
+    add(c_drama, drama);
+  }
+  if (out.samples == 0) {
+    return InvalidArgumentError(path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
+                                std::to_string(samples.size()) + " found, skip_first = " +
+                                std::to_string(o.skip_first) +
+                                (o.skip_idle ? ", idle samples skipped" : "") + ")");
+  }
+  out.gpu_util_pct = gputl.Get(1.0);
+  out.sm_active_pct = smact.Get(100.0);
+  out.sm_occupancy_pct = smocc.Get(100.0);
+  out.dram_active_pct = drama.Get(100.0);
+  return out;
+}
+
+Result<DcgmSummary> ReadDcgmLog(const std::string& path, const DcgmLogOptions& options) {
+  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseDcgmLog(text, path, options);
+}
+
+void ApplyDcgmSummary(const DcgmSummary& s, SystemMetrics* m) {
+  if (s.sm_active_pct) m->sm_active_pct = s.sm_active_pct;
+  if (s.sm_occupancy_pct) m->sm_occupancy_pct = s.sm_occupancy_pct;
+  if (s.dram_active_pct) m->dram_active_pct = s.dram_active_pct;
+}
+
+}  // namespace colo::profile

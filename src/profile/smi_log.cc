@@ -1,0 +1,260 @@
+#include "profile/smi_log.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "profile/csv.h"
+
+namespace colo::profile {
+namespace {
+
+std::vector<std::string> Tokens(std::string_view line) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) out.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+struct Line {
+  int number;
+  std::string_view text;
+};
+
+std::vector<Line> Lines(std::string_view text) {
+  std::vector<Line> out;
+  size_t pos = 0;
+  int n = 1;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    out.push_back({n++, text.substr(pos, end - pos)});
+    if (end == text.size()) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+// Accumulates one GPU's samples.
+struct Series {
+  std::vector<double> sm;
+  std::vector<std::optional<double>> mem, fb;
+};
+
+Result<SmiSummary> Summarize(Series s, const std::string& path, const SmiLogOptions& o,
+                             std::string format) {
+  SmiSummary out;
+  out.format = std::move(format);
+  double sm = 0, mem = 0, fb = -1;
+  int64_t n = 0, n_mem = 0;
+  for (size_t i = 0; i < s.sm.size(); ++i) {
+    if (static_cast<int64_t>(i) < o.skip_first) continue;
+    if (o.skip_idle && s.sm[i] == 0) continue;
+    sm += s.sm[i];
+    ++n;
+    if (s.mem[i]) {
+      mem += *s.mem[i];
+      ++n_mem;
+    }
+    if (s.fb[i]) fb = std::max(fb, *s.fb[i]);
+  }
+  if (n == 0) {
+    return InvalidArgumentError(path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
+                                std::to_string(s.sm.size()) + " found, skip_first = " +
+                                std::to_string(o.skip_first) +
+                                (o.skip_idle ? ", idle samples skipped" : "") + ")");
+  }
+  out.samples = n;
+  out.sm_util_pct = sm / static_cast<double>(n);
+  if (n_mem > 0) out.mem_util_pct = mem / static_cast<double>(n_mem);
+  if (fb >= 0) out.memory_used_mib = fb;
+  return out;
+}
+
+// A cell of a whitespace table: a number, or "-" (not available).
+Result<std::optional<double>> Cell(const std::string& tok, const std::string& where,
+                                   const std::string& column) {
+  if (tok == "-" || tok == "N/A") return std::optional<double>();
+  double v = 0;
+  if (!ParseFiniteDouble(tok, &v)) {
+    return InvalidArgumentError(where + ": column '" + column + "': expected a number or '-', got '" +
+                                tok + "'");
+  }
+  return std::optional<double>(v);
+}
+
+Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines, const std::string& path,
+                                const SmiLogOptions& o) {
+  std::vector<std::string> header;
+  bool pmon = false;
+  Series s;
+  std::set<std::string> pids;
+  for (const Line& l : lines) {
+    std::string_view t = l.text;
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    if (t.empty() || t.front() == '\r') continue;
+    const std::string where = path + ":" + std::to_string(l.number);
+    if (t.front() == '#') {
+      std::vector<std::string> tok = Tokens(t.substr(1));
+      if (std::find(tok.begin(), tok.end(), "gpu") != tok.end()) {
+        header = tok;
+        pmon = std::find(tok.begin(), tok.end(), "pid") != tok.end();
+      }
+      continue;  // the units line ("# Idx ...") and comments
+    }
+    if (header.empty()) {
+      return InvalidArgumentError(where + ": data before the '# gpu ...' header line "
+                                  "(expected nvidia-smi dmon or pmon output)");
+    }
+    std::vector<std::string> tok = Tokens(t);
+    if (tok.size() < header.size() - (pmon ? 1 : 0)) {  // pmon's command may be blank
+      return InvalidArgumentError(where + ": expected " + std::to_string(header.size()) +
+                                  " fields like the header, found " + std::to_string(tok.size()));
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < tok.size(); ++i) row[header[i]] = tok[i];
+    double gpu = -1;
+    if (!ParseFiniteDouble(row["gpu"], &gpu)) {
+      return InvalidArgumentError(where + ": column 'gpu': expected a GPU index, got '" + row["gpu"] + "'");
+    }
+    if (static_cast<int>(gpu) != o.gpu) continue;
+    if (pmon) {
+      const std::string& pid = row["pid"];
+      if (pid == "-") continue;  // no process on the GPU in this sample
+      if (o.pid != 0 && pid != std::to_string(o.pid)) continue;
+      pids.insert(pid);
+    }
+    if (!row.count("sm")) {
+      return InvalidArgumentError(where + ": no 'sm' column (run nvidia-smi dmon/pmon with -s u)");
+    }
+    COLO_ASSIGN_OR_RETURN(std::optional<double> sm, Cell(row["sm"], where, "sm"));
+    std::optional<double> mem, fb;
+    if (row.count("mem")) {
+      COLO_ASSIGN_OR_RETURN(mem, Cell(row["mem"], where, "mem"));
+    }
+    if (row.count("fb")) {
+      COLO_ASSIGN_OR_RETURN(fb, Cell(row["fb"], where, "fb"));
+    }
+    s.sm.push_back(sm.value_or(0));  // pmon prints "-" for an idle process
+    s.mem.push_back(mem);
+    s.fb.push_back(fb);
+  }
+  if (header.empty()) {
+    return InvalidArgumentError(path + ": no '# gpu ...' header line (expected nvidia-smi dmon or "
+                                "pmon output, or a --query-gpu CSV)");
+  }
+  if (pmon && pids.size() > 1) {
+    std::string list;
+    for (const auto& p : pids) list += (list.empty() ? "" : ", ") + p;
+    return InvalidArgumentError(path + ": processes " + list + " share GPU " + std::to_string(o.gpu) +
+                                "; choose one with --pid");
+  }
+  return Summarize(std::move(s), path, o, pmon ? "pmon" : "dmon");
+}
+
+// "91 %" -> 91, "419 MiB" -> 419; "[N/A]" / "[Not Supported]" -> nullopt.
+Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r, int col) {
+  COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
+  std::vector<std::string> tok = Tokens(cell);
+  if (!tok.empty() && tok[0].front() == '[') return std::optional<double>();
+  double v = 0;
+  if (tok.empty() || tok.size() > 2 || !ParseFiniteDouble(tok[0], &v)) {
+    return InvalidArgumentError(t.Where(r) + ": column '" + t.header[col] +
+                                "': expected a number with an optional unit, got '" + std::string(cell) + "'");
+  }
+  return std::optional<double>(v);
+}
+
+std::optional<int> ColumnStartingWith(const CsvTable& t, std::string_view prefix) {
+  for (size_t i = 0; i < t.header.size(); ++i) {
+    if (t.header[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
+  }
+  return std::nullopt;
+}
+
+Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path, const SmiLogOptions& o) {
+  COLO_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(text, path));
+  const std::optional<int> c_util = ColumnStartingWith(t, "utilization.gpu");
+  if (!c_util) {
+    COLO_RETURN_IF_ERROR(t.Column("utilization.gpu [%]").status());
+  }
+  const std::optional<int> c_mem = ColumnStartingWith(t, "utilization.memory");
+  const std::optional<int> c_used = ColumnStartingWith(t, "memory.used");
+  const std::optional<int> c_index = ColumnStartingWith(t, "index");
+  if (c_used && t.header[*c_used].find("MiB") == std::string::npos &&
+      t.header[*c_used].find('[') != std::string::npos) {
+    return InvalidArgumentError(path + ": column '" + t.header[*c_used] + "': expected MiB");
+  }
+  Series s;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const CsvRow& r = t.rows[i];
+    if (!r.cells.empty() && Tokens(r.cells[0]) == Tokens(t.header[0])) continue;  // repeated header
+    if (c_index) {
+      COLO_ASSIGN_OR_RETURN(std::optional<double> idx, QueryValue(t, r, *c_index));
+      if (!idx || static_cast<int>(*idx) != o.gpu) continue;
+    } else if (o.devices_per_sample > 0) {
+      if (static_cast<int>(i % static_cast<size_t>(o.devices_per_sample)) != o.gpu) continue;
+    } else if (o.gpu != 0) {
+      return InvalidArgumentError(path + ": no 'index' column to find GPU " + std::to_string(o.gpu) +
+                                  " (add index to --query-gpu, or give devices_per_sample)");
+    }
+    COLO_ASSIGN_OR_RETURN(std::optional<double> util, QueryValue(t, r, *c_util));
+    if (!util) {
+      return InvalidArgumentError(t.Where(r) + ": utilization.gpu not available ('[N/A]')");
+    }
+    std::optional<double> mem, used;
+    if (c_mem) {
+      COLO_ASSIGN_OR_RETURN(mem, QueryValue(t, r, *c_mem));
+    }
+    if (c_used) {
+      COLO_ASSIGN_OR_RETURN(used, QueryValue(t, r, *c_used));
+    }
+    s.sm.push_back(*util);
+    s.mem.push_back(mem);
+    s.fb.push_back(used);
+  }
+  return Summarize(std::move(s), path, o, "query-gpu");
+}
+
+}  // namespace
+
+Status SmiLogOptions::Validate() const {
+  if (gpu < 0) return InvalidArgumentError("gpu index must be >= 0");
+  if (skip_first < 0) return InvalidArgumentError("skip_first must be >= 0");
+  if (devices_per_sample < 0) return InvalidArgumentError("devices_per_sample must be >= 0");
+  if (devices_per_sample > 0 && gpu >= devices_per_sample) {
+    return InvalidArgumentError("gpu index must be below devices_per_sample");
+  }
+  return OkStatus();
+}
+
+Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path, const SmiLogOptions& o) {
+  COLO_RETURN_IF_ERROR(o.Validate());
+  std::vector<Line> lines = Lines(text);
+  for (const Line& l : lines) {
+    std::vector<std::string> tok = Tokens(l.text);
+    if (tok.empty()) continue;
+    if (l.text.find("utilization.gpu") != std::string_view::npos) return ParseQueryCsv(text, path, o);
+    return ParseMonitor(lines, path, o);
+  }
+  return InvalidArgumentError(path + ": empty file, expected nvidia-smi output");
+}
+
+Result<SmiSummary> ReadSmiLog(const std::string& path, const SmiLogOptions& options) {
+  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseSmiLog(text, path, options);
+}
+
+void ApplySmiSummary(const SmiSummary& s, SystemMetrics* m) {
+  m->sm_util_pct = s.sm_util_pct;
+  if (s.mem_util_pct) m->mem_util_pct = s.mem_util_pct;
+  if (s.memory_used_mib) m->memory_used_gib = *s.memory_used_mib / 1024.0;
+}
+
+}  // namespace colo::profile
