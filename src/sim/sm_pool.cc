@@ -10,6 +10,12 @@ namespace {
 // A group whose remaining work is below half a nanosecond has finished: finish
 // times are rounded up to whole nanoseconds, so this only absorbs float error.
 constexpr double kDoneNs = 0.5;
+// Groups whose residents are the same launches with progress within this
+// fraction of a block's time are merged (their SMs pooled, progress averaged
+// by SM count). It bounds fragmentation when many kernels co-run (7 MPS
+// clients would otherwise drift into one group per SM and one event per SM
+// per wave) at a cost below this fraction of a block time per merge.
+constexpr double kMergeTolerance = 0.01;
 }  // namespace
 
 SmPool::SmPool(const GpuSpec& spec) : spec_(spec) {
@@ -213,22 +219,29 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
   }
 }
 
-bool SmPool::SameResidents(const SmGroup& a, const SmGroup& b) const {
-  if (a.residents.size() != b.residents.size() || a.blocks != b.blocks || a.threads != b.threads) {
+bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const {
+  // A one-to-one pairing of a's residents with b's: same launch, same blocks
+  // per SM, progress within the tolerance. Residents are few (one or two per
+  // co-running kernel), so a greedy pairing in order is enough.
+  if (a.residents.size() != b.residents.size() || a.blocks != b.blocks || a.threads != b.threads ||
+      a.residents.size() > 64) {
     return false;
   }
-  for (int x : a.residents) {
-    const BlockGroup& p = blocks_[x];
-    bool found = false;
-    for (int y : b.residents) {
-      const BlockGroup& q = blocks_[y];
-      if (p.launch == q.launch && p.per_sm == q.per_sm && p.remaining_ns == q.remaining_ns &&
-          p.rate == q.rate) {
-        found = true;
+  match->assign(a.residents.size(), -1);
+  uint64_t used = 0;
+  for (size_t i = 0; i < a.residents.size(); ++i) {
+    const BlockGroup& p = blocks_[a.residents[i]];
+    for (size_t j = 0; j < b.residents.size(); ++j) {
+      if (used & (uint64_t{1} << j)) continue;
+      const BlockGroup& q = blocks_[b.residents[j]];
+      if (p.launch == q.launch && p.per_sm == q.per_sm &&
+          std::fabs(p.remaining_ns - q.remaining_ns) <= kMergeTolerance * p.shape.block_time.count()) {
+        used |= uint64_t{1} << j;
+        (*match)[i] = b.residents[j];
         break;
       }
     }
-    if (!found) return false;
+    if ((*match)[i] < 0) return false;
   }
   return true;
 }
@@ -243,7 +256,13 @@ void SmPool::MergeEquivalentGroups() {
     if (!groups_[i].alive || groups_[i].residents.empty()) continue;
     for (size_t j = i + 1; j < groups_.size(); ++j) {
       SmGroup& g = groups_[j];
-      if (!g.alive || !SameResidents(groups_[i], g)) continue;
+      if (!g.alive || !MatchResidents(groups_[i], g, &match_)) continue;
+      // Progress of the kept copies: the SM-weighted mean of both.
+      const double wi = groups_[i].count, wj = g.count;
+      for (size_t r = 0; r < groups_[i].residents.size(); ++r) {
+        BlockGroup& p = blocks_[groups_[i].residents[r]];
+        p.remaining_ns = (p.remaining_ns * wi + blocks_[match_[r]].remaining_ns * wj) / (wi + wj);
+      }
       groups_[i].count += g.count;
       for (int b : g.residents) {
         blocks_[b].alive = false;

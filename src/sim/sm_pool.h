@@ -135,7 +135,7 @@ class SmPool {
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm);
   void MergeEmptyGroups();
   void MergeEquivalentGroups();
-  bool SameResidents(const SmGroup& a, const SmGroup& b) const;
+  bool MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const;
 
   GpuSpec spec_;
   TimePoint last_sync_ = TimeZero();
@@ -145,7 +145,7 @@ class SmPool {
   std::vector<int> free_blocks_;
   // SolveRates scratch (members to avoid allocating at every event).
   std::vector<double> sm_load_, sm_frozen_;
-  std::vector<int> unfrozen_, still_;
+  std::vector<int> unfrozen_, still_, match_;
   double thread_occupancy_ = 0, active_fraction_ = 0, dram_use_ = 0;
   int running_groups_ = 0;
   std::optional<TimePoint> next_finish_;
