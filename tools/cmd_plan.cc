@@ -29,25 +29,36 @@ struct PlanFlags {
   bool json = false;
 };
 
-Result<predict::InterferenceModel> ResolveModel(const PlanFlags& f, const place::JobsFile& jobs) {
+Result<predict::InterferenceModel> ResolveModel(const PlanFlags& f,
+                                                const place::JobsFile& jobs) {
   if (!f.kace.empty()) {
     predict::DatasetSource src;
     src.kace_dir = f.kace;
     COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, predict::LoadDataset(src));
-    return predict::TrainInterferenceModel(d.data, predict::AllPairIds(d.data), predict::TrainOptions{});
+    Result<predict::InterferenceModel> m = predict::TrainInterferenceModel(
+        d.data, predict::AllPairIds(d.data), predict::TrainOptions{});
+    if (!m.ok() && m.status().code() == StatusCode::kFailedPrecondition)
+      return InvalidArgumentError(m.status().message());
+    return m;
   }
   const std::string path = !f.model.empty() ? f.model : jobs.model_path;
   if (path.empty()) {
-    return InvalidArgumentError(jobs.source + ": no interference model: give --model FILE (from `colo predict "
-                                "train -o`), a 'model:' line in the file, or --kace DIR to train one now");
+    return InvalidArgumentError(
+        jobs.source +
+        ": no interference model: give --model FILE (from `colo predict "
+        "train -o`), a 'model:' line in the file, or --kace DIR to train one "
+        "now");
   }
   return predict::LoadModel(path);
 }
 
 Status RunPlan(const PlanFlags& f) {
   COLO_ASSIGN_OR_RETURN(place::JobsFile jobs, place::LoadJobsFile(f.jobs));
-  COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model, ResolveModel(f, jobs));
-  const std::string gpu_name = !f.gpu.empty() ? f.gpu : !jobs.gpu.empty() ? jobs.gpu : "V100-SXM2-32GB";
+  COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model,
+                        ResolveModel(f, jobs));
+  const std::string gpu_name = !f.gpu.empty()      ? f.gpu
+                               : !jobs.gpu.empty() ? jobs.gpu
+                                                   : "V100-SXM2-32GB";
   COLO_ASSIGN_OR_RETURN(GpuSpec gpu, GpuPreset(gpu_name));
   place::PlanOptions o;
   o.gpus = f.gpus;
@@ -66,19 +77,33 @@ Status RunPlan(const PlanFlags& f) {
   COLO_RETURN_IF_ERROR(o.Validate());
   RealClock clock;
   const TimePoint t0 = clock.Now();
-  COLO_ASSIGN_OR_RETURN(place::Plan plan, place::PlanPlacement(jobs.jobs, model, gpu, o));
+  Result<place::Plan> planned = place::PlanPlacement(jobs.jobs, model, gpu, o);
+  if (!planned.ok()) {
+    // Every input is the user's: a profile missing what the model needs is bad
+    // input.
+    const Status& s = planned.status();
+    return s.code() == StatusCode::kFailedPrecondition
+               ? InvalidArgumentError(f.jobs + ": " + s.message())
+               : s;
+  }
+  const place::Plan& plan = *planned;
   const double ms = ToMillis(clock.Now() - t0);
   if (f.json) {
     std::printf("%s", place::PlanToJson(plan).c_str());
     return OkStatus();
   }
   std::printf("%s", place::FormatPlanTable(plan).c_str());
-  std::printf("high-priority floor %.2f, at most %d jobs per GPU%s; planned in %.1f ms\n", o.high_priority_floor,
-              o.max_jobs_per_gpu, o.allow_mig ? ", MIG allowed" : "", ms);
+  std::printf(
+      "high-priority floor %.2f, at most %d jobs per GPU%s; planned in %.1f "
+      "ms\n",
+      o.high_priority_floor, o.max_jobs_per_gpu,
+      o.allow_mig ? ", MIG allowed" : "", ms);
   for (const auto& j : jobs.jobs) {
     if (!j.profile.gpu.empty() && j.profile.gpu != gpu.name) {
-      std::printf("note: profiles were measured on %s; predictions for %s carry that over\n",
-                  j.profile.gpu.c_str(), gpu.name.c_str());
+      std::printf(
+          "note: profiles were measured on %s; predictions for %s carry that "
+          "over\n",
+          j.profile.gpu.c_str(), gpu.name.c_str());
       break;
     }
   }
@@ -89,16 +114,25 @@ Status RunPlan(const PlanFlags& f) {
 
 void RegisterPlanCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<PlanFlags>();
-  CLI::App* plan = app.add_subcommand("plan", "assign jobs to GPUs by predicted interference");
+  CLI::App* plan = app.add_subcommand(
+      "plan", "assign jobs to GPUs by predicted interference");
   plan->add_option("jobs", f->jobs, "jobs file (YAML)")->required();
   plan->add_option("--gpus", f->gpus, "GPUs available")->required();
-  plan->add_flag("--mig", f->mig, "allow MIG instances (GPU must support MIG, e.g. --gpu A100)");
-  plan->add_option("--model", f->model, "interference model JSON (colo predict train -o)");
-  plan->add_option("--kace", f->kace, "train the model from this KACE directory now instead");
-  plan->add_option("--gpu", f->gpu, "GPU preset (default: the file's gpu, else V100-SXM2-32GB)");
-  plan->add_option("--floor", f->floor, "normalized throughput every high-priority job keeps (default 0.8)");
-  plan->add_option("--max-per-gpu", f->max_per_gpu, "most jobs per GPU, 1..3 (default 3)");
-  plan->add_option("--reserve-gib", f->reserve_gib, "memory kept free per GPU (default 0.5)");
+  plan->add_flag("--mig", f->mig,
+                 "allow MIG instances (GPU must support MIG, e.g. --gpu A100)");
+  plan->add_option("--model", f->model,
+                   "interference model JSON (colo predict train -o)");
+  plan->add_option("--kace", f->kace,
+                   "train the model from this KACE directory now instead");
+  plan->add_option("--gpu", f->gpu,
+                   "GPU preset (default: the file's gpu, else V100-SXM2-32GB)");
+  plan->add_option(
+      "--floor", f->floor,
+      "normalized throughput every high-priority job keeps (default 0.8)");
+  plan->add_option("--max-per-gpu", f->max_per_gpu,
+                   "most jobs per GPU, 1..3 (default 3)");
+  plan->add_option("--reserve-gib", f->reserve_gib,
+                   "memory kept free per GPU (default 0.5)");
   plan->add_flag("--json", f->json, "print the plan as JSON");
   plan->callback([=] { *exit_code = ReportStatus(RunPlan(*f)); });
 }

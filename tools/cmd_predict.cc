@@ -32,28 +32,63 @@ struct TrainFlags {
   std::vector<double> lambdas;
   int max_terms = 8;
   int inner_folds = 5;
+  std::vector<std::string> terms;
 };
 
+// In the CLI every input is the user's (files, flags): a training failure
+// such as a singular design is bad input (exit status 2), not a bug.
+Status AsInputError(const Status& s) {
+  if (s.code() == StatusCode::kFailedPrecondition)
+    return InvalidArgumentError(s.message());
+  return s;
+}
+
+std::string PairsPath(const DataFlags& f) {
+  return f.source.pairs_csv.empty() ? f.source.kace_dir + "/pairs_training.csv"
+                                    : f.source.pairs_csv;
+}
+
 void AddDataFlags(CLI::App* cmd, DataFlags* f) {
-  cmd->add_option("--kace", f->source.kace_dir, "KACE data directory (profiles and pairs_training.csv)");
-  cmd->add_option("--profiles", f->source.profiles_dir, "directory of workload profile JSON files");
-  cmd->add_option("--pairs", f->source.pairs_csv, "pair CSV (workload1, workload2, w1throughput, w2throughput)");
-  cmd->add_flag("--keep-suspect", f->source.keep_suspect,
-                "KACE: keep the two solo baselines its README flags as under-measured");
-  cmd->add_option("--exclude", f->source.exclude, "drop this workload and its pairs (repeatable)");
+  cmd->add_option("--kace", f->source.kace_dir,
+                  "KACE data directory (profiles and pairs_training.csv)");
+  cmd->add_option("--profiles", f->source.profiles_dir,
+                  "directory of workload profile JSON files");
+  cmd->add_option(
+      "--pairs", f->source.pairs_csv,
+      "pair CSV (workload1, workload2, w1throughput, w2throughput)");
+  cmd->add_flag(
+      "--keep-suspect", f->source.keep_suspect,
+      "KACE: keep the two solo baselines its README flags as under-measured");
+  cmd->add_option("--exclude", f->source.exclude,
+                  "drop this workload and its pairs (repeatable)");
   cmd->add_option("--cross-check-solo", f->source.solo_reference_csv,
-                  "CSV of reference solo throughputs (Type, Exclusive100), e.g. PEACE's; drops disagreeing workloads");
-  cmd->add_option("--max-solo-ratio", f->max_solo_ratio, "disagreement factor for --cross-check-solo (default 1.5)");
+                  "CSV of reference solo throughputs (Type, Exclusive100), "
+                  "e.g. PEACE's; drops disagreeing workloads");
+  cmd->add_option("--max-solo-ratio", f->max_solo_ratio,
+                  "disagreement factor for --cross-check-solo (default 1.5)");
 }
 
 void AddTrainFlags(CLI::App* cmd, TrainFlags* f) {
-  cmd->add_option("--pool", f->pool, "term pool: diag (own, partner, own*partner same feature) or full");
-  cmd->add_option("--search", f->search, "filter (keep every term passing the correlation filter) or forward");
+  cmd->add_option(
+      "--pool", f->pool,
+      "term pool: diag (own, partner, own*partner same feature) or full");
+  cmd->add_option(
+      "--search", f->search,
+      "filter (keep every term passing the correlation filter) or forward");
   cmd->add_option("--loss", f->loss, "inner-CV loss: mse or oracle");
-  cmd->add_option("--corr", f->correlations, "correlation-filter thresholds to choose from (default 0.2)");
-  cmd->add_option("--lambda", f->lambdas, "ridge penalties to choose from (default 1e-4 1e-3 1e-2 1e-1)");
-  cmd->add_option("--max-terms", f->max_terms, "forward selection: most terms (default 8)");
-  cmd->add_option("--inner-folds", f->inner_folds, "inner cross-validation folds (default 5)");
+  cmd->add_option("--corr", f->correlations,
+                  "correlation-filter thresholds to choose from (default 0.2)");
+  cmd->add_option(
+      "--lambda", f->lambdas,
+      "ridge penalties to choose from (default 1e-4 1e-3 1e-2 1e-1)");
+  cmd->add_option("--max-terms", f->max_terms,
+                  "forward selection: most terms (default 8)");
+  cmd->add_option("--inner-folds", f->inner_folds,
+                  "inner cross-validation folds (default 5)");
+  cmd->add_option("--terms", f->terms,
+                  "use exactly these terms (e.g. partner.sm_util "
+                  "own.sm_util*partner.sm_util)")
+      ->delimiter(',');
 }
 
 Result<predict::TrainOptions> ToTrainOptions(const TrainFlags& f) {
@@ -71,54 +106,74 @@ Result<predict::TrainOptions> ToTrainOptions(const TrainFlags& f) {
   if (!f.lambdas.empty()) o.lambdas = f.lambdas;
   o.max_terms = f.max_terms;
   o.selection_folds = f.inner_folds;
+  o.fixed_terms = f.terms;
   COLO_RETURN_IF_ERROR(o.Validate());
   return o;
 }
 
 Result<predict::LoadedDataset> Load(DataFlags f) {
   f.source.cross_check.max_ratio = f.max_solo_ratio;
-  COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, predict::LoadDataset(f.source));
-  std::printf("data: %zu pairs of %zu workloads", d.data.pairs.size(), d.data.profiles.size());
-  if (d.data.dropped_pairs > 0) std::printf(" (%d pairs dropped with excluded workloads)", d.data.dropped_pairs);
+  COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d,
+                        predict::LoadDataset(f.source));
+  std::printf("data: %zu pairs of %zu workloads", d.data.pairs.size(),
+              d.data.profiles.size());
+  if (d.data.dropped_pairs > 0)
+    std::printf(" (%d pairs dropped with excluded workloads)",
+                d.data.dropped_pairs);
   std::printf("\n");
-  for (const std::string& n : d.exclusion_notes) std::printf("  excluded %s\n", n.c_str());
+  for (const std::string& n : d.exclusion_notes)
+    std::printf("  excluded %s\n", n.c_str());
   return d;
 }
 
-Status RunTrain(const DataFlags& df, const TrainFlags& tf, const std::string& out, int repeat) {
+Status RunTrain(const DataFlags& df, const TrainFlags& tf,
+                const std::string& out, int repeat) {
   COLO_ASSIGN_OR_RETURN(predict::TrainOptions options, ToTrainOptions(tf));
   COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, Load(df));
   if (repeat < 1) return InvalidArgumentError("--repeat must be >= 1");
   const std::vector<int> all = predict::AllPairIds(d.data);
   RealClock clock;
   predict::TrainReport report;
-  Result<predict::InterferenceModel> model = predict::TrainInterferenceModel(d.data, all, options, &report);
-  if (!model.ok()) return model.status();
+  Result<predict::InterferenceModel> model =
+      predict::TrainInterferenceModel(d.data, all, options, &report);
+  if (!model.ok())
+    return AsInputError(
+        model.status().WithContext("training on " + PairsPath(df)));
   // Time the whole training (filter, inner-CV choice of threshold and
   // lambda, final fit) over `repeat` runs.
   std::vector<double> ms;
   for (int i = 0; i < repeat; ++i) {
     const TimePoint t0 = clock.Now();
-    Result<predict::InterferenceModel> again = predict::TrainInterferenceModel(d.data, all, options);
+    Result<predict::InterferenceModel> again =
+        predict::TrainInterferenceModel(d.data, all, options);
     ms.push_back(ToMillis(clock.Now() - t0));
     if (!again.ok()) return again.status();
   }
   std::sort(ms.begin(), ms.end());
   double in_sample = 0;
   for (const predict::PairSample& p : d.data.pairs) {
-    COLO_ASSIGN_OR_RETURN(predict::PairPrediction pr,
-                          model->PredictPair(d.data.profiles[p.a], d.data.profiles[p.b]));
-    in_sample += std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
+    COLO_ASSIGN_OR_RETURN(
+        predict::PairPrediction pr,
+        model->PredictPair(d.data.profiles[p.a], d.data.profiles[p.b]));
+    in_sample +=
+        std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
   }
-  std::printf("pool: %d terms over %zu base features; chose %zu terms (|r| >= %.2f, ridge lambda %g, inner-CV %s %.4f)\n",
-              report.pool_terms, report.features.size(), report.selected.size(), report.correlation_threshold,
-              report.lambda, predict::SelectionLossName(options.selection_loss), report.selection_loss);
+  std::printf(
+      "pool: %d terms over %zu base features; chose %zu terms (|r| >= %.2f, "
+      "ridge lambda %g, inner-CV %s %.4f)\n",
+      report.pool_terms, report.features.size(), report.selected.size(),
+      report.correlation_threshold, report.lambda,
+      predict::SelectionLossName(options.selection_loss),
+      report.selection_loss);
   for (size_t i = 0; i < model->terms.size(); ++i) {
-    std::printf("  %-58s weight %+.4f\n", model->terms[i].Name().c_str(), model->linear.weights(i));
+    std::printf("  %-58s weight %+.4f\n", model->terms[i].Name().c_str(),
+                model->linear.weights(i));
   }
-  std::printf("in-sample MAE of normalized throughput: %.3f\n", in_sample / (2.0 * d.data.pairs.size()));
-  std::printf("training time: median %.3f ms, min %.3f ms over %d runs (%zu pairs)\n", ms[ms.size() / 2], ms[0],
-              repeat, d.data.pairs.size());
+  std::printf("in-sample MAE of normalized throughput: %.3f\n",
+              in_sample / (2.0 * d.data.pairs.size()));
+  std::printf(
+      "training time: median %.3f ms, min %.3f ms over %d runs (%zu pairs)\n",
+      ms[ms.size() / 2], ms[0], repeat, d.data.pairs.size());
   if (!out.empty()) {
     COLO_RETURN_IF_ERROR(predict::SaveModel(*model, out));
     std::printf("model written to %s\n", out.c_str());
@@ -146,17 +201,29 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
   COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, Load(df));
   std::vector<predict::ExtraScorer> extras;
   if (ef.sim) {
-    COLO_ASSIGN_OR_RETURN(extras, predict::SimulatorScorers(d.data, ef.sim_gpu));
+    Result<std::vector<predict::ExtraScorer>> sim =
+        predict::SimulatorScorers(d.data, ef.sim_gpu);
+    if (!sim.ok()) return AsInputError(sim.status());
+    extras = *sim;
   }
   RealClock clock;
   const TimePoint t0 = clock.Now();
-  COLO_ASSIGN_OR_RETURN(predict::EvalReport r, predict::EvaluatePartnerChoice(d.data, eo, extras));
+  Result<predict::EvalReport> evaluated =
+      predict::EvaluatePartnerChoice(d.data, eo, extras);
+  if (!evaluated.ok())
+    return AsInputError(
+        evaluated.status().WithContext("evaluating on " + PairsPath(df)));
+  const predict::EvalReport& r = *evaluated;
   const double seconds = ToSeconds(clock.Now() - t0);
-  std::printf("ratio to oracle per anchor workload (chosen partner's actual summed normalized throughput /\n"
-              "best actual among its measured partners); k-fold: %d folds x %d repeats (seeds %llu..%llu),\n"
-              "out-of-fold predictions; LOWO: the anchor's pairs never seen in training.\n\n",
-              eo.folds, eo.repeats, static_cast<unsigned long long>(eo.seed),
-              static_cast<unsigned long long>(eo.seed + eo.repeats - 1));
+  std::printf(
+      "ratio to oracle per anchor workload (chosen partner's actual summed "
+      "normalized throughput /\n"
+      "best actual among its measured partners); k-fold: %d folds x %d repeats "
+      "(seeds %llu..%llu),\n"
+      "out-of-fold predictions; LOWO: the anchor's pairs never seen in "
+      "training.\n\n",
+      eo.folds, eo.repeats, static_cast<unsigned long long>(eo.seed),
+      static_cast<unsigned long long>(eo.seed + eo.repeats - 1));
   std::printf("%s", predict::FormatEvalReport(r).c_str());
   std::printf("\nterms chosen on all pairs:");
   for (const std::string& t : r.full_model_terms) std::printf(" %s", t.c_str());
@@ -164,11 +231,15 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
   return OkStatus();
 }
 
-Status RunPair(const DataFlags& df, const std::string& model_path, const std::string& a, const std::string& b) {
-  COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model, predict::LoadModel(model_path));
+Status RunPair(const DataFlags& df, const std::string& model_path,
+               const std::string& a, const std::string& b) {
+  COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model,
+                        predict::LoadModel(model_path));
   DataFlags f = df;
-  COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, predict::LoadDataset(f.source));
-  auto find = [&](const std::string& n) -> Result<const profile::WorkloadProfile*> {
+  COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d,
+                        predict::LoadDataset(f.source));
+  auto find =
+      [&](const std::string& n) -> Result<const profile::WorkloadProfile*> {
     for (const auto& p : d.all_profiles) {
       if (p.name == n) return &p;
     }
@@ -176,48 +247,68 @@ Status RunPair(const DataFlags& df, const std::string& model_path, const std::st
   };
   COLO_ASSIGN_OR_RETURN(const profile::WorkloadProfile* pa, find(a));
   COLO_ASSIGN_OR_RETURN(const profile::WorkloadProfile* pb, find(b));
-  COLO_ASSIGN_OR_RETURN(predict::PairPrediction pr, model.PredictPair(*pa, *pb));
-  std::printf("%s: %.3f\n%s: %.3f\nsum: %.3f\n", a.c_str(), pr.norm_a, b.c_str(), pr.norm_b, pr.Sum());
+  Result<predict::PairPrediction> pr = model.PredictPair(*pa, *pb);
+  if (!pr.ok()) return AsInputError(pr.status());
+  std::printf("%s: %.3f\n%s: %.3f\nsum: %.3f\n", a.c_str(), pr->norm_a,
+              b.c_str(), pr->norm_b, pr->Sum());
   return OkStatus();
 }
 
 }  // namespace
 
 void RegisterPredictCommand(CLI::App& app, int* exit_code) {
-  CLI::App* predict = app.add_subcommand("predict", "pairwise interference model: train, evaluate, predict");
+  CLI::App* predict = app.add_subcommand(
+      "predict", "pairwise interference model: train, evaluate, predict");
   predict->require_subcommand(1);
 
   auto data = std::make_shared<DataFlags>();
   auto train_flags = std::make_shared<TrainFlags>();
 
-  CLI::App* train = predict->add_subcommand("train", "train the linear model on measured pairs");
+  CLI::App* train = predict->add_subcommand(
+      "train", "train the linear model on measured pairs");
   AddDataFlags(train, data.get());
   AddTrainFlags(train, train_flags.get());
   auto out = std::make_shared<std::string>();
   auto repeat = std::make_shared<int>(20);
   train->add_option("-o,--out", *out, "write the model (JSON) here");
   train->add_option("--repeat", *repeat, "training runs to time (default 20)");
-  train->callback([=] { *exit_code = ReportStatus(RunTrain(*data, *train_flags, *out, *repeat)); });
+  train->callback([=] {
+    *exit_code = ReportStatus(RunTrain(*data, *train_flags, *out, *repeat));
+  });
 
   auto eval_flags = std::make_shared<EvalFlags>();
-  CLI::App* eval = predict->add_subcommand("eval", "ratio to oracle: k-fold, leave-one-workload-out, baselines");
+  CLI::App* eval = predict->add_subcommand(
+      "eval", "ratio to oracle: k-fold, leave-one-workload-out, baselines");
   AddDataFlags(eval, data.get());
   AddTrainFlags(eval, train_flags.get());
   eval->add_option("--folds", eval_flags->folds, "k of k-fold (default 5)");
-  eval->add_option("--repeats", eval_flags->repeats, "k-fold repetitions with consecutive seeds (default 5)");
+  eval->add_option("--repeats", eval_flags->repeats,
+                   "k-fold repetitions with consecutive seeds (default 5)");
   eval->add_option("--seed", eval_flags->seed, "first seed (default 1)");
-  eval->add_flag("--no-lowo", eval_flags->no_lowo, "skip leave-one-workload-out");
-  eval->add_flag("--sim", eval_flags->sim, "also score pairs on the simulated GPU (no pair measurements needed)");
-  eval->add_option("--sim-gpu", eval_flags->sim_gpu, "GPU preset for --sim (default V100)");
-  eval->callback([=] { *exit_code = ReportStatus(RunEval(*data, *train_flags, *eval_flags)); });
+  eval->add_flag("--no-lowo", eval_flags->no_lowo,
+                 "skip leave-one-workload-out");
+  eval->add_flag(
+      "--sim", eval_flags->sim,
+      "also score pairs on the simulated GPU (no pair measurements needed)");
+  eval->add_option("--sim-gpu", eval_flags->sim_gpu,
+                   "GPU preset for --sim (default V100)");
+  eval->callback([=] {
+    *exit_code = ReportStatus(RunEval(*data, *train_flags, *eval_flags));
+  });
 
   auto model = std::make_shared<std::string>();
   auto names = std::make_shared<std::vector<std::string>>();
-  CLI::App* pair = predict->add_subcommand("pair", "predict two workloads' normalized throughput together");
+  CLI::App* pair = predict->add_subcommand(
+      "pair", "predict two workloads' normalized throughput together");
   AddDataFlags(pair, data.get());
-  pair->add_option("--model", *model, "model JSON (colo predict train -o)")->required();
-  pair->add_option("workloads", *names, "two workload names")->expected(2)->required();
-  pair->callback([=] { *exit_code = ReportStatus(RunPair(*data, *model, (*names)[0], (*names)[1])); });
+  pair->add_option("--model", *model, "model JSON (colo predict train -o)")
+      ->required();
+  pair->add_option("workloads", *names, "two workload names")
+      ->expected(2)
+      ->required();
+  pair->callback([=] {
+    *exit_code = ReportStatus(RunPair(*data, *model, (*names)[0], (*names)[1]));
+  });
 }
 
 }  // namespace colo::tools

@@ -47,9 +47,12 @@ Result<std::vector<profile::MpsPoint>> ParseMps(const std::string& s) {
     const std::string item = s.substr(pos, comma - pos);
     const size_t colon = item.find(':');
     profile::MpsPoint p;
-    if (colon == std::string::npos || !profile::ParseFiniteDouble(item.substr(0, colon), &p.active_thread_pct) ||
+    if (colon == std::string::npos ||
+        !profile::ParseFiniteDouble(item.substr(0, colon),
+                                    &p.active_thread_pct) ||
         !profile::ParseFiniteDouble(item.substr(colon + 1), &p.throughput)) {
-      return InvalidArgumentError("--mps: '" + item + "': expected PERCENT:THROUGHPUT, e.g. 50:12.5");
+      return InvalidArgumentError(
+          "--mps: '" + item + "': expected PERCENT:THROUGHPUT, e.g. 50:12.5");
     }
     out.push_back(p);
     pos = comma + 1;
@@ -65,28 +68,40 @@ Status WriteText(const std::string& text, const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return InvalidArgumentError(path + ": cannot open for writing");
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return UnavailableError(path + ": write failed");
+  if (std::fclose(f) != 0 || !ok)
+    return UnavailableError(path + ": write failed");
   return OkStatus();
 }
 
 Status RunKace(const ImportFlags& f) {
-  if (f.out_dir.empty()) return InvalidArgumentError("--kace needs --out-dir (one JSON per workload)");
-  COLO_ASSIGN_OR_RETURN(std::vector<profile::WorkloadProfile> profiles, profile::LoadKaceProfiles(f.kace));
+  if (f.out_dir.empty())
+    return InvalidArgumentError(
+        "--kace needs --out-dir (one JSON per workload)");
+  COLO_ASSIGN_OR_RETURN(std::vector<profile::WorkloadProfile> profiles,
+                        profile::LoadKaceProfiles(f.kace));
   std::error_code ec;
   std::filesystem::create_directories(f.out_dir, ec);
-  if (ec) return InvalidArgumentError(f.out_dir + ": cannot create (" + ec.message() + ")");
+  if (ec)
+    return InvalidArgumentError(f.out_dir + ": cannot create (" + ec.message() +
+                                ")");
   for (const auto& p : profiles) {
-    COLO_RETURN_IF_ERROR(profile::SaveProfile(p, f.out_dir + "/" + p.name + ".json"));
+    COLO_RETURN_IF_ERROR(
+        profile::SaveProfile(p, f.out_dir + "/" + p.name + ".json"));
   }
-  std::fprintf(stderr, "wrote %zu profiles to %s\n", profiles.size(), f.out_dir.c_str());
+  std::fprintf(stderr, "wrote %zu profiles to %s\n", profiles.size(),
+               f.out_dir.c_str());
   return OkStatus();
 }
 
 Status RunImport(const ImportFlags& f) {
   if (!f.kace.empty()) return RunKace(f);
-  if (f.name.empty()) return InvalidArgumentError("--name is required (the workload's id)");
-  if (f.ncu.empty() && f.smi.empty() && f.dcgm.empty() && f.solo_throughput <= 0) {
-    return InvalidArgumentError("nothing to import: give --ncu, --smi, --dcgm and/or --solo-throughput");
+  if (f.name.empty())
+    return InvalidArgumentError("--name is required (the workload's id)");
+  if (f.ncu.empty() && f.smi.empty() && f.dcgm.empty() &&
+      f.solo_throughput <= 0) {
+    return InvalidArgumentError(
+        "nothing to import: give --ncu, --smi, --dcgm and/or "
+        "--solo-throughput");
   }
   profile::WorkloadProfile p;
   p.name = f.name;
@@ -95,27 +110,30 @@ Status RunImport(const ImportFlags& f) {
   if (!f.ncu.empty()) {
     profile::NcuImportOptions o;
     o.nvtx_range = f.nvtx;
-    COLO_ASSIGN_OR_RETURN(std::vector<profile::NcuKernel> kernels, profile::ReadNcuCsv(f.ncu, o));
+    COLO_ASSIGN_OR_RETURN(std::vector<profile::NcuKernel> kernels,
+                          profile::ReadNcuCsv(f.ncu, o));
     Result<profile::KernelSummary> s = profile::SummarizeKernels(kernels);
     if (!s.ok()) return s.status().WithContext(f.ncu);
     p.kernels = *s;
-    std::fprintf(stderr, "%s: %zu kernels, %s of kernel time\n", f.ncu.c_str(), kernels.size(),
-                 FormatDuration(s->total_duration).c_str());
+    std::fprintf(stderr, "%s: %zu kernels, %s of kernel time\n", f.ncu.c_str(),
+                 kernels.size(), FormatDuration(s->total_duration).c_str());
   }
   if (!f.smi.empty()) {
     profile::SmiLogOptions o = f.smi_options;
     o.skip_idle = f.skip_idle;
     COLO_ASSIGN_OR_RETURN(profile::SmiSummary s, profile::ReadSmiLog(f.smi, o));
     profile::ApplySmiSummary(s, &p.system);
-    std::fprintf(stderr, "%s: nvidia-smi %s, %lld samples\n", f.smi.c_str(), s.format.c_str(),
-                 static_cast<long long>(s.samples));
+    std::fprintf(stderr, "%s: nvidia-smi %s, %lld samples\n", f.smi.c_str(),
+                 s.format.c_str(), static_cast<long long>(s.samples));
   }
   if (!f.dcgm.empty()) {
     profile::DcgmLogOptions o = f.dcgm_options;
     o.skip_idle = f.skip_idle;
-    COLO_ASSIGN_OR_RETURN(profile::DcgmSummary s, profile::ReadDcgmLog(f.dcgm, o));
+    COLO_ASSIGN_OR_RETURN(profile::DcgmSummary s,
+                          profile::ReadDcgmLog(f.dcgm, o));
     profile::ApplyDcgmSummary(s, &p.system);
-    std::fprintf(stderr, "%s: dcgmi dmon, %lld samples\n", f.dcgm.c_str(), static_cast<long long>(s.samples));
+    std::fprintf(stderr, "%s: dcgmi dmon, %lld samples\n", f.dcgm.c_str(),
+                 static_cast<long long>(s.samples));
   }
   if (f.solo_throughput > 0) p.solo_throughput = f.solo_throughput;
   if (!f.mps.empty()) {
@@ -128,30 +146,50 @@ Status RunImport(const ImportFlags& f) {
 }  // namespace
 
 void RegisterProfileCommand(CLI::App& app, int* exit_code) {
-  CLI::App* profile = app.add_subcommand("profile", "workload profiles from profiler output");
+  CLI::App* profile =
+      app.add_subcommand("profile", "workload profiles from profiler output");
   profile->require_subcommand(1);
   auto f = std::make_shared<ImportFlags>();
-  CLI::App* imp = profile->add_subcommand("import", "build a workload profile (JSON) from profiler output");
+  CLI::App* imp = profile->add_subcommand(
+      "import", "build a workload profile (JSON) from profiler output");
   imp->add_option("--name", f->name, "workload id");
-  imp->add_option("--gpu", f->gpu, "GPU the measurements come from (default V100-SXM2-32GB)");
-  imp->add_option("--ncu", f->ncu, "Nsight Compute CSV export (--csv --page details or --page raw)");
-  imp->add_option("--nvtx", f->nvtx, "keep only kernels inside this NVTX range (ncu --nvtx)");
-  imp->add_option("--smi", f->smi, "nvidia-smi dmon / pmon log or --query-gpu CSV");
-  imp->add_option("--smi-gpu", f->smi_options.gpu, "GPU index in the nvidia-smi log (default 0)");
-  imp->add_option("--smi-skip", f->smi_options.skip_first, "warm-up samples to drop (default 0)");
+  imp->add_option("--gpu", f->gpu,
+                  "GPU the measurements come from (default V100-SXM2-32GB)");
+  imp->add_option(
+      "--ncu", f->ncu,
+      "Nsight Compute CSV export (--csv --page details or --page raw)");
+  imp->add_option("--nvtx", f->nvtx,
+                  "keep only kernels inside this NVTX range (ncu --nvtx)");
+  imp->add_option("--smi", f->smi,
+                  "nvidia-smi dmon / pmon log or --query-gpu CSV");
+  imp->add_option("--smi-gpu", f->smi_options.gpu,
+                  "GPU index in the nvidia-smi log (default 0)");
+  imp->add_option("--smi-skip", f->smi_options.skip_first,
+                  "warm-up samples to drop (default 0)");
   imp->add_option("--smi-devices", f->smi_options.devices_per_sample,
                   "query CSV without an index column: lines per sample");
   imp->add_option("--pid", f->smi_options.pid, "pmon: the job's process id");
   imp->add_option("--dcgm", f->dcgm, "dcgmi dmon log (SMACT, SMOCC, DRAMA)");
-  imp->add_option("--dcgm-gpu", f->dcgm_options.gpu, "GPU index in the DCGM log (default 0)");
-  imp->add_option("--dcgm-skip", f->dcgm_options.skip_first, "warm-up samples to drop (default 0)");
-  imp->add_flag("--skip-idle", f->skip_idle, "drop samples where the GPU was idle");
-  imp->add_option("--solo-throughput", f->solo_throughput, "throughput alone (work items per second)");
-  imp->add_option("--unit", f->unit, "unit of the throughput (default samples/s)");
-  imp->add_option("--mps", f->mps, "solo throughput vs MPS active-thread %, e.g. 50:12.5,100:20");
-  imp->add_option("-o,--out", f->out, "write the profile here (default: stdout)");
-  imp->add_option("--kace", f->kace, "convert the KACE artifact directory instead (with --out-dir)");
-  imp->add_option("--out-dir", f->out_dir, "--kace: directory for one profile per workload");
+  imp->add_option("--dcgm-gpu", f->dcgm_options.gpu,
+                  "GPU index in the DCGM log (default 0)");
+  imp->add_option("--dcgm-skip", f->dcgm_options.skip_first,
+                  "warm-up samples to drop (default 0)");
+  imp->add_flag("--skip-idle", f->skip_idle,
+                "drop samples where the GPU was idle");
+  imp->add_option("--solo-throughput", f->solo_throughput,
+                  "throughput alone (work items per second)");
+  imp->add_option("--unit", f->unit,
+                  "unit of the throughput (default samples/s)");
+  imp->add_option(
+      "--mps", f->mps,
+      "solo throughput vs MPS active-thread %, e.g. 50:12.5,100:20");
+  imp->add_option("-o,--out", f->out,
+                  "write the profile here (default: stdout)");
+  imp->add_option(
+      "--kace", f->kace,
+      "convert the KACE artifact directory instead (with --out-dir)");
+  imp->add_option("--out-dir", f->out_dir,
+                  "--kace: directory for one profile per workload");
   imp->callback([=] { *exit_code = ReportStatus(RunImport(*f)); });
 }
 

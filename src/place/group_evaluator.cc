@@ -15,24 +15,32 @@ constexpr int64_t kDenseLimit = 1 << 22;  // cache entries held in a flat vector
 
 const char* GpuModeName(GpuMode m) {
   switch (m) {
-    case GpuMode::kIdle: return "idle";
-    case GpuMode::kAlone: return "alone";
-    case GpuMode::kMps: return "mps";
-    case GpuMode::kMig: return "mig";
+    case GpuMode::kIdle:
+      return "idle";
+    case GpuMode::kAlone:
+      return "alone";
+    case GpuMode::kMps:
+      return "mps";
+    case GpuMode::kMig:
+      return "mig";
   }
   return "?";
 }
 
-Result<GroupEvaluator> GroupEvaluator::Create(const predict::InterferenceModel& model,
-                                              const std::vector<profile::WorkloadProfile>& profiles,
-                                              std::vector<JobType> types, const GpuSpec& gpu,
-                                              const GroupOptions& options) {
-  if (!(options.memory_gib > 0)) return InvalidArgumentError("usable GPU memory must be > 0 GiB");
+Result<GroupEvaluator> GroupEvaluator::Create(
+    const predict::InterferenceModel& model,
+    const std::vector<profile::WorkloadProfile>& profiles,
+    std::vector<JobType> types, const GpuSpec& gpu,
+    const GroupOptions& options) {
+  if (!(options.memory_gib > 0))
+    return InvalidArgumentError("usable GPU memory must be > 0 GiB");
   if (!(options.high_priority_floor > 0 && options.high_priority_floor <= 1)) {
     return InvalidArgumentError("the high-priority floor must be in (0, 1]");
   }
   if (options.allow_mig && gpu.mig_profiles.empty()) {
-    return InvalidArgumentError("GPU '" + gpu.name + "' has no MIG profiles; MIG needs e.g. A100 or H100");
+    return InvalidArgumentError(
+        "GPU '" + gpu.name +
+        "' has no MIG profiles; MIG needs e.g. A100 or H100");
   }
   GroupEvaluator e;
   e.types_ = std::move(types);
@@ -48,7 +56,8 @@ Result<GroupEvaluator> GroupEvaluator::Create(const predict::InterferenceModel& 
   for (size_t a = 0; a < e.n_profiles_; ++a) {
     for (size_t b = 0; b < e.n_profiles_; ++b) {
       const double y = model.PredictNormalized(inputs[a], inputs[b]);
-      e.pair_[a * e.n_profiles_ + b] = std::isfinite(y) ? std::clamp(y, 0.0, 1.0) : 0.0;
+      e.pair_[a * e.n_profiles_ + b] =
+          std::isfinite(y) ? std::clamp(y, 0.0, 1.0) : 0.0;
     }
   }
   e.n_mig_ = options.allow_mig ? gpu.mig_profiles.size() : 0;
@@ -56,8 +65,10 @@ Result<GroupEvaluator> GroupEvaluator::Create(const predict::InterferenceModel& 
   for (size_t a = 0; a < e.n_profiles_; ++a) {
     for (size_t m = 0; m < e.n_mig_; ++m) {
       const MigProfile& mp = gpu.mig_profiles[m];
-      const double f = std::min(static_cast<double>(mp.sm_count) / gpu.sm_count, mp.memory_eighths / 8.0);
-      const std::optional<double> y = profiles[a].RelativeThroughputAt(100.0 * f);
+      const double f = std::min(static_cast<double>(mp.sm_count) / gpu.sm_count,
+                                mp.memory_eighths / 8.0);
+      const std::optional<double> y =
+          profiles[a].RelativeThroughputAt(100.0 * f);
       e.mig_y_[a * e.n_mig_ + m] = std::clamp(y.value_or(f), 0.0, 1.0);
     }
   }
@@ -110,7 +121,8 @@ GroupOutcome GroupEvaluator::Compute(const std::array<int, 3>& key) const {
       }
       out.normalized[i] = y;
       total += y;
-      if (types_[key[i]].high && y < options_.high_priority_floor) floors = false;
+      if (types_[key[i]].high && y < options_.high_priority_floor)
+        floors = false;
     }
     out.total = total;
     out.feasible = floors;
@@ -125,10 +137,12 @@ GroupOutcome GroupEvaluator::Compute(const std::array<int, 3>& key) const {
 // Tries every assignment of MIG profiles to the k jobs that fits (compute
 // slices <= 7, memory eighths <= 8, each job's memory in its instance) and
 // keeps the floors; replaces *out if it beats it.
-void GroupEvaluator::BestMig(const std::array<int, 3>& key, int k, GroupOutcome* out) const {
+void GroupEvaluator::BestMig(const std::array<int, 3>& key, int k,
+                             GroupOutcome* out) const {
   const size_t n = n_mig_;
   std::array<size_t, 3> m{0, 0, 0};
-  const double gib_per_eighth = static_cast<double>(gpu_.memory_bytes) / 8.0 / (1024.0 * 1024.0 * 1024.0);
+  const double gib_per_eighth =
+      static_cast<double>(gpu_.memory_bytes) / 8.0 / (1024.0 * 1024.0 * 1024.0);
   while (true) {
     int slices = 0, eighths = 0;
     bool ok = true;
@@ -144,7 +158,8 @@ void GroupEvaluator::BestMig(const std::array<int, 3>& key, int k, GroupOutcome*
            (!t.high || y[i] >= options_.high_priority_floor);
       total += y[i];
     }
-    if (ok && slices <= 7 && eighths <= 8 && (!out->feasible || total > out->total)) {
+    if (ok && slices <= 7 && eighths <= 8 &&
+        (!out->feasible || total > out->total)) {
       out->feasible = true;
       out->why = Infeasible::kNone;
       out->mode = GpuMode::kMig;

@@ -36,8 +36,8 @@ namespace colo::place {
 
 // Interchangeable jobs.
 struct JobType {
-  int profile = 0;        // index into the evaluator's profiles.
-  bool high = false;      // high priority: must keep the floor.
+  int profile = 0;    // index into the evaluator's profiles.
+  bool high = false;  // high priority: must keep the floor.
   double memory_gib = 0;
 };
 
@@ -49,16 +49,17 @@ enum class Infeasible { kNone, kMemory, kFloor };
 
 struct GroupOutcome {
   bool feasible = false;
-  Infeasible why = Infeasible::kNone;   // when not feasible (the MPS reason).
+  Infeasible why = Infeasible::kNone;  // when not feasible (the MPS reason).
   GpuMode mode = GpuMode::kIdle;
-  double total = 0;                     // sum of normalized throughput.
-  std::array<double, 3> normalized{};   // per member, in key order.
-  std::array<int, 3> mig_profile{-1, -1, -1};  // index into the GPU's MIG profiles.
+  double total = 0;                    // sum of normalized throughput.
+  std::array<double, 3> normalized{};  // per member, in key order.
+  std::array<int, 3> mig_profile{-1, -1,
+                                 -1};  // index into the GPU's MIG profiles.
 };
 
 struct GroupOptions {
-  double memory_gib = 0;            // usable memory per GPU, > 0.
-  double high_priority_floor = 0.8; // in (0, 1].
+  double memory_gib = 0;             // usable memory per GPU, > 0.
+  double high_priority_floor = 0.8;  // in (0, 1].
   bool allow_mig = false;
 };
 
@@ -67,10 +68,11 @@ class GroupEvaluator {
   // Predicts every profile pair once. FailedPrecondition if a profile lacks
   // a feature the model needs; InvalidArgument if MIG is allowed but the GPU
   // has no MIG profiles.
-  static Result<GroupEvaluator> Create(const predict::InterferenceModel& model,
-                                       const std::vector<profile::WorkloadProfile>& profiles,
-                                       std::vector<JobType> types, const GpuSpec& gpu,
-                                       const GroupOptions& options);
+  static Result<GroupEvaluator> Create(
+      const predict::InterferenceModel& model,
+      const std::vector<profile::WorkloadProfile>& profiles,
+      std::vector<JobType> types, const GpuSpec& gpu,
+      const GroupOptions& options);
 
   // Outcome of the types in `key` (ascending type ids, -1 for empty slots
   // at the end, e.g. {2, 5, -1}).
@@ -78,7 +80,8 @@ class GroupEvaluator {
 
   // Clamped prediction of `own` profile next to `partner` profile.
   double Pair(int own_profile, int partner_profile) const {
-    return pair_[static_cast<size_t>(own_profile) * n_profiles_ + partner_profile];
+    return pair_[static_cast<size_t>(own_profile) * n_profiles_ +
+                 partner_profile];
   }
 
   const std::vector<JobType>& types() const { return types_; }
@@ -94,10 +97,10 @@ class GroupEvaluator {
   GpuSpec gpu_;
   GroupOptions options_;
   size_t n_profiles_ = 0;
-  std::vector<double> pair_;                 // n_profiles^2
+  std::vector<double> pair_;  // n_profiles^2
   size_t n_mig_ = 0;
-  std::vector<double> mig_y_;                // n_profiles x MIG profiles: y on that instance
-  std::vector<GroupOutcome> dense_;          // cache when types are few
+  std::vector<double> mig_y_;  // n_profiles x MIG profiles: y on that instance
+  std::vector<GroupOutcome> dense_;  // cache when types are few
   std::vector<bool> dense_set_;
   std::unordered_map<int64_t, GroupOutcome> sparse_;
 };

@@ -17,7 +17,8 @@ using scenario::YamlMap;
 using scenario::YamlValue;
 
 std::string Resolve(const std::string& base_dir, const std::string& p) {
-  if (p.empty() || std::filesystem::path(p).is_absolute() || base_dir.empty()) return p;
+  if (p.empty() || std::filesystem::path(p).is_absolute() || base_dir.empty())
+    return p;
   return (std::filesystem::path(base_dir) / p).string();
 }
 
@@ -26,27 +27,35 @@ class ProfileSource {
  public:
   explicit ProfileSource(std::string dir) : dir_(std::move(dir)) {}
 
-  Result<profile::WorkloadProfile> Get(const YamlValue& at, const std::string& ref,
+  Result<profile::WorkloadProfile> Get(const YamlValue& at,
+                                       const std::string& ref,
                                        const std::string& base_dir) {
     if (ref.size() > 5 && ref.compare(ref.size() - 5, 5, ".json") == 0) {
-      Result<profile::WorkloadProfile> p = profile::LoadProfile(Resolve(base_dir, ref));
-      if (!p.ok()) return Status(p.status().code(), at.Where() + p.status().message());
+      Result<profile::WorkloadProfile> p =
+          profile::LoadProfile(Resolve(base_dir, ref));
+      if (!p.ok())
+        return Status(p.status().code(), at.Where() + p.status().message());
       return p;
     }
     if (dir_.empty()) {
-      return at.Error("profile '" + ref + "' is a name, but the file has no 'profiles:' directory "
+      return at.Error("profile '" + ref +
+                      "' is a name, but the file has no 'profiles:' directory "
                       "(give one, or a path ending in .json)");
     }
     if (!loaded_) {
-      Result<std::vector<profile::WorkloadProfile>> all = profile::LoadProfileDir(dir_);
-      if (!all.ok()) return Status(all.status().code(), at.Where() + all.status().message());
+      Result<std::vector<profile::WorkloadProfile>> all =
+          profile::LoadProfileDir(dir_);
+      if (!all.ok())
+        return Status(all.status().code(), at.Where() + all.status().message());
       for (auto& p : *all) by_name_.emplace(p.name, std::move(p));
       loaded_ = true;
     }
     auto it = by_name_.find(ref);
     if (it == by_name_.end()) {
-      return at.ErrorWithCode(StatusCode::kNotFound, "no profile named '" + ref + "' in " + dir_ + " (" +
-                                                         std::to_string(by_name_.size()) + " profiles there)");
+      return at.ErrorWithCode(StatusCode::kNotFound,
+                              "no profile named '" + ref + "' in " + dir_ +
+                                  " (" + std::to_string(by_name_.size()) +
+                                  " profiles there)");
     }
     return it->second;
   }
@@ -57,17 +66,21 @@ class ProfileSource {
   std::map<std::string, profile::WorkloadProfile> by_name_;
 };
 
-Status ParseJob(const YamlValue& v, const std::string& base_dir, ProfileSource* profiles,
-                std::set<std::string>* names, JobsFile* out) {
-  COLO_ASSIGN_OR_RETURN(YamlMap m, v.Map("a job (name, profile, priority, memory_gib, count)",
-                                         {"name", "profile", "priority", "memory_gib", "count"}));
+Status ParseJob(const YamlValue& v, const std::string& base_dir,
+                ProfileSource* profiles, std::set<std::string>* names,
+                JobsFile* out) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m, v.Map("a job (name, profile, priority, memory_gib, count)",
+                       {"name", "profile", "priority", "memory_gib", "count"}));
   JobRequest job;
   job.where = v.file() + ":" + std::to_string(v.line());
   COLO_ASSIGN_OR_RETURN(YamlValue name_v, m.Require("name", "the job's name"));
   COLO_ASSIGN_OR_RETURN(job.name, name_v.String("the job's name"));
   if (job.name.empty()) return name_v.Expected("a non-empty name");
-  COLO_ASSIGN_OR_RETURN(YamlValue prof_v, m.Require("profile", "a profile name or .json path"));
-  COLO_ASSIGN_OR_RETURN(std::string ref, prof_v.String("a profile name or .json path"));
+  COLO_ASSIGN_OR_RETURN(YamlValue prof_v,
+                        m.Require("profile", "a profile name or .json path"));
+  COLO_ASSIGN_OR_RETURN(std::string ref,
+                        prof_v.String("a profile name or .json path"));
   COLO_ASSIGN_OR_RETURN(job.profile, profiles->Get(prof_v, ref, base_dir));
   if (auto p = m.Get("priority")) {
     COLO_ASSIGN_OR_RETURN(std::string s, p->String("high or best-effort"));
@@ -80,42 +93,52 @@ Status ParseJob(const YamlValue& v, const std::string& base_dir, ProfileSource* 
     }
   }
   if (auto mem = m.Get("memory_gib")) {
-    COLO_ASSIGN_OR_RETURN(job.memory_gib,
-                          mem->Number("a memory size > 0 (GiB)", [](double x) { return x > 0; }));
+    COLO_ASSIGN_OR_RETURN(
+        job.memory_gib,
+        mem->Number("a memory size > 0 (GiB)", [](double x) { return x > 0; }));
   } else if (job.profile.system.memory_used_gib) {
     job.memory_gib = *job.profile.system.memory_used_gib;
   } else {
-    return m.self().Error("job '" + job.name + "': no memory_gib, and profile '" + job.profile.name +
+    return m.self().Error("job '" + job.name +
+                          "': no memory_gib, and profile '" + job.profile.name +
                           "' has no system.memory_used_gib");
   }
   int64_t count = 1;
   if (auto c = m.Get("count")) {
-    COLO_ASSIGN_OR_RETURN(count, c->Integer("a count in 1..100000", [](int64_t x) { return x >= 1 && x <= 100000; }));
+    COLO_ASSIGN_OR_RETURN(
+        count, c->Integer("a count in 1..100000",
+                          [](int64_t x) { return x >= 1 && x <= 100000; }));
   }
   const std::string base = job.name;
   for (int64_t i = 0; i < count; ++i) {
     if (count > 1) job.name = base + "-" + std::to_string(i + 1);
-    if (!names->insert(job.name).second) return name_v.Error("duplicate job name '" + job.name + "'");
+    if (!names->insert(job.name).second)
+      return name_v.Error("duplicate job name '" + job.name + "'");
     out->jobs.push_back(job);
   }
   return OkStatus();
 }
 
-Result<JobsFile> Parse(const std::string& text, const std::string& file, const std::string& base_dir) {
+Result<JobsFile> Parse(const std::string& text, const std::string& file,
+                       const std::string& base_dir) {
   JobsFile out;
   out.source = file;
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    return InvalidArgumentError(file + ":" + std::to_string(e.mark.line >= 0 ? e.mark.line + 1 : 1) +
-                                ": YAML syntax error: " + e.msg);
+    return InvalidArgumentError(
+        file + ":" + std::to_string(e.mark.line >= 0 ? e.mark.line + 1 : 1) +
+        ": YAML syntax error: " + e.msg);
   }
   const YamlValue root_v(&file, root, "", 1);
-  const char* kTop = "a mapping with 'jobs' (and optionally gpu, model, profiles, "
-                     "high_priority_floor, max_jobs_per_gpu)";
-  COLO_ASSIGN_OR_RETURN(YamlMap top, root_v.Map(kTop, {"gpu", "model", "profiles", "high_priority_floor",
-                                                       "max_jobs_per_gpu", "jobs"}));
+  const char* kTop =
+      "a mapping with 'jobs' (and optionally gpu, model, profiles, "
+      "high_priority_floor, max_jobs_per_gpu)";
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap top,
+      root_v.Map(kTop, {"gpu", "model", "profiles", "high_priority_floor",
+                        "max_jobs_per_gpu", "jobs"}));
   if (auto g = top.Get("gpu")) {
     COLO_ASSIGN_OR_RETURN(out.gpu, g->String("a GPU preset name"));
   }
@@ -129,39 +152,49 @@ Result<JobsFile> Parse(const std::string& text, const std::string& file, const s
     profile_dir = Resolve(base_dir, d);
   }
   if (auto f = top.Get("high_priority_floor")) {
-    COLO_ASSIGN_OR_RETURN(double v, f->Number("a normalized throughput in (0, 1]",
-                                              [](double x) { return x > 0 && x <= 1; }));
+    COLO_ASSIGN_OR_RETURN(double v,
+                          f->Number("a normalized throughput in (0, 1]",
+                                    [](double x) { return x > 0 && x <= 1; }));
     out.high_priority_floor = v;
   }
   if (auto k = top.Get("max_jobs_per_gpu")) {
-    COLO_ASSIGN_OR_RETURN(int64_t v, k->Integer("1, 2 or 3", [](int64_t x) { return x >= 1 && x <= 3; }));
+    COLO_ASSIGN_OR_RETURN(int64_t v, k->Integer("1, 2 or 3", [](int64_t x) {
+      return x >= 1 && x <= 3;
+    }));
     out.max_jobs_per_gpu = static_cast<int>(v);
   }
-  COLO_ASSIGN_OR_RETURN(YamlValue jobs_v, top.Require("jobs", "a list of jobs"));
-  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> jobs, jobs_v.Sequence("a list of jobs"));
+  COLO_ASSIGN_OR_RETURN(YamlValue jobs_v,
+                        top.Require("jobs", "a list of jobs"));
+  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> jobs,
+                        jobs_v.Sequence("a list of jobs"));
   if (jobs.empty()) return jobs_v.Expected("at least one job");
   ProfileSource profiles(profile_dir);
   std::set<std::string> names;
-  for (const YamlValue& j : jobs) COLO_RETURN_IF_ERROR(ParseJob(j, base_dir, &profiles, &names, &out));
+  for (const YamlValue& j : jobs)
+    COLO_RETURN_IF_ERROR(ParseJob(j, base_dir, &profiles, &names, &out));
   return out;
 }
 
 }  // namespace
 
-Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name, const std::string& base_dir) {
+Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name,
+                               const std::string& base_dir) {
   try {
     return Parse(text, name, base_dir);
   } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(name + ":" + std::to_string(e.mark.line >= 0 ? e.mark.line + 1 : 1) + ": " +
-                                e.msg);
+    return InvalidArgumentError(
+        name + ":" + std::to_string(e.mark.line >= 0 ? e.mark.line + 1 : 1) +
+        ": " + e.msg);
   } catch (const std::exception& e) {
-    return InternalError(name + ": unexpected error while loading: " + e.what());
+    return InternalError(name +
+                         ": unexpected error while loading: " + e.what());
   }
 }
 
 Result<JobsFile> LoadJobsFile(const std::string& path) {
   COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
-  return ParseJobsYaml(text, path, std::filesystem::path(path).parent_path().string());
+  return ParseJobsYaml(text, path,
+                       std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace colo::place

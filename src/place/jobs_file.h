@@ -7,10 +7,11 @@
 //   max_jobs_per_gpu: 3          # optional
 //   jobs:
 //     - name: bert-train
-//       profile: bert-base-cased_batch8-train   # a name in `profiles`, or a .json path
-//       priority: high                          # high | best-effort (default)
-//       memory_gib: 6.5                         # optional: default from the profile
-//       count: 4                                # optional: 4 copies, bert-train-1..4
+//       profile: bert-base-cased_batch8-train   # a name in `profiles`, or a
+//       .json path priority: high                          # high | best-effort
+//       (default) memory_gib: 6.5                         # optional: default
+//       from the profile count: 4                                # optional: 4
+//       copies, bert-train-1..4
 //
 // Relative paths resolve against the file's directory. Every error names the
 // file, the YAML line and what was expected; unknown keys are errors.
@@ -36,12 +37,12 @@ struct JobRequest {
 };
 
 struct JobsFile {
-  std::string source;                   // the file, as given.
-  std::string gpu;                      // preset name; "" if not given.
-  std::string model_path;               // resolved; "" if not given.
+  std::string source;      // the file, as given.
+  std::string gpu;         // preset name; "" if not given.
+  std::string model_path;  // resolved; "" if not given.
   std::optional<double> high_priority_floor;
   std::optional<int> max_jobs_per_gpu;
-  std::vector<JobRequest> jobs;         // `count` copies expanded.
+  std::vector<JobRequest> jobs;  // `count` copies expanded.
 };
 
 // Reads and parses a jobs file. NotFound for a missing file, profile

@@ -7,13 +7,16 @@
 namespace colo::place {
 
 std::string FormatPlanTable(const Plan& plan) {
-  std::string out = fmt::format("{:>4}  {:<5}  {:<28} {:<11} {:>7}  {:>9}  {}\n", "gpu", "mode", "job",
-                                "priority", "mem GiB", "predicted", "reason");
-  auto row = [&](const std::string& gpu, const char* mode, const PlannedJob& j) {
+  std::string out =
+      fmt::format("{:>4}  {:<5}  {:<28} {:<11} {:>7}  {:>9}  {}\n", "gpu",
+                  "mode", "job", "priority", "mem GiB", "predicted", "reason");
+  auto row = [&](const std::string& gpu, const char* mode,
+                 const PlannedJob& j) {
     std::string pred = j.gpu < 0 ? "-" : fmt::format("{:.2f}", j.predicted);
     if (!j.mig_profile.empty()) pred += " @" + j.mig_profile;
-    out += fmt::format("{:>4}  {:<5}  {:<28} {:<11} {:>7.1f}  {:>9}  {}\n", gpu, mode, j.name,
-                       j.high ? "high" : "best-effort", j.memory_gib, pred, j.reason);
+    out += fmt::format("{:>4}  {:<5}  {:<28} {:<11} {:>7.1f}  {:>9}  {}\n", gpu,
+                       mode, j.name, j.high ? "high" : "best-effort",
+                       j.memory_gib, pred, j.reason);
   };
   int idle = 0;
   for (const PlannedGpu& g : plan.gpus) {
@@ -22,16 +25,19 @@ std::string FormatPlanTable(const Plan& plan) {
       continue;
     }
     for (size_t i = 0; i < g.jobs.size(); ++i) {
-      row(i == 0 ? std::to_string(g.index) : "", i == 0 ? GpuModeName(g.mode) : "", plan.jobs[g.jobs[i]]);
+      row(i == 0 ? std::to_string(g.index) : "",
+          i == 0 ? GpuModeName(g.mode) : "", plan.jobs[g.jobs[i]]);
     }
   }
   for (const PlannedJob& j : plan.jobs) {
     if (j.gpu < 0) row("-", "wait", j);
   }
   out += fmt::format(
-      "\n{} jobs on {} x {}: {} placed, {} waiting, {} GPUs idle; predicted total normalized "
+      "\n{} jobs on {} x {}: {} placed, {} waiting, {} GPUs idle; predicted "
+      "total normalized "
       "throughput {:.2f} (local search: {} passes)\n",
-      plan.jobs.size(), plan.gpus.size(), plan.gpu, plan.placed, plan.waiting, idle, plan.total, plan.passes);
+      plan.jobs.size(), plan.gpus.size(), plan.gpu, plan.placed, plan.waiting,
+      idle, plan.total, plan.passes);
   return out;
 }
 

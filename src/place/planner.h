@@ -11,8 +11,10 @@
 // Search: greedy insertion (high priority first, then larger memory) into
 // the GPU with the largest gain, then local search (moves, swaps, and
 // exchanges with waiting jobs) until no step improves the total or
-// max_passes is reached. Group values come from GroupEvaluator (cached by
-// job type), so each step costs a few table lookups. Deterministic.
+// max_passes is reached, then iterated local search (seeded random kicks,
+// each kept only if it raises the total) to leave plateaus and local optima.
+// Group values come from GroupEvaluator (cached by job type), so each step
+// costs a few table lookups. Deterministic for a given seed.
 //
 // Every job gets a reason: why it shares, is alone, or waits.
 // Thread-compatible.
@@ -30,16 +32,21 @@
 namespace colo::place {
 
 struct PlanOptions {
-  int gpus = 1;                      // GPUs available, >= 1. Default: 1.
-  int max_jobs_per_gpu = 3;          // 1..3. Default: 3.
+  int gpus = 1;              // GPUs available, >= 1. Default: 1.
+  int max_jobs_per_gpu = 3;  // 1..3. Default: 3.
   // Normalized throughput every high-priority job must keep, (0, 1].
   // Default: 0.8.
   double high_priority_floor = 0.8;
-  bool allow_mig = false;            // may use MIG instances. Default: false.
+  bool allow_mig = false;  // may use MIG instances. Default: false.
   // Memory per GPU kept free (CUDA context, fragmentation), GiB >= 0.
   // Default: 0.5.
   double memory_reserve_gib = 0.5;
-  int max_passes = 20;               // local-search passes, >= 0. Default: 20.
+  int max_passes = 20;  // local-search passes, >= 0. Default: 20.
+  // Iterated local search after that: random kicks of two jobs, each
+  // followed by local improvement around them, kept if the total rises.
+  // >= 0. Default: 200.
+  int perturbation_rounds = 200;
+  uint64_t seed = 1;  // of the kicks. Default: 1.
   Status Validate() const;
 };
 
@@ -48,16 +55,16 @@ struct PlannedJob {
   bool high = false;
   double memory_gib = 0;
   std::string profile;
-  int gpu = -1;                  // -1: waiting.
-  double predicted = 0;          // normalized throughput (0 if waiting).
-  std::string mig_profile;       // MIG instance, if any.
-  std::string reason;            // why it shares / is alone / waits.
+  int gpu = -1;             // -1: waiting.
+  double predicted = 0;     // normalized throughput (0 if waiting).
+  std::string mig_profile;  // MIG instance, if any.
+  std::string reason;       // why it shares / is alone / waits.
 };
 
 struct PlannedGpu {
   int index = 0;
   GpuMode mode = GpuMode::kIdle;
-  std::vector<int> jobs;         // indices into Plan::jobs.
+  std::vector<int> jobs;  // indices into Plan::jobs.
   double memory_gib = 0;
   double total = 0;
 };
@@ -66,16 +73,18 @@ struct Plan {
   std::string gpu;               // GPU model name.
   std::vector<PlannedJob> jobs;  // in input order.
   std::vector<PlannedGpu> gpus;
-  double total = 0;              // sum of predicted normalized throughput.
+  double total = 0;  // sum of predicted normalized throughput.
   int placed = 0;
   int waiting = 0;
-  int passes = 0;                // local-search passes run.
+  int passes = 0;           // local-search passes run.
+  int improving_kicks = 0;  // perturbation rounds that raised the total.
 };
 
 // Plans `jobs` on `options.gpus` GPUs of type `gpu`. InvalidArgument for bad
 // options or no jobs; FailedPrecondition if a profile lacks a feature the
 // model needs (names the job's profile) or MIG is asked of a GPU without it.
-Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs, const predict::InterferenceModel& model,
+Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
+                           const predict::InterferenceModel& model,
                            const GpuSpec& gpu, const PlanOptions& options);
 
 }  // namespace colo::place

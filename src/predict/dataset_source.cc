@@ -1,22 +1,24 @@
 #include "predict/dataset_source.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "profile/kace_data.h"
 
 namespace colo::predict {
 
 const std::vector<std::string>& KaceSuspectBaselines() {
-  static const std::vector<std::string> kSuspect = {"wav2vec2-base-960h_batch2-inf",
-                                                    "whisper-large-v2_batch2-inf"};
+  static const std::vector<std::string> kSuspect = {
+      "wav2vec2-base-960h_batch2-inf", "whisper-large-v2_batch2-inf"};
   return kSuspect;
 }
 
 Status DatasetSource::Validate() const {
   if (kace_dir.empty() == profiles_dir.empty()) {
-    return InvalidArgumentError("give either a KACE directory (--kace) or a profile directory (--profiles)");
+    return InvalidArgumentError(
+        "give either a KACE directory (--kace) or a profile directory "
+        "(--profiles)");
   }
   if (!profiles_dir.empty() && pairs_csv.empty()) {
     return InvalidArgumentError("--profiles needs --pairs (a pair CSV)");
@@ -30,37 +32,48 @@ Result<LoadedDataset> LoadDataset(const DatasetSource& s) {
   LoadedDataset out;
   std::string pairs = s.pairs_csv;
   if (!s.kace_dir.empty()) {
-    COLO_ASSIGN_OR_RETURN(out.all_profiles, profile::LoadKaceProfiles(s.kace_dir));
+    COLO_ASSIGN_OR_RETURN(out.all_profiles,
+                          profile::LoadKaceProfiles(s.kace_dir));
     if (pairs.empty()) pairs = s.kace_dir + "/pairs_training.csv";
   } else {
-    COLO_ASSIGN_OR_RETURN(out.all_profiles, profile::LoadProfileDir(s.profiles_dir));
+    COLO_ASSIGN_OR_RETURN(out.all_profiles,
+                          profile::LoadProfileDir(s.profiles_dir));
   }
-  COLO_ASSIGN_OR_RETURN(std::vector<PairMeasurement> measured, ReadPairMeasurements(pairs));
+  COLO_ASSIGN_OR_RETURN(std::vector<PairMeasurement> measured,
+                        ReadPairMeasurements(pairs));
 
   PairDataOptions po;
   auto drop = [&](const std::string& w, const std::string& why) {
-    if (std::find(po.exclude.begin(), po.exclude.end(), w) != po.exclude.end()) return;
+    if (std::find(po.exclude.begin(), po.exclude.end(), w) != po.exclude.end())
+      return;
     po.exclude.push_back(w);
     out.exclusion_notes.push_back(w + ": " + why);
   };
   if (!s.kace_dir.empty() && !s.keep_suspect) {
     for (const std::string& w : KaceSuspectBaselines()) {
-      drop(w, "solo baseline flagged as under-measured in KACE's README (data/README.md, section 4)");
+      drop(w,
+           "solo baseline flagged as under-measured in KACE's README "
+           "(data/README.md, section 4)");
     }
   }
   for (const std::string& w : s.exclude) drop(w, "excluded by the user");
   if (!s.solo_reference_csv.empty()) {
-    COLO_ASSIGN_OR_RETURN(std::vector<SoloDisagreement> checks,
-                          CrossCheckSolo(out.all_profiles, s.solo_reference_csv, s.cross_check));
+    COLO_ASSIGN_OR_RETURN(
+        std::vector<SoloDisagreement> checks,
+        CrossCheckSolo(out.all_profiles, s.solo_reference_csv, s.cross_check));
     for (const SoloDisagreement& d : checks) {
       if (d.suspect) {
-        drop(d.workload, fmt::format("solo {:.3g} vs {:.3g} in {} (ratio {:.2f}, outside 1/{:.2f}..{:.2f})",
-                                     d.profile_solo, d.reference_solo, s.solo_reference_csv, d.ratio,
-                                     s.cross_check.max_ratio, s.cross_check.max_ratio));
+        drop(d.workload,
+             fmt::format("solo {:.3g} vs {:.3g} in {} (ratio {:.2f}, outside "
+                         "1/{:.2f}..{:.2f})",
+                         d.profile_solo, d.reference_solo, s.solo_reference_csv,
+                         d.ratio, s.cross_check.max_ratio,
+                         s.cross_check.max_ratio));
       }
     }
   }
-  COLO_ASSIGN_OR_RETURN(out.data, BuildPairDataset(measured, out.all_profiles, po));
+  COLO_ASSIGN_OR_RETURN(out.data,
+                        BuildPairDataset(measured, out.all_profiles, po));
   return out;
 }
 

@@ -24,10 +24,12 @@ namespace colo::predict {
 const std::vector<std::string>& KaceSuspectBaselines();
 
 struct DatasetSource {
-  std::string kace_dir;       // KACE directory; or:
-  std::string profiles_dir;   // profile JSON directory (with pairs_csv).
-  std::string pairs_csv;      // default with kace_dir: <kace_dir>/pairs_training.csv.
-  bool keep_suspect = false;  // KACE: keep the README-flagged baselines. Default: false.
+  std::string kace_dir;      // KACE directory; or:
+  std::string profiles_dir;  // profile JSON directory (with pairs_csv).
+  std::string
+      pairs_csv;  // default with kace_dir: <kace_dir>/pairs_training.csv.
+  bool keep_suspect =
+      false;  // KACE: keep the README-flagged baselines. Default: false.
   std::vector<std::string> exclude;  // more workloads to drop.
   std::string solo_reference_csv;    // optional cross-check file ("" = none).
   SoloCrossCheckOptions cross_check;
@@ -37,7 +39,8 @@ struct DatasetSource {
 struct LoadedDataset {
   PairDataset data;
   std::vector<profile::WorkloadProfile> all_profiles;  // every profile loaded.
-  std::vector<std::string> exclusion_notes;            // one line per dropped workload and why.
+  std::vector<std::string>
+      exclusion_notes;  // one line per dropped workload and why.
 };
 
 // Loads profiles and pairs and applies the exclusions. Errors from the

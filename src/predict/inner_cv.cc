@@ -2,8 +2,8 @@
 
 namespace colo::predict {
 
-InnerCv::InnerCv(const Eigen::MatrixXd& z, const Eigen::VectorXd& y, const std::vector<int>& row_fold,
-                 int folds)
+InnerCv::InnerCv(const Eigen::MatrixXd& z, const Eigen::VectorXd& y,
+                 const std::vector<int>& row_fold, int folds)
     : val_rows_(folds) {
   const Eigen::Index n = z.rows();
   a_.resize(n, z.cols() + 1);
@@ -11,7 +11,8 @@ InnerCv::InnerCv(const Eigen::MatrixXd& z, const Eigen::VectorXd& y, const std::
   a_.rightCols(z.cols()) = z;
   full_gram_ = a_.transpose() * a_;
   const Eigen::VectorXd c = a_.transpose() * y;
-  for (Eigen::Index r = 0; r < n; ++r) val_rows_[row_fold[r]].push_back(static_cast<int>(r));
+  for (Eigen::Index r = 0; r < n; ++r)
+    val_rows_[row_fold[r]].push_back(static_cast<int>(r));
   for (int f = 0; f < folds; ++f) {
     const Eigen::Index m = static_cast<Eigen::Index>(val_rows_[f].size());
     Eigen::MatrixXd av(m, a_.cols());
@@ -26,7 +27,8 @@ InnerCv::InnerCv(const Eigen::MatrixXd& z, const Eigen::VectorXd& y, const std::
   }
 }
 
-bool InnerCv::Independent(const std::vector<int>& cols, double tolerance) const {
+bool InnerCv::Independent(const std::vector<int>& cols,
+                          double tolerance) const {
   const Eigen::Index k = static_cast<Eigen::Index>(cols.size()) - 1;
   const int c = cols.back();
   Eigen::MatrixXd m(k, k);
@@ -39,7 +41,8 @@ bool InnerCv::Independent(const std::vector<int>& cols, double tolerance) const 
   return residual > tolerance * full_gram_(c, c);
 }
 
-Eigen::VectorXd InnerCv::OutOfFold(const std::vector<int>& cols, double lambda) const {
+Eigen::VectorXd InnerCv::OutOfFold(const std::vector<int>& cols,
+                                   double lambda) const {
   const Eigen::Index k = static_cast<Eigen::Index>(cols.size());
   Eigen::VectorXd oof(a_.rows());
   Eigen::MatrixXd m(k, k);

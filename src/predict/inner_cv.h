@@ -10,16 +10,16 @@
 // Thread-compatible; const methods are thread-safe.
 #pragma once
 
-#include <vector>
-
 #include <Eigen/Dense>
+#include <vector>
 
 namespace colo::predict {
 
 class InnerCv {
  public:
   // `z`: standardized columns (rows x terms); `row_fold[r]` in [0, folds).
-  InnerCv(const Eigen::MatrixXd& z, const Eigen::VectorXd& y, const std::vector<int>& row_fold, int folds);
+  InnerCv(const Eigen::MatrixXd& z, const Eigen::VectorXd& y,
+          const std::vector<int>& row_fold, int folds);
 
   // True if the last of `cols` (indices into A; 0 = intercept) is not nearly
   // a linear combination of the others over all rows: its residual variance

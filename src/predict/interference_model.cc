@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "profile/csv.h"
 
@@ -19,31 +18,35 @@ std::vector<int> InterferenceModel::NeededFeatures() const {
   return {s.begin(), s.end()};
 }
 
-Result<std::vector<double>> InterferenceModel::Inputs(const profile::WorkloadProfile& p) const {
+Result<std::vector<double>> InterferenceModel::Inputs(
+    const profile::WorkloadProfile& p) const {
   const std::vector<std::optional<double>> all = BaseFeatureValues(p);
   std::vector<double> out(all.size(), 0.0);
   for (int f : NeededFeatures()) {
     if (!all[f]) {
-      return FailedPreconditionError("workload '" + p.name + "': the model needs feature '" +
-                                     BaseFeatureNames()[f] + "', which needs " + BaseFeatureSource(f) +
-                                     " in its profile");
+      return FailedPreconditionError("workload '" + p.name +
+                                     "': the model needs feature '" +
+                                     BaseFeatureNames()[f] + "', which needs " +
+                                     BaseFeatureSource(f) + " in its profile");
     }
     out[f] = *all[f];
   }
   return out;
 }
 
-double InterferenceModel::PredictNormalized(const std::vector<double>& own,
-                                            const std::vector<double>& partner) const {
+double InterferenceModel::PredictNormalized(
+    const std::vector<double>& own, const std::vector<double>& partner) const {
   double y = linear.intercept;
   for (size_t j = 0; j < terms.size(); ++j) {
-    y += linear.weights(j) * (terms[j].Value(own, partner) - linear.mean(j)) / linear.scale(j);
+    y += linear.weights(j) * (terms[j].Value(own, partner) - linear.mean(j)) /
+         linear.scale(j);
   }
   return y;
 }
 
-Result<PairPrediction> InterferenceModel::PredictPair(const profile::WorkloadProfile& a,
-                                                      const profile::WorkloadProfile& b) const {
+Result<PairPrediction> InterferenceModel::PredictPair(
+    const profile::WorkloadProfile& a,
+    const profile::WorkloadProfile& b) const {
   COLO_ASSIGN_OR_RETURN(std::vector<double> xa, Inputs(a));
   COLO_ASSIGN_OR_RETURN(std::vector<double> xb, Inputs(b));
   return PairPrediction{PredictNormalized(xa, xb), PredictNormalized(xb, xa)};
@@ -67,15 +70,21 @@ std::string ModelToJson(const InterferenceModel& m) {
   return j.dump(2) + "\n";
 }
 
-Result<InterferenceModel> ParseModelJson(std::string_view text, const std::string& source) {
+Result<InterferenceModel> ParseModelJson(std::string_view text,
+                                         const std::string& source) {
   const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("terms") || !j["terms"].is_array() ||
-      !j.contains("intercept") || !j["intercept"].is_number()) {
-    return InvalidArgumentError(source + ": not an interference model (expected a JSON object with "
-                                "'intercept' and a 'terms' array; write one with `colo predict train`)");
+  if (j.is_discarded() || !j.is_object() || !j.contains("terms") ||
+      !j["terms"].is_array() || !j.contains("intercept") ||
+      !j["intercept"].is_number()) {
+    return InvalidArgumentError(
+        source +
+        ": not an interference model (expected a JSON object with "
+        "'intercept' and a 'terms' array; write one with `colo predict "
+        "train`)");
   }
   InterferenceModel m;
-  if (j.contains("description") && j["description"].is_string()) m.description = j["description"];
+  if (j.contains("description") && j["description"].is_string())
+    m.description = j["description"];
   m.linear.intercept = j["intercept"].get<double>();
   const size_t n = j["terms"].size();
   m.linear.mean.resize(n);
@@ -85,23 +94,28 @@ Result<InterferenceModel> ParseModelJson(std::string_view text, const std::strin
     const auto& t = j["terms"][i];
     const std::string at = source + ": terms[" + std::to_string(i) + "]";
     if (!t.is_object() || !t.contains("term") || !t["term"].is_string()) {
-      return InvalidArgumentError(at + ": expected an object with a 'term' name");
+      return InvalidArgumentError(at +
+                                  ": expected an object with a 'term' name");
     }
     Result<PairTerm> term = ParsePairTerm(t["term"].get<std::string>());
     if (!term.ok()) return term.status().WithContext(at);
     m.terms.push_back(*term);
     m.linear.names.push_back(term->Name());
     for (const char* key : {"mean", "scale", "weight"}) {
-      if (!t.contains(key) || !t[key].is_number() || !std::isfinite(t[key].get<double>())) {
-        return InvalidArgumentError(at + ": '" + key + "' must be a finite number");
+      if (!t.contains(key) || !t[key].is_number() ||
+          !std::isfinite(t[key].get<double>())) {
+        return InvalidArgumentError(at + ": '" + key +
+                                    "' must be a finite number");
       }
     }
     m.linear.mean(i) = t["mean"].get<double>();
     m.linear.scale(i) = t["scale"].get<double>();
     m.linear.weights(i) = t["weight"].get<double>();
-    if (!(m.linear.scale(i) > 0)) return InvalidArgumentError(at + ": 'scale' must be > 0");
+    if (!(m.linear.scale(i) > 0))
+      return InvalidArgumentError(at + ": 'scale' must be > 0");
   }
-  if (!std::isfinite(m.linear.intercept)) return InvalidArgumentError(source + ": 'intercept' is not finite");
+  if (!std::isfinite(m.linear.intercept))
+    return InvalidArgumentError(source + ": 'intercept' is not finite");
   return m;
 }
 

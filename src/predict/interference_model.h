@@ -28,7 +28,7 @@ struct PairPrediction {
 struct InterferenceModel {
   std::vector<PairTerm> terms;  // one per linear-model column.
   LinearModel linear;
-  std::string description;      // what it was trained on, for humans.
+  std::string description;  // what it was trained on, for humans.
 
   // Base features the terms read, ascending.
   std::vector<int> NeededFeatures() const;
@@ -39,7 +39,8 @@ struct InterferenceModel {
   Result<std::vector<double>> Inputs(const profile::WorkloadProfile& p) const;
 
   // Normalized throughput of `own` next to `partner`, from Inputs() vectors.
-  double PredictNormalized(const std::vector<double>& own, const std::vector<double>& partner) const;
+  double PredictNormalized(const std::vector<double>& own,
+                           const std::vector<double>& partner) const;
 
   // Both directions. Errors as Inputs().
   Result<PairPrediction> PredictPair(const profile::WorkloadProfile& a,
@@ -49,7 +50,8 @@ struct InterferenceModel {
 std::string ModelToJson(const InterferenceModel& m);
 // InvalidArgument "<source>: ..." for a malformed model (unknown term,
 // sizes that disagree, non-finite numbers).
-Result<InterferenceModel> ParseModelJson(std::string_view text, const std::string& source);
+Result<InterferenceModel> ParseModelJson(std::string_view text,
+                                         const std::string& source);
 Result<InterferenceModel> LoadModel(const std::string& path);
 Status SaveModel(const InterferenceModel& m, const std::string& path);
 

@@ -10,10 +10,9 @@
 // Value type; Predict is const and thread-safe.
 #pragma once
 
+#include <Eigen/Dense>
 #include <string>
 #include <vector>
-
-#include <Eigen/Dense>
 
 #include "colo/status.h"
 
@@ -36,7 +35,8 @@ struct LinearModel {
   Eigen::VectorXd weights;         // on standardized columns.
   double intercept = 0;            // mean of y over the training rows.
 
-  // intercept + sum_j weights_j (x_j - mean_j) / scale_j. REQUIRES: x.size() == names.size().
+  // intercept + sum_j weights_j (x_j - mean_j) / scale_j. REQUIRES: x.size() ==
+  // names.size().
   double Predict(const Eigen::Ref<const Eigen::VectorXd>& x) const;
 };
 
@@ -44,7 +44,8 @@ struct LinearModel {
 // is not finite (row and column named), or there are fewer rows than columns
 // + 1; FailedPrecondition if a column is constant or the columns are
 // collinear (X'X singular), naming them.
-Result<LinearModel> FitLinearModel(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+Result<LinearModel> FitLinearModel(const Eigen::MatrixXd& x,
+                                   const Eigen::VectorXd& y,
                                    const std::vector<std::string>& names,
                                    const RidgeOptions& options = {});
 

@@ -1,9 +1,9 @@
 #include "predict/model_eval.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "predict/folds.h"
 
@@ -25,8 +25,9 @@ double MeanOf(const std::vector<double>& v) {
 }
 
 // Ratio to oracle of every anchor, with a score that may depend on the anchor.
-std::vector<double> PerAnchorRatios(const PairDataset& d,
-                                    const std::function<double(int pair, int anchor)>& score) {
+std::vector<double> PerAnchorRatios(
+    const PairDataset& d,
+    const std::function<double(int pair, int anchor)>& score) {
   const std::vector<int> ids = AllPairIds(d);
   std::vector<double> out(d.profiles.size(), kNaN);
   std::vector<double> s(ids.size());
@@ -43,9 +44,11 @@ std::vector<double> PerAnchorRatios(const PairDataset& d,
 
 // A rule-based baseline: prefer the partner with the smallest (sign = -1) or
 // largest (sign = +1) value of `field`; skipped if some profile lacks it.
-void AddRuleBaseline(const PairDataset& d, const std::string& name, double sign,
-                     const std::function<std::optional<double>(const profile::WorkloadProfile&)>& field,
-                     std::vector<MethodResult>* out) {
+void AddRuleBaseline(
+    const PairDataset& d, const std::string& name, double sign,
+    const std::function<std::optional<double>(const profile::WorkloadProfile&)>&
+        field,
+    std::vector<MethodResult>* out) {
   for (const auto& p : d.profiles) {
     if (!field(p)) return;
   }
@@ -83,7 +86,8 @@ class MethodAccumulator {
     }
   }
   void AddError(const PairPrediction& pr, const PairSample& p) {
-    abs_err_ += std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
+    abs_err_ +=
+        std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
     n_err_ += 2;
   }
   MethodResult Finish() {
@@ -113,14 +117,16 @@ Status EvalOptions::Validate() const {
   return OkStatus();
 }
 
-Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions& options,
-                                         const std::vector<ExtraScorer>& extras) {
+Result<EvalReport> EvaluatePartnerChoice(
+    const PairDataset& d, const EvalOptions& options,
+    const std::vector<ExtraScorer>& extras) {
   COLO_RETURN_IF_ERROR(options.Validate());
   const int n_pairs = static_cast<int>(d.pairs.size());
   const int n_w = static_cast<int>(d.profiles.size());
   if (n_pairs < options.folds) {
-    return InvalidArgumentError("evaluation needs at least " + std::to_string(options.folds) +
-                                " pairs, got " + std::to_string(n_pairs));
+    return InvalidArgumentError("evaluation needs at least " +
+                                std::to_string(options.folds) + " pairs, got " +
+                                std::to_string(n_pairs));
   }
   EvalReport rep;
   rep.pairs = n_pairs;
@@ -133,23 +139,30 @@ Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions
   }
 
   // Extra scorers need no training: score every pair once.
-  std::vector<std::vector<double>> extra_sum(extras.size(), std::vector<double>(n_pairs));
-  std::vector<std::vector<PairPrediction>> extra_pred(extras.size(), std::vector<PairPrediction>(n_pairs));
+  std::vector<std::vector<double>> extra_sum(extras.size(),
+                                             std::vector<double>(n_pairs));
+  std::vector<std::vector<PairPrediction>> extra_pred(
+      extras.size(), std::vector<PairPrediction>(n_pairs));
   for (size_t e = 0; e < extras.size(); ++e) {
     MethodAccumulator acc(extras[e].name, n_w);
     for (int i = 0; i < n_pairs; ++i) {
       Result<PairPrediction> pr = extras[e].predict(d.pairs[i]);
-      if (!pr.ok()) return pr.status().WithContext(extras[e].name + ", pair at " + d.pairs[i].where);
+      if (!pr.ok())
+        return pr.status().WithContext(extras[e].name + ", pair at " +
+                                       d.pairs[i].where);
       extra_sum[e][i] = pr->Sum();
       extra_pred[e][i] = *pr;
       acc.AddError(*pr, d.pairs[i]);
     }
-    acc.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return extra_sum[e][i]; }));
+    acc.AddRepeat(
+        PerAnchorRatios(d, [&](int i, int) { return extra_sum[e][i]; }));
     rep.extras.push_back(acc.Finish());
   }
   // The combination: the mean of the linear model's and the extra scorer's
   // predicted sums (equal weights, nothing fitted).
-  auto combined = [&](size_t e, double linear, int i) { return 0.5 * linear + 0.5 * extra_sum[e][i]; };
+  auto combined = [&](size_t e, double linear, int i) {
+    return 0.5 * linear + 0.5 * extra_sum[e][i];
+  };
   auto combined_pred = [&](size_t e, const PairPrediction& linear, int i) {
     return PairPrediction{0.5 * linear.norm_a + 0.5 * extra_pred[e][i].norm_a,
                           0.5 * linear.norm_b + 0.5 * extra_pred[e][i].norm_b};
@@ -158,28 +171,36 @@ Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions
   // k-fold, repeated: out-of-fold predictions of every pair.
   MethodAccumulator kfold("linear k-fold", n_w);
   std::vector<MethodAccumulator> kfold_combo;
-  for (const ExtraScorer& e : extras) kfold_combo.emplace_back("lin+" + e.name + " k-fold", n_w);
+  for (const ExtraScorer& e : extras)
+    kfold_combo.emplace_back("lin+" + e.name + " k-fold", n_w);
   for (int r = 0; r < options.repeats; ++r) {
-    const std::vector<int> fold = AssignFolds(n_pairs, options.folds, options.seed + r);
+    const std::vector<int> fold =
+        AssignFolds(n_pairs, options.folds, options.seed + r);
     std::vector<double> score(n_pairs, 0.0);
     for (int f = 0; f < options.folds; ++f) {
       std::vector<int> train, test;
-      for (int i = 0; i < n_pairs; ++i) (fold[i] == f ? test : train).push_back(i);
-      Result<InterferenceModel> m = TrainInterferenceModel(d, train, options.train);
+      for (int i = 0; i < n_pairs; ++i)
+        (fold[i] == f ? test : train).push_back(i);
+      Result<InterferenceModel> m =
+          TrainInterferenceModel(d, train, options.train);
       if (!m.ok()) {
-        return m.status().WithContext("k-fold repeat " + std::to_string(r + 1) + ", fold " + std::to_string(f + 1));
+        return m.status().WithContext("k-fold repeat " + std::to_string(r + 1) +
+                                      ", fold " + std::to_string(f + 1));
       }
       for (int i : test) {
         const PairSample& p = d.pairs[i];
-        COLO_ASSIGN_OR_RETURN(PairPrediction pr, m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
+        COLO_ASSIGN_OR_RETURN(PairPrediction pr,
+                              m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
         score[i] = pr.Sum();
         kfold.AddError(pr, p);
-        for (size_t e = 0; e < extras.size(); ++e) kfold_combo[e].AddError(combined_pred(e, pr, i), p);
+        for (size_t e = 0; e < extras.size(); ++e)
+          kfold_combo[e].AddError(combined_pred(e, pr, i), p);
       }
     }
     kfold.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return score[i]; }));
     for (size_t e = 0; e < extras.size(); ++e) {
-      kfold_combo[e].AddRepeat(PerAnchorRatios(d, [&](int i, int) { return combined(e, score[i], i); }));
+      kfold_combo[e].AddRepeat(PerAnchorRatios(
+          d, [&](int i, int) { return combined(e, score[i], i); }));
     }
   }
   rep.kfold = kfold.Finish();
@@ -187,10 +208,12 @@ Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions
   // Leave one workload out: the anchor's pairs are never seen in training.
   if (options.lowo) {
     std::vector<double> lowo(n_w, kNaN);
-    std::vector<std::vector<double>> lowo_combo(extras.size(), std::vector<double>(n_w, kNaN));
+    std::vector<std::vector<double>> lowo_combo(extras.size(),
+                                                std::vector<double>(n_w, kNaN));
     MethodAccumulator lowo_acc("linear LOWO", n_w);
     std::vector<MethodAccumulator> lowo_combo_acc;
-    for (const ExtraScorer& e : extras) lowo_combo_acc.emplace_back("lin+" + e.name + " LOWO", n_w);
+    for (const ExtraScorer& e : extras)
+      lowo_combo_acc.emplace_back("lin+" + e.name + " LOWO", n_w);
     for (int w = 0; w < n_w; ++w) {
       std::vector<int> train, test;
       for (int i = 0; i < n_pairs; ++i) {
@@ -198,20 +221,25 @@ Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions
         (p.a == w || p.b == w ? test : train).push_back(i);
       }
       if (test.size() < 2) continue;
-      Result<InterferenceModel> m = TrainInterferenceModel(d, train, options.train);
-      if (!m.ok()) return m.status().WithContext("leave out '" + d.profiles[w].name + "'");
+      Result<InterferenceModel> m =
+          TrainInterferenceModel(d, train, options.train);
+      if (!m.ok())
+        return m.status().WithContext("leave out '" + d.profiles[w].name + "'");
       std::vector<double> score;
       for (int i : test) {
         const PairSample& p = d.pairs[i];
-        COLO_ASSIGN_OR_RETURN(PairPrediction pr, m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
+        COLO_ASSIGN_OR_RETURN(PairPrediction pr,
+                              m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
         score.push_back(pr.Sum());
         lowo_acc.AddError(pr, p);
-        for (size_t e = 0; e < extras.size(); ++e) lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
+        for (size_t e = 0; e < extras.size(); ++e)
+          lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
       }
       lowo[w] = AnchorRatio(d.pairs, test, score, w).ratio;
       for (size_t e = 0; e < extras.size(); ++e) {
         std::vector<double> c(test.size());
-        for (size_t t = 0; t < test.size(); ++t) c[t] = combined(e, score[t], test[t]);
+        for (size_t t = 0; t < test.size(); ++t)
+          c[t] = combined(e, score[t], test[t]);
         lowo_combo[e][w] = AnchorRatio(d.pairs, test, c, w).ratio;
       }
     }
@@ -232,18 +260,30 @@ Result<EvalReport> EvaluatePartnerChoice(const PairDataset& d, const EvalOptions
   random.ratio = PerAnchorRatios(d, [](int, int) { return 0.0; });
   random.mean = random.min_repeat = random.max_repeat = MeanOf(random.ratio);
   rep.baselines.push_back(random);
-  AddRuleBaseline(d, "least memory", -1, [](const profile::WorkloadProfile& p) { return p.system.memory_used_gib; },
-                  &rep.baselines);
-  AddRuleBaseline(d, "least SM%", -1, [](const profile::WorkloadProfile& p) { return p.system.sm_util_pct; },
-                  &rep.baselines);
-  AddRuleBaseline(d, "least mem%", -1, [](const profile::WorkloadProfile& p) { return p.system.mem_util_pct; },
-                  &rep.baselines);
-  AddRuleBaseline(d, "most solo tput", +1, [](const profile::WorkloadProfile& p) { return p.solo_throughput; },
-                  &rep.baselines);
+  AddRuleBaseline(
+      d, "least memory", -1,
+      [](const profile::WorkloadProfile& p) {
+        return p.system.memory_used_gib;
+      },
+      &rep.baselines);
+  AddRuleBaseline(
+      d, "least SM%", -1,
+      [](const profile::WorkloadProfile& p) { return p.system.sm_util_pct; },
+      &rep.baselines);
+  AddRuleBaseline(
+      d, "least mem%", -1,
+      [](const profile::WorkloadProfile& p) { return p.system.mem_util_pct; },
+      &rep.baselines);
+  AddRuleBaseline(
+      d, "most solo tput", +1,
+      [](const profile::WorkloadProfile& p) { return p.solo_throughput; },
+      &rep.baselines);
 
-  Result<InterferenceModel> full = TrainInterferenceModel(d, AllPairIds(d), options.train);
+  Result<InterferenceModel> full =
+      TrainInterferenceModel(d, AllPairIds(d), options.train);
   if (!full.ok()) return full.status().WithContext("training on every pair");
-  for (const PairTerm& t : full->terms) rep.full_model_terms.push_back(t.Name());
+  for (const PairTerm& t : full->terms)
+    rep.full_model_terms.push_back(t.Name());
   return rep;
 }
 
@@ -258,7 +298,8 @@ std::string FormatEvalReport(const EvalReport& r) {
   for (size_t w = 0; w < r.workloads.size(); ++w) {
     out += fmt::format("{:<34} {:>4}", r.workloads[w], r.candidates[w]);
     for (const MethodResult* m : cols) {
-      out += std::isnan(m->ratio[w]) ? fmt::format(" {:>14}", "-") : fmt::format(" {:>14.3f}", m->ratio[w]);
+      out += std::isnan(m->ratio[w]) ? fmt::format(" {:>14}", "-")
+                                     : fmt::format(" {:>14.3f}", m->ratio[w]);
     }
     out += "\n";
   }
@@ -267,13 +308,15 @@ std::string FormatEvalReport(const EvalReport& r) {
   out += "\n";
   out += fmt::format("{:<34} {:>4}", "k-fold repeats: min..max", "");
   for (const MethodResult* m : cols) {
-    out += m == &r.kfold ? fmt::format(" {:>6.3f}..{:<6.3f}", m->min_repeat, m->max_repeat)
+    out += m == &r.kfold ? fmt::format(" {:>6.3f}..{:<6.3f}", m->min_repeat,
+                                       m->max_repeat)
                          : fmt::format(" {:>14}", "");
   }
   out += "\n";
   out += fmt::format("{:<34} {:>4}", "MAE normalized tput", "");
   for (const MethodResult* m : cols) {
-    out += m->mae >= 0 ? fmt::format(" {:>14.3f}", m->mae) : fmt::format(" {:>14}", "");
+    out += m->mae >= 0 ? fmt::format(" {:>14.3f}", m->mae)
+                       : fmt::format(" {:>14}", "");
   }
   out += "\n";
   return out;

@@ -34,11 +34,12 @@
 namespace colo::predict {
 
 struct EvalOptions {
-  TrainOptions train;        // how each fold's model is trained.
-  int folds = 5;             // k of k-fold, >= 2. Default: 5.
-  int repeats = 5;           // k-fold repetitions with seeds seed, seed+1, ... >= 1. Default: 5.
-  uint64_t seed = 1;         // Default: 1.
-  bool lowo = true;          // also run leave-one-workload-out. Default: true.
+  TrainOptions train;  // how each fold's model is trained.
+  int folds = 5;       // k of k-fold, >= 2. Default: 5.
+  int repeats =
+      5;  // k-fold repetitions with seeds seed, seed+1, ... >= 1. Default: 5.
+  uint64_t seed = 1;  // Default: 1.
+  bool lowo = true;   // also run leave-one-workload-out. Default: true.
   Status Validate() const;
 };
 
@@ -50,28 +51,33 @@ struct ExtraScorer {
 };
 
 struct MethodResult {
-  std::string name;                  // "linear (k-fold)", "least memory", ...
-  std::vector<double> ratio;         // per workload (index into dataset profiles); NaN if no candidates.
-  double mean = 0;                   // mean over anchors.
+  std::string name;           // "linear (k-fold)", "least memory", ...
+  std::vector<double> ratio;  // per workload (index into dataset profiles); NaN
+                              // if no candidates.
+  double mean = 0;            // mean over anchors.
   double min_repeat = 0, max_repeat = 0;  // k-fold: range of the repeat means.
-  double mae = -1;                   // mean |predicted - actual| normalized throughput; -1 if n/a.
+  double mae =
+      -1;  // mean |predicted - actual| normalized throughput; -1 if n/a.
 };
 
 struct EvalReport {
-  std::vector<std::string> workloads;   // dataset profile names.
-  std::vector<int> candidates;          // candidate partners per workload.
+  std::vector<std::string> workloads;  // dataset profile names.
+  std::vector<int> candidates;         // candidate partners per workload.
   int pairs = 0;
-  std::vector<std::string> excluded;    // workloads dropped before evaluating.
-  MethodResult kfold;                   // the linear model, k-fold.
-  MethodResult lowo;                    // the linear model, LOWO (empty name if not run).
+  std::vector<std::string> excluded;  // workloads dropped before evaluating.
+  MethodResult kfold;                 // the linear model, k-fold.
+  MethodResult lowo;  // the linear model, LOWO (empty name if not run).
   std::vector<MethodResult> baselines;  // rule-based and random.
-  std::vector<MethodResult> extras;     // ExtraScorers (and their combination, if any).
-  std::vector<std::string> full_model_terms;  // terms chosen when training on every pair.
+  std::vector<MethodResult>
+      extras;  // ExtraScorers (and their combination, if any).
+  std::vector<std::string>
+      full_model_terms;  // terms chosen when training on every pair.
 };
 
 // Runs the evaluation. Errors from training are returned with the fold named.
-Result<EvalReport> EvaluatePartnerChoice(const PairDataset& data, const EvalOptions& options,
-                                         const std::vector<ExtraScorer>& extras = {});
+Result<EvalReport> EvaluatePartnerChoice(
+    const PairDataset& data, const EvalOptions& options,
+    const std::vector<ExtraScorer>& extras = {});
 
 // A fixed-width table: one row per workload, one column per method, means at
 // the bottom.

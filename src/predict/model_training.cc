@@ -14,12 +14,13 @@ namespace {
 
 // The training rows: two per pair, with the value of every pool term.
 struct Rows {
-  Eigen::MatrixXd terms;  // rows x pool terms
-  Eigen::VectorXd target; // normalized throughput of `own`
+  Eigen::MatrixXd terms;   // rows x pool terms
+  Eigen::VectorXd target;  // normalized throughput of `own`
 };
 
 Rows BuildRows(const PairDataset& data, const std::vector<int>& train_pairs,
-               const std::vector<std::vector<std::optional<double>>>& base, const std::vector<PairTerm>& pool) {
+               const std::vector<std::vector<std::optional<double>>>& base,
+               const std::vector<PairTerm>& pool) {
   const Eigen::Index n = 2 * static_cast<Eigen::Index>(train_pairs.size());
   Rows rows;
   rows.terms.resize(n, static_cast<Eigen::Index>(pool.size()));
@@ -42,7 +43,9 @@ Rows BuildRows(const PairDataset& data, const std::vector<int>& train_pairs,
   return rows;
 }
 
-double StdDev(const Eigen::VectorXd& x) { return std::sqrt((x.array() - x.mean()).square().mean()); }
+double StdDev(const Eigen::VectorXd& x) {
+  return std::sqrt((x.array() - x.mean()).square().mean());
+}
 
 double Correlation(const Eigen::VectorXd& x, const Eigen::VectorXd& y) {
   const Eigen::ArrayXd dx = x.array() - x.mean(), dy = y.array() - y.mean();
@@ -53,13 +56,14 @@ double Correlation(const Eigen::VectorXd& x, const Eigen::VectorXd& y) {
 // Term choice by inner cross-validation over the training pairs.
 class TermChooser {
  public:
-  TermChooser(const PairDataset& data, const std::vector<int>& train_pairs, const Rows& rows,
-              const TrainOptions& o)
+  TermChooser(const PairDataset& data, const std::vector<int>& train_pairs,
+              const Rows& rows, const TrainOptions& o)
       : data_(data), rows_(rows), o_(o) {
     // Candidates: non-constant terms, with their |r| against the target.
     for (Eigen::Index t = 0; t < rows.terms.cols(); ++t) {
       const Eigen::VectorXd col = rows.terms.col(t);
-      if (!(StdDev(col) > 1e-12 * std::max(1.0, std::fabs(col.mean())))) continue;
+      if (!(StdDev(col) > 1e-12 * std::max(1.0, std::fabs(col.mean()))))
+        continue;
       cand_.push_back(static_cast<int>(t));
       corr_.push_back(std::fabs(Correlation(col, rows.target)));
     }
@@ -68,13 +72,16 @@ class TermChooser {
       const Eigen::VectorXd col = rows.terms.col(cand_[k]);
       z.col(k) = (col.array() - col.mean()) / StdDev(col);
     }
-    const std::vector<int> pair_fold =
-        AssignFolds(static_cast<int>(train_pairs.size()), o.selection_folds, o.seed);
+    const std::vector<int> pair_fold = AssignFolds(
+        static_cast<int>(train_pairs.size()), o.selection_folds, o.seed);
     std::vector<int> row_fold(rows.terms.rows());
-    for (Eigen::Index r = 0; r < rows.terms.rows(); ++r) row_fold[r] = pair_fold[r / 2];
-    cv_ = std::make_unique<InnerCv>(z, rows.target, row_fold, o.selection_folds);
+    for (Eigen::Index r = 0; r < rows.terms.rows(); ++r)
+      row_fold[r] = pair_fold[r / 2];
+    cv_ =
+        std::make_unique<InnerCv>(z, rows.target, row_fold, o.selection_folds);
     for (int id : train_pairs) pairs_.push_back(data.pairs[id]);
-    for (size_t i = 0; i < pairs_.size(); ++i) pair_ids_.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < pairs_.size(); ++i)
+      pair_ids_.push_back(static_cast<int>(i));
   }
 
   // Chooses (threshold, lambda, terms) with the lowest inner-CV loss. Returns
@@ -87,7 +94,8 @@ class TermChooser {
       for (double lambda : o_.lambdas) {
         std::vector<int> cols = filtered;
         double loss = Loss(cols, lambda);
-        if (o_.search == TermSearch::kForward) loss = Forward(filtered, lambda, &cols);
+        if (o_.search == TermSearch::kForward)
+          loss = Forward(filtered, lambda, &cols);
         if (loss < best) {
           best = loss;
           best_cols = cols;
@@ -98,7 +106,8 @@ class TermChooser {
     }
     rep->selection_loss = best;
     std::vector<int> out;
-    for (size_t i = 1; i < best_cols.size(); ++i) out.push_back(cand_[best_cols[i] - 1]);
+    for (size_t i = 1; i < best_cols.size(); ++i)
+      out.push_back(cand_[best_cols[i] - 1]);
     return out;
   }
 
@@ -110,8 +119,10 @@ class TermChooser {
     for (size_t k = 0; k < cand_.size(); ++k) {
       if (corr_[k] < threshold) continue;
       cols.push_back(static_cast<int>(k) + 1);
-      // 10x the fit's tolerance: a set accepted here is never refused by FitLinearModel.
-      if (!cv_->Independent(cols, 10 * o_.collinearity_tolerance)) cols.pop_back();
+      // 10x the fit's tolerance: a set accepted here is never refused by
+      // FitLinearModel.
+      if (!cv_->Independent(cols, 10 * o_.collinearity_tolerance))
+        cols.pop_back();
     }
     return cols;
   }
@@ -119,15 +130,20 @@ class TermChooser {
   double Loss(const std::vector<int>& cols, double lambda) const {
     const Eigen::VectorXd oof = cv_->OutOfFold(cols, lambda);
     if (o_.selection_loss == SelectionLoss::kMse) {
-      return (oof - rows_.target).squaredNorm() / static_cast<double>(oof.size());
+      return (oof - rows_.target).squaredNorm() /
+             static_cast<double>(oof.size());
     }
     std::vector<double> score(pairs_.size());
-    for (size_t i = 0; i < score.size(); ++i) score[i] = oof(2 * i) + oof(2 * i + 1);
-    return 1.0 - MeanRatio(AllAnchorRatios(pairs_, pair_ids_, score, static_cast<int>(data_.profiles.size())));
+    for (size_t i = 0; i < score.size(); ++i)
+      score[i] = oof(2 * i) + oof(2 * i + 1);
+    return 1.0 -
+           MeanRatio(AllAnchorRatios(pairs_, pair_ids_, score,
+                                     static_cast<int>(data_.profiles.size())));
   }
 
   // Greedy forward selection among `filtered`; the chosen columns go to *out.
-  double Forward(const std::vector<int>& filtered, double lambda, std::vector<int>* out) const {
+  double Forward(const std::vector<int>& filtered, double lambda,
+                 std::vector<int>* out) const {
     std::vector<int> cols = {0};
     double best = Loss(cols, lambda);
     std::vector<bool> used(filtered.size(), false);
@@ -167,28 +183,36 @@ class TermChooser {
 
 }  // namespace
 
-const char* SelectionLossName(SelectionLoss l) { return l == SelectionLoss::kMse ? "mse" : "oracle"; }
+const char* SelectionLossName(SelectionLoss l) {
+  return l == SelectionLoss::kMse ? "mse" : "oracle";
+}
 
 Result<SelectionLoss> ParseSelectionLoss(std::string_view name) {
   if (name == "mse") return SelectionLoss::kMse;
   if (name == "oracle") return SelectionLoss::kOracleRatio;
-  return InvalidArgumentError("unknown selection loss '" + std::string(name) + "' (expected mse or oracle)");
+  return InvalidArgumentError("unknown selection loss '" + std::string(name) +
+                              "' (expected mse or oracle)");
 }
 
-const char* TermSearchName(TermSearch s) { return s == TermSearch::kFilter ? "filter" : "forward"; }
+const char* TermSearchName(TermSearch s) {
+  return s == TermSearch::kFilter ? "filter" : "forward";
+}
 
 Result<TermSearch> ParseTermSearch(std::string_view name) {
   if (name == "filter") return TermSearch::kFilter;
   if (name == "forward") return TermSearch::kForward;
-  return InvalidArgumentError("unknown term search '" + std::string(name) + "' (expected filter or forward)");
+  return InvalidArgumentError("unknown term search '" + std::string(name) +
+                              "' (expected filter or forward)");
 }
 
 Status TrainOptions::Validate() const {
   if (correlation_thresholds.empty() || lambdas.empty()) {
-    return InvalidArgumentError("give at least one correlation threshold and one ridge lambda");
+    return InvalidArgumentError(
+        "give at least one correlation threshold and one ridge lambda");
   }
   for (double c : correlation_thresholds) {
-    if (!(c >= 0 && c < 1)) return InvalidArgumentError("correlation thresholds must be in [0, 1)");
+    if (!(c >= 0 && c < 1))
+      return InvalidArgumentError("correlation thresholds must be in [0, 1)");
   }
   for (double l : lambdas) {
     RidgeOptions r;
@@ -197,12 +221,15 @@ Status TrainOptions::Validate() const {
     COLO_RETURN_IF_ERROR(r.Validate());
   }
   if (max_terms < 1) return InvalidArgumentError("max_terms must be >= 1");
-  if (selection_folds < 2) return InvalidArgumentError("selection_folds must be >= 2");
+  if (selection_folds < 2)
+    return InvalidArgumentError("selection_folds must be >= 2");
   if (!(min_improvement >= 0 && min_improvement < 1)) {
     return InvalidArgumentError("min_improvement must be in [0, 1)");
   }
-  for (const std::string& f : features) COLO_RETURN_IF_ERROR(BaseFeatureIndex(f).status());
-  for (const std::string& t : fixed_terms) COLO_RETURN_IF_ERROR(ParsePairTerm(t).status());
+  for (const std::string& f : features)
+    COLO_RETURN_IF_ERROR(BaseFeatureIndex(f).status());
+  for (const std::string& t : fixed_terms)
+    COLO_RETURN_IF_ERROR(ParsePairTerm(t).status());
   return OkStatus();
 }
 
@@ -212,15 +239,17 @@ std::vector<int> AllPairIds(const PairDataset& data) {
   return ids;
 }
 
-Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data, const std::vector<int>& train_pairs,
-                                                 const TrainOptions& options, TrainReport* report) {
+Result<InterferenceModel> TrainInterferenceModel(
+    const PairDataset& data, const std::vector<int>& train_pairs,
+    const TrainOptions& options, TrainReport* report) {
   COLO_RETURN_IF_ERROR(options.Validate());
   TrainReport local;
   TrainReport& rep = report ? *report : local;
   rep = TrainReport{};
   if (static_cast<int>(train_pairs.size()) < options.selection_folds) {
-    return InvalidArgumentError("training needs at least " + std::to_string(options.selection_folds) +
-                                " pairs, got " + std::to_string(train_pairs.size()));
+    return InvalidArgumentError(
+        "training needs at least " + std::to_string(options.selection_folds) +
+        " pairs, got " + std::to_string(train_pairs.size()));
   }
 
   // Base features every training workload has.
@@ -235,7 +264,8 @@ Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data, const 
   for (int f = 0; f < static_cast<int>(BaseFeatureNames().size()); ++f) {
     const std::string& name = BaseFeatureNames()[f];
     if (!options.features.empty() && !IsCurveSampleFeature(f) &&
-        std::find(options.features.begin(), options.features.end(), name) == options.features.end()) {
+        std::find(options.features.begin(), options.features.end(), name) ==
+            options.features.end()) {
       continue;
     }
     bool all = true;
@@ -250,9 +280,11 @@ Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data, const 
       for (int f : t.Needs()) {
         for (int w : workloads) {
           if (!base[w][f]) {
-            return FailedPreconditionError("term '" + t.Name() + "' needs feature '" + BaseFeatureNames()[f] +
-                                           "', which workload '" + data.profiles[w].name + "' lacks (" +
-                                           BaseFeatureSource(f) + ")");
+            return FailedPreconditionError(
+                "term '" + t.Name() + "' needs feature '" +
+                BaseFeatureNames()[f] + "', which workload '" +
+                data.profiles[w].name + "' lacks (" + BaseFeatureSource(f) +
+                ")");
           }
         }
       }
@@ -261,8 +293,9 @@ Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data, const 
   } else {
     pool = PairTermPool(features, options.pool_shape);
     if (pool.empty()) {
-      return FailedPreconditionError("no base feature is available in the profiles of all " +
-                                     std::to_string(workloads.size()) + " training workloads");
+      return FailedPreconditionError(
+          "no base feature is available in the profiles of all " +
+          std::to_string(workloads.size()) + " training workloads");
     }
   }
   for (int f : features) {
@@ -273,7 +306,8 @@ Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data, const 
 
   std::vector<int> chosen;  // pool indices
   if (!options.fixed_terms.empty()) {
-    for (size_t t = 0; t < pool.size(); ++t) chosen.push_back(static_cast<int>(t));
+    for (size_t t = 0; t < pool.size(); ++t)
+      chosen.push_back(static_cast<int>(t));
     rep.lambda = options.lambdas.front();
   } else {
     TermChooser chooser(data, train_pairs, rows, options);
@@ -292,11 +326,14 @@ Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data, const 
   RidgeOptions ridge;
   ridge.lambda = rep.lambda;
   ridge.collinearity_tolerance = options.collinearity_tolerance;
-  COLO_ASSIGN_OR_RETURN(model.linear, FitLinearModel(x, rows.target, names, ridge));
+  COLO_ASSIGN_OR_RETURN(model.linear,
+                        FitLinearModel(x, rows.target, names, ridge));
   rep.selected = names;
-  model.description = std::to_string(train_pairs.size()) + " pairs of " + std::to_string(workloads.size()) +
-                      " workloads; " + std::to_string(chosen.size()) + " terms (" +
-                      TermSearchName(options.search) + ", |r| >= " + std::to_string(rep.correlation_threshold) +
+  model.description = std::to_string(train_pairs.size()) + " pairs of " +
+                      std::to_string(workloads.size()) + " workloads; " +
+                      std::to_string(chosen.size()) + " terms (" +
+                      TermSearchName(options.search) +
+                      ", |r| >= " + std::to_string(rep.correlation_threshold) +
                       "), ridge lambda " + std::to_string(rep.lambda);
   return model;
 }

@@ -93,9 +93,8 @@ std::vector<int> AllPairIds(const PairDataset& data);
 // options or too few pairs; FailedPrecondition for a singular design
 // (fixed terms that are constant or collinear: the names are given) or when
 // no base feature is available to every training workload.
-Result<InterferenceModel> TrainInterferenceModel(const PairDataset& data,
-                                                 const std::vector<int>& train_pairs,
-                                                 const TrainOptions& options,
-                                                 TrainReport* report = nullptr);
+Result<InterferenceModel> TrainInterferenceModel(
+    const PairDataset& data, const std::vector<int>& train_pairs,
+    const TrainOptions& options, TrainReport* report = nullptr);
 
 }  // namespace colo::predict

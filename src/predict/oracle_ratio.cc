@@ -4,7 +4,8 @@
 
 namespace colo::predict {
 
-AnchorResult AnchorRatio(const std::vector<PairSample>& pairs, const std::vector<int>& pair_ids,
+AnchorResult AnchorRatio(const std::vector<PairSample>& pairs,
+                         const std::vector<int>& pair_ids,
                          const std::vector<double>& score, int anchor) {
   AnchorResult r;
   r.anchor = anchor;
@@ -40,8 +41,8 @@ AnchorResult AnchorRatio(const std::vector<PairSample>& pairs, const std::vector
 
 std::vector<AnchorResult> AllAnchorRatios(const std::vector<PairSample>& pairs,
                                           const std::vector<int>& pair_ids,
-                                          const std::vector<double>& score, int n_workloads,
-                                          int min_candidates) {
+                                          const std::vector<double>& score,
+                                          int n_workloads, int min_candidates) {
   std::vector<AnchorResult> out;
   for (int w = 0; w < n_workloads; ++w) {
     AnchorResult r = AnchorRatio(pairs, pair_ids, score, w);

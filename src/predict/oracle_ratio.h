@@ -20,11 +20,11 @@
 namespace colo::predict {
 
 struct AnchorResult {
-  int anchor = -1;       // workload index.
-  int candidates = 0;    // pairs the anchor is in.
-  int chosen = -1;       // pair index chosen (the first of a tie).
-  int best = -1;         // pair index with the best actual outcome.
-  double ratio = 0;      // see above.
+  int anchor = -1;     // workload index.
+  int candidates = 0;  // pairs the anchor is in.
+  int chosen = -1;     // pair index chosen (the first of a tie).
+  int best = -1;       // pair index with the best actual outcome.
+  double ratio = 0;    // see above.
 };
 
 // The outcome the methods are judged on: norm_a + norm_b of the pair.
@@ -33,13 +33,15 @@ inline double PairOutcome(const PairSample& p) { return p.norm_a + p.norm_b; }
 // Ratio to oracle of `anchor` given a score per pair (`score[i]` for
 // `pairs[pair_ids[i]]`); only pairs in `pair_ids` that contain the anchor
 // are candidates. nullopt-like: candidates = 0 when it has none.
-AnchorResult AnchorRatio(const std::vector<PairSample>& pairs, const std::vector<int>& pair_ids,
+AnchorResult AnchorRatio(const std::vector<PairSample>& pairs,
+                         const std::vector<int>& pair_ids,
                          const std::vector<double>& score, int anchor);
 
 // AnchorRatio for every workload with at least `min_candidates` candidates.
 std::vector<AnchorResult> AllAnchorRatios(const std::vector<PairSample>& pairs,
                                           const std::vector<int>& pair_ids,
-                                          const std::vector<double>& score, int n_workloads,
+                                          const std::vector<double>& score,
+                                          int n_workloads,
                                           int min_candidates = 2);
 
 // Mean of the ratios (0 if empty).

@@ -9,14 +9,18 @@ namespace colo::predict {
 namespace {
 
 std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return std::string(s);
 }
 
 }  // namespace
 
-Result<std::vector<PairMeasurement>> ReadPairMeasurements(const std::string& path) {
+Result<std::vector<PairMeasurement>> ReadPairMeasurements(
+    const std::string& path) {
   COLO_ASSIGN_OR_RETURN(profile::CsvTable t, profile::ReadCsvFile(path));
   COLO_ASSIGN_OR_RETURN(int c_a, t.Column("workload1"));
   COLO_ASSIGN_OR_RETURN(int c_b, t.Column("workload2"));
@@ -31,10 +35,12 @@ Result<std::vector<PairMeasurement>> ReadPairMeasurements(const std::string& pat
     m.a = Trim(a);
     m.b = Trim(b);
     if (m.a.empty() || m.b.empty()) {
-      return InvalidArgumentError(m.where + ": empty workload name in 'workload1' or 'workload2'");
+      return InvalidArgumentError(
+          m.where + ": empty workload name in 'workload1' or 'workload2'");
     }
     if (m.a == m.b) {
-      return InvalidArgumentError(m.where + ": workload '" + m.a + "' is paired with itself");
+      return InvalidArgumentError(m.where + ": workload '" + m.a +
+                                  "' is paired with itself");
     }
     COLO_ASSIGN_OR_RETURN(m.shared_a, t.Number(r, c_ta));
     COLO_ASSIGN_OR_RETURN(m.shared_b, t.Number(r, c_tb));
@@ -49,16 +55,21 @@ Result<std::vector<PairMeasurement>> ReadPairMeasurements(const std::string& pat
 
 int PairDataset::Find(const std::string& name) const {
   auto it = std::lower_bound(profiles.begin(), profiles.end(), name,
-                             [](const profile::WorkloadProfile& p, const std::string& n) { return p.name < n; });
-  return it != profiles.end() && it->name == name ? static_cast<int>(it - profiles.begin()) : -1;
+                             [](const profile::WorkloadProfile& p,
+                                const std::string& n) { return p.name < n; });
+  return it != profiles.end() && it->name == name
+             ? static_cast<int>(it - profiles.begin())
+             : -1;
 }
 
-Result<PairDataset> BuildPairDataset(const std::vector<PairMeasurement>& measurements,
-                                     const std::vector<profile::WorkloadProfile>& profiles,
-                                     const PairDataOptions& options) {
+Result<PairDataset> BuildPairDataset(
+    const std::vector<PairMeasurement>& measurements,
+    const std::vector<profile::WorkloadProfile>& profiles,
+    const PairDataOptions& options) {
   std::map<std::string, const profile::WorkloadProfile*> by_name;
   for (const auto& p : profiles) by_name[p.name] = &p;
-  const std::set<std::string> exclude(options.exclude.begin(), options.exclude.end());
+  const std::set<std::string> exclude(options.exclude.begin(),
+                                      options.exclude.end());
 
   PairDataset ds;
   std::set<std::string> used, excluded;
@@ -66,12 +77,14 @@ Result<PairDataset> BuildPairDataset(const std::vector<PairMeasurement>& measure
     for (const std::string* w : {&m.a, &m.b}) {
       auto it = by_name.find(*w);
       if (it == by_name.end()) {
-        return NotFoundError(m.where + ": workload '" + *w + "' has no profile (" +
-                             std::to_string(profiles.size()) + " profiles loaded)");
+        return NotFoundError(
+            m.where + ": workload '" + *w + "' has no profile (" +
+            std::to_string(profiles.size()) + " profiles loaded)");
       }
       if (!it->second->solo_throughput) {
-        return InvalidArgumentError(m.where + ": workload '" + *w +
-                                    "' has no solo throughput in its profile; cannot normalize");
+        return InvalidArgumentError(
+            m.where + ": workload '" + *w +
+            "' has no solo throughput in its profile; cannot normalize");
       }
     }
     if (exclude.count(m.a) || exclude.count(m.b)) {
@@ -83,7 +96,8 @@ Result<PairDataset> BuildPairDataset(const std::vector<PairMeasurement>& measure
     used.insert(m.a);
     used.insert(m.b);
   }
-  for (const std::string& n : used) ds.profiles.push_back(*by_name[n]);  // std::set: sorted
+  for (const std::string& n : used)
+    ds.profiles.push_back(*by_name[n]);  // std::set: sorted
   ds.excluded.assign(excluded.begin(), excluded.end());
 
   std::set<std::pair<int, int>> seen;
@@ -94,13 +108,15 @@ Result<PairDataset> BuildPairDataset(const std::vector<PairMeasurement>& measure
     s.b = ds.Find(m.b);
     s.where = m.where;
     if (!seen.insert({std::min(s.a, s.b), std::max(s.a, s.b)}).second) {
-      return InvalidArgumentError(m.where + ": pair ('" + m.a + "', '" + m.b + "') is measured twice");
+      return InvalidArgumentError(m.where + ": pair ('" + m.a + "', '" + m.b +
+                                  "') is measured twice");
     }
     s.norm_a = m.shared_a / *ds.profiles[s.a].solo_throughput;
     s.norm_b = m.shared_b / *ds.profiles[s.b].solo_throughput;
     ds.pairs.push_back(std::move(s));
   }
-  if (ds.pairs.empty()) return InvalidArgumentError("no pair measurement left after exclusions");
+  if (ds.pairs.empty())
+    return InvalidArgumentError("no pair measurement left after exclusions");
   return ds;
 }
 

@@ -4,7 +4,8 @@
 // interference model learns: normalized throughput = shared / solo.
 //
 // Pair CSV (KACE's training_set.csv layout; other columns are ignored):
-//   workload1, workload2, w1throughput, w2throughput   (throughput while shared)
+//   workload1, workload2, w1throughput, w2throughput   (throughput while
+//   shared)
 //
 // Value types; thread-compatible.
 #pragma once
@@ -19,19 +20,21 @@
 namespace colo::predict {
 
 struct PairMeasurement {
-  std::string a, b;         // workload names
-  double shared_a = 0;      // throughput of a while sharing, same unit as its solo throughput.
+  std::string a, b;  // workload names
+  double shared_a =
+      0;  // throughput of a while sharing, same unit as its solo throughput.
   double shared_b = 0;
-  std::string where;        // "file:line" for messages.
+  std::string where;  // "file:line" for messages.
 };
 
 // Reads a pair CSV. InvalidArgument names file:line for a missing column,
 // an empty / NaN / negative cell, or a workload paired with itself.
-Result<std::vector<PairMeasurement>> ReadPairMeasurements(const std::string& path);
+Result<std::vector<PairMeasurement>> ReadPairMeasurements(
+    const std::string& path);
 
 struct PairSample {
-  int a = 0, b = 0;         // indices into PairDataset::profiles.
-  double norm_a = 0;        // shared / solo of a, next to b.
+  int a = 0, b = 0;   // indices into PairDataset::profiles.
+  double norm_a = 0;  // shared / solo of a, next to b.
   double norm_b = 0;
   std::string where;
 };
@@ -43,10 +46,11 @@ struct PairDataOptions {
 };
 
 struct PairDataset {
-  std::vector<profile::WorkloadProfile> profiles;  // the workloads the pairs use, sorted by name.
+  std::vector<profile::WorkloadProfile>
+      profiles;  // the workloads the pairs use, sorted by name.
   std::vector<PairSample> pairs;
-  std::vector<std::string> excluded;               // names actually dropped.
-  int dropped_pairs = 0;                           // pairs dropped with them.
+  std::vector<std::string> excluded;  // names actually dropped.
+  int dropped_pairs = 0;              // pairs dropped with them.
 
   // Index of a workload in `profiles`, or -1.
   int Find(const std::string& name) const;
@@ -55,8 +59,9 @@ struct PairDataset {
 // Joins measurements with profiles. NotFound "<file>:<line>: workload 'x' has
 // no profile" when a pair names an unknown workload; InvalidArgument if a
 // profile lacks its solo throughput, or if the same pair is measured twice.
-Result<PairDataset> BuildPairDataset(const std::vector<PairMeasurement>& measurements,
-                                     const std::vector<profile::WorkloadProfile>& profiles,
-                                     const PairDataOptions& options = {});
+Result<PairDataset> BuildPairDataset(
+    const std::vector<PairMeasurement>& measurements,
+    const std::vector<profile::WorkloadProfile>& profiles,
+    const PairDataOptions& options = {});
 
 }  // namespace colo::predict

@@ -25,22 +25,27 @@ namespace colo::predict {
 // The base features, in a fixed order. Names are stable (saved in models).
 //   sm_throughput, dram_throughput, memory_throughput  ncu % / 100
 //   log_threads, log_registers, log_static_smem        ln(1 + value)
-//   log_regs_per_thread                                 log_registers - log_threads
-//   sm_util, mem_util                                   nvidia-smi % / 100
-//   memory_gib                                          peak memory used
-//   mps50_relative                                      solo throughput at MPS 50 % / at 100 %
-//   sm_duty, dram_duty                                  sm_util x sm / dram throughput
+//   log_regs_per_thread                                 log_registers -
+//   log_threads sm_util, mem_util                                   nvidia-smi
+//   % / 100 memory_gib                                          peak memory
+//   used mps50_relative                                      solo throughput at
+//   MPS 50 % / at 100 % sm_duty, dram_duty sm_util x sm / dram throughput
 //   sm_active, sm_occupancy, dram_active               DCGM % / 100
-//   mps_rel_10 .. mps_rel_90                            solo throughput at MPS p % / at
-//                                                       100 % (curve samples; used by the
-//                                                       contention terms, not as own/partner)
+//   mps_rel_10 .. mps_rel_90                            solo throughput at MPS
+//   p % / at
+//                                                       100 % (curve samples;
+//                                                       used by the contention
+//                                                       terms, not as
+//                                                       own/partner)
 const std::vector<std::string>& BaseFeatureNames();
 
 // Index of a base feature, or InvalidArgument listing the known names.
 Result<int> BaseFeatureIndex(std::string_view name);
 
-// All base features of `p`; a feature whose inputs the profile lacks is nullopt.
-std::vector<std::optional<double>> BaseFeatureValues(const profile::WorkloadProfile& p);
+// All base features of `p`; a feature whose inputs the profile lacks is
+// nullopt.
+std::vector<std::optional<double>> BaseFeatureValues(
+    const profile::WorkloadProfile& p);
 
 // The profile field a base feature needs, for messages ("kernels.threads").
 std::string BaseFeatureSource(int feature);
@@ -52,7 +57,8 @@ struct PairTerm {
   enum class Kind { kOwn, kPartner, kProduct, kShare, kMpsAtShare };
   Kind kind = Kind::kOwn;
   int a = 0;  // base feature of own (kOwn, kProduct) or partner (kPartner);
-              // kShare, kMpsAtShare: the size feature (log_registers or log_threads).
+              // kShare, kMpsAtShare: the size feature (log_registers or
+              // log_threads).
   int b = 0;  // kProduct: base feature of the partner.
 
   // "own.sm_util", "partner.log_threads", "own.sm_util*partner.mem_util",
@@ -61,7 +67,8 @@ struct PairTerm {
   // Base features the term reads.
   std::vector<int> Needs() const;
   // The term's value given the two base-feature vectors (all needed present).
-  double Value(const std::vector<double>& own, const std::vector<double>& partner) const;
+  double Value(const std::vector<double>& own,
+               const std::vector<double>& partner) const;
   bool operator==(const PairTerm& o) const = default;
 };
 
@@ -75,6 +82,7 @@ enum class PoolShape {
 
 // The term pool over `features` (curve samples are not used as own/partner
 // features), plus the contention terms whose inputs are all in `features`.
-std::vector<PairTerm> PairTermPool(const std::vector<int>& features, PoolShape shape);
+std::vector<PairTerm> PairTermPool(const std::vector<int>& features,
+                                   PoolShape shape);
 
 }  // namespace colo::predict

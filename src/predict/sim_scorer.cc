@@ -8,11 +8,13 @@ namespace colo::predict {
 
 Status SimPairOptions::Validate() const {
   COLO_RETURN_IF_ERROR(workload.Validate());
-  if (duration.count() <= 0) return InvalidArgumentError("simulated duration must be > 0");
+  if (duration.count() <= 0)
+    return InvalidArgumentError("simulated duration must be > 0");
   return OkStatus();
 }
 
-Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a, const profile::WorkloadProfile& b,
+Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a,
+                                    const profile::WorkloadProfile& b,
                                     const SimPairOptions& o) {
   COLO_RETURN_IF_ERROR(o.Validate());
   sim::ScenarioSpec spec;
@@ -29,26 +31,32 @@ Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a, const pro
     spec.jobs.push_back(std::move(job));
   }
   COLO_ASSIGN_OR_RETURN(sim::RunReport r, sim::RunScenario(spec));
-  if (r.jobs.size() != 2) return InternalError("simulated pair: expected two job reports");
+  if (r.jobs.size() != 2)
+    return InternalError("simulated pair: expected two job reports");
   return PairPrediction{r.jobs[0].normalized, r.jobs[1].normalized};
 }
 
-Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data, const std::string& gpu) {
+Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data,
+                                                  const std::string& gpu) {
   SimPairOptions o;
   o.gpu = gpu;
   COLO_RETURN_IF_ERROR(o.Validate());
   // Simulate every pair up front so that errors surface here, once.
-  auto cache = std::make_shared<std::map<std::pair<int, int>, PairPrediction>>();
+  auto cache =
+      std::make_shared<std::map<std::pair<int, int>, PairPrediction>>();
   for (const PairSample& p : data.pairs) {
-    Result<PairPrediction> pr = SimulatePair(data.profiles[p.a], data.profiles[p.b], o);
-    if (!pr.ok()) return pr.status().WithContext("simulating the pair at " + p.where);
+    Result<PairPrediction> pr =
+        SimulatePair(data.profiles[p.a], data.profiles[p.b], o);
+    if (!pr.ok())
+      return pr.status().WithContext("simulating the pair at " + p.where);
     (*cache)[{p.a, p.b}] = *pr;
   }
   ExtraScorer s;
   s.name = "simulator";
   s.predict = [cache](const PairSample& p) -> Result<PairPrediction> {
     auto it = cache->find({p.a, p.b});
-    if (it == cache->end()) return InternalError("simulator scorer: pair not simulated");
+    if (it == cache->end())
+      return InternalError("simulator scorer: pair not simulated");
     return it->second;
   };
   return std::vector<ExtraScorer>{s};

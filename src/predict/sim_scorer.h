@@ -22,18 +22,21 @@ namespace colo::predict {
 
 struct SimPairOptions {
   SyntheticWorkloadOptions workload;
-  std::string gpu = "V100";          // GPU preset simulated. Default: V100 (KACE's).
-  Duration duration = Milliseconds(400);  // simulated time per run, > 0. Default: 400 ms.
-  uint64_t seed = 1;                 // Default: 1.
+  std::string gpu = "V100";  // GPU preset simulated. Default: V100 (KACE's).
+  Duration duration =
+      Milliseconds(400);  // simulated time per run, > 0. Default: 400 ms.
+  uint64_t seed = 1;      // Default: 1.
   Status Validate() const;
 };
 
 // Predicted normalized throughput of a and b sharing the simulated GPU.
 // Errors from the profiles (FailedPrecondition) or the simulator pass through.
-Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a, const profile::WorkloadProfile& b,
+Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a,
+                                    const profile::WorkloadProfile& b,
                                     const SimPairOptions& options = {});
 
 // Evaluation scorers over `data`: "simulator" (SimulatePair, cached per pair).
-Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data, const std::string& gpu);
+Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data,
+                                                  const std::string& gpu);
 
 }  // namespace colo::predict

@@ -27,16 +27,17 @@ struct SoloDisagreement {
 };
 
 struct SoloCrossCheckOptions {
-  std::string name_column = "Type";            // Default: "Type".
+  std::string name_column = "Type";                // Default: "Type".
   std::string throughput_column = "Exclusive100";  // Default: "Exclusive100".
-  double max_ratio = 1.5;                      // > 1. Default: 1.5.
+  double max_ratio = 1.5;                          // > 1. Default: 1.5.
   Status Validate() const;
 };
 
 // One entry per profile that the reference file also has (sorted by name).
 // InvalidArgument names file:line for a bad cell, or a missing column.
-Result<std::vector<SoloDisagreement>> CrossCheckSolo(const std::vector<profile::WorkloadProfile>& profiles,
-                                                     const std::string& reference_csv,
-                                                     const SoloCrossCheckOptions& options = {});
+Result<std::vector<SoloDisagreement>> CrossCheckSolo(
+    const std::vector<profile::WorkloadProfile>& profiles,
+    const std::string& reference_csv,
+    const SoloCrossCheckOptions& options = {});
 
 }  // namespace colo::predict

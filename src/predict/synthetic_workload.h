@@ -24,12 +24,16 @@
 namespace colo::predict {
 
 struct SyntheticWorkloadOptions {
-  int kernels = 16;                          // per iteration, >= 1. Default: 16.
-  double size_spread = 1.0;                  // sigma of ln(threads per launch), >= 0. Default: 1.
-  Duration kernel_time = Microseconds(500);  // solo duration of each kernel, > 0. Default: 500 us.
-  int block_threads = 256;                   // threads per block, 32..1024. Default: 256.
-  int max_waves = 4;                         // grid cap in waves of the profiling GPU, >= 1. Default: 4.
-  double min_utilization = 0.05;             // floor on the SM utilization used, (0, 1]. Default: 0.05.
+  int kernels = 16;  // per iteration, >= 1. Default: 16.
+  double size_spread =
+      1.0;  // sigma of ln(threads per launch), >= 0. Default: 1.
+  Duration kernel_time =
+      Microseconds(500);  // solo duration of each kernel, > 0. Default: 500 us.
+  int block_threads = 256;  // threads per block, 32..1024. Default: 256.
+  int max_waves =
+      4;  // grid cap in waves of the profiling GPU, >= 1. Default: 4.
+  double min_utilization =
+      0.05;  // floor on the SM utilization used, (0, 1]. Default: 0.05.
   Status Validate() const;
 };
 
@@ -37,6 +41,8 @@ struct SyntheticWorkloadOptions {
 // FailedPrecondition if the profile lacks its kernel summary or SM
 // utilization; InvalidArgument for bad options or a profiling GPU unknown
 // to the presets.
-Result<Workload> SyntheticWorkload(const profile::WorkloadProfile& p, const SyntheticWorkloadOptions& options = {});
+Result<Workload> SyntheticWorkload(
+    const profile::WorkloadProfile& p,
+    const SyntheticWorkloadOptions& options = {});
 
 }  // namespace colo::predict

@@ -12,9 +12,13 @@ std::vector<std::string> Tokens(std::string_view line) {
   std::vector<std::string> out;
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    while (i < line.size() &&
+           (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+      ++i;
     size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' &&
+           line[j] != '\r')
+      ++j;
     if (j > i) out.emplace_back(line.substr(i, j - i));
     i = j;
   }
@@ -57,21 +61,25 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     if (!tok.empty() && tok[0].rfind("#Entity", 0) == 0) {
       header.assign(tok.begin() + 1, tok.end());
       if (tok[0] != "#Entity") header.insert(header.begin(), tok[0].substr(7));
-      std::erase_if(header, [](const std::string& h) { return h.empty() || h == "ID"; });
+      std::erase_if(
+          header, [](const std::string& h) { return h.empty() || h == "ID"; });
     } else if (!tok.empty() && tok[0] != "ID" && tok[0].front() != '#') {
       if (header.empty()) {
-        return InvalidArgumentError(where + ": data before the '#Entity ...' header "
+        return InvalidArgumentError(where +
+                                    ": data before the '#Entity ...' header "
                                     "(expected `dcgmi dmon` output)");
       }
       if (tok.size() != header.size() + 2) {
-        return InvalidArgumentError(where + ": expected an entity (\"GPU 0\") and " +
-                                    std::to_string(header.size()) + " values, found " +
-                                    std::to_string(tok.size()) + " fields");
+        return InvalidArgumentError(
+            where + ": expected an entity (\"GPU 0\") and " +
+            std::to_string(header.size()) + " values, found " +
+            std::to_string(tok.size()) + " fields");
       }
       if (tok[0] != "GPU") continue;  // GPU-I, GPU-CI, ... entities
       double id = 0;
       if (!ParseFiniteDouble(tok[1], &id)) {
-        return InvalidArgumentError(where + ": expected a GPU index after 'GPU', got '" + tok[1] + "'");
+        return InvalidArgumentError(
+            where + ": expected a GPU index after 'GPU', got '" + tok[1] + "'");
       }
       if (static_cast<int>(id) != o.gpu) continue;
       std::vector<std::optional<double>> values;
@@ -84,7 +92,8 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
         double v = 0;
         if (!ParseFiniteDouble(cell, &v)) {
           return InvalidArgumentError(where + ": column '" + header[i] +
-                                      "': expected a number or N/A, got '" + cell + "'");
+                                      "': expected a number or N/A, got '" +
+                                      cell + "'");
         }
         values.emplace_back(v);
       }
@@ -93,16 +102,19 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     if (end == text.size()) break;
   }
   if (header.empty()) {
-    return InvalidArgumentError(path + ": no '#Entity ...' header line (expected `dcgmi dmon` output)");
+    return InvalidArgumentError(
+        path + ": no '#Entity ...' header line (expected `dcgmi dmon` output)");
   }
   auto col = [&](const char* name) -> int {
     auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<int>(it - header.begin());
   };
-  const int c_gputl = col("GPUTL"), c_gract = col("GRACT"), c_smact = col("SMACT"),
-            c_smocc = col("SMOCC"), c_drama = col("DRAMA");
+  const int c_gputl = col("GPUTL"), c_gract = col("GRACT"),
+            c_smact = col("SMACT"), c_smocc = col("SMOCC"),
+            c_drama = col("DRAMA");
   if (c_smact < 0 && c_smocc < 0 && c_drama < 0) {
-    return InvalidArgumentError(path + ": none of SMACT, SMOCC, DRAMA in the header "
+    return InvalidArgumentError(path +
+                                ": none of SMACT, SMOCC, DRAMA in the header "
                                 "(run dcgmi dmon -e 1002,1003,1005)");
   }
   const int c_idle = c_gract >= 0 ? c_gract : c_smact;
@@ -125,10 +137,11 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     add(c_drama, drama);
   }
   if (out.samples == 0) {
-    return InvalidArgumentError(path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
-                                std::to_string(samples.size()) + " found, skip_first = " +
-                                std::to_string(o.skip_first) +
-                                (o.skip_idle ? ", idle samples skipped" : "") + ")");
+    return InvalidArgumentError(
+        path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
+        std::to_string(samples.size()) +
+        " found, skip_first = " + std::to_string(o.skip_first) +
+        (o.skip_idle ? ", idle samples skipped" : "") + ")");
   }
   out.gpu_util_pct = gputl.Get(1.0);
   out.sm_active_pct = smact.Get(100.0);
@@ -137,7 +150,8 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
   return out;
 }
 
-Result<DcgmSummary> ReadDcgmLog(const std::string& path, const DcgmLogOptions& options) {
+Result<DcgmSummary> ReadDcgmLog(const std::string& path,
+                                const DcgmLogOptions& options) {
   COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseDcgmLog(text, path, options);
 }

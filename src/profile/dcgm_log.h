@@ -25,9 +25,11 @@
 namespace colo::profile {
 
 struct DcgmLogOptions {
-  int gpu = 0;             // entity "GPU <n>" whose samples are kept. Default: 0.
-  int skip_first = 0;      // samples dropped at the start (warm-up), >= 0. Default: 0.
-  bool skip_idle = false;  // drop samples with GRACT (else SMACT) = 0. Default: false.
+  int gpu = 0;  // entity "GPU <n>" whose samples are kept. Default: 0.
+  int skip_first =
+      0;  // samples dropped at the start (warm-up), >= 0. Default: 0.
+  bool skip_idle =
+      false;  // drop samples with GRACT (else SMACT) = 0. Default: false.
   Status Validate() const;
 };
 
@@ -43,7 +45,8 @@ struct DcgmSummary {
 // that is neither a number nor "N/A", or no sample left for the GPU.
 Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
                                  const DcgmLogOptions& options = {});
-Result<DcgmSummary> ReadDcgmLog(const std::string& path, const DcgmLogOptions& options = {});
+Result<DcgmSummary> ReadDcgmLog(const std::string& path,
+                                const DcgmLogOptions& options = {});
 
 // Copies the summary's DCGM fields into `m`.
 void ApplyDcgmSummary(const DcgmSummary& s, SystemMetrics* m);

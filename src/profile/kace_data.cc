@@ -9,21 +9,26 @@ namespace colo::profile {
 namespace {
 
 std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return std::string(s);
 }
 
 Result<std::string> Name(const CsvTable& t, const CsvRow& r, int col) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
   std::string name = Trim(cell);
-  if (name.empty()) return InvalidArgumentError(t.Where(r) + ": empty workload name");
+  if (name.empty())
+    return InvalidArgumentError(t.Where(r) + ": empty workload name");
   return name;
 }
 
 }  // namespace
 
-Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(const std::string& path) {
+Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(
+    const std::string& path) {
   COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
   COLO_ASSIGN_OR_RETURN(int c_type, t.Column("Type"));
   COLO_ASSIGN_OR_RETURN(int c_threads, t.Column("Threads"));
@@ -37,7 +42,8 @@ Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(c
   for (const CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, c_type));
     if (!seen.insert(name).second) {
-      return InvalidArgumentError(t.Where(r) + ": workload '" + name + "' appears twice");
+      return InvalidArgumentError(t.Where(r) + ": workload '" + name +
+                                  "' appears twice");
     }
     KernelSummary k;
     COLO_ASSIGN_OR_RETURN(k.threads, t.Number(r, c_threads));
@@ -51,7 +57,8 @@ Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(c
   return out;
 }
 
-Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(const std::string& path) {
+Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(
+    const std::string& path) {
   COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
   COLO_ASSIGN_OR_RETURN(int c_type, t.Column("Type"));
   COLO_ASSIGN_OR_RETURN(int c_solo, t.Column("Exclusive100"));
@@ -65,35 +72,43 @@ Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(const std::string& path
     b.line = r.line;
     COLO_ASSIGN_OR_RETURN(b.name, Name(t, r, c_type));
     if (!seen.insert(b.name).second) {
-      return InvalidArgumentError(t.Where(r) + ": workload '" + b.name + "' appears twice");
+      return InvalidArgumentError(t.Where(r) + ": workload '" + b.name +
+                                  "' appears twice");
     }
     COLO_ASSIGN_OR_RETURN(b.solo_throughput, t.Number(r, c_solo));
     COLO_ASSIGN_OR_RETURN(b.sm_util_pct, t.Number(r, c_sm));
     COLO_ASSIGN_OR_RETURN(b.mem_util_pct, t.Number(r, c_mem));
     COLO_ASSIGN_OR_RETURN(b.memory_used_gib, t.Number(r, c_cap));
     if (!(b.solo_throughput > 0)) {
-      return InvalidArgumentError(t.Where(r) + ": column 'Exclusive100': expected a positive throughput");
+      return InvalidArgumentError(
+          t.Where(r) +
+          ": column 'Exclusive100': expected a positive throughput");
     }
     out.push_back(std::move(b));
   }
   return out;
 }
 
-Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(const std::string& path) {
+Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
+    const std::string& path) {
   COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
   if (t.header.size() < 2) {
-    return InvalidArgumentError(path + ": expected columns workload,10,20,...,100");
+    return InvalidArgumentError(path +
+                                ": expected columns workload,10,20,...,100");
   }
   std::vector<double> pcts;
   for (size_t i = 1; i < t.header.size(); ++i) {
     double p = 0;
-    if (!ParseFiniteDouble(t.header[i], &p) || p <= 0 || p > 100 || (!pcts.empty() && p <= pcts.back())) {
-      return InvalidArgumentError(path + ": header column " + std::to_string(i + 1) + " '" + t.header[i] +
-                                  "': expected an ascending MPS percentage in (0, 100]");
+    if (!ParseFiniteDouble(t.header[i], &p) || p <= 0 || p > 100 ||
+        (!pcts.empty() && p <= pcts.back())) {
+      return InvalidArgumentError(
+          path + ": header column " + std::to_string(i + 1) + " '" +
+          t.header[i] + "': expected an ascending MPS percentage in (0, 100]");
     }
     pcts.push_back(p);
   }
-  if (pcts.back() != 100) return InvalidArgumentError(path + ": the last column must be 100 (%)");
+  if (pcts.back() != 100)
+    return InvalidArgumentError(path + ": the last column must be 100 (%)");
   std::map<std::string, std::vector<MpsPoint>> out;
   for (const CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, 0));
@@ -103,7 +118,8 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(const st
     }
     std::vector<MpsPoint> points;
     if (filled.size() == 1) {
-      // Ragged row: its single value is the 100 % throughput (README, section 4).
+      // Ragged row: its single value is the 100 % throughput (README, section
+      // 4).
       COLO_ASSIGN_OR_RETURN(double v, t.Number(r, filled[0]));
       points.push_back({100.0, v});
     } else if (filled.size() == pcts.size()) {
@@ -112,26 +128,32 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(const st
         points.push_back({pcts[i], v});
       }
     } else {
-      return InvalidArgumentError(t.Where(r) + ": workload '" + name + "': expected " +
-                                  std::to_string(pcts.size()) + " throughputs or a single one, found " +
-                                  std::to_string(filled.size()) + " non-empty cells");
+      return InvalidArgumentError(
+          t.Where(r) + ": workload '" + name + "': expected " +
+          std::to_string(pcts.size()) + " throughputs or a single one, found " +
+          std::to_string(filled.size()) + " non-empty cells");
     }
     for (const MpsPoint& p : points) {
       if (!(p.throughput > 0)) {
-        return InvalidArgumentError(t.Where(r) + ": workload '" + name + "': throughput must be > 0");
+        return InvalidArgumentError(t.Where(r) + ": workload '" + name +
+                                    "': throughput must be > 0");
       }
     }
     if (!out.emplace(name, std::move(points)).second) {
-      return InvalidArgumentError(t.Where(r) + ": workload '" + name + "' appears twice");
+      return InvalidArgumentError(t.Where(r) + ": workload '" + name +
+                                  "' appears twice");
     }
   }
   return out;
 }
 
 Result<std::vector<WorkloadProfile>> LoadKaceProfiles(const std::string& dir) {
-  COLO_ASSIGN_OR_RETURN(auto baselines, ReadKaceBaselineLabels(dir + "/baseline_labels.csv"));
-  COLO_ASSIGN_OR_RETURN(auto kernels, ReadKaceKernelTable(dir + "/workload_kernel_features.csv"));
-  COLO_ASSIGN_OR_RETURN(auto curves, ReadKaceMpsScaling(dir + "/baseline_steps_stage2.csv"));
+  COLO_ASSIGN_OR_RETURN(auto baselines,
+                        ReadKaceBaselineLabels(dir + "/baseline_labels.csv"));
+  COLO_ASSIGN_OR_RETURN(
+      auto kernels, ReadKaceKernelTable(dir + "/workload_kernel_features.csv"));
+  COLO_ASSIGN_OR_RETURN(auto curves,
+                        ReadKaceMpsScaling(dir + "/baseline_steps_stage2.csv"));
   std::map<std::string, KernelSummary> by_name(kernels.begin(), kernels.end());
   std::vector<WorkloadProfile> out;
   for (const KaceBaseline& b : baselines) {
@@ -142,14 +164,33 @@ Result<std::vector<WorkloadProfile>> LoadKaceProfiles(const std::string& dir) {
     p.system.sm_util_pct = b.sm_util_pct;
     p.system.mem_util_pct = b.mem_util_pct;
     p.system.memory_used_gib = b.memory_used_gib;
-    if (auto it = by_name.find(b.name); it != by_name.end()) p.kernels = it->second;
-    if (auto it = curves.find(b.name); it != curves.end()) p.mps_scaling = it->second;
+    if (auto it = by_name.find(b.name); it != by_name.end())
+      p.kernels = it->second;
+    if (auto it = curves.find(b.name); it != curves.end())
+      p.mps_scaling = it->second;
     Status s = p.Validate();
-    if (!s.ok()) return s.WithContext(dir + "/baseline_labels.csv:" + std::to_string(b.line));
+    if (!s.ok())
+      return s.WithContext(dir +
+                           "/baseline_labels.csv:" + std::to_string(b.line));
+    out.push_back(std::move(p));
+  }
+  // Workloads with a kernel table but no baseline row (vit-base batch 32).
+  for (const auto& [name, k] : kernels) {
+    bool seen = false;
+    for (const KaceBaseline& b : baselines) seen = seen || b.name == name;
+    if (seen) continue;
+    WorkloadProfile p;
+    p.name = name;
+    p.gpu = kKaceGpu;
+    p.kernels = k;
+    if (auto it = curves.find(name); it != curves.end())
+      p.mps_scaling = it->second;
     out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(),
-            [](const WorkloadProfile& a, const WorkloadProfile& b) { return a.name < b.name; });
+            [](const WorkloadProfile& a, const WorkloadProfile& b) {
+              return a.name < b.name;
+            });
   return out;
 }
 

@@ -34,20 +34,23 @@ Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(
 struct KaceBaseline {
   std::string name;
   int line = 0;
-  double solo_throughput = 0;   // Exclusive100, samples/s.
-  double sm_util_pct = 0;       // sm%.
-  double mem_util_pct = 0;      // mem%.
-  double memory_used_gib = 0;   // memcap.
+  double solo_throughput = 0;  // Exclusive100, samples/s.
+  double sm_util_pct = 0;      // sm%.
+  double mem_util_pct = 0;     // mem%.
+  double memory_used_gib = 0;  // memcap.
 };
-Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(const std::string& path);
+Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(
+    const std::string& path);
 
 // Workload -> MPS points (10 points, or only the 100 % point for ragged rows).
 // InvalidArgument for a row that is neither complete nor single-valued.
-Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(const std::string& path);
+Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
+    const std::string& path);
 
-// One profile per workload of baseline_labels.csv in `dir`, with the kernel
-// summary (workload_kernel_features.csv) and MPS curve (baseline_steps_stage2.csv)
-// where those files have the workload. Sorted by name.
+// One profile per workload of baseline_labels.csv or
+// workload_kernel_features.csv in `dir`: solo throughput and nvidia-smi metrics
+// (baseline labels), kernel summary, MPS curve (baseline_steps_stage2.csv),
+// each where the file has the workload. Sorted by name.
 Result<std::vector<WorkloadProfile>> LoadKaceProfiles(const std::string& dir);
 
 }  // namespace colo::profile

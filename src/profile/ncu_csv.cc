@@ -11,13 +11,17 @@ namespace colo::profile {
 namespace {
 
 std::string Trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return std::string(s);
 }
 
 // Where the table starts: ncu prints "==PROF==" progress lines (and, with
-// some options, a report banner) before the CSV header, whose first cell is "ID".
+// some options, a report banner) before the CSV header, whose first cell is
+// "ID".
 struct TableStart {
   size_t offset = 0;
   int line = 1;
@@ -29,13 +33,16 @@ Result<TableStart> FindTable(std::string_view text, const std::string& path) {
   while (pos < text.size()) {
     const size_t end = std::min(text.find('\n', pos), text.size());
     const std::string l = Trimmed(text.substr(pos, end - pos));
-    if (l.rfind("\"ID\"", 0) == 0 || l.rfind("ID,", 0) == 0) return TableStart{pos, line};
+    if (l.rfind("\"ID\"", 0) == 0 || l.rfind("ID,", 0) == 0)
+      return TableStart{pos, line};
     pos = end + 1;
     ++line;
   }
-  return InvalidArgumentError(path + ": no Nsight Compute table found (expected a header line "
-                              "starting with \"ID\"; export with `ncu --csv --page details` or "
-                              "`ncu --csv --page raw`)");
+  return InvalidArgumentError(
+      path +
+      ": no Nsight Compute table found (expected a header line "
+      "starting with \"ID\"; export with `ncu --csv --page details` or "
+      "`ncu --csv --page raw`)");
 }
 
 // A number as ncu prints it: thousands separators allowed, "n/a" not.
@@ -47,7 +54,8 @@ bool ParseNcuNumber(std::string_view cell, double* out) {
 
 std::string StripPerBlock(std::string unit) {
   const std::string suffix = "/block";
-  if (unit.size() > suffix.size() && unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0) {
+  if (unit.size() > suffix.size() &&
+      unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0) {
     unit.resize(unit.size() - suffix.size());
   }
   return unit;
@@ -56,8 +64,8 @@ std::string StripPerBlock(std::string unit) {
 // Nanoseconds per unit; 0 if the unit is not a time unit.
 double NanosPer(const std::string& unit) {
   static const std::map<std::string, double> kUnits = {
-      {"nsecond", 1}, {"ns", 1}, {"usecond", 1e3}, {"us", 1e3}, {"msecond", 1e6},
-      {"ms", 1e6},    {"second", 1e9}, {"s", 1e9}};
+      {"nsecond", 1},   {"ns", 1},   {"usecond", 1e3}, {"us", 1e3},
+      {"msecond", 1e6}, {"ms", 1e6}, {"second", 1e9},  {"s", 1e9}};
   auto it = kUnits.find(unit);
   return it == kUnits.end() ? 0 : it->second;
 }
@@ -65,11 +73,10 @@ double NanosPer(const std::string& unit) {
 // Bytes per unit (ncu's Kbyte = 1000 bytes); 0 if not a byte unit.
 double BytesPer(const std::string& unit_in) {
   static const std::map<std::string, double> kUnits = {
-      {"byte", 1},           {"", 1},
-      {"Kbyte", 1e3},        {"Mbyte", 1e6},           {"Gbyte", 1e9},
-      {"KB", 1e3},           {"MB", 1e6},              {"GB", 1e9},
-      {"Kibyte", 1024.0},    {"Mibyte", 1048576.0},    {"KiB", 1024.0},
-      {"MiB", 1048576.0}};
+      {"byte", 1},           {"", 1},         {"Kbyte", 1e3},
+      {"Mbyte", 1e6},        {"Gbyte", 1e9},  {"KB", 1e3},
+      {"MB", 1e6},           {"GB", 1e9},     {"Kibyte", 1024.0},
+      {"Mibyte", 1048576.0}, {"KiB", 1024.0}, {"MiB", 1048576.0}};
   auto it = kUnits.find(StripPerBlock(unit_in));
   return it == kUnits.end() ? 0 : it->second;
 }
@@ -90,26 +97,29 @@ struct RawKernel {
 
 // The metrics colo needs, with the names each page uses for them.
 struct MetricSpec {
-  const char* what;                      // for messages
-  std::vector<std::string> details;      // details-page "Metric Name"s
-  std::vector<std::string> raw;          // raw-page column names
+  const char* what;                  // for messages
+  std::vector<std::string> details;  // details-page "Metric Name"s
+  std::vector<std::string> raw;      // raw-page column names
   enum Kind { kTime, kPercent, kBytes, kCount } kind;
 };
 
-const MetricSpec kDuration{"Duration", {"Duration"}, {"gpu__time_duration.sum"}, MetricSpec::kTime};
+const MetricSpec kDuration{
+    "Duration", {"Duration"}, {"gpu__time_duration.sum"}, MetricSpec::kTime};
 const MetricSpec kSm{"Compute (SM) Throughput",
                      {"Compute (SM) Throughput", "SM [%]"},
                      {"sm__throughput.avg.pct_of_peak_sustained_elapsed"},
                      MetricSpec::kPercent};
-const MetricSpec kDram{"DRAM Throughput",
-                       {"DRAM Throughput", "DRAM [%]"},
-                       {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
-                       MetricSpec::kPercent};
-const MetricSpec kMem{"Memory Throughput",
-                      {"Memory Throughput", "Memory [%]"},
-                      {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
-                      MetricSpec::kPercent};
+const MetricSpec kDram{
+    "DRAM Throughput",
+    {"DRAM Throughput", "DRAM [%]"},
+    {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
+    MetricSpec::kPercent};
+const MetricSpec kMem{
+    "Memory Throughput",
+    {"Memory Throughput", "Memory [%]"},
+    {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+    MetricSpec::kPercent};
 const MetricSpec kRegs{"Registers Per Thread",
                        {"Registers Per Thread"},
                        {"launch__registers_per_thread"},
@@ -120,16 +130,19 @@ const MetricSpec kSmem{"Static Shared Memory Per Block",
                        MetricSpec::kBytes};
 
 std::string KernelTag(const std::string& path, const RawKernel& k, int line) {
-  return path + ":" + std::to_string(line) + ": kernel ID " + k.id + " '" + k.name + "'";
+  return path + ":" + std::to_string(line) + ": kernel ID " + k.id + " '" +
+         k.name + "'";
 }
 
 // Converts one metric to colo's unit (ns, %, bytes, count).
-Result<double> Convert(const std::string& path, const RawKernel& k, const MetricSpec& spec,
-                       const RawMetric& m) {
-  const std::string tag = KernelTag(path, k, m.line) + ": metric '" + spec.what + "'";
+Result<double> Convert(const std::string& path, const RawKernel& k,
+                       const MetricSpec& spec, const RawMetric& m) {
+  const std::string tag =
+      KernelTag(path, k, m.line) + ": metric '" + spec.what + "'";
   double v = 0;
   if (!ParseNcuNumber(m.value, &v)) {
-    return InvalidArgumentError(tag + ": expected a finite number, got '" + m.value + "'");
+    return InvalidArgumentError(tag + ": expected a finite number, got '" +
+                                m.value + "'");
   }
   if (v < 0) return InvalidArgumentError(tag + ": negative value " + m.value);
   switch (spec.kind) {
@@ -137,20 +150,23 @@ Result<double> Convert(const std::string& path, const RawKernel& k, const Metric
       const double f = NanosPer(m.unit);
       if (f == 0) {
         return InvalidArgumentError(tag + ": unit '" + m.unit +
-                                    "' is not a time unit (expected nsecond, usecond, msecond, second)");
+                                    "' is not a time unit (expected nsecond, "
+                                    "usecond, msecond, second)");
       }
       return v * f;
     }
     case MetricSpec::kPercent:
       if (m.unit != "%") {
-        return InvalidArgumentError(tag + ": unit '" + m.unit + "', expected '%'");
+        return InvalidArgumentError(tag + ": unit '" + m.unit +
+                                    "', expected '%'");
       }
       return v;
     case MetricSpec::kBytes: {
       const double f = BytesPer(m.unit);
       if (f == 0) {
-        return InvalidArgumentError(tag + ": unit '" + m.unit +
-                                    "' is not a size unit (expected byte, Kbyte, Mbyte, Gbyte)");
+        return InvalidArgumentError(
+            tag + ": unit '" + m.unit +
+            "' is not a size unit (expected byte, Kbyte, Mbyte, Gbyte)");
       }
       return v * f;
     }
@@ -163,7 +179,8 @@ Result<double> Convert(const std::string& path, const RawKernel& k, const Metric
 // Finds `spec` among a details-page kernel's metrics. For percentages the
 // row with unit % wins (ncu also reports "Memory Throughput" in Gbyte/second
 // in the Memory Workload Analysis section).
-Result<double> DetailsMetric(const std::string& path, const RawKernel& k, const MetricSpec& spec) {
+Result<double> DetailsMetric(const std::string& path, const RawKernel& k,
+                             const MetricSpec& spec) {
   const RawMetric* found = nullptr;
   for (const std::string& name : spec.details) {
     auto it = k.metrics.find(name);
@@ -178,17 +195,19 @@ Result<double> DetailsMetric(const std::string& path, const RawKernel& k, const 
     if (found) break;
   }
   if (!found) {
-    return InvalidArgumentError(KernelTag(path, k, k.line) + ": no metric '" + spec.what +
-                                "' (profile with `--section SpeedOfLight --section LaunchStats`, "
-                                "or `--set basic` or fuller)");
+    return InvalidArgumentError(
+        KernelTag(path, k, k.line) + ": no metric '" + spec.what +
+        "' (profile with `--section SpeedOfLight --section LaunchStats`, "
+        "or `--set basic` or fuller)");
   }
   return Convert(path, k, spec, *found);
 }
 
-// "7  \"<default domain>:train:none:none:none:none:none:none\"  \"...\"" -> {"train", ...}.
-// Each quoted part is domain:range followed by six attribute fields; a
-// start/end range cell has an extra leading id.
-std::vector<std::string> ParseNvtxStack(const std::string& cell, bool start_end) {
+// "7  \"<default domain>:train:none:none:none:none:none:none\"  \"...\"" ->
+// {"train", ...}. Each quoted part is domain:range followed by six attribute
+// fields; a start/end range cell has an extra leading id.
+std::vector<std::string> ParseNvtxStack(const std::string& cell,
+                                        bool start_end) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (true) {
@@ -198,7 +217,8 @@ std::vector<std::string> ParseNvtxStack(const std::string& cell, bool start_end)
     if (close == std::string::npos) break;
     std::string part = cell.substr(open + 1, close - open - 1);
     pos = close + 1;
-    for (int i = 0; i < 6; ++i) {  // drop PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg
+    for (int i = 0; i < 6;
+         ++i) {  // drop PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg
       const size_t c = part.rfind(':');
       if (c == std::string::npos) break;
       part.resize(c);
@@ -213,10 +233,11 @@ std::vector<std::string> ParseNvtxStack(const std::string& cell, bool start_end)
   return out;
 }
 
-Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk, bool details,
-                              bool nvtx_start_end,
+Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
+                              bool details, bool nvtx_start_end,
                               const std::map<std::string, int>& raw_cols,
-                              const CsvRow* raw_row, const std::vector<std::string>& units) {
+                              const CsvRow* raw_row,
+                              const std::vector<std::string>& units) {
   NcuKernel k;
   k.id = rk.id;
   k.process_id = rk.process_id;
@@ -229,15 +250,20 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk, bool
       if (it == raw_cols.end()) continue;
       const int c = it->second;
       RawMetric m{static_cast<size_t>(c) < units.size() ? units[c] : "",
-                  static_cast<size_t>(c) < raw_row->cells.size() ? raw_row->cells[c] : "", rk.line};
+                  static_cast<size_t>(c) < raw_row->cells.size()
+                      ? raw_row->cells[c]
+                      : "",
+                  rk.line};
       if (static_cast<size_t>(c) >= raw_row->cells.size()) {
-        return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": row has " +
-                                    std::to_string(raw_row->cells.size()) + " fields, column '" +
-                                    col + "' is field " + std::to_string(c + 1));
+        return InvalidArgumentError(
+            KernelTag(path, rk, rk.line) + ": row has " +
+            std::to_string(raw_row->cells.size()) + " fields, column '" + col +
+            "' is field " + std::to_string(c + 1));
       }
       return Convert(path, rk, spec, m);
     }
-    return InvalidArgumentError(path + ": missing column '" + spec.raw.front() + "' (" + spec.what +
+    return InvalidArgumentError(path + ": missing column '" + spec.raw.front() +
+                                "' (" + spec.what +
                                 "; collect it with --metrics or --section)");
   };
   COLO_ASSIGN_OR_RETURN(double dur_ns, get(kDuration));
@@ -252,22 +278,26 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk, bool
 
   // Launch shape: the "(x, y, z)" columns when present, else the scalar
   // Launch Statistics metrics / launch__*_size columns.
-  auto shape = [&](const std::string& cell, const char* metric, const char* raw_metric,
-                   Dim3* out) -> Status {
+  auto shape = [&](const std::string& cell, const char* metric,
+                   const char* raw_metric, Dim3* out) -> Status {
     if (!Trimmed(cell).empty()) {
       if (ParseDim3(cell, out)) return OkStatus();
-      return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": '" + metric +
-                                  "': expected \"(x, y, z)\", got '" + cell + "'");
+      return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": '" +
+                                  metric + "': expected \"(x, y, z)\", got '" +
+                                  cell + "'");
     }
     const MetricSpec spec{metric, {metric}, {raw_metric}, MetricSpec::kCount};
     COLO_ASSIGN_OR_RETURN(double v, get(spec));
     *out = Dim3{static_cast<int64_t>(std::llround(v)), 1, 1};
     return OkStatus();
   };
-  COLO_RETURN_IF_ERROR(shape(rk.grid, "Grid Size", "launch__grid_size", &k.grid));
-  COLO_RETURN_IF_ERROR(shape(rk.block, "Block Size", "launch__block_size", &k.block));
+  COLO_RETURN_IF_ERROR(
+      shape(rk.grid, "Grid Size", "launch__grid_size", &k.grid));
+  COLO_RETURN_IF_ERROR(
+      shape(rk.block, "Block Size", "launch__block_size", &k.block));
   if (k.grid.Count() <= 0 || k.block.Count() <= 0) {
-    return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": empty launch (grid or block of size 0)");
+    return InvalidArgumentError(KernelTag(path, rk, rk.line) +
+                                ": empty launch (grid or block of size 0)");
   }
   k.nvtx_ranges = ParseNvtxStack(rk.nvtx, nvtx_start_end);
   return k;
@@ -284,14 +314,16 @@ std::optional<int> OptColumn(const CsvTable& t, std::string_view name) {
 
 bool ParseDim3(std::string_view s, Dim3* out) {
   std::string t = Trimmed(s);
-  if (!t.empty() && t.front() == '(' && t.back() == ')') t = t.substr(1, t.size() - 2);
+  if (!t.empty() && t.front() == '(' && t.back() == ')')
+    t = t.substr(1, t.size() - 2);
   int64_t v[3] = {1, 1, 1};
   int n = 0;
   size_t pos = 0;
   while (pos <= t.size()) {
     const size_t comma = std::min(t.find(',', pos), t.size());
     double d = 0;
-    if (n == 3 || !ParseFiniteDouble(t.substr(pos, comma - pos), &d) || d < 0 || d != std::floor(d)) {
+    if (n == 3 || !ParseFiniteDouble(t.substr(pos, comma - pos), &d) || d < 0 ||
+        d != std::floor(d)) {
       return false;
     }
     v[n++] = static_cast<int64_t>(d);
@@ -301,10 +333,12 @@ bool ParseDim3(std::string_view s, Dim3* out) {
   return true;
 }
 
-Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::string& path,
+Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
+                                           const std::string& path,
                                            const NcuImportOptions& options) {
   COLO_ASSIGN_OR_RETURN(TableStart start, FindTable(text, path));
-  COLO_ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text.substr(start.offset), path));
+  COLO_ASSIGN_OR_RETURN(CsvTable table,
+                        ParseCsv(text.substr(start.offset), path));
   // ParseCsv numbers lines from the table's start; report file lines.
   for (CsvRow& r : table.rows) r.line += start.line - 1;
   // Trailing "==PROF== Disconnected ..." lines are not rows of the table.
@@ -321,8 +355,10 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::str
   bool nvtx_start_end = false;
   for (size_t i = 0; i < table.header.size(); ++i) {
     if (table.header[i].find("Push/Pop_Range") != std::string::npos ||
-        (!c_nvtx && table.header[i].find("Start/Stop_Range") != std::string::npos)) {
-      nvtx_start_end = table.header[i].find("Start/Stop_Range") != std::string::npos;
+        (!c_nvtx &&
+         table.header[i].find("Start/Stop_Range") != std::string::npos)) {
+      nvtx_start_end =
+          table.header[i].find("Start/Stop_Range") != std::string::npos;
       c_nvtx = static_cast<int>(i);
       if (!nvtx_start_end) break;
     }
@@ -330,7 +366,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::str
   const bool details = OptColumn(table, "Metric Name").has_value();
 
   auto cell = [](const CsvRow& r, std::optional<int> c) -> std::string {
-    return c && static_cast<size_t>(*c) < r.cells.size() ? Trimmed(r.cells[*c]) : std::string();
+    return c && static_cast<size_t>(*c) < r.cells.size() ? Trimmed(r.cells[*c])
+                                                         : std::string();
   };
 
   std::vector<NcuKernel> kernels;
@@ -346,7 +383,9 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::str
       COLO_ASSIGN_OR_RETURN(std::string_view unit, table.Cell(r, c_unit));
       COLO_ASSIGN_OR_RETURN(std::string_view value, table.Cell(r, c_value));
       if (Trimmed(id).empty()) {
-        return InvalidArgumentError(table.Where(r) + ": empty 'ID' cell (expected the kernel's launch ID)");
+        return InvalidArgumentError(
+            table.Where(r) +
+            ": empty 'ID' cell (expected the kernel's launch ID)");
       }
       const auto key = std::make_pair(cell(r, c_pid), Trimmed(id));
       auto [it, fresh] = index.emplace(key, raw.size());
@@ -357,7 +396,10 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::str
         k.name = cell(r, c_name);
         k.grid = cell(r, c_grid);
         k.block = cell(r, c_block);
-        k.nvtx = c_nvtx ? r.cells.size() > static_cast<size_t>(*c_nvtx) ? r.cells[*c_nvtx] : "" : "";
+        k.nvtx = c_nvtx ? r.cells.size() > static_cast<size_t>(*c_nvtx)
+                              ? r.cells[*c_nvtx]
+                              : ""
+                        : "";
         k.line = r.line;
         raw.push_back(std::move(k));
       }
@@ -365,26 +407,33 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::str
           RawMetric{Trimmed(unit), std::string(value), r.line});
     }
     for (const RawKernel& rk : raw) {
-      COLO_ASSIGN_OR_RETURN(NcuKernel k, BuildKernel(path, rk, true, nvtx_start_end, {}, nullptr, {}));
+      COLO_ASSIGN_OR_RETURN(
+          NcuKernel k,
+          BuildKernel(path, rk, true, nvtx_start_end, {}, nullptr, {}));
       kernels.push_back(std::move(k));
     }
   } else {
     // Raw page: the first row under the header holds the units.
     if (table.rows.empty() || !Trimmed(table.rows[0].cells[0]).empty()) {
-      return InvalidArgumentError(path + ":" + std::to_string(start.line + 1) +
-                                  ": expected the units row of a `--page raw` export "
-                                  "(first cell empty), or a `--page details` export with "
-                                  "'Metric Name' / 'Metric Value' columns");
+      return InvalidArgumentError(
+          path + ":" + std::to_string(start.line + 1) +
+          ": expected the units row of a `--page raw` export "
+          "(first cell empty), or a `--page details` export with "
+          "'Metric Name' / 'Metric Value' columns");
     }
     std::vector<std::string> units;
-    for (const std::string& u : table.rows[0].cells) units.push_back(Trimmed(u));
+    for (const std::string& u : table.rows[0].cells)
+      units.push_back(Trimmed(u));
     std::map<std::string, int> cols;
-    for (size_t i = 0; i < table.header.size(); ++i) cols[table.header[i]] = static_cast<int>(i);
+    for (size_t i = 0; i < table.header.size(); ++i)
+      cols[table.header[i]] = static_cast<int>(i);
     for (size_t i = 1; i < table.rows.size(); ++i) {
       const CsvRow& r = table.rows[i];
       if (r.cells.size() != table.header.size()) {
-        return InvalidArgumentError(table.Where(r) + ": expected " + std::to_string(table.header.size()) +
-                                    " fields like the header, found " + std::to_string(r.cells.size()));
+        return InvalidArgumentError(table.Where(r) + ": expected " +
+                                    std::to_string(table.header.size()) +
+                                    " fields like the header, found " +
+                                    std::to_string(r.cells.size()));
       }
       RawKernel rk;
       rk.id = cell(r, c_id);
@@ -395,40 +444,49 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::str
       rk.nvtx = c_nvtx ? r.cells[*c_nvtx] : "";
       rk.line = r.line;
       if (rk.id.empty()) {
-        return InvalidArgumentError(table.Where(r) + ": empty 'ID' cell (expected the kernel's launch ID)");
+        return InvalidArgumentError(
+            table.Where(r) +
+            ": empty 'ID' cell (expected the kernel's launch ID)");
       }
-      COLO_ASSIGN_OR_RETURN(NcuKernel k, BuildKernel(path, rk, false, nvtx_start_end, cols, &r, units));
+      COLO_ASSIGN_OR_RETURN(
+          NcuKernel k,
+          BuildKernel(path, rk, false, nvtx_start_end, cols, &r, units));
       kernels.push_back(std::move(k));
     }
   }
-  if (kernels.empty()) return InvalidArgumentError(path + ": the export holds no kernels");
+  if (kernels.empty())
+    return InvalidArgumentError(path + ": the export holds no kernels");
 
   std::string want = options.nvtx_range;
   while (!want.empty() && want.back() == '/') want.pop_back();
   if (want.empty()) return kernels;
   if (!c_nvtx) {
-    return InvalidArgumentError(path + ": an NVTX range ('" + want +
-                                "') was asked for, but the export has no NVTX column "
-                                "(profile with `ncu --nvtx`)");
+    return InvalidArgumentError(
+        path + ": an NVTX range ('" + want +
+        "') was asked for, but the export has no NVTX column "
+        "(profile with `ncu --nvtx`)");
   }
   std::set<std::string> seen;
   std::vector<NcuKernel> kept;
   for (NcuKernel& k : kernels) {
     seen.insert(k.nvtx_ranges.begin(), k.nvtx_ranges.end());
-    if (std::find(k.nvtx_ranges.begin(), k.nvtx_ranges.end(), want) != k.nvtx_ranges.end()) {
+    if (std::find(k.nvtx_ranges.begin(), k.nvtx_ranges.end(), want) !=
+        k.nvtx_ranges.end()) {
       kept.push_back(std::move(k));
     }
   }
   if (kept.empty()) {
     std::string have;
     for (const std::string& s : seen) have += (have.empty() ? "" : ", ") + s;
-    return NotFoundError(path + ": no kernel inside NVTX range '" + want + "' (ranges present: " +
-                         (have.empty() ? "none" : have) + ")");
+    return NotFoundError(
+        path + ": no kernel inside NVTX range '" + want +
+        "' (ranges present: " + (have.empty() ? "none" : have) + ")");
   }
   return kept;
 }
 
-Result<std::vector<NcuKernel>> ReadNcuCsv(const std::string& path, const NcuImportOptions& options) {
+Result<std::vector<NcuKernel>> ReadNcuCsv(const std::string& path,
+                                          const NcuImportOptions& options) {
   COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseNcuCsv(text, path, options);
 }
@@ -437,16 +495,20 @@ Result<KernelSummary> SummarizeKernels(const std::vector<NcuKernel>& kernels) {
   if (kernels.empty()) return InvalidArgumentError("no kernels to summarize");
   KernelSummary s;
   double total = 0;
-  for (const NcuKernel& k : kernels) total += static_cast<double>(k.duration.count());
+  for (const NcuKernel& k : kernels)
+    total += static_cast<double>(k.duration.count());
   if (!(total > 0)) {
-    return InvalidArgumentError("kernels have zero total duration; cannot weight by duration");
+    return InvalidArgumentError(
+        "kernels have zero total duration; cannot weight by duration");
   }
   for (const NcuKernel& k : kernels) {
     const double w = static_cast<double>(k.duration.count()) / total;
-    const double threads = static_cast<double>(k.grid.Count() * k.block.Count());
+    const double threads =
+        static_cast<double>(k.grid.Count() * k.block.Count());
     s.threads += w * threads;
     s.registers += w * threads * k.registers_per_thread;
-    s.static_shared_memory += w * static_cast<double>(k.grid.Count() * k.static_shared_bytes);
+    s.static_shared_memory +=
+        w * static_cast<double>(k.grid.Count() * k.static_shared_bytes);
     s.sm_throughput_pct += w * k.sm_throughput_pct;
     s.dram_throughput_pct += w * k.dram_throughput_pct;
     s.memory_throughput_pct += w * k.memory_throughput_pct;

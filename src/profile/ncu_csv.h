@@ -42,10 +42,10 @@
 namespace colo::profile {
 
 struct NcuKernel {
-  std::string id;                   // ncu's "ID" (launch index within the report).
+  std::string id;  // ncu's "ID" (launch index within the report).
   std::string process_id;
-  std::string name;                 // "Kernel Name" as exported (demangled or not).
-  int line = 0;                     // first line of the kernel in the file.
+  std::string name;  // "Kernel Name" as exported (demangled or not).
+  int line = 0;      // first line of the kernel in the file.
   Dim3 grid;
   Dim3 block;
   int registers_per_thread = 0;
@@ -54,12 +54,14 @@ struct NcuKernel {
   double sm_throughput_pct = 0;
   double dram_throughput_pct = 0;
   double memory_throughput_pct = 0;
-  std::vector<std::string> nvtx_ranges;  // range names on the stack, outermost first.
+  std::vector<std::string>
+      nvtx_ranges;  // range names on the stack, outermost first.
 };
 
 struct NcuImportOptions {
   // Keep only kernels inside this NVTX range (push/pop or start/end; a trailing
-  // "/" as in ncu's --nvtx-include syntax is ignored). Default: "" (all kernels).
+  // "/" as in ncu's --nvtx-include syntax is ignored). Default: "" (all
+  // kernels).
   std::string nvtx_range;
 };
 
@@ -67,8 +69,9 @@ struct NcuImportOptions {
 // missing column or metric, a bad unit, or an unparsable / empty / NaN cell
 // (file:line, kernel and metric named); NotFound if the NVTX filter matches no
 // kernel (the ranges present are listed).
-Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text, const std::string& path,
-                                           const NcuImportOptions& options = {});
+Result<std::vector<NcuKernel>> ParseNcuCsv(
+    std::string_view text, const std::string& path,
+    const NcuImportOptions& options = {});
 Result<std::vector<NcuKernel>> ReadNcuCsv(const std::string& path,
                                           const NcuImportOptions& options = {});
 

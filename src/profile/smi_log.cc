@@ -14,9 +14,13 @@ std::vector<std::string> Tokens(std::string_view line) {
   std::vector<std::string> out;
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    while (i < line.size() &&
+           (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+      ++i;
     size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' &&
+           line[j] != '\r')
+      ++j;
     if (j > i) out.emplace_back(line.substr(i, j - i));
     i = j;
   }
@@ -47,8 +51,8 @@ struct Series {
   std::vector<std::optional<double>> mem, fb;
 };
 
-Result<SmiSummary> Summarize(Series s, const std::string& path, const SmiLogOptions& o,
-                             std::string format) {
+Result<SmiSummary> Summarize(Series s, const std::string& path,
+                             const SmiLogOptions& o, std::string format) {
   SmiSummary out;
   out.format = std::move(format);
   double sm = 0, mem = 0, fb = -1;
@@ -65,10 +69,11 @@ Result<SmiSummary> Summarize(Series s, const std::string& path, const SmiLogOpti
     if (s.fb[i]) fb = std::max(fb, *s.fb[i]);
   }
   if (n == 0) {
-    return InvalidArgumentError(path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
-                                std::to_string(s.sm.size()) + " found, skip_first = " +
-                                std::to_string(o.skip_first) +
-                                (o.skip_idle ? ", idle samples skipped" : "") + ")");
+    return InvalidArgumentError(
+        path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
+        std::to_string(s.sm.size()) +
+        " found, skip_first = " + std::to_string(o.skip_first) +
+        (o.skip_idle ? ", idle samples skipped" : "") + ")");
   }
   out.samples = n;
   out.sm_util_pct = sm / static_cast<double>(n);
@@ -78,18 +83,21 @@ Result<SmiSummary> Summarize(Series s, const std::string& path, const SmiLogOpti
 }
 
 // A cell of a whitespace table: a number, or "-" (not available).
-Result<std::optional<double>> Cell(const std::string& tok, const std::string& where,
+Result<std::optional<double>> Cell(const std::string& tok,
+                                   const std::string& where,
                                    const std::string& column) {
   if (tok == "-" || tok == "N/A") return std::optional<double>();
   double v = 0;
   if (!ParseFiniteDouble(tok, &v)) {
-    return InvalidArgumentError(where + ": column '" + column + "': expected a number or '-', got '" +
-                                tok + "'");
+    return InvalidArgumentError(where + ": column '" + column +
+                                "': expected a number or '-', got '" + tok +
+                                "'");
   }
   return std::optional<double>(v);
 }
 
-Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines, const std::string& path,
+Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
+                                const std::string& path,
                                 const SmiLogOptions& o) {
   std::vector<std::string> header;
   bool pmon = false;
@@ -97,7 +105,8 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines, const std::strin
   std::set<std::string> pids;
   for (const Line& l : lines) {
     std::string_view t = l.text;
-    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
+      t.remove_prefix(1);
     if (t.empty() || t.front() == '\r') continue;
     const std::string where = path + ":" + std::to_string(l.number);
     if (t.front() == '#') {
@@ -109,19 +118,25 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines, const std::strin
       continue;  // the units line ("# Idx ...") and comments
     }
     if (header.empty()) {
-      return InvalidArgumentError(where + ": data before the '# gpu ...' header line "
+      return InvalidArgumentError(where +
+                                  ": data before the '# gpu ...' header line "
                                   "(expected nvidia-smi dmon or pmon output)");
     }
     std::vector<std::string> tok = Tokens(t);
-    if (tok.size() < header.size() - (pmon ? 1 : 0)) {  // pmon's command may be blank
-      return InvalidArgumentError(where + ": expected " + std::to_string(header.size()) +
-                                  " fields like the header, found " + std::to_string(tok.size()));
+    if (tok.size() <
+        header.size() - (pmon ? 1 : 0)) {  // pmon's command may be blank
+      return InvalidArgumentError(
+          where + ": expected " + std::to_string(header.size()) +
+          " fields like the header, found " + std::to_string(tok.size()));
     }
     std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < tok.size(); ++i) row[header[i]] = tok[i];
+    for (size_t i = 0; i < header.size() && i < tok.size(); ++i)
+      row[header[i]] = tok[i];
     double gpu = -1;
     if (!ParseFiniteDouble(row["gpu"], &gpu)) {
-      return InvalidArgumentError(where + ": column 'gpu': expected a GPU index, got '" + row["gpu"] + "'");
+      return InvalidArgumentError(
+          where + ": column 'gpu': expected a GPU index, got '" + row["gpu"] +
+          "'");
     }
     if (static_cast<int>(gpu) != o.gpu) continue;
     if (pmon) {
@@ -131,9 +146,11 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines, const std::strin
       pids.insert(pid);
     }
     if (!row.count("sm")) {
-      return InvalidArgumentError(where + ": no 'sm' column (run nvidia-smi dmon/pmon with -s u)");
+      return InvalidArgumentError(
+          where + ": no 'sm' column (run nvidia-smi dmon/pmon with -s u)");
     }
-    COLO_ASSIGN_OR_RETURN(std::optional<double> sm, Cell(row["sm"], where, "sm"));
+    COLO_ASSIGN_OR_RETURN(std::optional<double> sm,
+                          Cell(row["sm"], where, "sm"));
     std::optional<double> mem, fb;
     if (row.count("mem")) {
       COLO_ASSIGN_OR_RETURN(mem, Cell(row["mem"], where, "mem"));
@@ -146,39 +163,47 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines, const std::strin
     s.fb.push_back(fb);
   }
   if (header.empty()) {
-    return InvalidArgumentError(path + ": no '# gpu ...' header line (expected nvidia-smi dmon or "
-                                "pmon output, or a --query-gpu CSV)");
+    return InvalidArgumentError(
+        path +
+        ": no '# gpu ...' header line (expected nvidia-smi dmon or "
+        "pmon output, or a --query-gpu CSV)");
   }
   if (pmon && pids.size() > 1) {
     std::string list;
     for (const auto& p : pids) list += (list.empty() ? "" : ", ") + p;
-    return InvalidArgumentError(path + ": processes " + list + " share GPU " + std::to_string(o.gpu) +
+    return InvalidArgumentError(path + ": processes " + list + " share GPU " +
+                                std::to_string(o.gpu) +
                                 "; choose one with --pid");
   }
   return Summarize(std::move(s), path, o, pmon ? "pmon" : "dmon");
 }
 
 // "91 %" -> 91, "419 MiB" -> 419; "[N/A]" / "[Not Supported]" -> nullopt.
-Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r, int col) {
+Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r,
+                                         int col) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
   std::vector<std::string> tok = Tokens(cell);
   if (!tok.empty() && tok[0].front() == '[') return std::optional<double>();
   double v = 0;
   if (tok.empty() || tok.size() > 2 || !ParseFiniteDouble(tok[0], &v)) {
-    return InvalidArgumentError(t.Where(r) + ": column '" + t.header[col] +
-                                "': expected a number with an optional unit, got '" + std::string(cell) + "'");
+    return InvalidArgumentError(
+        t.Where(r) + ": column '" + t.header[col] +
+        "': expected a number with an optional unit, got '" +
+        std::string(cell) + "'");
   }
   return std::optional<double>(v);
 }
 
-std::optional<int> ColumnStartingWith(const CsvTable& t, std::string_view prefix) {
+std::optional<int> ColumnStartingWith(const CsvTable& t,
+                                      std::string_view prefix) {
   for (size_t i = 0; i < t.header.size(); ++i) {
     if (t.header[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
   }
   return std::nullopt;
 }
 
-Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path, const SmiLogOptions& o) {
+Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
+                                 const SmiLogOptions& o) {
   COLO_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(text, path));
   const std::optional<int> c_util = ColumnStartingWith(t, "utilization.gpu");
   if (!c_util) {
@@ -189,24 +214,51 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
   const std::optional<int> c_index = ColumnStartingWith(t, "index");
   if (c_used && t.header[*c_used].find("MiB") == std::string::npos &&
       t.header[*c_used].find('[') != std::string::npos) {
-    return InvalidArgumentError(path + ": column '" + t.header[*c_used] + "': expected MiB");
+    return InvalidArgumentError(path + ": column '" + t.header[*c_used] +
+                                "': expected MiB");
+  }
+  // Without an index column, lines cannot be told apart by device unless the
+  // caller says how many lines a sample has; several device names means
+  // several devices, which would silently be averaged together.
+  if (!c_index && o.devices_per_sample == 0) {
+    if (const std::optional<int> c_name = ColumnStartingWith(t, "name")) {
+      std::set<std::string> names;
+      for (const CsvRow& r : t.rows) {
+        if (static_cast<size_t>(*c_name) < r.cells.size())
+          names.insert(r.cells[*c_name]);
+      }
+      names.erase(t.header[*c_name]);
+      if (names.size() > 1) {
+        return InvalidArgumentError(
+            path + ": lines from " + std::to_string(names.size()) +
+            " different devices and no 'index' column; give the number of "
+            "lines per sample (--smi-devices) or add index to --query-gpu");
+      }
+    }
   }
   Series s;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const CsvRow& r = t.rows[i];
-    if (!r.cells.empty() && Tokens(r.cells[0]) == Tokens(t.header[0])) continue;  // repeated header
+    if (!r.cells.empty() && Tokens(r.cells[0]) == Tokens(t.header[0]))
+      continue;  // repeated header
     if (c_index) {
-      COLO_ASSIGN_OR_RETURN(std::optional<double> idx, QueryValue(t, r, *c_index));
+      COLO_ASSIGN_OR_RETURN(std::optional<double> idx,
+                            QueryValue(t, r, *c_index));
       if (!idx || static_cast<int>(*idx) != o.gpu) continue;
     } else if (o.devices_per_sample > 0) {
-      if (static_cast<int>(i % static_cast<size_t>(o.devices_per_sample)) != o.gpu) continue;
+      if (static_cast<int>(i % static_cast<size_t>(o.devices_per_sample)) !=
+          o.gpu)
+        continue;
     } else if (o.gpu != 0) {
-      return InvalidArgumentError(path + ": no 'index' column to find GPU " + std::to_string(o.gpu) +
-                                  " (add index to --query-gpu, or give devices_per_sample)");
+      return InvalidArgumentError(
+          path + ": no 'index' column to find GPU " + std::to_string(o.gpu) +
+          " (add index to --query-gpu, or give devices_per_sample)");
     }
-    COLO_ASSIGN_OR_RETURN(std::optional<double> util, QueryValue(t, r, *c_util));
+    COLO_ASSIGN_OR_RETURN(std::optional<double> util,
+                          QueryValue(t, r, *c_util));
     if (!util) {
-      return InvalidArgumentError(t.Where(r) + ": utilization.gpu not available ('[N/A]')");
+      return InvalidArgumentError(t.Where(r) +
+                                  ": utilization.gpu not available ('[N/A]')");
     }
     std::optional<double> mem, used;
     if (c_mem) {
@@ -227,26 +279,31 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
 Status SmiLogOptions::Validate() const {
   if (gpu < 0) return InvalidArgumentError("gpu index must be >= 0");
   if (skip_first < 0) return InvalidArgumentError("skip_first must be >= 0");
-  if (devices_per_sample < 0) return InvalidArgumentError("devices_per_sample must be >= 0");
+  if (devices_per_sample < 0)
+    return InvalidArgumentError("devices_per_sample must be >= 0");
   if (devices_per_sample > 0 && gpu >= devices_per_sample) {
     return InvalidArgumentError("gpu index must be below devices_per_sample");
   }
   return OkStatus();
 }
 
-Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path, const SmiLogOptions& o) {
+Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path,
+                               const SmiLogOptions& o) {
   COLO_RETURN_IF_ERROR(o.Validate());
   std::vector<Line> lines = Lines(text);
   for (const Line& l : lines) {
     std::vector<std::string> tok = Tokens(l.text);
     if (tok.empty()) continue;
-    if (l.text.find("utilization.gpu") != std::string_view::npos) return ParseQueryCsv(text, path, o);
+    if (l.text.find("utilization.gpu") != std::string_view::npos)
+      return ParseQueryCsv(text, path, o);
     return ParseMonitor(lines, path, o);
   }
-  return InvalidArgumentError(path + ": empty file, expected nvidia-smi output");
+  return InvalidArgumentError(path +
+                              ": empty file, expected nvidia-smi output");
 }
 
-Result<SmiSummary> ReadSmiLog(const std::string& path, const SmiLogOptions& options) {
+Result<SmiSummary> ReadSmiLog(const std::string& path,
+                              const SmiLogOptions& options) {
   COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseSmiLog(text, path, options);
 }

@@ -10,7 +10,8 @@
 //   * `nvidia-smi pmon` (optionally -s um): "# gpu pid type sm mem ..."; one
 //     line per process and sample. With several processes on the GPU, pick
 //     one with SmiLogOptions::pid.
-//   * `nvidia-smi --query-gpu=...,utilization.gpu,utilization.memory,memory.used
+//   * `nvidia-smi
+//   --query-gpu=...,utilization.gpu,utilization.memory,memory.used
 //     --format=csv [-l 1]`: CSV (read with profile/csv.h), values with units
 //     ("91 %", "419 MiB"). Devices are told apart by an "index" column, or by
 //     position when SmiLogOptions::devices_per_sample says how many lines each
@@ -29,28 +30,32 @@
 namespace colo::profile {
 
 struct SmiLogOptions {
-  int gpu = 0;                 // GPU index whose samples are kept. Default: 0.
-  int skip_first = 0;          // samples dropped at the start (warm-up), >= 0. Default: 0.
-  bool skip_idle = false;      // drop samples whose SM utilization is 0. Default: false.
-  int64_t pid = 0;             // pmon: keep this process; 0 = the only one. Default: 0.
-  int devices_per_sample = 0;  // query CSV without "index": lines per sample;
-                               // 0 = one device per line group of 1. Default: 0.
+  int gpu = 0;  // GPU index whose samples are kept. Default: 0.
+  int skip_first =
+      0;  // samples dropped at the start (warm-up), >= 0. Default: 0.
+  bool skip_idle =
+      false;        // drop samples whose SM utilization is 0. Default: false.
+  int64_t pid = 0;  // pmon: keep this process; 0 = the only one. Default: 0.
+  int devices_per_sample =
+      0;  // query CSV without "index": lines per sample;
+          // 0 = one device per line group of 1. Default: 0.
   Status Validate() const;
 };
 
 struct SmiSummary {
-  std::string format;                      // "dmon", "pmon" or "query-gpu".
-  int64_t samples = 0;                     // samples averaged.
-  double sm_util_pct = 0;                  // mean.
-  std::optional<double> mem_util_pct;      // mean, if the log has it.
-  std::optional<double> memory_used_mib;   // peak, if the log has it.
+  std::string format;                     // "dmon", "pmon" or "query-gpu".
+  int64_t samples = 0;                    // samples averaged.
+  double sm_util_pct = 0;                 // mean.
+  std::optional<double> mem_util_pct;     // mean, if the log has it.
+  std::optional<double> memory_used_mib;  // peak, if the log has it.
 };
 
 // InvalidArgument on an unknown format, a malformed line, a cell that is not
 // a number or "-", or no sample left for the GPU (after skipping).
 Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path,
                                const SmiLogOptions& options = {});
-Result<SmiSummary> ReadSmiLog(const std::string& path, const SmiLogOptions& options = {});
+Result<SmiSummary> ReadSmiLog(const std::string& path,
+                              const SmiLogOptions& options = {});
 
 // Copies the summary into `m` (memory converted to GiB).
 void ApplySmiSummary(const SmiSummary& s, SystemMetrics* m);

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "profile/csv.h"
@@ -25,31 +24,38 @@ Status CheckPct(const std::string& who, const char* field, double v) {
   return OkStatus();
 }
 
-Status CheckOptPct(const std::string& who, const char* field, const std::optional<double>& v) {
+Status CheckOptPct(const std::string& who, const char* field,
+                   const std::optional<double>& v) {
   return v ? CheckPct(who, field, *v) : OkStatus();
 }
 
-// Reads an optional number at `key` of `obj`; error if present and not a finite number.
-Status OptNumber(const ordered_json& obj, const char* key, const std::string& where,
-                 std::optional<double>* out) {
+// Reads an optional number at `key` of `obj`; error if present and not a finite
+// number.
+Status OptNumber(const ordered_json& obj, const char* key,
+                 const std::string& where, std::optional<double>* out) {
   if (!obj.contains(key) || obj[key].is_null()) return OkStatus();
   const auto& v = obj[key];
   if (!v.is_number() || !std::isfinite(v.get<double>())) {
-    return InvalidArgumentError(where + "." + key + "': expected a finite number, got " + v.dump());
+    return InvalidArgumentError(where + "." + key +
+                                "': expected a finite number, got " + v.dump());
   }
   *out = v.get<double>();
   return OkStatus();
 }
 
-Status ReqNumber(const ordered_json& obj, const char* key, const std::string& where, double* out) {
+Status ReqNumber(const ordered_json& obj, const char* key,
+                 const std::string& where, double* out) {
   std::optional<double> v;
   COLO_RETURN_IF_ERROR(OptNumber(obj, key, where, &v));
-  if (!v) return InvalidArgumentError(where + "." + key + "': missing (expected a number)");
+  if (!v)
+    return InvalidArgumentError(where + "." + key +
+                                "': missing (expected a number)");
   *out = *v;
   return OkStatus();
 }
 
-void PutOpt(ordered_json& obj, const char* key, const std::optional<double>& v) {
+void PutOpt(ordered_json& obj, const char* key,
+            const std::optional<double>& v) {
   if (v) obj[key] = *v;
 }
 
@@ -60,20 +66,31 @@ Status WorkloadProfile::Validate() const {
   const std::string who = "workload '" + name + "'";
   if (kernels) {
     const KernelSummary& k = *kernels;
-    if (!(k.threads > 0) || !(k.registers >= 0) || !(k.static_shared_memory >= 0) ||
-        k.kernel_count < 0 || k.total_duration.count() < 0) {
-      return InvalidArgumentError(who + ": kernel summary has a negative or zero size "
-                                  "(threads must be > 0; registers, shared memory >= 0)");
+    if (!(k.threads > 0) || !(k.registers >= 0) ||
+        !(k.static_shared_memory >= 0) || k.kernel_count < 0 ||
+        k.total_duration.count() < 0) {
+      return InvalidArgumentError(
+          who +
+          ": kernel summary has a negative or zero size "
+          "(threads must be > 0; registers, shared memory >= 0)");
     }
-    COLO_RETURN_IF_ERROR(CheckPct(who, "kernels.sm_throughput_pct", k.sm_throughput_pct));
-    COLO_RETURN_IF_ERROR(CheckPct(who, "kernels.dram_throughput_pct", k.dram_throughput_pct));
-    COLO_RETURN_IF_ERROR(CheckPct(who, "kernels.memory_throughput_pct", k.memory_throughput_pct));
+    COLO_RETURN_IF_ERROR(
+        CheckPct(who, "kernels.sm_throughput_pct", k.sm_throughput_pct));
+    COLO_RETURN_IF_ERROR(
+        CheckPct(who, "kernels.dram_throughput_pct", k.dram_throughput_pct));
+    COLO_RETURN_IF_ERROR(CheckPct(who, "kernels.memory_throughput_pct",
+                                  k.memory_throughput_pct));
   }
-  COLO_RETURN_IF_ERROR(CheckOptPct(who, "system.sm_util_pct", system.sm_util_pct));
-  COLO_RETURN_IF_ERROR(CheckOptPct(who, "system.mem_util_pct", system.mem_util_pct));
-  COLO_RETURN_IF_ERROR(CheckOptPct(who, "system.sm_active_pct", system.sm_active_pct));
-  COLO_RETURN_IF_ERROR(CheckOptPct(who, "system.sm_occupancy_pct", system.sm_occupancy_pct));
-  COLO_RETURN_IF_ERROR(CheckOptPct(who, "system.dram_active_pct", system.dram_active_pct));
+  COLO_RETURN_IF_ERROR(
+      CheckOptPct(who, "system.sm_util_pct", system.sm_util_pct));
+  COLO_RETURN_IF_ERROR(
+      CheckOptPct(who, "system.mem_util_pct", system.mem_util_pct));
+  COLO_RETURN_IF_ERROR(
+      CheckOptPct(who, "system.sm_active_pct", system.sm_active_pct));
+  COLO_RETURN_IF_ERROR(
+      CheckOptPct(who, "system.sm_occupancy_pct", system.sm_occupancy_pct));
+  COLO_RETURN_IF_ERROR(
+      CheckOptPct(who, "system.dram_active_pct", system.dram_active_pct));
   if (system.memory_used_gib && !(*system.memory_used_gib >= 0)) {
     return InvalidArgumentError(who + ": system.memory_used_gib must be >= 0");
   }
@@ -83,9 +100,12 @@ Status WorkloadProfile::Validate() const {
   }
   double prev = 0;
   for (const MpsPoint& p : mps_scaling) {
-    if (!(p.active_thread_pct > prev) || p.active_thread_pct > 100 || !(p.throughput > 0)) {
-      return InvalidArgumentError(who + ": mps_scaling must have ascending percentages in "
-                                  "(0, 100] and positive throughputs");
+    if (!(p.active_thread_pct > prev) || p.active_thread_pct > 100 ||
+        !(p.throughput > 0)) {
+      return InvalidArgumentError(
+          who +
+          ": mps_scaling must have ascending percentages in "
+          "(0, 100] and positive throughputs");
     }
     prev = p.active_thread_pct;
   }
@@ -93,7 +113,8 @@ Status WorkloadProfile::Validate() const {
 }
 
 std::optional<double> WorkloadProfile::RelativeThroughputAt(double pct) const {
-  if (mps_scaling.size() < 2 || mps_scaling.back().active_thread_pct != 100) return std::nullopt;
+  if (mps_scaling.size() < 2 || mps_scaling.back().active_thread_pct != 100)
+    return std::nullopt;
   const double full = mps_scaling.back().throughput;
   pct = std::clamp(pct, 0.0, 100.0);
   double x0 = 0, y0 = 0;
@@ -138,17 +159,21 @@ std::string ProfileToJson(const WorkloadProfile& p) {
   if (!p.mps_scaling.empty()) {
     ordered_json arr = ordered_json::array();
     for (const MpsPoint& m : p.mps_scaling) {
-      arr.push_back({{"active_thread_pct", m.active_thread_pct}, {"throughput", m.throughput}});
+      arr.push_back({{"active_thread_pct", m.active_thread_pct},
+                     {"throughput", m.throughput}});
     }
     j["mps_scaling"] = arr;
   }
   return j.dump(2) + "\n";
 }
 
-Result<WorkloadProfile> ParseProfileJson(std::string_view text, const std::string& source) {
-  ordered_json j = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+Result<WorkloadProfile> ParseProfileJson(std::string_view text,
+                                         const std::string& source) {
+  ordered_json j =
+      ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return InvalidArgumentError(source + ": not a JSON object (expected a workload profile)");
+    return InvalidArgumentError(
+        source + ": not a JSON object (expected a workload profile)");
   }
   WorkloadProfile p;
   const std::string at = source + ": field '";
@@ -156,10 +181,12 @@ Result<WorkloadProfile> ParseProfileJson(std::string_view text, const std::strin
     return InvalidArgumentError(at + "name': missing (expected a string)");
   }
   p.name = j["name"].get<std::string>();
-  if (j.contains("gpu") && j["gpu"].is_string()) p.gpu = j["gpu"].get<std::string>();
+  if (j.contains("gpu") && j["gpu"].is_string())
+    p.gpu = j["gpu"].get<std::string>();
   if (j.contains("kernels") && !j["kernels"].is_null()) {
     const auto& kj = j["kernels"];
-    if (!kj.is_object()) return InvalidArgumentError(at + "kernels': expected an object");
+    if (!kj.is_object())
+      return InvalidArgumentError(at + "kernels': expected an object");
     KernelSummary k;
     const std::string w = at + "kernels";
     double count = 0, total_ns = 0;
@@ -173,35 +200,50 @@ Result<WorkloadProfile> ParseProfileJson(std::string_view text, const std::strin
     k.total_duration = Nanoseconds(static_cast<int64_t>(total_ns));
     COLO_RETURN_IF_ERROR(ReqNumber(kj, "threads", w, &k.threads));
     COLO_RETURN_IF_ERROR(ReqNumber(kj, "registers", w, &k.registers));
-    COLO_RETURN_IF_ERROR(ReqNumber(kj, "static_shared_memory", w, &k.static_shared_memory));
-    COLO_RETURN_IF_ERROR(ReqNumber(kj, "sm_throughput_pct", w, &k.sm_throughput_pct));
-    COLO_RETURN_IF_ERROR(ReqNumber(kj, "dram_throughput_pct", w, &k.dram_throughput_pct));
-    COLO_RETURN_IF_ERROR(ReqNumber(kj, "memory_throughput_pct", w, &k.memory_throughput_pct));
+    COLO_RETURN_IF_ERROR(
+        ReqNumber(kj, "static_shared_memory", w, &k.static_shared_memory));
+    COLO_RETURN_IF_ERROR(
+        ReqNumber(kj, "sm_throughput_pct", w, &k.sm_throughput_pct));
+    COLO_RETURN_IF_ERROR(
+        ReqNumber(kj, "dram_throughput_pct", w, &k.dram_throughput_pct));
+    COLO_RETURN_IF_ERROR(
+        ReqNumber(kj, "memory_throughput_pct", w, &k.memory_throughput_pct));
     p.kernels = k;
   }
   if (j.contains("system") && !j["system"].is_null()) {
     const auto& sj = j["system"];
-    if (!sj.is_object()) return InvalidArgumentError(at + "system': expected an object");
+    if (!sj.is_object())
+      return InvalidArgumentError(at + "system': expected an object");
     const std::string w = at + "system";
-    COLO_RETURN_IF_ERROR(OptNumber(sj, "sm_util_pct", w, &p.system.sm_util_pct));
-    COLO_RETURN_IF_ERROR(OptNumber(sj, "mem_util_pct", w, &p.system.mem_util_pct));
-    COLO_RETURN_IF_ERROR(OptNumber(sj, "memory_used_gib", w, &p.system.memory_used_gib));
-    COLO_RETURN_IF_ERROR(OptNumber(sj, "sm_active_pct", w, &p.system.sm_active_pct));
-    COLO_RETURN_IF_ERROR(OptNumber(sj, "sm_occupancy_pct", w, &p.system.sm_occupancy_pct));
-    COLO_RETURN_IF_ERROR(OptNumber(sj, "dram_active_pct", w, &p.system.dram_active_pct));
+    COLO_RETURN_IF_ERROR(
+        OptNumber(sj, "sm_util_pct", w, &p.system.sm_util_pct));
+    COLO_RETURN_IF_ERROR(
+        OptNumber(sj, "mem_util_pct", w, &p.system.mem_util_pct));
+    COLO_RETURN_IF_ERROR(
+        OptNumber(sj, "memory_used_gib", w, &p.system.memory_used_gib));
+    COLO_RETURN_IF_ERROR(
+        OptNumber(sj, "sm_active_pct", w, &p.system.sm_active_pct));
+    COLO_RETURN_IF_ERROR(
+        OptNumber(sj, "sm_occupancy_pct", w, &p.system.sm_occupancy_pct));
+    COLO_RETURN_IF_ERROR(
+        OptNumber(sj, "dram_active_pct", w, &p.system.dram_active_pct));
   }
-  COLO_RETURN_IF_ERROR(OptNumber(j, "solo_throughput", source + ": field '", &p.solo_throughput));
+  COLO_RETURN_IF_ERROR(OptNumber(j, "solo_throughput", source + ": field '",
+                                 &p.solo_throughput));
   if (j.contains("throughput_unit") && j["throughput_unit"].is_string()) {
     p.throughput_unit = j["throughput_unit"].get<std::string>();
   }
   if (j.contains("mps_scaling") && !j["mps_scaling"].is_null()) {
-    if (!j["mps_scaling"].is_array()) return InvalidArgumentError(at + "mps_scaling': expected an array");
+    if (!j["mps_scaling"].is_array())
+      return InvalidArgumentError(at + "mps_scaling': expected an array");
     for (size_t i = 0; i < j["mps_scaling"].size(); ++i) {
       const auto& e = j["mps_scaling"][i];
       const std::string w = at + "mps_scaling[" + std::to_string(i) + "]";
-      if (!e.is_object()) return InvalidArgumentError(w + "': expected an object");
+      if (!e.is_object())
+        return InvalidArgumentError(w + "': expected an object");
       MpsPoint m;
-      COLO_RETURN_IF_ERROR(ReqNumber(e, "active_thread_pct", w, &m.active_thread_pct));
+      COLO_RETURN_IF_ERROR(
+          ReqNumber(e, "active_thread_pct", w, &m.active_thread_pct));
       COLO_RETURN_IF_ERROR(ReqNumber(e, "throughput", w, &m.throughput));
       p.mps_scaling.push_back(m);
     }
@@ -229,10 +271,12 @@ Status SaveProfile(const WorkloadProfile& p, const std::string& path) {
 Result<std::vector<WorkloadProfile>> LoadProfileDir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return NotFoundError(dir + ": not a directory of profiles");
+  if (!fs::is_directory(dir, ec))
+    return NotFoundError(dir + ": not a directory of profiles");
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+    if (e.is_regular_file() && e.path().extension() == ".json")
+      files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   std::vector<WorkloadProfile> out;
@@ -241,7 +285,8 @@ Result<std::vector<WorkloadProfile>> LoadProfileDir(const std::string& dir) {
     COLO_ASSIGN_OR_RETURN(WorkloadProfile p, LoadProfile(f));
     auto [it, fresh] = seen.emplace(p.name, f);
     if (!fresh) {
-      return InvalidArgumentError(f + ": workload '" + p.name + "' is also defined in " + it->second);
+      return InvalidArgumentError(f + ": workload '" + p.name +
+                                  "' is also defined in " + it->second);
     }
     out.push_back(std::move(p));
   }

@@ -23,20 +23,25 @@ namespace colo::profile {
 // Duration-weighted means over the kernels of one profiled step, as KACE
 // aggregates them (weight = kernel duration).
 struct KernelSummary {
-  int64_t kernel_count = 0;         // kernels aggregated; 0 if imported pre-aggregated.
-  Duration total_duration{0};       // sum of kernel durations; 0 if unknown.
-  double threads = 0;               // grid x block threads per launch.
-  double registers = 0;             // threads x registers/thread (registers in flight).
-  double static_shared_memory = 0;  // bytes: grid x static shared memory per block.
-  double sm_throughput_pct = 0;     // "Compute (SM) Throughput", % of peak.
-  double dram_throughput_pct = 0;   // "DRAM Throughput", % of peak.
-  double memory_throughput_pct = 0; // "Memory Throughput" (speed of light), % of peak.
+  int64_t kernel_count =
+      0;  // kernels aggregated; 0 if imported pre-aggregated.
+  Duration total_duration{0};  // sum of kernel durations; 0 if unknown.
+  double threads = 0;          // grid x block threads per launch.
+  double registers = 0;  // threads x registers/thread (registers in flight).
+  double static_shared_memory =
+      0;  // bytes: grid x static shared memory per block.
+  double sm_throughput_pct = 0;    // "Compute (SM) Throughput", % of peak.
+  double dram_throughput_pct = 0;  // "DRAM Throughput", % of peak.
+  double memory_throughput_pct =
+      0;  // "Memory Throughput" (speed of light), % of peak.
 };
 
-// Means over the samples of a solo run (memory: the peak). Absent = not measured.
+// Means over the samples of a solo run (memory: the peak). Absent = not
+// measured.
 struct SystemMetrics {
-  std::optional<double> sm_util_pct;       // nvidia-smi dmon/pmon "sm", %.
-  std::optional<double> mem_util_pct;      // nvidia-smi "mem" (memory controller busy), %.
+  std::optional<double> sm_util_pct;  // nvidia-smi dmon/pmon "sm", %.
+  std::optional<double>
+      mem_util_pct;  // nvidia-smi "mem" (memory controller busy), %.
   std::optional<double> memory_used_gib;   // peak device memory used, GiB.
   std::optional<double> sm_active_pct;     // DCGM SMACT x 100.
   std::optional<double> sm_occupancy_pct;  // DCGM SMOCC x 100.
@@ -46,17 +51,19 @@ struct SystemMetrics {
 // Solo throughput with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = active_thread_pct.
 struct MpsPoint {
   double active_thread_pct = 100;  // (0, 100].
-  double throughput = 0;           // same unit as WorkloadProfile::solo_throughput.
+  double throughput = 0;  // same unit as WorkloadProfile::solo_throughput.
 };
 
 struct WorkloadProfile {
-  std::string name;                        // workload id, e.g. "bert-base-cased_batch8-train".
-  std::string gpu;                         // where it was measured, e.g. "V100-SXM2-32GB".
-  std::optional<KernelSummary> kernels;    // from Nsight Compute.
+  std::string name;  // workload id, e.g. "bert-base-cased_batch8-train".
+  std::string gpu;   // where it was measured, e.g. "V100-SXM2-32GB".
+  std::optional<KernelSummary> kernels;  // from Nsight Compute.
   SystemMetrics system;
-  std::optional<double> solo_throughput;   // work items per second, alone (MPS 100 %).
+  std::optional<double>
+      solo_throughput;  // work items per second, alone (MPS 100 %).
   std::string throughput_unit = "samples/s";
-  std::vector<MpsPoint> mps_scaling;       // ascending active_thread_pct; may be empty.
+  std::vector<MpsPoint>
+      mps_scaling;  // ascending active_thread_pct; may be empty.
 
   // Checks names, ranges (percentages in [0, 100+], positive throughput,
   // ascending MPS points). InvalidArgument names the workload and field.
@@ -73,7 +80,8 @@ std::string ProfileToJson(const WorkloadProfile& p);
 
 // Parses a profile from JSON text; `source` names it in messages.
 // InvalidArgument "<source>: field 'kernels.threads': expected a number".
-Result<WorkloadProfile> ParseProfileJson(std::string_view text, const std::string& source);
+Result<WorkloadProfile> ParseProfileJson(std::string_view text,
+                                         const std::string& source);
 
 // Reads / writes a profile file. NotFound if it cannot be opened.
 Result<WorkloadProfile> LoadProfile(const std::string& path);

@@ -1,0 +1,160 @@
+// `colo profile import`, `colo predict`, `colo plan` as a user runs them:
+// exit status 0 on success, 2 on bad input with a message naming the file
+// and line. Runs the built binary.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/colo_process.h"
+
+namespace colo::test {
+namespace {
+
+const std::string kData = COLO_DATA_DIR;
+const std::string kSrc = COLO_SOURCE_DIR;
+
+class CliPredictTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("colo_cli_predict_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::filesystem::path p = dir_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  ProcessResult Run(const std::vector<std::string>& args) {
+    return RunColo(args, dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CliPredictTest, EvalPrintsTheTableAndBaselines) {
+  ProcessResult r =
+      Run({"predict", "eval", "--kace", kData + "/kace", "--repeats", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"MEAN ratio to oracle", "linear k-fold", "linear LOWO",
+                        "random", "least memory", "least SM%", "least mem%",
+                        "most solo tput", "whisper-large-v2_batch16-inf",
+                        "excluded wav2vec2-base-960h_batch2-inf"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+}
+
+TEST_F(CliPredictTest, TrainWritesAModelThatPlanLoads) {
+  const std::string model = (dir_ / "model.json").string();
+  ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace", "-o",
+                         model, "--repeat", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("training time: median"), std::string::npos);
+  r = Run({"plan", kSrc + "/examples/plan/jobs.yaml", "--gpus", "5", "--model",
+           model});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("predicted total normalized throughput"),
+            std::string::npos)
+      << r.out;
+  r = Run({"plan", kSrc + "/examples/plan/jobs.yaml", "--gpus", "5", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"predicted_normalized_throughput\""),
+            std::string::npos);
+}
+
+TEST_F(CliPredictTest, PairsNamingAnUnknownWorkloadExit2WithFileAndLine) {
+  const std::string pairs = Write(
+      "pairs.csv",
+      "workload1,workload2,w1throughput,w2throughput\n"
+      "bert-base-cased_batch8-train,vit-base-patch16-224_batch8-inf,20,50\n"
+      "bert-base-cased_batch8-train,no-such-workload,20,50\n");
+  ProcessResult r =
+      Run({"predict", "train", "--kace", kData + "/kace", "--pairs", pairs});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(
+      r.err.find(pairs + ":3: workload 'no-such-workload' has no profile"),
+      std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliPredictTest, MissingColumnAndNanCellExit2) {
+  std::string pairs =
+      Write("p1.csv", "workload1,workload2,w1throughput\na,b,1\n");
+  ProcessResult r =
+      Run({"predict", "eval", "--kace", kData + "/kace", "--pairs", pairs});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(pairs + ": missing column 'w2throughput'"),
+            std::string::npos)
+      << r.err;
+  pairs = Write("p2.csv",
+                "workload1,workload2,w1throughput,w2throughput\na,b,nan,1\n");
+  r = Run({"predict", "eval", "--kace", kData + "/kace", "--pairs", pairs});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(
+      r.err.find(
+          pairs +
+          ":2: column 'w1throughput': expected a finite number, got 'nan'"),
+      std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliPredictTest, SingularDesignExit2NamingTheColumns) {
+  // log_regs_per_thread = log_registers - log_threads: X'X is singular.
+  ProcessResult r =
+      Run({"predict", "train", "--kace", kData + "/kace", "--terms",
+           "own.log_threads,own.log_registers,own.log_regs_per_thread"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("pairs_training.csv"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("X'X is singular"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("own.log_regs_per_thread"), std::string::npos) << r.err;
+}
+
+TEST_F(CliPredictTest, ProfileImportFromNcuAndSmi) {
+  const std::string out = (dir_ / "p.json").string();
+  ProcessResult r =
+      Run({"profile", "import", "--name", "demo", "--ncu",
+           kSrc + "/tests/profile/testdata/ncu_details.csv", "--nvtx",
+           "train_step", "--smi", kSrc + "/tests/profile/testdata/smi_dmon.txt",
+           "--dcgm", kSrc + "/tests/profile/testdata/pmdlt_128x1024.dcgmi.txt",
+           "--solo-throughput", "12.5", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  const std::string json((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"kernel_count\": 2"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"sm_util_pct\": 95"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"sm_active_pct\""), std::string::npos) << json;
+}
+
+TEST_F(CliPredictTest, ProfileImportBadNcuCellExit2) {
+  std::ifstream in(kSrc + "/tests/profile/testdata/ncu_raw.csv");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  text.replace(text.find("\"78.50\""), 7, "\"\"");
+  const std::string bad = Write("bad.csv", text);
+  ProcessResult r = Run({"profile", "import", "--name", "x", "--ncu", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(bad + ":4: kernel ID 0"), std::string::npos) << r.err;
+}
+
+TEST_F(CliPredictTest, PlanBadYamlExit2WithLine) {
+  const std::string jobs =
+      Write("jobs.yaml", "profiles: " + kSrc +
+                             "/examples/plan/profiles\n"
+                             "jobs:\n"
+                             "  - name: a\n"
+                             "    profile: bert-base-cased_batch8-train\n"
+                             "    priority: sometimes\n");
+  ProcessResult r =
+      Run({"plan", jobs, "--gpus", "2", "--kace", kData + "/kace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(jobs + ":5:"), std::string::npos) << r.err;
+  r = Run({"plan", jobs, "--gpus", "2", "--mig"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace colo::test

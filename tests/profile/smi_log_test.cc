@@ -1,0 +1,142 @@
+// nvidia-smi logs: dmon (with -o DT and re-printed headers), pmon (several
+// processes), --query-gpu CSV (real PMDLT log, 5 devices per sample).
+#include "profile/smi_log.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "profile/csv.h"
+
+namespace colo::profile {
+namespace {
+
+const std::string kDir =
+    std::string(COLO_SOURCE_DIR) + "/tests/profile/testdata/";
+
+TEST(SmiLogTest, DmonMeansForOneGpu) {
+  Result<SmiSummary> s = ReadSmiLog(kDir + "smi_dmon.txt");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->format, "dmon");
+  // GPU 0: sm 97, 95, 93 -> mean 95; mem 41, 39, "-" -> mean of the two = 40;
+  // fb (MB) peak 14587.
+  EXPECT_EQ(s->samples, 3);
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 95.0);
+  ASSERT_TRUE(s->mem_util_pct.has_value());
+  EXPECT_DOUBLE_EQ(*s->mem_util_pct, 40.0);
+  ASSERT_TRUE(s->memory_used_mib.has_value());
+  EXPECT_DOUBLE_EQ(*s->memory_used_mib, 14587.0);
+  SystemMetrics m;
+  ApplySmiSummary(*s, &m);
+  EXPECT_NEAR(*m.memory_used_gib, 14587.0 / 1024.0, 1e-12);
+}
+
+TEST(SmiLogTest, DmonSkipsWarmUpAndIdle) {
+  SmiLogOptions o;
+  o.skip_first = 1;  // drop the first sample: (95 + 93) / 2 = 94
+  Result<SmiSummary> s = ReadSmiLog(kDir + "smi_dmon.txt", o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 94.0);
+  // GPU 1 is idle in every sample: with skip_idle nothing is left -> error.
+  o.gpu = 1;
+  o.skip_first = 0;
+  o.skip_idle = true;
+  s = ReadSmiLog(kDir + "smi_dmon.txt", o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("no sample of GPU 1 left"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST(SmiLogTest, PmonWithTwoProcessesNeedsAPid) {
+  Result<SmiSummary> s = ReadSmiLog(kDir + "smi_pmon.txt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "processes 4242, 5151 share GPU 0; choose one with --pid"),
+            std::string::npos)
+      << s.status().message();
+  SmiLogOptions o;
+  o.pid = 4242;  // sm 93, 89 -> 91; mem 38, 35 -> 36.5
+  s = ReadSmiLog(kDir + "smi_pmon.txt", o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->format, "pmon");
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 91.0);
+  EXPECT_DOUBLE_EQ(*s->mem_util_pct, 36.5);
+  o.pid = 5151;  // sm 2 and "-" (idle: 0) -> 1
+  s = ReadSmiLog(kDir + "smi_pmon.txt", o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 1.0);
+}
+
+TEST(SmiLogTest, QueryGpuCsvFromPmdlt) {
+  // PMDLT 128 x 1024 blocks: 9 samples of 5 devices; GPU 0 (first line of
+  // each sample) reads utilization.gpu 6, 0, then 100 seven times:
+  // mean (6 + 0 + 700) / 9; memory.used peaks at 419 MiB.
+  SmiLogOptions o;
+  o.devices_per_sample = 5;
+  Result<SmiSummary> s = ReadSmiLog(kDir + "pmdlt_128x1024.nvsm.txt", o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->format, "query-gpu");
+  EXPECT_EQ(s->samples, 9);
+  EXPECT_NEAR(s->sm_util_pct, 706.0 / 9.0, 1e-12);
+  EXPECT_DOUBLE_EQ(*s->mem_util_pct, 0.0);
+  EXPECT_DOUBLE_EQ(*s->memory_used_mib, 419.0);
+  // Dropping idle samples (the 0): (6 + 700) / 8.
+  o.skip_idle = true;
+  s = ReadSmiLog(kDir + "pmdlt_128x1024.nvsm.txt", o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s->sm_util_pct, 706.0 / 8.0, 1e-12);
+}
+
+TEST(SmiLogTest, QueryGpuCsvWithSeveralDevicesNeedsTheirCount) {
+  // Lines from the A100s and the "DGX Display" with no index column: the
+  // devices cannot be told apart, so no silent average over all of them.
+  Result<SmiSummary> s = ReadSmiLog(kDir + "pmdlt_128x1024.nvsm.txt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(
+      s.status().message().find("different devices and no 'index' column"),
+      std::string::npos)
+      << s.status().message();
+}
+
+TEST(SmiLogTest, BadCellNamesFileLineAndColumn) {
+  const std::string text =
+      "# gpu    sm   mem   enc   dec\n"
+      "# Idx     %     %     %     %\n"
+      "    0    97    41     0     0\n"
+      "    0   abc    40     0     0\n";
+  Result<SmiSummary> s = ParseSmiLog(text, "dmon.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find(
+                "dmon.log:4: column 'sm': expected a number or '-', got 'abc'"),
+            std::string::npos)
+      << s.status().message();
+  s = ParseSmiLog("# gpu sm mem\n# Idx % %\n 0 97\n", "short.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("short.log:3: expected 3 fields"),
+            std::string::npos)
+      << s.status().message();
+  s = ParseSmiLog("    0    97    41\n", "nohdr.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "nohdr.log:1: data before the '# gpu ...' header"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST(SmiLogTest, QueryGpuNotAvailableUtilizationIsAnError) {
+  const std::string text =
+      "index, name, utilization.gpu [%], utilization.memory [%], memory.used "
+      "[MiB]\n"
+      "0, Tesla V100-SXM2-32GB, 91 %, 40 %, 14000 MiB\n"
+      "0, Tesla V100-SXM2-32GB, [N/A], 40 %, 14000 MiB\n";
+  Result<SmiSummary> s = ParseSmiLog(text, "q.csv");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("q.csv:3: utilization.gpu not available"),
+            std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace colo::profile
