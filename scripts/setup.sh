@@ -21,5 +21,5 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLO_WERROR="${COLO_WERROR:-OFF}"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLO_WERROR="${COLO_WERROR:-ON}"
 cmake --build build -j"$(nproc)"
