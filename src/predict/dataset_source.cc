@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "profile/kace_data.h"
 
@@ -43,7 +44,14 @@ Result<LoadedDataset> LoadDataset(const DatasetSource& s) {
                         ReadPairMeasurements(pairs));
 
   PairDataOptions po;
+  std::set<std::string> measured_names;
+  for (const PairMeasurement& m : measured) {
+    measured_names.insert(m.a);
+    measured_names.insert(m.b);
+  }
+  // Only workloads that are in some pair are worth dropping (and noting).
   auto drop = [&](const std::string& w, const std::string& why) {
+    if (!measured_names.count(w)) return;
     if (std::find(po.exclude.begin(), po.exclude.end(), w) != po.exclude.end())
       return;
     po.exclude.push_back(w);
