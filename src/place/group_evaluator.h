@@ -57,10 +57,13 @@ struct GroupOutcome {
                                  -1};  // index into the GPU's MIG profiles.
 };
 
+// Checked by GroupEvaluator::Create (InvalidArgument with a sentence).
 struct GroupOptions {
-  double memory_gib = 0;             // usable memory per GPU, > 0.
-  double high_priority_floor = 0.8;  // in (0, 1].
-  bool allow_mig = false;
+  double memory_gib =
+      0;  // usable memory per GPU, GiB, > 0. Default: 0 (must be set).
+  double high_priority_floor =
+      0.8;                 // normalized throughput, (0, 1]. Default: 0.8.
+  bool allow_mig = false;  // try MIG instances. Default: false.
 };
 
 class GroupEvaluator {
