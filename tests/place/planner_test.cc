@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 
 #include "place/plan_format.h"
@@ -187,13 +186,7 @@ double BruteForce(const std::vector<JobRequest>& jobs, int gpus,
         if (!out.feasible) return;
         total += out.total;
       }
-      if (total > best) {
-        best = total;
-        std::string a;
-        for (int k = 0; k < n; ++k)
-          a += jobs[k].name + "->" + std::to_string(at[k]) + " ";
-        std::fprintf(stderr, "best %.4f: %s\n", best, a.c_str());
-      }
+      best = std::max(best, total);
       return;
     }
     for (int g = 0; g <= gpus; ++g) {
