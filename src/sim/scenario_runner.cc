@@ -64,6 +64,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   gopt.quantum = spec.time_slice.quantum;
   gopt.switch_cost = spec.time_slice.switch_cost;
   gopt.sample_interval = SampleInterval(spec);
+  // One context at a time, one launch per client at a time: fusion is exact.
+  gopt.fuse_waves = gopt.mode != ContextMode::kConcurrent;
 
   std::vector<std::unique_ptr<SimGpu>> gpus;
   std::vector<SimGpu*> gpu_of(indices.size());

@@ -71,10 +71,7 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   l.running = 0;
   l.on_complete = std::move(request.on_complete);
   l.alive = true;
-  // Dispatch order: higher priority first, then submission order.
-  auto pos = pending_.end();
-  while (pos != pending_.begin() && launches_[*(pos - 1)].priority < l.priority) --pos;
-  pending_.insert(pos, slot);
+  InsertPending(slot);
   ++client_running_[l.client];
   const LaunchId id = l.id;
 
@@ -133,7 +130,35 @@ std::optional<ClientId> SimGpu::NextClientWithWork(ClientId after) const {
   return std::nullopt;
 }
 
+void SimGpu::InsertPending(uint32_t slot) {
+  // Dispatch order: higher priority first, then submission order.
+  const Launch& l = launches_[slot];
+  auto pos = pending_.end();
+  while (pos != pending_.begin()) {
+    const Launch& prev = launches_[*(pos - 1)];
+    if (prev.priority > l.priority || (prev.priority == l.priority && prev.seq < l.seq)) break;
+    --pos;
+  }
+  pending_.insert(pos, slot);
+}
+
+void SimGpu::TakeBackFusedWaves() {
+  // Give the head launch's unstarted waves back, so that the next dispatch
+  // decides where they go exactly as a wave-by-wave scheduler would.
+  if (!fused_) return;
+  Launch& l = launches_[*fused_];
+  const int64_t back = pool_.Unfuse(*fused_);
+  if (back > 0) {
+    const bool was_pending = l.next_block < l.end_block;
+    l.next_block -= back;
+    l.running -= back;
+    if (!was_pending) InsertPending(*fused_);
+  }
+  fused_.reset();
+}
+
 void SimGpu::Dispatch() {
+  TakeBackFusedWaves();
   if (pending_.empty()) return;
   if (options_.mode == ContextMode::kExclusive && !owner_) {
     // FIFO: the client whose oldest waiting launch came first.
@@ -143,6 +168,8 @@ void SimGpu::Dispatch() {
     }
     owner_ = oldest->client;
   }
+  bool head = true;  // the first launch that may dispatch gets freed slots first.
+  head_.reset();
   for (size_t i = 0; i < pending_.size();) {
     Launch& l = launches_[pending_[i]];
     if (!MayDispatch(l.client)) {
@@ -152,6 +179,8 @@ void SimGpu::Dispatch() {
     std::optional<int> cap;
     if (auto c = sm_caps_.find(l.client); c != sm_caps_.end()) cap = c->second;
     const int64_t placed = pool_.Place(pending_[i], l.client, l.shape, l.end_block - l.next_block, cap);
+    if (head) head_ = pending_[i];
+    head = false;
     l.next_block += placed;
     l.running += placed;
     if (l.next_block == l.end_block) {
@@ -162,9 +191,21 @@ void SimGpu::Dispatch() {
   }
 }
 
-void SimGpu::Reschedule() { pool_.SolveRates(); }
+void SimGpu::Reschedule() {
+  pool_.SolveRates();
+  if (!options_.fuse_waves || !head_) return;
+  Launch& l = launches_[*head_];
+  if (l.next_block == l.end_block) return;
+  const int64_t committed = pool_.ExtendWaves(*head_, l.end_block - l.next_block);
+  if (committed == 0) return;
+  l.next_block += committed;
+  l.running += committed;
+  fused_ = *head_;
+  if (l.next_block == l.end_block) pending_.erase(std::find(pending_.begin(), pending_.end(), *head_));
+}
 
 void SimGpu::BeginSwitch(ClientId next, TimePoint now) {
+  TakeBackFusedWaves();  // saved blocks keep their progress, not future waves.
   SmPool::Snapshot saved = pool_.TakeAll();
   if (!saved.empty()) stash_[*active_] = std::move(saved);
   active_ = next;
@@ -218,6 +259,7 @@ std::optional<TimePoint> SimGpu::NextEventTime() const {
 void SimGpu::AdvanceTo(TimePoint now) {
   in_advance_ = true;
   SyncTo(now);
+  TakeBackFusedWaves();
   finished_scratch_.clear();
   pool_.CollectFinished(&finished_scratch_);
   // Completions, in the order the pool reported them (deterministic).
@@ -234,6 +276,8 @@ void SimGpu::AdvanceTo(TimePoint now) {
     auto cb = std::move(l.on_complete);
     const LaunchId id = l.id;
     --client_running_[l.client];
+    if (fused_ == slot) fused_.reset();
+    if (head_ == slot) head_.reset();
     l.alive = false;
     free_slots_.push_back(slot);
     ++kernels_completed_;

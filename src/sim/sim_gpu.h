@@ -44,6 +44,14 @@ struct SimGpuOptions {
   Duration quantum = Milliseconds(2);           // time slicing only. Default: 2 ms.
   Duration switch_cost = Microseconds(50);      // time slicing only. Default: 50 us.
   Duration sample_interval = Milliseconds(10);  // utilization buckets. Default: 10 ms.
+  // Commit the head launch's further full waves at once (SmPool::ExtendWaves)
+  // and take the unstarted ones back at every event: one event per group of
+  // SMs instead of one per wave. Exactly the wave-by-wave schedule when one
+  // launch runs at a time (exclusive, time slicing, solo runs with one
+  // stream per client). With several co-running launches the dispatch rules
+  // are the same but which SMs get a partial wave's extra blocks can differ,
+  // so the runner leaves it off for MPS and streams. Default: false.
+  bool fuse_waves = false;
   Status Validate() const;
 };
 
@@ -94,6 +102,8 @@ class SimGpu final : public Device, public Model {
   const KernelModel* ModelFor(const KernelDesc* k);
   void SyncTo(TimePoint now);
   void Dispatch();
+  void InsertPending(uint32_t slot);
+  void TakeBackFusedWaves();
   bool MayDispatch(ClientId client) const;
   bool ClientHasWork(ClientId client) const;
   void TimeSliceStep(TimePoint now);
@@ -120,6 +130,8 @@ class SimGpu final : public Device, public Model {
   bool in_advance_ = false;
   std::vector<FinishedBlocks> finished_scratch_;
   std::vector<uint32_t> done_scratch_;
+  std::optional<uint32_t> fused_;       // launch slot with fused waves on the SMs.
+  std::optional<uint32_t> head_;        // first launch of the last dispatch pass.
 
   // Exclusive mode.
   std::optional<ClientId> owner_;

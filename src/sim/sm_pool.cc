@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace colo::sim {
@@ -102,14 +103,16 @@ int SmPool::SplitGroup(int g, int take) {
   return rest;
 }
 
-void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm) {
+void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
+                       int64_t waves) {
   const int b = NewBlockGroup();
   BlockGroup& bg = blocks_[b];
   bg.launch = launch;
   bg.client = client;
   bg.group = g;
   bg.per_sm = per_sm;
-  bg.remaining_ns = static_cast<double>(s.block_time.count());
+  bg.waves = waves;
+  bg.remaining_ns = static_cast<double>(s.block_time.count()) * waves;
   bg.rate = 1;
   bg.shape = s;
   bg.alive = true;
@@ -120,6 +123,132 @@ void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape
   grp.shared_mem += per_sm * s.shared_mem;
   grp.blocks += per_sm;
   ++running_groups_;
+}
+
+int64_t SmPool::Unfuse(uint32_t launch) {
+  int64_t returned = 0;
+  bool emptied = false;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    SmGroup& g = groups_[gi];
+    if (!g.alive) continue;
+    auto& res = g.residents;
+    for (size_t i = 0; i < res.size();) {
+      BlockGroup& b = blocks_[res[i]];
+      if (b.launch != launch || b.waves <= 1) {
+        ++i;
+        continue;
+      }
+      // Waves with no progress yet, the one at a boundary included (half a
+      // nanosecond absorbs float error), go back to the launch.
+      const double bt = static_cast<double>(b.shape.block_time.count());
+      const int64_t unstarted = std::clamp<int64_t>(
+          static_cast<int64_t>(std::floor((b.remaining_ns + kDoneNs) / bt)), 0, b.waves);
+      returned += unstarted * b.per_sm * g.count;
+      if (unstarted < b.waves) {
+        // Done or running waves stay; at a boundary the group is now done
+        // and CollectFinished reports it.
+        b.remaining_ns = std::max(0.0, b.remaining_ns - unstarted * bt);
+        b.waves -= unstarted;
+        ++i;
+        continue;
+      }
+      // Placed at this very instant: nothing of it has run; remove it.
+      g.threads -= b.per_sm * b.shape.threads;
+      g.registers -= int64_t{b.per_sm} * b.shape.registers;
+      g.shared_mem -= b.per_sm * b.shape.shared_mem;
+      g.blocks -= b.per_sm;
+      b.alive = false;
+      free_blocks_.push_back(res[i]);
+      --running_groups_;
+      res[i] = res.back();
+      res.pop_back();
+      emptied = emptied || res.empty();
+    }
+  }
+  if (emptied) MergeEmptyGroups();
+  return returned;
+}
+
+int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
+  // Each further wave goes to the block group of `launch` that frees its
+  // slots first at the current rates: the order in which a wave-by-wave
+  // scheduler would hand them back to this launch. A wave is only committed
+  // whole; a remainder smaller than the next group's wave stays undispatched
+  // and is placed, breadth-first, when that group frees its slots.
+  struct Slot {
+    double free_at;  // ns from the last sync at current rates.
+    int block;  // index into members.
+    bool operator>(const Slot& o) const {
+      return free_at != o.free_at ? free_at > o.free_at : block > o.block;
+    }
+  };
+  struct Member {
+    int block;
+    double first;     // ns until its slots free (start of its first extra wave).
+    double period;    // ns per wave at the current rate.
+    int64_t wave;     // blocks per wave.
+  };
+  std::vector<Member> members;
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const BlockGroup& b = blocks_[i];
+    if (!b.alive || b.launch != launch) continue;
+    const double rate = std::max(b.rate, 1e-9);
+    members.push_back({static_cast<int>(i), b.remaining_ns / rate,
+                       b.shape.block_time.count() / rate, int64_t{b.per_sm} * groups_[b.group].count});
+  }
+  if (members.empty()) return 0;
+  // Extra waves that start by time T on member m: floor((T - first) / period) + 1.
+  auto waves_by = [&](const Member& m, double t) -> int64_t {
+    return t < m.first ? 0 : static_cast<int64_t>(std::floor((t - m.first) / m.period)) + 1;
+  };
+  auto blocks_by = [&](double t) {
+    int64_t n = 0;
+    for (const auto& m : members) n += waves_by(m, t) * m.wave;
+    return n;
+  };
+  // The waves go out in order of start time, so the committed set is a
+  // prefix of that order: find by bisection the latest T whose prefix fits,
+  // then take further waves one at a time (at most one per member).
+  double lo = 0, hi = 0;
+  for (const auto& m : members) hi = std::max(hi, m.first + (max_blocks / m.wave + 1) * m.period);
+  if (blocks_by(lo) > max_blocks) {
+    lo = -1;  // not even the first waves fit: take them one at a time.
+  } else {
+    for (int it = 0; it < 100 && hi - lo > 0.5; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (blocks_by(mid) <= max_blocks ? lo : hi) = mid;
+    }
+  }
+  std::vector<Slot> heap;
+  int64_t committed = 0;
+  std::vector<int64_t> extra(members.size(), 0);
+  for (size_t i = 0; i < members.size(); ++i) {
+    extra[i] = lo < 0 ? 0 : waves_by(members[i], lo);
+    committed += extra[i] * members[i].wave;
+    heap.push_back({members[i].first + extra[i] * members[i].period, static_cast<int>(i)});
+  }
+  std::make_heap(heap.begin(), heap.end(), std::greater<>());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    Slot s = heap.back();
+    const Member& m = members[s.block];
+    if (committed + m.wave > max_blocks) break;
+    committed += m.wave;
+    ++extra[s.block];
+    s.free_at += m.period;
+    heap.back() = s;
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  }
+  bool changed = false;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (extra[i] == 0) continue;
+    BlockGroup& b = blocks_[members[i].block];
+    b.waves += extra[i];
+    b.remaining_ns += static_cast<double>(extra[i]) * static_cast<double>(b.shape.block_time.count());
+    changed = true;
+  }
+  if (changed) RecomputeNextFinish();
+  return committed;
 }
 
 int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
@@ -177,12 +306,12 @@ int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
       const int count = groups_[g].count;
       if (extra < count) {
         const int rest = SplitGroup(g, static_cast<int>(extra));
-        if (per > 0) AddBlocks(rest, launch, client, shape, per);
+        if (per > 0) AddBlocks(rest, launch, client, shape, per, 1);
       }
-      AddBlocks(g, launch, client, shape, per + 1);
+      AddBlocks(g, launch, client, shape, per + 1, 1);
       extra -= std::min<int64_t>(extra, count);
     } else if (per > 0) {
-      AddBlocks(g, launch, client, shape, per);
+      AddBlocks(g, launch, client, shape, per, 1);
     }
   }
   return n;
@@ -200,7 +329,7 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
         ++i;
         continue;
       }
-      out->push_back({b.launch, int64_t{b.per_sm} * g.count});
+      out->push_back({b.launch, int64_t{b.per_sm} * g.count * b.waves});
       g.threads -= b.per_sm * b.shape.threads;
       g.registers -= int64_t{b.per_sm} * b.shape.registers;
       g.shared_mem -= b.per_sm * b.shape.shared_mem;
@@ -234,7 +363,7 @@ bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>
     for (size_t j = 0; j < b.residents.size(); ++j) {
       if (used & (uint64_t{1} << j)) continue;
       const BlockGroup& q = blocks_[b.residents[j]];
-      if (p.launch == q.launch && p.per_sm == q.per_sm &&
+      if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves &&
           std::fabs(p.remaining_ns - q.remaining_ns) <= kMergeTolerance * p.shape.block_time.count()) {
         used |= uint64_t{1} << j;
         (*match)[i] = b.residents[j];
@@ -341,16 +470,11 @@ void SmPool::SolveRates() {
     }
     unfrozen_.swap(still_);
   }
-  next_finish_.reset();
   dram_use_ = 0;
   for (const auto& b : blocks_) {
-    if (!b.alive) continue;
-    dram_use_ += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
-    const double rate = std::max(b.rate, 1e-9);
-    const double ns = std::max(0.0, std::ceil(b.remaining_ns / rate));
-    const TimePoint t = last_sync_ + Duration(static_cast<int64_t>(ns));
-    if (!next_finish_ || t < *next_finish_) next_finish_ = t;
+    if (b.alive) dram_use_ += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
   }
+  RecomputeNextFinish();
   int64_t threads = 0;
   int active = 0;
   for (const auto& g : groups_) {
@@ -362,6 +486,17 @@ void SmPool::SolveRates() {
   active_fraction_ = static_cast<double>(active) / spec_.sm_count;
 }
 
+void SmPool::RecomputeNextFinish() {
+  next_finish_.reset();
+  for (const auto& b : blocks_) {
+    if (!b.alive) continue;
+    const double rate = std::max(b.rate, 1e-9);
+    const double ns = std::max(0.0, std::ceil(b.remaining_ns / rate));
+    const TimePoint t = last_sync_ + Duration(static_cast<int64_t>(ns));
+    if (!next_finish_ || t < *next_finish_) next_finish_ = t;
+  }
+}
+
 SmPool::Snapshot SmPool::TakeAll() {
   Snapshot snap;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
@@ -371,7 +506,7 @@ SmPool::Snapshot SmPool::TakeAll() {
     snap.group_sms.push_back(g.count);
     for (int b : g.residents) {
       const BlockGroup& bg = blocks_[b];
-      snap.blocks.push_back({index, bg.launch, bg.client, bg.per_sm, bg.remaining_ns, bg.shape});
+      snap.blocks.push_back({index, bg.launch, bg.client, bg.per_sm, bg.waves, bg.remaining_ns, bg.shape});
     }
   }
   groups_.clear();
@@ -398,7 +533,7 @@ void SmPool::Restore(Snapshot snapshot) {
     free_g = groups_[free_g].count > count ? SplitGroup(free_g, count) : -1;
   }
   for (const auto& s : snapshot.blocks) {
-    AddBlocks(ids[s.group_index], s.launch, s.client, s.shape, s.per_sm);
+    AddBlocks(ids[s.group_index], s.launch, s.client, s.shape, s.per_sm, s.waves);
     blocks_[groups_[ids[s.group_index]].residents.back()].remaining_ns = s.remaining_ns;
   }
 }

@@ -65,8 +65,25 @@ class SmPool {
   // first. `client_sm_cap`: if set, the client's blocks may occupy at most
   // that many SMs at once (MPS active-thread percentage). Returns the number
   // placed (0 if nothing fits). Call SolveRates() after placing.
+  //
   int64_t Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
                 std::optional<int> client_sm_cap);
+
+  // Wave fusion, for the launch first in line for freed slots (it would get
+  // back, wave after wave, the slots its own blocks free). Commits up to
+  // `max_blocks` more of its blocks as further whole waves of its running
+  // block groups, each wave to the group that frees its slots first at the
+  // current rates, and returns how many. Between two events nothing else can
+  // claim those slots, so the schedule is the wave-by-wave one with one event
+  // per group instead of one per wave. REQUIRES: SolveRates() is current;
+  // Unfuse() the launch before the next dispatch decision.
+  int64_t ExtendWaves(uint32_t launch, int64_t max_blocks);
+
+  // Takes back the waves of `launch` that have made no progress yet (keeping
+  // done and running ones; a group that reaches a wave boundary now becomes
+  // finished, for CollectFinished); returns how many blocks that gives back
+  // to the launch. Call after SyncTo(now), before CollectFinished.
+  int64_t Unfuse(uint32_t launch);
 
   // Removes the block groups that have finished by the last sync and frees
   // their resources; appends what finished to `out`.
@@ -88,6 +105,7 @@ class SmPool {
       uint32_t launch;
       ClientId client;
       int per_sm;
+      int64_t waves;
       double remaining_ns;
       BlockShape shape;
     };
@@ -121,6 +139,7 @@ class SmPool {
     ClientId client = 0;
     int group = 0;       // SmGroup slot.
     int per_sm = 0;
+    int64_t waves = 1;   // back-to-back waves this group runs (see Place).
     double remaining_ns = 0;
     double rate = 1;
     BlockShape shape;
@@ -132,8 +151,10 @@ class SmPool {
   int NewGroup(int count);
   int NewBlockGroup();
   int SplitGroup(int g, int take);  // moves `take` SMs of g into a new group; returns it.
-  void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm);
+  void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
+                 int64_t waves);
   void MergeEmptyGroups();
+  void RecomputeNextFinish();
   void MergeEquivalentGroups();
   bool MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const;
 
