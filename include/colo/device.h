@@ -7,6 +7,13 @@
 //
 // A launch covers a range of a kernel's blocks: the whole grid, or a slice
 // [first_block, end_block) that a policy cut to keep preemption latency short.
+// It runs in one of two forms:
+//  * ordinary: one hardware block per logical block;
+//  * persistent: a fixed number of worker blocks that take logical blocks
+//    from a shared counter one after another (each costs a little extra work)
+//    and, when the launch is asked to Retreat, stop at a logical-block
+//    boundary; the launch then reports where it stopped, so that the rest can
+//    be launched later and every logical block runs exactly once.
 //
 // Thread safety: implementations document their own; SimGpu is single-threaded
 // (owned by its event loop).
@@ -31,9 +38,14 @@ struct LaunchRequest {
   int64_t first_block = 0;             // slice start (inclusive).
   int64_t end_block = -1;              // slice end (exclusive); -1 = the whole grid.
   int priority = 0;                    // stream priority: higher dispatches first.
+  int64_t persistent_workers = 0;      // > 0: persistent form with this many workers.
   // Called once, when the last block of the launch has finished. May submit
   // further launches.
   std::function<void(LaunchId, TimePoint)> on_complete;
+  // Persistent form only: called instead of on_complete when a Retreat
+  // stopped the launch before its last logical block; `next_block` is the
+  // first logical block that did not run ([next_block, end_block) remain).
+  std::function<void(LaunchId, TimePoint, int64_t next_block)> on_retreated;
 };
 
 class Device {
@@ -50,6 +62,12 @@ class Device {
   // Says the client has finished its work for good (its process exits); in
   // exclusive mode the next waiting client gets the device.
   virtual void ReleaseClient(ClientId client) = 0;
+
+  // Asks a persistent launch to stop: its workers see the request after the
+  // device's flag latency, finish the logical block each is running, and
+  // exit. FailedPrecondition if the launch is not persistent; NotFound if it
+  // has already finished (then nothing happens).
+  virtual Status Retreat(LaunchId id) = 0;
 };
 
 }  // namespace colo

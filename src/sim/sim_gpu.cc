@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <limits>
 
 namespace colo::sim {
 
@@ -9,6 +11,10 @@ Status SimGpuOptions::Validate() const {
   if (quantum.count() <= 0) return InvalidArgumentError("time-slice quantum must be > 0");
   if (switch_cost.count() < 0) return InvalidArgumentError("time-slice switch cost must be >= 0");
   if (sample_interval.count() <= 0) return InvalidArgumentError("sample interval must be > 0");
+  if (!(persistent_overhead >= 0 && persistent_overhead < 1)) {
+    return InvalidArgumentError("persistent overhead must be in [0, 1)");
+  }
+  if (retreat_flag_latency.count() < 0) return InvalidArgumentError("retreat flag latency must be >= 0");
   return OkStatus();
 }
 
@@ -68,9 +74,21 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
                        m->occupancy.blocks_per_sm, m->block_time, m->sm_demand, m->dram_demand};
   l.next_block = first;
   l.end_block = end;
+  l.requested_end = end;
   l.running = 0;
+  l.worker_cap = std::max<int64_t>(0, request.persistent_workers);
+  l.retreated = false;
+  if (l.worker_cap > 0) {
+    l.shape.block_time = Duration(static_cast<int64_t>(
+        std::llround(static_cast<double>(l.shape.block_time.count()) * (1.0 + options_.persistent_overhead))));
+    // Workers keep their slots between logical blocks: the launch's own
+    // next blocks come before anything else queued.
+    l.priority = std::numeric_limits<int>::max();
+  }
   l.on_complete = std::move(request.on_complete);
+  l.on_retreated = std::move(request.on_retreated);
   l.alive = true;
+  live_[l.id] = slot;
   InsertPending(slot);
   ++client_running_[l.client];
   const LaunchId id = l.id;
@@ -92,6 +110,17 @@ void SimGpu::ReleaseClient(ClientId client) {
     Dispatch();
     Reschedule();
   }
+}
+
+Status SimGpu::Retreat(LaunchId id) {
+  auto it = live_.find(id);
+  if (it == live_.end()) return NotFoundError("launch " + std::to_string(id) + " has finished");
+  const Launch& l = launches_[it->second];
+  if (l.worker_cap == 0) {
+    return FailedPreconditionError("launch " + std::to_string(id) + " is not persistent");
+  }
+  retreats_.push_back({clock_.Now() + options_.retreat_flag_latency, it->second, id});
+  return OkStatus();
 }
 
 void SimGpu::SyncTo(TimePoint now) {
@@ -178,7 +207,9 @@ void SimGpu::Dispatch() {
     }
     std::optional<int> cap;
     if (auto c = sm_caps_.find(l.client); c != sm_caps_.end()) cap = c->second;
-    const int64_t placed = pool_.Place(pending_[i], l.client, l.shape, l.end_block - l.next_block, cap);
+    int64_t want = l.end_block - l.next_block;
+    if (l.worker_cap > 0) want = std::min(want, l.worker_cap - l.running);
+    const int64_t placed = want > 0 ? pool_.Place(pending_[i], l.client, l.shape, want, cap) : 0;
     if (head) head_ = pending_[i];
     head = false;
     l.next_block += placed;
@@ -247,6 +278,9 @@ void SimGpu::TimeSliceStep(TimePoint now) {
 
 std::optional<TimePoint> SimGpu::NextEventTime() const {
   std::optional<TimePoint> t = pool_.NextFinish();
+  for (const auto& r : retreats_) {
+    if (!t || r.at < *t) t = r.at;
+  }
   if (options_.mode != ContextMode::kTimeSlicing) return t;
   if (switch_end_) return t ? std::min(*t, *switch_end_) : *switch_end_;
   if (active_ && NextClientWithWork(*active_)) {
@@ -260,11 +294,29 @@ void SimGpu::AdvanceTo(TimePoint now) {
   in_advance_ = true;
   SyncTo(now);
   TakeBackFusedWaves();
+  std::vector<uint32_t>& done = done_scratch_;
+  done.clear();
+  // Retreat requests the workers see now: no logical block starts after this.
+  for (size_t i = 0; i < retreats_.size();) {
+    if (retreats_[i].at > now) {
+      ++i;
+      continue;
+    }
+    const PendingRetreat r = retreats_[i];
+    retreats_.erase(retreats_.begin() + static_cast<std::ptrdiff_t>(i));
+    auto it = live_.find(r.id);
+    if (it == live_.end()) continue;  // finished meanwhile
+    Launch& l = launches_[r.slot];
+    if (l.next_block < l.end_block) {
+      l.end_block = l.next_block;
+      l.retreated = true;
+      pending_.erase(std::remove(pending_.begin(), pending_.end(), r.slot), pending_.end());
+      if (l.running == 0) done.push_back(r.slot);
+    }
+  }
   finished_scratch_.clear();
   pool_.CollectFinished(&finished_scratch_);
   // Completions, in the order the pool reported them (deterministic).
-  std::vector<uint32_t>& done = done_scratch_;
-  done.clear();
   for (const auto& f : finished_scratch_) {
     Launch& l = launches_[f.launch];
     l.running -= f.blocks;
@@ -274,14 +326,22 @@ void SimGpu::AdvanceTo(TimePoint now) {
   for (uint32_t slot : done) {
     Launch& l = launches_[slot];
     auto cb = std::move(l.on_complete);
+    auto stopped = std::move(l.on_retreated);
+    const bool cut_short = l.retreated && l.end_block < l.requested_end;
+    const int64_t stopped_at = l.end_block;
     const LaunchId id = l.id;
+    live_.erase(id);
     --client_running_[l.client];
     if (fused_ == slot) fused_.reset();
     if (head_ == slot) head_.reset();
     l.alive = false;
     free_slots_.push_back(slot);
-    ++kernels_completed_;
-    if (cb) cb(id, now);
+    if (cut_short) {
+      if (stopped) stopped(id, now, stopped_at);
+    } else {
+      ++kernels_completed_;
+      if (cb) cb(id, now);
+    }
   }
   in_advance_ = false;
   if (options_.mode == ContextMode::kTimeSlicing) TimeSliceStep(now);

@@ -52,6 +52,14 @@ struct SimGpuOptions {
   // are the same but which SMs get a partial wave's extra blocks can differ,
   // so the runner leaves it off for MPS and streams. Default: false.
   bool fuse_waves = false;
+  // Persistent form: extra work per logical block (fetching it from the
+  // shared counter, checking the retreat flag, recomputing indices), as a
+  // fraction of the block's time. Default: 0.05 (an assumption of the order
+  // of the overheads reported for persistent-thread transformations).
+  double persistent_overhead = 0.05;
+  // Persistent form: time from a Retreat request until the workers see the
+  // flag (a global-memory write becoming visible). Default: 2 us.
+  Duration retreat_flag_latency = Microseconds(2);
   Status Validate() const;
 };
 
@@ -73,6 +81,7 @@ class SimGpu final : public Device, public Model {
 
   Result<LaunchId> Submit(LaunchRequest request) override;
   void ReleaseClient(ClientId client) override;
+  Status Retreat(LaunchId id) override;
 
   // Model.
   std::optional<TimePoint> NextEventTime() const override;
@@ -95,8 +104,17 @@ class SimGpu final : public Device, public Model {
     int64_t next_block = 0;  // blocks not yet dispatched: [next_block, end_block)
     int64_t end_block = 0;
     int64_t running = 0;
+    int64_t requested_end = 0;   // end_block as submitted (a retreat lowers end_block).
+    int64_t worker_cap = 0;      // persistent: at most this many blocks in flight.
+    bool retreated = false;
     std::function<void(LaunchId, TimePoint)> on_complete;
+    std::function<void(LaunchId, TimePoint, int64_t)> on_retreated;
     bool alive = false;
+  };
+  struct PendingRetreat {
+    TimePoint at;
+    uint32_t slot;
+    LaunchId id;
   };
 
   const KernelModel* ModelFor(const KernelDesc* k);
@@ -132,6 +150,8 @@ class SimGpu final : public Device, public Model {
   std::vector<uint32_t> done_scratch_;
   std::optional<uint32_t> fused_;       // launch slot with fused waves on the SMs.
   std::optional<uint32_t> head_;        // first launch of the last dispatch pass.
+  std::unordered_map<LaunchId, uint32_t> live_;  // running launches by id.
+  std::vector<PendingRetreat> retreats_;          // requested, not yet seen.
 
   // Exclusive mode.
   std::optional<ClientId> owner_;

@@ -294,3 +294,66 @@ TEST(SimGpuTest, WaveFusionKeepsTheWaveByWaveScheduleWhenOneLaunchRunsAtATime) {
 
 }  // namespace
 }  // namespace colo::sim
+
+namespace colo::sim {
+namespace {
+
+TEST(SimGpuTest, ASliceOfKOfNBlocksTakesKOverNOfTheKernel) {
+  // 8640 blocks = 10 waves of 864 in 1 ms -> 100 us per wave. A slice of
+  // 3 waves' worth of blocks [864, 3456) takes 3/10 of the kernel: 300 us.
+  Bench b(kA100);
+  KernelDesc k = TestKernel("k", 8640, Milliseconds(1), 0.5, 0.3);
+  TimePoint done{};
+  LaunchRequest r;
+  r.kernel = &k;
+  r.first_block = 864;
+  r.end_block = 4 * 864;
+  r.on_complete = [&](LaunchId, TimePoint t) { done = t; };
+  ASSERT_TRUE(b.gpu.Submit(std::move(r)).ok());
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(ToNanos(done), 300000);
+}
+
+TEST(SimGpuTest, RetreatStopsPersistentWorkersAtABlockBoundaryAndTheRestRunsOnce) {
+  // 8640 logical blocks, 864 workers (one per slot), 100 us per block plus
+  // 5% persistent overhead = 105 us. Retreat requested at 250 us is seen at
+  // 252 us (2 us flag latency); the workers are in their third logical block
+  // (210..315 us) and exit at 315 us: within one logical-block time plus the
+  // flag latency of the request (250 + 105 + 2 = 357 us). 3 x 864 = 2592
+  // blocks ran; relaunching [2592, 8640) runs the other 7 x 864 exactly once:
+  // 7 x 105 us more -> done at 315 + 735 = 1050 us.
+  Bench b(kA100);
+  KernelDesc k = TestKernel("k", 8640, Milliseconds(1), 0.5, 0.3);
+  int64_t stopped_at = -1;
+  TimePoint stopped_time{}, done{};
+  bool completed_early = false;
+  LaunchRequest r;
+  r.kernel = &k;
+  r.persistent_workers = 864;
+  r.on_complete = [&](LaunchId, TimePoint) { completed_early = true; };
+  r.on_retreated = [&](LaunchId, TimePoint t, int64_t next) {
+    stopped_at = next;
+    stopped_time = t;
+    LaunchRequest rest;
+    rest.kernel = &k;
+    rest.first_block = next;
+    rest.persistent_workers = 864;
+    rest.on_complete = [&](LaunchId, TimePoint t2) { done = t2; };
+    ASSERT_TRUE(b.gpu.Submit(std::move(rest)).ok());
+  };
+  auto id = b.gpu.Submit(std::move(r));
+  ASSERT_TRUE(id.ok());
+  b.loop.At(AtNanos(250000), [&] { EXPECT_TRUE(b.gpu.Retreat(*id).ok()); });
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_FALSE(completed_early);
+  EXPECT_EQ(stopped_at, 2592);
+  EXPECT_EQ(ToNanos(stopped_time), 315000);
+  EXPECT_LE(ToNanos(stopped_time), 250000 + 105000 + 2000);
+  EXPECT_EQ(ToNanos(done), 1050000);
+  EXPECT_EQ(b.gpu.kernels_completed(), 1);  // the relaunch completes the kernel
+  // Retreating a finished launch or an ordinary one is refused.
+  EXPECT_EQ(b.gpu.Retreat(*id).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace colo::sim
