@@ -48,6 +48,20 @@ struct LaunchRequest {
   std::function<void(LaunchId, TimePoint, int64_t next_block)> on_retreated;
 };
 
+// What a solo profile of one (kernel, grid, block) on this device says, for
+// policies that size slices and persistent launches.
+struct KernelTiming {
+  int64_t blocks = 0;             // logical blocks of the grid.
+  int64_t blocks_per_wave = 0;    // blocks resident at once on the whole device.
+  Duration block_time{0};         // one block at full speed, alone.
+  Duration persistent_block_time{0};  // one logical block in the persistent form.
+  Duration retreat_latency{0};    // until persistent workers see a Retreat.
+  // Alone, whole: waves x block time.
+  Duration SoloDuration() const {
+    return block_time * ((blocks + blocks_per_wave - 1) / blocks_per_wave);
+  }
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -68,6 +82,10 @@ class Device {
   // exit. FailedPrecondition if the launch is not persistent; NotFound if it
   // has already finished (then nothing happens).
   virtual Status Retreat(LaunchId id) = 0;
+
+  // The solo timing of `kernel` on this device (measured or modelled).
+  // InvalidArgument if it cannot run here.
+  virtual Result<KernelTiming> ProfileKernel(const KernelDesc& kernel) = 0;
 };
 
 }  // namespace colo

@@ -58,6 +58,7 @@ struct RunReport {
   std::string scenario;
   std::string gpu;
   std::string mode;
+  std::string policy;            // empty: the hardware mode alone.
   uint64_t seed = 0;
   Duration duration{0};
   std::vector<JobReport> jobs;

@@ -7,6 +7,7 @@
 #include "sim/event_loop.h"
 #include "sim/job_driver.h"
 #include "sim/random.h"
+#include "sched/policy.h"
 #include "sim/sim_gpu.h"
 
 namespace colo::sim {
@@ -39,7 +40,23 @@ Result<GpuSpec> ProfilingGpu(const ScenarioSpec& spec, const JobSpec& job) {
   return *preset;
 }
 
-ContextMode ContextModeFor(SharingMode m) {
+// The event loop as a policy's executor.
+class LoopExecutor final : public sched::Executor {
+ public:
+  explicit LoopExecutor(EventLoop& loop) : loop_(loop) {}
+  TimePoint Now() const override { return loop_.Now(); }
+  void After(Duration delay, std::function<void()> fn) override { loop_.After(delay, std::move(fn)); }
+
+ private:
+  EventLoop& loop_;
+};
+
+ContextMode ContextModeFor(const ScenarioSpec& spec) {
+  if (spec.policy) {
+    return *spec.policy == sched::PolicyKind::kTimeSlice ? ContextMode::kTimeSlicing
+                                                         : ContextMode::kConcurrent;
+  }
+  const SharingMode m = spec.mode;
   switch (m) {
     case SharingMode::kExclusive:
       return ContextMode::kExclusive;
@@ -60,7 +77,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   EventLoop loop;
   const TimePoint end = TimeZero() + spec.duration;
   SimGpuOptions gopt;
-  gopt.mode = solo ? ContextMode::kExclusive : ContextModeFor(spec.mode);
+  gopt.mode = solo ? ContextMode::kExclusive : ContextModeFor(spec);
   gopt.quantum = spec.time_slice.quantum;
   gopt.switch_cost = spec.time_slice.switch_cost;
   gopt.sample_interval = SampleInterval(spec);
@@ -89,6 +106,15 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     }
   }
   for (auto& g : gpus) loop.AddModel(g.get());
+  // A kernel-level policy between the jobs and the (single) GPU.
+  LoopExecutor executor(loop);
+  std::unique_ptr<sched::Policy> policy;
+  if (!solo && spec.policy) {
+    policy = sched::MakePolicy(*spec.policy, spec.policy_options, *gpus.front(), executor);
+    for (size_t i = 0; i < indices.size(); ++i) {
+      policy->SetClientClass(static_cast<ClientId>(indices[i]), spec.jobs[indices[i]].workload.priority);
+    }
+  }
 
   std::vector<std::unique_ptr<JobDriver>> drivers;
   size_t running = indices.size();
@@ -103,7 +129,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.start = TimeZero() + job.start;
     o.end = end;
     o.seed = DeriveSeed(spec.seed, indices[i]);
-    drivers.push_back(std::make_unique<JobDriver>(loop, *gpu_of[i], job.workload, o, [&] {
+    Device& target = policy ? static_cast<Device&>(*policy) : static_cast<Device&>(*gpu_of[i]);
+    drivers.push_back(std::make_unique<JobDriver>(loop, target, job.workload, o, [&] {
       if (--running == 0) loop.Stop();
     }));
   }
@@ -156,6 +183,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   report.scenario = spec.name;
   report.gpu = spec.gpu.name;
   report.mode = SharingModeName(spec.mode);
+  if (spec.policy) report.policy = sched::PolicyName(*spec.policy);
   report.seed = spec.seed;
   report.duration = spec.duration;
   report.gpus = std::move(shared.gpus);

@@ -125,6 +125,17 @@ Status ScenarioSpec::Validate() const {
                                 FormatDuration(sample_interval));
   }
   COLO_RETURN_IF_ERROR(time_slice.Validate().WithContext(scenario));
+  if (policy) {
+    if (mode == SharingMode::kMig || mode == SharingMode::kExclusive) {
+      return InvalidArgumentError(where + "policy '" + sched::PolicyName(*policy) +
+                                  "' needs a shared GPU (mode mps, streams or time-slicing), not mode " +
+                                  SharingModeName(mode));
+    }
+    COLO_RETURN_IF_ERROR(policy_options.Validate(*policy).WithContext(scenario));
+  } else if (!policy_options.explicitly_set.empty()) {
+    return InvalidArgumentError(where + "policy option '" + policy_options.explicitly_set.front() +
+                                "' given without a policy");
+  }
   std::set<std::string> names;
   for (const JobSpec& job : jobs) {
     if (job.name.empty())

@@ -12,6 +12,7 @@
 #include "colo/status.h"
 #include "colo/time.h"
 #include "colo/workload.h"
+#include "sched/policy.h"
 
 namespace colo::sim {
 
@@ -61,6 +62,12 @@ struct ScenarioSpec {
   uint64_t seed = 1;                  // every random draw derives from this.
   Duration duration = Seconds(10);    // simulated time.
   Duration sample_interval{0};        // utilization timeline bucket; 0 = duration / 50.
+  // A kernel-level scheduling policy between the jobs and the GPU (sched/).
+  // When set, it decides the hardware mode too: time-slice runs the device
+  // time-sliced, every other policy runs it concurrently (MPS); `mode` must
+  // then be mps, streams or time-slicing. Default: none (the hardware mode).
+  std::optional<sched::PolicyKind> policy;
+  sched::PolicyOptions policy_options;
 
   // Checks the GPU, the jobs and that the mode-specific fields fit the mode
   // (MIG profiles exist on this GPU and fit together; MPS percentages in range).

@@ -123,6 +123,19 @@ Status SimGpu::Retreat(LaunchId id) {
   return OkStatus();
 }
 
+Result<KernelTiming> SimGpu::ProfileKernel(const KernelDesc& kernel) {
+  const KernelModel* m = ModelFor(&kernel);
+  if (m == nullptr) return BuildKernelModel(kernel, spec_, spec_).status();
+  KernelTiming t;
+  t.blocks = m->blocks;
+  t.blocks_per_wave = int64_t{spec_.sm_count} * m->occupancy.blocks_per_sm;
+  t.block_time = m->block_time;
+  t.persistent_block_time = Duration(static_cast<int64_t>(
+      std::llround(static_cast<double>(m->block_time.count()) * (1.0 + options_.persistent_overhead))));
+  t.retreat_latency = options_.retreat_flag_latency;
+  return t;
+}
+
 void SimGpu::SyncTo(TimePoint now) {
   if (now == last_sync_) return;
   util_.Accrue(last_sync_, now, pool_.ThreadOccupancy(), pool_.ActiveSmFraction(),

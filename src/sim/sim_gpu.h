@@ -82,6 +82,7 @@ class SimGpu final : public Device, public Model {
   Result<LaunchId> Submit(LaunchRequest request) override;
   void ReleaseClient(ClientId client) override;
   Status Retreat(LaunchId id) override;
+  Result<KernelTiming> ProfileKernel(const KernelDesc& kernel) override;
 
   // Model.
   std::optional<TimePoint> NextEventTime() const override;

@@ -1,0 +1,100 @@
+#include "sched/policy.h"
+
+#include <algorithm>
+
+#include "sched/orion_policy.h"
+#include "sched/passthrough_policy.h"
+#include "sched/priority_policy.h"
+#include "sched/tgs_policy.h"
+
+namespace colo::sched {
+namespace {
+
+constexpr struct {
+  PolicyKind kind;
+  const char* name;
+} kNames[] = {
+    {PolicyKind::kMps, "mps"},         {PolicyKind::kTimeSlice, "time-slice"},
+    {PolicyKind::kPriorityStreams, "priority-streams"},
+    {PolicyKind::kPriority, "priority"}, {PolicyKind::kOrion, "orion"},
+    {PolicyKind::kTgs, "tgs"},
+};
+
+}  // namespace
+
+const char* PolicyName(PolicyKind k) {
+  for (const auto& n : kNames) {
+    if (n.kind == k) return n.name;
+  }
+  return "?";
+}
+
+std::vector<PolicyKind> AllPolicies() {
+  std::vector<PolicyKind> out;
+  for (const auto& n : kNames) out.push_back(n.kind);
+  return out;
+}
+
+Result<PolicyKind> ParsePolicyKind(std::string_view name) {
+  std::string valid;
+  for (const auto& n : kNames) {
+    if (name == n.name) return n.kind;
+    valid += (valid.empty() ? "" : ", ") + std::string(n.name);
+  }
+  return InvalidArgumentError("unknown policy '" + std::string(name) + "'; expected one of " + valid +
+                              " (or 'all')");
+}
+
+std::vector<std::string> PolicyOptionNames(PolicyKind kind) {
+  switch (kind) {
+    case PolicyKind::kPriority:
+      return {"preemption_bound_us", "min_idle_us", "long_idle_us", "slice_launch_gap_us"};
+    case PolicyKind::kOrion:
+      return {"orion_be_cap_us"};
+    case PolicyKind::kTgs:
+      return {"tgs_period_ms"};
+    default:
+      return {};
+  }
+}
+
+Status PolicyOptions::Validate(PolicyKind kind) const {
+  if (preemption_bound.count() <= 0) {
+    return InvalidArgumentError("preemption_bound_us must be > 0 (microseconds)");
+  }
+  if (min_idle.count() < 0) return InvalidArgumentError("min_idle_us must be >= 0");
+  if (long_idle < min_idle) return InvalidArgumentError("long_idle_us must be >= min_idle_us");
+  if (slice_launch_gap.count() < 0) return InvalidArgumentError("slice_launch_gap_us must be >= 0");
+  if (orion_be_cap.count() <= 0) return InvalidArgumentError("orion_be_cap_us must be > 0");
+  if (tgs_period.count() <= 0) return InvalidArgumentError("tgs_period_ms must be > 0");
+  const auto valid = PolicyOptionNames(kind);
+  for (const auto& name : explicitly_set) {
+    if (std::find(valid.begin(), valid.end(), name) != valid.end()) continue;
+    std::string list;
+    for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
+    return InvalidArgumentError("policy option '" + name + "' does not apply to policy '" +
+                                PolicyName(kind) + "'" +
+                                (list.empty() ? " (it takes no options)" : " (its options: " + list + ")"));
+  }
+  return OkStatus();
+}
+
+std::unique_ptr<Policy> MakePolicy(PolicyKind kind, const PolicyOptions& options, Device& device,
+                                   Executor& executor) {
+  switch (kind) {
+    case PolicyKind::kMps:
+    case PolicyKind::kTimeSlice:
+      return std::make_unique<PassthroughPolicy>(device, /*priority_by_class=*/false);
+    case PolicyKind::kPriorityStreams:
+      return std::make_unique<PassthroughPolicy>(device, /*priority_by_class=*/true);
+    case PolicyKind::kPriority:
+      return std::make_unique<PriorityPolicy>(options, device, executor);
+    case PolicyKind::kOrion:
+      return std::make_unique<OrionPolicy>(options, device, executor);
+    case PolicyKind::kTgs:
+      return std::make_unique<TgsPolicy>(options, device, executor);
+  }
+  return nullptr;
+}
+
+}  // namespace colo::sched

@@ -1,0 +1,87 @@
+// sched/policy.h — kernel-level scheduling policies for a shared GPU.
+//
+// A policy sits between the clients and the Device: clients submit their
+// kernel launches to it (it is a Device to them), and it decides when, and in
+// which form (whole, slices, persistent blocks), each reaches the real Device.
+// The same policy object runs in `colo sim` (SimGpu, simulated time) and in
+// colod. Policies:
+//
+//   mps              everything launches at once (the hardware default with MPS)
+//   time-slice       the driver's time slicing (the device runs one client at a time)
+//   priority-streams hardware stream priorities: high-priority launches dispatch first
+//   priority         colo's policy (after Tally, ASPLOS'25): high-priority kernels
+//                    launch at once; best-effort kernels launch only while the
+//                    high-priority clients are idle, cut so that the estimated
+//                    preemption latency stays under a bound
+//   orion            best-effort kernels beside high-priority ones only if their SM
+//                    need fits and their bound (compute/memory) differs, with a cap
+//                    on outstanding best-effort time (Orion, EuroSys'24)
+//   tgs              the best-effort client's launch rate adapted to the
+//                    high-priority client's observed rate (TGS, NSDI'23)
+//
+// Thread safety: none; a policy lives on its executor's thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "colo/device.h"
+#include "colo/status.h"
+#include "colo/time.h"
+#include "colo/workload.h"
+#include "sched/executor.h"
+
+namespace colo::sched {
+
+enum class PolicyKind { kMps, kTimeSlice, kPriorityStreams, kPriority, kOrion, kTgs };
+
+const char* PolicyName(PolicyKind k);
+std::vector<PolicyKind> AllPolicies();
+// InvalidArgument lists the valid names.
+Result<PolicyKind> ParsePolicyKind(std::string_view name);
+
+struct PolicyOptions {
+  // priority: the preemption-latency bound a best-effort kernel's form is
+  // chosen for. Default: 100 us.
+  Duration preemption_bound = Microseconds(100);
+  // priority: how long the high-priority clients must have been idle before
+  // best-effort work launches. Default: 20 us.
+  Duration min_idle = Microseconds(20);
+  // priority: after this long idle, best-effort kernels run untransformed.
+  // Default: 5 ms.
+  Duration long_idle = Milliseconds(5);
+  // priority: host time between consecutive slices of one kernel (one more
+  // launch each). Default: 3 us.
+  Duration slice_launch_gap = Microseconds(3);
+  // orion: cap on the summed solo duration of best-effort kernels in flight
+  // while a high-priority request is active. Default: 250 us.
+  Duration orion_be_cap = Microseconds(250);
+  // tgs: control period of the rate controller. Default: 10 ms.
+  Duration tgs_period = Milliseconds(10);
+
+  // Which fields were set explicitly (by a scenario or a flag), by name, so
+  // that an option given to the wrong policy is an error.
+  std::vector<std::string> explicitly_set;
+
+  // InvalidArgument if a value is out of range (e.g. a bound <= 0) or an
+  // explicitly set option does not belong to `kind`.
+  Status Validate(PolicyKind kind) const;
+};
+
+// The option names each policy accepts (for messages and the loader).
+std::vector<std::string> PolicyOptionNames(PolicyKind kind);
+
+class Policy : public Device {
+ public:
+  // Tells the policy a client's class. Clients not registered are best-effort.
+  virtual void SetClientClass(ClientId client, PriorityClass c) = 0;
+};
+
+// Builds `kind` over `device`. REQUIRES: options.Validate(kind) is OK;
+// `device` and `executor` outlive the policy.
+std::unique_ptr<Policy> MakePolicy(PolicyKind kind, const PolicyOptions& options, Device& device,
+                                   Executor& executor);
+
+}  // namespace colo::sched

@@ -1,0 +1,172 @@
+#include "sched/priority_policy.h"
+
+#include <algorithm>
+
+namespace colo::sched {
+
+const char* KernelFormName(KernelForm f) {
+  switch (f) {
+    case KernelForm::kWhole:
+      return "whole";
+    case KernelForm::kPersistent:
+      return "persistent";
+    case KernelForm::kSlices:
+      return "slices";
+  }
+  return "?";
+}
+
+FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap) {
+  FormChoice whole;
+  whole.form = KernelForm::kWhole;
+  whole.latency = t.SoloDuration();
+  whole.efficiency = 1;
+  if (whole.latency <= bound || !transformable) return whole;
+
+  FormChoice persistent;
+  persistent.form = KernelForm::kPersistent;
+  persistent.workers = t.blocks_per_wave;
+  persistent.latency = t.retreat_latency + t.persistent_block_time;
+  persistent.efficiency = static_cast<double>(t.block_time.count()) / t.persistent_block_time.count();
+
+  FormChoice slices;
+  slices.form = KernelForm::kSlices;
+  const int64_t waves = std::max<int64_t>(1, bound / std::max(Duration(1), t.block_time));
+  slices.slice_blocks = std::min(t.blocks, waves * t.blocks_per_wave);
+  const int64_t slice_waves = (slices.slice_blocks + t.blocks_per_wave - 1) / t.blocks_per_wave;
+  slices.latency = t.block_time * slice_waves;
+  slices.efficiency = static_cast<double>(slices.latency.count()) / (slices.latency + slice_gap).count();
+
+  const bool p_ok = persistent.latency <= bound;
+  const bool s_ok = slices.latency <= bound;
+  if (p_ok && s_ok) return persistent.efficiency >= slices.efficiency ? persistent : slices;
+  if (p_ok) return persistent;
+  if (s_ok) return slices;
+  return persistent.latency <= slices.latency ? persistent : slices;
+}
+
+PriorityPolicy::PriorityPolicy(const PolicyOptions& options, Device& device, Executor& executor)
+    : options_(options), device_(device), executor_(executor) {}
+
+void PriorityPolicy::SetClientClass(ClientId client, PriorityClass c) {
+  classes_[client] = c;
+  if (c == PriorityClass::kHigh) has_high_ = true;
+}
+
+bool PriorityPolicy::IsHigh(ClientId c) const {
+  auto it = classes_.find(c);
+  return it != classes_.end() && it->second == PriorityClass::kHigh;
+}
+
+Result<FormChoice> PriorityPolicy::FormFor(const KernelDesc& k) {
+  const auto key = std::make_tuple(k.name, k.grid.Count(), k.block.Count());
+  if (auto it = forms_.find(key); it != forms_.end()) return it->second;
+  COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(k));
+  const FormChoice f = ChooseForm(t, k.transformable, options_.preemption_bound, options_.slice_launch_gap);
+  forms_.emplace(key, f);
+  return f;
+}
+
+Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
+  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  if (IsHigh(request.client)) {
+    ++hp_outstanding_;
+    auto done = std::move(request.on_complete);
+    request.priority = 1;
+    request.on_complete = [this, done = std::move(done)](LaunchId id, TimePoint t) {
+      if (--hp_outstanding_ == 0) {
+        hp_idle_since_ = t;
+        SchedulePump(t + options_.min_idle);
+      }
+      if (done) done(id, t);
+    };
+    // Persistent best-effort workers get out of the way.
+    for (auto& w : be_) {
+      if (w.in_flight && w.persistent) (void)device_.Retreat(w.device_id);
+    }
+    return device_.Submit(std::move(request));
+  }
+  COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(*request.kernel));
+  BeWork w;
+  w.id = next_id_++;
+  w.next = request.first_block;
+  w.end = request.end_block < 0 ? t.blocks : request.end_block;
+  w.request = std::move(request);
+  be_.push_back(std::move(w));
+  const LaunchId id = be_.back().id;
+  Pump();
+  return id;
+}
+
+void PriorityPolicy::SchedulePump(TimePoint at) {
+  if (pump_at_ && *pump_at_ <= at) return;
+  pump_at_ = at;
+  executor_.After(at - executor_.Now(), [this, at] {
+    if (pump_at_ == at) pump_at_.reset();
+    Pump();
+  });
+}
+
+void PriorityPolicy::Pump() {
+  const TimePoint now = executor_.Now();
+  if (has_high_ && hp_outstanding_ > 0) return;
+  const Duration idle = now - hp_idle_since_;
+  if (has_high_ && idle < options_.min_idle) {
+    SchedulePump(hp_idle_since_ + options_.min_idle);
+    return;
+  }
+  for (auto& w : be_) {
+    if (!w.in_flight) Issue(w);
+  }
+}
+
+void PriorityPolicy::Issue(BeWork& w) {
+  const TimePoint now = executor_.Now();
+  const bool long_idle = !has_high_ || now - hp_idle_since_ >= options_.long_idle;
+  auto form = FormFor(*w.request.kernel);
+  FormChoice f = form.ok() ? *form : FormChoice{};
+  if (long_idle) f = FormChoice{};  // untransformed
+  if (!long_idle && f.form == KernelForm::kWhole && f.latency > options_.preemption_bound) {
+    // Gated: cannot be cut, would exceed the bound; wait for a long idle.
+    SchedulePump(hp_idle_since_ + options_.long_idle);
+    return;
+  }
+  LaunchRequest r;
+  r.client = w.request.client;
+  r.kernel = w.request.kernel;
+  r.first_block = w.next;
+  r.end_block = w.end;
+  if (f.form == KernelForm::kSlices) r.end_block = std::min(w.end, w.next + f.slice_blocks);
+  if (f.form == KernelForm::kPersistent) r.persistent_workers = f.workers;
+  const LaunchId id = w.id;
+  const int64_t slice_end = r.end_block;
+  r.on_complete = [this, id, slice_end](LaunchId, TimePoint) { OnBeDone(id, slice_end, true); };
+  r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) { OnBeDone(id, next, false); };
+  auto sub = device_.Submit(std::move(r));
+  if (!sub.ok()) return;  // cannot happen for a kernel the device profiled
+  w.in_flight = true;
+  w.persistent = f.form == KernelForm::kPersistent;
+  w.device_id = *sub;
+}
+
+void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done) {
+  auto it = std::find_if(be_.begin(), be_.end(), [id](const BeWork& w) { return w.id == id; });
+  if (it == be_.end()) return;
+  it->in_flight = false;
+  it->next = stopped_at;
+  if (whole_range_done && it->next >= it->end) {
+    auto done = std::move(it->request.on_complete);
+    be_.erase(it);
+    if (done) done(id, executor_.Now());
+    Pump();
+    return;
+  }
+  // More of this kernel to run: the next slice after the host launch gap.
+  if (options_.slice_launch_gap.count() > 0) {
+    executor_.After(options_.slice_launch_gap, [this] { Pump(); });
+  } else {
+    Pump();
+  }
+}
+
+}  // namespace colo::sched

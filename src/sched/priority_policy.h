@@ -1,0 +1,90 @@
+// sched/priority_policy.h — colo's priority policy (after Tally, ASPLOS'25).
+//
+// High-priority kernels launch at once, at the higher stream priority, and a
+// high-priority launch asks every running persistent best-effort launch to
+// retreat. Best-effort kernels launch only while every high-priority client
+// has been idle for `min_idle`, one client-level kernel per best-effort
+// client at a time, in the form chosen from the kernel's solo profile (cached
+// per kernel, grid and block):
+//   whole       if its estimated duration is within the preemption bound, or
+//               if the high-priority clients have been idle for `long_idle`;
+//   persistent  workers = one wave, if retreat latency + one logical block
+//               (with the persistent overhead) is within the bound;
+//   slices      of as many whole waves as fit in the bound, launched one after
+//               another with `slice_launch_gap` of host time between them;
+// choosing, among the forms that meet the bound, the one with the best
+// estimated throughput (persistent: 1 / (1 + overhead); slices: slice time /
+// (slice time + gap)). If none meets it, the form with the lowest latency.
+// Kernels that cannot be transformed (KernelDesc::transformable false) run
+// whole, and only once the high-priority clients have been idle for
+// `long_idle` unless they fit the bound (they are gated).
+//
+// Thread safety: none; lives on its executor's thread.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "sched/policy.h"
+
+namespace colo::sched {
+
+enum class KernelForm { kWhole, kPersistent, kSlices };
+const char* KernelFormName(KernelForm f);
+
+struct FormChoice {
+  KernelForm form = KernelForm::kWhole;
+  int64_t slice_blocks = 0;      // kSlices: blocks per slice.
+  int64_t workers = 0;           // kPersistent: worker blocks.
+  Duration latency{0};           // estimated preemption latency.
+  double efficiency = 1;         // estimated throughput relative to whole.
+};
+
+// The choice described above for one kernel. Pure function, for tests.
+FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap);
+
+class PriorityPolicy final : public Policy {
+ public:
+  PriorityPolicy(const PolicyOptions& options, Device& device, Executor& executor);
+
+  void SetClientClass(ClientId client, PriorityClass c) override;
+  const GpuSpec& spec() const override { return device_.spec(); }
+  Result<LaunchId> Submit(LaunchRequest request) override;
+  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
+  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
+
+ private:
+  struct BeWork {
+    LaunchId id = 0;
+    LaunchRequest request;   // the client's launch (kernel, range, callback).
+    int64_t next = 0;        // first block not yet run.
+    int64_t end = 0;
+    bool in_flight = false;
+    bool persistent = false;
+    LaunchId device_id = 0;
+  };
+
+  bool IsHigh(ClientId c) const;
+  void Pump();
+  void SchedulePump(TimePoint at);
+  void Issue(BeWork& w);
+  Result<FormChoice> FormFor(const KernelDesc& k);
+  void OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done);
+
+  PolicyOptions options_;
+  Device& device_;
+  Executor& executor_;
+  std::map<ClientId, PriorityClass> classes_;
+  bool has_high_ = false;
+  int hp_outstanding_ = 0;
+  TimePoint hp_idle_since_ = TimeZero();
+  std::deque<BeWork> be_;
+  LaunchId next_id_ = 1ULL << 62;  // distinct from device ids
+  std::optional<TimePoint> pump_at_;
+  std::map<std::tuple<std::string, int64_t, int64_t>, FormChoice> forms_;
+};
+
+}  // namespace colo::sched

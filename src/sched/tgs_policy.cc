@@ -1,0 +1,69 @@
+#include "sched/tgs_policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace colo::sched {
+
+TgsPolicy::TgsPolicy(const PolicyOptions& options, Device& device, Executor& executor)
+    : options_(options), device_(device), executor_(executor) {}
+
+Result<LaunchId> TgsPolicy::Submit(LaunchRequest request) {
+  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  if (!controller_started_) {
+    controller_started_ = true;
+    executor_.After(options_.tgs_period, [this] { Control(); });
+  }
+  if (q_.IsHigh(request.client)) {
+    auto t = device_.ProfileKernel(*request.kernel);
+    const double solo = t.ok() ? static_cast<double>(t->SoloDuration().count()) : 0;
+    const TimePoint submitted = executor_.Now();
+    auto done = std::move(request.on_complete);
+    request.on_complete = [this, solo, submitted, done = std::move(done)](LaunchId id, TimePoint at) {
+      hp_solo_ns_ += solo;
+      hp_actual_ns_ += static_cast<double>((at - submitted).count());
+      if (done) done(id, at);
+    };
+    return device_.Submit(std::move(request));
+  }
+  q_.waiting().push_back(std::move(request));
+  Pump();
+  return LaunchId{0};
+}
+
+void TgsPolicy::Pump() {
+  auto& waiting = q_.waiting();
+  const TimePoint now = executor_.Now();
+  while (!waiting.empty()) {
+    if (now < next_allowed_) {
+      if (!pump_scheduled_) {
+        pump_scheduled_ = true;
+        executor_.After(next_allowed_ - now, [this] {
+          pump_scheduled_ = false;
+          Pump();
+        });
+      }
+      return;
+    }
+    LaunchRequest r = std::move(waiting.front());
+    waiting.pop_front();
+    next_allowed_ = now + Duration(static_cast<int64_t>(std::llround(1e9 / rate_)));
+    (void)device_.Submit(std::move(r));
+  }
+}
+
+void TgsPolicy::Control() {
+  if (hp_actual_ns_ > 0) {
+    const double speed = hp_solo_ns_ / hp_actual_ns_;
+    if (speed < 0.9) {
+      rate_ = std::max(1.0, rate_ / 2);
+    } else {
+      rate_ = std::min(kMaxRate, rate_ + 0.1 * kMaxRate);
+    }
+  }
+  hp_solo_ns_ = 0;
+  hp_actual_ns_ = 0;
+  executor_.After(options_.tgs_period, [this] { Control(); });
+}
+
+}  // namespace colo::sched

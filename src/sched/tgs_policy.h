@@ -1,0 +1,49 @@
+// sched/tgs_policy.h — the TGS baseline (NSDI'23): transparent sharing by
+// adaptive rate control. High-priority launches pass straight through (no
+// stream priority: TGS works below the application). Best-effort kernel
+// launches are paced at a rate r (launches/s) that a controller adapts every
+// `tgs_period` from the high-priority client's observed speed: the solo time
+// of the high-priority kernels completed in the period over their actual
+// time from submission to completion. Below 0.9: r halves; otherwise r grows
+// by 10% of its maximum (additive increase, multiplicative decrease).
+// Thread safety: none.
+#pragma once
+
+#include "sched/be_queue.h"
+#include "sched/policy.h"
+
+namespace colo::sched {
+
+class TgsPolicy final : public Policy {
+ public:
+  TgsPolicy(const PolicyOptions& options, Device& device, Executor& executor);
+
+  void SetClientClass(ClientId client, PriorityClass c) override { q_.SetClass(client, c); }
+  const GpuSpec& spec() const override { return device_.spec(); }
+  Result<LaunchId> Submit(LaunchRequest request) override;
+  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
+  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
+
+  double rate() const { return rate_; }
+
+ private:
+  void Pump();
+  void Control();
+
+  PolicyOptions options_;
+  Device& device_;
+  Executor& executor_;
+  BeQueue q_;
+  // Launch pacing: at most `rate_` best-effort launches per second.
+  static constexpr double kMaxRate = 1e6;
+  double rate_ = kMaxRate;
+  TimePoint next_allowed_ = TimeZero();
+  bool pump_scheduled_ = false;
+  bool controller_started_ = false;
+  // High-priority speed over the current period.
+  double hp_solo_ns_ = 0;
+  double hp_actual_ns_ = 0;
+};
+
+}  // namespace colo::sched
