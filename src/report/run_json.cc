@@ -86,6 +86,8 @@ std::string FormatRunJson(const sim::RunReport& report) {
   j["scenario"] = report.scenario;
   j["gpu"] = report.gpu;
   j["mode"] = report.mode;
+  j["policy"] =
+      report.policy.empty() ? Json(nullptr) : Json(report.policy);
   j["seed"] = report.seed;
   j["duration_ns"] = report.duration.count();
   j["duration_s"] = Number(ToSeconds(report.duration));

@@ -5,10 +5,10 @@
 // millisecond / second convenience copies; every double is rounded to 6
 // significant digits and printed by one locale-independent routine, so that
 // identical reports give byte-identical text. Absent values (training jobs'
-// latency, non-finite numbers) are null. The layout (format
+// latency, non-finite numbers, "policy" when the run had none) are null. The layout (format
 // "colo.sim.run/1"):
 //
-//   {"format", "scenario", "gpu", "mode", "seed", "duration_ns", "duration_s",
+//   {"format", "scenario", "gpu", "mode", "policy", "seed", "duration_ns", "duration_s",
 //    "system_throughput", "kernels_simulated",
 //    "jobs": [{"name", "class", "kind", "completed", "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",

@@ -1,7 +1,7 @@
 // report/run_table.h — a simulated run as a table for a terminal: what
 // `colo sim` prints by default.
 //
-// Header lines (scenario, GPU, mode, seed, duration), one row per job (class,
+// Header lines (scenario, GPU, mode, policy or "none", seed, duration), one row per job (class,
 // kind, completed, solo and shared throughput, normalized throughput, shared
 // request latency p50/p95/p99 and the p99 overhead over solo), then per GPU
 // the mean SM occupancy, SM activity and DRAM utilization with a sparkline of

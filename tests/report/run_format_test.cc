@@ -84,12 +84,13 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(text.back(), '\n');
   const Json j = Json::parse(text);
   EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
-                           "format", "scenario", "gpu", "mode", "seed",
+                           "format", "scenario", "gpu", "mode", "policy", "seed",
                            "duration_ns", "duration_s", "system_throughput",
                            "kernels_simulated", "jobs", "gpus"}));
   EXPECT_EQ(j["format"], "colo.sim.run/1");
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
+  EXPECT_TRUE(j["policy"].is_null());  // no policy: null.
   EXPECT_EQ(j["duration_ns"], 10'000'000'000LL);
   EXPECT_EQ(j["duration_s"], 10.0);
   EXPECT_EQ(j["kernels_simulated"], 123456);
@@ -171,6 +172,7 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, HasSubstr("scenario  bert-vs-resnet\n"));
   EXPECT_THAT(table, HasSubstr("gpu       A100-SXM4-40GB\n"));
   EXPECT_THAT(table, HasSubstr("mode      mps\n"));
+  EXPECT_THAT(table, HasSubstr("policy    none\n"));
   EXPECT_THAT(table, HasSubstr("seed      42\n"));
   EXPECT_THAT(table, HasSubstr("duration  10s simulated\n"));
   EXPECT_THAT(table, HasSubstr("bert "));
@@ -189,6 +191,13 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, HasSubstr("system throughput  1.751"));
   EXPECT_THAT(table, HasSubstr("kernels simulated  123456"));
   EXPECT_EQ(table, FormatRunTable(SampleReport()));
+}
+
+TEST(RunFormatTest, PolicyNameInTableAndJson) {
+  sim::RunReport r = SampleReport();
+  r.policy = "priority";
+  EXPECT_THAT(FormatRunTable(r), HasSubstr("policy    priority\n"));
+  EXPECT_EQ(Json::parse(FormatRunJson(r))["policy"], "priority");
 }
 
 TEST(RunTableTest, ColumnsLineUp) {
