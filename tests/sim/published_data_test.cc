@@ -7,8 +7,11 @@
 // (REEF: the real grids, blocks and shared memory of 1,300 launches).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 
+#include "profile/csv.h"
 #include "profile/orion_table.h"
 #include "profile/reef_model.h"
 #include "sim/scenario_runner.h"
@@ -74,6 +77,55 @@ TEST_P(ReefModelTest, SoloRequestMatchesTheSumOfItsLaunches) {
 INSTANTIATE_TEST_SUITE_P(Reef, ReefModelTest,
                          ::testing::Values("alexnet", "bert", "densenet", "inception", "mobilenet",
                                            "resnet", "resnet152", "resnet18", "vgg"));
+
+// MPS active-thread percentage against PEACE's measurement (V100, SM clock
+// 1530 MHz): BERT-base training, batch 8, run alone with
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 10..100 %. PEACE's throughput relative
+// to 100 % rises almost linearly (0.14, 0.27, ... 0.96, 1.00). The simulator
+// runs Orion's BERT training table (batch 8, V100) with its SMs capped to
+// ceil(p x 80): throughput must follow the measured curve within a mean
+// absolute error of 0.08 (max 0.15), and rise with p.
+TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) {
+  auto table = profile::ReadCsvFile(kData + "/peace/0206_FREQ1530_baseline_metrics.csv");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  const profile::CsvRow* row = nullptr;
+  const int type = *table->Column("Type");
+  for (const auto& r : table->rows) {
+    if (r.cells[type] == "bert-base-cased_batch8-train") row = &r;
+  }
+  ASSERT_NE(row, nullptr);
+  std::vector<double> measured;
+  for (int p = 10; p <= 100; p += 10) {
+    measured.push_back(*table->Number(*row, *table->Column("Exclusive" + std::to_string(p))));
+  }
+  auto w = profile::LoadOrionKernelTable(kData + "/orion/bert_8_fb1");
+  ASSERT_TRUE(w.ok());
+  w->kind = WorkloadKind::kTraining;
+  double abs_err = 0, max_err = 0, last = 0;
+  for (int i = 0; i < 10; ++i) {
+    ScenarioSpec s;
+    s.name = "peace";
+    s.gpu = *GpuPreset("V100");
+    s.mode = SharingMode::kMps;
+    s.duration = Seconds(2);
+    JobSpec j;
+    j.name = "bert-train-b8";
+    j.workload = *w;
+    j.mps_active_thread_percentage = 10.0 * (i + 1);
+    s.jobs = {j};
+    auto r = RunScenario(s);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const double sim = r->jobs[0].normalized;
+    const double real = measured[i] / measured[9];
+    abs_err += std::fabs(sim - real) / 10;
+    max_err = std::max(max_err, std::fabs(sim - real));
+    EXPECT_GE(sim, last) << "at " << 10 * (i + 1) << "%";
+    last = sim;
+    std::printf("MPS %3d%%: simulated %.2f, PEACE %.2f\n", 10 * (i + 1), sim, real);
+  }
+  EXPECT_LE(abs_err, 0.08);
+  EXPECT_LE(max_err, 0.15);
+}
 
 }  // namespace
 }  // namespace colo::sim
