@@ -12,14 +12,15 @@
 #include "profile/csv.h"
 #include "scenario/gpu_parser.h"
 #include "scenario/job_parser.h"
+#include "scenario/policy_parser.h"
 #include "scenario/yaml_value.h"
 
 namespace colo::scenario {
 namespace {
 
 constexpr const char* kTopExpected =
-    "a scenario mapping {name, gpu, mode, time_slice, seed, duration_s, "
-    "sample_interval_ms, jobs}";
+    "a scenario mapping {name, gpu, mode, policy, time_slice, seed, "
+    "duration_s, sample_interval_ms, jobs}";
 // MIG hardware limits (NVIDIA MIG User Guide): 7 compute and 8 memory slices.
 constexpr int kMigComputeSlices = 7;
 constexpr int kMigMemoryEighths = 8;
@@ -102,6 +103,19 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
                       spec->gpu.name + " has none");
     }
   }
+  if (auto v = top.Get("policy")) {
+    COLO_ASSIGN_OR_RETURN(ParsedPolicy policy, ParsePolicy(*v));
+    if (spec->mode == sim::SharingMode::kMig ||
+        spec->mode == sim::SharingMode::kExclusive) {
+      return v->Error(std::string("policy '") +
+                      sched::PolicyName(policy.kind) +
+                      "' needs a shared GPU (mode mps, streams or "
+                      "time-slicing), not mode " +
+                      sim::SharingModeName(spec->mode));
+    }
+    spec->policy = policy.kind;
+    spec->policy_options = std::move(policy.options);
+  }
   if (auto v = top.Get("time_slice")) {
     COLO_ASSIGN_OR_RETURN(spec->time_slice, ParseTimeSlice(*v));
   }
@@ -163,7 +177,8 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
   COLO_ASSIGN_OR_RETURN(
       YamlMap top,
       root_value.Map(kTopExpected,
-                     {"name", "gpu", "mode", "time_slice", "seed", "duration_s",
+                     {"name", "gpu", "mode", "policy", "time_slice", "seed",
+                      "duration_s",
                       "sample_interval_ms", "jobs"}));
   COLO_RETURN_IF_ERROR(ParseTop(top, base_dir, &spec));
   // A backstop: the parsers above check everything Validate() does, at its

@@ -300,6 +300,65 @@ std::vector<Case> Cases() {
        6,
        {"jobs[0].arrivals.trace: arrival trace not found: " +
         std::string(COLO_DATA_DIR) + "/none.json"}},
+      {"UnknownPolicyListsTheValidOnes",
+       "gpu: A100\npolicy: fifo\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"policy: unknown policy 'fifo'; expected one of mps, time-slice, "
+        "priority-streams, priority, orion, tgs"}},
+      {"UnknownPolicyNameInAMapping",
+       "gpu: A100\npolicy:\n  name: tally\njobs:\n" + Job(),
+       kBad,
+       3,
+       {"policy.name: unknown policy 'tally'"}},
+      {"PolicyMappingNeedsAName",
+       "gpu: A100\npolicy: {preemption_bound_us: 50}\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"policy: missing key 'name'"}},
+      {"ZeroPreemptionBound",
+       "gpu: A100\npolicy:\n  name: priority\n  preemption_bound_us: 0\n"
+       "jobs:\n" + Job(),
+       kBad,
+       4,
+       {"policy.preemption_bound_us: preemption_bound_us must be > 0 "
+        "(microseconds), got 0"}},
+      {"NegativeMinIdle",
+       "gpu: A100\npolicy: {name: priority, min_idle_us: -1}\njobs:\n" +
+           Job(),
+       kBad,
+       2,
+       {"min_idle_us must be >= 0 (microseconds), got -1"}},
+      {"OptionOfAnotherPolicy",
+       "gpu: A100\npolicy:\n  name: orion\n  orion_be_cap_us: 100\n"
+       "  preemption_bound_us: 50\njobs:\n" + Job(),
+       kBad,
+       5,
+       {"policy.preemption_bound_us: policy option 'preemption_bound_us' does "
+        "not apply to policy 'orion' (its options: orion_be_cap_us)"}},
+      {"OptionOfAPolicyWithoutOptions",
+       "gpu: A100\npolicy: {name: mps, tgs_period_ms: 5}\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"policy option 'tgs_period_ms' does not apply to policy 'mps' (it "
+        "takes no options)"}},
+      {"LongIdleBelowMinIdle",
+       "gpu: A100\npolicy: {name: priority, min_idle_us: 50, long_idle_us: "
+       "10}\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"long_idle_us must be >= min_idle_us"}},
+      {"UnknownPolicyKey",
+       "gpu: A100\npolicy: {name: priority, bound_us: 5}\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"bound_us", "preemption_bound_us"}},
+      {"PolicyNeedsASharedGpu",
+       "gpu: A100\nmode: exclusive\npolicy: priority\njobs:\n" + Job(),
+       kBad,
+       3,
+       {"policy: policy 'priority' needs a shared GPU (mode mps, streams or "
+        "time-slicing), not mode exclusive"}},
   };
 }
 

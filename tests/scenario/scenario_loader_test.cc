@@ -124,6 +124,58 @@ TEST(ScenarioLoaderTest, DefaultsAndNameFromFileStem) {
   EXPECT_EQ(spec->time_slice.quantum, Milliseconds(2));
 }
 
+TEST(ScenarioLoaderTest, PolicyByNameHasDefaultOptions) {
+  auto spec = Load(std::string("gpu: A100\npolicy: tgs\njobs:\n  - name: a\n"
+                               "    workload: ") +
+                   kKernel + "\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_TRUE(spec->policy.has_value());
+  EXPECT_EQ(*spec->policy, sched::PolicyKind::kTgs);
+  EXPECT_TRUE(spec->policy_options.explicitly_set.empty());
+  EXPECT_EQ(spec->policy_options.tgs_period, Milliseconds(10));
+}
+
+TEST(ScenarioLoaderTest, PolicyMappingSetsEveryOptionAndRecordsIt) {
+  auto spec = Load(std::string(R"(gpu: A100
+mode: streams
+policy:
+  name: priority
+  preemption_bound_us: 250
+  min_idle_us: 10
+  long_idle_us: 2000.5
+  slice_launch_gap_us: 0
+jobs:
+  - name: a
+    workload: )") + kKernel + "\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_TRUE(spec->policy.has_value());
+  EXPECT_EQ(*spec->policy, sched::PolicyKind::kPriority);
+  const sched::PolicyOptions& o = spec->policy_options;
+  EXPECT_EQ(o.preemption_bound, Microseconds(250));
+  EXPECT_EQ(o.min_idle, Microseconds(10));
+  EXPECT_EQ(o.long_idle, Nanoseconds(2000500));
+  EXPECT_EQ(o.slice_launch_gap, Duration(0));
+  EXPECT_EQ(o.explicitly_set,
+            (std::vector<std::string>{"preemption_bound_us", "min_idle_us",
+                                      "long_idle_us", "slice_launch_gap_us"}));
+  // Options of other policies keep their defaults.
+  EXPECT_EQ(o.orion_be_cap, Microseconds(250));
+
+  auto orion = Load(std::string("gpu: A100\npolicy: {name: orion, "
+                                "orion_be_cap_us: 400}\njobs:\n  - name: a\n"
+                                "    workload: ") +
+                    kKernel + "\n");
+  ASSERT_TRUE(orion.ok()) << orion.status().ToString();
+  EXPECT_EQ(orion->policy_options.orion_be_cap, Microseconds(400));
+  auto tgs = Load(std::string("gpu: A100\npolicy: {name: tgs, tgs_period_ms: "
+                              "2.5}\njobs:\n  - name: a\n    workload: ") +
+                  kKernel + "\n");
+  ASSERT_TRUE(tgs.ok()) << tgs.status().ToString();
+  EXPECT_EQ(tgs->policy_options.tgs_period, Microseconds(2500));
+  EXPECT_EQ(tgs->policy_options.explicitly_set,
+            std::vector<std::string>{"tgs_period_ms"});
+}
+
 TEST(ScenarioLoaderTest, CustomGpuMappingWithMigProfiles) {
   auto spec = Load(std::string(R"(gpu:
   name: half-a100

@@ -1,0 +1,108 @@
+#include "scenario/policy_parser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace colo::scenario {
+namespace {
+
+constexpr const char* kExpected =
+    "a policy name or a mapping {name, <options of that policy>}";
+
+// One option key: its YAML name, the field it sets, the unit of the number
+// and whether 0 is allowed.
+struct OptionKey {
+  const char* name;
+  Duration sched::PolicyOptions::*field;
+  Duration unit;
+  bool zero_ok;
+};
+
+const OptionKey kOptionKeys[] = {
+    {"preemption_bound_us", &sched::PolicyOptions::preemption_bound,
+     Microseconds(1), false},
+    {"min_idle_us", &sched::PolicyOptions::min_idle, Microseconds(1), true},
+    {"long_idle_us", &sched::PolicyOptions::long_idle, Microseconds(1), true},
+    {"slice_launch_gap_us", &sched::PolicyOptions::slice_launch_gap,
+     Microseconds(1), true},
+    {"orion_be_cap_us", &sched::PolicyOptions::orion_be_cap, Microseconds(1),
+     false},
+    {"tgs_period_ms", &sched::PolicyOptions::tgs_period, Milliseconds(1),
+     false},
+};
+
+std::string ValidNames() {
+  std::vector<std::string> names;
+  for (sched::PolicyKind k : sched::AllPolicies()) {
+    names.push_back(sched::PolicyName(k));
+  }
+  return JoinComma(names);
+}
+
+Result<sched::PolicyKind> ParseName(const YamlValue& value) {
+  COLO_ASSIGN_OR_RETURN(std::string name,
+                        value.String("a policy name (" + ValidNames() + ")"));
+  for (sched::PolicyKind k : sched::AllPolicies()) {
+    if (name == sched::PolicyName(k)) return k;
+  }
+  return value.Error("unknown policy '" + name + "'; expected one of " +
+                     ValidNames());
+}
+
+// Reads one option's number into `options` (in its unit, rounded to ns).
+Status ParseOption(const OptionKey& key, const YamlValue& value,
+                   sched::PolicyOptions* options) {
+  const std::string unit = key.unit == Microseconds(1) ? "microseconds"
+                                                       : "milliseconds";
+  const std::string range = key.zero_ok ? ">= 0" : "> 0";
+  COLO_ASSIGN_OR_RETURN(
+      double x, value.Number("a number " + range + " (" + unit + ")",
+                             [](double v) { return std::abs(v) < 1e12; }));
+  const Duration d(std::llround(x * static_cast<double>(key.unit.count())));
+  if (x < 0 || (!key.zero_ok && d.count() <= 0)) {
+    return value.Error(std::string(key.name) + " must be " + range + " (" +
+                       unit + "), got " + value.Describe());
+  }
+  options->*key.field = d;
+  options->explicitly_set.push_back(key.name);
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<ParsedPolicy> ParsePolicy(const YamlValue& value) {
+  ParsedPolicy out;
+  if (!value.node().IsMap()) {
+    if (!value.node().IsScalar()) return value.Expected(kExpected);
+    COLO_ASSIGN_OR_RETURN(out.kind, ParseName(value));
+    return out;
+  }
+  std::vector<std::string> allowed = {"name"};
+  for (const OptionKey& key : kOptionKeys) allowed.push_back(key.name);
+  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map(kExpected, allowed));
+  COLO_ASSIGN_OR_RETURN(YamlValue name,
+                        map.Require("name", "the policy's name"));
+  COLO_ASSIGN_OR_RETURN(out.kind, ParseName(name));
+  const std::vector<std::string> valid = sched::PolicyOptionNames(out.kind);
+  for (const OptionKey& key : kOptionKeys) {
+    std::optional<YamlValue> v = map.Get(key.name);
+    if (!v) continue;
+    if (std::find(valid.begin(), valid.end(), key.name) == valid.end()) {
+      // PolicyOptions::Validate words the message (option, policy, the
+      // options it takes); the loader adds the option's line.
+      sched::PolicyOptions alone;
+      alone.explicitly_set = {key.name};
+      return v->Error(alone.Validate(out.kind).message());
+    }
+    COLO_RETURN_IF_ERROR(ParseOption(key, *v, &out.options));
+  }
+  // Relations between options (long_idle_us >= min_idle_us).
+  if (Status s = out.options.Validate(out.kind); !s.ok()) {
+    return value.Error(s.message());
+  }
+  return out;
+}
+
+}  // namespace colo::scenario
