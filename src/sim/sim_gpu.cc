@@ -237,7 +237,10 @@ void SimGpu::Dispatch() {
 
 void SimGpu::Reschedule() {
   pool_.SolveRates();
-  if (!options_.fuse_waves || !head_) return;
+  // Fusion is exact when one launch runs at a time: always in the
+  // single-context modes, and in concurrent mode while a launch is alone on
+  // the device (a newcomer takes the unstarted waves back when it arrives).
+  if (!head_ || !(options_.fuse_waves || live_.size() == 1)) return;
   Launch& l = launches_[*head_];
   if (l.next_block == l.end_block) return;
   const int64_t committed = pool_.ExtendWaves(*head_, l.end_block - l.next_block);
