@@ -8,15 +8,6 @@
 namespace colo::predict {
 namespace {
 
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return std::string(s);
-}
-
 }  // namespace
 
 Result<std::vector<PairMeasurement>> ReadPairMeasurements(
@@ -32,8 +23,8 @@ Result<std::vector<PairMeasurement>> ReadPairMeasurements(
     m.where = t.Where(r);
     COLO_ASSIGN_OR_RETURN(std::string_view a, t.Cell(r, c_a));
     COLO_ASSIGN_OR_RETURN(std::string_view b, t.Cell(r, c_b));
-    m.a = Trim(a);
-    m.b = Trim(b);
+    m.a = profile::TrimmedCopy(a);
+    m.b = profile::TrimmedCopy(b);
     if (m.a.empty() || m.b.empty()) {
       return InvalidArgumentError(
           m.where + ": empty workload name in 'workload1' or 'workload2'");

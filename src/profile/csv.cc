@@ -10,20 +10,34 @@
 namespace colo::profile {
 namespace {
 
-std::string_view Trim(std::string_view s) {
+bool RowIsBlank(const CsvRow& r) {
+  return r.cells.size() == 1 && TrimSpaces(r.cells[0]).empty();
+}
+
+}  // namespace
+
+std::string_view TrimSpaces(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
 
-bool RowIsBlank(const CsvRow& r) {
-  return r.cells.size() == 1 && Trim(r.cells[0]).empty();
+std::vector<std::string> SplitWhitespace(std::string_view line) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (i < line.size()) {
+    while (i < line.size() && space(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !space(line[j])) ++j;
+    if (j > i) out.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
 }
 
-}  // namespace
-
 bool ParseFiniteDouble(std::string_view s, double* out) {
-  s = Trim(s);
+  s = TrimSpaces(s);
   if (s.empty()) return false;
   std::string buf(s);
   char* end = nullptr;
@@ -36,10 +50,10 @@ bool ParseFiniteDouble(std::string_view s, double* out) {
 
 Result<int> CsvTable::Column(std::string_view name) const {
   for (size_t i = 0; i < header.size(); ++i) {
-    if (Trim(header[i]) == name) return static_cast<int>(i);
+    if (TrimSpaces(header[i]) == name) return static_cast<int>(i);
   }
   std::string have;
-  for (const auto& h : header) have += (have.empty() ? "" : ", ") + std::string(Trim(h));
+  for (const auto& h : header) have += (have.empty() ? "" : ", ") + std::string(TrimSpaces(h));
   return InvalidArgumentError(path + ": missing column '" + std::string(name) + "' (have: " + have + ")");
 }
 
@@ -61,7 +75,7 @@ Result<double> CsvTable::Number(const CsvRow& row, int col) const {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, Cell(row, col));
   double v = 0;
   if (!ParseFiniteDouble(cell, &v)) {
-    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(Trim(header[col])) + "'" : "column " + std::to_string(col + 1);
+    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(TrimSpaces(header[col])) + "'" : "column " + std::to_string(col + 1);
     return InvalidArgumentError(Where(row) + ": " + name + ": expected a finite number, got '" + std::string(cell) + "'");
   }
   return v;
@@ -70,7 +84,7 @@ Result<double> CsvTable::Number(const CsvRow& row, int col) const {
 Result<int64_t> CsvTable::Integer(const CsvRow& row, int col) const {
   COLO_ASSIGN_OR_RETURN(double v, Number(row, col));
   if (v != std::floor(v) || std::fabs(v) > 9e15) {
-    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(Trim(header[col])) + "'" : "column " + std::to_string(col + 1);
+    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(TrimSpaces(header[col])) + "'" : "column " + std::to_string(col + 1);
     return InvalidArgumentError(Where(row) + ": " + name + ": expected an integer, got '" + std::string(row.cells[col]) + "'");
   }
   return static_cast<int64_t>(v);
@@ -108,7 +122,7 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
       }
       continue;
     }
-    if (c == '"' && Trim(cell).empty()) {
+    if (c == '"' && TrimSpaces(cell).empty()) {
       cell.clear();
       in_quotes = true;
       quote_line = line;
@@ -132,7 +146,7 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
   if (options.has_header) {
     if (rows.empty()) return InvalidArgumentError(table.path + ": empty file, expected a header line");
     table.header = rows[0].cells;
-    for (auto& h : table.header) h = std::string(Trim(h));
+    for (auto& h : table.header) h = std::string(TrimSpaces(h));
     first = 1;
   }
   table.rows.assign(std::make_move_iterator(rows.begin() + first), std::make_move_iterator(rows.end()));

@@ -60,6 +60,14 @@ Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options 
 // Reads a whole file into a string. NotFound "<path>: cannot open (reason)".
 Result<std::string> ReadTextFile(const std::string& path);
 
+// `s` without leading spaces/tabs and trailing spaces/tabs/carriage returns.
+std::string_view TrimSpaces(std::string_view s);
+inline std::string TrimmedCopy(std::string_view s) { return std::string(TrimSpaces(s)); }
+
+// The whitespace-separated tokens of `line` (spaces, tabs, carriage returns),
+// as the column-aligned logs of nvidia-smi and dcgmi are written.
+std::vector<std::string> SplitWhitespace(std::string_view line);
+
 // Parses a finite double from the whole of `s` (surrounding spaces allowed).
 // Returns false on anything else, including NaN/inf and empty.
 bool ParseFiniteDouble(std::string_view s, double* out);

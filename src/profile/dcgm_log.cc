@@ -8,23 +8,6 @@
 namespace colo::profile {
 namespace {
 
-std::vector<std::string> Tokens(std::string_view line) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() &&
-           (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-      ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' &&
-           line[j] != '\r')
-      ++j;
-    if (j > i) out.emplace_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 // Running mean of one metric over the kept samples.
 struct Mean {
   double sum = 0;
@@ -56,7 +39,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     std::string_view l = text.substr(pos, end - pos);
     ++line;
     pos = end + 1;
-    const std::vector<std::string> tok = Tokens(l);
+    const std::vector<std::string> tok = SplitWhitespace(l);
     const std::string where = path + ":" + std::to_string(line);
     if (!tok.empty() && tok[0].rfind("#Entity", 0) == 0) {
       header.assign(tok.begin() + 1, tok.end());

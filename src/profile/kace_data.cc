@@ -8,18 +8,9 @@
 namespace colo::profile {
 namespace {
 
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return std::string(s);
-}
-
 Result<std::string> Name(const CsvTable& t, const CsvRow& r, int col) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
-  std::string name = Trim(cell);
+  std::string name = TrimmedCopy(cell);
   if (name.empty())
     return InvalidArgumentError(t.Where(r) + ": empty workload name");
   return name;
@@ -114,7 +105,7 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, 0));
     std::vector<int> filled;
     for (size_t i = 1; i < r.cells.size() && i <= pcts.size(); ++i) {
-      if (!Trim(r.cells[i]).empty()) filled.push_back(static_cast<int>(i));
+      if (!TrimmedCopy(r.cells[i]).empty()) filled.push_back(static_cast<int>(i));
     }
     std::vector<MpsPoint> points;
     if (filled.size() == 1) {

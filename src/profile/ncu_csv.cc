@@ -10,15 +10,6 @@
 namespace colo::profile {
 namespace {
 
-std::string Trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return std::string(s);
-}
-
 // Where the table starts: ncu prints "==PROF==" progress lines (and, with
 // some options, a report banner) before the CSV header, whose first cell is
 // "ID".
@@ -32,7 +23,7 @@ Result<TableStart> FindTable(std::string_view text, const std::string& path) {
   int line = 1;
   while (pos < text.size()) {
     const size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string l = Trimmed(text.substr(pos, end - pos));
+    const std::string l = TrimmedCopy(text.substr(pos, end - pos));
     if (l.rfind("\"ID\"", 0) == 0 || l.rfind("ID,", 0) == 0)
       return TableStart{pos, line};
     pos = end + 1;
@@ -47,7 +38,7 @@ Result<TableStart> FindTable(std::string_view text, const std::string& path) {
 
 // A number as ncu prints it: thousands separators allowed, "n/a" not.
 bool ParseNcuNumber(std::string_view cell, double* out) {
-  std::string s = Trimmed(cell);
+  std::string s = TrimmedCopy(cell);
   s.erase(std::remove(s.begin(), s.end(), ','), s.end());
   return ParseFiniteDouble(s, out);
 }
@@ -280,7 +271,7 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
   // Launch Statistics metrics / launch__*_size columns.
   auto shape = [&](const std::string& cell, const char* metric,
                    const char* raw_metric, Dim3* out) -> Status {
-    if (!Trimmed(cell).empty()) {
+    if (!TrimmedCopy(cell).empty()) {
       if (ParseDim3(cell, out)) return OkStatus();
       return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": '" +
                                   metric + "': expected \"(x, y, z)\", got '" +
@@ -313,7 +304,7 @@ std::optional<int> OptColumn(const CsvTable& t, std::string_view name) {
 }  // namespace
 
 bool ParseDim3(std::string_view s, Dim3* out) {
-  std::string t = Trimmed(s);
+  std::string t = TrimmedCopy(s);
   if (!t.empty() && t.front() == '(' && t.back() == ')')
     t = t.substr(1, t.size() - 2);
   int64_t v[3] = {1, 1, 1};
@@ -343,7 +334,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   for (CsvRow& r : table.rows) r.line += start.line - 1;
   // Trailing "==PROF== Disconnected ..." lines are not rows of the table.
   std::erase_if(table.rows, [](const CsvRow& r) {
-    return r.cells.size() == 1 && Trimmed(r.cells[0]).rfind("==", 0) == 0;
+    return r.cells.size() == 1 && TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
   });
 
   COLO_ASSIGN_OR_RETURN(int c_id, table.Column("ID"));
@@ -366,7 +357,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   const bool details = OptColumn(table, "Metric Name").has_value();
 
   auto cell = [](const CsvRow& r, std::optional<int> c) -> std::string {
-    return c && static_cast<size_t>(*c) < r.cells.size() ? Trimmed(r.cells[*c])
+    return c && static_cast<size_t>(*c) < r.cells.size() ? TrimmedCopy(r.cells[*c])
                                                          : std::string();
   };
 
@@ -382,12 +373,12 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
       COLO_ASSIGN_OR_RETURN(std::string_view metric, table.Cell(r, c_metric));
       COLO_ASSIGN_OR_RETURN(std::string_view unit, table.Cell(r, c_unit));
       COLO_ASSIGN_OR_RETURN(std::string_view value, table.Cell(r, c_value));
-      if (Trimmed(id).empty()) {
+      if (TrimmedCopy(id).empty()) {
         return InvalidArgumentError(
             table.Where(r) +
             ": empty 'ID' cell (expected the kernel's launch ID)");
       }
-      const auto key = std::make_pair(cell(r, c_pid), Trimmed(id));
+      const auto key = std::make_pair(cell(r, c_pid), TrimmedCopy(id));
       auto [it, fresh] = index.emplace(key, raw.size());
       if (fresh) {
         RawKernel k;
@@ -403,8 +394,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
         k.line = r.line;
         raw.push_back(std::move(k));
       }
-      raw[it->second].metrics[Trimmed(metric)].push_back(
-          RawMetric{Trimmed(unit), std::string(value), r.line});
+      raw[it->second].metrics[TrimmedCopy(metric)].push_back(
+          RawMetric{TrimmedCopy(unit), std::string(value), r.line});
     }
     for (const RawKernel& rk : raw) {
       COLO_ASSIGN_OR_RETURN(
@@ -414,7 +405,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     }
   } else {
     // Raw page: the first row under the header holds the units.
-    if (table.rows.empty() || !Trimmed(table.rows[0].cells[0]).empty()) {
+    if (table.rows.empty() || !TrimmedCopy(table.rows[0].cells[0]).empty()) {
       return InvalidArgumentError(
           path + ":" + std::to_string(start.line + 1) +
           ": expected the units row of a `--page raw` export "
@@ -423,7 +414,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     }
     std::vector<std::string> units;
     for (const std::string& u : table.rows[0].cells)
-      units.push_back(Trimmed(u));
+      units.push_back(TrimmedCopy(u));
     std::map<std::string, int> cols;
     for (size_t i = 0; i < table.header.size(); ++i)
       cols[table.header[i]] = static_cast<int>(i);

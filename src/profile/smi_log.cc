@@ -10,23 +10,6 @@
 namespace colo::profile {
 namespace {
 
-std::vector<std::string> Tokens(std::string_view line) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() &&
-           (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-      ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' &&
-           line[j] != '\r')
-      ++j;
-    if (j > i) out.emplace_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 struct Line {
   int number;
   std::string_view text;
@@ -110,7 +93,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
     if (t.empty() || t.front() == '\r') continue;
     const std::string where = path + ":" + std::to_string(l.number);
     if (t.front() == '#') {
-      std::vector<std::string> tok = Tokens(t.substr(1));
+      std::vector<std::string> tok = SplitWhitespace(t.substr(1));
       if (std::find(tok.begin(), tok.end(), "gpu") != tok.end()) {
         header = tok;
         pmon = std::find(tok.begin(), tok.end(), "pid") != tok.end();
@@ -122,7 +105,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
                                   ": data before the '# gpu ...' header line "
                                   "(expected nvidia-smi dmon or pmon output)");
     }
-    std::vector<std::string> tok = Tokens(t);
+    std::vector<std::string> tok = SplitWhitespace(t);
     if (tok.size() <
         header.size() - (pmon ? 1 : 0)) {  // pmon's command may be blank
       return InvalidArgumentError(
@@ -182,7 +165,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
 Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r,
                                          int col) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
-  std::vector<std::string> tok = Tokens(cell);
+  std::vector<std::string> tok = SplitWhitespace(cell);
   if (!tok.empty() && tok[0].front() == '[') return std::optional<double>();
   double v = 0;
   if (tok.empty() || tok.size() > 2 || !ParseFiniteDouble(tok[0], &v)) {
@@ -239,7 +222,7 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
   Series s;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const CsvRow& r = t.rows[i];
-    if (!r.cells.empty() && Tokens(r.cells[0]) == Tokens(t.header[0]))
+    if (!r.cells.empty() && SplitWhitespace(r.cells[0]) == SplitWhitespace(t.header[0]))
       continue;  // repeated header
     if (c_index) {
       COLO_ASSIGN_OR_RETURN(std::optional<double> idx,
@@ -292,7 +275,7 @@ Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path,
   COLO_RETURN_IF_ERROR(o.Validate());
   std::vector<Line> lines = Lines(text);
   for (const Line& l : lines) {
-    std::vector<std::string> tok = Tokens(l.text);
+    std::vector<std::string> tok = SplitWhitespace(l.text);
     if (tok.empty()) continue;
     if (l.text.find("utilization.gpu") != std::string_view::npos)
       return ParseQueryCsv(text, path, o);

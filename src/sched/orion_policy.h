@@ -14,24 +14,19 @@
 
 namespace colo::sched {
 
-class OrionPolicy final : public Policy {
+class OrionPolicy final : public ForwardingPolicy {
  public:
   OrionPolicy(const PolicyOptions& options, Device& device, Executor& executor)
-      : options_(options), device_(device), executor_(executor) {}
+      : ForwardingPolicy(device), options_(options), executor_(executor) {}
 
   void SetClientClass(ClientId client, PriorityClass c) override { q_.SetClass(client, c); }
-  const GpuSpec& spec() const override { return device_.spec(); }
   Result<LaunchId> Submit(LaunchRequest request) override;
-  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
-  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
-  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
 
  private:
   void Pump();
   int64_t SmNeed(const KernelDesc& k);
 
   PolicyOptions options_;
-  Device& device_;
   Executor& executor_;
   BeQueue q_;
   std::map<LaunchId, const KernelDesc*> hp_running_;  // by device id

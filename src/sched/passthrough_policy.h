@@ -11,27 +11,22 @@
 
 namespace colo::sched {
 
-class PassthroughPolicy final : public Policy {
+class PassthroughPolicy final : public ForwardingPolicy {
  public:
   PassthroughPolicy(Device& device, bool priority_by_class)
-      : device_(device), priority_by_class_(priority_by_class) {}
+      : ForwardingPolicy(device), priority_by_class_(priority_by_class) {}
 
   void SetClientClass(ClientId client, PriorityClass c) override { classes_[client] = c; }
-  const GpuSpec& spec() const override { return device_.spec(); }
   Result<LaunchId> Submit(LaunchRequest request) override {
     if (priority_by_class_) request.priority = IsHigh(request.client) ? 1 : 0;
     return device_.Submit(std::move(request));
   }
-  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
-  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
-  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
 
  private:
   bool IsHigh(ClientId c) const {
     auto it = classes_.find(c);
     return it != classes_.end() && it->second == PriorityClass::kHigh;
   }
-  Device& device_;
   bool priority_by_class_;
   std::map<ClientId, PriorityClass> classes_;
 };

@@ -79,6 +79,20 @@ class Policy : public Device {
   virtual void SetClientClass(ClientId client, PriorityClass c) = 0;
 };
 
+// The part every policy shares: it stands in front of `device` and forwards
+// what it does not decide itself.
+class ForwardingPolicy : public Policy {
+ public:
+  explicit ForwardingPolicy(Device& device) : device_(device) {}
+  const GpuSpec& spec() const override { return device_.spec(); }
+  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
+  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
+
+ protected:
+  Device& device_;
+};
+
 // Builds `kind` over `device`. REQUIRES: options.Validate(kind) is OK;
 // `device` and `executor` outlive the policy.
 std::unique_ptr<Policy> MakePolicy(PolicyKind kind, const PolicyOptions& options, Device& device,

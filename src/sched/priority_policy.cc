@@ -46,7 +46,7 @@ FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
 }
 
 PriorityPolicy::PriorityPolicy(const PolicyOptions& options, Device& device, Executor& executor)
-    : options_(options), device_(device), executor_(executor) {}
+    : ForwardingPolicy(device), options_(options), executor_(executor) {}
 
 void PriorityPolicy::SetClientClass(ClientId client, PriorityClass c) {
   classes_[client] = c;

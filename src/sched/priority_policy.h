@@ -45,16 +45,12 @@ struct FormChoice {
 // The choice described above for one kernel. Pure function, for tests.
 FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap);
 
-class PriorityPolicy final : public Policy {
+class PriorityPolicy final : public ForwardingPolicy {
  public:
   PriorityPolicy(const PolicyOptions& options, Device& device, Executor& executor);
 
   void SetClientClass(ClientId client, PriorityClass c) override;
-  const GpuSpec& spec() const override { return device_.spec(); }
   Result<LaunchId> Submit(LaunchRequest request) override;
-  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
-  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
-  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
 
  private:
   struct BeWork {
@@ -75,7 +71,6 @@ class PriorityPolicy final : public Policy {
   void OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done);
 
   PolicyOptions options_;
-  Device& device_;
   Executor& executor_;
   std::map<ClientId, PriorityClass> classes_;
   bool has_high_ = false;

@@ -6,7 +6,7 @@
 namespace colo::sched {
 
 TgsPolicy::TgsPolicy(const PolicyOptions& options, Device& device, Executor& executor)
-    : options_(options), device_(device), executor_(executor) {}
+    : ForwardingPolicy(device), options_(options), executor_(executor) {}
 
 Result<LaunchId> TgsPolicy::Submit(LaunchRequest request) {
   if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");

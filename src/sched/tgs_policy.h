@@ -14,16 +14,12 @@
 
 namespace colo::sched {
 
-class TgsPolicy final : public Policy {
+class TgsPolicy final : public ForwardingPolicy {
  public:
   TgsPolicy(const PolicyOptions& options, Device& device, Executor& executor);
 
   void SetClientClass(ClientId client, PriorityClass c) override { q_.SetClass(client, c); }
-  const GpuSpec& spec() const override { return device_.spec(); }
   Result<LaunchId> Submit(LaunchRequest request) override;
-  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
-  Status Retreat(LaunchId id) override { return device_.Retreat(id); }
-  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
 
   double rate() const { return rate_; }
 
@@ -32,7 +28,6 @@ class TgsPolicy final : public Policy {
   void Control();
 
   PolicyOptions options_;
-  Device& device_;
   Executor& executor_;
   BeQueue q_;
   // Launch pacing: at most `rate_` best-effort launches per second.

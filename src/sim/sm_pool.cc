@@ -153,15 +153,7 @@ int64_t SmPool::Unfuse(uint32_t launch) {
         continue;
       }
       // Placed at this very instant: nothing of it has run; remove it.
-      g.threads -= b.per_sm * b.shape.threads;
-      g.registers -= int64_t{b.per_sm} * b.shape.registers;
-      g.shared_mem -= b.per_sm * b.shape.shared_mem;
-      g.blocks -= b.per_sm;
-      b.alive = false;
-      free_blocks_.push_back(res[i]);
-      --running_groups_;
-      res[i] = res.back();
-      res.pop_back();
+      RemoveResident(g, i);
       emptied = emptied || res.empty();
     }
   }
@@ -317,6 +309,21 @@ int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
   return n;
 }
 
+void SmPool::RemoveResident(SmGroup& g, size_t i) {
+  // Frees the block group's slots on every SM of `g` and its slot in blocks_.
+  auto& res = g.residents;
+  BlockGroup& b = blocks_[res[i]];
+  g.threads -= b.per_sm * b.shape.threads;
+  g.registers -= int64_t{b.per_sm} * b.shape.registers;
+  g.shared_mem -= b.per_sm * b.shape.shared_mem;
+  g.blocks -= b.per_sm;
+  b.alive = false;
+  free_blocks_.push_back(res[i]);
+  --running_groups_;
+  res[i] = res.back();
+  res.pop_back();
+}
+
 void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
   bool freed = false;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
@@ -330,15 +337,7 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
         continue;
       }
       out->push_back({b.launch, int64_t{b.per_sm} * g.count * b.waves});
-      g.threads -= b.per_sm * b.shape.threads;
-      g.registers -= int64_t{b.per_sm} * b.shape.registers;
-      g.shared_mem -= b.per_sm * b.shape.shared_mem;
-      g.blocks -= b.per_sm;
-      b.alive = false;
-      free_blocks_.push_back(res[i]);
-      --running_groups_;
-      res[i] = res.back();
-      res.pop_back();
+      RemoveResident(g, i);
       freed = true;
     }
   }

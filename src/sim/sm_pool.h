@@ -153,6 +153,7 @@ class SmPool {
   int SplitGroup(int g, int take);  // moves `take` SMs of g into a new group; returns it.
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
                  int64_t waves);
+  void RemoveResident(SmGroup& g, size_t i);
   void MergeEmptyGroups();
   void RecomputeNextFinish();
   void MergeEquivalentGroups();
