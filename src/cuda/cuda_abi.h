@@ -1,0 +1,56 @@
+// cuda/cuda_abi.h — the few numbers of the CUDA ABI that code outside
+// src/cuda (the interposer) must speak, without including CUDA headers.
+//
+// cuda_abi_check.cc includes the CUDA 13 headers and static_asserts that every
+// value here equals the toolkit's, so a mismatch fails the build. Plain
+// constants; thread-safe.
+#pragma once
+
+namespace colo::cuda {
+
+// cudaError_t values (driver_types.h).
+inline constexpr int kCudaSuccess = 0;
+inline constexpr int kCudaErrorInvalidValue = 1;
+inline constexpr int kCudaErrorMemoryAllocation = 2;
+inline constexpr int kCudaErrorInitializationError = 3;
+inline constexpr int kCudaErrorInvalidConfiguration = 9;
+inline constexpr int kCudaErrorInvalidDevicePointer = 17;
+inline constexpr int kCudaErrorDevicesUnavailable = 46;
+inline constexpr int kCudaErrorNoDevice = 100;
+inline constexpr int kCudaErrorSharedObjectSymbolNotFound = 302;
+inline constexpr int kCudaErrorInvalidResourceHandle = 400;
+inline constexpr int kCudaErrorNotReady = 600;
+inline constexpr int kCudaErrorLaunchFailure = 719;
+inline constexpr int kCudaErrorNotSupported = 801;
+inline constexpr int kCudaErrorUnknown = 999;
+
+// CUresult values (cuda.h).
+inline constexpr int kCuSuccess = 0;
+inline constexpr int kCuErrorInvalidValue = 1;
+inline constexpr int kCuErrorOutOfMemory = 2;
+inline constexpr int kCuErrorNoDevice = 100;
+inline constexpr int kCuErrorNotFound = 500;
+
+// The device facts the interposer reports for a simulated GPU.
+struct DeviceFacts {
+  const char* name = "";
+  long long memory_bytes = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_block = 0;
+  int registers_per_sm = 0;
+  int warp_size = 32;
+  long long shared_mem_per_sm = 0;
+  long long shared_mem_per_block = 0;
+  int clock_mhz = 0;
+  int major = 8;  // compute capability reported.
+  int minor = 0;
+};
+
+// Fills the cudaDeviceProp (CUDA 13 layout) at `prop` from `facts`: zeroes
+// it, then sets the name, memory, SM and per-SM/per-block limits.
+// REQUIRES: `prop` points to a writable struct cudaDeviceProp.
+void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
+
+}  // namespace colo::cuda

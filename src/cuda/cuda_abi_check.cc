@@ -1,0 +1,66 @@
+// The one place the interposer's ABI numbers meet the CUDA headers: every
+// constant of cuda_abi.h is checked here at compile time, and the
+// cudaDeviceProp layout is filled through the real struct definition.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+
+#include "cuda/cuda_abi.h"
+
+namespace colo::cuda {
+
+static_assert(kCudaSuccess == cudaSuccess);
+static_assert(kCudaErrorInvalidValue == cudaErrorInvalidValue);
+static_assert(kCudaErrorMemoryAllocation == cudaErrorMemoryAllocation);
+static_assert(kCudaErrorInitializationError == cudaErrorInitializationError);
+static_assert(kCudaErrorInvalidConfiguration == cudaErrorInvalidConfiguration);
+static_assert(kCudaErrorInvalidDevicePointer == cudaErrorInvalidDevicePointer);
+static_assert(kCudaErrorDevicesUnavailable == cudaErrorDevicesUnavailable);
+static_assert(kCudaErrorNoDevice == cudaErrorNoDevice);
+static_assert(kCudaErrorSharedObjectSymbolNotFound ==
+              cudaErrorSharedObjectSymbolNotFound);
+static_assert(kCudaErrorInvalidResourceHandle ==
+              cudaErrorInvalidResourceHandle);
+static_assert(kCudaErrorNotReady == cudaErrorNotReady);
+static_assert(kCudaErrorLaunchFailure == cudaErrorLaunchFailure);
+static_assert(kCudaErrorNotSupported == cudaErrorNotSupported);
+static_assert(kCudaErrorUnknown == cudaErrorUnknown);
+static_assert(kCuSuccess == CUDA_SUCCESS);
+static_assert(kCuErrorInvalidValue == CUDA_ERROR_INVALID_VALUE);
+static_assert(kCuErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);
+static_assert(kCuErrorNoDevice == CUDA_ERROR_NO_DEVICE);
+static_assert(kCuErrorNotFound == CUDA_ERROR_NOT_FOUND);
+// The interposer's own dim3 stand-in must match dim3's layout.
+static_assert(sizeof(dim3) == 3 * sizeof(unsigned));
+
+void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
+  cudaDeviceProp p;
+  std::memset(&p, 0, sizeof(p));
+  std::strncpy(p.name, f.name, sizeof(p.name) - 1);
+  p.totalGlobalMem = static_cast<size_t>(f.memory_bytes);
+  p.sharedMemPerBlock = static_cast<size_t>(f.shared_mem_per_block);
+  p.sharedMemPerBlockOptin = static_cast<size_t>(f.shared_mem_per_block);
+  p.sharedMemPerMultiprocessor = static_cast<size_t>(f.shared_mem_per_sm);
+  p.regsPerBlock = 65536;
+  p.regsPerMultiprocessor = f.registers_per_sm;
+  p.warpSize = f.warp_size;
+  p.maxThreadsPerBlock = f.max_threads_per_block;
+  p.maxThreadsDim[0] = f.max_threads_per_block;
+  p.maxThreadsDim[1] = f.max_threads_per_block;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 2147483647;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.multiProcessorCount = f.sm_count;
+  p.maxThreadsPerMultiProcessor = f.max_threads_per_sm;
+  p.maxBlocksPerMultiProcessor = f.max_blocks_per_sm;
+  p.major = f.major;
+  p.minor = f.minor;
+  p.concurrentKernels = 1;
+  p.asyncEngineCount = 2;
+  p.unifiedAddressing = 1;
+  std::memcpy(out, &p, sizeof(p));
+}
+
+}  // namespace colo::cuda

@@ -1,0 +1,49 @@
+#include "runtime/class_grants.h"
+
+#include <fstream>
+
+namespace colo::runtime {
+
+ClassDecision DecideClass(const std::vector<ClassGrant>& grants,
+                          const PeerIdentity& peer, PriorityClass requested,
+                          const std::string& token) {
+  ClassDecision d;
+  if (requested == PriorityClass::kBestEffort) {
+    d.reason = "asked for best-effort";
+    return d;
+  }
+  for (const ClassGrant& g : grants) {
+    if (g.granted != PriorityClass::kHigh) continue;
+    if (g.uid && *g.uid == peer.uid) {
+      d.granted = PriorityClass::kHigh;
+      d.reason = "granted high by uid " + std::to_string(peer.uid);
+      return d;
+    }
+    if (!g.cgroup.empty() && peer.cgroup.rfind(g.cgroup, 0) == 0) {
+      d.granted = PriorityClass::kHigh;
+      d.reason = "granted high by cgroup " + g.cgroup;
+      return d;
+    }
+    if (!g.token.empty() && token == g.token) {
+      d.granted = PriorityClass::kHigh;
+      d.reason = "granted high by operator token";
+      return d;
+    }
+  }
+  d.reason = "asked for high, but no grant matches uid " +
+             std::to_string(peer.uid) +
+             (token.empty() ? std::string() : std::string(" or its token")) +
+             "; running best-effort";
+  return d;
+}
+
+std::string CgroupOfPid(int32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("0::", 0) == 0) return line.substr(3);
+  }
+  return {};
+}
+
+}  // namespace colo::runtime

@@ -1,0 +1,635 @@
+// colod's event loop: one thread, epoll over the listening socket, every
+// client's socket and doorbell, a timerfd for the next simulated event and a
+// signalfd. Everything the policy and SimGpu see happens on this thread.
+#include "runtime/daemon.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "colo/gpu_spec.h"
+#include "cuda/cuda_abi.h"
+
+namespace colo::runtime {
+namespace {
+
+enum FdKind : uint64_t {
+  kListen = 1,
+  kTimer,
+  kStop,
+  kSignal,
+  kClientSocket,
+  kClientDoorbell
+};
+uint64_t Tag(FdKind kind, ClientId id = 0) {
+  return (static_cast<uint64_t>(kind) << 32) | static_cast<uint32_t>(id);
+}
+
+void Log(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "colod: %s\n", buf);
+  std::fflush(stderr);
+}
+
+const char* ClassName(PriorityClass c) {
+  return c == PriorityClass::kHigh ? "high" : "best-effort";
+}
+
+}  // namespace
+
+struct Daemon::Client {
+  ClientId id = 0;
+  int fd = -1;
+  PeerIdentity peer;
+  bool registered = false;
+  ClientRole role = ClientRole::kApp;
+  PriorityClass cls = PriorityClass::kBestEffort;
+  std::string program;
+  std::unique_ptr<LaunchRing> ring;
+  std::unordered_map<uint32_t, std::string> kernel_names;
+  uint64_t last_seq = 0;           // last launch accepted from the ring.
+  std::set<uint64_t> outstanding;  // submitted, not finished.
+  uint64_t watermark = 0;          // every launch <= this has finished.
+  int sticky_error = 0;  // cudaError_t for the next synchronizing call.
+  std::optional<uint64_t> pending_sync;
+  int64_t launched = 0;
+  int64_t completed = 0;
+  bool broken = false;  // dropped at the next DropDoomed().
+};
+
+Daemon::Daemon(const DaemonConfig& config)
+    : config_(config),
+      spec_(GpuPreset(config.gpu).value()),
+      driver_(wall_),
+      catalog_(config),
+      ledger_(spec_.memory_bytes) {}
+
+Daemon::~Daemon() {
+  for (auto& [id, c] : clients_) {
+    if (c->fd >= 0) close(c->fd);
+  }
+  if (listen_fd_ >= 0) {
+    close(listen_fd_);
+    unlink(config_.socket_path.c_str());
+  }
+  for (int fd : {epoll_fd_, timer_fd_, stop_fd_, signal_fd_}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+Result<std::unique_ptr<Daemon>> Daemon::Create(const DaemonConfig& config) {
+  COLO_RETURN_IF_ERROR(config.Validate());
+  if (config.device == "gpu") {
+    // Gate mode is a probe only (cuda_gpu.h): say precisely why it cannot run.
+    return FailedPreconditionError(
+        "device 'gpu': CudaGpu gate mode is not implemented; use 'device: "
+        "sim'");
+  }
+  std::unique_ptr<Daemon> d(new Daemon(config));
+  COLO_ASSIGN_OR_RETURN(sched::PolicyKind kind,
+                        sched::ParsePolicyKind(config.policy));
+  sim::SimGpuOptions so;
+  so.mode = kind == sched::PolicyKind::kTimeSlice
+                ? sim::ContextMode::kTimeSlicing
+                : sim::ContextMode::kConcurrent;
+  d->sim_gpu_ =
+      std::make_unique<sim::SimGpu>(d->spec_, d->driver_.sim_clock(), so);
+  d->driver_.SetModel(d->sim_gpu_.get());
+  sched::PolicyOptions po;
+  COLO_RETURN_IF_ERROR(po.Validate(kind));
+  d->policy_ = sched::MakePolicy(kind, po, *d->sim_gpu_, d->driver_);
+  COLO_RETURN_IF_ERROR(d->Bind());
+  return d;
+}
+
+Status Daemon::Bind() {
+  sockaddr_un addr{};
+  if (config_.socket_path.size() >= sizeof(addr.sun_path)) {
+    return InvalidArgumentError("socket path " + config_.socket_path +
+                                " is too long");
+  }
+  listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (listen_fd_ < 0)
+    return InternalError(std::string("socket: ") + strerror(errno));
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, config_.socket_path.data(),
+              config_.socket_path.size());
+  unlink(config_.socket_path.c_str());  // a stale socket of a previous colod.
+  // Created with no access for anyone until the mode below is set.
+  const mode_t old_mask = umask(0777);
+  const int rc =
+      bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  umask(old_mask);
+  if (rc != 0) {
+    const std::string err = strerror(errno);
+    close(listen_fd_);
+    listen_fd_ = -1;
+    return UnavailableError("cannot bind " + config_.socket_path + ": " + err);
+  }
+  if (!config_.socket_group.empty()) {
+    group* g = getgrnam(config_.socket_group.c_str());
+    if (g == nullptr || chown(config_.socket_path.c_str(),
+                              static_cast<uid_t>(-1), g->gr_gid) != 0) {
+      return InvalidArgumentError("cannot give the socket to group '" +
+                                  config_.socket_group + "'");
+    }
+  }
+  if (chmod(config_.socket_path.c_str(), config_.socket_mode) != 0) {
+    return InternalError(std::string("chmod socket: ") + strerror(errno));
+  }
+  if (listen(listen_fd_, 64) != 0)
+    return InternalError(std::string("listen: ") + strerror(errno));
+  return OkStatus();
+}
+
+void Daemon::RequestStop() {
+  uint64_t one = 1;
+  if (stop_fd_ >= 0) {
+    ssize_t n = write(stop_fd_, &one, sizeof(one));
+    (void)n;
+  }
+}
+
+void Daemon::ArmTimer() {
+  // Wake for the next simulated event, and at least every 50 ms to poll
+  // every ring (a safety net for a doorbell a client failed to ring).
+  Duration wait = Milliseconds(50);
+  if (std::optional<Duration> next = driver_.TimeToNextEvent())
+    wait = std::min(wait, *next);
+  if (wait <= Duration(0)) wait = Nanoseconds(1);
+  itimerspec its{};
+  its.it_value.tv_sec = wait.count() / 1000000000;
+  its.it_value.tv_nsec = wait.count() % 1000000000;
+  timerfd_settime(timer_fd_, 0, &its, nullptr);
+}
+
+Status Daemon::Run() {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (epoll_fd_ < 0 || timer_fd_ < 0 || stop_fd_ < 0 || signal_fd_ < 0) {
+    return InternalError(std::string("event setup: ") + strerror(errno));
+  }
+  auto add = [this](int fd, uint64_t tag) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  };
+  add(listen_fd_, Tag(kListen));
+  add(timer_fd_, Tag(kTimer));
+  add(stop_fd_, Tag(kStop));
+  add(signal_fd_, Tag(kSignal));
+  Log("serving %s on %s (mode %04o), device sim:%s, policy %s",
+      spec_.name.c_str(), config_.socket_path.c_str(), config_.socket_mode,
+      config_.gpu.c_str(), config_.policy.c_str());
+
+  epoll_event events[64];
+  for (;;) {
+    driver_.CatchUp();
+    DropDoomed();
+    ArmTimer();
+    int n = epoll_wait(epoll_fd_, events, 64, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return InternalError(std::string("epoll_wait: ") + strerror(errno));
+    }
+    driver_.CatchUp();
+    for (int i = 0; i < n; ++i) {
+      const uint64_t tag = events[i].data.u64;
+      const auto kind = static_cast<FdKind>(tag >> 32);
+      const auto id = static_cast<ClientId>(tag & 0xffffffffu);
+      if (kind == kStop || kind == kSignal) {
+        Log("stopping: %lld clients connected, %lld kernels launched",
+            static_cast<long long>(clients_.size()),
+            static_cast<long long>(kernels_launched_));
+        return OkStatus();
+      }
+      if (kind == kListen) {
+        Accept();
+      } else if (kind == kTimer) {
+        uint64_t expirations;
+        ssize_t r = read(timer_fd_, &expirations, sizeof(expirations));
+        (void)r;
+        for (auto& [cid, c] : clients_) {
+          if (c->ring) DrainRing(*c);
+        }
+      } else {
+        auto it = clients_.find(id);
+        if (it == clients_.end()) continue;  // dropped earlier in this batch.
+        Client& c = *it->second;
+        if (kind == kClientDoorbell) {
+          uint64_t count;
+          ssize_t r = read(c.ring->eventfd(), &count, sizeof(count));
+          (void)r;
+          DrainRing(c);
+        } else {
+          OnSocketReadable(c);
+        }
+      }
+      DropDoomed();
+    }
+  }
+}
+
+void Daemon::Accept() {
+  for (;;) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return;  // EAGAIN: nothing more pending.
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      close(fd);
+      continue;
+    }
+    const bool allowed =
+        cred.uid == 0 || cred.uid == geteuid() ||
+        std::find(config_.allowed_uids.begin(), config_.allowed_uids.end(),
+                  cred.uid) != config_.allowed_uids.end();
+    if (!allowed) {
+      ++connections_rejected_;
+      Log("rejected connection from uid %u (pid %d): uid not allowed", cred.uid,
+          cred.pid);
+      RejectedMsg r;
+      CopyString(r.reason, "uid " + std::to_string(cred.uid) +
+                               " is not allowed to use colod");
+      (void)SendStruct(fd, MsgType::kRejected, r);
+      close(fd);
+      continue;
+    }
+    // A peer that stalls in the middle of a message must not stall colod.
+    timeval tv{2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    auto c = std::make_unique<Client>();
+    c->id = next_client_++;
+    c->fd = fd;
+    c->peer.pid = cred.pid;
+    c->peer.uid = cred.uid;
+    c->peer.gid = cred.gid;
+    c->peer.cgroup = CgroupOfPid(cred.pid);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.u64 = Tag(kClientSocket, c->id);
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    clients_[c->id] = std::move(c);
+  }
+}
+
+void Daemon::OnSocketReadable(Client& c) {
+  Result<Message> got = ReceiveMessage(c.fd);
+  if (!got.ok()) {
+    Drop(c.id, got.status().code() == StatusCode::kUnavailable
+                   ? "disconnected"
+                   : "protocol error: " + got.status().message());
+    return;
+  }
+  Message& m = *got;
+  if (!c.registered) {
+    if (m.type != MsgType::kHello) {
+      for (int f : m.fds) close(f);
+      Drop(c.id, "protocol error: first message is not Hello");
+      return;
+    }
+    OnHello(c, m);
+    return;
+  }
+  for (int f : m.fds) close(f);
+  switch (m.type) {
+    case MsgType::kAlloc: {
+      Result<AllocMsg> a = PayloadAs<AllocMsg>(m);
+      if (!a.ok()) return Drop(c.id, "protocol error: " + a.status().message());
+      if (!DrainRing(c))
+        return;  // launches before it decide persistent vs ephemeral.
+      StatusReplyMsg r;
+      Status s = ledger_.Reserve(
+          c.id, a->address, static_cast<int64_t>(a->bytes), c.launched == 0);
+      if (!s.ok()) {
+        r.cuda_error = s.code() == StatusCode::kResourceExhausted
+                           ? cuda::kCudaErrorMemoryAllocation
+                           : cuda::kCudaErrorInvalidValue;
+        Log("client %d (pid %d): allocation of %llu bytes refused: %s", c.id,
+            c.peer.pid, static_cast<unsigned long long>(a->bytes),
+            s.message().c_str());
+      }
+      if (!SendStruct(c.fd, MsgType::kStatusReply, r).ok())
+        Drop(c.id, "disconnected");
+      return;
+    }
+    case MsgType::kFree: {
+      Result<FreeMsg> f = PayloadAs<FreeMsg>(m);
+      if (!f.ok()) return Drop(c.id, "protocol error: " + f.status().message());
+      StatusReplyMsg r;
+      if (!ledger_.Release(c.id, f->address).ok())
+        r.cuda_error = cuda::kCudaErrorInvalidDevicePointer;
+      if (!SendStruct(c.fd, MsgType::kStatusReply, r).ok())
+        Drop(c.id, "disconnected");
+      return;
+    }
+    case MsgType::kSync: {
+      Result<SyncMsg> s = PayloadAs<SyncMsg>(m);
+      if (!s.ok()) return Drop(c.id, "protocol error: " + s.status().message());
+      if (!DrainRing(c)) return;
+      c.pending_sync = s->seq;
+      ReplySyncIfDone(c);
+      return;
+    }
+    case MsgType::kStats: {
+      const std::string json = StatsJson();
+      if (!SendMessage(c.fd, MsgType::kStatsReply, json.data(), json.size())
+               .ok())
+        Drop(c.id, "disconnected");
+      return;
+    }
+    default:
+      Drop(c.id, "protocol error: unexpected message type " +
+                     std::to_string(static_cast<uint32_t>(m.type)));
+  }
+}
+
+void Daemon::OnHello(Client& c, Message& m) {
+  auto close_fds = [&m] {
+    for (int f : m.fds) close(f);
+    m.fds.clear();
+  };
+  Result<HelloMsg> h = PayloadAs<HelloMsg>(m);
+  if (!h.ok() || h->version != kWireVersion) {
+    close_fds();
+    return Drop(c.id, "protocol error: bad Hello");
+  }
+  c.role = static_cast<ClientRole>(h->role);
+  c.program = ReadString(h->program);
+  if (c.role == ClientRole::kApp) {
+    if (m.fds.size() != 2) {
+      close_fds();
+      return Drop(c.id, "protocol error: Hello without ring and doorbell");
+    }
+    Result<LaunchRing*> ring = LaunchRing::Attach(m.fds[0], m.fds[1]);
+    m.fds.clear();
+    if (!ring.ok())
+      return Drop(c.id, "protocol error: " + ring.status().message());
+    c.ring.reset(*ring);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = Tag(kClientDoorbell, c.id);
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.ring->eventfd(), &ev);
+    const PriorityClass requested =
+        h->requested_class == static_cast<uint32_t>(WireClass::kHigh)
+            ? PriorityClass::kHigh
+            : PriorityClass::kBestEffort;
+    ClassDecision d =
+        DecideClass(config_.grants, c.peer, requested, ReadString(h->token));
+    c.cls = d.granted;
+    policy_->SetClientClass(c.id, c.cls);
+    ledger_.AddClient(c.id, config_.memory_limit_bytes);
+    ++clients_served_;
+    Log("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id, c.peer.pid,
+        c.peer.uid, c.program.c_str(), ClassName(c.cls), d.reason.c_str());
+  } else {
+    close_fds();
+  }
+  c.registered = true;
+  WelcomeMsg w;
+  w.client_id = c.id;
+  w.granted_class = static_cast<uint32_t>(c.cls == PriorityClass::kHigh
+                                              ? WireClass::kHigh
+                                              : WireClass::kBestEffort);
+  CopyString(w.gpu_name, "colo-sim " + spec_.name);
+  w.memory_bytes = spec_.memory_bytes;
+  w.memory_limit = ledger_.Usage(c.id).limit;
+  w.shared_mem_per_sm = spec_.shared_mem_per_sm;
+  w.shared_mem_per_block = spec_.max_shared_mem_per_block;
+  w.sm_count = spec_.sm_count;
+  w.max_threads_per_sm = spec_.max_threads_per_sm;
+  w.max_blocks_per_sm = spec_.max_blocks_per_sm;
+  w.max_threads_per_block = spec_.max_threads_per_block;
+  w.registers_per_sm = spec_.registers_per_sm;
+  w.warp_size = spec_.warp_size;
+  w.clock_mhz = spec_.sm_clock_mhz;
+  if (!SendStruct(c.fd, MsgType::kWelcome, w).ok()) Drop(c.id, "disconnected");
+}
+
+bool Daemon::DrainRing(Client& c) {
+  if (!c.ring || c.broken) return !c.broken;
+  for (;;) {
+    RingEntry e;
+    for (;;) {
+      Result<bool> got = c.ring->Pop(&e);
+      Status s = got.ok() ? OkStatus() : got.status();
+      if (s.ok() && !*got) break;
+      if (s.ok()) s = HandleEntry(c, e);
+      if (!s.ok()) {
+        // Dropped after the current event: callers may be iterating clients_.
+        c.broken = true;
+        doomed_.emplace_back(c.id,
+                             s.message().rfind("corrupted", 0) == 0
+                                 ? s.message()
+                                 : "corrupted ring entry: " + s.message());
+        return false;
+      }
+    }
+    if (!c.ring->PublishHeadAndCheckMore()) return true;
+  }
+}
+
+Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
+  if (e.type == static_cast<uint32_t>(EntryType::kDefineKernel)) {
+    c.kernel_names[e.func_id] = ReadString(e.name);
+    return OkStatus();
+  }
+  if (e.type != static_cast<uint32_t>(EntryType::kLaunch)) {
+    return InvalidArgumentError("unknown entry type " + std::to_string(e.type));
+  }
+  if (e.seq != c.last_seq + 1) {
+    return InvalidArgumentError("launch sequence " + std::to_string(e.seq) +
+                                " after " + std::to_string(c.last_seq));
+  }
+  auto name = c.kernel_names.find(e.func_id);
+  if (name == c.kernel_names.end()) {
+    return InvalidArgumentError("launch of undefined kernel id " +
+                                std::to_string(e.func_id));
+  }
+  c.last_seq = e.seq;
+  ++c.launched;
+  ++kernels_launched_;
+  auto f = std::make_unique<InFlight>();
+  f->client = c.id;
+  f->seq = e.seq;
+  f->kernel =
+      catalog_.Describe(name->second, Dim3{e.grid[0], e.grid[1], e.grid[2]},
+                        Dim3{e.block[0], e.block[1], e.block[2]},
+                        static_cast<int64_t>(e.shared_mem));
+  Status valid = f->kernel.Validate();
+  if (valid.ok() && f->kernel.ThreadsPerBlock() > spec_.max_threads_per_block) {
+    valid = InvalidArgumentError(
+        "block of " + std::to_string(f->kernel.ThreadsPerBlock()) + " threads");
+  }
+  if (!valid.ok()) {
+    // A CUDA error, not a protocol violation: it surfaces at the next sync.
+    c.sticky_error = cuda::kCudaErrorInvalidConfiguration;
+    Log("client %d: launch %llu of %s refused: %s", c.id,
+        static_cast<unsigned long long>(e.seq), name->second.c_str(),
+        valid.message().c_str());
+    UpdateWatermark(c);
+    return OkStatus();
+  }
+  const uint64_t key = next_launch_key_++;
+  LaunchRequest req;
+  req.client = c.id;
+  req.kernel = &f->kernel;
+  req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
+  req.on_complete = [this, key](LaunchId, TimePoint) { OnLaunchComplete(key); };
+  InFlight* raw = f.get();
+  in_flight_[key] = std::move(f);
+  c.outstanding.insert(e.seq);
+  Result<LaunchId> id = policy_->Submit(std::move(req));
+  if (!id.ok()) {
+    c.outstanding.erase(raw->seq);
+    in_flight_.erase(key);
+    c.sticky_error = cuda::kCudaErrorLaunchFailure;
+    Log("client %d: launch %llu refused by the device: %s", c.id,
+        static_cast<unsigned long long>(e.seq), id.status().message().c_str());
+  }
+  UpdateWatermark(c);
+  return OkStatus();
+}
+
+void Daemon::OnLaunchComplete(uint64_t key) {
+  auto it = in_flight_.find(key);
+  if (it == in_flight_.end()) return;
+  ++kernels_completed_;
+  const ClientId cid = it->second->client;
+  const uint64_t seq = it->second->seq;
+  in_flight_.erase(it);
+  auto c = clients_.find(cid);
+  if (c == clients_.end())
+    return;  // the client died; its launch still ran out.
+  ++c->second->completed;
+  c->second->outstanding.erase(seq);
+  UpdateWatermark(*c->second);
+  ReplySyncIfDone(*c->second);
+}
+
+void Daemon::UpdateWatermark(Client& c) {
+  c.watermark = c.outstanding.empty() ? c.last_seq : *c.outstanding.begin() - 1;
+  if (c.ring) {
+    c.ring->control().completed.store(c.watermark, std::memory_order_release);
+    c.ring->control().error.store(c.sticky_error, std::memory_order_release);
+  }
+}
+
+void Daemon::ReplySyncIfDone(Client& c) {
+  if (!c.pending_sync || c.watermark < std::min(*c.pending_sync, c.last_seq))
+    return;
+  if (*c.pending_sync > c.last_seq) {
+    // The client says it launched more than its ring holds: impossible.
+    doomed_.emplace_back(c.id, "protocol error: sync on launch " +
+                                   std::to_string(*c.pending_sync) +
+                                   " beyond the last one in the ring (" +
+                                   std::to_string(c.last_seq) + ")");
+    c.pending_sync.reset();
+    return;
+  }
+  SyncReplyMsg r;
+  r.cuda_error = c.sticky_error;
+  r.completed = c.watermark;
+  c.sticky_error = 0;
+  c.pending_sync.reset();
+  if (c.ring) c.ring->control().error.store(0, std::memory_order_release);
+  if (!SendStruct(c.fd, MsgType::kSyncReply, r).ok())
+    doomed_.emplace_back(c.id, "disconnected");
+}
+
+void Daemon::Drop(ClientId id, const std::string& reason) {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return;
+  Client& c = *it->second;
+  const bool protocol = reason != "disconnected";
+  if (!protocol && c.ring && !c.broken) {
+    // Count what it launched before it went away (its ring is still mapped).
+    RingEntry e;
+    for (int guard = 0; guard < static_cast<int>(kRingCapacity); ++guard) {
+      Result<bool> got = c.ring->Pop(&e);
+      if (!got.ok() || !*got || !HandleEntry(c, e).ok()) break;
+    }
+  }
+  const int64_t returned =
+      c.registered && c.role == ClientRole::kApp ? ledger_.RemoveClient(id) : 0;
+  if (c.registered && c.role == ClientRole::kApp) policy_->ReleaseClient(id);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+  if (c.ring) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.ring->eventfd(), nullptr);
+  close(c.fd);
+  if (protocol) ++clients_dropped_;
+  if (c.registered && c.role == ClientRole::kApp) {
+    Log("client %d (pid %d) %s%s: %lld kernels launched, %lld bytes of device "
+        "memory returned",
+        c.id, c.peer.pid, protocol ? "dropped: " : "", reason.c_str(),
+        static_cast<long long>(c.launched), static_cast<long long>(returned));
+  } else if (protocol) {
+    Log("connection %d (pid %d) dropped: %s", c.id, c.peer.pid, reason.c_str());
+  }
+  clients_.erase(it);
+}
+
+void Daemon::DropDoomed() {
+  std::vector<std::pair<ClientId, std::string>> doomed;
+  doomed.swap(doomed_);
+  for (auto& [id, reason] : doomed) Drop(id, reason);
+}
+
+std::string Daemon::StatsJson() const {
+  nlohmann::json j;
+  j["gpu"] = spec_.name;
+  j["device"] = "sim";
+  j["policy"] = config_.policy;
+  j["kernels_launched"] = kernels_launched_;
+  j["kernels_completed"] = kernels_completed_;
+  j["clients_served"] = clients_served_;
+  j["clients_dropped"] = clients_dropped_;
+  j["connections_rejected"] = connections_rejected_;
+  j["memory_used"] = ledger_.device_used();
+  j["memory_bytes"] = ledger_.device_bytes();
+  j["clients"] = nlohmann::json::array();
+  for (const auto& [id, c] : clients_) {
+    if (!c->registered || c->role != ClientRole::kApp) continue;
+    const ClientMemory m = ledger_.Usage(id);
+    j["clients"].push_back({{"id", id},
+                            {"pid", c->peer.pid},
+                            {"uid", c->peer.uid},
+                            {"program", c->program},
+                            {"class", ClassName(c->cls)},
+                            {"kernels_launched", c->launched},
+                            {"kernels_completed", c->completed},
+                            {"in_flight", c->outstanding.size()},
+                            {"memory_persistent", m.persistent},
+                            {"memory_ephemeral", m.ephemeral},
+                            {"memory_limit", m.limit}});
+  }
+  return j.dump();
+}
+
+}  // namespace colo::runtime

@@ -1,0 +1,116 @@
+// runtime/daemon.h — colod: the daemon that owns a GPU's live state.
+//
+// It listens on a Unix-domain socket (mode from the config, 0600 by default;
+// each peer's SO_PEERCRED uid must be root, colod's own or allowed), registers
+// clients (the interposer in each CUDA program, or a monitor such as
+// `colo top`), gives each a priority class from its own configuration (see
+// class_grants.h), consumes every client's launch ring, and hands launches to
+// a sched/ policy over the device: SimGpu driven by the wall clock
+// (wall_clock_driver.h) unless a GPU is configured. It accounts device memory
+// per client (memory_ledger.h) and answers synchronous calls (allocations,
+// frees, synchronizations) on the socket.
+//
+// A client that breaks the protocol (garbage on the socket, a corrupted ring
+// entry, an impossible ring index, a stalled half-message) is dropped with a
+// logged reason; a client that dies is noticed by its socket closing. Either
+// way its memory returns to the device and its queued work is released;
+// colod keeps serving everyone else.
+//
+// Logging: one line per event on stderr, "colod: <message>".
+//
+// Thread safety: Run() owns everything on the calling thread; RequestStop()
+// may be called from any thread or a signal handler.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "colo/clock.h"
+#include "colo/device.h"
+#include "colo/status.h"
+#include "runtime/class_grants.h"
+#include "runtime/daemon_config.h"
+#include "runtime/kernel_catalog.h"
+#include "runtime/launch_ring.h"
+#include "runtime/memory_ledger.h"
+#include "runtime/wall_clock_driver.h"
+#include "runtime/wire.h"
+#include "sched/policy.h"
+#include "sim/sim_gpu.h"
+
+namespace colo::runtime {
+
+class Daemon {
+ public:
+  ~Daemon();
+
+  // Builds the device and policy, binds the socket (replacing a stale one)
+  // and sets its mode. InvalidArgument/Unavailable/Internal say what failed.
+  static Result<std::unique_ptr<Daemon>> Create(const DaemonConfig& config);
+
+  // Serves until RequestStop(), SIGTERM or SIGINT. Removes the socket on
+  // return.
+  Status Run();
+  // Async-signal-safe.
+  void RequestStop();
+
+ private:
+  struct Client;
+  struct InFlight {
+    ClientId client = 0;
+    uint64_t seq = 0;
+    KernelDesc kernel;
+  };
+
+  explicit Daemon(const DaemonConfig& config);
+  Status Bind();
+  void Accept();
+  void OnSocketReadable(Client& c);
+  void OnHello(Client& c, Message& m);
+  // Consumes c's ring. False if c turned out broken (dropped soon after).
+  bool DrainRing(Client& c);
+  Status HandleEntry(Client& c, const RingEntry& e);
+  void OnLaunchComplete(uint64_t key);
+  void UpdateWatermark(Client& c);
+  void ReplySyncIfDone(Client& c);
+  void Drop(ClientId id, const std::string& reason);
+  void DropDoomed();
+  std::string StatsJson() const;
+  void ArmTimer();
+
+  DaemonConfig config_;
+  GpuSpec spec_;
+  RealClock wall_;
+  WallClockDriver driver_;
+  std::unique_ptr<sim::SimGpu> sim_gpu_;
+  std::unique_ptr<sched::Policy> policy_;
+  KernelCatalog catalog_;
+  MemoryLedger ledger_;
+
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int timer_fd_ = -1;
+  int stop_fd_ = -1;  // eventfd written by RequestStop.
+  int signal_fd_ = -1;
+
+  std::map<ClientId, std::unique_ptr<Client>> clients_;
+  std::vector<std::pair<ClientId, std::string>>
+      doomed_;  // drops deferred out of callbacks.
+  std::unordered_map<uint64_t, std::unique_ptr<InFlight>> in_flight_;
+  uint64_t next_launch_key_ = 1;
+  ClientId next_client_ = 1;
+
+  // Totals for `colo top` and the tests.
+  int64_t kernels_launched_ = 0;
+  int64_t kernels_completed_ = 0;
+  int64_t clients_served_ = 0;
+  int64_t clients_dropped_ = 0;
+  int64_t connections_rejected_ = 0;
+};
+
+}  // namespace colo::runtime

@@ -1,0 +1,89 @@
+// runtime/daemon_config.h — colod's configuration: where it listens, who may
+// connect, which priority class each client gets, the device and policy it
+// runs, memory limits, and the kernel profile table.
+//
+// Priority classes come only from here. A client's Hello may *ask* for a
+// class (e.g. `colo run --class high`), but colod grants it only when a rule
+// below matches the client's kernel-verified identity (SO_PEERCRED uid, the
+// cgroup of its pid) or an operator-issued token; otherwise the client runs
+// best-effort and colod logs why.
+//
+// File format (YAML, every key optional):
+//   socket: /run/colo/colod.sock
+//   socket_mode: "0600"          # octal; 0600 or 0660 (group: socket_group)
+//   socket_group: gpuusers
+//   allowed_uids: [1000, 1001]   # besides root and colod's own uid
+//   device: sim                  # sim | gpu (gpu: CudaGpu gate mode, probe
+//   only) gpu: A100                    # SimGpu preset policy: priority #
+//   sched/ policy name memory_limit_mib: 4096       # per client; 0 = the
+//   device's memory grants:
+//     - {uid: 1000, class: high}
+//     - {user: alice, class: high}
+//     - {cgroup: /system.slice/infer.service, class: high}  # prefix match
+//     - {token: "s3cret", class: high}
+//   kernels:                     # profile table, matched by substring of the
+//   name
+//     - {name: sgemm, duration_us: 250, sm_throughput: 0.9, dram_throughput:
+//     0.2}
+//   model_base_us: 5             # modelled duration of an unknown kernel:
+//   model_ns_per_thread: 0.05    #   base + threads x this
+//
+// Thread safety: value types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "colo/status.h"
+#include "colo/time.h"
+#include "colo/workload.h"
+
+namespace colo::runtime {
+
+struct ClassGrant {
+  std::optional<uint32_t> uid;  // matches SO_PEERCRED uid.
+  std::string cgroup;  // matches a prefix of /proc/<pid>/cgroup's path.
+  std::string token;   // matches the token the client presents.
+  PriorityClass granted = PriorityClass::kHigh;
+};
+
+struct KernelProfileEntry {
+  std::string name;              // substring of the kernel's (mangled) name.
+  Duration duration{0};          // solo duration on the simulated GPU.
+  double sm_throughput = 0.5;    // fraction of SM issue peak, (0, 1].
+  double dram_throughput = 0.3;  // fraction of DRAM bandwidth, [0, 1].
+};
+
+struct DaemonConfig {
+  std::string socket_path =
+      "/run/colo/colod.sock";  // Default: /run/colo/colod.sock.
+  uint32_t socket_mode =
+      0600;  // Default: 0600 (owner only). 0660 with socket_group.
+  std::string socket_group;  // group owning the socket. Default: colod's group.
+  std::vector<uint32_t>
+      allowed_uids;  // may connect besides root and colod's uid. Default: none.
+  std::string device = "sim";       // "sim" or "gpu". Default: sim.
+  std::string gpu = "A100";         // SimGpu preset name. Default: A100.
+  std::string policy = "priority";  // sched policy name. Default: priority.
+  int64_t memory_limit_bytes =
+      0;  // per client; 0 = the device's memory. Default: 0.
+  std::vector<ClassGrant> grants;
+  std::vector<KernelProfileEntry> kernels;
+  Duration model_base =
+      Microseconds(5);  // unknown kernel: fixed part. Default: 5 us.
+  double model_ns_per_thread =
+      0.05;  // unknown kernel: per thread. Default: 0.05 ns.
+  std::string source = "<defaults>";  // file name, for messages.
+
+  // InvalidArgument if a value is out of range (mode with bits for others,
+  // unknown policy or GPU, negative limits or durations).
+  Status Validate() const;
+};
+
+// Reads and validates a config file. NotFound if it cannot be read;
+// InvalidArgument with file and key on bad content.
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
+
+}  // namespace colo::runtime

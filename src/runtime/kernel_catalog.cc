@@ -1,0 +1,32 @@
+#include "runtime/kernel_catalog.h"
+
+#include <cmath>
+
+namespace colo::runtime {
+
+KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
+                                   Dim3 block, int64_t shared_mem) const {
+  KernelDesc k;
+  k.name = name;
+  k.grid = grid;
+  k.block = block;
+  k.shared_mem_per_block = shared_mem;
+  k.transformable = true;
+  for (const KernelProfileEntry& e : config_.kernels) {
+    if (name.find(e.name) != std::string::npos) {
+      k.solo_duration = e.duration;
+      k.sm_throughput = e.sm_throughput;
+      k.dram_throughput = e.dram_throughput;
+      return k;
+    }
+  }
+  const double threads =
+      static_cast<double>(grid.Count()) * static_cast<double>(block.Count());
+  k.solo_duration =
+      config_.model_base +
+      Nanoseconds(std::llround(threads * config_.model_ns_per_thread));
+  if (k.solo_duration <= Duration(0)) k.solo_duration = Nanoseconds(1);
+  return k;
+}
+
+}  // namespace colo::runtime

@@ -1,0 +1,36 @@
+// runtime/kernel_catalog.h — what colod's simulated GPU assumes about a
+// kernel it only knows by name and launch shape.
+//
+// A kernel whose name contains the name of an entry of the profile table
+// (config `kernels:`, first match wins) takes that entry's solo duration and
+// throughputs. Any other kernel is modelled from its shape:
+//   solo duration = model_base + grid threads x model_ns_per_thread
+// (defaults 5 us + 0.05 ns/thread: 1 Mi threads ~ 57 us), SM throughput 0.5,
+// DRAM throughput 0.3. Registers are assumed 32 per thread (the launch does
+// not say). The model is deliberately plain; give measured kernels a table
+// entry (e.g. from `colo profile import` of an Nsight Compute export).
+//
+// Thread safety: const methods are safe from any thread.
+#pragma once
+
+#include <string>
+
+#include "colo/kernel.h"
+#include "runtime/daemon_config.h"
+
+namespace colo::runtime {
+
+class KernelCatalog {
+ public:
+  explicit KernelCatalog(const DaemonConfig& config) : config_(config) {}
+
+  // The KernelDesc for one launch. The result may still fail Validate()
+  // (e.g. an empty grid); the caller reports that to the client.
+  KernelDesc Describe(const std::string& name, Dim3 grid, Dim3 block,
+                      int64_t shared_mem) const;
+
+ private:
+  DaemonConfig config_;
+};
+
+}  // namespace colo::runtime

@@ -1,0 +1,138 @@
+#include "runtime/launch_ring.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <new>
+
+namespace colo::runtime {
+
+static_assert(sizeof(RingControl) % alignof(RingEntry) == 0);
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+uint32_t EntryChecksum(const RingEntry& e) {
+  RingEntry copy = e;
+  copy.checksum = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(&copy);
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < sizeof(copy); ++i) {
+    h ^= p[i];
+    h *= 16777619u;
+  }
+  return h;
+}
+
+size_t RingBytes() {
+  return sizeof(RingControl) + sizeof(RingEntry) * kRingCapacity;
+}
+
+LaunchRing::~LaunchRing() {
+  if (control_ != nullptr) munmap(control_, RingBytes());
+  if (memfd_ >= 0) close(memfd_);
+  if (eventfd_ >= 0) close(eventfd_);
+}
+
+Result<LaunchRing*> LaunchRing::Create() {
+  int mfd = memfd_create("colo-launch-ring", MFD_CLOEXEC);
+  if (mfd < 0)
+    return InternalError(std::string("memfd_create: ") + strerror(errno));
+  if (ftruncate(mfd, static_cast<off_t>(RingBytes())) != 0) {
+    close(mfd);
+    return InternalError(std::string("ftruncate: ") + strerror(errno));
+  }
+  void* p =
+      mmap(nullptr, RingBytes(), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+  if (p == MAP_FAILED) {
+    close(mfd);
+    return InternalError(std::string("mmap: ") + strerror(errno));
+  }
+  int efd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (efd < 0) {
+    munmap(p, RingBytes());
+    close(mfd);
+    return InternalError(std::string("eventfd: ") + strerror(errno));
+  }
+  auto* ring = new LaunchRing();
+  ring->control_ = new (p) RingControl();
+  ring->memfd_ = mfd;
+  ring->eventfd_ = efd;
+  return ring;
+}
+
+Result<LaunchRing*> LaunchRing::Attach(int memfd, int efd) {
+  struct stat st;
+  if (fstat(memfd, &st) != 0 ||
+      static_cast<size_t>(st.st_size) != RingBytes()) {
+    close(memfd);
+    close(efd);
+    return InvalidArgumentError("ring memory has the wrong size");
+  }
+  void* p =
+      mmap(nullptr, RingBytes(), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  if (p == MAP_FAILED) {
+    close(memfd);
+    close(efd);
+    return InvalidArgumentError(std::string("cannot map the ring: ") +
+                                strerror(errno));
+  }
+  auto* ring = new LaunchRing();
+  ring->control_ = static_cast<RingControl*>(p);
+  ring->memfd_ = memfd;
+  ring->eventfd_ = efd;
+  if (ring->control_->magic != kRingMagic ||
+      ring->control_->capacity != kRingCapacity) {
+    delete ring;
+    return InvalidArgumentError("ring header has a bad magic or capacity");
+  }
+  ring->local_head_ = ring->control_->head.load(std::memory_order_acquire);
+  return ring;
+}
+
+Status LaunchRing::Push(RingEntry e) {
+  const uint64_t tail = control_->tail.load(std::memory_order_relaxed);
+  const uint64_t head = control_->head.load(std::memory_order_acquire);
+  if (tail - head >= kRingCapacity)
+    return FailedPreconditionError("launch ring full");
+  e.checksum = EntryChecksum(e);
+  entries()[tail & (kRingCapacity - 1)] = e;
+  control_->tail.store(tail + 1, std::memory_order_seq_cst);
+  // Ring the doorbell only if colod had consumed everything before this
+  // entry (it may be asleep); otherwise it is still draining and will see it.
+  if (control_->head.load(std::memory_order_seq_cst) == tail) {
+    uint64_t one = 1;
+    ssize_t n = write(eventfd_, &one, sizeof(one));
+    (void)n;  // EAGAIN: the counter is saturated, colod is awake anyway.
+  }
+  return OkStatus();
+}
+
+Result<bool> LaunchRing::Pop(RingEntry* out) {
+  const uint64_t tail = control_->tail.load(std::memory_order_acquire);
+  if (tail == local_head_) return false;
+  if (tail - local_head_ > kRingCapacity) {
+    return InvalidArgumentError("ring tail " + std::to_string(tail) +
+                                " is impossible for head " +
+                                std::to_string(local_head_));
+  }
+  std::memcpy(out, &entries()[local_head_ & (kRingCapacity - 1)],
+              sizeof(RingEntry));
+  if (EntryChecksum(*out) != out->checksum) {
+    return InvalidArgumentError("corrupted ring entry " +
+                                std::to_string(local_head_) +
+                                " (bad checksum)");
+  }
+  ++local_head_;
+  return true;
+}
+
+bool LaunchRing::PublishHeadAndCheckMore() {
+  control_->head.store(local_head_, std::memory_order_seq_cst);
+  return control_->tail.load(std::memory_order_seq_cst) != local_head_;
+}
+
+}  // namespace colo::runtime

@@ -1,0 +1,114 @@
+// runtime/launch_ring.h — the per-client shared-memory ring that carries
+// asynchronous calls (kernel launches, kernel names) from the interposer to
+// colod without a round trip.
+//
+// The client creates the ring (a memfd), maps it, and hands the descriptor to
+// colod with its Hello; both map the same pages. Single producer (the client,
+// under its own lock), single consumer (colod's loop). The producer writes an
+// entry, then publishes `tail` (release); the consumer reads `tail`
+// (acquire), copies each entry out, validates the copy (type, checksum,
+// consecutive sequence numbers, shapes), then publishes `head`. colod treats
+// the whole mapping as untrusted: a client can scribble on it, and a bad
+// entry or an impossible head/tail drops that client.
+//
+// Doorbell: after publishing, the producer writes the eventfd only if the
+// consumer may have gone to sleep (head had caught up with the old tail); the
+// Dekker-style pair "store tail; load head" / "store head; load tail"
+// (seq_cst) guarantees no lost wake-up. colod also polls every ring
+// periodically as a safety net.
+//
+// colod posts back: `completed` (every launch with sequence <= completed has
+// finished) and `error` (a sticky cudaError_t for the next synchronizing
+// call).
+//
+// Thread safety: LaunchRing methods are not synchronized; the client
+// serializes its producers, colod's single thread consumes.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "colo/status.h"
+
+namespace colo::runtime {
+
+inline constexpr uint32_t kRingMagic = 0x52494e47;  // "RING"
+inline constexpr uint32_t kRingCapacity = 1024;     // entries; a power of two.
+
+enum class EntryType : uint32_t {
+  kDefineKernel = 1,  // func_id gets `name` (before its first launch)
+  kLaunch = 2,        // launch func_id with grid/block/shared memory on stream
+};
+
+struct RingEntry {
+  uint32_t type = 0;
+  uint32_t checksum = 0;  // FNV-1a of the entry with this field zero.
+  uint64_t seq = 0;       // launches: 1, 2, 3, ... per client.
+  uint32_t func_id = 0;
+  uint32_t stream_id = 0;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint64_t shared_mem = 0;
+  char name[200] = {};  // kDefineKernel: the kernel's device name (truncated).
+};
+static_assert(sizeof(RingEntry) == 256);
+
+struct RingControl {
+  uint32_t magic = kRingMagic;
+  uint32_t capacity = kRingCapacity;
+  alignas(64) std::atomic<uint64_t> tail{0};       // written by the client.
+  alignas(64) std::atomic<uint64_t> head{0};       // written by colod.
+  alignas(64) std::atomic<uint64_t> completed{0};  // written by colod.
+  std::atomic<int32_t> error{0};                   // written by colod.
+};
+
+// The checksum the producer stores and the consumer verifies.
+uint32_t EntryChecksum(const RingEntry& e);
+
+// Bytes of the shared mapping: control block + capacity entries.
+size_t RingBytes();
+
+class LaunchRing {
+ public:
+  LaunchRing() = default;
+  ~LaunchRing();
+  LaunchRing(const LaunchRing&) = delete;
+  LaunchRing& operator=(const LaunchRing&) = delete;
+
+  // Client side: creates the memfd and the eventfd, maps and initializes.
+  static Result<LaunchRing*> Create();
+  // colod side: maps a client's memfd (checks its size and magic) and takes
+  // ownership of both descriptors. InvalidArgument names what is wrong.
+  static Result<LaunchRing*> Attach(int memfd, int eventfd);
+
+  int memfd() const { return memfd_; }
+  int eventfd() const { return eventfd_; }
+  RingControl& control() { return *control_; }
+
+  // Producer: appends `e` (checksum filled in here). FailedPrecondition if
+  // the ring is full (the caller waits and retries).
+  Status Push(RingEntry e);
+
+  // Consumer: copies the next entry out into `*out`. Returns false when the
+  // ring is empty. InvalidArgument if the control block is impossible
+  // (tail - head > capacity) or the entry's checksum is wrong.
+  Result<bool> Pop(RingEntry* out);
+  // Consumer: publishes consumption up to the entries popped so far, and
+  // says whether more arrived meanwhile (then pop again before sleeping).
+  bool PublishHeadAndCheckMore();
+
+ private:
+  RingEntry* entries() {
+    return reinterpret_cast<RingEntry*>(reinterpret_cast<char*>(control_) +
+                                        sizeof(RingControl));
+  }
+
+  RingControl* control_ = nullptr;
+  int memfd_ = -1;
+  int eventfd_ = -1;
+  uint64_t local_head_ = 0;  // consumer's private copy.
+};
+
+}  // namespace colo::runtime

@@ -1,0 +1,110 @@
+#include "runtime/runtime_client.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace colo::runtime {
+
+RuntimeClient::~RuntimeClient() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
+    const ClientOptions& o) {
+  sockaddr_un addr{};
+  if (o.socket_path.empty() || o.socket_path.size() >= sizeof(addr.sun_path)) {
+    return InvalidArgumentError("colod socket path '" + o.socket_path +
+                                "' is empty or too long");
+  }
+  std::unique_ptr<RuntimeClient> c(new RuntimeClient());
+  c->fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (c->fd_ < 0)
+    return UnavailableError(std::string("socket: ") + strerror(errno));
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, o.socket_path.data(), o.socket_path.size());
+  if (connect(c->fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    return UnavailableError("cannot reach colod at " + o.socket_path + ": " +
+                            strerror(errno));
+  }
+  HelloMsg hello;
+  hello.role = static_cast<uint32_t>(o.role);
+  hello.requested_class = static_cast<uint32_t>(o.requested_class);
+  hello.pid = getpid();
+  CopyString(hello.token, o.token);
+  CopyString(hello.program, o.program);
+  std::vector<int> fds;
+  if (o.role == ClientRole::kApp) {
+    COLO_ASSIGN_OR_RETURN(LaunchRing * ring, LaunchRing::Create());
+    c->ring_.reset(ring);
+    fds = {ring->memfd(), ring->eventfd()};
+  }
+  // colod may refuse a peer before reading anything (its uid): then the send
+  // can fail, but the refusal with its reason is still there to read.
+  Status sent = SendStruct(c->fd_, MsgType::kHello, hello, fds);
+  Result<Message> got = ReceiveMessage(c->fd_);
+  if (!got.ok()) return sent.ok() ? got.status() : sent;
+  Message reply = std::move(*got);
+  for (int f : reply.fds) close(f);
+  if (reply.type == MsgType::kRejected) {
+    COLO_ASSIGN_OR_RETURN(RejectedMsg r, PayloadAs<RejectedMsg>(reply));
+    return FailedPreconditionError("colod rejected the connection: " +
+                                   ReadString(r.reason));
+  }
+  if (reply.type != MsgType::kWelcome)
+    return InternalError("colod answered Hello with an unexpected message");
+  COLO_ASSIGN_OR_RETURN(c->welcome_, PayloadAs<WelcomeMsg>(reply));
+  return c;
+}
+
+Result<Message> RuntimeClient::Call(MsgType type, const void* payload,
+                                    size_t length, MsgType reply) {
+  COLO_RETURN_IF_ERROR(SendMessage(fd_, type, payload, length));
+  COLO_ASSIGN_OR_RETURN(Message m, ReceiveMessage(fd_));
+  for (int f : m.fds) close(f);
+  m.fds.clear();
+  if (m.type != reply) return InternalError("colod sent an unexpected reply");
+  return m;
+}
+
+Result<int> RuntimeClient::Alloc(uint64_t address, uint64_t bytes) {
+  AllocMsg msg{address, bytes};
+  COLO_ASSIGN_OR_RETURN(Message m, Call(MsgType::kAlloc, &msg, sizeof(msg),
+                                        MsgType::kStatusReply));
+  COLO_ASSIGN_OR_RETURN(StatusReplyMsg r, PayloadAs<StatusReplyMsg>(m));
+  return r.cuda_error;
+}
+
+Result<int> RuntimeClient::Free(uint64_t address) {
+  FreeMsg msg{address};
+  COLO_ASSIGN_OR_RETURN(Message m, Call(MsgType::kFree, &msg, sizeof(msg),
+                                        MsgType::kStatusReply));
+  COLO_ASSIGN_OR_RETURN(StatusReplyMsg r, PayloadAs<StatusReplyMsg>(m));
+  return r.cuda_error;
+}
+
+Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq) {
+  SyncMsg msg{seq};
+  COLO_ASSIGN_OR_RETURN(
+      Message m, Call(MsgType::kSync, &msg, sizeof(msg), MsgType::kSyncReply));
+  return PayloadAs<SyncReplyMsg>(m);
+}
+
+Result<std::string> RuntimeClient::Stats() {
+  COLO_ASSIGN_OR_RETURN(
+      Message m, Call(MsgType::kStats, nullptr, 0, MsgType::kStatsReply));
+  return std::string(m.payload.begin(), m.payload.end());
+}
+
+Status RuntimeClient::SendRawForTest(const void* data, size_t length) {
+  if (send(fd_, data, length, MSG_NOSIGNAL) != static_cast<ssize_t>(length)) {
+    return UnavailableError("send failed");
+  }
+  return OkStatus();
+}
+
+}  // namespace colo::runtime

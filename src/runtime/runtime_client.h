@@ -1,0 +1,68 @@
+// runtime/runtime_client.h — the client end of colod's socket: what the
+// interposer, `colo top` and the tests use to talk to the daemon.
+//
+// Connect() sends Hello (an application also creates its launch ring and
+// hands it over) and waits for Welcome or Rejected. The synchronous calls
+// then each send one message and wait for its reply. When colod is gone,
+// every call returns Unavailable (the interposer turns that into
+// cudaErrorDevicesUnavailable); nothing here waits forever on a dead peer.
+//
+// Thread safety: none; the interposer serializes calls under its own lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "colo/status.h"
+#include "runtime/launch_ring.h"
+#include "runtime/wire.h"
+
+namespace colo::runtime {
+
+struct ClientOptions {
+  std::string socket_path;  // colod's socket. Default: none (required).
+  ClientRole role = ClientRole::kApp;  // Default: an application.
+  WireClass requested_class = WireClass::kBestEffort;  // Default: best-effort.
+  std::string token;    // operator-issued token. Default: none.
+  std::string program;  // for `colo top`. Default: empty.
+};
+
+class RuntimeClient {
+ public:
+  ~RuntimeClient();
+
+  // Connects and registers. Unavailable if colod cannot be reached;
+  // FailedPrecondition with colod's reason if it rejects us.
+  static Result<std::unique_ptr<RuntimeClient>> Connect(
+      const ClientOptions& options);
+
+  const WelcomeMsg& welcome() const { return welcome_; }
+  // The launch ring (applications only; nullptr for monitors).
+  LaunchRing* ring() { return ring_.get(); }
+  int socket_fd() const { return fd_; }
+
+  // Asks colod to account `bytes` at `address`. Returns the cudaError_t colod
+  // answered (0, or cudaErrorMemoryAllocation over a limit).
+  Result<int> Alloc(uint64_t address, uint64_t bytes);
+  // Returns the allocation at `address` to colod's accounting.
+  Result<int> Free(uint64_t address);
+  // Waits until every launch with sequence <= seq has finished.
+  Result<SyncReplyMsg> Sync(uint64_t seq);
+  // colod's state as JSON text (the `colo top` view).
+  Result<std::string> Stats();
+
+  // Sends raw bytes on the socket (fault-injection tests only).
+  Status SendRawForTest(const void* data, size_t length);
+
+ private:
+  RuntimeClient() = default;
+  Result<Message> Call(MsgType type, const void* payload, size_t length,
+                       MsgType reply);
+
+  int fd_ = -1;
+  WelcomeMsg welcome_;
+  std::unique_ptr<LaunchRing> ring_;
+};
+
+}  // namespace colo::runtime

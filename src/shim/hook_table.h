@@ -1,0 +1,98 @@
+// shim/hook_table.h — the one table of every symbol libcolo_preload.so
+// exports and hooks (design convention 9).
+//
+// COLO_HOOKED_SYMBOLS(X) lists each symbol once; from it come the HookId
+// enum, the names the exports test checks against the library's dynamic
+// symbol table, and the slots of the real implementations, which Real()
+// resolves with dlsym(RTLD_NEXT) on first use and keeps (a symbol not found
+// yet, e.g. of a library loaded later, is looked up again next time). A
+// symbol that does not resolve makes the export layer answer a CUDA error
+// instead of calling it.
+//
+// Thread safety: Real() and OwnSymbol() are safe from any thread (the
+// resolution runs once, under std::call_once).
+#pragma once
+
+#include <cstddef>
+
+// X(symbol)
+#define COLO_HOOKED_SYMBOLS(X)                          \
+  /* registration (nvcc-emitted) */                     \
+  X(__cudaRegisterFatBinary)                            \
+  X(__cudaRegisterFatBinaryEnd)                         \
+  X(__cudaUnregisterFatBinary)                          \
+  X(__cudaRegisterFunction)                             \
+  X(__cudaRegisterVar)                                  \
+  X(__cudaRegisterManagedVar)                           \
+  X(__cudaInitModule)                                   \
+  X(__cudaGetKernel)                                    \
+  X(__cudaPushCallConfiguration)                        \
+  X(__cudaPopCallConfiguration)                         \
+  /* launches */                                        \
+  X(__cudaLaunchKernel)                                 \
+  X(__cudaLaunchKernel_ptsz)                            \
+  X(cudaLaunchKernel)                                   \
+  /* memory */                                          \
+  X(cudaMalloc)                                         \
+  X(cudaFree)                                           \
+  X(cudaMemcpy)                                         \
+  X(cudaMemcpyAsync)                                    \
+  X(cudaMemset)                                         \
+  X(cudaMemsetAsync)                                    \
+  X(cudaMemGetInfo)                                     \
+  /* streams and events */                              \
+  X(cudaStreamCreate)                                   \
+  X(cudaStreamCreateWithFlags)                          \
+  X(cudaStreamCreateWithPriority)                       \
+  X(cudaStreamSynchronize)                              \
+  X(cudaStreamQuery)                                    \
+  X(cudaStreamDestroy)                                  \
+  X(cudaEventCreate)                                    \
+  X(cudaEventCreateWithFlags)                           \
+  X(cudaEventRecord)                                    \
+  X(cudaEventQuery)                                     \
+  X(cudaEventSynchronize)                               \
+  X(cudaEventElapsedTime)                               \
+  X(cudaEventDestroy)                                   \
+  /* device */                                          \
+  X(cudaDeviceSynchronize)                              \
+  X(cudaGetDeviceProperties)                            \
+  X(cudaGetDeviceProperties_v2)                         \
+  X(cudaGetDeviceCount)                                 \
+  X(cudaGetDevice)                                      \
+  X(cudaSetDevice)                                      \
+  X(cudaGetLastError)                                   \
+  X(cudaPeekAtLastError)                                \
+  /* driver API */                                      \
+  X(cuLaunchKernel)                                     \
+  X(cuMemAlloc_v2)                                      \
+  X(cuMemFree_v2)                                       \
+  X(cuGetProcAddress)                                   \
+  X(cuGetProcAddress_v2)                                \
+  /* the loader, so late-loaded libraries are caught */ \
+  X(dlsym)
+
+namespace colo::shim {
+
+enum class HookId : int {
+#define COLO_HOOK_ENUM_(sym) k_##sym,
+  COLO_HOOKED_SYMBOLS(COLO_HOOK_ENUM_)
+#undef COLO_HOOK_ENUM_
+      kCount
+};
+
+inline constexpr int kHookCount = static_cast<int>(HookId::kCount);
+
+// The symbol names, indexed by HookId.
+extern const char* const kHookNames[kHookCount];
+
+// The next definition of `id` after this library (the real CUDA runtime,
+// driver or libc); nullptr if absent.
+void* Real(HookId id);
+
+// This library's own definition of `name` if it is a hooked symbol (what
+// dlsym and cuGetProcAddress hand out), otherwise nullptr. cuGetProcAddress
+// names without the "_v2" suffix (e.g. "cuMemAlloc") map to the _v2 hook.
+void* OwnSymbol(const char* name);
+
+}  // namespace colo::shim

@@ -1,0 +1,432 @@
+// The thin extern "C" layer (design convention 9): each entry point guards
+// re-entry, forwards to the real symbol when it must (passthrough mode, or a
+// call re-entered from inside the interposer), and otherwise hands its
+// arguments to colo::shim (shim_runtime.h). An unresolved real symbol yields
+// a CUDA error, never a call through null. No exception leaves this file.
+#include "shim/shim_exports.h"
+
+#include "cuda/cuda_abi.h"
+#include "shim/hook_table.h"
+#include "shim/shim_runtime.h"
+
+namespace cs = colo::shim;
+using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
+using colo::cuda::kCudaErrorUnknown;
+using colo::cuda::kCudaSuccess;
+using colo::cuda::kCuErrorNotFound;
+
+namespace {
+
+template <typename F>
+int Safe(F f) noexcept {
+  try {
+    return cs::RecordError(f());
+  } catch (...) {
+    return cs::RecordError(kCudaErrorUnknown);
+  }
+}
+
+cs::Dim D(colo_dim3 d) { return cs::Dim{d.x, d.y, d.z}; }
+
+void* g_fat_handle_storage =
+    nullptr;  // what a fat-binary handle points to in sim mode.
+
+}  // namespace
+
+#define COLO_REAL(sym) \
+  reinterpret_cast<decltype(&::sym)>(cs::Real(cs::HookId::k_##sym))
+
+// Forwards to the real `sym` (or returns `unresolved`) in passthrough mode or
+// when re-entered; otherwise falls through to the interposer's own handling.
+#define COLO_FORWARD_IF_NEEDED(sym, unresolved, ...) \
+  cs::ReentryGuard guard_;                           \
+  if (guard_.reentered() || cs::Passthrough()) {     \
+    auto real_ = COLO_REAL(sym);                     \
+    if (real_ == nullptr) return unresolved;         \
+    return real_(__VA_ARGS__);                       \
+  }
+
+// ---- registration ----------------------------------------------------------
+
+void** __cudaRegisterFatBinary(void* fat_cubin) {
+  COLO_FORWARD_IF_NEEDED(__cudaRegisterFatBinary, nullptr, fat_cubin);
+  return &g_fat_handle_storage;
+}
+
+void __cudaRegisterFatBinaryEnd(void** handle) {
+  COLO_FORWARD_IF_NEEDED(__cudaRegisterFatBinaryEnd, , handle);
+}
+
+void __cudaUnregisterFatBinary(void** handle) {
+  COLO_FORWARD_IF_NEEDED(__cudaUnregisterFatBinary, , handle);
+}
+
+void __cudaRegisterFunction(void** handle, const char* host_fun,
+                            char* device_fun, const char* device_name,
+                            int thread_limit, void* tid, void* bid,
+                            void* block_dim, void* grid_dim, int* warp_size) {
+  COLO_FORWARD_IF_NEEDED(__cudaRegisterFunction, , handle, host_fun, device_fun,
+                         device_name, thread_limit, tid, bid, block_dim,
+                         grid_dim, warp_size);
+  try {
+    cs::RegisterFunction(host_fun, device_name);
+  } catch (...) {
+  }
+}
+
+void __cudaRegisterVar(void** handle, char* host_var, char* device_address,
+                       const char* device_name, int ext, size_t size,
+                       int constant, int global) {
+  COLO_FORWARD_IF_NEEDED(__cudaRegisterVar, , handle, host_var, device_address,
+                         device_name, ext, size, constant, global);
+}
+
+void __cudaRegisterManagedVar(void** handle, void** host_var_ptr,
+                              char* device_address, const char* device_name,
+                              int ext, size_t size, int constant, int global) {
+  COLO_FORWARD_IF_NEEDED(__cudaRegisterManagedVar, , handle, host_var_ptr,
+                         device_address, device_name, ext, size, constant,
+                         global);
+}
+
+char __cudaInitModule(void** handle) {
+  COLO_FORWARD_IF_NEEDED(__cudaInitModule, 0, handle);
+  return 1;
+}
+
+int __cudaGetKernel(void** kernel, const void* host_fun) {
+  COLO_FORWARD_IF_NEEDED(__cudaGetKernel, kCudaErrorSharedObjectSymbolNotFound,
+                         kernel, host_fun);
+  // The host stub identifies the kernel: launches come back with it.
+  if (kernel != nullptr) *kernel = const_cast<void*>(host_fun);
+  return kCudaSuccess;
+}
+
+unsigned __cudaPushCallConfiguration(colo_dim3 grid, colo_dim3 block,
+                                     size_t shared_mem, void* stream) {
+  COLO_FORWARD_IF_NEEDED(__cudaPushCallConfiguration, 1u, grid, block,
+                         shared_mem, stream);
+  return static_cast<unsigned>(
+      cs::PushConfig(D(grid), D(block), shared_mem, stream));
+}
+
+int __cudaPopCallConfiguration(colo_dim3* grid, colo_dim3* block,
+                               size_t* shared_mem, void* stream) {
+  COLO_FORWARD_IF_NEEDED(__cudaPopCallConfiguration,
+                         kCudaErrorSharedObjectSymbolNotFound, grid, block,
+                         shared_mem, stream);
+  cs::Dim g, b;
+  const int err =
+      cs::PopConfig(&g, &b, shared_mem, static_cast<void**>(stream));
+  *grid = colo_dim3{g.x, g.y, g.z};
+  *block = colo_dim3{b.x, b.y, b.z};
+  return err;
+}
+
+// ---- launches --------------------------------------------------------------
+
+int __cudaLaunchKernel(void* kernel, colo_dim3 grid, colo_dim3 block,
+                       void** args, size_t shared_mem, void* stream) {
+  COLO_FORWARD_IF_NEEDED(__cudaLaunchKernel,
+                         kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
+                         block, args, shared_mem, stream);
+  return Safe([&] {
+    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream);
+  });
+}
+
+int __cudaLaunchKernel_ptsz(void* kernel, colo_dim3 grid, colo_dim3 block,
+                            void** args, size_t shared_mem, void* stream) {
+  COLO_FORWARD_IF_NEEDED(__cudaLaunchKernel_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
+                         block, args, shared_mem, stream);
+  return Safe([&] {
+    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream);
+  });
+}
+
+int cudaLaunchKernel(const void* func, colo_dim3 grid, colo_dim3 block,
+                     void** args, size_t shared_mem, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaLaunchKernel, kCudaErrorSharedObjectSymbolNotFound,
+                         func, grid, block, args, shared_mem, stream);
+  return Safe(
+      [&] { return cs::Launch(func, D(grid), D(block), shared_mem, stream); });
+}
+
+// ---- memory ----------------------------------------------------------------
+
+int cudaMalloc(void** dev_ptr, size_t size) {
+  COLO_FORWARD_IF_NEEDED(cudaMalloc, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, size);
+  return Safe([&] { return cs::Malloc(dev_ptr, size); });
+}
+
+int cudaFree(void* dev_ptr) {
+  COLO_FORWARD_IF_NEEDED(cudaFree, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr);
+  return Safe([&] { return cs::Free(dev_ptr); });
+}
+
+int cudaMemcpy(void* dst, const void* src, size_t count, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpy, kCudaErrorSharedObjectSymbolNotFound, dst,
+                         src, count, kind);
+  return Safe([&] { return cs::Memcpy(dst, src, count); });
+}
+
+int cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind,
+                    void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync, kCudaErrorSharedObjectSymbolNotFound,
+                         dst, src, count, kind, stream);
+  return Safe([&] { return cs::MemcpyAsync(dst, src, count); });
+}
+
+int cudaMemset(void* dev_ptr, int value, size_t count) {
+  COLO_FORWARD_IF_NEEDED(cudaMemset, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, value, count);
+  return Safe([&] { return cs::Memset(dev_ptr, value, count); });
+}
+
+int cudaMemsetAsync(void* dev_ptr, int value, size_t count, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemsetAsync, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, value, count, stream);
+  return Safe([&] { return cs::Memset(dev_ptr, value, count); });
+}
+
+int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  COLO_FORWARD_IF_NEEDED(cudaMemGetInfo, kCudaErrorSharedObjectSymbolNotFound,
+                         free_bytes, total_bytes);
+  return Safe([&] { return cs::MemGetInfo(free_bytes, total_bytes); });
+}
+
+// ---- streams and events ----------------------------------------------------
+
+int cudaStreamCreate(void** stream) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamCreate, kCudaErrorSharedObjectSymbolNotFound,
+                         stream);
+  return Safe([&] { return cs::StreamCreate(stream); });
+}
+
+int cudaStreamCreateWithFlags(void** stream, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamCreateWithFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, flags);
+  return Safe([&] { return cs::StreamCreate(stream); });
+}
+
+int cudaStreamCreateWithPriority(void** stream, unsigned flags, int priority) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamCreateWithPriority,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, flags,
+                         priority);
+  // Stream priorities inside a client are ignored: colod's class decides.
+  return Safe([&] { return cs::StreamCreate(stream); });
+}
+
+int cudaStreamSynchronize(void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamSynchronize,
+                         kCudaErrorSharedObjectSymbolNotFound, stream);
+  return Safe([&] { return cs::StreamSynchronize(stream); });
+}
+
+int cudaStreamQuery(void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamQuery, kCudaErrorSharedObjectSymbolNotFound,
+                         stream);
+  return Safe([&] { return cs::StreamQuery(stream); });
+}
+
+int cudaStreamDestroy(void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamDestroy,
+                         kCudaErrorSharedObjectSymbolNotFound, stream);
+  return Safe([&] { return cs::StreamDestroy(stream); });
+}
+
+int cudaEventCreate(void** event) {
+  COLO_FORWARD_IF_NEEDED(cudaEventCreate, kCudaErrorSharedObjectSymbolNotFound,
+                         event);
+  return Safe([&] { return cs::EventCreate(event); });
+}
+
+int cudaEventCreateWithFlags(void** event, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaEventCreateWithFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, event, flags);
+  return Safe([&] { return cs::EventCreate(event); });
+}
+
+int cudaEventRecord(void* event, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaEventRecord, kCudaErrorSharedObjectSymbolNotFound,
+                         event, stream);
+  return Safe([&] { return cs::EventRecord(event, stream); });
+}
+
+int cudaEventQuery(void* event) {
+  COLO_FORWARD_IF_NEEDED(cudaEventQuery, kCudaErrorSharedObjectSymbolNotFound,
+                         event);
+  return Safe([&] { return cs::EventQuery(event); });
+}
+
+int cudaEventSynchronize(void* event) {
+  COLO_FORWARD_IF_NEEDED(cudaEventSynchronize,
+                         kCudaErrorSharedObjectSymbolNotFound, event);
+  return Safe([&] { return cs::EventSynchronize(event); });
+}
+
+int cudaEventElapsedTime(float* ms, void* start, void* end) {
+  COLO_FORWARD_IF_NEEDED(cudaEventElapsedTime,
+                         kCudaErrorSharedObjectSymbolNotFound, ms, start, end);
+  return Safe([&] { return cs::EventElapsedTime(ms, start, end); });
+}
+
+int cudaEventDestroy(void* event) {
+  COLO_FORWARD_IF_NEEDED(cudaEventDestroy, kCudaErrorSharedObjectSymbolNotFound,
+                         event);
+  return Safe([&] { return cs::EventDestroy(event); });
+}
+
+// ---- device ----------------------------------------------------------------
+
+int cudaDeviceSynchronize(void) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceSynchronize,
+                         kCudaErrorSharedObjectSymbolNotFound);
+  return Safe([&] { return cs::DeviceSynchronize(); });
+}
+
+int cudaGetDeviceProperties(void* prop, int device) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties,
+                         kCudaErrorSharedObjectSymbolNotFound, prop, device);
+  return Safe([&] { return cs::GetDeviceProperties(prop, device); });
+}
+
+int cudaGetDeviceProperties_v2(void* prop, int device) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties_v2,
+                         kCudaErrorSharedObjectSymbolNotFound, prop, device);
+  return Safe([&] { return cs::GetDeviceProperties(prop, device); });
+}
+
+int cudaGetDeviceCount(int* count) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDeviceCount,
+                         kCudaErrorSharedObjectSymbolNotFound, count);
+  if (count == nullptr)
+    return cs::RecordError(colo::cuda::kCudaErrorInvalidValue);
+  *count = 1;  // colod's one (simulated) GPU.
+  return kCudaSuccess;
+}
+
+int cudaGetDevice(int* device) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDevice, kCudaErrorSharedObjectSymbolNotFound,
+                         device);
+  if (device == nullptr)
+    return cs::RecordError(colo::cuda::kCudaErrorInvalidValue);
+  *device = 0;
+  return kCudaSuccess;
+}
+
+int cudaSetDevice(int device) {
+  COLO_FORWARD_IF_NEEDED(cudaSetDevice, kCudaErrorSharedObjectSymbolNotFound,
+                         device);
+  return cs::RecordError(device == 0 ? kCudaSuccess
+                                     : colo::cuda::kCudaErrorInvalidValue);
+}
+
+int cudaGetLastError(void) {
+  COLO_FORWARD_IF_NEEDED(cudaGetLastError,
+                         kCudaErrorSharedObjectSymbolNotFound);
+  return cs::TakeLastError();
+}
+
+int cudaPeekAtLastError(void) {
+  COLO_FORWARD_IF_NEEDED(cudaPeekAtLastError,
+                         kCudaErrorSharedObjectSymbolNotFound);
+  return cs::PeekLastError();
+}
+
+// ---- driver API
+// --------------------------------------------------------------
+
+int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                   unsigned block_x, unsigned block_y, unsigned block_z,
+                   unsigned shared_mem, void* stream, void** params,
+                   void** extra) {
+  COLO_FORWARD_IF_NEEDED(cuLaunchKernel, kCuErrorNotFound, f, grid_x, grid_y,
+                         grid_z, block_x, block_y, block_z, shared_mem, stream,
+                         params, extra);
+  // The driver's CUresult numbers coincide with the runtime's for these errors.
+  return Safe([&] {
+    return cs::DriverLaunch(f, cs::Dim{grid_x, grid_y, grid_z},
+                            cs::Dim{block_x, block_y, block_z}, shared_mem,
+                            stream);
+  });
+}
+
+int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {
+  COLO_FORWARD_IF_NEEDED(cuMemAlloc_v2, kCuErrorNotFound, dptr, bytes);
+  if (dptr == nullptr) return colo::cuda::kCuErrorInvalidValue;
+  void* p = nullptr;
+  const int err = Safe([&] { return cs::Malloc(&p, bytes); });
+  *dptr = reinterpret_cast<unsigned long long>(p);
+  return err == colo::cuda::kCudaErrorMemoryAllocation
+             ? colo::cuda::kCuErrorOutOfMemory
+             : err;
+}
+
+int cuMemFree_v2(unsigned long long dptr) {
+  COLO_FORWARD_IF_NEEDED(cuMemFree_v2, kCuErrorNotFound, dptr);
+  const int err = Safe([&] { return cs::Free(reinterpret_cast<void*>(dptr)); });
+  return err == kCudaSuccess ? colo::cuda::kCuSuccess
+                             : colo::cuda::kCuErrorInvalidValue;
+}
+
+int cuGetProcAddress(const char* symbol, void** pfn, int cuda_version,
+                     unsigned long long flags) {
+  cs::ReentryGuard guard;
+  if (pfn == nullptr) return colo::cuda::kCuErrorInvalidValue;
+  if (!guard.reentered()) {
+    if (void* own = cs::OwnSymbol(symbol)) {
+      *pfn = own;
+      return colo::cuda::kCuSuccess;
+    }
+  }
+  auto real = COLO_REAL(cuGetProcAddress);
+  if (real == nullptr) {
+    *pfn = nullptr;
+    return kCuErrorNotFound;
+  }
+  return real(symbol, pfn, cuda_version, flags);
+}
+
+int cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda_version,
+                        unsigned long long flags, int* symbol_status) {
+  cs::ReentryGuard guard;
+  if (pfn == nullptr) return colo::cuda::kCuErrorInvalidValue;
+  if (!guard.reentered()) {
+    if (void* own = cs::OwnSymbol(symbol)) {
+      *pfn = own;
+      if (symbol_status != nullptr)
+        *symbol_status = 0;  // CU_GET_PROC_ADDRESS_SUCCESS
+      return colo::cuda::kCuSuccess;
+    }
+  }
+  auto real = COLO_REAL(cuGetProcAddress_v2);
+  if (real == nullptr) {
+    *pfn = nullptr;
+    if (symbol_status != nullptr)
+      *symbol_status = 1;  // CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
+    return kCuErrorNotFound;
+  }
+  return real(symbol, pfn, cuda_version, flags, symbol_status);
+}
+
+// ---- the loader
+// ----------------------------------------------------------------
+
+// Hands out this library's definitions of hooked symbols, so that libraries
+// that look CUDA entry points up by name (late-loaded or via dlopen) are
+// caught too. Limitation: a lookup with RTLD_NEXT made by the program is
+// resolved relative to this library, not to the caller.
+__attribute__((visibility("default"))) void* dlsym(
+    void* __restrict handle, const char* __restrict name) noexcept {
+  cs::ReentryGuard guard;
+  if (!guard.reentered() && !cs::Passthrough()) {
+    if (void* own = cs::OwnSymbol(name)) return own;
+  }
+  auto real = COLO_REAL(dlsym);
+  if (real == nullptr) return nullptr;
+  return real(handle, name);
+}

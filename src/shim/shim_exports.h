@@ -1,0 +1,106 @@
+// shim/shim_exports.h — the extern "C" entry points of libcolo_preload.so,
+// declared with ABI-equal stand-ins for the CUDA types (this library never
+// includes CUDA headers; src/cuda/cuda_abi.h has the numbers and
+// cuda_abi_check.cc checks them against the toolkit):
+//   cudaError_t, CUresult -> int        (enums of int size)
+//   dim3                  -> colo_dim3  (three unsigned ints)
+//   cudaStream_t, cudaEvent_t, cudaKernel_t, CUfunction, CUstream -> void*
+//   CUdeviceptr, cuuint64_t -> unsigned long long
+// Every symbol here is in hook_table.h's COLO_HOOKED_SYMBOLS, and the exports
+// test checks that the library exports exactly that list.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstddef>
+
+struct colo_dim3 {
+  unsigned x, y, z;
+};
+
+#define COLO_EXPORT extern "C" __attribute__((visibility("default")))
+
+COLO_EXPORT void** __cudaRegisterFatBinary(void* fat_cubin);
+COLO_EXPORT void __cudaRegisterFatBinaryEnd(void** handle);
+COLO_EXPORT void __cudaUnregisterFatBinary(void** handle);
+COLO_EXPORT void __cudaRegisterFunction(void** handle, const char* host_fun,
+                                        char* device_fun,
+                                        const char* device_name,
+                                        int thread_limit, void* tid, void* bid,
+                                        void* block_dim, void* grid_dim,
+                                        int* warp_size);
+COLO_EXPORT void __cudaRegisterVar(void** handle, char* host_var,
+                                   char* device_address,
+                                   const char* device_name, int ext,
+                                   size_t size, int constant, int global);
+COLO_EXPORT void __cudaRegisterManagedVar(void** handle, void** host_var_ptr,
+                                          char* device_address,
+                                          const char* device_name, int ext,
+                                          size_t size, int constant,
+                                          int global);
+COLO_EXPORT char __cudaInitModule(void** handle);
+COLO_EXPORT int __cudaGetKernel(void** kernel, const void* host_fun);
+COLO_EXPORT unsigned __cudaPushCallConfiguration(colo_dim3 grid,
+                                                 colo_dim3 block,
+                                                 size_t shared_mem,
+                                                 void* stream);
+COLO_EXPORT int __cudaPopCallConfiguration(colo_dim3* grid, colo_dim3* block,
+                                           size_t* shared_mem, void* stream);
+COLO_EXPORT int __cudaLaunchKernel(void* kernel, colo_dim3 grid,
+                                   colo_dim3 block, void** args,
+                                   size_t shared_mem, void* stream);
+COLO_EXPORT int __cudaLaunchKernel_ptsz(void* kernel, colo_dim3 grid,
+                                        colo_dim3 block, void** args,
+                                        size_t shared_mem, void* stream);
+COLO_EXPORT int cudaLaunchKernel(const void* func, colo_dim3 grid,
+                                 colo_dim3 block, void** args,
+                                 size_t shared_mem, void* stream);
+
+COLO_EXPORT int cudaMalloc(void** dev_ptr, size_t size);
+COLO_EXPORT int cudaFree(void* dev_ptr);
+COLO_EXPORT int cudaMemcpy(void* dst, const void* src, size_t count, int kind);
+COLO_EXPORT int cudaMemcpyAsync(void* dst, const void* src, size_t count,
+                                int kind, void* stream);
+COLO_EXPORT int cudaMemset(void* dev_ptr, int value, size_t count);
+COLO_EXPORT int cudaMemsetAsync(void* dev_ptr, int value, size_t count,
+                                void* stream);
+COLO_EXPORT int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
+
+COLO_EXPORT int cudaStreamCreate(void** stream);
+COLO_EXPORT int cudaStreamCreateWithFlags(void** stream, unsigned flags);
+COLO_EXPORT int cudaStreamCreateWithPriority(void** stream, unsigned flags,
+                                             int priority);
+COLO_EXPORT int cudaStreamSynchronize(void* stream);
+COLO_EXPORT int cudaStreamQuery(void* stream);
+COLO_EXPORT int cudaStreamDestroy(void* stream);
+COLO_EXPORT int cudaEventCreate(void** event);
+COLO_EXPORT int cudaEventCreateWithFlags(void** event, unsigned flags);
+COLO_EXPORT int cudaEventRecord(void* event, void* stream);
+COLO_EXPORT int cudaEventQuery(void* event);
+COLO_EXPORT int cudaEventSynchronize(void* event);
+COLO_EXPORT int cudaEventElapsedTime(float* ms, void* start, void* end);
+COLO_EXPORT int cudaEventDestroy(void* event);
+
+COLO_EXPORT int cudaDeviceSynchronize(void);
+COLO_EXPORT int cudaGetDeviceProperties(void* prop, int device);
+COLO_EXPORT int cudaGetDeviceProperties_v2(void* prop,
+                                           int device);  // CUDA 12 name.
+COLO_EXPORT int cudaGetDeviceCount(int* count);
+COLO_EXPORT int cudaGetDevice(int* device);
+COLO_EXPORT int cudaSetDevice(int device);
+COLO_EXPORT int cudaGetLastError(void);
+COLO_EXPORT int cudaPeekAtLastError(void);
+
+COLO_EXPORT int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y,
+                               unsigned grid_z, unsigned block_x,
+                               unsigned block_y, unsigned block_z,
+                               unsigned shared_mem, void* stream, void** params,
+                               void** extra);
+COLO_EXPORT int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes);
+COLO_EXPORT int cuMemFree_v2(unsigned long long dptr);
+COLO_EXPORT int cuGetProcAddress(const char* symbol, void** pfn,
+                                 int cuda_version, unsigned long long flags);
+COLO_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn,
+                                    int cuda_version, unsigned long long flags,
+                                    int* symbol_status);
+// dlsym is declared by <dlfcn.h>; the library defines it too.

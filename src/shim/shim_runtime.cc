@@ -1,0 +1,463 @@
+// The interposer's C++ side (see shim_runtime.h). One process-wide State,
+// created on first use and never destroyed, so that calls from static
+// constructors and destructors (registration, atexit unregistration) are safe.
+#include "shim/shim_runtime.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cuda/cuda_abi.h"
+#include "runtime/runtime_client.h"
+
+namespace colo::shim {
+namespace {
+
+using cuda::kCudaErrorDevicesUnavailable;
+using cuda::kCudaSuccess;
+
+struct Stream {
+  uint64_t last_seq = 0;
+};
+struct Event {
+  uint64_t seq = 0;
+  bool recorded = false;
+  int64_t done_ns = -1;  // when this process saw it complete.
+};
+
+int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+struct State {
+  std::mutex mu;
+  // State below is protected by mu.
+  std::unique_ptr<runtime::RuntimeClient> client;
+  bool lost = false;  // colod unreachable or gone: every call fails.
+  std::unordered_map<const void*, std::string>
+      names;  // host stub -> device name.
+  std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
+  uint32_t next_func = 1;
+  uint64_t last_seq = 0;  // launches pushed.
+  std::unordered_map<uintptr_t, size_t> allocations;
+  int64_t allocated = 0;
+  std::unordered_set<Stream*> streams;
+  std::unordered_set<Event*> events;
+};
+
+State& S() {
+  static State* s = new State();
+  return *s;
+}
+
+thread_local int t_depth = 0;
+thread_local int t_last_error = 0;
+thread_local struct {
+  Dim grid, block;
+  size_t shared = 0;
+  void* stream = nullptr;
+} t_config;
+
+// REQUIRES: s.mu held. Marks colod as lost, says why once.
+int LoseColod(State& s, const Status& why) {
+  if (!s.lost) {
+    std::fprintf(stderr, "colo: lost colod: %s\n", why.message().c_str());
+    s.lost = true;
+  }
+  return kCudaErrorDevicesUnavailable;
+}
+
+// REQUIRES: s.mu held. Connects on first use.
+int Connected(State& s) {
+  if (s.lost) return kCudaErrorDevicesUnavailable;
+  if (s.client) return kCudaSuccess;
+  runtime::ClientOptions o;
+  const char* sock = std::getenv("COLO_SOCKET");
+  o.socket_path =
+      sock != nullptr && *sock != '\0' ? sock : "/run/colo/colod.sock";
+  const char* cls = std::getenv("COLO_CLASS");
+  o.requested_class = cls != nullptr && std::strcmp(cls, "high") == 0
+                          ? runtime::WireClass::kHigh
+                          : runtime::WireClass::kBestEffort;
+  const char* token = std::getenv("COLO_TOKEN");
+  if (token != nullptr) o.token = token;
+  o.program = program_invocation_short_name;
+  Result<std::unique_ptr<runtime::RuntimeClient>> c =
+      runtime::RuntimeClient::Connect(o);
+  if (!c.ok()) return LoseColod(s, c.status());
+  s.client = std::move(*c);
+  return kCudaSuccess;
+}
+
+// REQUIRES: s.mu held and connected.
+int Push(State& s, const runtime::RingEntry& e) {
+  const int64_t deadline = MonotonicNs() + 60LL * 1000000000;
+  for (;;) {
+    if (s.client->ring()->Push(e).ok()) return kCudaSuccess;
+    // Full: colod is behind. Wait, but notice if it has gone.
+    pollfd p{s.client->socket_fd(), POLLRDHUP, 0};
+    if (poll(&p, 1, 0) > 0 &&
+        (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+      return LoseColod(s, UnavailableError("colod closed the connection"));
+    }
+    if (MonotonicNs() > deadline)
+      return LoseColod(s, UnavailableError("launch ring full for 60 s"));
+    usleep(20);
+  }
+}
+
+// REQUIRES: s.mu held. Waits until launches <= seq finished.
+int SyncTo(State& s, uint64_t seq) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  runtime::RingControl& ctl = s.client->ring()->control();
+  if (ctl.completed.load(std::memory_order_acquire) >= seq &&
+      ctl.error.load(std::memory_order_acquire) == 0) {
+    return kCudaSuccess;  // nothing to wait for, nothing to report: no round
+                          // trip.
+  }
+  Result<runtime::SyncReplyMsg> r = s.client->Sync(seq);
+  if (!r.ok()) return LoseColod(s, r.status());
+  return r->cuda_error;
+}
+
+// REQUIRES: s.mu held.
+int QueryTo(State& s, uint64_t seq) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  return s.client->ring()->control().completed.load(
+             std::memory_order_acquire) >= seq
+             ? kCudaSuccess
+             : cuda::kCudaErrorNotReady;
+}
+
+bool IsDefaultStream(void* stream) {
+  // 0, cudaStreamLegacy (0x1) and cudaStreamPerThread (0x2).
+  return reinterpret_cast<uintptr_t>(stream) <= 2;
+}
+
+// REQUIRES: s.mu held. -1 if `stream` is not a live stream of ours.
+int CheckStream(State& s, void* stream) {
+  if (IsDefaultStream(stream) ||
+      s.streams.count(static_cast<Stream*>(stream)) != 0)
+    return kCudaSuccess;
+  return cuda::kCudaErrorInvalidResourceHandle;
+}
+
+int LaunchLocked(State& s, const void* key, const std::string& fallback_name,
+                 Dim grid, Dim block, size_t shared_mem, void* stream) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
+      block.y == 0 || block.z == 0) {
+    return cuda::kCudaErrorInvalidConfiguration;
+  }
+  auto id = s.func_ids.find(key);
+  if (id == s.func_ids.end()) {
+    runtime::RingEntry def;
+    def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+    def.func_id = s.next_func;
+    auto n = s.names.find(key);
+    runtime::CopyString(def.name,
+                        n != s.names.end() ? n->second : fallback_name);
+    if (int err = Push(s, def); err != kCudaSuccess) return err;
+    id = s.func_ids.emplace(key, s.next_func++).first;
+  }
+  runtime::RingEntry e;
+  e.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  e.seq = s.last_seq + 1;
+  e.func_id = id->second;
+  e.grid[0] = grid.x, e.grid[1] = grid.y, e.grid[2] = grid.z;
+  e.block[0] = block.x, e.block[1] = block.y, e.block[2] = block.z;
+  e.shared_mem = shared_mem;
+  if (int err = Push(s, e); err != kCudaSuccess) return err;
+  s.last_seq = e.seq;
+  if (!IsDefaultStream(stream)) static_cast<Stream*>(stream)->last_seq = e.seq;
+  return kCudaSuccess;
+}
+
+}  // namespace
+
+bool Passthrough() {
+  static const bool on = [] {
+    const char* v = std::getenv("COLO_SHIM_PASSTHROUGH");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
+
+ReentryGuard::ReentryGuard() : reentered_(t_depth > 0) { ++t_depth; }
+ReentryGuard::~ReentryGuard() { --t_depth; }
+
+int RecordError(int err) {
+  if (err != kCudaSuccess) t_last_error = err;
+  return err;
+}
+int TakeLastError() {
+  const int e = t_last_error;
+  t_last_error = kCudaSuccess;
+  return e;
+}
+int PeekLastError() { return t_last_error; }
+
+void RegisterFunction(const void* host_fun, const char* device_name) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.names[host_fun] = device_name != nullptr ? device_name : "";
+}
+
+int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream) {
+  t_config.grid = grid;
+  t_config.block = block;
+  t_config.shared = shared_mem;
+  t_config.stream = stream;
+  return kCudaSuccess;
+}
+
+int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream) {
+  *grid = t_config.grid;
+  *block = t_config.block;
+  *shared_mem = t_config.shared;
+  *stream = t_config.stream;
+  return kCudaSuccess;
+}
+
+int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
+           void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  char fallback[48];
+  std::snprintf(fallback, sizeof(fallback), "kernel@%p", host_fun);
+  return LaunchLocked(s, host_fun, fallback, grid, block, shared_mem, stream);
+}
+
+int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
+                 void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  char fallback[48];
+  std::snprintf(fallback, sizeof(fallback), "cuFunction@%p", function);
+  return LaunchLocked(s, function, fallback, grid, block, shared_mem, stream);
+}
+
+int Malloc(void** ptr, size_t size) {
+  if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  *ptr = nullptr;
+  if (size == 0) return kCudaSuccess;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  const size_t rounded = (size + 255) / 256 * 256;
+  void* p = std::aligned_alloc(256, rounded);
+  if (p == nullptr) return cuda::kCudaErrorMemoryAllocation;
+  Result<int> r = s.client->Alloc(reinterpret_cast<uintptr_t>(p), size);
+  if (!r.ok() || *r != kCudaSuccess) {
+    std::free(p);
+    return r.ok() ? *r : LoseColod(s, r.status());
+  }
+  s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
+  s.allocated += static_cast<int64_t>(size);
+  *ptr = p;
+  return kCudaSuccess;
+}
+
+int Free(void* ptr) {
+  if (ptr == nullptr) return kCudaSuccess;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidDevicePointer;
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  Result<int> r = s.client->Free(it->first);
+  if (!r.ok()) return LoseColod(s, r.status());
+  s.allocated -= static_cast<int64_t>(it->second);
+  s.allocations.erase(it);
+  std::free(ptr);
+  return *r;
+}
+
+int Memcpy(void* dst, const void* src, size_t count) {
+  // Like the legacy default stream: a copy waits for the kernels before it.
+  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
+  if (count > 0 && (dst == nullptr || src == nullptr))
+    return cuda::kCudaErrorInvalidValue;
+  if (count > 0) std::memmove(dst, src, count);
+  return kCudaSuccess;
+}
+
+int MemcpyAsync(void* dst, const void* src, size_t count) {
+  if (count > 0 && (dst == nullptr || src == nullptr))
+    return cuda::kCudaErrorInvalidValue;
+  if (count > 0) std::memmove(dst, src, count);
+  return kCudaSuccess;
+}
+
+int Memset(void* ptr, int value, size_t count) {
+  if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (count > 0) std::memset(ptr, value, count);
+  return kCudaSuccess;
+}
+
+int MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr)
+    return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  const runtime::WelcomeMsg& w = s.client->welcome();
+  const int64_t cap = w.memory_limit > 0 && w.memory_limit < w.memory_bytes
+                          ? w.memory_limit
+                          : w.memory_bytes;
+  *total_bytes = static_cast<size_t>(w.memory_bytes);
+  *free_bytes = static_cast<size_t>(cap > s.allocated ? cap - s.allocated : 0);
+  return kCudaSuccess;
+}
+
+int StreamCreate(void** stream) {
+  if (stream == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* st = new Stream();
+  s.streams.insert(st);
+  *stream = st;
+  return kCudaSuccess;
+}
+
+int StreamSynchronize(void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  return SyncTo(s, IsDefaultStream(stream)
+                       ? s.last_seq
+                       : static_cast<Stream*>(stream)->last_seq);
+}
+
+int StreamQuery(void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  return QueryTo(s, IsDefaultStream(stream)
+                        ? s.last_seq
+                        : static_cast<Stream*>(stream)->last_seq);
+}
+
+int StreamDestroy(void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* st = static_cast<Stream*>(stream);
+  if (s.streams.erase(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  delete st;
+  return kCudaSuccess;
+}
+
+int EventCreate(void** event) {
+  if (event == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* e = new Event();
+  s.events.insert(e);
+  *event = e;
+  return kCudaSuccess;
+}
+
+int EventRecord(void* event, void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* e = static_cast<Event*>(event);
+  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  e->seq = IsDefaultStream(stream) ? s.last_seq
+                                   : static_cast<Stream*>(stream)->last_seq;
+  e->recorded = true;
+  e->done_ns = -1;
+  return kCudaSuccess;
+}
+
+int EventQuery(void* event) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* e = static_cast<Event*>(event);
+  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (!e->recorded) return kCudaSuccess;
+  const int err = QueryTo(s, e->seq);
+  if (err == kCudaSuccess && e->done_ns < 0) e->done_ns = MonotonicNs();
+  return err;
+}
+
+int EventSynchronize(void* event) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* e = static_cast<Event*>(event);
+  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (!e->recorded) return kCudaSuccess;
+  const int err = SyncTo(s, e->seq);
+  if (err == kCudaSuccess && e->done_ns < 0) e->done_ns = MonotonicNs();
+  return err;
+}
+
+int EventElapsedTime(float* ms, void* start, void* end) {
+  if (ms == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* a = static_cast<Event*>(start);
+  auto* b = static_cast<Event*>(end);
+  if (s.events.count(a) == 0 || s.events.count(b) == 0)
+    return cuda::kCudaErrorInvalidResourceHandle;
+  // Completion as this process observed it (synchronize or query first).
+  if (a->done_ns < 0 || b->done_ns < 0) return cuda::kCudaErrorNotReady;
+  *ms = static_cast<float>(static_cast<double>(b->done_ns - a->done_ns) * 1e-6);
+  return kCudaSuccess;
+}
+
+int EventDestroy(void* event) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto* e = static_cast<Event*>(event);
+  if (s.events.erase(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  delete e;
+  return kCudaSuccess;
+}
+
+int DeviceSynchronize() {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return SyncTo(s, s.last_seq);
+}
+
+int GetDeviceProperties(void* prop, int device) {
+  if (prop == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  const runtime::WelcomeMsg& w = s.client->welcome();
+  cuda::DeviceFacts f;
+  f.name = w.gpu_name;
+  f.memory_bytes = w.memory_bytes;
+  f.sm_count = w.sm_count;
+  f.max_threads_per_sm = w.max_threads_per_sm;
+  f.max_blocks_per_sm = w.max_blocks_per_sm;
+  f.max_threads_per_block = w.max_threads_per_block;
+  f.registers_per_sm = w.registers_per_sm;
+  f.warp_size = w.warp_size;
+  f.shared_mem_per_sm = w.shared_mem_per_sm;
+  f.shared_mem_per_block = w.shared_mem_per_block;
+  f.clock_mhz = w.clock_mhz;
+  const std::string name = w.gpu_name;
+  f.major = name.find("H100") != std::string::npos   ? 9
+            : name.find("V100") != std::string::npos ? 7
+                                                     : 8;
+  cuda::FillCudaDeviceProp(prop, f);
+  return kCudaSuccess;
+}
+
+}  // namespace colo::shim

@@ -1,0 +1,205 @@
+// Real CUDA programs (nvcc -cudart shared, unmodified) under
+// libcolo_preload.so against a real colod process on SimGpu in wall-clock
+// mode: the whole path, on a machine without a GPU.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "colod_harness.h"
+#include "runtime/launch_ring.h"
+
+namespace colo::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+#define SKIP_WITHOUT_PROGRAMS() \
+  if (!ProgramsBuilt())         \
+  GTEST_SKIP() << "the CUDA test programs were not built (no nvcc)"
+
+TEST(ColodIntegrationTest, InferenceNextToTrainingCountsEveryKernel) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(
+      dir,
+      "policy: priority\ngrants:\n  - {token: infer-token, class: high}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  // 30 requests x 4 layers = 120 launches; 20 iterations x 8 kernels = 160.
+  auto infer =
+      colod.Run(dir, "infer", {Program("infer_loop"), "30", "4", "500"},
+                {{"COLO_CLASS", "high"}, {"COLO_TOKEN", "infer-token"}});
+  auto train =
+      colod.Run(dir, "train", {Program("train_loop"), "20", "8", "64", "16"});
+  ASSERT_EQ(infer->Wait(seconds(60)), 0) << infer->Output() << colod.Log();
+  ASSERT_EQ(train->Wait(seconds(60)), 0) << train->Output() << colod.Log();
+  const long infer_launched = ValueOf(infer->Output(), "launched");
+  const long train_launched = ValueOf(train->Output(), "launched");
+  EXPECT_EQ(infer_launched, 120);
+  EXPECT_EQ(train_launched, 160);
+  EXPECT_NE(infer->Output().find("roundtrip=ok"), std::string::npos)
+      << infer->Output();
+  EXPECT_NE(infer->Output().find("colo-sim A100"), std::string::npos)
+      << "cudaGetDeviceProperties: " << infer->Output();
+  // Every launch the programs made reached colod and finished on the simulated
+  // GPU.
+  ASSERT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {
+    return j["kernels_launched"] == infer_launched + train_launched &&
+           j["kernels_completed"] == infer_launched + train_launched &&
+           j["clients"].empty() && j["memory_used"] == 0;
+  })) << colod.Stats().dump();
+  EXPECT_TRUE(
+      colod.LogHas("registered as high: granted high by operator token"));
+  EXPECT_TRUE(colod.LogHas("registered as best-effort"));
+}
+
+TEST(ColodIntegrationTest, KillNineMidLaunchReturnsMemoryAndColodKeepsServing) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "policy: priority\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  // An endless stream of launches: 100000 iterations x 16 kernels.
+  auto train = colod.Run(dir, "train",
+                         {Program("train_loop"), "100000", "16", "64", "8"});
+  ASSERT_TRUE(WaitFor(
+      [&] { return train->Output().find("ready") != std::string::npos; },
+      seconds(20)))
+      << train->Output();
+  // It holds its 64 MiB of weights (persistent) while it launches.
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["clients"].size() == 1 &&
+           j["clients"][0]["memory_persistent"] == 64 << 20 &&
+           j["clients"][0]["kernels_launched"] > 16;
+  })) << colod.Stats().dump();
+  train->Signal(SIGKILL);
+  EXPECT_EQ(train->Wait(seconds(10)), 128 + SIGKILL);
+  // Memory returned exactly: nothing held by anyone.
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["clients"].empty() && j["memory_used"] == 0;
+  })) << colod.Stats().dump();
+  EXPECT_TRUE(colod.LogHas("disconnected"));
+  // colod still serves.
+  auto infer =
+      colod.Run(dir, "infer", {Program("infer_loop"), "5", "2", "100"});
+  EXPECT_EQ(infer->Wait(seconds(30)), 0) << infer->Output() << colod.Log();
+}
+
+TEST(ColodIntegrationTest, MemoryLimitRefusesWithCudaErrorMemoryAllocation) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "memory_limit_mib: 32\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto train =
+      colod.Run(dir, "train", {Program("train_loop"), "2", "2", "64", "1"});
+  EXPECT_EQ(train->Wait(seconds(20)), 5)
+      << train->Output();  // 5: cudaErrorMemoryAllocation seen.
+  EXPECT_NE(train->Output().find("cuda_error=2"), std::string::npos)
+      << train->Output();
+  EXPECT_TRUE(colod.LogHas("would exceed its limit"));
+  ASSERT_TRUE(colod.StatsReach(
+      [](const nlohmann::json& j) { return j["memory_used"] == 0; }));
+}
+
+TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  auto colod = std::make_unique<Colod>(dir, "policy: priority\n");
+  ASSERT_TRUE(colod->ready()) << colod->Log();
+  auto train = colod->Run(
+      dir, "train", {Program("train_loop"), "100000", "8", "16", "4", "500"});
+  ASSERT_TRUE(WaitFor(
+      [&] { return train->Output().find("ready") != std::string::npos; },
+      seconds(20)));
+  colod->process().Signal(SIGKILL);
+  ASSERT_EQ(colod->process().Wait(seconds(5)), 128 + SIGKILL);
+  // The program's next synchronizing call fails with
+  // cudaErrorDevicesUnavailable (46).
+  EXPECT_EQ(train->Wait(seconds(15)), 3) << train->Output();
+  EXPECT_NE(train->Output().find("cuda_error=46"), std::string::npos)
+      << train->Output();
+  // A new colod on the same socket serves new clients.
+  Colod again(dir, "policy: priority\n", "colod");
+  ASSERT_TRUE(again.ready()) << again.Log();
+  auto infer =
+      again.Run(dir, "infer", {Program("infer_loop"), "3", "2", "100"});
+  EXPECT_EQ(infer->Wait(seconds(30)), 0) << infer->Output();
+}
+
+TEST(ColodIntegrationTest, NoColodGivesACudaErrorAtOnce) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Process p(
+      {Program("infer_loop"), "1", "1"},
+      {{"LD_PRELOAD", kPreload}, {"COLO_SOCKET", dir.path() + "/none.sock"}},
+      dir.path() + "/out", dir.path() + "/err");
+  EXPECT_EQ(p.Wait(seconds(10)), 3);
+  EXPECT_NE(p.Output().find("cuda_error=46"), std::string::npos) << p.Output();
+  EXPECT_NE(ReadFile(dir.path() + "/err")
+                .find("colo: lost colod: cannot reach colod"),
+            std::string::npos);
+}
+
+runtime::ClientOptions AppOptions(const Colod& colod) {
+  runtime::ClientOptions o;
+  o.socket_path = colod.socket();
+  o.program = "fault-test";
+  return o;
+}
+
+TEST(ColodFaultTest, GarbageOnTheSocketDropsThatClientOnly) {
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  const char garbage[32] = "\xde\xad\xbe\xef this is not a message";
+  ASSERT_TRUE((*client)->SendRawForTest(garbage, sizeof(garbage)).ok());
+  EXPECT_TRUE(
+      colod.LogHas("dropped: protocol error: bad message magic 0xefbeadde"));
+  EXPECT_EQ((*client)->Sync(0).status().code(), StatusCode::kUnavailable);
+  ASSERT_TRUE(colod.StatsReach(
+      [](const nlohmann::json& j) { return j["clients_dropped"] == 1; }));
+  // Others are still served.
+  auto other = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE((*other)->Sync(0).ok());
+}
+
+TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(client.ok());
+  runtime::LaunchRing* ring = (*client)->ring();
+  // Write an entry whose checksum does not match, publish it, ring the
+  // doorbell.
+  runtime::RingControl& ctl = ring->control();
+  auto* entries = reinterpret_cast<runtime::RingEntry*>(
+      reinterpret_cast<char*>(&ctl) + sizeof(runtime::RingControl));
+  runtime::RingEntry bad;
+  bad.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  bad.seq = 1;
+  bad.checksum = 12345;
+  entries[0] = bad;
+  ctl.tail.store(1);
+  uint64_t one = 1;
+  ASSERT_EQ(write(ring->eventfd(), &one, sizeof(one)), 8);
+  EXPECT_TRUE(colod.LogHas("dropped: corrupted ring entry 0 (bad checksum)"));
+  EXPECT_EQ((*client)->Sync(1).status().code(), StatusCode::kUnavailable);
+  // A well-formed entry that launches an undefined kernel is dropped too.
+  auto second = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(second.ok());
+  runtime::RingEntry launch;
+  launch.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  launch.seq = 1;
+  launch.func_id = 42;
+  ASSERT_TRUE((*second)->ring()->Push(launch).ok());
+  EXPECT_TRUE(
+      colod.LogHas("corrupted ring entry: launch of undefined kernel id 42"));
+  ASSERT_TRUE(colod.StatsReach(
+      [](const nlohmann::json& j) { return j["clients_dropped"] == 2; }));
+}
+
+}  // namespace
+}  // namespace colo::testing

@@ -1,0 +1,129 @@
+// Who may talk to colod, and who gets which class: the socket's mode, the
+// peer-credential check, and priority from colod's config only.
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "colod_harness.h"
+
+namespace colo::testing {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr uid_t kNobody = 65534;
+
+// Forks; the child drops to uid nobody (group nogroup) and tries to register
+// as a monitor. Returns 0 (accepted), 10 (rejected by colod), 11 (could not
+// connect: the socket's permissions), other on a harness failure.
+int ConnectAsNobody(const std::string& socket) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    group* g = getgrnam("nogroup");
+    const gid_t gid = g != nullptr ? g->gr_gid : kNobody;
+    if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(kNobody) != 0)
+      _exit(20);
+    runtime::ClientOptions o;
+    o.socket_path = socket;
+    o.role = runtime::ClientRole::kMonitor;
+    auto c = runtime::RuntimeClient::Connect(o);
+    if (c.ok()) _exit(0);
+    _exit(c.status().code() == StatusCode::kFailedPrecondition ? 10 : 11);
+  }
+  int st = 0;
+  const bool ended =
+      WaitFor([&] { return waitpid(pid, &st, WNOHANG) == pid; }, seconds(10));
+  if (!ended) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(ColodSecurityTest, SocketIsOwnerOnlyByDefault) {
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  struct stat st;
+  ASSERT_EQ(stat(colod.socket().c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  if (geteuid() != 0)
+    GTEST_SKIP()
+        << "connecting as another uid needs root; the mode was checked";
+  chmod(dir.path().c_str(), 0755);  // let nobody reach the socket's directory.
+  EXPECT_EQ(ConnectAsNobody(colod.socket()), 11)
+      << "uid nobody must not be able to connect to a 0600 socket";
+}
+
+TEST(ColodSecurityTest, PeerCredentialsAreCheckedBeyondTheMode) {
+  if (geteuid() != 0) GTEST_SKIP() << "connecting as another uid needs root";
+  if (getgrnam("nogroup") == nullptr)
+    GTEST_SKIP() << "no 'nogroup' group on this machine";
+  TempDir dir;
+  chmod(dir.path().c_str(), 0755);
+  // Group-writable for nogroup, so the file mode lets nobody in: the
+  // SO_PEERCRED check must still refuse uid 65534.
+  Colod colod(dir, "socket_mode: \"0660\"\nsocket_group: nogroup\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  EXPECT_EQ(ConnectAsNobody(colod.socket()), 10);
+  EXPECT_TRUE(colod.LogHas("rejected connection from uid 65534"));
+  // Listed in allowed_uids: accepted.
+  TempDir dir2;
+  chmod(dir2.path().c_str(), 0755);
+  Colod allowed(
+      dir2,
+      "socket_mode: \"0660\"\nsocket_group: nogroup\nallowed_uids: [65534]\n");
+  ASSERT_TRUE(allowed.ready()) << allowed.Log();
+  EXPECT_EQ(ConnectAsNobody(allowed.socket()), 0);
+}
+
+TEST(ColodSecurityTest, AskingForHighWithoutAGrantGetsBestEffortAndALogLine) {
+  TempDir dir;
+  // Only uid 12345 and a token are granted high; this test's uid is neither.
+  ASSERT_NE(geteuid(), 12345u);
+  Colod colod(dir,
+              "grants:\n  - {uid: 12345, class: high}\n  - {token: op-issued, "
+              "class: high}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  runtime::ClientOptions o;
+  o.socket_path = colod.socket();
+  o.requested_class =
+      runtime::WireClass::kHigh;  // what COLO_CLASS=high asks for.
+  auto c = runtime::RuntimeClient::Connect(o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->welcome().granted_class,
+            static_cast<uint32_t>(runtime::WireClass::kBestEffort));
+  EXPECT_TRUE(colod.LogHas(
+      "registered as best-effort: asked for high, but no grant matches uid " +
+      std::to_string(geteuid())));
+  // A wrong token changes nothing; the operator's token does.
+  o.token = "guessed";
+  auto wrong = runtime::RuntimeClient::Connect(o);
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_EQ((*wrong)->welcome().granted_class,
+            static_cast<uint32_t>(runtime::WireClass::kBestEffort));
+  o.token = "op-issued";
+  auto right = runtime::RuntimeClient::Connect(o);
+  ASSERT_TRUE(right.ok());
+  EXPECT_EQ((*right)->welcome().granted_class,
+            static_cast<uint32_t>(runtime::WireClass::kHigh));
+}
+
+TEST(ColodSecurityTest, EnvironmentAloneCannotRaiseAProgramsClass) {
+  if (!ProgramsBuilt())
+    GTEST_SKIP() << "the CUDA test programs were not built (no nvcc)";
+  TempDir dir;
+  Colod colod(dir, "grants:\n  - {uid: 12345, class: high}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "infer", {Program("infer_loop"), "2", "1", "10"},
+                     {{"COLO_CLASS", "high"}});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  EXPECT_TRUE(
+      colod.LogHas("infer_loop) registered as best-effort: asked for high"));
+}
+
+}  // namespace
+}  // namespace colo::testing

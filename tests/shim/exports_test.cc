@@ -1,0 +1,85 @@
+// libcolo_preload.so exports exactly the symbols of the one hook table
+// (src/shim/hook_table.h), and each resolves to the library's own definition.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "shim/hook_table.h"
+
+namespace {
+
+const std::string kLib = std::string(COLO_BINARY_DIR) + "/libcolo_preload.so";
+
+std::set<std::string> TableNames() {
+  std::set<std::string> names;
+#define COLO_TEST_NAME_(sym) names.insert(#sym);
+  COLO_HOOKED_SYMBOLS(COLO_TEST_NAME_)
+#undef COLO_TEST_NAME_
+  return names;
+}
+
+// Defined function symbols in the dynamic symbol table, from `nm -D`.
+std::set<std::string> ExportedFunctions() {
+  std::set<std::string> out;
+  const std::string cmd = "nm -D --defined-only " + kLib + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char line[512];
+  while (std::fgets(line, sizeof(line), p) != nullptr) {
+    char addr[64], type[8], name[400];
+    if (std::sscanf(line, "%63s %7s %399s", addr, type, name) == 3 &&
+        (type[0] == 'T' || type[0] == 'W' || type[0] == 'i')) {
+      out.insert(name);
+    }
+  }
+  pclose(p);
+  return out;
+}
+
+TEST(ShimExportsTest, ExportsExactlyTheHookTable) {
+  const std::set<std::string> table = TableNames();
+  const std::set<std::string> exported = ExportedFunctions();
+  ASSERT_FALSE(exported.empty()) << "could not list the exports of " << kLib;
+  for (const std::string& name : table)
+    EXPECT_TRUE(exported.count(name))
+        << name << " is in the table but not exported";
+  for (const std::string& name : exported)
+    EXPECT_TRUE(table.count(name))
+        << name << " is exported but not in the table";
+  EXPECT_EQ(table.size(), static_cast<size_t>(colo::shim::kHookCount));
+}
+
+TEST(ShimExportsTest, EveryHookResolvesInsideTheLibrary) {
+  void* lib = dlopen(kLib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  for (const std::string& name : TableNames()) {
+    void* sym = dlsym(lib, name.c_str());
+    ASSERT_NE(sym, nullptr) << name;
+    Dl_info info{};
+    ASSERT_NE(dladdr(sym, &info), 0) << name;
+    EXPECT_NE(std::string(info.dli_fname).find("libcolo_preload.so"),
+              std::string::npos)
+        << name << " resolves to " << info.dli_fname;
+  }
+  dlclose(lib);
+}
+
+TEST(ShimExportsTest, NvccEmittedSymbolsAreHooked) {
+  // What nvcc 13 emits for a program with one kernel (see `nm -D` of any
+  // -cudart shared binary), plus the CUDA 12 launch entry point.
+  const std::set<std::string> table = TableNames();
+  for (const char* name :
+       {"__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",
+        "__cudaRegisterFunction", "__cudaUnregisterFatBinary",
+        "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+        "__cudaLaunchKernel", "__cudaGetKernel", "__cudaInitModule",
+        "cudaLaunchKernel", "cuLaunchKernel", "cuMemAlloc_v2", "cuMemFree_v2",
+        "cuGetProcAddress", "dlsym"}) {
+    EXPECT_TRUE(table.count(name)) << name;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,39 @@
+// colod: the daemon. `colod --config FILE [--socket PATH]`: loads and
+// validates the configuration (exit 2 on bad input), binds the socket and
+// serves until SIGTERM/SIGINT.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+
+#include "runtime/daemon.h"
+#include "runtime/daemon_config.h"
+#include "tools/cli_status.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "colod: the colo daemon (shares a GPU between CUDA programs under a "
+      "policy)"};
+  std::string config_path;
+  std::string socket_override;
+  app.add_option("--config", config_path,
+                 "configuration file (YAML; see docs/runtime.md)");
+  app.add_option("--socket", socket_override,
+                 "listen on this socket instead of the config's");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  colo::runtime::DaemonConfig config;
+  if (!config_path.empty()) {
+    colo::Result<colo::runtime::DaemonConfig> loaded =
+        colo::runtime::LoadDaemonConfig(config_path);
+    if (!loaded.ok()) return colo::tools::ReportStatus(loaded.status());
+    config = *loaded;
+  }
+  if (!socket_override.empty()) config.socket_path = socket_override;
+  colo::Result<std::unique_ptr<colo::runtime::Daemon>> daemon =
+      colo::runtime::Daemon::Create(config);
+  if (!daemon.ok()) return colo::tools::ReportStatus(daemon.status());
+  return colo::tools::ReportStatus((*daemon)->Run());
+}
