@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   colo::tools::RegisterProfileCommand(app, &exit_code);
   colo::tools::RegisterPredictCommand(app, &exit_code);
   colo::tools::RegisterPlanCommand(app, &exit_code);
+  colo::tools::RegisterRunCommand(app, &exit_code);
+  colo::tools::RegisterTopCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -212,13 +212,31 @@ Status Daemon::Run() {
   for (;;) {
     driver_.CatchUp();
     DropDoomed();
-    ArmTimer();
-    int n = epoll_wait(epoll_fd_, events, 64, -1);
+    // While launches keep coming, poll the rings (producers need not ring);
+    // otherwise tell producers to ring, look once more, and sleep.
+    bool poll_rings = wall_.Now() - last_ring_activity_ < config_.ring_spin;
+    if (!poll_rings) {
+      for (auto& [cid, c] : clients_) {
+        if (c->ring) c->ring->SetConsumerAwake(false);
+      }
+      for (auto& [cid, c] : clients_) {
+        if (c->ring && !c->broken && c->ring->HasEntries()) poll_rings = true;
+      }
+    }
+    if (!poll_rings) ArmTimer();
+    int n = epoll_wait(epoll_fd_, events, 64, poll_rings ? 0 : -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       return InternalError(std::string("epoll_wait: ") + strerror(errno));
     }
     driver_.CatchUp();
+    if (poll_rings) {
+      for (auto& [cid, c] : clients_) {
+        if (!c->ring) continue;
+        c->ring->SetConsumerAwake(true);
+        DrainRing(*c);
+      }
+    }
     for (int i = 0; i < n; ++i) {
       const uint64_t tag = events[i].data.u64;
       const auto kind = static_cast<FdKind>(tag >> 32);
@@ -435,6 +453,7 @@ void Daemon::OnHello(Client& c, Message& m) {
 
 bool Daemon::DrainRing(Client& c) {
   if (!c.ring || c.broken) return !c.broken;
+  if (!c.ring->HasEntries()) return true;
   for (;;) {
     RingEntry e;
     for (;;) {
@@ -452,6 +471,7 @@ bool Daemon::DrainRing(Client& c) {
         return false;
       }
     }
+    last_ring_activity_ = wall_.Now();
     if (!c.ring->PublishHeadAndCheckMore()) return true;
   }
 }

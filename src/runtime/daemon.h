@@ -105,6 +105,8 @@ class Daemon {
   uint64_t next_launch_key_ = 1;
   ClientId next_client_ = 1;
 
+  TimePoint last_ring_activity_ = TimeZero();  // last time a ring had entries.
+
   // Totals for `colo top` and the tests.
   int64_t kernels_launched_ = 0;
   int64_t kernels_completed_ = 0;

@@ -64,6 +64,8 @@ Status ParseInto(const YAML::Node& root, DaemonConfig* c) {
       c->memory_limit_bytes = v.as<int64_t>() * 1024 * 1024;
     } else if (key == "model_base_us") {
       c->model_base = DurationFromSeconds(v.as<double>() * 1e-6);
+    } else if (key == "ring_spin_us") {
+      c->ring_spin = DurationFromSeconds(v.as<double>() * 1e-6);
     } else if (key == "model_ns_per_thread") {
       c->model_ns_per_thread = v.as<double>();
     } else if (key == "grants") {

@@ -27,6 +27,9 @@
 //     0.2}
 //   model_base_us: 5             # modelled duration of an unknown kernel:
 //   model_ns_per_thread: 0.05    #   base + threads x this
+//   ring_spin_us: 0              # keep polling rings this long after the last
+//                                # launch (no doorbell system calls in bursts;
+//                                # costs colod a core while it spins)
 //
 // Thread safety: value types.
 #pragma once
@@ -75,6 +78,9 @@ struct DaemonConfig {
       Microseconds(5);  // unknown kernel: fixed part. Default: 5 us.
   double model_ns_per_thread =
       0.05;  // unknown kernel: per thread. Default: 0.05 ns.
+  // Poll the rings this long after the last entry arrived. Default: 0
+  // (sleep at once; producers ring the doorbell).
+  Duration ring_spin{0};
   std::string source = "<defaults>";  // file name, for messages.
 
   // InvalidArgument if a value is out of range (mode with bits for others,

@@ -16,15 +16,19 @@ static_assert(sizeof(RingControl) % alignof(RingEntry) == 0);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 uint32_t EntryChecksum(const RingEntry& e) {
-  RingEntry copy = e;
-  copy.checksum = 0;
-  const auto* p = reinterpret_cast<const unsigned char*>(&copy);
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < sizeof(copy); ++i) {
-    h ^= p[i];
-    h *= 16777619u;
+  // FNV-1a over 64-bit words (a launch must stay cheap: 32 multiply steps,
+  // not 256), folded to 32 bits. Detects scribbles, not attacks: colod
+  // validates every field of the copy anyway.
+  uint64_t words[sizeof(RingEntry) / 8];
+  std::memcpy(words, &e, sizeof(words));
+  words[0] &=
+      0x00000000ffffffffULL;  // the checksum field (bytes 4..7) counts as zero.
+  uint64_t h = 14695981039346656037ULL;
+  for (uint64_t w : words) {
+    h ^= w;
+    h *= 1099511628211ULL;
   }
-  return h;
+  return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
 size_t RingBytes() {
@@ -101,9 +105,8 @@ Status LaunchRing::Push(RingEntry e) {
   e.checksum = EntryChecksum(e);
   entries()[tail & (kRingCapacity - 1)] = e;
   control_->tail.store(tail + 1, std::memory_order_seq_cst);
-  // Ring the doorbell only if colod had consumed everything before this
-  // entry (it may be asleep); otherwise it is still draining and will see it.
-  if (control_->head.load(std::memory_order_seq_cst) == tail) {
+  // Ring the doorbell only if colod may be asleep; otherwise it polls.
+  if (control_->consumer_awake.load(std::memory_order_seq_cst) == 0) {
     uint64_t one = 1;
     ssize_t n = write(eventfd_, &one, sizeof(one));
     (void)n;  // EAGAIN: the counter is saturated, colod is awake anyway.
@@ -132,6 +135,18 @@ Result<bool> LaunchRing::Pop(RingEntry* out) {
 
 bool LaunchRing::PublishHeadAndCheckMore() {
   control_->head.store(local_head_, std::memory_order_seq_cst);
+  return control_->tail.load(std::memory_order_seq_cst) != local_head_;
+}
+
+}  // namespace colo::runtime
+
+namespace colo::runtime {
+
+void LaunchRing::SetConsumerAwake(bool awake) {
+  control_->consumer_awake.store(awake ? 1 : 0, std::memory_order_seq_cst);
+}
+
+bool LaunchRing::HasEntries() const {
   return control_->tail.load(std::memory_order_seq_cst) != local_head_;
 }
 

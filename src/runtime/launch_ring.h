@@ -11,11 +11,14 @@
 // the whole mapping as untrusted: a client can scribble on it, and a bad
 // entry or an impossible head/tail drops that client.
 //
-// Doorbell: after publishing, the producer writes the eventfd only if the
-// consumer may have gone to sleep (head had caught up with the old tail); the
-// Dekker-style pair "store tail; load head" / "store head; load tail"
-// (seq_cst) guarantees no lost wake-up. colod also polls every ring
-// periodically as a safety net.
+// Doorbell: after publishing, the producer writes the eventfd only if colod
+// said it may sleep (consumer_awake == 0). colod clears the flag, then looks
+// at the ring once more before it sleeps; the Dekker-style pair "store tail;
+// load consumer_awake" / "store consumer_awake = 0; load tail" (seq_cst)
+// guarantees no lost wake-up. While launches keep coming colod polls the
+// rings for a short spin window instead, so a burst of launches costs the
+// producer no system call. colod also polls every ring periodically as a
+// safety net.
 //
 // colod posts back: `completed` (every launch with sequence <= completed has
 // finished) and `error` (a sticky cudaError_t for the next synchronizing
@@ -62,6 +65,7 @@ struct RingControl {
   alignas(64) std::atomic<uint64_t> head{0};       // written by colod.
   alignas(64) std::atomic<uint64_t> completed{0};  // written by colod.
   std::atomic<int32_t> error{0};                   // written by colod.
+  alignas(64) std::atomic<uint32_t> consumer_awake{0};  // written by colod.
 };
 
 // The checksum the producer stores and the consumer verifies.
@@ -96,8 +100,13 @@ class LaunchRing {
   // (tail - head > capacity) or the entry's checksum is wrong.
   Result<bool> Pop(RingEntry* out);
   // Consumer: publishes consumption up to the entries popped so far, and
-  // says whether more arrived meanwhile (then pop again before sleeping).
+  // says whether more arrived meanwhile (then pop again).
   bool PublishHeadAndCheckMore();
+  // Consumer: says whether producers must ring the doorbell (awake = false)
+  // or colod is polling. Going to sleep: SetConsumerAwake(false), then
+  // HasEntries() once more, and sleep only if it is false.
+  void SetConsumerAwake(bool awake);
+  bool HasEntries() const;
 
  private:
   RingEntry* entries() {

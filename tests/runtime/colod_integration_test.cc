@@ -53,6 +53,23 @@ TEST(ColodIntegrationTest, InferenceNextToTrainingCountsEveryKernel) {
   EXPECT_TRUE(colod.LogHas("registered as best-effort"));
 }
 
+TEST(ColodIntegrationTest, PollingColodCountsEveryKernelToo) {
+  // With ring_spin_us colod polls the rings after activity and producers
+  // skip the doorbell: no launch may be lost in the hand-over between the two.
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "ring_spin_us: 30\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto a = colod.Run(dir, "a", {Program("train_loop"), "30", "16", "8", "4"});
+  auto b = colod.Run(dir, "b", {Program("infer_loop"), "40", "3", "50"});
+  ASSERT_EQ(a->Wait(seconds(60)), 0) << a->Output();
+  ASSERT_EQ(b->Wait(seconds(60)), 0) << b->Output();
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_launched"] == 30 * 16 + 40 * 3 &&
+           j["kernels_completed"] == 30 * 16 + 40 * 3 && j["clients"].empty();
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, KillNineMidLaunchReturnsMemoryAndColodKeepsServing) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;

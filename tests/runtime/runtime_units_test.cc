@@ -123,7 +123,7 @@ TEST(DaemonConfigTest, LoadsEveryKey) {
       "memory_limit_mib: 512\ngrants:\n  - {uid: 7, class: high}\n  - {token: "
       "abc, class: high}\n"
       "kernels:\n  - {name: gemm, duration_us: 250, sm_throughput: "
-      "0.9}\nmodel_base_us: 3\n");
+      "0.9}\nmodel_base_us: 3\nring_spin_us: 20\n");
   Result<DaemonConfig> c = LoadDaemonConfig(path);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->socket_mode, 0660u);
@@ -135,6 +135,7 @@ TEST(DaemonConfigTest, LoadsEveryKey) {
   ASSERT_EQ(c->kernels.size(), 1u);
   EXPECT_EQ(c->kernels[0].duration, Microseconds(250));
   EXPECT_EQ(c->model_base, Microseconds(3));
+  EXPECT_EQ(c->ring_spin, Microseconds(20));
   unlink(path.c_str());
 }
 

@@ -1,0 +1,97 @@
+// `colo run [--class best-effort|high] [--token T] [--socket PATH]
+//  [--preload LIB] -- PROGRAM ARGS...`: runs an unmodified CUDA program under
+// the interposer against colod. It only sets the environment
+// (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN) and execs the program; the
+// class is a request that colod grants from its own configuration.
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/cli_status.h"
+#include "tools/commands.h"
+
+namespace colo::tools {
+namespace {
+
+struct RunFlags {
+  std::string cls = "best-effort";
+  std::string token;
+  std::string socket;
+  std::string preload;
+  std::vector<std::string> command;
+};
+
+// libcolo_preload.so next to the running `colo` executable.
+std::string DefaultPreload() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "libcolo_preload.so";
+  self[n] = '\0';
+  std::string dir(self);
+  dir = dir.substr(0, dir.rfind('/'));
+  return dir + "/libcolo_preload.so";
+}
+
+// Returns only on failure (exec replaces the process on success).
+Status RunProgram(const RunFlags& f) {
+  if (f.cls != "best-effort" && f.cls != "high") {
+    return InvalidArgumentError(
+        "--class must be 'best-effort' or 'high', not '" + f.cls + "'");
+  }
+  if (f.command.empty()) {
+    return InvalidArgumentError("give the program to run after '--'");
+  }
+  const std::string preload = f.preload.empty() ? DefaultPreload() : f.preload;
+  if (access(preload.c_str(), R_OK) != 0) {
+    return NotFoundError("interposer " + preload +
+                         " not found (give --preload PATH)");
+  }
+  std::string ld = preload;
+  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) {
+    ld += std::string(":") + old;
+  }
+  setenv("LD_PRELOAD", ld.c_str(), 1);
+  if (!f.socket.empty()) setenv("COLO_SOCKET", f.socket.c_str(), 1);
+  setenv("COLO_CLASS", f.cls.c_str(), 1);
+  if (!f.token.empty()) setenv("COLO_TOKEN", f.token.c_str(), 1);
+  std::vector<char*> argv;
+  for (const std::string& a : f.command) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  const int err = errno;
+  if (err == ENOENT)
+    return NotFoundError("program '" + f.command[0] + "' not found");
+  return InternalError("cannot run '" + f.command[0] +
+                       "': " + std::strerror(err));
+}
+
+}  // namespace
+
+void RegisterRunCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Run an unmodified CUDA program under colod (colo run -- PROG ARGS)");
+  sub->add_option("--class", flags->cls,
+                  "priority class to ask for: best-effort (default) or high; "
+                  "colod grants high only per its config");
+  sub->add_option("--token", flags->token,
+                  "a priority token issued by the operator");
+  sub->add_option(
+      "--socket", flags->socket,
+      "colod's socket (default: $COLO_SOCKET or /run/colo/colod.sock)");
+  sub->add_option("--preload", flags->preload,
+                  "the interposer (default: libcolo_preload.so beside colo)");
+  sub->add_option("command", flags->command, "the program and its arguments");
+  sub->callback(
+      [flags, exit_code] { *exit_code = ReportStatus(RunProgram(*flags)); });
+}
+
+}  // namespace colo::tools
