@@ -1,5 +1,8 @@
-// `colo sim SCENARIO.yaml [--json] [--seed N] [--duration-s X] [--out FILE]`:
-// loads a scenario, runs it on the simulated GPU and prints the report.
+// `colo sim SCENARIO.yaml [--json] [--seed N] [--duration-s X] [--out FILE]
+//  [--policies all|NAME,...] [--bound-us N]`:
+// loads a scenario, runs it on the simulated GPU and prints the report; with
+// --policies, runs it under each listed kernel-level policy and prints one
+// comparison table (or, with --json, an array of the run reports).
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -7,13 +10,18 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "colo/status.h"
+#include "report/policy_table.h"
 #include "report/run_json.h"
 #include "report/run_table.h"
 #include "scenario/scenario_loader.h"
+#include "sim/policy_sweep.h"
 #include "sim/scenario_runner.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
@@ -27,8 +35,12 @@ struct SimFlags {
   uint64_t seed = 0;      // overrides the scenario's seed when given.
   double duration_s = 0;  // overrides the scenario's duration when given.
   std::string out;        // write here instead of stdout when given.
+  std::string policies;   // "all" or "mps,priority,...": compare policies.
+  double bound_us = 0;    // the priority policy's preemption bound, when given.
   const CLI::Option* seed_option = nullptr;
   const CLI::Option* duration_option = nullptr;
+  const CLI::Option* policies_option = nullptr;
+  const CLI::Option* bound_option = nullptr;
 };
 
 Status WriteOutput(const std::string& text, const std::string& path) {
@@ -67,6 +79,45 @@ Status RunSim(const SimFlags& flags) {
     }
     spec.duration = d;
   }
+  std::optional<Duration> bound;
+  if (flags.bound_option->count() > 0) {
+    const double ns = flags.bound_us * 1e3;
+    if (!std::isfinite(ns) || std::llround(std::min(ns, 1e18)) <= 0) {
+      return InvalidArgumentError(fmt::format(
+          "--bound-us: expected a number > 0 (microseconds), got {}",
+          flags.bound_us));
+    }
+    bound = Duration(std::llround(std::min(ns, 1e18)));
+  }
+  if (flags.policies_option->count() > 0) {
+    Result<std::vector<sched::PolicyKind>> kinds =
+        sim::ParsePolicyList(flags.policies);
+    if (!kinds.ok()) return kinds.status().WithContext("--policies");
+    if (bound && std::find(kinds->begin(), kinds->end(),
+                           sched::PolicyKind::kPriority) == kinds->end()) {
+      return InvalidArgumentError(
+          "--bound-us sets the priority policy's preemption bound, but "
+          "--policies " + flags.policies + " does not include priority");
+    }
+    sim::SweepOptions sweep;
+    sweep.preemption_bound = bound;
+    Result<std::vector<sim::RunReport>> reports =
+        sim::RunPolicySweep(spec, *kinds, sweep);
+    if (!reports.ok()) return reports.status().WithContext(flags.scenario);
+    const std::string text = flags.json
+                                 ? report::FormatRunsJson(*reports)
+                                 : report::FormatPolicyTable(*reports);
+    return WriteOutput(text, flags.out);
+  }
+  if (bound) {
+    if (spec.policy != sched::PolicyKind::kPriority) {
+      return InvalidArgumentError(
+          "--bound-us sets the priority policy's preemption bound, but the "
+          "scenario does not run the priority policy (set policy: priority, "
+          "or pass --policies)");
+    }
+    spec = sim::SpecForPolicy(spec, sched::PolicyKind::kPriority, bound);
+  }
   Result<sim::RunReport> report = sim::RunScenario(spec);
   if (!report.ok()) return report.status().WithContext(flags.scenario);
   const std::string text = flags.json ? report::FormatRunJson(*report)
@@ -94,6 +145,15 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
       "Simulated seconds (overrides the scenario's duration_s)");
   sim->add_option("--out", flags->out,
                   "Write the report to FILE instead of stdout");
+  flags->policies_option = sim->add_option(
+      "--policies", flags->policies,
+      "Run the scenario under each of these kernel-level policies ('all', or "
+      "a comma-separated list of mps, time-slice, priority-streams, "
+      "priority, orion, tgs) and print one comparison table");
+  flags->bound_option = sim->add_option(
+      "--bound-us", flags->bound_us,
+      "Preemption bound of the priority policy, microseconds (> 0); the runs "
+      "must include priority");
   sim->callback(
       [flags, exit_code] { *exit_code = ReportStatus(RunSim(*flags)); });
 }

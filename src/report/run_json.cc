@@ -78,9 +78,7 @@ Json Gpu(const sim::GpuReport& gpu) {
   return j;
 }
 
-}  // namespace
-
-std::string FormatRunJson(const sim::RunReport& report) {
+Json Run(const sim::RunReport& report) {
   Json j;
   j["format"] = "colo.sim.run/1";
   j["scenario"] = report.scenario;
@@ -99,9 +97,25 @@ std::string FormatRunJson(const sim::RunReport& report) {
   Json gpus = Json::array();
   for (const sim::GpuReport& gpu : report.gpus) gpus.push_back(Gpu(gpu));
   j["gpus"] = std::move(gpus);
+  return j;
+}
+
+std::string Dump(const Json& j) {
   // ensure_ascii = false keeps names as given; invalid UTF-8 is replaced, not
   // thrown.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string FormatRunJson(const sim::RunReport& report) {
+  return Dump(Run(report));
+}
+
+std::string FormatRunsJson(const std::vector<sim::RunReport>& reports) {
+  Json runs = Json::array();
+  for (const sim::RunReport& r : reports) runs.push_back(Run(r));
+  return Dump(runs);
 }
 
 }  // namespace colo::report

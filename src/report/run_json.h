@@ -23,6 +23,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/run_report.h"
 
@@ -30,5 +31,9 @@ namespace colo::report {
 
 // The JSON text, indented by 2, ending in a newline.
 std::string FormatRunJson(const sim::RunReport& report);
+
+// Several runs (e.g. one per policy, `colo sim --policies`) as a JSON array
+// of the objects above, in the given order; same rules, ending in a newline.
+std::string FormatRunsJson(const std::vector<sim::RunReport>& reports);
 
 }  // namespace colo::report

@@ -170,5 +170,83 @@ TEST_F(CliSimTest, OutFileAndDurationOverride) {
   EXPECT_EQ(written, Sim(kScenario, {"--json", "--duration-s", "0.1"}).out);
 }
 
+// --policies: one comparison row per policy; bad lists and bounds are bad
+// input (exit 2) with a message that says what is valid.
+TEST_F(CliSimTest, PoliciesAllPrintsOneRowPerPolicy) {
+  const ProcessResult r =
+      Sim(kScenario, {"--policies", "all", "--duration-s", "0.05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_THAT(r.out, HasSubstr("scenario  cli-demo\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "policy +hp p50 ms +hp p99 ms +hp p99 \\+% +be norm "
+                         "+system +SM occ\n"));
+  for (const char* policy : {"mps", "time-slice", "priority-streams",
+                             "priority", "orion", "tgs"}) {
+    EXPECT_THAT(r.out, ::testing::ContainsRegex("\n" + std::string(policy) +
+                                                " +[0-9]"))
+        << policy;
+  }
+}
+
+TEST_F(CliSimTest, PoliciesJsonIsAnArrayOfRunReports) {
+  const ProcessResult r =
+      Sim(kScenario, {"--policies", "priority,mps", "--bound-us", "40",
+                      "--duration-s", "0.05", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(json.is_array());
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0]["policy"], "priority");
+  EXPECT_EQ(json[1]["policy"], "mps");
+  EXPECT_EQ(r.out, Sim(kScenario, {"--policies", "priority,mps", "--bound-us",
+                                   "40", "--duration-s", "0.05", "--json"})
+                       .out);
+}
+
+TEST_F(CliSimTest, UnknownPolicyListsTheValidOnes) {
+  const ProcessResult r = Sim(kScenario, {"--policies", "mps,bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown policy 'bogus'; expected one of mps, "
+                               "time-slice, priority-streams, priority, "
+                               "orion, tgs"));
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliSimTest, BoundMustBePositiveAndNeedsThePriorityPolicy) {
+  const ProcessResult zero =
+      Sim(kScenario, {"--policies", "all", "--bound-us", "0"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_THAT(zero.err, HasSubstr("--bound-us: expected a number > 0"));
+  EXPECT_EQ(zero.out, "");
+  const ProcessResult no_priority =
+      Sim(kScenario, {"--policies", "mps,orion", "--bound-us", "50"});
+  EXPECT_EQ(no_priority.exit_code, 2);
+  EXPECT_THAT(no_priority.err, HasSubstr("does not include priority"));
+  const ProcessResult no_policy = Sim(kScenario, {"--bound-us", "50"});
+  EXPECT_EQ(no_policy.exit_code, 2);
+  EXPECT_THAT(no_policy.err, HasSubstr("does not run the priority policy"));
+}
+
+TEST_F(CliSimTest, OptionOfAnotherPolicyNamesOptionPolicyAndLine) {
+  std::string yaml = kScenario;
+  yaml.replace(yaml.find("jobs:"), 0,
+               "policy: {name: orion, preemption_bound_us: 50}\n");
+  ExpectBadInput(Sim(yaml), 6,
+                 "policy.preemption_bound_us: policy option "
+                 "'preemption_bound_us' does not apply to policy 'orion'");
+}
+
+TEST_F(CliSimTest, ScenarioPolicyOptionsOfOtherPoliciesDoNotBreakOtherRuns) {
+  // orion_be_cap_us belongs to orion: the other runs ignore it.
+  std::string yaml = kScenario;
+  yaml.replace(yaml.find("jobs:"), 0,
+               "policy: {name: orion, orion_be_cap_us: 400}\n");
+  const ProcessResult r = Sim(yaml, {"--policies", "all", "--bound-us", "50",
+                                     "--duration-s", "0.05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\npriority "));
+}
+
 }  // namespace
 }  // namespace colo::test

@@ -1,0 +1,109 @@
+#include "report/policy_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace colo::report {
+namespace {
+
+std::optional<double> Mean(const std::vector<double>& xs) {
+  if (xs.empty()) return std::nullopt;
+  double sum = 0;
+  for (double x : xs) sum += x;
+  return sum / static_cast<double>(xs.size());
+}
+
+std::string Cell(const std::optional<double>& x, int digits) {
+  if (!x || !std::isfinite(*x)) return "-";
+  return fmt::format("{:.{}f}", *x, digits);
+}
+
+std::string PercentCell(const std::optional<double>& fraction, bool sign) {
+  if (!fraction || !std::isfinite(*fraction)) return "-";
+  return sign ? fmt::format("{:+.1f}%", 100 * *fraction)
+              : fmt::format("{:.1f}%", 100 * *fraction);
+}
+
+}  // namespace
+
+PolicySummary SummarizeRun(const sim::RunReport& report) {
+  PolicySummary s;
+  s.policy = report.policy.empty() ? "none" : report.policy;
+  std::vector<double> p50, p99, overhead, be;
+  for (const sim::JobReport& j : report.jobs) {
+    if (j.priority == PriorityClass::kHigh) {
+      if (j.shared_latency && j.shared_latency->count > 0) {
+        p50.push_back(ToMillis(j.shared_latency->p50));
+        p99.push_back(ToMillis(j.shared_latency->p99));
+      }
+      if (j.p99_overhead) overhead.push_back(*j.p99_overhead);
+    } else {
+      be.push_back(j.normalized);
+    }
+  }
+  s.hp_p50_ms = Mean(p50);
+  s.hp_p99_ms = Mean(p99);
+  s.hp_p99_overhead = Mean(overhead);
+  s.be_normalized = Mean(be);
+  s.system_throughput = report.system_throughput;
+  std::vector<double> occupancy;
+  for (const sim::GpuReport& g : report.gpus) {
+    occupancy.push_back(g.mean_sm_occupancy);
+  }
+  s.sm_occupancy = Mean(occupancy).value_or(0);
+  return s;
+}
+
+std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
+  std::string out;
+  if (!reports.empty()) {
+    const sim::RunReport& first = reports.front();
+    out += fmt::format("scenario  {}\n", first.scenario);
+    out += fmt::format("gpu       {}\n", first.gpu);
+    out += fmt::format("seed      {}\n", first.seed);
+    out += fmt::format("duration  {} simulated\n",
+                       FormatDuration(first.duration));
+    out += "\n";
+  }
+  const std::vector<std::string> headers = {
+      "policy",  "hp p50 ms", "hp p99 ms", "hp p99 +%",
+      "be norm", "system",    "SM occ"};
+  std::vector<std::vector<std::string>> rows;
+  for (const sim::RunReport& r : reports) {
+    const PolicySummary s = SummarizeRun(r);
+    rows.push_back({s.policy, Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
+                    PercentCell(s.hp_p99_overhead, true),
+                    Cell(s.be_normalized, 3), Cell(s.system_throughput, 3),
+                    PercentCell(s.sm_occupancy, false)});
+  }
+  std::vector<size_t> widths;
+  for (const std::string& h : headers) widths.push_back(h.size());
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) text += "  ";
+      // The policy name aligns left, numbers right.
+      text += c == 0 ? fmt::format("{:<{}}", cells[c], widths[c])
+                     : fmt::format("{:>{}}", cells[c], widths[c]);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line(headers);
+  for (const auto& row : rows) line(row);
+  out +=
+      "\nhp: high-priority jobs' request latency (mean over them) and p99 "
+      "overhead over solo\n"
+      "be norm: best-effort jobs' mean normalized throughput; system: sum of "
+      "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
+  return out;
+}
+
+}  // namespace colo::report

@@ -1,0 +1,43 @@
+// report/policy_table.h — several runs of one scenario, one per kernel-level
+// policy, as one comparison table (`colo sim --policies ...`).
+//
+// A header (scenario, GPU, seed, duration), then one row per run:
+//
+//   policy  hp p50 ms  hp p99 ms  hp p99 +%  be norm  system  SM occ
+//
+//   hp p50 / p99 ms  shared request latency of the high-priority jobs with
+//                    requests (the mean over them when there are several);
+//   hp p99 +%        their p99 overhead over their solo runs (mean);
+//   be norm          mean normalized throughput of the best-effort jobs;
+//   system           system throughput (sum of normalized throughputs);
+//   SM occ           mean SM occupancy of the GPU(s).
+//
+// A value that does not exist (no high-priority inference job, no
+// best-effort job) prints as "-". Deterministic. Thread-compatible.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/run_report.h"
+
+namespace colo::report {
+
+// One run's comparison figures, as printed.
+struct PolicySummary {
+  std::string policy;                  // "none" for a run without one.
+  std::optional<double> hp_p50_ms;     // mean over high-priority jobs with latency.
+  std::optional<double> hp_p99_ms;
+  std::optional<double> hp_p99_overhead;  // fraction, e.g. 0.05 = 5% worse.
+  std::optional<double> be_normalized;    // mean over best-effort jobs.
+  double system_throughput = 0;
+  double sm_occupancy = 0;             // mean over the run's GPUs.
+};
+
+PolicySummary SummarizeRun(const sim::RunReport& report);
+
+// The table, ending in a newline. Empty `reports`: the header alone.
+std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports);
+
+}  // namespace colo::report

@@ -1,0 +1,93 @@
+#include "sim/policy_sweep.h"
+
+#include <algorithm>
+#include <string>
+
+namespace colo::sim {
+namespace {
+
+constexpr const char* kBoundOption = "preemption_bound_us";
+
+std::string ValidNames() {
+  std::string out;
+  for (sched::PolicyKind k : sched::AllPolicies()) {
+    out += (out.empty() ? "" : ", ") + std::string(sched::PolicyName(k));
+  }
+  return out;
+}
+
+bool Contains(const std::vector<sched::PolicyKind>& kinds,
+              sched::PolicyKind k) {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
+}  // namespace
+
+Result<std::vector<sched::PolicyKind>> ParsePolicyList(std::string_view list) {
+  if (list == "all") return sched::AllPolicies();
+  std::vector<sched::PolicyKind> kinds;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = list.find(',', start);
+    const std::string_view name = list.substr(
+        start, comma == std::string_view::npos ? comma : comma - start);
+    if (name.empty()) {
+      return InvalidArgumentError(
+          "empty policy name in '" + std::string(list) +
+          "'; expected 'all' or a comma-separated list of " + ValidNames());
+    }
+    COLO_ASSIGN_OR_RETURN(sched::PolicyKind k, sched::ParsePolicyKind(name));
+    if (!Contains(kinds, k)) kinds.push_back(k);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return kinds;
+}
+
+ScenarioSpec SpecForPolicy(const ScenarioSpec& spec, sched::PolicyKind kind,
+                           std::optional<Duration> bound) {
+  ScenarioSpec out = spec;
+  out.policy = kind;
+  const std::vector<std::string> valid = sched::PolicyOptionNames(kind);
+  std::vector<std::string>& set = out.policy_options.explicitly_set;
+  std::erase_if(set, [&](const std::string& name) {
+    return std::find(valid.begin(), valid.end(), name) == valid.end();
+  });
+  if (bound && kind == sched::PolicyKind::kPriority) {
+    out.policy_options.preemption_bound = *bound;
+    if (std::find(set.begin(), set.end(), kBoundOption) == set.end()) {
+      set.push_back(kBoundOption);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<RunReport>> RunPolicySweep(
+    const ScenarioSpec& spec, const std::vector<sched::PolicyKind>& kinds,
+    const SweepOptions& options) {
+  if (kinds.empty()) return InvalidArgumentError("no policy to run");
+  if (options.preemption_bound) {
+    if (options.preemption_bound->count() <= 0) {
+      return InvalidArgumentError("the preemption bound must be > 0, got " +
+                                  FormatDuration(*options.preemption_bound));
+    }
+    if (!Contains(kinds, sched::PolicyKind::kPriority)) {
+      return InvalidArgumentError(
+          "a preemption bound applies to the priority policy, which is not "
+          "among the policies to run");
+    }
+  }
+  std::vector<RunReport> reports;
+  for (sched::PolicyKind kind : kinds) {
+    const ScenarioSpec run = SpecForPolicy(spec, kind, options.preemption_bound);
+    Result<RunReport> report = RunScenario(run, options.run);
+    if (!report.ok()) {
+      return report.status().WithContext(std::string("policy ") +
+                                         sched::PolicyName(kind));
+    }
+    reports.push_back(std::move(*report));
+  }
+  return reports;
+}
+
+}  // namespace colo::sim

@@ -1,0 +1,98 @@
+// The policy comparison table: one row per run with the high-priority
+// latency, its overhead, best-effort and system throughput and occupancy;
+// "-" where a figure does not exist. The runs' JSON array keeps their order.
+#include "report/policy_table.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/run_json.h"
+
+namespace colo::report {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+
+sim::JobReport Inference(const std::string& name, Duration p50, Duration p99, double overhead) {
+  sim::JobReport j;
+  j.name = name;
+  j.kind = WorkloadKind::kInference;
+  j.priority = PriorityClass::kHigh;
+  j.normalized = 1.0;
+  sim::LatencyStats s;
+  s.count = 100;
+  s.p50 = p50;
+  s.p99 = p99;
+  j.shared_latency = s;
+  j.p99_overhead = overhead;
+  return j;
+}
+
+sim::JobReport Training(const std::string& name, double normalized) {
+  sim::JobReport j;
+  j.name = name;
+  j.normalized = normalized;
+  return j;
+}
+
+sim::RunReport SampleRun(const std::string& policy) {
+  sim::RunReport r;
+  r.scenario = "pair";
+  r.gpu = "A100-SXM4-40GB";
+  r.mode = "mps";
+  r.policy = policy;
+  r.seed = 3;
+  r.duration = Seconds(2);
+  // Two high-priority jobs: p50 1 and 3 ms -> mean 2 ms; p99 2 and 6 ms ->
+  // 4 ms; overhead 10% and 30% -> 20%. Two best-effort jobs: 0.5 and 0.7 ->
+  // 0.6. System throughput 1 + 1 + 0.5 + 0.7 = 3.2.
+  r.jobs = {Inference("a", Milliseconds(1), Milliseconds(2), 0.1),
+            Inference("b", Milliseconds(3), Milliseconds(6), 0.3), Training("c", 0.5),
+            Training("d", 0.7)};
+  r.system_throughput = 3.2;
+  sim::GpuReport g;
+  g.mean_sm_occupancy = 0.75;
+  r.gpus = {g};
+  return r;
+}
+
+TEST(PolicyTableTest, SummaryAveragesOverTheClasses) {
+  const PolicySummary s = SummarizeRun(SampleRun("priority"));
+  EXPECT_EQ(s.policy, "priority");
+  EXPECT_DOUBLE_EQ(*s.hp_p50_ms, 2.0);
+  EXPECT_DOUBLE_EQ(*s.hp_p99_ms, 4.0);
+  EXPECT_DOUBLE_EQ(*s.hp_p99_overhead, 0.2);
+  EXPECT_DOUBLE_EQ(*s.be_normalized, 0.6);
+  EXPECT_DOUBLE_EQ(s.system_throughput, 3.2);
+  EXPECT_DOUBLE_EQ(s.sm_occupancy, 0.75);
+}
+
+TEST(PolicyTableTest, OneRowPerPolicy) {
+  sim::RunReport no_hp = SampleRun("");
+  no_hp.jobs = {Training("c", 0.5)};
+  const std::string table = FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp});
+  EXPECT_THAT(table, HasSubstr("scenario  pair\n"));
+  EXPECT_THAT(table, HasSubstr("seed      3\n"));
+  EXPECT_THAT(table, ContainsRegex("policy +hp p50 ms +hp p99 ms +hp p99 \\+% +be norm +system +SM occ\n"));
+  EXPECT_THAT(table, ContainsRegex("\nmps +2\\.000 +4\\.000 +\\+20\\.0% +0\\.600 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, ContainsRegex("\npriority +2\\.000 +4\\.000 +\\+20\\.0% +0\\.600 +3\\.200 +75\\.0%\n"));
+  // No high-priority job: its columns are "-"; no policy: "none".
+  EXPECT_THAT(table, ContainsRegex("\nnone +- +- +- +0\\.500 +3\\.200 +75\\.0%\n"));
+  EXPECT_EQ(table, FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp}));
+}
+
+TEST(PolicyTableTest, RunsJsonIsAnArrayInOrder) {
+  const auto j = nlohmann::json::parse(FormatRunsJson({SampleRun("tgs"), SampleRun("orion")}));
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["policy"], "tgs");
+  EXPECT_EQ(j[1]["policy"], "orion");
+  EXPECT_EQ(j[0]["format"], "colo.sim.run/1");
+  EXPECT_EQ(FormatRunsJson({SampleRun("tgs")}), FormatRunsJson({SampleRun("tgs")}));
+}
+
+}  // namespace
+}  // namespace colo::report

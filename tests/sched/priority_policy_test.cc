@@ -1,0 +1,221 @@
+// The priority policy end to end on a SimGpu in simulated time: a
+// best-effort kernel of many waves is running when a high-priority kernel
+// arrives; the high-priority kernel must finish within the preemption bound
+// plus its own solo time, and every best-effort block must still run exactly
+// once. Under mps the same high-priority kernel waits behind the best-effort
+// one (so the bound check can fail).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "sched/executor.h"
+#include "sched/policy.h"
+#include "sched/priority_policy.h"
+#include "sim/event_loop.h"
+#include "sim/sim_gpu.h"
+#include "sim/sim_test_util.h"
+
+namespace colo::sched {
+namespace {
+
+using sim::testing::TestKernel;
+
+constexpr ClientId kHp = 0;
+constexpr ClientId kBe = 1;
+
+// The event loop as the policy's executor.
+class LoopExecutor final : public Executor {
+ public:
+  explicit LoopExecutor(sim::EventLoop& loop) : loop_(loop) {}
+  TimePoint Now() const override { return loop_.Now(); }
+  void After(Duration delay, std::function<void()> fn) override {
+    loop_.After(delay, std::move(fn));
+  }
+
+ private:
+  sim::EventLoop& loop_;
+};
+
+// Forwards to the GPU and records which block ranges of `watched` ran to
+// their end: [first, end) for a completed launch, [first, next) for a
+// retreated one.
+class RecordingDevice final : public Device {
+ public:
+  RecordingDevice(Device& gpu, const KernelDesc* watched) : gpu_(gpu), watched_(watched) {}
+  const GpuSpec& spec() const override { return gpu_.spec(); }
+  Result<LaunchId> Submit(LaunchRequest r) override {
+    if (r.kernel == watched_) {
+      const int64_t first = r.first_block;
+      const int64_t end = r.end_block < 0 ? r.kernel->Blocks() : r.end_block;
+      auto done = std::move(r.on_complete);
+      r.on_complete = [this, first, end, done = std::move(done)](LaunchId id, TimePoint t) {
+        ran.emplace_back(first, end);
+        ++completed_launches;
+        if (done) done(id, t);
+      };
+      auto retreated = std::move(r.on_retreated);
+      r.on_retreated = [this, first, retreated = std::move(retreated)](LaunchId id, TimePoint t,
+                                                                        int64_t next) {
+        ran.emplace_back(first, next);
+        if (retreated) retreated(id, t, next);
+      };
+      if (r.persistent_workers > 0) ++persistent_launches;
+    }
+    return gpu_.Submit(std::move(r));
+  }
+  void ReleaseClient(ClientId c) override { gpu_.ReleaseClient(c); }
+  Status Retreat(LaunchId id) override { return gpu_.Retreat(id); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return gpu_.ProfileKernel(k); }
+
+  std::vector<std::pair<int64_t, int64_t>> ran;
+  int completed_launches = 0;
+  int persistent_launches = 0;
+
+ private:
+  Device& gpu_;
+  const KernelDesc* watched_;
+};
+
+struct Outcome {
+  TimePoint hp_done{};
+  int be_callbacks = 0;
+  TimePoint be_done{};
+  int64_t kernels_completed = 0;
+  std::vector<std::pair<int64_t, int64_t>> be_ranges;
+  int be_launches_completed = 0;
+  int be_persistent_launches = 0;
+};
+
+// A100. The best-effort kernel `be` starts at 0; the high-priority kernel
+// `hp` is submitted at `hp_at`. Runs until everything has finished.
+Outcome RunUnderPolicy(PolicyKind kind, const PolicyOptions& options, const KernelDesc& be,
+            const KernelDesc& hp, TimePoint hp_at) {
+  sim::EventLoop loop;
+  sim::SimGpu gpu(*GpuPreset("A100"), loop.clock(), sim::SimGpuOptions{});
+  loop.AddModel(&gpu);
+  LoopExecutor executor(loop);
+  RecordingDevice device(gpu, &be);
+  std::unique_ptr<Policy> policy = MakePolicy(kind, options, device, executor);
+  policy->SetClientClass(kHp, PriorityClass::kHigh);
+  policy->SetClientClass(kBe, PriorityClass::kBestEffort);
+
+  Outcome out;
+  LaunchRequest b;
+  b.client = kBe;
+  b.kernel = &be;
+  b.on_complete = [&](LaunchId, TimePoint t) {
+    ++out.be_callbacks;
+    out.be_done = t;
+  };
+  EXPECT_TRUE(policy->Submit(std::move(b)).ok());
+  loop.At(hp_at, [&] {
+    LaunchRequest h;
+    h.client = kHp;
+    h.kernel = &hp;
+    h.on_complete = [&](LaunchId, TimePoint t) { out.hp_done = t; };
+    EXPECT_TRUE(policy->Submit(std::move(h)).ok());
+  });
+  loop.RunUntil(AtNanos(Seconds(1).count()));
+  out.kernels_completed = gpu.kernels_completed();
+  out.be_ranges = device.ran;
+  out.be_launches_completed = device.completed_launches;
+  out.be_persistent_launches = device.persistent_launches;
+  return out;
+}
+
+// The recorded ranges, sorted, tile [0, blocks) with no gap and no overlap.
+void ExpectEveryBlockRanOnce(std::vector<std::pair<int64_t, int64_t>> ranges, int64_t blocks) {
+  std::sort(ranges.begin(), ranges.end());
+  int64_t next = 0;
+  for (const auto& [first, end] : ranges) {
+    if (first == end) continue;  // a retreat before any block ran
+    EXPECT_EQ(first, next) << "gap or overlap at block " << next;
+    EXPECT_LT(first, end);
+    next = end;
+  }
+  EXPECT_EQ(next, blocks);
+}
+
+// The high-priority kernel: one wave of 864 blocks (8 per SM on 108 SMs),
+// 50 us alone.
+const KernelDesc kHpKernel = TestKernel("hp", 864, Microseconds(50), 0.6, 0.4);
+const TimePoint kHpAt = AtNanos(1'000'000);  // 1 ms
+constexpr Duration kHpSolo = Microseconds(50);
+constexpr Duration kSlack = Microseconds(5);
+
+TEST(PriorityPolicySimTest, SlicedBestEffortKernelLetsTheHighPriorityKernelInWithinTheBound) {
+  // Best effort: 100 waves of 864 blocks, 100 us per wave (10 ms alone).
+  // Bound 150 us: persistent 2 + 105 = 107 us (efficiency 0.952) and slices
+  // of floor(150 / 100) = 1 wave, 100 us (efficiency 100 / 103 = 0.971) both
+  // meet it -> slices of 864 blocks. Slices start 20 us in (min_idle) and
+  // every 103 us (3 us launch gap): the 10th runs 947..1047 us. The
+  // high-priority kernel arrives at 1000 us, the policy holds the next
+  // slice, the kernel starts when this one ends (1047 us) and runs its 50 us
+  // alone: done at 1097 us <= 1000 + 150 (bound) + 50 (solo) + 5 (slack).
+  const KernelDesc be = TestKernel("be", 86400, Milliseconds(10), 0.5, 0.3);
+  PolicyOptions options;
+  options.preemption_bound = Microseconds(150);
+  const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
+
+  EXPECT_GT(out.hp_done, kHpAt);
+  EXPECT_LE(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
+  EXPECT_EQ(ToNanos(out.hp_done), 1'097'000);
+  // The best-effort kernel: its callback fires once, after every block ran
+  // exactly once, in slices (no persistent launch). The device counted each
+  // completed slice plus the high-priority kernel.
+  EXPECT_EQ(out.be_callbacks, 1);
+  EXPECT_GT(out.be_done, kHpAt);
+  ExpectEveryBlockRanOnce(out.be_ranges, 86400);
+  EXPECT_EQ(out.be_persistent_launches, 0);
+  EXPECT_GT(out.be_launches_completed, 1);
+  EXPECT_EQ(out.kernels_completed, out.be_launches_completed + 1);
+}
+
+TEST(PriorityPolicySimTest, PersistentBestEffortKernelRetreatsWithinTheBound) {
+  // Best effort: 100 waves, 50 us per wave (5 ms alone). Bound 60 us:
+  // persistent 2 + 52.5 = 54.5 us (efficiency 0.952) beats slices of one
+  // wave (50 / 53 = 0.943) -> 864 persistent workers from 20 us; logical
+  // blocks end at 20 + 52.5 k us. The high-priority launch at 1000 us asks
+  // them to retreat; they see it at 1002 us and stop after the block ending
+  // at 1017.5 us; the kernel runs 1017.5..1067.5 us:
+  // <= 1000 + 60 (bound) + 50 (solo) + 5 (slack).
+  const KernelDesc be = TestKernel("be", 86400, Milliseconds(5), 0.5, 0.3);
+  PolicyOptions options;
+  options.preemption_bound = Microseconds(60);
+  const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
+
+  EXPECT_LE(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
+  EXPECT_EQ(ToNanos(out.hp_done), 1'067'500);
+  // Retreated once, relaunched for the rest: every block exactly once, one
+  // completion callback, and the device completed 2 kernels (the relaunch
+  // that finished the best-effort kernel, and the high-priority one).
+  EXPECT_EQ(out.be_callbacks, 1);
+  ExpectEveryBlockRanOnce(out.be_ranges, 86400);
+  EXPECT_GE(out.be_persistent_launches, 2);
+  EXPECT_EQ(out.be_launches_completed, 1);
+  EXPECT_EQ(out.kernels_completed, 2);
+}
+
+TEST(PriorityPolicySimTest, UnderMpsTheHighPriorityKernelWaitsBehindTheBestEffortOne) {
+  // Same sliced case under mps: the best-effort kernel is launched whole at
+  // 0; its 86400 blocks queue ahead of the high-priority kernel's (same
+  // stream priority, earlier submission), so the high-priority kernel runs
+  // only after the last best-effort wave: done at 10 ms + 50 us, far past
+  // 1000 + 150 + 50 us.
+  const KernelDesc be = TestKernel("be", 86400, Milliseconds(10), 0.5, 0.3);
+  PolicyOptions options;
+  options.preemption_bound = Microseconds(150);
+  const Outcome out = RunUnderPolicy(PolicyKind::kMps, options, be, kHpKernel, kHpAt);
+
+  EXPECT_GT(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
+  EXPECT_EQ(ToNanos(out.hp_done), 10'050'000);
+  EXPECT_EQ(out.be_callbacks, 1);
+  ExpectEveryBlockRanOnce(out.be_ranges, 86400);
+  EXPECT_EQ(out.kernels_completed, 2);
+}
+
+}  // namespace
+}  // namespace colo::sched

@@ -1,0 +1,86 @@
+// Running one scenario under several policies: the list parser, the options
+// each run keeps, and the sweep's checks.
+#include "sim/policy_sweep.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim_test_util.h"
+
+namespace colo::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Job;
+using testing::TestKernel;
+using testing::TrainingOf;
+using sched::PolicyKind;
+
+const GpuSpec kA100 = *GpuPreset("A100");
+
+TEST(PolicySweepTest, ParsesAllOrAList) {
+  auto all = ParsePolicyList("all");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, sched::AllPolicies());
+  auto two = ParsePolicyList("priority,mps,priority");
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(*two, (std::vector<PolicyKind>{PolicyKind::kPriority, PolicyKind::kMps}));
+  auto bad = ParsePolicyList("mps,bogus");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("unknown policy 'bogus'; expected one of mps, time-slice, priority-streams, "
+                        "priority, orion, tgs"));
+  EXPECT_FALSE(ParsePolicyList("mps,,tgs").ok());
+  EXPECT_FALSE(ParsePolicyList("").ok());
+}
+
+TEST(PolicySweepTest, EachRunKeepsOnlyItsOwnOptions) {
+  ScenarioSpec s;
+  s.policy = PolicyKind::kOrion;
+  s.policy_options.orion_be_cap = Microseconds(400);
+  s.policy_options.explicitly_set = {"orion_be_cap_us"};
+  const ScenarioSpec priority = SpecForPolicy(s, PolicyKind::kPriority, Microseconds(30));
+  EXPECT_EQ(priority.policy, PolicyKind::kPriority);
+  EXPECT_EQ(priority.policy_options.preemption_bound, Microseconds(30));
+  EXPECT_EQ(priority.policy_options.explicitly_set,
+            std::vector<std::string>{"preemption_bound_us"});
+  EXPECT_TRUE(priority.policy_options.Validate(PolicyKind::kPriority).ok());
+  const ScenarioSpec orion = SpecForPolicy(s, PolicyKind::kOrion, Microseconds(30));
+  EXPECT_EQ(orion.policy_options.orion_be_cap, Microseconds(400));
+  EXPECT_EQ(orion.policy_options.explicitly_set, std::vector<std::string>{"orion_be_cap_us"});
+  EXPECT_EQ(orion.policy_options.preemption_bound, Microseconds(100));  // bound: priority only
+}
+
+TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
+  Workload inf = TrainingOf("inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
+  inf.kind = WorkloadKind::kInference;
+  inf.priority = PriorityClass::kHigh;
+  inf.arrivals.rate_per_s = 500;
+  ScenarioSpec s;
+  s.name = "sweep";
+  s.gpu = kA100;
+  s.duration = Milliseconds(100);
+  s.jobs = {Job("inf", inf),
+            Job("train", TrainingOf("train", {TestKernel("t", 8640, Milliseconds(2), 0.5, 0.3)}, kA100))};
+  auto reports = RunPolicySweep(s, sched::AllPolicies());
+  ASSERT_TRUE(reports.ok()) << reports.status().ToString();
+  ASSERT_EQ(reports->size(), sched::AllPolicies().size());
+  for (size_t i = 0; i < reports->size(); ++i) {
+    EXPECT_EQ((*reports)[i].policy, sched::PolicyName(sched::AllPolicies()[i]));
+    EXPECT_GT((*reports)[i].jobs[0].completed, 0);
+  }
+  // A bound needs priority among the runs, and must be > 0.
+  SweepOptions bound;
+  bound.preemption_bound = Microseconds(50);
+  EXPECT_FALSE(RunPolicySweep(s, {PolicyKind::kMps}, bound).ok());
+  bound.preemption_bound = Duration(0);
+  EXPECT_FALSE(RunPolicySweep(s, {PolicyKind::kPriority}, bound).ok());
+  // A mode without sharing fails for the policy it names.
+  s.mode = SharingMode::kExclusive;
+  auto exclusive = RunPolicySweep(s, {PolicyKind::kTgs});
+  ASSERT_FALSE(exclusive.ok());
+  EXPECT_THAT(exclusive.status().message(), HasSubstr("policy tgs"));
+}
+
+}  // namespace
+}  // namespace colo::sim
