@@ -300,7 +300,7 @@ void Daemon::Accept() {
       continue;
     }
     // A peer that stalls in the middle of a message must not stall colod.
-    timeval tv{2, 0};
+    timeval tv{0, 200000};  // 200 ms; the loop is single-threaded.
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     auto c = std::make_unique<Client>();

@@ -39,6 +39,10 @@ Status ReceiveAll(int fd, char* data, size_t len, std::vector<int>* fds) {
     ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // Only colod sets a receive timeout: the peer stopped mid-message.
+        return InvalidArgumentError("peer stalled in the middle of a message");
+      }
       return UnavailableError(std::string("recv: ") + strerror(errno));
     }
     if (n == 0) return UnavailableError("connection closed by peer");

@@ -124,7 +124,8 @@ Status SendStruct(int fd, MsgType type, const T& msg,
 }
 
 // Receives one whole message from a blocking socket. Unavailable on EOF or a
-// socket error; InvalidArgument on a bad magic, a payload over kMaxPayload.
+// socket error; InvalidArgument on a bad magic, a payload over kMaxPayload,
+// or a receive timeout (SO_RCVTIMEO) in the middle of a message.
 Result<Message> ReceiveMessage(int fd);
 
 // Copies the payload into T. InvalidArgument if its length is not sizeof(T).

@@ -182,6 +182,24 @@ TEST(ColodFaultTest, GarbageOnTheSocketDropsThatClientOnly) {
   EXPECT_TRUE((*other)->Sync(0).ok());
 }
 
+TEST(ColodFaultTest, AHalfMessageStallsOnlyThatClient) {
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(client.ok());
+  // Half a header: colod waits at most 200 ms for the rest, then drops it.
+  runtime::MsgHeader h;
+  h.type = static_cast<uint32_t>(runtime::MsgType::kSync);
+  h.length = sizeof(runtime::SyncMsg);
+  ASSERT_TRUE((*client)->SendRawForTest(&h, 6).ok());
+  EXPECT_TRUE(colod.LogHas(
+      "dropped: protocol error: peer stalled in the middle of a message"));
+  auto other = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE((*other)->Sync(0).ok());
+}
+
 TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   TempDir dir;
   Colod colod(dir, "");
