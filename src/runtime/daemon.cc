@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <deque>
 #include <nlohmann/json.hpp>
 
 #include "colo/gpu_spec.h"
@@ -67,6 +68,9 @@ struct Daemon::Client {
   std::unordered_map<uint32_t, std::string> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.
   std::set<uint64_t> outstanding;  // submitted, not finished.
+  // Per stream, launches in order: the front one is on the device, the rest
+  // wait for it (CUDA's stream order).
+  std::map<uint32_t, std::deque<uint64_t>> streams;
   uint64_t watermark = 0;          // every launch <= this has finished.
   int sticky_error = 0;  // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;
@@ -518,24 +522,36 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     return OkStatus();
   }
   const uint64_t key = next_launch_key_++;
-  LaunchRequest req;
-  req.client = c.id;
-  req.kernel = &f->kernel;
-  req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
-  req.on_complete = [this, key](LaunchId, TimePoint) { OnLaunchComplete(key); };
-  InFlight* raw = f.get();
+  f->stream = e.stream_id;
   in_flight_[key] = std::move(f);
   c.outstanding.insert(e.seq);
-  Result<LaunchId> id = policy_->Submit(std::move(req));
-  if (!id.ok()) {
-    c.outstanding.erase(raw->seq);
-    in_flight_.erase(key);
-    c.sticky_error = cuda::kCudaErrorLaunchFailure;
-    Log("client %d: launch %llu refused by the device: %s", c.id,
-        static_cast<unsigned long long>(e.seq), id.status().message().c_str());
-  }
+  // Stream order: a launch starts after the previous one of its stream ended.
+  std::deque<uint64_t>& queue = c.streams[e.stream_id];
+  queue.push_back(key);
+  if (queue.size() == 1) SubmitHead(c, e.stream_id);
   UpdateWatermark(c);
   return OkStatus();
+}
+
+void Daemon::SubmitHead(Client& c, uint32_t stream) {
+  std::deque<uint64_t>& queue = c.streams[stream];
+  while (!queue.empty()) {
+    const uint64_t key = queue.front();
+    InFlight& f = *in_flight_.at(key);
+    LaunchRequest req;
+    req.client = c.id;
+    req.kernel = &f.kernel;
+    req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
+    req.on_complete = [this, key](LaunchId, TimePoint) { OnLaunchComplete(key); };
+    Result<LaunchId> id = policy_->Submit(std::move(req));
+    if (id.ok()) return;
+    c.outstanding.erase(f.seq);
+    c.sticky_error = cuda::kCudaErrorLaunchFailure;
+    Log("client %d: launch %llu refused by the device: %s", c.id,
+        static_cast<unsigned long long>(f.seq), id.status().message().c_str());
+    in_flight_.erase(key);
+    queue.pop_front();
+  }
 }
 
 void Daemon::OnLaunchComplete(uint64_t key) {
@@ -544,14 +560,20 @@ void Daemon::OnLaunchComplete(uint64_t key) {
   ++kernels_completed_;
   const ClientId cid = it->second->client;
   const uint64_t seq = it->second->seq;
+  const uint32_t stream = it->second->stream;
   in_flight_.erase(it);
   auto c = clients_.find(cid);
-  if (c == clients_.end())
-    return;  // the client died; its launch still ran out.
-  ++c->second->completed;
-  c->second->outstanding.erase(seq);
-  UpdateWatermark(*c->second);
-  ReplySyncIfDone(*c->second);
+  if (c == clients_.end()) return;  // the client died; its launch still ran out.
+  Client& client = *c->second;
+  ++client.completed;
+  client.outstanding.erase(seq);
+  std::deque<uint64_t>& queue = client.streams[stream];
+  if (!queue.empty() && queue.front() == key) {
+    queue.pop_front();
+    SubmitHead(client, stream);
+  }
+  UpdateWatermark(client);
+  ReplySyncIfDone(client);
 }
 
 void Daemon::UpdateWatermark(Client& c) {
@@ -596,6 +618,12 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
       Result<bool> got = c.ring->Pop(&e);
       if (!got.ok() || !*got || !HandleEntry(c, e).ok()) break;
     }
+  }
+  // Launches queued behind their stream never reach the device; the one at
+  // the front of each stream is on it and runs out (its completion finds no
+  // client).
+  for (auto& [stream, queue] : c.streams) {
+    for (size_t i = 1; i < queue.size(); ++i) in_flight_.erase(queue[i]);
   }
   const int64_t returned =
       c.registered && c.role == ClientRole::kApp ? ledger_.RemoveClient(id) : 0;

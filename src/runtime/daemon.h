@@ -64,6 +64,7 @@ class Daemon {
   struct InFlight {
     ClientId client = 0;
     uint64_t seq = 0;
+    uint32_t stream = 0;
     KernelDesc kernel;
   };
 
@@ -75,6 +76,9 @@ class Daemon {
   // Consumes c's ring. False if c turned out broken (dropped soon after).
   bool DrainRing(Client& c);
   Status HandleEntry(Client& c, const RingEntry& e);
+  // Submits the front launch of c's `stream` (and, if the device refuses it,
+  // the next ones, each refusal a sticky error).
+  void SubmitHead(Client& c, uint32_t stream);
   void OnLaunchComplete(uint64_t key);
   void UpdateWatermark(Client& c);
   void ReplySyncIfDone(Client& c);

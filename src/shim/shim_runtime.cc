@@ -27,6 +27,7 @@ using cuda::kCudaErrorDevicesUnavailable;
 using cuda::kCudaSuccess;
 
 struct Stream {
+  uint32_t id = 0;  // 0 is the default stream.
   uint64_t last_seq = 0;
 };
 struct Event {
@@ -54,6 +55,7 @@ struct State {
   std::unordered_map<uintptr_t, size_t> allocations;
   int64_t allocated = 0;
   std::unordered_set<Stream*> streams;
+  uint32_t next_stream = 1;
   std::unordered_set<Event*> events;
 };
 
@@ -180,6 +182,7 @@ int LaunchLocked(State& s, const void* key, const std::string& fallback_name,
   e.grid[0] = grid.x, e.grid[1] = grid.y, e.grid[2] = grid.z;
   e.block[0] = block.x, e.block[1] = block.y, e.block[2] = block.z;
   e.shared_mem = shared_mem;
+  e.stream_id = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->id;
   if (int err = Push(s, e); err != kCudaSuccess) return err;
   s.last_seq = e.seq;
   if (!IsDefaultStream(stream)) static_cast<Stream*>(stream)->last_seq = e.seq;
@@ -328,6 +331,7 @@ int StreamCreate(void** stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   auto* st = new Stream();
+  st->id = s.next_stream++;
   s.streams.insert(st);
   *stream = st;
   return kCudaSuccess;
