@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,8 +60,37 @@ struct State {
   std::unordered_set<Event*> events;
 };
 
+State& S();
+
+// fork(): the child must not share the parent's connection and ring (two
+// producers on one ring would corrupt it, and an open copy of the socket
+// would hide the parent's death from colod). The child closes its copy of
+// the socket and starts as a new client on its first CUDA call; the parent's
+// allocations and launches stay the parent's.
+void LockForFork() { S().mu.lock(); }
+void UnlockAfterFork() { S().mu.unlock(); }
+void ResetInChild() {
+  State& s = S();
+  if (s.client) {
+    close(s.client->socket_fd());
+    (void)s.client
+        .release();  // its ring mapping stays; its destructor must not run.
+  }
+  s.func_ids.clear();
+  s.last_seq = 0;
+  s.allocations.clear();
+  s.allocated = 0;
+  for (Stream* st : s.streams) st->last_seq = 0;
+  for (Event* e : s.events) e->recorded = false;
+  s.mu.unlock();
+}
+
 State& S() {
-  static State* s = new State();
+  static State* s = [] {
+    auto* state = new State();
+    pthread_atfork(LockForFork, UnlockAfterFork, ResetInChild);
+    return state;
+  }();
   return *s;
 }
 

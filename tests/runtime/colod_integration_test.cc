@@ -171,6 +171,21 @@ TEST(ColodIntegrationTest, DriverApiThroughDlsymAndCuGetProcAddress) {
   })) << colod.Stats().dump();
 }
 
+TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {
+  // Parent 5 + 3 launches, child 7: three registrations would be wrong, two
+  // right (the child reconnects); 15 launches counted, nobody dropped.
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "fork", {Program("fork_program")});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output() << colod.Log();
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_launched"] == 15 && j["kernels_completed"] == 15 &&
+           j["clients_served"] == 2 && j["clients_dropped"] == 0 &&
+           j["clients"].empty();
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest,
      PassthroughWithoutARealDriverReturnsAnErrorNotACrash) {
   // COLO_SHIM_PASSTHROUGH=1 forwards to the real symbols; with no CUDA
