@@ -71,8 +71,8 @@ struct Daemon::Client {
   // Per stream, launches in order: the front one is on the device, the rest
   // wait for it (CUDA's stream order).
   std::map<uint32_t, std::deque<uint64_t>> streams;
-  uint64_t watermark = 0;          // every launch <= this has finished.
-  int sticky_error = 0;  // cudaError_t for the next synchronizing call.
+  uint64_t watermark = 0;  // every launch <= this has finished.
+  int sticky_error = 0;    // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;
   int64_t launched = 0;
   int64_t completed = 0;
@@ -458,6 +458,10 @@ void Daemon::OnHello(Client& c, Message& m) {
 bool Daemon::DrainRing(Client& c) {
   if (!c.ring || c.broken) return !c.broken;
   if (!c.ring->HasEntries()) return true;
+  // Launches start at the simulated time they are taken, which must not lag
+  // the wall clock (it would if this loop was held up since its last
+  // CatchUp): a kernel never finishes before its pushed time + its duration.
+  driver_.CatchUp();
   for (;;) {
     RingEntry e;
     for (;;) {
@@ -503,14 +507,27 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   auto f = std::make_unique<InFlight>();
   f->client = c.id;
   f->seq = e.seq;
-  f->kernel =
-      catalog_.Describe(name->second, Dim3{e.grid[0], e.grid[1], e.grid[2]},
-                        Dim3{e.block[0], e.block[1], e.block[2]},
-                        static_cast<int64_t>(e.shared_mem));
-  Status valid = f->kernel.Validate();
-  if (valid.ok() && f->kernel.ThreadsPerBlock() > spec_.max_threads_per_block) {
-    valid = InvalidArgumentError(
-        "block of " + std::to_string(f->kernel.ThreadsPerBlock()) + " threads");
+  // One KernelDesc per distinct (name, shape), kept for colod's lifetime:
+  // SimGpu caches its kernel models by KernelDesc address, so an address
+  // must never be reused for a different kernel.
+  const KernelShapeKey shape{
+      name->second,
+      {e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2]},
+      e.shared_mem};
+  std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
+  if (!desc) {
+    desc = std::make_unique<KernelDesc>(
+        catalog_.Describe(name->second, Dim3{e.grid[0], e.grid[1], e.grid[2]},
+                          Dim3{e.block[0], e.block[1], e.block[2]},
+                          static_cast<int64_t>(e.shared_mem)));
+  }
+  f->kernel = desc.get();
+  Status valid = f->kernel->Validate();
+  if (valid.ok() &&
+      f->kernel->ThreadsPerBlock() > spec_.max_threads_per_block) {
+    valid = InvalidArgumentError("block of " +
+                                 std::to_string(f->kernel->ThreadsPerBlock()) +
+                                 " threads");
   }
   if (!valid.ok()) {
     // A CUDA error, not a protocol violation: it surfaces at the next sync.
@@ -540,9 +557,11 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     InFlight& f = *in_flight_.at(key);
     LaunchRequest req;
     req.client = c.id;
-    req.kernel = &f.kernel;
+    req.kernel = f.kernel;
     req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
-    req.on_complete = [this, key](LaunchId, TimePoint) { OnLaunchComplete(key); };
+    req.on_complete = [this, key](LaunchId, TimePoint) {
+      OnLaunchComplete(key);
+    };
     Result<LaunchId> id = policy_->Submit(std::move(req));
     if (id.ok()) return;
     c.outstanding.erase(f.seq);
@@ -563,7 +582,8 @@ void Daemon::OnLaunchComplete(uint64_t key) {
   const uint32_t stream = it->second->stream;
   in_flight_.erase(it);
   auto c = clients_.find(cid);
-  if (c == clients_.end()) return;  // the client died; its launch still ran out.
+  if (c == clients_.end())
+    return;  // the client died; its launch still ran out.
   Client& client = *c->second;
   ++client.completed;
   client.outstanding.erase(seq);

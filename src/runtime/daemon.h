@@ -22,11 +22,13 @@
 // may be called from any thread or a signal handler.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -65,7 +67,16 @@ class Daemon {
     ClientId client = 0;
     uint64_t seq = 0;
     uint32_t stream = 0;
-    KernelDesc kernel;
+    const KernelDesc* kernel = nullptr;  // owned by kernel_descs_.
+  };
+  struct KernelShapeKey {
+    std::string name;
+    std::array<uint32_t, 6> dims;  // grid x, y, z, block x, y, z.
+    uint64_t shared_mem;
+    bool operator<(const KernelShapeKey& o) const {
+      return std::tie(name, dims, shared_mem) <
+             std::tie(o.name, o.dims, o.shared_mem);
+    }
   };
 
   explicit Daemon(const DaemonConfig& config);
@@ -106,6 +117,7 @@ class Daemon {
   std::vector<std::pair<ClientId, std::string>>
       doomed_;  // drops deferred out of callbacks.
   std::unordered_map<uint64_t, std::unique_ptr<InFlight>> in_flight_;
+  std::map<KernelShapeKey, std::unique_ptr<KernelDesc>> kernel_descs_;
   uint64_t next_launch_key_ = 1;
   ClientId next_client_ = 1;
 

@@ -105,8 +105,11 @@ Status LaunchRing::Push(RingEntry e) {
   e.checksum = EntryChecksum(e);
   entries()[tail & (kRingCapacity - 1)] = e;
   control_->tail.store(tail + 1, std::memory_order_seq_cst);
-  // Ring the doorbell only if colod may be asleep; otherwise it polls.
-  if (control_->consumer_awake.load(std::memory_order_seq_cst) == 0) {
+  // Ring the doorbell only if colod may be asleep (it is not polling) and
+  // had consumed everything before this entry; if it had not, it is still
+  // draining (or an earlier doorbell is pending) and will find this one.
+  if (control_->consumer_awake.load(std::memory_order_seq_cst) == 0 &&
+      control_->head.load(std::memory_order_seq_cst) == tail) {
     uint64_t one = 1;
     ssize_t n = write(eventfd_, &one, sizeof(one));
     (void)n;  // EAGAIN: the counter is saturated, colod is awake anyway.
@@ -143,7 +146,13 @@ bool LaunchRing::PublishHeadAndCheckMore() {
 namespace colo::runtime {
 
 void LaunchRing::SetConsumerAwake(bool awake) {
-  control_->consumer_awake.store(awake ? 1 : 0, std::memory_order_seq_cst);
+  const uint32_t v = awake ? 1 : 0;
+  // Writing only on a change keeps the producers' copy of the line valid.
+  if (control_->consumer_awake.load(std::memory_order_relaxed) != v) {
+    control_->consumer_awake.store(v, std::memory_order_seq_cst);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
 }
 
 bool LaunchRing::HasEntries() const {

@@ -12,10 +12,12 @@
 // entry or an impossible head/tail drops that client.
 //
 // Doorbell: after publishing, the producer writes the eventfd only if colod
-// said it may sleep (consumer_awake == 0). colod clears the flag, then looks
-// at the ring once more before it sleeps; the Dekker-style pair "store tail;
-// load consumer_awake" / "store consumer_awake = 0; load tail" (seq_cst)
-// guarantees no lost wake-up. While launches keep coming colod polls the
+// said it may sleep (consumer_awake == 0) and had consumed every earlier
+// entry (head == the old tail). colod clears the flag, then looks at the ring
+// once more before it sleeps, and after publishing head it looks at tail
+// again; the Dekker-style pairs "store tail; load consumer_awake, head" /
+// "store consumer_awake = 0 or head; load tail" (seq_cst) guarantee no lost
+// wake-up. While launches keep coming colod polls the
 // rings for a short spin window instead, so a burst of launches costs the
 // producer no system call. colod also polls every ring periodically as a
 // safety net.

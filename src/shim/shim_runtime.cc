@@ -186,7 +186,7 @@ int CheckStream(State& s, void* stream) {
   return cuda::kCudaErrorInvalidResourceHandle;
 }
 
-int LaunchLocked(State& s, const void* key, const std::string& fallback_name,
+int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  Dim grid, Dim block, size_t shared_mem, void* stream) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -200,8 +200,18 @@ int LaunchLocked(State& s, const void* key, const std::string& fallback_name,
     def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
     def.func_id = s.next_func;
     auto n = s.names.find(key);
-    runtime::CopyString(def.name,
-                        n != s.names.end() ? n->second : fallback_name);
+    // Named at registration; otherwise (a driver-API function, or a stub
+    // registered elsewhere) by address. Formatted once per kernel, not per
+    // launch.
+    std::string name;
+    if (n != s.names.end()) {
+      name = n->second;
+    } else {
+      char buf[48];
+      std::snprintf(buf, sizeof(buf), "%s@%p", unnamed_prefix, key);
+      name = buf;
+    }
+    runtime::CopyString(def.name, name);
     if (int err = Push(s, def); err != kCudaSuccess) return err;
     id = s.func_ids.emplace(key, s.next_func++).first;
   }
@@ -269,18 +279,15 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
            void* stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  char fallback[48];
-  std::snprintf(fallback, sizeof(fallback), "kernel@%p", host_fun);
-  return LaunchLocked(s, host_fun, fallback, grid, block, shared_mem, stream);
+  return LaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream);
 }
 
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
                  void* stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  char fallback[48];
-  std::snprintf(fallback, sizeof(fallback), "cuFunction@%p", function);
-  return LaunchLocked(s, function, fallback, grid, block, shared_mem, stream);
+  return LaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
+                      stream);
 }
 
 int Malloc(void** ptr, size_t size) {

@@ -206,10 +206,15 @@ TEST(ColodIntegrationTest,
 TEST(ColodIntegrationTest,
      SimulatedKernelsTakeTheirProfiledTimeOnTheWallClock) {
   SKIP_WITHOUT_PROGRAMS();
-  // Profile table: train_forward 4 ms. 5 iterations x 2 forward kernels, each
-  // iteration synchronized: at least 10 x 4 ms = 40 ms of wall time.
+  // Profile table: train_forward 4 ms. With 1 MiB of activations a kernel
+  // has 512 blocks of 512 threads, one wave on an H100 (132 SMs x 4 blocks),
+  // so it runs its solo time. 5 iterations x 2 forward kernels, in stream
+  // order, each iteration synchronized: at least 10 x 4 ms = 40 ms of wall
+  // time. (mps: no best-effort slicing to change the shape.)
   TempDir dir;
-  Colod colod(dir, "kernels:\n  - {name: train_forward, duration_us: 4000}\n");
+  Colod colod(dir,
+              "gpu: H100\npolicy: mps\nkernels:\n  - {name: train_forward, "
+              "duration_us: 4000}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
   const auto t0 = std::chrono::steady_clock::now();
   auto p = colod.Run(dir, "train", {Program("train_loop"), "5", "4", "1", "1"});
