@@ -40,6 +40,9 @@
   X(cudaMemset)                                         \
   X(cudaMemsetAsync)                                    \
   X(cudaMemGetInfo)                                     \
+  X(cudaMallocHost)                                     \
+  X(cudaHostAlloc)                                      \
+  X(cudaFreeHost)                                       \
   /* streams and events */                              \
   X(cudaStreamCreate)                                   \
   X(cudaStreamCreateWithFlags)                          \
@@ -47,6 +50,7 @@
   X(cudaStreamSynchronize)                              \
   X(cudaStreamQuery)                                    \
   X(cudaStreamDestroy)                                  \
+  X(cudaStreamWaitEvent)                                \
   X(cudaEventCreate)                                    \
   X(cudaEventCreateWithFlags)                           \
   X(cudaEventRecord)                                    \

@@ -198,6 +198,24 @@ int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return Safe([&] { return cs::MemGetInfo(free_bytes, total_bytes); });
 }
 
+int cudaMallocHost(void** ptr, size_t size) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocHost, kCudaErrorSharedObjectSymbolNotFound,
+                         ptr, size);
+  return Safe([&] { return cs::MallocHost(ptr, size); });
+}
+
+int cudaHostAlloc(void** ptr, size_t size, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaHostAlloc, kCudaErrorSharedObjectSymbolNotFound,
+                         ptr, size, flags);
+  return Safe([&] { return cs::MallocHost(ptr, size); });
+}
+
+int cudaFreeHost(void* ptr) {
+  COLO_FORWARD_IF_NEEDED(cudaFreeHost, kCudaErrorSharedObjectSymbolNotFound,
+                         ptr);
+  return Safe([&] { return cs::FreeHost(ptr); });
+}
+
 // ---- streams and events ----------------------------------------------------
 
 int cudaStreamCreate(void** stream) {
@@ -236,6 +254,13 @@ int cudaStreamDestroy(void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaStreamDestroy,
                          kCudaErrorSharedObjectSymbolNotFound, stream);
   return Safe([&] { return cs::StreamDestroy(stream); });
+}
+
+int cudaStreamWaitEvent(void* stream, void* event, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamWaitEvent,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, event,
+                         flags);
+  return Safe([&] { return cs::StreamWaitEvent(stream, event); });
 }
 
 int cudaEventCreate(void** event) {

@@ -65,6 +65,10 @@ COLO_EXPORT int cudaMemset(void* dev_ptr, int value, size_t count);
 COLO_EXPORT int cudaMemsetAsync(void* dev_ptr, int value, size_t count,
                                 void* stream);
 COLO_EXPORT int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
+COLO_EXPORT int cudaMallocHost(void** ptr, size_t size);
+// What the C++ overload cudaMallocHost(T**, size, flags) calls.
+COLO_EXPORT int cudaHostAlloc(void** ptr, size_t size, unsigned flags);
+COLO_EXPORT int cudaFreeHost(void* ptr);
 
 COLO_EXPORT int cudaStreamCreate(void** stream);
 COLO_EXPORT int cudaStreamCreateWithFlags(void** stream, unsigned flags);
@@ -73,6 +77,7 @@ COLO_EXPORT int cudaStreamCreateWithPriority(void** stream, unsigned flags,
 COLO_EXPORT int cudaStreamSynchronize(void* stream);
 COLO_EXPORT int cudaStreamQuery(void* stream);
 COLO_EXPORT int cudaStreamDestroy(void* stream);
+COLO_EXPORT int cudaStreamWaitEvent(void* stream, void* event, unsigned flags);
 COLO_EXPORT int cudaEventCreate(void** event);
 COLO_EXPORT int cudaEventCreateWithFlags(void** event, unsigned flags);
 COLO_EXPORT int cudaEventRecord(void* event, void* stream);

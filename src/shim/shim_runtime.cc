@@ -363,6 +363,18 @@ int MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return kCudaSuccess;
 }
 
+int MallocHost(void** ptr, size_t size) {
+  if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  *ptr = size == 0 ? nullptr : std::malloc(size);
+  return size != 0 && *ptr == nullptr ? cuda::kCudaErrorMemoryAllocation
+                                      : kCudaSuccess;
+}
+
+int FreeHost(void* ptr) {
+  std::free(ptr);
+  return kCudaSuccess;
+}
+
 int StreamCreate(void** stream) {
   if (stream == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
@@ -399,6 +411,16 @@ int StreamDestroy(void* stream) {
   if (s.streams.erase(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   delete st;
   return kCudaSuccess;
+}
+
+int StreamWaitEvent(void* stream, void* event) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  auto* e = static_cast<Event*>(event);
+  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (!e->recorded) return kCudaSuccess;
+  return SyncTo(s, e->seq);
 }
 
 int EventCreate(void** event) {

@@ -71,11 +71,19 @@ int Memcpy(void* dst, const void* src, size_t count);
 int MemcpyAsync(void* dst, const void* src, size_t count);
 int Memset(void* ptr, int value, size_t count);
 int MemGetInfo(size_t* free_bytes, size_t* total_bytes);
+// Pinned host memory: plain host memory here (nothing to pin), not accounted
+// as device memory.
+int MallocHost(void** ptr, size_t size);
+int FreeHost(void* ptr);
 
 int StreamCreate(void** stream);
 int StreamSynchronize(void* stream);
 int StreamQuery(void* stream);
 int StreamDestroy(void* stream);
+// Orders `stream` after `event`: the calling thread waits until the event
+// has completed (stronger than CUDA, which waits on the device, but it keeps
+// the order; launches that follow start later than CUDA would start them).
+int StreamWaitEvent(void* stream, void* event);
 int EventCreate(void** event);
 int EventRecord(void* event, void* stream);
 int EventQuery(void* event);
