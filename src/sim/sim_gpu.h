@@ -72,6 +72,9 @@ class SimGpu final : public Device, public Model {
 
   // Precomputes the models of `w`'s kernels, measured on `profiled_on`.
   // Launches of unregistered kernels are modelled as profiled on this GPU.
+  // Models are cached by KernelDesc address for the SimGpu's lifetime: an
+  // address must not be reused for another kernel (colod keeps one
+  // descriptor per kernel shape for this reason).
   // InvalidArgument names the kernel that does not fit. REQUIRES: `w`
   // outlives this (the models point into it).
   Status RegisterWorkload(const Workload& w, const GpuSpec& profiled_on);
