@@ -64,7 +64,6 @@ void OrionPolicy::Pump() {
     };
     (void)device_.Submit(std::move(go));
   }
-  (void)executor_;
 }
 
 }  // namespace colo::sched

@@ -16,8 +16,8 @@ namespace colo::sched {
 
 class OrionPolicy final : public ForwardingPolicy {
  public:
-  OrionPolicy(const PolicyOptions& options, Device& device, Executor& executor)
-      : ForwardingPolicy(device), options_(options), executor_(executor) {}
+  OrionPolicy(const PolicyOptions& options, Device& device)
+      : ForwardingPolicy(device), options_(options) {}
 
   void SetClientClass(ClientId client, PriorityClass c) override { q_.SetClass(client, c); }
   Result<LaunchId> Submit(LaunchRequest request) override;
@@ -27,7 +27,6 @@ class OrionPolicy final : public ForwardingPolicy {
   int64_t SmNeed(const KernelDesc& k);
 
   PolicyOptions options_;
-  Executor& executor_;
   BeQueue q_;
   std::map<LaunchId, const KernelDesc*> hp_running_;  // by device id
   Duration be_in_flight_{0};

@@ -90,7 +90,7 @@ std::unique_ptr<Policy> MakePolicy(PolicyKind kind, const PolicyOptions& options
     case PolicyKind::kPriority:
       return std::make_unique<PriorityPolicy>(options, device, executor);
     case PolicyKind::kOrion:
-      return std::make_unique<OrionPolicy>(options, device, executor);
+      return std::make_unique<OrionPolicy>(options, device);
     case PolicyKind::kTgs:
       return std::make_unique<TgsPolicy>(options, device, executor);
   }

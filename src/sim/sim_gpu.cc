@@ -32,21 +32,18 @@ Status SimGpu::RegisterWorkload(const Workload& w, const GpuSpec& profiled_on) {
   return OkStatus();
 }
 
-const KernelModel* SimGpu::ModelFor(const KernelDesc* k) {
+Result<const KernelModel*> SimGpu::ModelFor(const KernelDesc* k) {
   auto it = models_.find(k);
   if (it != models_.end()) return &it->second;
-  auto m = BuildKernelModel(*k, spec_, spec_);
-  if (!m.ok()) return nullptr;
-  return &models_.emplace(k, *m).first->second;
+  COLO_ASSIGN_OR_RETURN(KernelModel m, BuildKernelModel(*k, spec_, spec_));
+  return &models_.emplace(k, m).first->second;
 }
 
 Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
-  const KernelModel* m = ModelFor(request.kernel);
-  if (m == nullptr) {
-    auto built = BuildKernelModel(*request.kernel, spec_, spec_);
-    return built.status().WithContext("launch on " + spec_.name);
-  }
+  auto model = ModelFor(request.kernel);
+  if (!model.ok()) return model.status().WithContext("launch on " + spec_.name);
+  const KernelModel* m = *model;
   const int64_t first = request.first_block;
   const int64_t end = request.end_block < 0 ? m->blocks : request.end_block;
   if (first < 0 || first >= end || end > m->blocks) {
@@ -124,8 +121,7 @@ Status SimGpu::Retreat(LaunchId id) {
 }
 
 Result<KernelTiming> SimGpu::ProfileKernel(const KernelDesc& kernel) {
-  const KernelModel* m = ModelFor(&kernel);
-  if (m == nullptr) return BuildKernelModel(kernel, spec_, spec_).status();
+  COLO_ASSIGN_OR_RETURN(const KernelModel* m, ModelFor(&kernel));
   KernelTiming t;
   t.blocks = m->blocks;
   t.blocks_per_wave = int64_t{spec_.sm_count} * m->occupancy.blocks_per_sm;

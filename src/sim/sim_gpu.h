@@ -121,7 +121,8 @@ class SimGpu final : public Device, public Model {
     LaunchId id;
   };
 
-  const KernelModel* ModelFor(const KernelDesc* k);
+  // The cached model of `k`, built (as profiled on this GPU) on first use.
+  Result<const KernelModel*> ModelFor(const KernelDesc* k);
   void SyncTo(TimePoint now);
   void Dispatch();
   void InsertPending(uint32_t slot);
