@@ -6,11 +6,15 @@
 // throughput (sum of normalized throughputs); then a sweep of the priority
 // policy's preemption bound. All figures are measured in this run.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "profile/orion_table.h"
+#include "sched/sm_room.h"
+#include "sim/event_loop.h"
 #include "sim/scenario_runner.h"
+#include "sim/sim_gpu.h"
 
 namespace {
 
@@ -58,6 +62,29 @@ Result<sim::ScenarioSpec> PairScenario(const Pair& p, double load, uint64_t seed
   return s;
 }
 
+// While `hp`'s kernels run on `gpu` (each alone, its solo time there), the
+// share of the block slots a kernel of shape `be` could hold that they leave
+// free, weighted by duration. Best-effort work that never slows a
+// high-priority kernel can only use these slots while the service is busy.
+Result<double> FreeSlotShare(const Workload& hp, const KernelDesc& be, const GpuSpec& gpu) {
+  sim::EventLoop loop;
+  sim::SimGpu sim(gpu, loop.clock(), sim::SimGpuOptions{});
+  COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, GpuPreset(hp.profiled_on));
+  COLO_RETURN_IF_ERROR(sim.RegisterWorkload(hp, profiled_on));
+  COLO_ASSIGN_OR_RETURN(Occupancy be_occ, ComputeOccupancy(gpu, be));
+  double free = 0, total = 0;
+  for (const KernelDesc& k : hp.kernels) {
+    COLO_ASSIGN_OR_RETURN(KernelTiming t, sim.ProfileKernel(k));
+    COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, k));
+    sched::SmUse use;
+    use.Add(occ, sched::BlocksPerSm(gpu, occ, k.Blocks()));
+    const double d = static_cast<double>(t.SoloDuration().count());
+    free += d * sched::BlocksThatFit(gpu, use, be_occ);
+    total += d * be_occ.blocks_per_sm;
+  }
+  return free / total;
+}
+
 struct Summary {
   double mean_p99 = 0, worst_p99 = 0, mean_stp = 0, mean_be = 0;
 };
@@ -90,7 +117,26 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool verbose = argc > 1 && std::string(argv[1]) == "-v";
+  // -v: one line per pair; --only NAME: just that policy (and the sweep if
+  // it is `priority`).
+  bool verbose = false;
+  std::optional<sched::PolicyKind> only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-v") {
+      verbose = true;
+    } else if (a == "--only" && i + 1 < argc) {
+      auto k = sched::ParsePolicyKind(argv[++i]);
+      if (!k.ok()) {
+        std::fprintf(stderr, "%s\n", k.status().ToString().c_str());
+        return 2;
+      }
+      only = *k;
+    } else {
+      std::fprintf(stderr, "usage: priority_isolation_bench [-v] [--only POLICY]\n");
+      return 2;
+    }
+  }
   std::vector<Pair> pairs;
   for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
     for (const char* be : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
@@ -109,9 +155,37 @@ int main(int argc, char** argv) {
   std::printf("%zu pairs on A100-SXM4-40GB, high priority at 50%% of its solo load, 20 s each\n\n", specs.size());
   std::printf("%-17s %14s %14s %12s %10s\n", "policy", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
   for (sched::PolicyKind k : sched::AllPolicies()) {
+    if (only && k != *only) continue;
     const Summary s = RunAll(specs, k, {}, verbose);
     std::printf("%-17s %13.1f%% %13.1f%% %12.3f %10.3f\n", sched::PolicyName(k), 100 * s.mean_p99,
                 100 * s.worst_p99, s.mean_stp, s.mean_be);
+  }
+  if (only && *only != sched::PolicyKind::kPriority) return 0;
+  std::printf("\npriority policy, harvest bound sweep (best effort beside high-priority kernels,\n"
+              "in the slots they leave free, for logical blocks up to this long; 0 = off)\n");
+  std::printf("%-10s %14s %14s %12s %10s\n", "harvest", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
+  for (int us : {0, 20, 100, 400}) {
+    sched::PolicyOptions o;
+    o.harvest_block_bound = Microseconds(us);
+    const Summary s = RunAll(specs, sched::PolicyKind::kPriority, o, false);
+    std::printf("%7d us %13.1f%% %13.1f%% %12.3f %10.3f\n", us, 100 * s.mean_p99, 100 * s.worst_p99, s.mean_stp,
+                s.mean_be);
+  }
+  std::printf("\nroom beside the service: share of block slots its kernels leave free while it is busy\n");
+  for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
+    const std::string dir = std::string(COLO_DATA_DIR) + "/orion/";
+    auto w = profile::LoadOrionKernelTable(dir + hp);
+    auto be = profile::LoadOrionKernelTable(dir + "resnet50_32_fb1");
+    if (!w.ok() || !be.ok()) return 1;
+    auto share = FreeSlotShare(*w, be->kernels.front(), specs.front().gpu);
+    if (!share.ok()) {
+      std::fprintf(stderr, "%s\n", share.status().ToString().c_str());
+      return 1;
+    }
+    // Busy half the time (50% load): even if best effort used every free slot
+    // at full speed, it would get at most 0.5 + 0.5 x share.
+    std::printf("  %-16s %5.1f%%  -> best effort <= about %.3f, system <= about %.3f\n", hp, 100 * *share,
+                0.5 + 0.5 * *share, 1.5 + 0.5 * *share);
   }
   std::printf("\npriority policy, preemption-latency bound sweep\n");
   std::printf("%-10s %14s %14s %12s %10s\n", "bound", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");

@@ -27,6 +27,8 @@ const OptionKey kOptionKeys[] = {
     {"long_idle_us", &sched::PolicyOptions::long_idle, Microseconds(1), true},
     {"slice_launch_gap_us", &sched::PolicyOptions::slice_launch_gap,
      Microseconds(1), true},
+    {"harvest_block_us", &sched::PolicyOptions::harvest_block_bound,
+     Microseconds(1), true},
     {"orion_be_cap_us", &sched::PolicyOptions::orion_be_cap, Microseconds(1),
      false},
     {"tgs_period_ms", &sched::PolicyOptions::tgs_period, Milliseconds(1),

@@ -48,7 +48,8 @@ Result<PolicyKind> ParsePolicyKind(std::string_view name) {
 std::vector<std::string> PolicyOptionNames(PolicyKind kind) {
   switch (kind) {
     case PolicyKind::kPriority:
-      return {"preemption_bound_us", "min_idle_us", "long_idle_us", "slice_launch_gap_us"};
+      return {"preemption_bound_us", "min_idle_us", "long_idle_us", "slice_launch_gap_us",
+              "harvest_block_us"};
     case PolicyKind::kOrion:
       return {"orion_be_cap_us"};
     case PolicyKind::kTgs:
@@ -65,6 +66,7 @@ Status PolicyOptions::Validate(PolicyKind kind) const {
   if (min_idle.count() < 0) return InvalidArgumentError("min_idle_us must be >= 0");
   if (long_idle < min_idle) return InvalidArgumentError("long_idle_us must be >= min_idle_us");
   if (slice_launch_gap.count() < 0) return InvalidArgumentError("slice_launch_gap_us must be >= 0");
+  if (harvest_block_bound.count() < 0) return InvalidArgumentError("harvest_block_us must be >= 0");
   if (orion_be_cap.count() <= 0) return InvalidArgumentError("orion_be_cap_us must be > 0");
   if (tgs_period.count() <= 0) return InvalidArgumentError("tgs_period_ms must be > 0");
   const auto valid = PolicyOptionNames(kind);

@@ -71,20 +71,37 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
   if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
   if (IsHigh(request.client)) {
     ++hp_outstanding_;
+    SmUse use;
+    if (auto occ = ComputeOccupancy(device_.spec(), *request.kernel); occ.ok()) {
+      use.Add(*occ, BlocksPerSm(device_.spec(), *occ, request.kernel->Blocks()));
+    }
+    hp_use_.Add(use);
     auto done = std::move(request.on_complete);
     request.priority = 1;
-    request.on_complete = [this, done = std::move(done)](LaunchId id, TimePoint t) {
+    request.on_complete = [this, use, done = std::move(done)](LaunchId id, TimePoint t) {
+      hp_use_.Sub(use);
       if (--hp_outstanding_ == 0) {
         hp_idle_since_ = t;
         SchedulePump(t + options_.min_idle);
       }
       if (done) done(id, t);
     };
-    // Persistent best-effort workers get out of the way.
+    // Persistent best-effort workers get out of the way, except those that
+    // harvest slots the high-priority launches leave free.
     for (auto& w : be_) {
-      if (w.in_flight && w.persistent) (void)device_.Retreat(w.device_id);
+      if (w.in_flight && w.persistent && !w.harvesting && !w.retreating) {
+        w.retreating = true;
+        (void)device_.Retreat(w.device_id);
+      }
     }
-    return device_.Submit(std::move(request));
+    RetreatWhatNoLongerFits();
+    auto id = device_.Submit(std::move(request));
+    if (options_.harvest_block_bound.count() > 0) {
+      for (auto& w : be_) {
+        if (!w.in_flight) Harvest(w);
+      }
+    }
+    return id;
   }
   COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(*request.kernel));
   BeWork w;
@@ -109,15 +126,78 @@ void PriorityPolicy::SchedulePump(TimePoint at) {
 
 void PriorityPolicy::Pump() {
   const TimePoint now = executor_.Now();
-  if (has_high_ && hp_outstanding_ > 0) return;
+  if (has_high_ && hp_outstanding_ > 0) {
+    if (options_.harvest_block_bound.count() > 0) {
+      for (auto& w : be_) {
+        if (!w.in_flight) Harvest(w);
+      }
+    }
+    return;
+  }
   const Duration idle = now - hp_idle_since_;
   if (has_high_ && idle < options_.min_idle) {
     SchedulePump(hp_idle_since_ + options_.min_idle);
     return;
   }
   for (auto& w : be_) {
-    if (!w.in_flight) Issue(w);
+    if (!w.in_flight) {
+      Issue(w);
+    } else if (w.harvesting && !w.retreating) {
+      // Idle now: relaunch it at full width.
+      w.retreating = true;
+      (void)device_.Retreat(w.device_id);
+    }
   }
+}
+
+SmUse PriorityPolicy::UsedBesideHigh() const {
+  SmUse used = hp_use_;
+  for (const auto& w : be_) {
+    if (w.in_flight && w.harvesting) used.Add(w.harvest_use);
+  }
+  return used;
+}
+
+void PriorityPolicy::RetreatWhatNoLongerFits() {
+  const GpuSpec& gpu = device_.spec();
+  SmUse used = UsedBesideHigh();
+  for (auto it = be_.rbegin(); it != be_.rend() && !FitsSm(gpu, used); ++it) {
+    if (!it->in_flight || !it->harvesting || it->retreating) continue;
+    it->retreating = true;
+    (void)device_.Retreat(it->device_id);
+    used.Sub(it->harvest_use);
+  }
+}
+
+void PriorityPolicy::Harvest(BeWork& w) {
+  const KernelDesc& k = *w.request.kernel;
+  if (!k.transformable) return;
+  auto t = device_.ProfileKernel(k);
+  if (!t.ok() || t->persistent_block_time > options_.harvest_block_bound) return;
+  auto occ = ComputeOccupancy(device_.spec(), k);
+  if (!occ.ok()) return;
+  const GpuSpec& gpu = device_.spec();
+  const int64_t n = std::min(BlocksThatFit(gpu, UsedBesideHigh(), *occ), BlocksPerSm(gpu, *occ, w.end - w.next));
+  if (n < 1) return;
+  LaunchRequest r;
+  r.client = w.request.client;
+  r.kernel = w.request.kernel;
+  r.first_block = w.next;
+  r.end_block = w.end;
+  r.persistent_workers = std::min<int64_t>(n * gpu.sm_count, w.end - w.next);
+  const LaunchId id = w.id;
+  const int64_t end = w.end;
+  r.on_complete = [this, id, end](LaunchId, TimePoint) { OnBeDone(id, end, true); };
+  r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) { OnBeDone(id, next, false); };
+  auto sub = device_.Submit(std::move(r));
+  if (!sub.ok()) return;
+  w.in_flight = true;
+  w.persistent = true;
+  w.harvesting = true;
+  w.retreating = false;
+  w.harvest_use = SmUse{};
+  w.harvest_use.Add(*occ, n);
+  w.device_id = *sub;
 }
 
 void PriorityPolicy::Issue(BeWork& w) {
@@ -146,6 +226,8 @@ void PriorityPolicy::Issue(BeWork& w) {
   if (!sub.ok()) return;  // cannot happen for a kernel the device profiled
   w.in_flight = true;
   w.persistent = f.form == KernelForm::kPersistent;
+  w.harvesting = false;
+  w.retreating = false;
   w.device_id = *sub;
 }
 
@@ -153,6 +235,8 @@ void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_
   auto it = std::find_if(be_.begin(), be_.end(), [id](const BeWork& w) { return w.id == id; });
   if (it == be_.end()) return;
   it->in_flight = false;
+  it->harvesting = false;
+  it->retreating = false;
   it->next = stopped_at;
   if (whole_range_done && it->next >= it->end) {
     auto done = std::move(it->request.on_complete);

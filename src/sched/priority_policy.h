@@ -28,6 +28,7 @@
 #include <tuple>
 
 #include "sched/policy.h"
+#include "sched/sm_room.h"
 
 namespace colo::sched {
 
@@ -60,6 +61,9 @@ class PriorityPolicy final : public ForwardingPolicy {
     int64_t end = 0;
     bool in_flight = false;
     bool persistent = false;
+    bool harvesting = false;  // launched beside high-priority kernels.
+    bool retreating = false;
+    SmUse harvest_use;        // what a harvesting launch holds per SM.
     LaunchId device_id = 0;
   };
 
@@ -67,6 +71,9 @@ class PriorityPolicy final : public ForwardingPolicy {
   void Pump();
   void SchedulePump(TimePoint at);
   void Issue(BeWork& w);
+  void Harvest(BeWork& w);
+  SmUse UsedBesideHigh() const;
+  void RetreatWhatNoLongerFits();
   Result<FormChoice> FormFor(const KernelDesc& k);
   void OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done);
 
@@ -75,6 +82,7 @@ class PriorityPolicy final : public ForwardingPolicy {
   std::map<ClientId, PriorityClass> classes_;
   bool has_high_ = false;
   int hp_outstanding_ = 0;
+  SmUse hp_use_;  // per SM, of the high-priority launches in flight.
   TimePoint hp_idle_since_ = TimeZero();
   std::deque<BeWork> be_;
   LaunchId next_id_ = 1ULL << 62;  // distinct from device ids

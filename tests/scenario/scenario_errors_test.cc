@@ -342,6 +342,18 @@ std::vector<Case> Cases() {
        2,
        {"policy option 'tgs_period_ms' does not apply to policy 'mps' (it "
         "takes no options)"}},
+      {"NegativeHarvestBound",
+       "gpu: A100\npolicy: {name: priority, harvest_block_us: -5}\njobs:\n" +
+           Job(),
+       kBad,
+       2,
+       {"harvest_block_us must be >= 0 (microseconds), got -5"}},
+      {"HarvestBoundGivenToTgs",
+       "gpu: A100\npolicy: {name: tgs, harvest_block_us: 5}\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"policy option 'harvest_block_us' does not apply to policy 'tgs' (its "
+        "options: tgs_period_ms)"}},
       {"LongIdleBelowMinIdle",
        "gpu: A100\npolicy: {name: priority, min_idle_us: 50, long_idle_us: "
        "10}\njobs:\n" + Job(),

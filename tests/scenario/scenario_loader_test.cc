@@ -144,6 +144,7 @@ policy:
   min_idle_us: 10
   long_idle_us: 2000.5
   slice_launch_gap_us: 0
+  harvest_block_us: 0
 jobs:
   - name: a
     workload: )") + kKernel + "\n");
@@ -155,9 +156,11 @@ jobs:
   EXPECT_EQ(o.min_idle, Microseconds(10));
   EXPECT_EQ(o.long_idle, Nanoseconds(2000500));
   EXPECT_EQ(o.slice_launch_gap, Duration(0));
+  EXPECT_EQ(o.harvest_block_bound, Duration(0));
   EXPECT_EQ(o.explicitly_set,
             (std::vector<std::string>{"preemption_bound_us", "min_idle_us",
-                                      "long_idle_us", "slice_launch_gap_us"}));
+                                      "long_idle_us", "slice_launch_gap_us",
+                                      "harvest_block_us"}));
   // Options of other policies keep their defaults.
   EXPECT_EQ(o.orion_be_cap, Microseconds(250));
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -63,6 +64,7 @@ class RecordingDevice final : public Device {
         if (retreated) retreated(id, t, next);
       };
       if (r.persistent_workers > 0) ++persistent_launches;
+      if (on_launch) on_launch(r.persistent_workers);
     }
     return gpu_.Submit(std::move(r));
   }
@@ -73,6 +75,7 @@ class RecordingDevice final : public Device {
   std::vector<std::pair<int64_t, int64_t>> ran;
   int completed_launches = 0;
   int persistent_launches = 0;
+  std::function<void(int64_t workers)> on_launch;  // each launch of `watched`.
 
  private:
   Device& gpu_;
@@ -215,6 +218,130 @@ TEST(PriorityPolicySimTest, UnderMpsTheHighPriorityKernelWaitsBehindTheBestEffor
   EXPECT_EQ(out.be_callbacks, 1);
   ExpectEveryBlockRanOnce(out.be_ranges, 86400);
   EXPECT_EQ(out.kernels_completed, 2);
+}
+
+// Harvesting: best-effort persistent workers in the block slots that a
+// running high-priority launch leaves free.
+struct HarvestOutcome {
+  std::vector<TimePoint> hp_done;
+  TimePoint be_done{};
+  int be_callbacks = 0;
+  std::vector<std::pair<int64_t, int64_t>> be_ranges;
+  std::vector<int64_t> be_workers;  // of each launch, in order (0: not persistent).
+  std::vector<TimePoint> be_launch_times;
+};
+
+// A100. High-priority kernels `hp` run back to back from 0 (each submitted
+// when the previous one completes); the best-effort kernel `be` is
+// submitted at `be_at`.
+HarvestOutcome RunHarvest(const PolicyOptions& options, const std::vector<const KernelDesc*>& hp,
+                          const KernelDesc& be, TimePoint be_at) {
+  sim::EventLoop loop;
+  sim::SimGpu gpu(*GpuPreset("A100"), loop.clock(), sim::SimGpuOptions{});
+  loop.AddModel(&gpu);
+  LoopExecutor executor(loop);
+  RecordingDevice device(gpu, &be);
+  std::unique_ptr<Policy> policy = MakePolicy(PolicyKind::kPriority, options, device, executor);
+  policy->SetClientClass(kHp, PriorityClass::kHigh);
+  policy->SetClientClass(kBe, PriorityClass::kBestEffort);
+
+  HarvestOutcome out;
+  std::function<void(size_t)> submit_hp = [&](size_t i) {
+    LaunchRequest h;
+    h.client = kHp;
+    h.kernel = hp[i];
+    h.on_complete = [&, i](LaunchId, TimePoint t) {
+      out.hp_done.push_back(t);
+      if (i + 1 < hp.size()) submit_hp(i + 1);
+    };
+    EXPECT_TRUE(policy->Submit(std::move(h)).ok());
+  };
+  loop.At(TimeZero(), [&] { submit_hp(0); });
+  loop.At(be_at, [&] {
+    LaunchRequest b;
+    b.client = kBe;
+    b.kernel = &be;
+    b.on_complete = [&](LaunchId, TimePoint t) {
+      ++out.be_callbacks;
+      out.be_done = t;
+    };
+    EXPECT_TRUE(policy->Submit(std::move(b)).ok());
+  });
+  device.on_launch = [&](int64_t workers) {
+    out.be_workers.push_back(workers);
+    out.be_launch_times.push_back(loop.Now());
+  };
+  loop.RunUntil(AtNanos(Seconds(1).count()));
+  out.be_ranges = device.ran;
+  return out;
+}
+
+// High priority: 108 blocks (one per SM), 2 ms alone, light (SM 0.3, DRAM
+// 0.2). Best effort: 100 waves of 864 blocks at 10 us per wave (1 ms alone);
+// its persistent logical block (10.5 us) is within the 20 us harvest bound.
+const KernelDesc kHpOnePerSm = TestKernel("hp-small", 108, Milliseconds(2), 0.3, 0.2);
+const KernelDesc kBeShortBlocks = TestKernel("be-short", 86400, Milliseconds(1), 0.5, 0.3);
+
+TEST(PriorityPolicyHarvestTest, BestEffortRunsInTheSlotsAHighPriorityKernelLeavesFree) {
+  // The high-priority kernel holds 1 of the 8 slots (256 threads each) on
+  // every SM; 7 per SM (756 workers) fit beside it. Their demand (7 x
+  // 0.5 / 8 of an SM's issue, 0.3 x 756 / 864 of DRAM) plus the
+  // high-priority kernel's (0.3, 0.2) saturates nothing, so the
+  // high-priority kernel still takes exactly its 2 ms. The best-effort
+  // kernel (100 us in) runs at 7/8 width beside it and needs 1 ms x 8/7 x
+  // 1.05 = 1.2 ms: done before the high-priority kernel, not after it.
+  PolicyOptions options;
+  const HarvestOutcome on = RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
+  ASSERT_EQ(on.hp_done.size(), 1u);
+  EXPECT_EQ(ToNanos(on.hp_done[0]), 2'000'000);
+  ASSERT_FALSE(on.be_workers.empty());
+  EXPECT_EQ(on.be_workers[0], 7 * 108);
+  EXPECT_EQ(ToNanos(on.be_launch_times[0]), 100'000);
+  EXPECT_EQ(on.be_callbacks, 1);
+  EXPECT_LT(on.be_done, on.hp_done[0]);
+  ExpectEveryBlockRanOnce(on.be_ranges, 86400);
+
+  // Without harvesting the best-effort kernel waits for the high-priority
+  // one: it starts 20 us (min_idle) after 2 ms.
+  options.harvest_block_bound = Duration(0);
+  const HarvestOutcome off = RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
+  EXPECT_EQ(ToNanos(off.hp_done[0]), 2'000'000);
+  EXPECT_GT(off.be_done, off.hp_done[0] + options.min_idle);
+  EXPECT_EQ(off.be_callbacks, 1);
+  ExpectEveryBlockRanOnce(off.be_ranges, 86400);
+}
+
+TEST(PriorityPolicyHarvestTest, HarvestingWorkersRetreatWhenTheNextHighPriorityKernelNeedsTheirSlots) {
+  // The first high-priority kernel leaves 7 slots per SM; the best effort
+  // (a long kernel, 10 ms alone, 10.5 us logical blocks) harvests them. At
+  // 2 ms the next high-priority kernel needs all 8 slots of every SM: the
+  // workers are asked to retreat, see it 2 us later and finish their logical
+  // block, so the kernel starts within 2 + 10.5 us and takes its 50 us:
+  // done by 2 ms + 12.5 + 50 us (+ 1 us slack). The best-effort kernel is
+  // then relaunched (after min_idle) and every block runs exactly once.
+  const KernelDesc be = TestKernel("be-long", 864000, Milliseconds(10), 0.5, 0.3);
+  PolicyOptions options;
+  const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm, &kHpKernel}, be, AtNanos(100'000));
+  ASSERT_EQ(out.hp_done.size(), 2u);
+  EXPECT_EQ(ToNanos(out.hp_done[0]), 2'000'000);
+  EXPECT_GT(out.hp_done[1], out.hp_done[0] + kHpSolo);
+  EXPECT_LE(out.hp_done[1], out.hp_done[0] + Microseconds(2) + Nanoseconds(10'500) + kHpSolo + Microseconds(1));
+  ASSERT_GE(out.be_workers.size(), 2u);
+  EXPECT_EQ(out.be_workers[0], 7 * 108);
+  EXPECT_GE(out.be_launch_times[1], out.hp_done[1]);
+  EXPECT_EQ(out.be_callbacks, 1);
+  ExpectEveryBlockRanOnce(out.be_ranges, 864000);
+}
+
+TEST(PriorityPolicyHarvestTest, KernelsWithLongBlocksAreNotHarvested) {
+  // 1 wave of 864 blocks, 1 ms alone: a logical block takes 1.05 ms, far
+  // over the 20 us harvest bound, so it waits for the high-priority kernel.
+  const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
+  PolicyOptions options;
+  const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm}, be, AtNanos(100'000));
+  EXPECT_EQ(ToNanos(out.hp_done[0]), 2'000'000);
+  EXPECT_GT(out.be_done, out.hp_done[0] + options.min_idle);
+  for (TimePoint t : out.be_launch_times) EXPECT_GE(t, out.hp_done[0]);
 }
 
 }  // namespace
