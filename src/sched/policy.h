@@ -58,8 +58,9 @@ struct PolicyOptions {
   // priority: best-effort kernels may also run beside high-priority ones, as
   // persistent workers in the block slots the high-priority launches leave
   // free, if one logical block takes at most this long (they retreat when a
-  // high-priority launch needs the slots). 0 turns this off. Default: 20 us.
-  Duration harvest_block_bound = Microseconds(20);
+  // high-priority launch needs the slots). 0 turns this off. Default: 100 us
+  // (the default preemption bound).
+  Duration harvest_block_bound = Microseconds(100);
   // orion: cap on the summed solo duration of best-effort kernels in flight
   // while a high-priority request is active. Default: 250 us.
   Duration orion_be_cap = Microseconds(250);

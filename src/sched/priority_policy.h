@@ -19,6 +19,14 @@
 // whole, and only once the high-priority clients have been idle for
 // `long_idle` unless they fit the bound (they are gated).
 //
+// Harvest (`harvest_block_bound` > 0): while high-priority launches run, a
+// best-effort kernel whose persistent logical block takes at most that long
+// runs as persistent workers in the block slots they leave free (per SM:
+// what breadth-first placement gives them, sm_room.h), n per SM. A
+// high-priority launch that would not fit beside the harvesting workers asks
+// them to retreat (newest first); once the high-priority clients are idle
+// past `min_idle` they retreat too and are relaunched at full width.
+//
 // Thread safety: none; lives on its executor's thread.
 #pragma once
 

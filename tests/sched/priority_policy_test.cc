@@ -278,7 +278,7 @@ HarvestOutcome RunHarvest(const PolicyOptions& options, const std::vector<const 
 
 // High priority: 108 blocks (one per SM), 2 ms alone, light (SM 0.3, DRAM
 // 0.2). Best effort: 100 waves of 864 blocks at 10 us per wave (1 ms alone);
-// its persistent logical block (10.5 us) is within the 20 us harvest bound.
+// its persistent logical block (10.5 us) is within the 100 us harvest bound.
 const KernelDesc kHpOnePerSm = TestKernel("hp-small", 108, Milliseconds(2), 0.3, 0.2);
 const KernelDesc kBeShortBlocks = TestKernel("be-short", 86400, Milliseconds(1), 0.5, 0.3);
 
@@ -335,7 +335,7 @@ TEST(PriorityPolicyHarvestTest, HarvestingWorkersRetreatWhenTheNextHighPriorityK
 
 TEST(PriorityPolicyHarvestTest, KernelsWithLongBlocksAreNotHarvested) {
   // 1 wave of 864 blocks, 1 ms alone: a logical block takes 1.05 ms, far
-  // over the 20 us harvest bound, so it waits for the high-priority kernel.
+  // over the 100 us harvest bound, so it waits for the high-priority kernel.
   const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
   PolicyOptions options;
   const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm}, be, AtNanos(100'000));
