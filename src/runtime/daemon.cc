@@ -125,42 +125,57 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(const DaemonConfig& config) {
 }
 
 Status Daemon::Bind() {
+  // The socket is bound under a temporary name, given its group and mode,
+  // put in listening state, and only then renamed to its path: a client
+  // that sees the path can connect, with the final permissions (a rename
+  // also replaces a stale socket of a previous colod atomically).
+  const std::string temp = config_.socket_path + ".new";
   sockaddr_un addr{};
-  if (config_.socket_path.size() >= sizeof(addr.sun_path)) {
-    return InvalidArgumentError("socket path " + config_.socket_path +
-                                " is too long");
+  if (temp.size() >= sizeof(addr.sun_path)) {
+    return InvalidArgumentError(
+        "socket path " + config_.socket_path + " is too long (at most " +
+        std::to_string(sizeof(addr.sun_path) - 1 - 4) + " characters)");
   }
   listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0)
     return InternalError(std::string("socket: ") + strerror(errno));
   addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, config_.socket_path.data(),
-              config_.socket_path.size());
-  unlink(config_.socket_path.c_str());  // a stale socket of a previous colod.
+  std::memcpy(addr.sun_path, temp.data(), temp.size());
+  unlink(temp.c_str());  // left by a colod killed while binding.
   // Created with no access for anyone until the mode below is set.
   const mode_t old_mask = umask(0777);
   const int rc =
       bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   umask(old_mask);
+  auto fail = [&](Status s) {
+    close(listen_fd_);
+    listen_fd_ = -1;
+    unlink(temp.c_str());
+    return s;
+  };
   if (rc != 0) {
     const std::string err = strerror(errno);
     close(listen_fd_);
     listen_fd_ = -1;
-    return UnavailableError("cannot bind " + config_.socket_path + ": " + err);
+    return UnavailableError("cannot bind " + temp + ": " + err);
   }
   if (!config_.socket_group.empty()) {
     group* g = getgrnam(config_.socket_group.c_str());
-    if (g == nullptr || chown(config_.socket_path.c_str(),
-                              static_cast<uid_t>(-1), g->gr_gid) != 0) {
-      return InvalidArgumentError("cannot give the socket to group '" +
-                                  config_.socket_group + "'");
+    if (g == nullptr ||
+        chown(temp.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
+      return fail(InvalidArgumentError("cannot give the socket to group '" +
+                                       config_.socket_group + "'"));
     }
   }
-  if (chmod(config_.socket_path.c_str(), config_.socket_mode) != 0) {
-    return InternalError(std::string("chmod socket: ") + strerror(errno));
+  if (chmod(temp.c_str(), config_.socket_mode) != 0) {
+    return fail(InternalError(std::string("chmod socket: ") + strerror(errno)));
   }
   if (listen(listen_fd_, 64) != 0)
-    return InternalError(std::string("listen: ") + strerror(errno));
+    return fail(InternalError(std::string("listen: ") + strerror(errno)));
+  if (rename(temp.c_str(), config_.socket_path.c_str()) != 0) {
+    return fail(UnavailableError("cannot move the socket to " +
+                                 config_.socket_path + ": " + strerror(errno)));
+  }
   return OkStatus();
 }
 

@@ -51,8 +51,10 @@ class Daemon {
  public:
   ~Daemon();
 
-  // Builds the device and policy, binds the socket (replacing a stale one)
-  // and sets its mode. InvalidArgument/Unavailable/Internal say what failed.
+  // Builds the device and policy, binds the socket and sets its group and
+  // mode. The socket appears at its path (replacing a stale one) only when
+  // it is listening with its final permissions, so a client that sees it can
+  // connect. InvalidArgument/Unavailable/Internal say what failed.
   static Result<std::unique_ptr<Daemon>> Create(const DaemonConfig& config);
 
   // Serves until RequestStop(), SIGTERM or SIGINT. Removes the socket on

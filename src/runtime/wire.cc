@@ -76,11 +76,14 @@ Status SendMessage(int fd, MsgType type, const void* payload, size_t length,
   MsgHeader h;
   h.type = static_cast<uint32_t>(type);
   h.length = static_cast<uint32_t>(length);
-  iovec iov{&h, sizeof(h)};
+  // Header and payload in one sendmsg: a small message then reaches the
+  // peer whole, so a sender preempted between two writes can never look
+  // like a peer stalled in the middle of a message (colod drops those).
+  iovec iov[2] = {{&h, sizeof(h)}, {const_cast<void*>(payload), length}};
   alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
+  msg.msg_iov = iov;
+  msg.msg_iovlen = length > 0 ? 2 : 1;
   if (!fds.empty()) {
     msg.msg_control = control;
     msg.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
@@ -95,9 +98,16 @@ Status SendMessage(int fd, MsgType type, const void* payload, size_t length,
     n = sendmsg(fd, &msg, MSG_NOSIGNAL);
   } while (n < 0 && errno == EINTR);
   if (n < 0) return UnavailableError(std::string("send: ") + strerror(errno));
-  COLO_RETURN_IF_ERROR(
-      SendAll(fd, reinterpret_cast<const char*>(&h) + n, sizeof(h) - n));
-  return SendAll(fd, static_cast<const char*>(payload), length);
+  // A large payload may go out in parts: send the rest.
+  size_t sent = static_cast<size_t>(n);
+  if (sent < sizeof(h)) {
+    COLO_RETURN_IF_ERROR(SendAll(fd, reinterpret_cast<const char*>(&h) + sent,
+                                 sizeof(h) - sent));
+    sent = sizeof(h);
+  }
+  const size_t payload_sent = sent - sizeof(h);
+  return SendAll(fd, static_cast<const char*>(payload) + payload_sent,
+                 length - payload_sent);
 }
 
 Result<Message> ReceiveMessage(int fd) {

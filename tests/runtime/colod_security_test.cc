@@ -52,6 +52,33 @@ TEST(ColodSecurityTest, SocketIsOwnerOnlyByDefault) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+TEST(ColodSecurityTest, TheSocketAppearsOnlyWhenItIsListeningWithItsMode) {
+  // Watch the path without pausing from before colod starts: the first time
+  // it exists it must already carry its final mode and accept connections
+  // (colod binds a temporary name and renames it when ready). Clients that
+  // saw a socket before its mode was set or before listen() got EACCES or
+  // ECONNREFUSED.
+  TempDir dir;
+  const std::string socket = dir.path() + "/colod.sock";
+  const std::string cfg = dir.path() + "/c.yaml";
+  std::ofstream(cfg) << "socket: " << socket << "\nsocket_mode: \"0660\"\n";
+  Process colod({kColod, "--config", cfg}, {}, dir.path() + "/out",
+                dir.path() + "/log");
+  struct stat st;
+  const auto end = std::chrono::steady_clock::now() + seconds(10);
+  bool seen = false;
+  while (!seen && std::chrono::steady_clock::now() < end) {
+    seen = stat(socket.c_str(), &st) == 0;
+  }
+  ASSERT_TRUE(seen) << ReadFile(dir.path() + "/log");
+  EXPECT_EQ(st.st_mode & 0777, 0660u);
+  runtime::ClientOptions o;
+  o.socket_path = socket;
+  o.role = runtime::ClientRole::kMonitor;
+  auto c = runtime::RuntimeClient::Connect(o);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+}
+
 TEST(ColodSecurityTest, AnotherUserCannotConnectToTheDefaultSocket) {
   if (geteuid() != 0) GTEST_SKIP() << "connecting as another uid needs root";
   TempDir dir;
