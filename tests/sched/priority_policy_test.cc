@@ -82,6 +82,38 @@ class RecordingDevice final : public Device {
   const KernelDesc* watched_;
 };
 
+// An A100 in simulated time behind a policy of `kind`; the device records
+// the launches of the best-effort kernel `watched`.
+struct Rig {
+  Rig(PolicyKind kind, const PolicyOptions& options, const KernelDesc* watched)
+      : gpu(*GpuPreset("A100"), loop.clock(), sim::SimGpuOptions{}),
+        executor(loop),
+        device(gpu, watched),
+        policy(MakePolicy(kind, options, device, executor)) {
+    loop.AddModel(&gpu);
+    policy->SetClientClass(kHp, PriorityClass::kHigh);
+    policy->SetClientClass(kBe, PriorityClass::kBestEffort);
+  }
+
+  // Submits `k` for the best-effort client now.
+  void SubmitBe(const KernelDesc& k, int* callbacks, TimePoint* done) {
+    LaunchRequest b;
+    b.client = kBe;
+    b.kernel = &k;
+    b.on_complete = [callbacks, done](LaunchId, TimePoint t) {
+      ++*callbacks;
+      *done = t;
+    };
+    EXPECT_TRUE(policy->Submit(std::move(b)).ok());
+  }
+
+  sim::EventLoop loop;
+  sim::SimGpu gpu;
+  LoopExecutor executor;
+  RecordingDevice device;
+  std::unique_ptr<Policy> policy;
+};
+
 struct Outcome {
   TimePoint hp_done{};
   int be_callbacks = 0;
@@ -96,24 +128,13 @@ struct Outcome {
 // `hp` is submitted at `hp_at`. Runs until everything has finished.
 Outcome RunUnderPolicy(PolicyKind kind, const PolicyOptions& options, const KernelDesc& be,
             const KernelDesc& hp, TimePoint hp_at) {
-  sim::EventLoop loop;
-  sim::SimGpu gpu(*GpuPreset("A100"), loop.clock(), sim::SimGpuOptions{});
-  loop.AddModel(&gpu);
-  LoopExecutor executor(loop);
-  RecordingDevice device(gpu, &be);
-  std::unique_ptr<Policy> policy = MakePolicy(kind, options, device, executor);
-  policy->SetClientClass(kHp, PriorityClass::kHigh);
-  policy->SetClientClass(kBe, PriorityClass::kBestEffort);
+  Rig rig(kind, options, &be);
+  sim::EventLoop& loop = rig.loop;
+  RecordingDevice& device = rig.device;
+  Policy* policy = rig.policy.get();
 
   Outcome out;
-  LaunchRequest b;
-  b.client = kBe;
-  b.kernel = &be;
-  b.on_complete = [&](LaunchId, TimePoint t) {
-    ++out.be_callbacks;
-    out.be_done = t;
-  };
-  EXPECT_TRUE(policy->Submit(std::move(b)).ok());
+  rig.SubmitBe(be, &out.be_callbacks, &out.be_done);
   loop.At(hp_at, [&] {
     LaunchRequest h;
     h.client = kHp;
@@ -122,7 +143,7 @@ Outcome RunUnderPolicy(PolicyKind kind, const PolicyOptions& options, const Kern
     EXPECT_TRUE(policy->Submit(std::move(h)).ok());
   });
   loop.RunUntil(AtNanos(Seconds(1).count()));
-  out.kernels_completed = gpu.kernels_completed();
+  out.kernels_completed = rig.gpu.kernels_completed();
   out.be_ranges = device.ran;
   out.be_launches_completed = device.completed_launches;
   out.be_persistent_launches = device.persistent_launches;
@@ -236,14 +257,9 @@ struct HarvestOutcome {
 // submitted at `be_at`.
 HarvestOutcome RunHarvest(const PolicyOptions& options, const std::vector<const KernelDesc*>& hp,
                           const KernelDesc& be, TimePoint be_at) {
-  sim::EventLoop loop;
-  sim::SimGpu gpu(*GpuPreset("A100"), loop.clock(), sim::SimGpuOptions{});
-  loop.AddModel(&gpu);
-  LoopExecutor executor(loop);
-  RecordingDevice device(gpu, &be);
-  std::unique_ptr<Policy> policy = MakePolicy(PolicyKind::kPriority, options, device, executor);
-  policy->SetClientClass(kHp, PriorityClass::kHigh);
-  policy->SetClientClass(kBe, PriorityClass::kBestEffort);
+  Rig rig(PolicyKind::kPriority, options, &be);
+  sim::EventLoop& loop = rig.loop;
+  Policy* policy = rig.policy.get();
 
   HarvestOutcome out;
   std::function<void(size_t)> submit_hp = [&](size_t i) {
@@ -257,22 +273,13 @@ HarvestOutcome RunHarvest(const PolicyOptions& options, const std::vector<const 
     EXPECT_TRUE(policy->Submit(std::move(h)).ok());
   };
   loop.At(TimeZero(), [&] { submit_hp(0); });
-  loop.At(be_at, [&] {
-    LaunchRequest b;
-    b.client = kBe;
-    b.kernel = &be;
-    b.on_complete = [&](LaunchId, TimePoint t) {
-      ++out.be_callbacks;
-      out.be_done = t;
-    };
-    EXPECT_TRUE(policy->Submit(std::move(b)).ok());
-  });
-  device.on_launch = [&](int64_t workers) {
+  loop.At(be_at, [&] { rig.SubmitBe(be, &out.be_callbacks, &out.be_done); });
+  rig.device.on_launch = [&](int64_t workers) {
     out.be_workers.push_back(workers);
     out.be_launch_times.push_back(loop.Now());
   };
   loop.RunUntil(AtNanos(Seconds(1).count()));
-  out.be_ranges = device.ran;
+  out.be_ranges = rig.device.ran;
   return out;
 }
 
