@@ -46,13 +46,16 @@ Result<DaemonConfig> Config(const std::string& dir, const std::string& yaml) {
   return LoadDaemonConfig(path);
 }
 
-// colod on a thread, in gate mode over a "GPU" described by the A100 preset.
+// colod on a thread, in gate mode over a "GPU" described by the A100 preset
+// (or, with `real_gpu`, over GPU 0 as its driver describes it).
 class GateColod {
  public:
-  explicit GateColod(const std::string& yaml) : dir_(TempDir()) {
+  explicit GateColod(const std::string& yaml, bool real_gpu = false)
+      : dir_(TempDir()) {
     Result<DaemonConfig> config = Config(dir_, yaml);
     if (!config.ok()) return;
-    auto d = Daemon::Create(*config, GpuPreset("A100").value());
+    auto d = real_gpu ? Daemon::Create(*config)
+                      : Daemon::Create(*config, GpuPreset("A100").value());
     if (!d.ok()) return;
     daemon_ = std::move(*d);
     thread_ = std::thread([this] { (void)daemon_->Run(); });
@@ -266,6 +269,110 @@ TEST(GateProtocolTest, BestEffortWaitsForHighPriorityAndADeadClientReleasesIt) {
   Result<SyncReplyMsg> r = be.client().Sync(b2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->completed, b2);
+}
+
+// Runs tests/cuda_programs/gate_smoke under the interposer against `colod`
+// (with `env` before it); returns its stdout and stderr.
+std::string RunGateSmoke(const GateColod& colod, const std::string& env = "") {
+  const std::string bin = COLO_BINARY_DIR;
+  const std::string cmd = env + " COLO_SOCKET=" + colod.socket() +
+                          " LD_PRELOAD=" + bin +
+                          "/libcolo_preload.so timeout 60 " + bin +
+                          "/tests/cuda_programs/gate_smoke 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof(buf), p)) out += buf;
+    pclose(p);
+  }
+  return out;
+}
+
+long ValueOf(const std::string& text, const std::string& key) {
+  const size_t p = text.find(key + "=");
+  if (p == std::string::npos) return -999;
+  return std::strtol(text.c_str() + p + key.size() + 1, nullptr, 10);
+}
+
+bool SmokeBuilt() {
+  return access(
+             (std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/gate_smoke")
+                 .c_str(),
+             X_OK) == 0;
+}
+
+TEST(GateProtocolTest, TheInterposerHandsGateModeToTheRealRuntime) {
+  // Without a GPU the real runtime cannot run anything, but the interposer
+  // must still take gate mode from colod: hand the program's registrations
+  // to the real runtime (no crash), and let the real runtime answer (its
+  // errors), where sim mode would answer "1 device" and success itself.
+  if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
+  if (cuda::ProbeCudaDriver().ok())
+    GTEST_SKIP() << "a GPU is present: GateModeRunsARealKernel covers it";
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  const std::string out = RunGateSmoke(colod);
+  ASSERT_NE(ValueOf(out, "kernel_ran"), -999) << out;  // ran to the end.
+  EXPECT_NE(ValueOf(out, "device_count_error"), 0) << out;
+  EXPECT_NE(ValueOf(out, "malloc_error"), 0) << out;
+  EXPECT_NE(ValueOf(out, "sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "kernel_ran"), 0) << out;
+  // Not "colod lost" (46): the errors are the real runtime's.
+  EXPECT_NE(ValueOf(out, "sync_error"), 46) << out;
+  EXPECT_EQ(out.find("lost colod"), std::string::npos) << out;
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], s["kernels_completed"]);
+  EXPECT_EQ(s["memory_used"], 0);
+}
+
+TEST(GateProtocolTest,
+     TheGateThreadIssuesTheLaunchWithItsArgumentsWhenGranted) {
+  // The program's "real" runtime here is tests/shim/fake_cudart: host
+  // memory, add_one run on the host with the arguments the launch carries,
+  // events that complete 2 ms after they are recorded. So the whole client
+  // side of gate mode runs: registrations replayed, arguments copied at the
+  // launch, the launch issued by the gate thread (not the program's thread)
+  // when colod grants it, the event polled, the completion reported, the
+  // sync released by colod, memory accounted and returned.
+  if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  const std::string out =
+      RunGateSmoke(colod, "LD_LIBRARY_PATH=" + std::string(COLO_BINARY_DIR) +
+                              "/tests/fake_cudart");
+  EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "device_count"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+  EXPECT_NE(out.find("fake_cudart: launches=1 on_main_thread=0"),
+            std::string::npos)
+      << out;
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], 1);
+  EXPECT_EQ(s["kernels_completed"], 1);
+  EXPECT_EQ(s["memory_used"], 0);
+}
+
+TEST(GateProtocolTest, GateModeRunsARealKernel) {
+  if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
+  Result<cuda::CudaProbe> probe = cuda::ProbeCudaDriver();
+  if (!probe.ok()) {
+    GTEST_SKIP() << "needs a GPU (gate mode runs kernels on it): "
+                 << probe.status().message();
+  }
+  GateColod colod("", /*real_gpu=*/true);
+  ASSERT_TRUE(colod.ok());
+  const std::string out = RunGateSmoke(colod);
+  EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], 1);
+  EXPECT_EQ(s["kernels_completed"], 1);
 }
 
 TEST(GateProtocolTest, DeviceCudaWithoutAGpuSaysNoCudaDevice) {
