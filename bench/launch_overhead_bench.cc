@@ -244,9 +244,12 @@ int main() {
   }
   EndToEnd("sleeping (default)", "");
   EndToEnd("polling (ring_spin_us 50)", "ring_spin_us: 50\n");
-  // Steps of 20 kernels of 50 us (1 ms) and of 500 us (10 ms), one wave
-  // each on the default A100 (216 blocks of 256 threads).
+  // Steps of 20 kernels of 50 us (1 ms), 500 us (10 ms) and 5 ms (100 ms),
+  // one wave each on the default A100 (216 blocks of 256 threads). What colod
+  // adds is a cost per synchronized step (wake-ups and the Sync round trip),
+  // so the ratio depends on how often a program synchronizes.
   SoloThroughput({"1 ms steps (20 x 50 us)", 300, 20, 216, 256, 50}, 3);
   SoloThroughput({"10 ms steps (20 x 500 us)", 50, 20, 216, 256, 500}, 3);
+  SoloThroughput({"100 ms steps (20 x 5 ms)", 10, 20, 216, 256, 5000}, 3);
   return 0;
 }

@@ -39,6 +39,10 @@ struct LaunchRequest {
   int64_t end_block = -1;              // slice end (exclusive); -1 = the whole grid.
   int priority = 0;                    // stream priority: higher dispatches first.
   int64_t persistent_workers = 0;      // > 0: persistent form with this many workers.
+  // Opaque to policies, which pass it on to the device unchanged (also on
+  // every slice they cut); colod's gate device uses it to find the client's
+  // launch it grants. Default: 0.
+  uint64_t tag = 0;
   // Called once, when the last block of the launch has finished. May submit
   // further launches.
   std::function<void(LaunchId, TimePoint)> on_complete;

@@ -1,11 +1,15 @@
 // The driver is reached through dlopen so that the daemon starts on machines
-// without one (the build links only the toolkit's headers).
+// without one (the build links only the toolkit's headers). The gate device
+// below never calls the driver.
 #include "cuda/cuda_gpu.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace colo::cuda {
 namespace {
@@ -13,52 +17,180 @@ namespace {
 using CuInitFn = CUresult (*)(unsigned int);
 using CuCountFn = CUresult (*)(int*);
 using CuVersionFn = CUresult (*)(int*);
+using CuDeviceGetFn = CUresult (*)(CUdevice*, int);
+using CuNameFn = CUresult (*)(char*, int, CUdevice);
+using CuMemFn = CUresult (*)(size_t*, CUdevice);
+using CuAttrFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+
+struct Driver {
+  void* lib = nullptr;
+  CuInitFn init = nullptr;
+  CuCountFn count = nullptr;
+  CuVersionFn version = nullptr;
+};
+
+Status NoDevice(const std::string& why) {
+  return UnavailableError("no CUDA device: " + why);
+}
+
+// Loads the driver and calls cuInit. The library stays loaded (a CUDA
+// context lives as long as the process).
+Result<Driver> LoadDriver() {
+  Driver d;
+  d.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (d.lib == nullptr) {
+    const char* err = dlerror();
+    return NoDevice(std::string("cannot load the CUDA driver (") +
+                    (err ? err : "libcuda.so.1 not found") + ")");
+  }
+  d.init = reinterpret_cast<CuInitFn>(dlsym(d.lib, "cuInit"));
+  d.count = reinterpret_cast<CuCountFn>(dlsym(d.lib, "cuDeviceGetCount"));
+  d.version = reinterpret_cast<CuVersionFn>(dlsym(d.lib, "cuDriverGetVersion"));
+  if (d.init == nullptr || d.count == nullptr || d.version == nullptr) {
+    dlclose(d.lib);
+    return NoDevice(
+        "libcuda.so.1 lacks cuInit/cuDeviceGetCount/cuDriverGetVersion");
+  }
+  const CUresult r = d.init(0);
+  if (r != CUDA_SUCCESS) {
+    dlclose(d.lib);
+    return NoDevice("cuInit failed with CUresult " +
+                    std::to_string(static_cast<int>(r)));
+  }
+  return d;
+}
 
 }  // namespace
 
 Result<CudaProbe> ProbeCudaDriver() {
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* err = dlerror();
-    return UnavailableError(std::string("no CUDA driver: ") +
-                            (err ? err : "libcuda.so.1 not found"));
-  }
-  auto init = reinterpret_cast<CuInitFn>(dlsym(lib, "cuInit"));
-  auto count = reinterpret_cast<CuCountFn>(dlsym(lib, "cuDeviceGetCount"));
-  auto version =
-      reinterpret_cast<CuVersionFn>(dlsym(lib, "cuDriverGetVersion"));
-  if (init == nullptr || count == nullptr || version == nullptr) {
-    dlclose(lib);
-    return UnavailableError(
-        "libcuda.so.1 lacks cuInit/cuDeviceGetCount/cuDriverGetVersion");
-  }
-  const CUresult r = init(0);
-  if (r != CUDA_SUCCESS) {
-    dlclose(lib);
-    return UnavailableError("cuInit failed with CUresult " +
-                            std::to_string(static_cast<int>(r)));
-  }
+  COLO_ASSIGN_OR_RETURN(Driver d, LoadDriver());
   CudaProbe probe;
-  if (count(&probe.device_count) != CUDA_SUCCESS || probe.device_count == 0) {
-    dlclose(lib);
-    return UnavailableError("the CUDA driver reports no device");
-  }
-  (void)version(&probe.driver_version);
-  // The library stays loaded: a CUDA context lives as long as the process.
+  if (d.count(&probe.device_count) != CUDA_SUCCESS || probe.device_count == 0)
+    return NoDevice("the CUDA driver reports no device");
+  (void)d.version(&probe.driver_version);
   return probe;
 }
 
-Result<std::unique_ptr<Device>> OpenCudaGpu(int ordinal) {
+Result<GpuSpec> QueryCudaGpuSpec(int ordinal) {
   COLO_ASSIGN_OR_RETURN(CudaProbe probe, ProbeCudaDriver());
   if (ordinal < 0 || ordinal >= probe.device_count) {
     return InvalidArgumentError(
         "GPU " + std::to_string(ordinal) + " does not exist (" +
         std::to_string(probe.device_count) + " present)");
   }
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  auto get = reinterpret_cast<CuDeviceGetFn>(dlsym(lib, "cuDeviceGet"));
+  auto name = reinterpret_cast<CuNameFn>(dlsym(lib, "cuDeviceGetName"));
+  auto mem = reinterpret_cast<CuMemFn>(dlsym(lib, "cuDeviceTotalMem_v2"));
+  auto attr = reinterpret_cast<CuAttrFn>(dlsym(lib, "cuDeviceGetAttribute"));
+  CUdevice dev = 0;
+  if (get == nullptr || name == nullptr || mem == nullptr || attr == nullptr ||
+      get(&dev, ordinal) != CUDA_SUCCESS) {
+    return NoDevice("cannot query GPU " + std::to_string(ordinal));
+  }
+  char buf[256] = {};
+  size_t bytes = 0;
+  if (name(buf, sizeof(buf) - 1, dev) != CUDA_SUCCESS ||
+      mem(&bytes, dev) != CUDA_SUCCESS) {
+    return NoDevice("cannot query GPU " + std::to_string(ordinal));
+  }
+  auto a = [&](CUdevice_attribute which) {
+    int v = 0;
+    return attr(&v, which, dev) == CUDA_SUCCESS ? v : 0;
+  };
+  GpuSpec s;
+  s.name = buf;
+  s.memory_bytes = static_cast<int64_t>(bytes);
+  s.sm_count = a(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  s.max_threads_per_sm = a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  s.max_blocks_per_sm = a(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  s.registers_per_sm = a(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  s.max_threads_per_block = a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  s.shared_mem_per_sm =
+      a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  s.max_shared_mem_per_block =
+      a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  s.reserved_shared_mem_per_block =
+      a(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+  s.warp_size = a(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  s.sm_clock_mhz = a(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+  const double mem_khz = a(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  const double bus_bits = a(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  s.dram_bandwidth = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;  // DDR.
+  // Not attributes: FP32 lanes per SM by compute capability (64 on 7.x and
+  // 8.0, 128 on later parts) and a PCIe 4 x16 copy rate.
+  const int major = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  const int minor = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  s.fp32_lanes_per_sm = major < 8 || (major == 8 && minor == 0) ? 64 : 128;
+  s.copy_bandwidth = 25e9;
+  if (Status valid = s.Validate(); !valid.ok()) {
+    return InternalError(
+        "GPU " + std::to_string(ordinal) + " (" + s.name +
+        "): the driver's attributes make no valid spec: " + valid.message());
+  }
+  return s;
+}
+
+CudaGpu::CudaGpu(GpuSpec spec, const Clock& clock, GateSink& sink,
+                 Profiler profiler)
+    : spec_(std::move(spec)),
+      clock_(clock),
+      sink_(sink),
+      profiler_(std::move(profiler)) {}
+
+Result<LaunchId> CudaGpu::Submit(LaunchRequest request) {
+  if (request.kernel == nullptr)
+    return InvalidArgumentError("launch without a kernel");
+  const KernelDesc& k = *request.kernel;
+  const bool whole = request.first_block == 0 &&
+                     (request.end_block < 0 || request.end_block == k.Blocks());
+  if (!whole || request.persistent_workers > 0) {
+    return InvalidArgumentError(
+        "gate mode launches whole kernels only (" + k.name +
+        ": an unmodified kernel cannot be sliced or made persistent)");
+  }
+  if (k.ThreadsPerBlock() > spec_.max_threads_per_block) {
+    return InvalidArgumentError(k.name + ": block of " +
+                                std::to_string(k.ThreadsPerBlock()) +
+                                " threads is over the device's limit");
+  }
+  const LaunchId id = next_id_++;
+  running_[id] = Running{request.client, std::move(request.on_complete)};
+  sink_.Grant(request.client, request.tag, id);
+  return id;
+}
+
+Status CudaGpu::Retreat(LaunchId id) {
+  if (running_.count(id) == 0)
+    return NotFoundError("launch " + std::to_string(id) + " is not running");
   return FailedPreconditionError(
-      "a GPU is present, but CudaGpu gate mode is not implemented yet; run "
-      "colod with "
-      "'device: sim' (see docs/runtime.md)");
+      "gate mode launches are never persistent: nothing to retreat");
+}
+
+Result<KernelTiming> CudaGpu::ProfileKernel(const KernelDesc& kernel) {
+  if (!profiler_)
+    return FailedPreconditionError("no kernel model in gate mode");
+  return profiler_(kernel);
+}
+
+Status CudaGpu::Complete(LaunchId id) {
+  auto it = running_.find(id);
+  if (it == running_.end())
+    return NotFoundError("launch " + std::to_string(id) + " is not running");
+  auto done = std::move(it->second.on_complete);
+  running_.erase(it);
+  if (done) done(id, clock_.Now());
+  return OkStatus();
+}
+
+int CudaGpu::AbandonClient(ClientId client) {
+  std::vector<LaunchId> ids;
+  for (const auto& [id, r] : running_) {
+    if (r.client == client) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());  // in grant order.
+  for (LaunchId id : ids) (void)Complete(id);
+  return static_cast<int>(ids.size());
 }
 
 }  // namespace colo::cuda

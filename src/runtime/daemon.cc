@@ -34,7 +34,8 @@ enum FdKind : uint64_t {
   kStop,
   kSignal,
   kClientSocket,
-  kClientDoorbell
+  kClientDoorbell,
+  kClientGate
 };
 uint64_t Tag(FdKind kind, ClientId id = 0) {
   return (static_cast<uint64_t>(kind) << 32) | static_cast<uint32_t>(id);
@@ -65,6 +66,8 @@ struct Daemon::Client {
   PriorityClass cls = PriorityClass::kBestEffort;
   std::string program;
   std::unique_ptr<LaunchRing> ring;
+  int gate_fd = -1;  // gate mode: colod's end of the gate channel.
+  std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
   std::unordered_map<uint32_t, std::string> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.
   std::set<uint64_t> outstanding;  // submitted, not finished.
@@ -79,9 +82,9 @@ struct Daemon::Client {
   bool broken = false;  // dropped at the next DropDoomed().
 };
 
-Daemon::Daemon(const DaemonConfig& config)
+Daemon::Daemon(const DaemonConfig& config, const GpuSpec& spec)
     : config_(config),
-      spec_(GpuPreset(config.gpu).value()),
+      spec_(spec),
       driver_(wall_),
       catalog_(config),
       ledger_(spec_.memory_bytes) {}
@@ -89,6 +92,7 @@ Daemon::Daemon(const DaemonConfig& config)
 Daemon::~Daemon() {
   for (auto& [id, c] : clients_) {
     if (c->fd >= 0) close(c->fd);
+    if (c->gate_fd >= 0) close(c->gate_fd);
   }
   if (listen_fd_ >= 0) {
     close(listen_fd_);
@@ -99,27 +103,44 @@ Daemon::~Daemon() {
   }
 }
 
-Result<std::unique_ptr<Daemon>> Daemon::Create(const DaemonConfig& config) {
+Result<std::unique_ptr<Daemon>> Daemon::Create(
+    const DaemonConfig& config, std::optional<GpuSpec> gate_gpu) {
   COLO_RETURN_IF_ERROR(config.Validate());
-  if (config.device == "gpu") {
-    // Gate mode is a probe only (cuda_gpu.h): say precisely why it cannot run.
-    return FailedPreconditionError(
-        "device 'gpu': CudaGpu gate mode is not implemented; use 'device: "
-        "sim'");
+  const bool gate = config.device == "cuda";
+  GpuSpec spec;
+  if (!gate) {
+    COLO_ASSIGN_OR_RETURN(spec, GpuPreset(config.gpu));
+  } else if (gate_gpu) {
+    spec = *gate_gpu;
+  } else {
+    // GPU 0, described by the driver; Unavailable "no CUDA device: ..."
+    // where there is none.
+    COLO_ASSIGN_OR_RETURN(spec, cuda::QueryCudaGpuSpec(0));
   }
-  std::unique_ptr<Daemon> d(new Daemon(config));
+  std::unique_ptr<Daemon> d(new Daemon(config, spec));
   COLO_ASSIGN_OR_RETURN(sched::PolicyKind kind,
                         sched::ParsePolicyKind(config.policy));
   sim::SimGpuOptions so;
-  so.mode = kind == sched::PolicyKind::kTimeSlice
+  so.mode = kind == sched::PolicyKind::kTimeSlice && !gate
                 ? sim::ContextMode::kTimeSlicing
                 : sim::ContextMode::kConcurrent;
   d->sim_gpu_ =
       std::make_unique<sim::SimGpu>(d->spec_, d->driver_.sim_clock(), so);
-  d->driver_.SetModel(d->sim_gpu_.get());
+  Device* device = d->sim_gpu_.get();
+  if (gate) {
+    sim::SimGpu* model = d->sim_gpu_.get();
+    cuda::GateSink& sink =
+        *d;  // a private base: convert here, not in make_unique.
+    d->gate_gpu_ = std::make_unique<cuda::CudaGpu>(
+        d->spec_, d->driver_.sim_clock(), sink,
+        [model](const KernelDesc& k) { return model->ProfileKernel(k); });
+    device = d->gate_gpu_.get();
+  } else {
+    d->driver_.SetModel(d->sim_gpu_.get());
+  }
   sched::PolicyOptions po;
   COLO_RETURN_IF_ERROR(po.Validate(kind));
-  d->policy_ = sched::MakePolicy(kind, po, *d->sim_gpu_, d->driver_);
+  d->policy_ = sched::MakePolicy(kind, po, *device, d->driver_);
   COLO_RETURN_IF_ERROR(d->Bind());
   return d;
 }
@@ -223,9 +244,11 @@ Status Daemon::Run() {
   add(timer_fd_, Tag(kTimer));
   add(stop_fd_, Tag(kStop));
   add(signal_fd_, Tag(kSignal));
-  Log("serving %s on %s (mode %04o), device sim:%s, policy %s",
-      spec_.name.c_str(), config_.socket_path.c_str(), config_.socket_mode,
-      config_.gpu.c_str(), config_.policy.c_str());
+  Log("serving %s on %s (mode %04o), device %s, policy %s", spec_.name.c_str(),
+      config_.socket_path.c_str(), config_.socket_mode,
+      gate_gpu_ ? "cuda (gate mode: clients launch when granted)"
+                : ("sim:" + config_.gpu).c_str(),
+      config_.policy.c_str());
 
   epoll_event events[64];
   for (;;) {
@@ -284,6 +307,8 @@ Status Daemon::Run() {
           ssize_t r = read(c.ring->eventfd(), &count, sizeof(count));
           (void)r;
           DrainRing(c);
+        } else if (kind == kClientGate) {
+          OnGateReadable(c);
         } else {
           OnSocketReadable(c);
         }
@@ -421,9 +446,20 @@ void Daemon::OnHello(Client& c, Message& m) {
   c.role = static_cast<ClientRole>(h->role);
   c.program = ReadString(h->program);
   if (c.role == ClientRole::kApp) {
-    if (m.fds.size() != 2) {
+    if (m.fds.size() != 3) {
       close_fds();
-      return Drop(c.id, "protocol error: Hello without ring and doorbell");
+      return Drop(c.id,
+                  "protocol error: Hello without ring, doorbell and gate "
+                  "channel");
+    }
+    if (gate_gpu_) {
+      c.gate_fd = m.fds[2];
+      epoll_event gev{};
+      gev.events = EPOLLIN;
+      gev.data.u64 = Tag(kClientGate, c.id);
+      epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.gate_fd, &gev);
+    } else {
+      close(m.fds[2]);  // sim mode: the interposer answers everything.
     }
     Result<LaunchRing*> ring = LaunchRing::Attach(m.fds[0], m.fds[1]);
     m.fds.clear();
@@ -455,7 +491,9 @@ void Daemon::OnHello(Client& c, Message& m) {
   w.granted_class = static_cast<uint32_t>(c.cls == PriorityClass::kHigh
                                               ? WireClass::kHigh
                                               : WireClass::kBestEffort);
-  CopyString(w.gpu_name, "colo-sim " + spec_.name);
+  CopyString(w.gpu_name, gate_gpu_ ? spec_.name : "colo-sim " + spec_.name);
+  w.device_mode =
+      static_cast<uint32_t>(gate_gpu_ ? DeviceMode::kGate : DeviceMode::kSim);
   w.memory_bytes = spec_.memory_bytes;
   w.memory_limit = ledger_.Usage(c.id).limit;
   w.shared_mem_per_sm = spec_.shared_mem_per_sm;
@@ -535,6 +573,8 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
         catalog_.Describe(name->second, Dim3{e.grid[0], e.grid[1], e.grid[2]},
                           Dim3{e.block[0], e.block[1], e.block[2]},
                           static_cast<int64_t>(e.shared_mem)));
+    // A real, unmodified kernel runs whole: no slices, no persistent form.
+    if (gate_gpu_) desc->transformable = false;
   }
   f->kernel = desc.get();
   Status valid = f->kernel->Validate();
@@ -574,6 +614,7 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     req.client = c.id;
     req.kernel = f.kernel;
     req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
+    req.tag = key;
     req.on_complete = [this, key](LaunchId, TimePoint) {
       OnLaunchComplete(key);
     };
@@ -609,6 +650,64 @@ void Daemon::OnLaunchComplete(uint64_t key) {
   }
   UpdateWatermark(client);
   ReplySyncIfDone(client);
+}
+
+void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
+  auto f = in_flight_.find(tag);
+  auto it = clients_.find(client);
+  if (f == in_flight_.end() || it == clients_.end() || it->second->broken ||
+      it->second->gate_fd < 0) {
+    // Nobody is left to run it. End it once the policy, which is inside its
+    // Submit now, has returned.
+    driver_.After(Duration(0), [this, id] { (void)gate_gpu_->Complete(id); });
+    return;
+  }
+  Client& c = *it->second;
+  f->second->device_id = id;
+  c.granted[f->second->seq] = tag;
+  GateMsg g;
+  g.type = static_cast<uint32_t>(GateMsgType::kGrant);
+  g.seq = f->second->seq;
+  // At most one launch per stream is granted and not done, so the channel's
+  // buffer does not fill up unless the client stopped reading it.
+  if (send(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(sizeof(g))) {
+    doomed_.emplace_back(c.id, std::string("gate channel: cannot send a "
+                                           "grant: ") +
+                                   strerror(errno));
+  }
+}
+
+void Daemon::OnGateReadable(Client& c) {
+  for (;;) {
+    GateMsg g;
+    const ssize_t n = recv(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) return Drop(c.id, "disconnected");
+    if (n != static_cast<ssize_t>(sizeof(g)) ||
+        g.type != static_cast<uint32_t>(GateMsgType::kDone)) {
+      return Drop(c.id, "protocol error: bad gate packet (" +
+                            std::to_string(n) + " bytes, type " +
+                            std::to_string(g.type) + ")");
+    }
+    auto granted = c.granted.find(g.seq);
+    if (granted == c.granted.end()) {
+      return Drop(c.id, "protocol error: completion of launch " +
+                            std::to_string(g.seq) + ", which was not granted");
+    }
+    const uint64_t key = granted->second;
+    c.granted.erase(granted);
+    auto f = in_flight_.find(key);
+    if (f == in_flight_.end()) continue;
+    if (g.cuda_error != 0) {
+      c.sticky_error = g.cuda_error;
+      Log("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
+          static_cast<unsigned long long>(g.seq), g.cuda_error);
+    }
+    driver_.CatchUp();
+    (void)gate_gpu_->Complete(f->second->device_id);
+  }
 }
 
 void Daemon::UpdateWatermark(Client& c) {
@@ -666,6 +765,10 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   if (c.ring) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.ring->eventfd(), nullptr);
   close(c.fd);
+  if (c.gate_fd >= 0) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.gate_fd, nullptr);
+    close(c.gate_fd);
+  }
   if (protocol) ++clients_dropped_;
   if (c.registered && c.role == ClientRole::kApp) {
     Log("client %d (pid %d) %s%s: %lld kernels launched, %lld bytes of device "
@@ -676,6 +779,8 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
     Log("connection %d (pid %d) dropped: %s", c.id, c.peer.pid, reason.c_str());
   }
   clients_.erase(it);
+  // Gate mode: its context died with it, so what it was granted has ended.
+  if (gate_gpu_) gate_gpu_->AbandonClient(id);
 }
 
 void Daemon::DropDoomed() {
@@ -687,7 +792,7 @@ void Daemon::DropDoomed() {
 std::string Daemon::StatsJson() const {
   nlohmann::json j;
   j["gpu"] = spec_.name;
-  j["device"] = "sim";
+  j["device"] = gate_gpu_ ? "cuda" : "sim";
   j["policy"] = config_.policy;
   j["kernels_launched"] = kernels_launched_;
   j["kernels_completed"] = kernels_completed_;

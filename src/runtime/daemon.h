@@ -6,7 +6,10 @@
 // `colo top`), gives each a priority class from its own configuration (see
 // class_grants.h), consumes every client's launch ring, and hands launches to
 // a sched/ policy over the device: SimGpu driven by the wall clock
-// (wall_clock_driver.h) unless a GPU is configured. It accounts device memory
+// (wall_clock_driver.h), or with `device: cuda` CudaGpu in gate mode
+// (cuda/cuda_gpu.h): each client runs its kernels on its own GPU context
+// when colod grants them on the client's gate channel, and reports each
+// completion back (wire.h). It accounts device memory
 // per client (memory_ledger.h) and answers synchronous calls (allocations,
 // frees, synchronizations) on the socket.
 //
@@ -35,6 +38,7 @@
 #include "colo/clock.h"
 #include "colo/device.h"
 #include "colo/status.h"
+#include "cuda/cuda_gpu.h"
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
@@ -47,15 +51,21 @@
 
 namespace colo::runtime {
 
-class Daemon {
+class Daemon final : private cuda::GateSink {
  public:
-  ~Daemon();
+  ~Daemon() override;
 
   // Builds the device and policy, binds the socket and sets its group and
   // mode. The socket appears at its path (replacing a stale one) only when
   // it is listening with its final permissions, so a client that sees it can
-  // connect. InvalidArgument/Unavailable/Internal say what failed.
-  static Result<std::unique_ptr<Daemon>> Create(const DaemonConfig& config);
+  // connect. InvalidArgument/Unavailable/Internal say what failed; with
+  // `device: cuda` and no usable GPU, Unavailable "no CUDA device: <why>".
+  // `gate_gpu` (device: cuda only) describes the GPU instead of the driver:
+  // colod never touches the GPU itself in gate mode, so tests run the gate
+  // protocol with it on machines without one.
+  static Result<std::unique_ptr<Daemon>> Create(
+      const DaemonConfig& config,
+      std::optional<GpuSpec> gate_gpu = std::nullopt);
 
   // Serves until RequestStop(), SIGTERM or SIGINT. Removes the socket on
   // return.
@@ -70,6 +80,7 @@ class Daemon {
     uint64_t seq = 0;
     uint32_t stream = 0;
     const KernelDesc* kernel = nullptr;  // owned by kernel_descs_.
+    LaunchId device_id = 0;              // gate mode: once granted.
   };
   struct KernelShapeKey {
     std::string name;
@@ -81,7 +92,7 @@ class Daemon {
     }
   };
 
-  explicit Daemon(const DaemonConfig& config);
+  Daemon(const DaemonConfig& config, const GpuSpec& spec);
   Status Bind();
   void Accept();
   void OnSocketReadable(Client& c);
@@ -93,6 +104,10 @@ class Daemon {
   // the next ones, each refusal a sticky error).
   void SubmitHead(Client& c, uint32_t stream);
   void OnLaunchComplete(uint64_t key);
+  // GateSink: sends kGrant for the launch whose key is `tag`.
+  void Grant(ClientId client, uint64_t tag, LaunchId id) override;
+  // Gate mode: reads the client's kDone packets.
+  void OnGateReadable(Client& c);
   void UpdateWatermark(Client& c);
   void ReplySyncIfDone(Client& c);
   void Drop(ClientId id, const std::string& reason);
@@ -104,7 +119,10 @@ class Daemon {
   GpuSpec spec_;
   RealClock wall_;
   WallClockDriver driver_;
+  // Sim mode: the device. Gate mode: only the kernel model behind
+  // CudaGpu::ProfileKernel (never driven).
   std::unique_ptr<sim::SimGpu> sim_gpu_;
+  std::unique_ptr<cuda::CudaGpu> gate_gpu_;  // gate mode: the device.
   std::unique_ptr<sched::Policy> policy_;
   KernelCatalog catalog_;
   MemoryLedger ledger_;

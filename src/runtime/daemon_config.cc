@@ -56,6 +56,7 @@ Status ParseInto(const YAML::Node& root, DaemonConfig* c) {
       for (const auto& u : v) c->allowed_uids.push_back(u.as<uint32_t>());
     } else if (key == "device") {
       c->device = v.as<std::string>();
+      if (c->device == "gpu") c->device = "cuda";  // the older name.
     } else if (key == "gpu") {
       c->gpu = v.as<std::string>();
     } else if (key == "policy") {
@@ -121,8 +122,8 @@ Status DaemonConfig::Validate() const {
     return InvalidArgumentError(
         source + ": socket_mode must give others no access (use 0600 or 0660)");
   }
-  if (device != "sim" && device != "gpu")
-    return InvalidArgumentError(source + ": device must be 'sim' or 'gpu'");
+  if (device != "sim" && device != "cuda")
+    return InvalidArgumentError(source + ": device must be 'sim' or 'cuda'");
   if (Result<GpuSpec> g = GpuPreset(gpu); !g.ok())
     return InvalidArgumentError(source + ": gpu: " + g.status().message());
   if (Result<sched::PolicyKind> p = sched::ParsePolicyKind(policy); !p.ok()) {

@@ -13,18 +13,19 @@
 //   socket_mode: "0600"          # octal; 0600 or 0660 (group: socket_group)
 //   socket_group: gpuusers
 //   allowed_uids: [1000, 1001]   # besides root and colod's own uid
-//   device: sim                  # sim | gpu (gpu: CudaGpu gate mode, probe
-//   only) gpu: A100                    # SimGpu preset policy: priority #
-//   sched/ policy name memory_limit_mib: 4096       # per client; 0 = the
-//   device's memory grants:
+//   device: sim                  # sim | cuda (CudaGpu gate mode: GPU 0;
+//                                # "gpu" is accepted for cuda)
+//   gpu: A100                    # SimGpu preset (sim only)
+//   policy: priority             # sched/ policy name
+//   memory_limit_mib: 4096       # per client; 0 = the device's memory
+//   grants:
 //     - {uid: 1000, class: high}
 //     - {user: alice, class: high}
 //     - {cgroup: /system.slice/infer.service, class: high}  # prefix match
 //     - {token: "s3cret", class: high}
-//   kernels:                     # profile table, matched by substring of the
-//   name
-//     - {name: sgemm, duration_us: 250, sm_throughput: 0.9, dram_throughput:
-//     0.2}
+//   kernels:                     # profile table, by substring of the name
+//     - {name: sgemm, duration_us: 250, sm_throughput: 0.9,
+//        dram_throughput: 0.2}
 //   model_base_us: 5             # modelled duration of an unknown kernel:
 //   model_ns_per_thread: 0.05    #   base + threads x this
 //   ring_spin_us: 0              # keep polling rings this long after the last
@@ -67,7 +68,7 @@ struct DaemonConfig {
   std::string socket_group;  // group owning the socket. Default: colod's group.
   std::vector<uint32_t>
       allowed_uids;  // may connect besides root and colod's uid. Default: none.
-  std::string device = "sim";       // "sim" or "gpu". Default: sim.
+  std::string device = "sim";       // "sim" or "cuda". Default: sim.
   std::string gpu = "A100";         // SimGpu preset name. Default: A100.
   std::string policy = "priority";  // sched policy name. Default: priority.
   int64_t memory_limit_bytes =

@@ -12,6 +12,7 @@ namespace colo::runtime {
 
 RuntimeClient::~RuntimeClient() {
   if (fd_ >= 0) close(fd_);
+  if (gate_fd_ >= 0) close(gate_fd_);
 }
 
 Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
@@ -38,14 +39,21 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
   CopyString(hello.token, o.token);
   CopyString(hello.program, o.program);
   std::vector<int> fds;
+  int gate_peer = -1;
   if (o.role == ClientRole::kApp) {
     COLO_ASSIGN_OR_RETURN(LaunchRing * ring, LaunchRing::Create());
     c->ring_.reset(ring);
-    fds = {ring->memfd(), ring->eventfd()};
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+      return UnavailableError(std::string("socketpair: ") + strerror(errno));
+    c->gate_fd_ = pair[0];
+    gate_peer = pair[1];
+    fds = {ring->memfd(), ring->eventfd(), gate_peer};
   }
   // colod may refuse a peer before reading anything (its uid): then the send
   // can fail, but the refusal with its reason is still there to read.
   Status sent = SendStruct(c->fd_, MsgType::kHello, hello, fds);
+  if (gate_peer >= 0) close(gate_peer);  // colod holds its own copy now.
   Result<Message> got = ReceiveMessage(c->fd_);
   if (!got.ok()) return sent.ok() ? got.status() : sent;
   Message reply = std::move(*got);

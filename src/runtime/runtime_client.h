@@ -2,9 +2,9 @@
 // interposer, `colo top` and the tests use to talk to the daemon.
 //
 // Connect() sends Hello (an application also creates its launch ring and
-// hands it over) and waits for Welcome or Rejected. The synchronous calls
-// then each send one message and wait for its reply. When colod is gone,
-// every call returns Unavailable (the interposer turns that into
+// the gate channel and hands them over) and waits for Welcome or Rejected. The
+// synchronous calls then each send one message and wait for its reply. When
+// colod is gone, every call returns Unavailable (the interposer turns that into
 // cudaErrorDevicesUnavailable); nothing here waits forever on a dead peer.
 //
 // Thread safety: none; the interposer serializes calls under its own lock.
@@ -41,6 +41,12 @@ class RuntimeClient {
   // The launch ring (applications only; nullptr for monitors).
   LaunchRing* ring() { return ring_.get(); }
   int socket_fd() const { return fd_; }
+  // The client's end of the gate channel (applications only; -1 for
+  // monitors): GateMsg packets, used in gate mode (wire.h).
+  int gate_fd() const { return gate_fd_; }
+  DeviceMode device_mode() const {
+    return static_cast<DeviceMode>(welcome_.device_mode);
+  }
 
   // Asks colod to account `bytes` at `address`. Returns the cudaError_t colod
   // answered (0, or cudaErrorMemoryAllocation over a limit).
@@ -61,6 +67,7 @@ class RuntimeClient {
                        MsgType reply);
 
   int fd_ = -1;
+  int gate_fd_ = -1;
   WelcomeMsg welcome_;
   std::unique_ptr<LaunchRing> ring_;
 };

@@ -9,6 +9,13 @@
 // A peer that sends a bad magic, an unknown type or a wrong length is
 // dropped by colod with a logged reason.
 //
+// Gate mode (colod's `device: cuda`) adds a third channel per application: a
+// SOCK_SEQPACKET socketpair whose one end the client hands over with Hello.
+// colod sends GateMsg kGrant (launch `seq` may run now); the client launches
+// the kernel on its own GPU context and, when the CUDA event it recorded
+// after it has completed, answers kDone (with a cudaError_t if the launch
+// failed). In sim mode colod closes its end and the channel stays silent.
+//
 // Thread safety: the functions are reentrant; one socket must not be used by
 // two threads at once.
 #pragma once
@@ -23,11 +30,12 @@
 namespace colo::runtime {
 
 inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
-inline constexpr uint32_t kWireVersion = 1;
+inline constexpr uint32_t kWireVersion = 2;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
-  kHello = 1,      // client -> colod: HelloMsg (+ ring memfd, eventfd for apps)
+  kHello = 1,      // client -> colod: HelloMsg (+ ring memfd, eventfd, gate
+                   // socket for apps)
   kWelcome = 2,    // colod -> client: WelcomeMsg
   kRejected = 3,   // colod -> client: RejectedMsg, then the socket closes
   kAlloc = 4,      // client -> colod: AllocMsg; reply kStatusReply
@@ -47,6 +55,10 @@ struct MsgHeader {
 };
 
 enum class ClientRole : uint32_t { kApp = 0, kMonitor = 1 };
+// What the device behind colod is. kSim: the interposer answers CUDA calls
+// itself and kernels are not executed. kGate: the program runs on its own
+// GPU context and launches each kernel when colod grants it.
+enum class DeviceMode : uint32_t { kSim = 0, kGate = 1 };
 enum class WireClass : uint32_t { kBestEffort = 0, kHigh = 1 };
 
 struct HelloMsg {
@@ -73,7 +85,7 @@ struct WelcomeMsg {
   int32_t registers_per_sm = 0;
   int32_t warp_size = 32;
   int32_t clock_mhz = 0;
-  int32_t reserved = 0;
+  uint32_t device_mode = 0;  // DeviceMode.
 };
 
 struct RejectedMsg {
@@ -102,6 +114,18 @@ struct SyncReplyMsg {
   int32_t cuda_error = 0;  // sticky asynchronous error, 0 if none.
   int32_t reserved = 0;
   uint64_t completed = 0;  // launches completed watermark.
+};
+
+enum class GateMsgType : uint32_t {
+  kGrant = 1,  // colod -> client: launch `seq` now.
+  kDone = 2,   // client -> colod: launch `seq` finished on the GPU.
+};
+
+// One packet on the gate channel.
+struct GateMsg {
+  uint32_t type = 0;       // GateMsgType.
+  int32_t cuda_error = 0;  // kDone: the launch's cudaError_t, 0 if it ran.
+  uint64_t seq = 0;        // the launch's ring sequence number.
 };
 
 // A received message: its type, payload bytes and any attached descriptors

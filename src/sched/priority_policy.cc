@@ -214,6 +214,7 @@ void PriorityPolicy::Issue(BeWork& w) {
   LaunchRequest r;
   r.client = w.request.client;
   r.kernel = w.request.kernel;
+  r.tag = w.request.tag;
   r.first_block = w.next;
   r.end_block = w.end;
   if (f.form == KernelForm::kSlices) r.end_block = std::min(w.end, w.next + f.slice_blocks);

@@ -56,6 +56,15 @@ void* Real(HookId id) {
   return f;
 }
 
+void* RealNamed(const char* name) {
+  DlsymFn real_dlsym = RealDlsym();
+  if (real_dlsym == nullptr || name == nullptr) return nullptr;
+  if (void* f = real_dlsym(RTLD_NEXT, name)) return f;
+  if (name[0] != 'c' || name[1] != 'u' || name[2] == 'd') return nullptr;
+  static void* const driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  return driver != nullptr ? real_dlsym(driver, name) : nullptr;
+}
+
 void* OwnSymbol(const char* name) {
   if (name == nullptr) return nullptr;
   for (int i = 0; i < kHookCount; ++i) {

@@ -94,6 +94,11 @@ extern const char* const kHookNames[kHookCount];
 // driver or libc); nullptr if absent.
 void* Real(HookId id);
 
+// The next definition of any `name` after this library (e.g. a runtime or
+// driver entry point that is not hooked); for a driver symbol not in the
+// global scope, libcuda.so.1 is loaded and searched. nullptr if absent.
+void* RealNamed(const char* name);
+
 // This library's own definition of `name` if it is a hooked symbol (what
 // dlsym and cuGetProcAddress hand out), otherwise nullptr. cuGetProcAddress
 // names without the "_v2" suffix (e.g. "cuMemAlloc") map to the _v2 hook.

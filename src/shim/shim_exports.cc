@@ -1,12 +1,15 @@
 // The thin extern "C" layer (design convention 9): each entry point guards
-// re-entry, forwards to the real symbol when it must (passthrough mode, or a
-// call re-entered from inside the interposer), and otherwise hands its
-// arguments to colo::shim (shim_runtime.h). An unresolved real symbol yields
-// a CUDA error, never a call through null. No exception leaves this file.
+// re-entry, forwards to the real symbol when it must (passthrough mode, a
+// call re-entered from inside the interposer, or in gate mode a call that
+// needs no gate), and otherwise hands its arguments to colo::shim
+// (shim_runtime.h; registrations to registry.h). An unresolved real symbol
+// yields a CUDA error, never a call through null. No exception leaves this
+// file.
 #include "shim/shim_exports.h"
 
 #include "cuda/cuda_abi.h"
 #include "shim/hook_table.h"
+#include "shim/registry.h"
 #include "shim/shim_runtime.h"
 
 namespace cs = colo::shim;
@@ -28,9 +31,6 @@ int Safe(F f) noexcept {
 
 cs::Dim D(colo_dim3 d) { return cs::Dim{d.x, d.y, d.z}; }
 
-void* g_fat_handle_storage =
-    nullptr;  // what a fat-binary handle points to in sim mode.
-
 }  // namespace
 
 #define COLO_REAL(sym) \
@@ -46,19 +46,40 @@ void* g_fat_handle_storage =
     return real_(__VA_ARGS__);                       \
   }
 
+// In gate mode (colod runs a real GPU), forwards to the real `sym`: a call
+// that needs no gate. Use after COLO_FORWARD_IF_NEEDED (its guard is held).
+#define COLO_FORWARD_IN_GATE(sym, unresolved, ...) \
+  if (cs::GateMode()) {                            \
+    auto real_ = COLO_REAL(sym);                   \
+    if (real_ == nullptr) return unresolved;       \
+    return real_(__VA_ARGS__);                     \
+  }
+
 // ---- registration ----------------------------------------------------------
 
 void** __cudaRegisterFatBinary(void* fat_cubin) {
   COLO_FORWARD_IF_NEEDED(__cudaRegisterFatBinary, nullptr, fat_cubin);
-  return &g_fat_handle_storage;
+  try {
+    return cs::RegisterFatBinary(fat_cubin);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 void __cudaRegisterFatBinaryEnd(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaRegisterFatBinaryEnd, , handle);
+  try {
+    cs::RegisterFatBinaryEnd(handle);
+  } catch (...) {
+  }
 }
 
 void __cudaUnregisterFatBinary(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaUnregisterFatBinary, , handle);
+  try {
+    cs::UnregisterFatBinary(handle);
+  } catch (...) {
+  }
 }
 
 void __cudaRegisterFunction(void** handle, const char* host_fun,
@@ -70,6 +91,9 @@ void __cudaRegisterFunction(void** handle, const char* host_fun,
                          grid_dim, warp_size);
   try {
     cs::RegisterFunction(host_fun, device_name);
+    cs::RegisterFunction(handle, host_fun, device_fun, device_name,
+                         thread_limit, tid, bid, block_dim, grid_dim,
+                         warp_size);
   } catch (...) {
   }
 }
@@ -79,6 +103,11 @@ void __cudaRegisterVar(void** handle, char* host_var, char* device_address,
                        int constant, int global) {
   COLO_FORWARD_IF_NEEDED(__cudaRegisterVar, , handle, host_var, device_address,
                          device_name, ext, size, constant, global);
+  try {
+    cs::RegisterVar(handle, host_var, device_address, device_name, ext, size,
+                    constant, global);
+  } catch (...) {
+  }
 }
 
 void __cudaRegisterManagedVar(void** handle, void** host_var_ptr,
@@ -87,11 +116,20 @@ void __cudaRegisterManagedVar(void** handle, void** host_var_ptr,
   COLO_FORWARD_IF_NEEDED(__cudaRegisterManagedVar, , handle, host_var_ptr,
                          device_address, device_name, ext, size, constant,
                          global);
+  try {
+    cs::RegisterManagedVar(handle, host_var_ptr, device_address, device_name,
+                           ext, size, constant, global);
+  } catch (...) {
+  }
 }
 
 char __cudaInitModule(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaInitModule, 0, handle);
-  return 1;
+  try {
+    return cs::InitModule(handle);
+  } catch (...) {
+    return 0;
+  }
 }
 
 int __cudaGetKernel(void** kernel, const void* host_fun) {
@@ -131,7 +169,7 @@ int __cudaLaunchKernel(void* kernel, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream);
+    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream, args);
   });
 }
 
@@ -141,7 +179,7 @@ int __cudaLaunchKernel_ptsz(void* kernel, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream);
+    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream, args);
   });
 }
 
@@ -149,8 +187,9 @@ int cudaLaunchKernel(const void* func, colo_dim3 grid, colo_dim3 block,
                      void** args, size_t shared_mem, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaLaunchKernel, kCudaErrorSharedObjectSymbolNotFound,
                          func, grid, block, args, shared_mem, stream);
-  return Safe(
-      [&] { return cs::Launch(func, D(grid), D(block), shared_mem, stream); });
+  return Safe([&] {
+    return cs::Launch(func, D(grid), D(block), shared_mem, stream, args);
+  });
 }
 
 // ---- memory ----------------------------------------------------------------
@@ -170,14 +209,14 @@ int cudaFree(void* dev_ptr) {
 int cudaMemcpy(void* dst, const void* src, size_t count, int kind) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpy, kCudaErrorSharedObjectSymbolNotFound, dst,
                          src, count, kind);
-  return Safe([&] { return cs::Memcpy(dst, src, count); });
+  return Safe([&] { return cs::Memcpy(dst, src, count, kind); });
 }
 
 int cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind,
                     void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dst, src, count, kind, stream);
-  return Safe([&] { return cs::MemcpyAsync(dst, src, count); });
+  return Safe([&] { return cs::MemcpyAsync(dst, src, count, kind, stream); });
 }
 
 int cudaMemset(void* dev_ptr, int value, size_t count) {
@@ -189,30 +228,37 @@ int cudaMemset(void* dev_ptr, int value, size_t count) {
 int cudaMemsetAsync(void* dev_ptr, int value, size_t count, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemsetAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr, value, count, stream);
-  return Safe([&] { return cs::Memset(dev_ptr, value, count); });
+  return Safe([&] { return cs::MemsetAsync(dev_ptr, value, count, stream); });
 }
 
 int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   COLO_FORWARD_IF_NEEDED(cudaMemGetInfo, kCudaErrorSharedObjectSymbolNotFound,
                          free_bytes, total_bytes);
+  COLO_FORWARD_IN_GATE(cudaMemGetInfo, kCudaErrorSharedObjectSymbolNotFound,
+                       free_bytes, total_bytes);
   return Safe([&] { return cs::MemGetInfo(free_bytes, total_bytes); });
 }
 
 int cudaMallocHost(void** ptr, size_t size) {
   COLO_FORWARD_IF_NEEDED(cudaMallocHost, kCudaErrorSharedObjectSymbolNotFound,
                          ptr, size);
+  COLO_FORWARD_IN_GATE(cudaMallocHost, kCudaErrorSharedObjectSymbolNotFound,
+                       ptr, size);
   return Safe([&] { return cs::MallocHost(ptr, size); });
 }
 
 int cudaHostAlloc(void** ptr, size_t size, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaHostAlloc, kCudaErrorSharedObjectSymbolNotFound,
                          ptr, size, flags);
+  COLO_FORWARD_IN_GATE(cudaHostAlloc, kCudaErrorSharedObjectSymbolNotFound, ptr,
+                       size, flags);
   return Safe([&] { return cs::MallocHost(ptr, size); });
 }
 
 int cudaFreeHost(void* ptr) {
   COLO_FORWARD_IF_NEEDED(cudaFreeHost, kCudaErrorSharedObjectSymbolNotFound,
                          ptr);
+  COLO_FORWARD_IN_GATE(cudaFreeHost, kCudaErrorSharedObjectSymbolNotFound, ptr);
   return Safe([&] { return cs::FreeHost(ptr); });
 }
 
@@ -221,21 +267,22 @@ int cudaFreeHost(void* ptr) {
 int cudaStreamCreate(void** stream) {
   COLO_FORWARD_IF_NEEDED(cudaStreamCreate, kCudaErrorSharedObjectSymbolNotFound,
                          stream);
-  return Safe([&] { return cs::StreamCreate(stream); });
+  return Safe([&] { return cs::StreamCreate(stream, 0, 0); });
 }
 
 int cudaStreamCreateWithFlags(void** stream, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaStreamCreateWithFlags,
                          kCudaErrorSharedObjectSymbolNotFound, stream, flags);
-  return Safe([&] { return cs::StreamCreate(stream); });
+  return Safe([&] { return cs::StreamCreate(stream, flags, 0); });
 }
 
 int cudaStreamCreateWithPriority(void** stream, unsigned flags, int priority) {
   COLO_FORWARD_IF_NEEDED(cudaStreamCreateWithPriority,
                          kCudaErrorSharedObjectSymbolNotFound, stream, flags,
                          priority);
-  // Stream priorities inside a client are ignored: colod's class decides.
-  return Safe([&] { return cs::StreamCreate(stream); });
+  // Sim mode ignores stream priorities inside a client (colod's class
+  // decides); gate mode gives them to the real stream.
+  return Safe([&] { return cs::StreamCreate(stream, flags, priority); });
 }
 
 int cudaStreamSynchronize(void* stream) {
@@ -260,19 +307,19 @@ int cudaStreamWaitEvent(void* stream, void* event, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaStreamWaitEvent,
                          kCudaErrorSharedObjectSymbolNotFound, stream, event,
                          flags);
-  return Safe([&] { return cs::StreamWaitEvent(stream, event); });
+  return Safe([&] { return cs::StreamWaitEvent(stream, event, flags); });
 }
 
 int cudaEventCreate(void** event) {
   COLO_FORWARD_IF_NEEDED(cudaEventCreate, kCudaErrorSharedObjectSymbolNotFound,
                          event);
-  return Safe([&] { return cs::EventCreate(event); });
+  return Safe([&] { return cs::EventCreate(event, 0); });
 }
 
 int cudaEventCreateWithFlags(void** event, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaEventCreateWithFlags,
                          kCudaErrorSharedObjectSymbolNotFound, event, flags);
-  return Safe([&] { return cs::EventCreate(event); });
+  return Safe([&] { return cs::EventCreate(event, flags); });
 }
 
 int cudaEventRecord(void* event, void* stream) {
@@ -316,18 +363,24 @@ int cudaDeviceSynchronize(void) {
 int cudaGetDeviceProperties(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);
+  COLO_FORWARD_IN_GATE(cudaGetDeviceProperties,
+                       kCudaErrorSharedObjectSymbolNotFound, prop, device);
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 
 int cudaGetDeviceProperties_v2(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties_v2,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);
+  COLO_FORWARD_IN_GATE(cudaGetDeviceProperties_v2,
+                       kCudaErrorSharedObjectSymbolNotFound, prop, device);
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 
 int cudaGetDeviceCount(int* count) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceCount,
                          kCudaErrorSharedObjectSymbolNotFound, count);
+  COLO_FORWARD_IN_GATE(cudaGetDeviceCount, kCudaErrorSharedObjectSymbolNotFound,
+                       count);
   if (count == nullptr)
     return cs::RecordError(colo::cuda::kCudaErrorInvalidValue);
   *count = 1;  // colod's one (simulated) GPU.
@@ -337,6 +390,8 @@ int cudaGetDeviceCount(int* count) {
 int cudaGetDevice(int* device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDevice, kCudaErrorSharedObjectSymbolNotFound,
                          device);
+  COLO_FORWARD_IN_GATE(cudaGetDevice, kCudaErrorSharedObjectSymbolNotFound,
+                       device);
   if (device == nullptr)
     return cs::RecordError(colo::cuda::kCudaErrorInvalidValue);
   *device = 0;
@@ -346,6 +401,8 @@ int cudaGetDevice(int* device) {
 int cudaSetDevice(int device) {
   COLO_FORWARD_IF_NEEDED(cudaSetDevice, kCudaErrorSharedObjectSymbolNotFound,
                          device);
+  COLO_FORWARD_IN_GATE(cudaSetDevice, kCudaErrorSharedObjectSymbolNotFound,
+                       device);
   return cs::RecordError(device == 0 ? kCudaSuccess
                                      : colo::cuda::kCudaErrorInvalidValue);
 }
@@ -353,13 +410,25 @@ int cudaSetDevice(int device) {
 int cudaGetLastError(void) {
   COLO_FORWARD_IF_NEEDED(cudaGetLastError,
                          kCudaErrorSharedObjectSymbolNotFound);
-  return cs::TakeLastError();
+  // In gate mode the real runtime has errors of its own: ours come first.
+  const int mine = cs::TakeLastError();
+  if (cs::GateMode()) {
+    auto real = COLO_REAL(cudaGetLastError);
+    const int theirs = real != nullptr ? real() : kCudaSuccess;
+    return mine != kCudaSuccess ? mine : theirs;
+  }
+  return mine;
 }
 
 int cudaPeekAtLastError(void) {
   COLO_FORWARD_IF_NEEDED(cudaPeekAtLastError,
                          kCudaErrorSharedObjectSymbolNotFound);
-  return cs::PeekLastError();
+  const int mine = cs::PeekLastError();
+  if (mine == kCudaSuccess && cs::GateMode()) {
+    auto real = COLO_REAL(cudaPeekAtLastError);
+    return real != nullptr ? real() : kCudaSuccess;
+  }
+  return mine;
 }
 
 // ---- driver API
@@ -376,7 +445,7 @@ int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
   return Safe([&] {
     return cs::DriverLaunch(f, cs::Dim{grid_x, grid_y, grid_z},
                             cs::Dim{block_x, block_y, block_z}, shared_mem,
-                            stream);
+                            stream, params, extra);
   });
 }
 
@@ -384,7 +453,7 @@ int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {
   COLO_FORWARD_IF_NEEDED(cuMemAlloc_v2, kCuErrorNotFound, dptr, bytes);
   if (dptr == nullptr) return colo::cuda::kCuErrorInvalidValue;
   void* p = nullptr;
-  const int err = Safe([&] { return cs::Malloc(&p, bytes); });
+  const int err = Safe([&] { return cs::Malloc(&p, bytes, /*driver=*/true); });
   *dptr = reinterpret_cast<unsigned long long>(p);
   return err == colo::cuda::kCudaErrorMemoryAllocation
              ? colo::cuda::kCuErrorOutOfMemory
@@ -393,7 +462,8 @@ int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {
 
 int cuMemFree_v2(unsigned long long dptr) {
   COLO_FORWARD_IF_NEEDED(cuMemFree_v2, kCuErrorNotFound, dptr);
-  const int err = Safe([&] { return cs::Free(reinterpret_cast<void*>(dptr)); });
+  const int err = Safe(
+      [&] { return cs::Free(reinterpret_cast<void*>(dptr), /*driver=*/true); });
   return err == kCudaSuccess ? colo::cuda::kCuSuccess
                              : colo::cuda::kCuErrorInvalidValue;
 }

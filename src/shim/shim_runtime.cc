@@ -1,6 +1,7 @@
-// The interposer's C++ side (see shim_runtime.h). One process-wide State,
-// created on first use and never destroyed, so that calls from static
-// constructors and destructors (registration, atexit unregistration) are safe.
+// The interposer's C++ side (see shim_runtime.h): sim mode here, gate mode
+// in gate_runtime.cc. One process-wide State (shim_state.h), created on
+// first use and never destroyed, so that calls from static constructors and
+// destructors (registration, atexit unregistration) are safe.
 #include "shim/shim_runtime.h"
 
 #include <errno.h>
@@ -20,22 +21,14 @@
 
 #include "cuda/cuda_abi.h"
 #include "runtime/runtime_client.h"
+#include "shim/gate_runtime.h"
+#include "shim/registry.h"
+#include "shim/shim_state.h"
 
 namespace colo::shim {
-namespace {
 
 using cuda::kCudaErrorDevicesUnavailable;
 using cuda::kCudaSuccess;
-
-struct Stream {
-  uint32_t id = 0;  // 0 is the default stream.
-  uint64_t last_seq = 0;
-};
-struct Event {
-  uint64_t seq = 0;
-  bool recorded = false;
-  int64_t done_ns = -1;  // when this process saw it complete.
-};
 
 int64_t MonotonicNs() {
   timespec ts;
@@ -43,24 +36,7 @@ int64_t MonotonicNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-struct State {
-  std::mutex mu;
-  // State below is protected by mu.
-  std::unique_ptr<runtime::RuntimeClient> client;
-  bool lost = false;  // colod unreachable or gone: every call fails.
-  std::unordered_map<const void*, std::string>
-      names;  // host stub -> device name.
-  std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
-  uint32_t next_func = 1;
-  uint64_t last_seq = 0;  // launches pushed.
-  std::unordered_map<uintptr_t, size_t> allocations;
-  int64_t allocated = 0;
-  std::unordered_set<Stream*> streams;
-  uint32_t next_stream = 1;
-  std::unordered_set<Event*> events;
-};
-
-State& S();
+namespace {
 
 // fork(): the child must not share the parent's connection and ring (two
 // producers on one ring would corrupt it, and an open copy of the socket
@@ -73,9 +49,12 @@ void ResetInChild() {
   State& s = S();
   if (s.client) {
     close(s.client->socket_fd());
+    close(s.client->gate_fd());
     (void)s.client
         .release();  // its ring mapping stays; its destructor must not run.
   }
+  // The gate thread was not forked; its object must not be destroyed either.
+  (void)s.gate.release();
   s.func_ids.clear();
   s.last_seq = 0;
   s.allocations.clear();
@@ -84,6 +63,8 @@ void ResetInChild() {
   for (Event* e : s.events) e->recorded = false;
   s.mu.unlock();
 }
+
+}  // namespace
 
 State& S() {
   static State* s = [] {
@@ -94,6 +75,8 @@ State& S() {
   return *s;
 }
 
+namespace {
+
 thread_local int t_depth = 0;
 thread_local int t_last_error = 0;
 thread_local struct {
@@ -102,7 +85,8 @@ thread_local struct {
   void* stream = nullptr;
 } t_config;
 
-// REQUIRES: s.mu held. Marks colod as lost, says why once.
+}  // namespace
+
 int LoseColod(State& s, const Status& why) {
   if (!s.lost) {
     std::fprintf(stderr, "colo: lost colod: %s\n", why.message().c_str());
@@ -111,7 +95,6 @@ int LoseColod(State& s, const Status& why) {
   return kCudaErrorDevicesUnavailable;
 }
 
-// REQUIRES: s.mu held. Connects on first use.
 int Connected(State& s) {
   if (s.lost) return kCudaErrorDevicesUnavailable;
   if (s.client) return kCudaSuccess;
@@ -130,8 +113,20 @@ int Connected(State& s) {
       runtime::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());
   s.client = std::move(*c);
+  if (s.client->device_mode() == runtime::DeviceMode::kGate) {
+    // The program's own context runs its kernels: the real runtime needs
+    // the registrations it has not seen yet.
+    if (ReplayIntoRealRuntime() != kCudaSuccess) {
+      return LoseColod(
+          s, UnavailableError("colod runs a GPU in gate mode, but the real "
+                              "CUDA runtime is not loaded"));
+    }
+    s.gate = std::make_unique<GateClient>(s.client->gate_fd());
+  }
   return kCudaSuccess;
 }
+
+namespace {
 
 // REQUIRES: s.mu held and connected.
 int Push(State& s, const runtime::RingEntry& e) {
@@ -150,7 +145,8 @@ int Push(State& s, const runtime::RingEntry& e) {
   }
 }
 
-// REQUIRES: s.mu held. Waits until launches <= seq finished.
+}  // namespace
+
 int SyncTo(State& s, uint64_t seq) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   runtime::RingControl& ctl = s.client->ring()->control();
@@ -164,7 +160,6 @@ int SyncTo(State& s, uint64_t seq) {
   return r->cuda_error;
 }
 
-// REQUIRES: s.mu held.
 int QueryTo(State& s, uint64_t seq) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   return s.client->ring()->control().completed.load(
@@ -174,11 +169,9 @@ int QueryTo(State& s, uint64_t seq) {
 }
 
 bool IsDefaultStream(void* stream) {
-  // 0, cudaStreamLegacy (0x1) and cudaStreamPerThread (0x2).
   return reinterpret_cast<uintptr_t>(stream) <= 2;
 }
 
-// REQUIRES: s.mu held. -1 if `stream` is not a live stream of ours.
 int CheckStream(State& s, void* stream) {
   if (IsDefaultStream(stream) ||
       s.streams.count(static_cast<Stream*>(stream)) != 0)
@@ -186,8 +179,14 @@ int CheckStream(State& s, void* stream) {
   return cuda::kCudaErrorInvalidResourceHandle;
 }
 
+uint64_t LastSeqOf(State& s, void* stream) {
+  return IsDefaultStream(stream) ? s.last_seq
+                                 : static_cast<Stream*>(stream)->last_seq;
+}
+
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
-                 Dim grid, Dim block, size_t shared_mem, void* stream) {
+                 Dim grid, Dim block, size_t shared_mem, void* stream,
+                 GateLaunch* gate_launch) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
@@ -223,13 +222,36 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   e.block[0] = block.x, e.block[1] = block.y, e.block[2] = block.z;
   e.shared_mem = shared_mem;
   e.stream_id = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->id;
-  if (int err = Push(s, e); err != kCudaSuccess) return err;
+  if (gate_launch != nullptr) {
+    // Waiting before colod can see the launch, so that its grant finds it.
+    gate_launch->seq = e.seq;
+    gate_launch->stream_id = e.stream_id;
+    s.gate->Add(std::move(*gate_launch));
+  }
+  if (int err = Push(s, e); err != kCudaSuccess) {
+    if (gate_launch != nullptr) s.gate->Remove(e.seq);
+    return err;
+  }
   s.last_seq = e.seq;
   if (!IsDefaultStream(stream)) static_cast<Stream*>(stream)->last_seq = e.seq;
   return kCudaSuccess;
 }
 
+namespace {
+
+// REQUIRES: s.mu held. Connected to colod in gate mode (connects first if
+// needed; an unreachable colod is not gate mode: the sim path reports it).
+bool InGate(State& s) {
+  return Connected(s) == kCudaSuccess && s.gate != nullptr;
+}
+
 }  // namespace
+
+bool GateMode() {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return InGate(s);
+}
 
 bool Passthrough() {
   static const bool on = [] {
@@ -276,27 +298,37 @@ int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream) {
 }
 
 int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
-           void* stream) {
+           void* stream, void** args) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  return LaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream);
+  if (InGate(s)) {
+    return gate::Launch(s, host_fun, false, grid, block, shared_mem, stream,
+                        args, nullptr);
+  }
+  return LaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream,
+                      nullptr);
 }
 
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
-                 void* stream) {
+                 void* stream, void** args, void** extra) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) {
+    return gate::Launch(s, function, true, grid, block, shared_mem, stream,
+                        args, extra);
+  }
   return LaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
-                      stream);
+                      stream, nullptr);
 }
 
-int Malloc(void** ptr, size_t size) {
+int Malloc(void** ptr, size_t size, bool driver) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = nullptr;
   if (size == 0) return kCudaSuccess;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (s.gate) return gate::Malloc(s, ptr, size, driver);
   const size_t rounded = (size + 255) / 256 * 256;
   void* p = std::aligned_alloc(256, rounded);
   if (p == nullptr) return cuda::kCudaErrorMemoryAllocation;
@@ -311,10 +343,11 @@ int Malloc(void** ptr, size_t size) {
   return kCudaSuccess;
 }
 
-int Free(void* ptr) {
+int Free(void* ptr, bool driver) {
   if (ptr == nullptr) return kCudaSuccess;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::Free(s, ptr, driver);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == s.allocations.end()) return cuda::kCudaErrorInvalidDevicePointer;
   if (int err = Connected(s); err != kCudaSuccess) return err;
@@ -326,7 +359,12 @@ int Free(void* ptr) {
   return *r;
 }
 
-int Memcpy(void* dst, const void* src, size_t count) {
+int Memcpy(void* dst, const void* src, size_t count, int kind) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) return gate::Memcpy(s, dst, src, count, kind);
+  }
   // Like the legacy default stream: a copy waits for the kernels before it.
   if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
   if (count > 0 && (dst == nullptr || src == nullptr))
@@ -335,7 +373,13 @@ int Memcpy(void* dst, const void* src, size_t count) {
   return kCudaSuccess;
 }
 
-int MemcpyAsync(void* dst, const void* src, size_t count) {
+int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
+                void* stream) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) return gate::MemcpyAsync(s, dst, src, count, kind, stream);
+  }
   if (count > 0 && (dst == nullptr || src == nullptr))
     return cuda::kCudaErrorInvalidValue;
   if (count > 0) std::memmove(dst, src, count);
@@ -343,6 +387,22 @@ int MemcpyAsync(void* dst, const void* src, size_t count) {
 }
 
 int Memset(void* ptr, int value, size_t count) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) return gate::Memset(s, ptr, value, count);
+  }
+  if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (count > 0) std::memset(ptr, value, count);
+  return kCudaSuccess;
+}
+
+int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
+  }
   if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   if (count > 0) std::memset(ptr, value, count);
   return kCudaSuccess;
@@ -375,10 +435,11 @@ int FreeHost(void* ptr) {
   return kCudaSuccess;
 }
 
-int StreamCreate(void** stream) {
+int StreamCreate(void** stream, unsigned flags, int priority) {
   if (stream == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::StreamCreate(s, stream, flags, priority);
   auto* st = new Stream();
   st->id = s.next_stream++;
   s.streams.insert(st);
@@ -389,6 +450,7 @@ int StreamCreate(void** stream) {
 int StreamSynchronize(void* stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::StreamSynchronize(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   return SyncTo(s, IsDefaultStream(stream)
                        ? s.last_seq
@@ -398,6 +460,7 @@ int StreamSynchronize(void* stream) {
 int StreamQuery(void* stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::StreamQuery(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   return QueryTo(s, IsDefaultStream(stream)
                         ? s.last_seq
@@ -407,15 +470,17 @@ int StreamQuery(void* stream) {
 int StreamDestroy(void* stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::StreamDestroy(s, stream);
   auto* st = static_cast<Stream*>(stream);
   if (s.streams.erase(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   delete st;
   return kCudaSuccess;
 }
 
-int StreamWaitEvent(void* stream, void* event) {
+int StreamWaitEvent(void* stream, void* event, unsigned flags) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::StreamWaitEvent(s, stream, event, flags);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
@@ -423,10 +488,11 @@ int StreamWaitEvent(void* stream, void* event) {
   return SyncTo(s, e->seq);
 }
 
-int EventCreate(void** event) {
+int EventCreate(void** event, unsigned flags) {
   if (event == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::EventCreate(s, event, flags);
   auto* e = new Event();
   s.events.insert(e);
   *event = e;
@@ -436,6 +502,7 @@ int EventCreate(void** event) {
 int EventRecord(void* event, void* stream) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::EventRecord(s, event, stream);
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -449,6 +516,7 @@ int EventRecord(void* event, void* stream) {
 int EventQuery(void* event) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::EventQuery(s, event);
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (!e->recorded) return kCudaSuccess;
@@ -460,6 +528,7 @@ int EventQuery(void* event) {
 int EventSynchronize(void* event) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::EventSynchronize(s, event);
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (!e->recorded) return kCudaSuccess;
@@ -472,6 +541,7 @@ int EventElapsedTime(float* ms, void* start, void* end) {
   if (ms == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::EventElapsedTime(s, ms, start, end);
   auto* a = static_cast<Event*>(start);
   auto* b = static_cast<Event*>(end);
   if (s.events.count(a) == 0 || s.events.count(b) == 0)
@@ -485,6 +555,7 @@ int EventElapsedTime(float* ms, void* start, void* end) {
 int EventDestroy(void* event) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::EventDestroy(s, event);
   auto* e = static_cast<Event*>(event);
   if (s.events.erase(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   delete e;
@@ -494,6 +565,7 @@ int EventDestroy(void* event) {
 int DeviceSynchronize() {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::DeviceSynchronize(s);
   return SyncTo(s, s.last_seq);
 }
 

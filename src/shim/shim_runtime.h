@@ -1,5 +1,14 @@
 // shim/shim_runtime.h — what the interposer does behind its extern "C"
-// layer when colod runs a simulated GPU: it answers the CUDA calls itself.
+// layer. colod's Welcome says which device it runs:
+//
+// Gate mode (colod's `device: cuda`; gate_runtime.h, gate_client.h): the
+// program's own CUDA runtime does the device work; the interposer holds
+// each kernel launch back until colod grants it, reports its completion,
+// accounts allocations with colod, and keeps stream-ordered work behind
+// launches not yet granted. Calls that need no gate (device properties,
+// pinned memory, ...) go straight to the real runtime (GateMode()).
+//
+// Sim mode (a simulated GPU): the interposer answers the CUDA calls itself.
 //
 //  * Kernels: registration records each kernel's device name by its host
 //    stub; a launch pushes the name (once per kernel) and the launch shape
@@ -39,6 +48,8 @@ struct Dim {
 };
 
 bool Passthrough();
+// Connects to colod if needed; true if colod runs a GPU in gate mode.
+bool GateMode();
 
 // Thread-local re-entry guard for the extern "C" layer.
 class ReentryGuard {
@@ -59,32 +70,42 @@ int PeekLastError();
 void RegisterFunction(const void* host_fun, const char* device_name);
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream);
 int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream);
+// `args`: the kernel's parameter pointers (gate mode copies the values).
 int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
-           void* stream);
+           void* stream, void** args);
+// Gate mode: cudaErrorNotSupported for cuLaunchKernel's `extra` form.
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
-                 void* stream);
+                 void* stream, void** args, void** extra);
 
-int Malloc(void** ptr, size_t size);
-int Free(void* ptr);
-int Memcpy(void* dst, const void* src, size_t count);
-// Copies at once (kernels are not executed, so there is nothing to order).
-int MemcpyAsync(void* dst, const void* src, size_t count);
+// `driver`: cuMemAlloc_v2/cuMemFree_v2 (gate mode calls the driver's).
+int Malloc(void** ptr, size_t size, bool driver = false);
+int Free(void* ptr, bool driver = false);
+// `kind`: cudaMemcpyKind (gate mode only).
+int Memcpy(void* dst, const void* src, size_t count, int kind);
+// Sim mode: copies at once (kernels are not executed, so there is nothing
+// to order).
+int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
+                void* stream);
 int Memset(void* ptr, int value, size_t count);
+int MemsetAsync(void* ptr, int value, size_t count, void* stream);
 int MemGetInfo(size_t* free_bytes, size_t* total_bytes);
 // Pinned host memory: plain host memory here (nothing to pin), not accounted
 // as device memory.
 int MallocHost(void** ptr, size_t size);
 int FreeHost(void* ptr);
 
-int StreamCreate(void** stream);
+// `flags`, `priority`: gate mode gives them to the real stream (in sim mode
+// the class colod granted decides).
+int StreamCreate(void** stream, unsigned flags, int priority);
 int StreamSynchronize(void* stream);
 int StreamQuery(void* stream);
 int StreamDestroy(void* stream);
-// Orders `stream` after `event`: the calling thread waits until the event
-// has completed (stronger than CUDA, which waits on the device, but it keeps
-// the order; launches that follow start later than CUDA would start them).
-int StreamWaitEvent(void* stream, void* event);
-int EventCreate(void** event);
+// Orders `stream` after `event`. Sim mode: the calling thread waits until
+// the event has completed (stronger than CUDA, which waits on the device,
+// but it keeps the order; launches that follow start later than CUDA would
+// start them). Gate mode: the real device-side wait.
+int StreamWaitEvent(void* stream, void* event, unsigned flags);
+int EventCreate(void** event, unsigned flags);
 int EventRecord(void* event, void* stream);
 int EventQuery(void* event);
 int EventSynchronize(void* event);

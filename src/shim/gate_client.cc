@@ -1,0 +1,220 @@
+// The gate thread and argument capture (gate_client.h). The real CUDA entry
+// points are called through pointers from hook_table (never through this
+// library's exports), with the thread's ReentryGuard held.
+#include "shim/gate_client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "cuda/cuda_abi.h"
+#include "runtime/wire.h"
+#include "shim/hook_table.h"
+#include "shim/shim_exports.h"
+
+namespace colo::shim {
+namespace {
+
+using ParamInfoFn = int (*)(const void*, size_t, size_t*, size_t*);
+using RtLaunchFn = decltype(&::cudaLaunchKernel);
+using DrvLaunchFn = decltype(&::cuLaunchKernel);
+using EventCreateFn = decltype(&::cudaEventCreateWithFlags);
+using EventRecordFn = decltype(&::cudaEventRecord);
+using EventQueryFn = decltype(&::cudaEventQuery);
+using EventDestroyFn = decltype(&::cudaEventDestroy);
+using SetDeviceFn = decltype(&::cudaSetDevice);
+
+template <typename F>
+F RealFn(HookId id) {
+  return reinterpret_cast<F>(Real(id));
+}
+
+constexpr unsigned kEventDisableTiming = 2;  // cudaEventDisableTiming.
+
+}  // namespace
+
+int ParamSizes(const void* func, bool driver, std::vector<size_t>* sizes) {
+  auto info = reinterpret_cast<ParamInfoFn>(
+      RealNamed(driver ? "cuFuncGetParamInfo" : "cudaFuncGetParamInfo"));
+  if (info == nullptr) return cuda::kCudaErrorNotSupported;
+  sizes->clear();
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    // Past the last parameter the call fails (invalid value): done.
+    if (info(func, i, &offset, &size) != 0) break;
+    sizes->push_back(size);
+  }
+  return cuda::kCudaSuccess;
+}
+
+int CaptureArgs(void** args, const std::vector<size_t>& sizes,
+                GateLaunch* launch) {
+  launch->args.clear();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (args == nullptr || args[i] == nullptr)
+      return cuda::kCudaErrorNotSupported;
+    const char* p = static_cast<const char*>(args[i]);
+    launch->args.emplace_back(p, p + sizes[i]);
+  }
+  return cuda::kCudaSuccess;
+}
+
+GateClient::GateClient(int gate_fd)
+    : fd_(gate_fd), thread_([this] { Run(); }) {}
+
+GateClient::~GateClient() {
+  // Never reached in practice: the shim's state lives as long as the
+  // process, and so does this thread.
+  if (thread_.joinable()) thread_.detach();
+}
+
+void GateClient::Add(GateLaunch launch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t seq = launch.seq;
+  pending_.emplace(seq, std::move(launch));
+}
+
+void GateClient::Remove(uint64_t seq) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.erase(seq);
+  }
+  issued_.notify_all();
+}
+
+bool GateClient::lost() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lost_;
+}
+
+int GateClient::WaitIssued(uint32_t stream_id, uint64_t seq, bool all_streams) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto blocked = [&] {
+    for (const auto& [s, l] : pending_) {
+      if (s > seq) break;
+      if (all_streams || l.stream_id == stream_id) return true;
+    }
+    return false;
+  };
+  issued_.wait(lock, [&] { return lost_ || !blocked(); });
+  return blocked() ? cuda::kCudaErrorDevicesUnavailable : cuda::kCudaSuccess;
+}
+
+void GateClient::SendDone(uint64_t seq, int cuda_error) {
+  runtime::GateMsg g;
+  g.type = static_cast<uint32_t>(runtime::GateMsgType::kDone);
+  g.seq = seq;
+  g.cuda_error = cuda_error;
+  // A failed send means colod is gone; the channel's hang-up ends Run().
+  (void)send(fd_, &g, sizeof(g), MSG_NOSIGNAL);
+}
+
+void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
+  GateLaunch l;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(seq);
+    if (it == pending_.end()) {
+      // colod granted a launch this process never made: say it failed.
+      SendDone(seq, cuda::kCudaErrorLaunchFailure);
+      return;
+    }
+    l = it->second;
+  }
+  int err = cuda::kCudaSuccess;
+  if (l.device != device_) {
+    auto set = RealFn<SetDeviceFn>(HookId::k_cudaSetDevice);
+    err = set != nullptr ? set(l.device)
+                         : cuda::kCudaErrorSharedObjectSymbolNotFound;
+    if (err == cuda::kCudaSuccess) device_ = l.device;
+  }
+  std::vector<void*> ptrs;
+  for (auto& a : l.args) ptrs.push_back(a.data());
+  if (err == cuda::kCudaSuccess) {
+    if (l.driver) {
+      auto launch = reinterpret_cast<DrvLaunchFn>(RealNamed("cuLaunchKernel"));
+      err = launch == nullptr
+                ? cuda::kCudaErrorSharedObjectSymbolNotFound
+                : launch(const_cast<void*>(l.func), l.grid.x, l.grid.y,
+                         l.grid.z, l.block.x, l.block.y, l.block.z,
+                         static_cast<unsigned>(l.shared_mem), l.stream,
+                         ptrs.data(), nullptr);
+    } else {
+      auto launch = RealFn<RtLaunchFn>(HookId::k_cudaLaunchKernel);
+      err = launch == nullptr
+                ? cuda::kCudaErrorSharedObjectSymbolNotFound
+                : launch(l.func, colo_dim3{l.grid.x, l.grid.y, l.grid.z},
+                         colo_dim3{l.block.x, l.block.y, l.block.z},
+                         ptrs.data(), l.shared_mem, l.stream);
+    }
+  }
+  void* event = nullptr;
+  if (err == cuda::kCudaSuccess) {
+    auto create = RealFn<EventCreateFn>(HookId::k_cudaEventCreateWithFlags);
+    auto record = RealFn<EventRecordFn>(HookId::k_cudaEventRecord);
+    err = create == nullptr || record == nullptr
+              ? cuda::kCudaErrorSharedObjectSymbolNotFound
+              : create(&event, kEventDisableTiming);
+    if (err == cuda::kCudaSuccess) err = record(event, l.stream);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.erase(seq);
+  }
+  issued_.notify_all();
+  if (err != cuda::kCudaSuccess) {
+    SendDone(seq, err);
+  } else {
+    out->push_back({seq, event});
+  }
+}
+
+void GateClient::Run() {
+  ReentryGuard guard;  // every CUDA call on this thread goes to the real one.
+  std::vector<Outstanding> outstanding;
+  const timespec poll_interval{0, 50000};  // 50 us while events are out.
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    const int n =
+        ppoll(&p, 1, outstanding.empty() ? nullptr : &poll_interval, nullptr);
+    bool closed = n < 0 && errno != EINTR;
+    if (n > 0) {
+      for (;;) {
+        runtime::GateMsg g;
+        const ssize_t got = recv(fd_, &g, sizeof(g), MSG_DONTWAIT);
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (got < 0 && errno == EINTR) continue;
+        if (got != static_cast<ssize_t>(sizeof(g)) ||
+            g.type != static_cast<uint32_t>(runtime::GateMsgType::kGrant)) {
+          closed = true;  // colod gone (0 bytes) or speaking nonsense.
+          break;
+        }
+        Issue(g.seq, &outstanding);
+      }
+    }
+    auto query = RealFn<EventQueryFn>(HookId::k_cudaEventQuery);
+    auto destroy = RealFn<EventDestroyFn>(HookId::k_cudaEventDestroy);
+    for (size_t i = 0; i < outstanding.size();) {
+      const int q = query(outstanding[i].event);
+      if (q == cuda::kCudaErrorNotReady) {
+        ++i;
+        continue;
+      }
+      SendDone(outstanding[i].seq, q);
+      destroy(outstanding[i].event);
+      outstanding.erase(outstanding.begin() + static_cast<long>(i));
+    }
+    if (closed) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lost_ = true;
+      issued_.notify_all();
+      return;
+    }
+  }
+}
+
+}  // namespace colo::shim

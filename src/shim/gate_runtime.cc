@@ -1,0 +1,261 @@
+// Gate mode's calls (gate_runtime.h). The real entry points are reached
+// through hook_table's Real(); the caller's ReentryGuard is held, so any
+// CUDA call the real runtime makes inside goes to the real libraries too.
+#include "shim/gate_runtime.h"
+
+#include <cstdint>
+
+#include "cuda/cuda_abi.h"
+#include "shim/hook_table.h"
+#include "shim/shim_exports.h"
+
+namespace colo::shim::gate {
+namespace {
+
+using cuda::kCudaErrorInvalidResourceHandle;
+using cuda::kCudaErrorSharedObjectSymbolNotFound;
+using cuda::kCudaSuccess;
+
+// Calls the real `sym` with the arguments, or answers that it is missing.
+#define COLO_CALL_REAL(sym, ...)                                          \
+  ([&]() -> int {                                                         \
+    auto fn_ = reinterpret_cast<decltype(&::sym)>(Real(HookId::k_##sym)); \
+    return fn_ == nullptr ? kCudaErrorSharedObjectSymbolNotFound          \
+                          : static_cast<int>(fn_(__VA_ARGS__));           \
+  }())
+
+// cuMemAlloc_v2/cuMemFree_v2 return CUresult, whose numbers for these
+// calls' errors differ from cudaError_t: map the one that matters.
+int FromCu(int r) {
+  return r == cuda::kCuErrorOutOfMemory ? cuda::kCudaErrorMemoryAllocation : r;
+}
+
+void* RealStream(void* stream) {
+  return IsDefaultStream(stream) ? stream : static_cast<Stream*>(stream)->real;
+}
+
+// Every launch made so far on `stream` (on every stream, for the default
+// one, which CUDA orders behind the others) has been issued to the GPU.
+int WaitIssued(State& s, void* stream) {
+  if (IsDefaultStream(stream)) return s.gate->WaitIssued(0, s.last_seq, true);
+  auto* st = static_cast<Stream*>(stream);
+  return s.gate->WaitIssued(st->id, st->last_seq, false);
+}
+
+Event* FindEvent(State& s, void* event) {
+  auto* e = static_cast<Event*>(event);
+  return s.events.count(e) != 0 ? e : nullptr;
+}
+
+}  // namespace
+
+int Launch(State& s, const void* func, bool driver, Dim grid, Dim block,
+           size_t shared_mem, void* stream, void** args, void** extra) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (extra != nullptr) return cuda::kCudaErrorNotSupported;
+  if (s.gate->lost()) {
+    return LoseColod(s, UnavailableError("colod closed the gate channel"));
+  }
+  auto sizes = s.param_sizes.find(func);
+  if (sizes == s.param_sizes.end()) {
+    std::vector<size_t> found;
+    if (int err = ParamSizes(func, driver, &found); err != kCudaSuccess)
+      return err;
+    sizes = s.param_sizes.emplace(func, std::move(found)).first;
+  }
+  GateLaunch l;
+  l.driver = driver;
+  l.func = func;
+  l.grid = grid;
+  l.block = block;
+  l.shared_mem = shared_mem;
+  l.stream = RealStream(stream);
+  if (int err = COLO_CALL_REAL(cudaGetDevice, &l.device); err != kCudaSuccess)
+    return err;
+  if (int err = CaptureArgs(args, sizes->second, &l); err != kCudaSuccess)
+    return err;
+  return LaunchLocked(s, func, driver ? "cuFunction" : "kernel", grid, block,
+                      shared_mem, stream, &l);
+}
+
+int Malloc(State& s, void** ptr, size_t size, bool driver) {
+  void* p = nullptr;
+  int err;
+  if (driver) {
+    unsigned long long dptr = 0;
+    err = FromCu(COLO_CALL_REAL(cuMemAlloc_v2, &dptr, size));
+    p = reinterpret_cast<void*>(dptr);
+  } else {
+    err = COLO_CALL_REAL(cudaMalloc, &p, size);
+  }
+  if (err != kCudaSuccess) return err;
+  auto release = [&] {
+    if (driver) {
+      (void)COLO_CALL_REAL(cuMemFree_v2, reinterpret_cast<uintptr_t>(p));
+    } else {
+      (void)COLO_CALL_REAL(cudaFree, p);
+    }
+  };
+  Result<int> r = s.client->Alloc(reinterpret_cast<uintptr_t>(p), size);
+  if (!r.ok() || *r != kCudaSuccess) {
+    release();
+    return r.ok() ? *r : LoseColod(s, r.status());
+  }
+  s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
+  s.allocated += static_cast<int64_t>(size);
+  *ptr = p;
+  return kCudaSuccess;
+}
+
+int Free(State& s, void* ptr, bool driver) {
+  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidDevicePointer;
+  // cudaFree waits for the device, so first everything must be issued.
+  if (int err = s.gate->WaitIssued(0, s.last_seq, true); err != kCudaSuccess)
+    return LoseColod(s, UnavailableError("colod closed the gate channel"));
+  Result<int> r = s.client->Free(it->first);
+  if (!r.ok()) return LoseColod(s, r.status());
+  s.allocated -= static_cast<int64_t>(it->second);
+  s.allocations.erase(it);
+  return driver ? FromCu(COLO_CALL_REAL(cuMemFree_v2,
+                                        reinterpret_cast<uintptr_t>(ptr)))
+                : COLO_CALL_REAL(cudaFree, ptr);
+}
+
+int Memcpy(State& s, void* dst, const void* src, size_t count, int kind) {
+  if (int err = WaitIssued(s, nullptr); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemcpy, dst, src, count, kind);
+}
+
+int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
+                void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemcpyAsync, dst, src, count, kind,
+                        RealStream(stream));
+}
+
+int Memset(State& s, void* ptr, int value, size_t count) {
+  if (int err = WaitIssued(s, nullptr); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemset, ptr, value, count);
+}
+
+int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemsetAsync, ptr, value, count, RealStream(stream));
+}
+
+int StreamCreate(State& s, void** stream, unsigned flags, int priority) {
+  void* real = nullptr;
+  if (int err =
+          COLO_CALL_REAL(cudaStreamCreateWithPriority, &real, flags, priority);
+      err != kCudaSuccess) {
+    return err;
+  }
+  auto* st = new Stream();
+  st->id = s.next_stream++;
+  st->real = real;
+  s.streams.insert(st);
+  *stream = st;
+  return kCudaSuccess;
+}
+
+int StreamSynchronize(State& s, void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = SyncTo(s, LastSeqOf(s, stream)); err != kCudaSuccess)
+    return err;
+  return COLO_CALL_REAL(cudaStreamSynchronize, RealStream(stream));
+}
+
+int StreamQuery(State& s, void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = QueryTo(s, LastSeqOf(s, stream)); err != kCudaSuccess)
+    return err;
+  return COLO_CALL_REAL(cudaStreamQuery, RealStream(stream));
+}
+
+int StreamDestroy(State& s, void* stream) {
+  auto* st = static_cast<Stream*>(stream);
+  if (s.streams.count(st) == 0) return kCudaErrorInvalidResourceHandle;
+  // Its launches must reach the real stream before it goes.
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  s.streams.erase(st);
+  const int err = COLO_CALL_REAL(cudaStreamDestroy, st->real);
+  delete st;
+  return err;
+}
+
+int StreamWaitEvent(State& s, void* stream, void* event, unsigned flags) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  Event* e = FindEvent(s, event);
+  if (e == nullptr) return kCudaErrorInvalidResourceHandle;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaStreamWaitEvent, RealStream(stream), e->real,
+                        flags);
+}
+
+int EventCreate(State& s, void** event, unsigned flags) {
+  void* real = nullptr;
+  if (int err = COLO_CALL_REAL(cudaEventCreateWithFlags, &real, flags);
+      err != kCudaSuccess) {
+    return err;
+  }
+  auto* e = new Event();
+  e->real = real;
+  s.events.insert(e);
+  *event = e;
+  return kCudaSuccess;
+}
+
+int EventRecord(State& s, void* event, void* stream) {
+  Event* e = FindEvent(s, event);
+  if (e == nullptr) return kCudaErrorInvalidResourceHandle;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  e->seq = LastSeqOf(s, stream);
+  e->recorded = true;
+  return COLO_CALL_REAL(cudaEventRecord, e->real, RealStream(stream));
+}
+
+int EventQuery(State& s, void* event) {
+  Event* e = FindEvent(s, event);
+  if (e == nullptr) return kCudaErrorInvalidResourceHandle;
+  if (e->recorded) {
+    if (int err = QueryTo(s, e->seq); err != kCudaSuccess) return err;
+  }
+  return COLO_CALL_REAL(cudaEventQuery, e->real);
+}
+
+int EventSynchronize(State& s, void* event) {
+  Event* e = FindEvent(s, event);
+  if (e == nullptr) return kCudaErrorInvalidResourceHandle;
+  if (e->recorded) {
+    if (int err = SyncTo(s, e->seq); err != kCudaSuccess) return err;
+  }
+  return COLO_CALL_REAL(cudaEventSynchronize, e->real);
+}
+
+int EventElapsedTime(State& s, float* ms, void* start, void* end) {
+  Event* a = FindEvent(s, start);
+  Event* b = FindEvent(s, end);
+  if (a == nullptr || b == nullptr) return kCudaErrorInvalidResourceHandle;
+  // The GPU's own timestamps: exact in gate mode.
+  return COLO_CALL_REAL(cudaEventElapsedTime, ms, a->real, b->real);
+}
+
+int EventDestroy(State& s, void* event) {
+  Event* e = FindEvent(s, event);
+  if (e == nullptr) return kCudaErrorInvalidResourceHandle;
+  s.events.erase(e);
+  const int err = COLO_CALL_REAL(cudaEventDestroy, e->real);
+  delete e;
+  return err;
+}
+
+int DeviceSynchronize(State& s) {
+  if (int err = SyncTo(s, s.last_seq); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaDeviceSynchronize);
+}
+
+}  // namespace colo::shim::gate

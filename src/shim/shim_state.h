@@ -1,0 +1,80 @@
+// shim/shim_state.h — the interposer's process-wide state and the helpers
+// that sim mode (shim_runtime.cc) and gate mode (gate_runtime.cc) share.
+// Internal to libcolo_preload.so.
+//
+// Thread safety: State is guarded by State::mu; every helper below REQUIRES
+// it held.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "colo/status.h"
+#include "runtime/launch_ring.h"
+#include "runtime/runtime_client.h"
+#include "shim/gate_client.h"
+#include "shim/shim_runtime.h"
+
+namespace colo::shim {
+
+struct Stream {
+  uint32_t id = 0;  // 0 is the default stream.
+  uint64_t last_seq = 0;
+  void* real = nullptr;  // gate mode: the program's real stream.
+};
+struct Event {
+  uint64_t seq = 0;
+  bool recorded = false;
+  int64_t done_ns = -1;  // when this process saw it complete.
+  void* real = nullptr;  // gate mode: the real event.
+};
+
+struct State {
+  std::mutex mu;
+  // State below is protected by mu.
+  std::unique_ptr<runtime::RuntimeClient> client;
+  bool lost = false;  // colod unreachable or gone: every call fails.
+  std::unique_ptr<GateClient> gate;  // gate mode, once connected.
+  std::unordered_map<const void*, std::string>
+      names;  // host stub -> device name.
+  std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
+  std::unordered_map<const void*, std::vector<size_t>>
+      param_sizes;  // gate mode: per kernel.
+  uint32_t next_func = 1;
+  uint64_t last_seq = 0;  // launches pushed.
+  std::unordered_map<uintptr_t, size_t> allocations;
+  int64_t allocated = 0;
+  std::unordered_set<Stream*> streams;
+  uint32_t next_stream = 1;
+  std::unordered_set<Event*> events;
+};
+
+State& S();
+
+int64_t MonotonicNs();
+// Marks colod as lost, says why once; cudaErrorDevicesUnavailable.
+int LoseColod(State& s, const Status& why);
+// Connects on first use (and in gate mode starts the gate thread).
+int Connected(State& s);
+// Waits until launches <= seq finished (a round trip only if needed).
+int SyncTo(State& s, uint64_t seq);
+// cudaSuccess if launches <= seq finished, else cudaErrorNotReady.
+int QueryTo(State& s, uint64_t seq);
+// 0, cudaStreamLegacy (0x1) and cudaStreamPerThread (0x2).
+bool IsDefaultStream(void* stream);
+// cudaErrorInvalidResourceHandle unless `stream` is default or ours.
+int CheckStream(State& s, void* stream);
+// The last launch pushed on `stream` (every stream's for the default one).
+uint64_t LastSeqOf(State& s, void* stream);
+// Pushes a launch of `key` (defining it on the ring first); in gate mode
+// `gate_launch` is handed to the gate client under the new sequence number.
+int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
+                 Dim grid, Dim block, size_t shared_mem, void* stream,
+                 GateLaunch* gate_launch);
+
+}  // namespace colo::shim

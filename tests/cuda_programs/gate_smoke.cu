@@ -1,0 +1,39 @@
+// Unmodified CUDA, for gate mode (colod's `device: cuda`): asks for the
+// device count, allocates, launches a kernel that adds 1 to every element,
+// synchronizes and copies back. Prints key=value lines: the errors of each
+// step and kernel_ran=1 only if the copy shows every element incremented
+// (a kernel really ran: never in sim mode, where kernels are not executed).
+// Exits 0 whatever the errors (the test reads them).
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+__global__ void add_one(int* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1;
+}
+
+int main() {
+  constexpr int kN = 1024;
+  int count = -1;
+  std::printf("device_count_error=%d\n", (int)cudaGetDeviceCount(&count));
+  std::printf("device_count=%d\n", count);
+  int* d = nullptr;
+  const cudaError_t m = cudaMalloc(&d, kN * sizeof(int));
+  std::printf("malloc_error=%d\n", (int)m);
+  if (m == cudaSuccess) cudaMemset(d, 0, kN * sizeof(int));
+  add_one<<<kN / 256, 256>>>(d, kN);
+  std::printf("launch_error=%d\n", (int)cudaGetLastError());
+  std::printf("sync_error=%d\n", (int)cudaDeviceSynchronize());
+  int ran = 0;
+  if (m == cudaSuccess) {
+    static int h[kN];
+    if (cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost) == cudaSuccess) {
+      ran = 1;
+      for (int i = 0; i < kN; ++i) ran &= h[i] == 1;
+    }
+    cudaFree(d);
+  }
+  std::printf("kernel_ran=%d\n", ran);
+  return 0;
+}

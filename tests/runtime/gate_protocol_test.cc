@@ -1,0 +1,407 @@
+// colod in gate mode (`device: cuda`) on a machine without a GPU: colod
+// itself never touches the GPU in gate mode, so the daemon runs in process
+// over a CudaGpu described by a preset, and the test plays the client's part
+// of the gate protocol (wire.h): it pushes launches onto its ring, waits for
+// grants on its gate channel and reports completions. What a real program
+// does on its side (issue the kernel, record an event) needs a GPU; see
+// docs/runtime.md. Every wait is bounded.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "colo/gpu_spec.h"
+#include "cuda/cuda_gpu.h"
+#include "runtime/daemon.h"
+#include "runtime/daemon_config.h"
+#include "runtime/runtime_client.h"
+
+namespace colo::runtime {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/colo-gate-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+Result<DaemonConfig> Config(const std::string& dir, const std::string& yaml) {
+  const std::string path = dir + "/c.yaml";
+  std::ofstream(path) << "socket: " << dir << "/colod.sock\ndevice: cuda\n"
+                      << yaml;
+  return LoadDaemonConfig(path);
+}
+
+// colod on a thread, in gate mode over a "GPU" described by the A100 preset
+// (or, with `real_gpu`, over GPU 0 as its driver describes it).
+class GateColod {
+ public:
+  explicit GateColod(const std::string& yaml, bool real_gpu = false)
+      : dir_(TempDir()) {
+    Result<DaemonConfig> config = Config(dir_, yaml);
+    if (!config.ok()) return;
+    auto d = real_gpu ? Daemon::Create(*config)
+                      : Daemon::Create(*config, GpuPreset("A100").value());
+    if (!d.ok()) return;
+    daemon_ = std::move(*d);
+    thread_ = std::thread([this] { (void)daemon_->Run(); });
+  }
+  ~GateColod() {
+    if (daemon_) {
+      daemon_->RequestStop();
+      thread_.join();
+    }
+    std::filesystem::remove_all(dir_);
+  }
+  bool ok() const { return daemon_ != nullptr; }
+  std::string socket() const { return dir_ + "/colod.sock"; }
+  nlohmann::json Stats() const {
+    ClientOptions o;
+    o.socket_path = socket();
+    o.role = ClientRole::kMonitor;
+    auto c = RuntimeClient::Connect(o);
+    if (!c.ok()) return nullptr;
+    auto s = (*c)->Stats();
+    return s.ok() ? nlohmann::json::parse(*s, nullptr, false) : nullptr;
+  }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Daemon> daemon_;
+  std::thread thread_;
+};
+
+// The client's side of gate mode, by hand.
+class GateClient {
+ public:
+  GateClient(const GateColod& colod, const std::string& token = "") {
+    ClientOptions o;
+    o.socket_path = colod.socket();
+    o.program = "gate-test";
+    o.token = token;
+    o.requested_class =
+        token.empty() ? WireClass::kBestEffort : WireClass::kHigh;
+    auto c = RuntimeClient::Connect(o);
+    if (c.ok()) client_ = std::move(*c);
+  }
+  bool ok() const { return client_ != nullptr; }
+  RuntimeClient& client() { return *client_; }
+  void Close() { client_.reset(); }
+
+  // Pushes a launch of a 1-block kernel on `stream`; returns its sequence.
+  uint64_t Launch(uint32_t stream) {
+    if (!defined_) {
+      RingEntry def;
+      def.type = static_cast<uint32_t>(EntryType::kDefineKernel);
+      def.func_id = 1;
+      CopyString(def.name, "_Z10gate_probev");
+      EXPECT_TRUE(client_->ring()->Push(def).ok());
+      defined_ = true;
+    }
+    RingEntry e;
+    e.type = static_cast<uint32_t>(EntryType::kLaunch);
+    e.seq = ++seq_;
+    e.func_id = 1;
+    e.stream_id = stream;
+    e.block[0] = 32;
+    EXPECT_TRUE(client_->ring()->Push(e).ok());
+    return e.seq;
+  }
+  // The next grant within `timeout`, or nullopt.
+  std::optional<uint64_t> NextGrant(milliseconds timeout) {
+    pollfd p{client_->gate_fd(), POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(timeout.count())) <= 0)
+      return std::nullopt;
+    GateMsg g;
+    if (recv(client_->gate_fd(), &g, sizeof(g), 0) != sizeof(g))
+      return std::nullopt;
+    EXPECT_EQ(g.type, static_cast<uint32_t>(GateMsgType::kGrant));
+    return g.seq;
+  }
+  void Done(uint64_t seq, int cuda_error = 0) {
+    GateMsg g;
+    g.type = static_cast<uint32_t>(GateMsgType::kDone);
+    g.seq = seq;
+    g.cuda_error = cuda_error;
+    EXPECT_EQ(send(client_->gate_fd(), &g, sizeof(g), MSG_NOSIGNAL),
+              static_cast<ssize_t>(sizeof(g)));
+  }
+  uint64_t Completed() {
+    return client_->ring()->control().completed.load(std::memory_order_acquire);
+  }
+
+ private:
+  std::unique_ptr<RuntimeClient> client_;
+  bool defined_ = false;
+  uint64_t seq_ = 0;
+};
+
+bool WaitFor(const std::function<bool()>& pred, milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+  return pred();
+}
+
+TEST(GateProtocolTest, WelcomeSaysGateModeAndNamesTheRealGpu) {
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  GateClient c(colod);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.client().device_mode(), DeviceMode::kGate);
+  EXPECT_EQ(std::string(c.client().welcome().gpu_name),
+            GpuPreset("A100").value().name);
+  EXPECT_EQ(colod.Stats()["device"], "cuda");
+}
+
+TEST(GateProtocolTest, GrantsFollowStreamOrderAndCompletionsComeFromTheClient) {
+  GateColod colod("policy: mps\n");
+  ASSERT_TRUE(colod.ok());
+  GateClient c(colod);
+  ASSERT_TRUE(c.ok());
+  const uint64_t a1 = c.Launch(0), a2 = c.Launch(0), b1 = c.Launch(1);
+  // The head of each stream is granted; a2 waits behind a1.
+  std::set<uint64_t> granted;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<uint64_t> g = c.NextGrant(milliseconds(5000));
+    ASSERT_TRUE(g.has_value()) << "grant " << i << " never came";
+    granted.insert(*g);
+  }
+  EXPECT_EQ(granted, (std::set<uint64_t>{a1, b1}));
+  EXPECT_FALSE(c.NextGrant(milliseconds(200)).has_value())
+      << "a2 was granted before a1 completed";
+  // Nothing completes until the client says so.
+  EXPECT_EQ(c.Completed(), 0u);
+  c.Done(a1);
+  std::optional<uint64_t> g = c.NextGrant(milliseconds(5000));
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(*g, a2);
+  EXPECT_TRUE(WaitFor([&] { return c.Completed() >= a1; }, milliseconds(5000)));
+  EXPECT_LT(c.Completed(), a2);
+  c.Done(b1);
+  c.Done(a2);
+  Result<SyncReplyMsg> r = c.client().Sync(b1);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->cuda_error, 0);
+  EXPECT_EQ(r->completed, 3u);
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], 3);
+  EXPECT_EQ(s["kernels_completed"], 3);
+}
+
+TEST(GateProtocolTest, ALaunchThatFailedOnTheGpuSurfacesAtTheNextSync) {
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  GateClient c(colod);
+  ASSERT_TRUE(c.ok());
+  const uint64_t s = c.Launch(0);
+  ASSERT_EQ(c.NextGrant(milliseconds(5000)), std::optional<uint64_t>(s));
+  c.Done(s, 719);  // cudaErrorLaunchFailure
+  Result<SyncReplyMsg> r = c.client().Sync(s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cuda_error, 719);
+  r = c.client().Sync(s);  // reported once, like CUDA's sticky-until-read.
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cuda_error, 0);
+}
+
+TEST(GateProtocolTest, ACompletionThatWasNeverGrantedDropsTheClient) {
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  GateClient c(colod);
+  ASSERT_TRUE(c.ok());
+  const uint64_t s = c.Launch(0);
+  ASSERT_TRUE(c.NextGrant(milliseconds(5000)).has_value());
+  c.Done(s + 5);  // made up
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        nlohmann::json j = colod.Stats();
+        return !j.is_null() && j["clients_dropped"] == 1;
+      },
+      milliseconds(5000)));
+  EXPECT_EQ(c.client().Sync(s).status().code(), StatusCode::kUnavailable);
+  GateClient other(colod);  // the daemon lives on.
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other.client().Sync(0).ok());
+}
+
+TEST(GateProtocolTest, BestEffortWaitsForHighPriorityAndADeadClientReleasesIt) {
+  GateColod colod("policy: priority\ngrants:\n  - {token: t, class: high}\n");
+  ASSERT_TRUE(colod.ok());
+  GateClient high(colod, "t"), be(colod);
+  ASSERT_TRUE(high.ok() && be.ok());
+  ASSERT_EQ(high.client().welcome().granted_class,
+            static_cast<uint32_t>(WireClass::kHigh));
+  const uint64_t h1 = high.Launch(0);
+  ASSERT_EQ(high.NextGrant(milliseconds(5000)), std::optional<uint64_t>(h1));
+  const uint64_t b1 = be.Launch(0);
+  EXPECT_FALSE(be.NextGrant(milliseconds(200)).has_value())
+      << "best-effort granted while a high-priority kernel runs";
+  high.Done(h1);
+  ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b1));
+  // High priority is granted at once, also while best-effort work runs.
+  const uint64_t h2 = high.Launch(0);
+  ASSERT_EQ(high.NextGrant(milliseconds(5000)), std::optional<uint64_t>(h2));
+  be.Done(b1);
+  const uint64_t b2 = be.Launch(0);
+  EXPECT_FALSE(be.NextGrant(milliseconds(200)).has_value());
+  // The high-priority program dies with h2 granted: its context is gone, so
+  // h2 has ended, and best-effort work goes on.
+  high.Close();
+  ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b2));
+  be.Done(b2);
+  Result<SyncReplyMsg> r = be.client().Sync(b2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->completed, b2);
+}
+
+// Runs tests/cuda_programs/gate_smoke under the interposer against `colod`
+// (with `env` before it); returns its stdout and stderr.
+std::string RunGateSmoke(const GateColod& colod, const std::string& env = "") {
+  const std::string bin = COLO_BINARY_DIR;
+  const std::string cmd = env + " COLO_SOCKET=" + colod.socket() +
+                          " LD_PRELOAD=" + bin +
+                          "/libcolo_preload.so timeout 60 " + bin +
+                          "/tests/cuda_programs/gate_smoke 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof(buf), p)) out += buf;
+    pclose(p);
+  }
+  return out;
+}
+
+long ValueOf(const std::string& text, const std::string& key) {
+  const size_t p = text.find(key + "=");
+  if (p == std::string::npos) return -999;
+  return std::strtol(text.c_str() + p + key.size() + 1, nullptr, 10);
+}
+
+bool SmokeBuilt() {
+  return access(
+             (std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/gate_smoke")
+                 .c_str(),
+             X_OK) == 0;
+}
+
+TEST(GateProtocolTest, TheInterposerHandsGateModeToTheRealRuntime) {
+  // Without a GPU the real runtime cannot run anything, but the interposer
+  // must still take gate mode from colod: hand the program's registrations
+  // to the real runtime (no crash), and let the real runtime answer (its
+  // errors), where sim mode would answer "1 device" and success itself.
+  if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
+  if (cuda::ProbeCudaDriver().ok())
+    GTEST_SKIP() << "a GPU is present: GateModeRunsARealKernel covers it";
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  const std::string out = RunGateSmoke(colod);
+  ASSERT_NE(ValueOf(out, "kernel_ran"), -999) << out;  // ran to the end.
+  EXPECT_NE(ValueOf(out, "device_count_error"), 0) << out;
+  EXPECT_NE(ValueOf(out, "malloc_error"), 0) << out;
+  EXPECT_NE(ValueOf(out, "sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "kernel_ran"), 0) << out;
+  // Not "colod lost" (46): the errors are the real runtime's.
+  EXPECT_NE(ValueOf(out, "sync_error"), 46) << out;
+  EXPECT_EQ(out.find("lost colod"), std::string::npos) << out;
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], s["kernels_completed"]);
+  EXPECT_EQ(s["memory_used"], 0);
+}
+
+TEST(GateProtocolTest,
+     TheGateThreadIssuesTheLaunchWithItsArgumentsWhenGranted) {
+  // The program's "real" runtime here is tests/shim/fake_cudart: host
+  // memory, add_one run on the host with the arguments the launch carries,
+  // events that complete 2 ms after they are recorded. So the whole client
+  // side of gate mode runs: registrations replayed, arguments copied at the
+  // launch, the launch issued by the gate thread (not the program's thread)
+  // when colod grants it, the event polled, the completion reported, the
+  // sync released by colod, memory accounted and returned.
+  if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
+  GateColod colod("");
+  ASSERT_TRUE(colod.ok());
+  const std::string out =
+      RunGateSmoke(colod, "LD_LIBRARY_PATH=" + std::string(COLO_BINARY_DIR) +
+                              "/tests/fake_cudart");
+  EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "device_count"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+  EXPECT_NE(out.find("fake_cudart: launches=1 on_main_thread=0"),
+            std::string::npos)
+      << out;
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], 1);
+  EXPECT_EQ(s["kernels_completed"], 1);
+  EXPECT_EQ(s["memory_used"], 0);
+}
+
+TEST(GateProtocolTest, GateModeRunsARealKernel) {
+  if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
+  Result<cuda::CudaProbe> probe = cuda::ProbeCudaDriver();
+  if (!probe.ok()) {
+    GTEST_SKIP() << "needs a GPU (gate mode runs kernels on it): "
+                 << probe.status().message();
+  }
+  GateColod colod("", /*real_gpu=*/true);
+  ASSERT_TRUE(colod.ok());
+  const std::string out = RunGateSmoke(colod);
+  EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], 1);
+  EXPECT_EQ(s["kernels_completed"], 1);
+}
+
+TEST(GateProtocolTest, DeviceCudaWithoutAGpuSaysNoCudaDevice) {
+  if (cuda::ProbeCudaDriver().ok()) GTEST_SKIP() << "a GPU is present";
+  const std::string dir = TempDir();
+  Result<DaemonConfig> config = Config(dir, "");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  auto d = Daemon::Create(*config);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(d.status().message().rfind("no CUDA device: ", 0), 0u)
+      << d.status().message();
+  // The colod binary says so and exits 1 (not bad input: the config is
+  // fine, the machine has no GPU).
+  const std::string cmd =
+      std::string(COLO_BINARY_DIR) + "/colod --config " + dir + "/c.yaml 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), p)) out += buf;
+  const int st = pclose(p);
+  EXPECT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 1) << out;
+  EXPECT_NE(out.find("colo: error: no CUDA device: "), std::string::npos)
+      << out;
+  EXPECT_NE(access((dir + "/colod.sock").c_str(), F_OK), 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace colo::runtime

@@ -1,0 +1,149 @@
+// A stand-in for libcudart.so.13 on machines without a GPU, for testing the
+// interposer's gate mode end to end: what the interposer calls on "the real
+// runtime" in gate mode, emulated on the host for
+// tests/cuda_programs/gate_smoke. Device memory is host memory; a launch of
+// gate_smoke's add_one kernel runs it on the host with the arguments the
+// launch carries (so a wrong argument capture shows as wrong data); an event
+// completes 2 ms after it is recorded (so completion really is polled).
+// Counts launches per thread to stderr at exit ("fake_cudart: ...").
+// Not a CUDA implementation: only what that program and the interposer use.
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Dim3 {
+  unsigned x, y, z;
+};
+
+std::mutex g_mu;
+std::map<const void*, std::string> g_names;  // host stub -> device name.
+std::atomic<int> g_launches{0};
+std::atomic<int> g_launches_on_main{0};
+pthread_t g_main = pthread_self();  // the loading thread.
+int g_handle_storage = 0;
+
+struct Event {
+  Clock::time_point done;
+  bool recorded = false;
+};
+
+struct Report {
+  ~Report() {
+    std::fprintf(stderr, "fake_cudart: launches=%d on_main_thread=%d\n",
+                 g_launches.load(), g_launches_on_main.load());
+  }
+} g_report;
+
+}  // namespace
+
+extern "C" {
+
+void** __cudaRegisterFatBinary(void*) {
+  return reinterpret_cast<void**>(&g_handle_storage);
+}
+void __cudaRegisterFatBinaryEnd(void**) {}
+void __cudaUnregisterFatBinary(void**) {}
+void __cudaRegisterFunction(void**, const char* host_fun, char*,
+                            const char* device_name, int, void*, void*, void*,
+                            void*, int*) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_names[host_fun] = device_name;
+}
+void __cudaRegisterVar(void**, char*, char*, const char*, int, size_t, int,
+                       int) {}
+void __cudaRegisterManagedVar(void**, void**, char*, const char*, int, size_t,
+                              int, int) {}
+char __cudaInitModule(void**) { return 1; }
+
+int cudaGetDeviceCount(int* n) {
+  *n = 1;
+  return 0;
+}
+int cudaGetDevice(int* d) {
+  *d = 0;
+  return 0;
+}
+int cudaSetDevice(int d) { return d == 0 ? 0 : 101; }
+int cudaMalloc(void** p, size_t n) {
+  *p = std::calloc(1, n);
+  return *p != nullptr ? 0 : 2;
+}
+int cudaFree(void* p) {
+  std::free(p);
+  return 0;
+}
+int cudaMemset(void* p, int v, size_t n) {
+  std::memset(p, v, n);
+  return 0;
+}
+int cudaMemcpy(void* d, const void* s, size_t n, int) {
+  std::memmove(d, s, n);
+  return 0;
+}
+int cudaDeviceSynchronize() { return 0; }
+int cudaGetLastError() { return 0; }
+int cudaPeekAtLastError() { return 0; }
+
+// gate_smoke's add_one(int* p, int n): two parameters, 8 and 4 bytes.
+int cudaFuncGetParamInfo(const void* func, size_t i, size_t* offset,
+                         size_t* size) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_names.find(func);
+  if (it == g_names.end() || it->second.find("add_one") == std::string::npos ||
+      i >= 2) {
+    return 1;  // cudaErrorInvalidValue
+  }
+  *offset = i == 0 ? 0 : 8;
+  *size = i == 0 ? 8 : 4;
+  return 0;
+}
+
+int cudaLaunchKernel(const void* func, Dim3 grid, Dim3 block, void** args,
+                     size_t, void*) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_names.find(func);
+    if (it == g_names.end()) return 98;  // cudaErrorInvalidDeviceFunction
+    if (it->second.find("add_one") == std::string::npos) return 0;
+  }
+  ++g_launches;
+  if (pthread_equal(pthread_self(), g_main)) ++g_launches_on_main;
+  int* p = *static_cast<int**>(args[0]);
+  const int n = *static_cast<int*>(args[1]);
+  const long threads =
+      static_cast<long>(grid.x) * grid.y * grid.z * block.x * block.y * block.z;
+  for (long i = 0; i < threads && i < n; ++i) p[i] += 1;
+  return 0;
+}
+
+int cudaEventCreateWithFlags(void** e, unsigned) {
+  *e = new Event();
+  return 0;
+}
+int cudaEventRecord(void* e, void*) {
+  auto* ev = static_cast<Event*>(e);
+  ev->done = Clock::now() + std::chrono::milliseconds(2);
+  ev->recorded = true;
+  return 0;
+}
+int cudaEventQuery(void* e) {
+  auto* ev = static_cast<Event*>(e);
+  return !ev->recorded || Clock::now() >= ev->done ? 0 : 600;  // NotReady
+}
+int cudaEventDestroy(void* e) {
+  delete static_cast<Event*>(e);
+  return 0;
+}
+
+}  // extern "C"
