@@ -182,6 +182,7 @@ void PriorityPolicy::Harvest(BeWork& w) {
   LaunchRequest r;
   r.client = w.request.client;
   r.kernel = w.request.kernel;
+  r.tag = w.request.tag;
   r.first_block = w.next;
   r.end_block = w.end;
   r.persistent_workers = std::min<int64_t>(n * gpu.sm_count, w.end - w.next);
