@@ -28,8 +28,6 @@ Eigen::VectorXd Similarities(const ResidualKernel& k,
   return s;
 }
 
-bool Finite(const Eigen::MatrixXd& m) { return m.allFinite(); }
-
 // The median of the squared distances between distinct rows of `z` (1 if
 // there are none or it is 0); *d2 gets all squared distances.
 double MedianHeuristic(const Eigen::MatrixXd& z, Eigen::MatrixXd* d2) {
@@ -321,14 +319,13 @@ Result<ResidualKernel> ParseResidualKernelJson(const nlohmann::ordered_json& j,
         Eigen::VectorXd z,
         numbers(e.value("z", nlohmann::ordered_json()), p, at + ".z"));
     k.landmarks.row(l) = z.transpose();
-    COLO_ASSIGN_OR_RETURN(
-        Eigen::VectorXd w,
-        numbers(nlohmann::ordered_json::array(
-                    {e.value("own_weight", nlohmann::ordered_json()),
-                     e.value("partner_weight", nlohmann::ordered_json())}),
-                2, at + " weights"));
-    k.own_weights(l) = w(0);
-    k.partner_weights(l) = w(1);
+    for (const char* key : {"own_weight", "partner_weight"}) {
+      if (!e.contains(key) || !e[key].is_number() ||
+          !std::isfinite(e[key].get<double>()))
+        return bad(at + ": '" + key + "' must be a finite number");
+    }
+    k.own_weights(l) = e["own_weight"].get<double>();
+    k.partner_weights(l) = e["partner_weight"].get<double>();
   }
   if (!j.contains("pair_weights") || !j["pair_weights"].is_array() ||
       j["pair_weights"].size() != n_l)
@@ -341,7 +338,6 @@ Result<ResidualKernel> ParseResidualKernelJson(const nlohmann::ordered_json& j,
                                   "pair_weights[" + std::to_string(l) + "]"));
     k.pair_weights.row(l) = row.transpose();
   }
-  if (!Finite(k.landmarks)) return bad("non-finite landmark");
   return k;
 }
 
