@@ -33,6 +33,7 @@ struct TrainFlags {
   int max_terms = 8;
   int inner_folds = 5;
   std::vector<std::string> terms;
+  bool no_residual = false;
 };
 
 // In the CLI every input is the user's (files, flags): a training failure
@@ -89,6 +90,9 @@ void AddTrainFlags(CLI::App* cmd, TrainFlags* f) {
                   "use exactly these terms (e.g. partner.sm_util "
                   "own.sm_util*partner.sm_util)")
       ->delimiter(',');
+  cmd->add_flag("--no-residual", f->no_residual,
+                "the linear model alone, without the residual correction "
+                "(Gaussian process over workload pairs)");
 }
 
 Result<predict::TrainOptions> ToTrainOptions(const TrainFlags& f) {
@@ -107,6 +111,7 @@ Result<predict::TrainOptions> ToTrainOptions(const TrainFlags& f) {
   o.max_terms = f.max_terms;
   o.selection_folds = f.inner_folds;
   o.fixed_terms = f.terms;
+  o.residual = !f.no_residual;
   COLO_RETURN_IF_ERROR(o.Validate());
   return o;
 }
@@ -140,7 +145,7 @@ Status RunTrain(const DataFlags& df, const TrainFlags& tf,
     return AsInputError(
         model.status().WithContext("training on " + PairsPath(df)));
   // Time the whole training (filter, inner-CV choice of threshold and
-  // lambda, final fit) over `repeat` runs.
+  // lambda, final fit, residual correction) over `repeat` runs.
   std::vector<double> ms;
   for (int i = 0; i < repeat; ++i) {
     const TimePoint t0 = clock.Now();
@@ -168,6 +173,16 @@ Status RunTrain(const DataFlags& df, const TrainFlags& tf,
   for (size_t i = 0; i < model->terms.size(); ++i) {
     std::printf("  %-58s weight %+.4f\n", model->terms[i].Name().c_str(),
                 model->linear.weights(i));
+  }
+  if (report.residual_fitted) {
+    const predict::ResidualReport& rr = report.residual;
+    std::printf(
+        "residual correction: Gaussian process over %d training workloads "
+        "(%d base features, bandwidth %.3g by the median heuristic), %d "
+        "rows; noise %g chosen by marginal likelihood\n",
+        rr.landmarks, rr.features, rr.bandwidth, rr.rows, rr.noise);
+  } else {
+    std::printf("residual correction: none (--no-residual)\n");
   }
   std::printf("in-sample MAE of normalized throughput: %.3f\n",
               in_sample / (2.0 * d.data.pairs.size()));
@@ -221,7 +236,11 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
       "best actual among its measured partners); k-fold: %d folds x %d repeats "
       "(seeds %llu..%llu),\n"
       "out-of-fold predictions; LOWO: the anchor's pairs never seen in "
-      "training.\n\n",
+      "training.\n"
+      "lin+GP: the linear model plus its residual correction (Gaussian "
+      "process over workload pairs);\n"
+      "linear: the linear model alone; X+simulator: equal-weight mean with "
+      "the simulator's prediction.\n\n",
       eo.folds, eo.repeats, static_cast<unsigned long long>(eo.seed),
       static_cast<unsigned long long>(eo.seed + eo.repeats - 1));
   std::printf("%s", predict::FormatEvalReport(r).c_str());

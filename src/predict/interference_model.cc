@@ -15,6 +15,7 @@ std::vector<int> InterferenceModel::NeededFeatures() const {
   for (const PairTerm& t : terms) {
     for (int f : t.Needs()) s.insert(f);
   }
+  for (int f : residual.features) s.insert(f);
   return {s.begin(), s.end()};
 }
 
@@ -41,7 +42,7 @@ double InterferenceModel::PredictNormalized(
     y += linear.weights(j) * (terms[j].Value(own, partner) - linear.mean(j)) /
          linear.scale(j);
   }
-  return y;
+  return y + residual.Predict(own, partner);
 }
 
 Result<PairPrediction> InterferenceModel::PredictPair(
@@ -55,7 +56,7 @@ Result<PairPrediction> InterferenceModel::PredictPair(
 std::string ModelToJson(const InterferenceModel& m) {
   nlohmann::ordered_json j;
   j["kind"] = "colo.interference_model";
-  j["version"] = 1;
+  j["version"] = m.residual.empty() ? 1 : 2;
   j["description"] = m.description;
   j["target"] = "normalized throughput of own next to partner (shared / solo)";
   j["intercept"] = m.linear.intercept;
@@ -67,6 +68,7 @@ std::string ModelToJson(const InterferenceModel& m) {
                      {"weight", m.linear.weights(i)}});
   }
   j["terms"] = terms;
+  if (!m.residual.empty()) j["residual"] = ResidualKernelToJson(m.residual);
   return j.dump(2) + "\n";
 }
 
@@ -116,6 +118,11 @@ Result<InterferenceModel> ParseModelJson(std::string_view text,
   }
   if (!std::isfinite(m.linear.intercept))
     return InvalidArgumentError(source + ": 'intercept' is not finite");
+  if (j.contains("residual")) {
+    COLO_ASSIGN_OR_RETURN(
+        m.residual,
+        ParseResidualKernelJson(j["residual"], source + ": residual"));
+  }
   return m;
 }
 

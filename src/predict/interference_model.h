@@ -1,11 +1,14 @@
 // predict/interference_model.h — a trained pairwise interference model: a
 // linear model over pair terms (pair_features.h) predicting one job's
-// normalized throughput (shared / solo) next to a partner. A pair's two
-// predictions and their sum come from evaluating it both ways round.
+// normalized throughput (shared / solo) next to a partner, plus an optional
+// correction of its residuals over workload pairs (residual_kernel.h). A
+// pair's two predictions and their sum come from evaluating it both ways
+// round.
 //
-// Saved as JSON (terms by name, standardization, weights), so a model trained
-// by `colo predict train` is what `colo plan` loads. Value type; the Predict
-// methods are const and thread-safe.
+// Saved as JSON (terms by name, standardization, weights; the correction's
+// landmarks and weights), so a model trained by `colo predict train` is what
+// `colo plan` loads. Value type; the Predict methods are const and
+// thread-safe.
 #pragma once
 
 #include <string>
@@ -15,6 +18,7 @@
 #include "colo/status.h"
 #include "predict/linear_model.h"
 #include "predict/pair_features.h"
+#include "predict/residual_kernel.h"
 #include "profile/workload_profile.h"
 
 namespace colo::predict {
@@ -28,9 +32,10 @@ struct PairPrediction {
 struct InterferenceModel {
   std::vector<PairTerm> terms;  // one per linear-model column.
   LinearModel linear;
+  ResidualKernel residual;  // empty: the linear model alone.
   std::string description;  // what it was trained on, for humans.
 
-  // Base features the terms read, ascending.
+  // Base features the terms and the correction read, ascending.
   std::vector<int> NeededFeatures() const;
 
   // Base-feature vector of `p` for this model (all base features; the ones
@@ -38,7 +43,8 @@ struct InterferenceModel {
   // and the profile field when a needed feature is missing.
   Result<std::vector<double>> Inputs(const profile::WorkloadProfile& p) const;
 
-  // Normalized throughput of `own` next to `partner`, from Inputs() vectors.
+  // Normalized throughput of `own` next to `partner`, from Inputs() vectors:
+  // the linear prediction plus the residual correction.
   double PredictNormalized(const std::vector<double>& own,
                            const std::vector<double>& partner) const;
 

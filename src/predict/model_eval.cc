@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -108,6 +109,127 @@ class MethodAccumulator {
   int n_err_ = 0;
 };
 
+// Predictions of the extra scorers for every pair, and their names.
+struct ExtraSums {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> sum;           // [extra][pair]
+  std::vector<std::vector<PairPrediction>> pred;  // [extra][pair]
+};
+
+struct CvResult {
+  MethodResult kfold, lowo;
+  std::vector<MethodResult> combos;  // per extra: k-fold, then LOWO.
+};
+
+std::string ModelLabel(const TrainOptions& t) {
+  return t.residual ? "lin+GP" : "linear";
+}
+
+// k-fold (repeated) and LOWO of the model trained with `train`, plus its
+// equal-weight mean with each extra scorer (nothing fitted).
+Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
+                               const TrainOptions& train_options,
+                               const std::string& label, const ExtraSums& ex) {
+  const int n_pairs = static_cast<int>(d.pairs.size());
+  const int n_w = static_cast<int>(d.profiles.size());
+  const size_t n_ex = ex.names.size();
+  auto combined = [&](size_t e, double model, int i) {
+    return 0.5 * model + 0.5 * ex.sum[e][i];
+  };
+  auto combined_pred = [&](size_t e, const PairPrediction& model, int i) {
+    return PairPrediction{0.5 * model.norm_a + 0.5 * ex.pred[e][i].norm_a,
+                          0.5 * model.norm_b + 0.5 * ex.pred[e][i].norm_b};
+  };
+  CvResult out;
+
+  // k-fold, repeated: out-of-fold predictions of every pair.
+  MethodAccumulator kfold(label + " k-fold", n_w);
+  std::vector<MethodAccumulator> kfold_combo;
+  for (const std::string& n : ex.names)
+    kfold_combo.emplace_back(label + "+" + n + " k-fold", n_w);
+  for (int r = 0; r < options.repeats; ++r) {
+    const std::vector<int> fold =
+        AssignFolds(n_pairs, options.folds, options.seed + r);
+    std::vector<double> score(n_pairs, 0.0);
+    for (int f = 0; f < options.folds; ++f) {
+      std::vector<int> train, test;
+      for (int i = 0; i < n_pairs; ++i)
+        (fold[i] == f ? test : train).push_back(i);
+      Result<InterferenceModel> m =
+          TrainInterferenceModel(d, train, train_options);
+      if (!m.ok()) {
+        return m.status().WithContext("k-fold repeat " + std::to_string(r + 1) +
+                                      ", fold " + std::to_string(f + 1));
+      }
+      for (int i : test) {
+        const PairSample& p = d.pairs[i];
+        COLO_ASSIGN_OR_RETURN(PairPrediction pr,
+                              m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
+        score[i] = pr.Sum();
+        kfold.AddError(pr, p);
+        for (size_t e = 0; e < n_ex; ++e)
+          kfold_combo[e].AddError(combined_pred(e, pr, i), p);
+      }
+    }
+    kfold.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return score[i]; }));
+    for (size_t e = 0; e < n_ex; ++e) {
+      kfold_combo[e].AddRepeat(PerAnchorRatios(
+          d, [&](int i, int) { return combined(e, score[i], i); }));
+    }
+  }
+  out.kfold = kfold.Finish();
+  if (!options.lowo) {
+    for (auto& c : kfold_combo) out.combos.push_back(c.Finish());
+    return out;
+  }
+
+  // Leave one workload out: the anchor's pairs are never seen in training.
+  std::vector<double> lowo(n_w, kNaN);
+  std::vector<std::vector<double>> lowo_combo(n_ex,
+                                              std::vector<double>(n_w, kNaN));
+  MethodAccumulator lowo_acc(label + " LOWO", n_w);
+  std::vector<MethodAccumulator> lowo_combo_acc;
+  for (const std::string& n : ex.names)
+    lowo_combo_acc.emplace_back(label + "+" + n + " LOWO", n_w);
+  for (int w = 0; w < n_w; ++w) {
+    std::vector<int> train, test;
+    for (int i = 0; i < n_pairs; ++i) {
+      const PairSample& p = d.pairs[i];
+      (p.a == w || p.b == w ? test : train).push_back(i);
+    }
+    if (test.size() < 2) continue;
+    Result<InterferenceModel> m =
+        TrainInterferenceModel(d, train, train_options);
+    if (!m.ok())
+      return m.status().WithContext("leave out '" + d.profiles[w].name + "'");
+    std::vector<double> score;
+    for (int i : test) {
+      const PairSample& p = d.pairs[i];
+      COLO_ASSIGN_OR_RETURN(PairPrediction pr,
+                            m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
+      score.push_back(pr.Sum());
+      lowo_acc.AddError(pr, p);
+      for (size_t e = 0; e < n_ex; ++e)
+        lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
+    }
+    lowo[w] = AnchorRatio(d.pairs, test, score, w).ratio;
+    for (size_t e = 0; e < n_ex; ++e) {
+      std::vector<double> c(test.size());
+      for (size_t t = 0; t < test.size(); ++t)
+        c[t] = combined(e, score[t], test[t]);
+      lowo_combo[e][w] = AnchorRatio(d.pairs, test, c, w).ratio;
+    }
+  }
+  lowo_acc.AddRepeat(lowo);
+  out.lowo = lowo_acc.Finish();
+  for (size_t e = 0; e < n_ex; ++e) {
+    lowo_combo_acc[e].AddRepeat(lowo_combo[e]);
+    out.combos.push_back(kfold_combo[e].Finish());
+    out.combos.push_back(lowo_combo_acc[e].Finish());
+  }
+  return out;
+}
+
 }  // namespace
 
 Status EvalOptions::Validate() const {
@@ -139,11 +261,14 @@ Result<EvalReport> EvaluatePartnerChoice(
   }
 
   // Extra scorers need no training: score every pair once.
-  std::vector<std::vector<double>> extra_sum(extras.size(),
-                                             std::vector<double>(n_pairs));
-  std::vector<std::vector<PairPrediction>> extra_pred(
-      extras.size(), std::vector<PairPrediction>(n_pairs));
+  ExtraSums extras_in;
+  extras_in.names.resize(extras.size());
+  std::vector<std::vector<double>>& extra_sum = extras_in.sum;
+  std::vector<std::vector<PairPrediction>>& extra_pred = extras_in.pred;
+  extra_sum.assign(extras.size(), std::vector<double>(n_pairs));
+  extra_pred.assign(extras.size(), std::vector<PairPrediction>(n_pairs));
   for (size_t e = 0; e < extras.size(); ++e) {
+    extras_in.names[e] = extras[e].name;
     MethodAccumulator acc(extras[e].name, n_w);
     for (int i = 0; i < n_pairs; ++i) {
       Result<PairPrediction> pr = extras[e].predict(d.pairs[i]);
@@ -158,100 +283,20 @@ Result<EvalReport> EvaluatePartnerChoice(
         PerAnchorRatios(d, [&](int i, int) { return extra_sum[e][i]; }));
     rep.extras.push_back(acc.Finish());
   }
-  // The combination: the mean of the linear model's and the extra scorer's
-  // predicted sums (equal weights, nothing fitted).
-  auto combined = [&](size_t e, double linear, int i) {
-    return 0.5 * linear + 0.5 * extra_sum[e][i];
-  };
-  auto combined_pred = [&](size_t e, const PairPrediction& linear, int i) {
-    return PairPrediction{0.5 * linear.norm_a + 0.5 * extra_pred[e][i].norm_a,
-                          0.5 * linear.norm_b + 0.5 * extra_pred[e][i].norm_b};
-  };
-
-  // k-fold, repeated: out-of-fold predictions of every pair.
-  MethodAccumulator kfold("linear k-fold", n_w);
-  std::vector<MethodAccumulator> kfold_combo;
-  for (const ExtraScorer& e : extras)
-    kfold_combo.emplace_back("lin+" + e.name + " k-fold", n_w);
-  for (int r = 0; r < options.repeats; ++r) {
-    const std::vector<int> fold =
-        AssignFolds(n_pairs, options.folds, options.seed + r);
-    std::vector<double> score(n_pairs, 0.0);
-    for (int f = 0; f < options.folds; ++f) {
-      std::vector<int> train, test;
-      for (int i = 0; i < n_pairs; ++i)
-        (fold[i] == f ? test : train).push_back(i);
-      Result<InterferenceModel> m =
-          TrainInterferenceModel(d, train, options.train);
-      if (!m.ok()) {
-        return m.status().WithContext("k-fold repeat " + std::to_string(r + 1) +
-                                      ", fold " + std::to_string(f + 1));
-      }
-      for (int i : test) {
-        const PairSample& p = d.pairs[i];
-        COLO_ASSIGN_OR_RETURN(PairPrediction pr,
-                              m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
-        score[i] = pr.Sum();
-        kfold.AddError(pr, p);
-        for (size_t e = 0; e < extras.size(); ++e)
-          kfold_combo[e].AddError(combined_pred(e, pr, i), p);
-      }
-    }
-    kfold.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return score[i]; }));
-    for (size_t e = 0; e < extras.size(); ++e) {
-      kfold_combo[e].AddRepeat(PerAnchorRatios(
-          d, [&](int i, int) { return combined(e, score[i], i); }));
-    }
-  }
-  rep.kfold = kfold.Finish();
-
-  // Leave one workload out: the anchor's pairs are never seen in training.
-  if (options.lowo) {
-    std::vector<double> lowo(n_w, kNaN);
-    std::vector<std::vector<double>> lowo_combo(extras.size(),
-                                                std::vector<double>(n_w, kNaN));
-    MethodAccumulator lowo_acc("linear LOWO", n_w);
-    std::vector<MethodAccumulator> lowo_combo_acc;
-    for (const ExtraScorer& e : extras)
-      lowo_combo_acc.emplace_back("lin+" + e.name + " LOWO", n_w);
-    for (int w = 0; w < n_w; ++w) {
-      std::vector<int> train, test;
-      for (int i = 0; i < n_pairs; ++i) {
-        const PairSample& p = d.pairs[i];
-        (p.a == w || p.b == w ? test : train).push_back(i);
-      }
-      if (test.size() < 2) continue;
-      Result<InterferenceModel> m =
-          TrainInterferenceModel(d, train, options.train);
-      if (!m.ok())
-        return m.status().WithContext("leave out '" + d.profiles[w].name + "'");
-      std::vector<double> score;
-      for (int i : test) {
-        const PairSample& p = d.pairs[i];
-        COLO_ASSIGN_OR_RETURN(PairPrediction pr,
-                              m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
-        score.push_back(pr.Sum());
-        lowo_acc.AddError(pr, p);
-        for (size_t e = 0; e < extras.size(); ++e)
-          lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
-      }
-      lowo[w] = AnchorRatio(d.pairs, test, score, w).ratio;
-      for (size_t e = 0; e < extras.size(); ++e) {
-        std::vector<double> c(test.size());
-        for (size_t t = 0; t < test.size(); ++t)
-          c[t] = combined(e, score[t], test[t]);
-        lowo_combo[e][w] = AnchorRatio(d.pairs, test, c, w).ratio;
-      }
-    }
-    lowo_acc.AddRepeat(lowo);
-    rep.lowo = lowo_acc.Finish();
-    for (size_t e = 0; e < extras.size(); ++e) {
-      lowo_combo_acc[e].AddRepeat(lowo_combo[e]);
-      rep.extras.push_back(kfold_combo[e].Finish());
-      rep.extras.push_back(lowo_combo_acc[e].Finish());
-    }
-  } else {
-    for (auto& c : kfold_combo) rep.extras.push_back(c.Finish());
+  COLO_ASSIGN_OR_RETURN(CvResult main,
+                        CrossValidate(d, options, options.train,
+                                      ModelLabel(options.train), extras_in));
+  rep.kfold = std::move(main.kfold);
+  rep.lowo = std::move(main.lowo);
+  for (auto& c : main.combos) rep.extras.push_back(std::move(c));
+  if (options.compare_linear_only && options.train.residual) {
+    TrainOptions linear_only = options.train;
+    linear_only.residual = false;
+    COLO_ASSIGN_OR_RETURN(CvResult lin,
+                          CrossValidate(d, options, linear_only,
+                                        ModelLabel(linear_only), ExtraSums{}));
+    rep.ablations.push_back(std::move(lin.kfold));
+    if (options.lowo) rep.ablations.push_back(std::move(lin.lowo));
   }
 
   // Baselines.
@@ -285,41 +330,6 @@ Result<EvalReport> EvaluatePartnerChoice(
   for (const PairTerm& t : full->terms)
     rep.full_model_terms.push_back(t.Name());
   return rep;
-}
-
-std::string FormatEvalReport(const EvalReport& r) {
-  std::vector<const MethodResult*> cols = {&r.kfold};
-  if (!r.lowo.name.empty()) cols.push_back(&r.lowo);
-  for (const auto& m : r.extras) cols.push_back(&m);
-  for (const auto& m : r.baselines) cols.push_back(&m);
-  std::string out = fmt::format("{:<34} {:>4}", "anchor workload", "cand");
-  for (const MethodResult* m : cols) out += fmt::format(" {:>14}", m->name);
-  out += "\n";
-  for (size_t w = 0; w < r.workloads.size(); ++w) {
-    out += fmt::format("{:<34} {:>4}", r.workloads[w], r.candidates[w]);
-    for (const MethodResult* m : cols) {
-      out += std::isnan(m->ratio[w]) ? fmt::format(" {:>14}", "-")
-                                     : fmt::format(" {:>14.3f}", m->ratio[w]);
-    }
-    out += "\n";
-  }
-  out += fmt::format("{:<34} {:>4}", "MEAN ratio to oracle", "");
-  for (const MethodResult* m : cols) out += fmt::format(" {:>14.3f}", m->mean);
-  out += "\n";
-  out += fmt::format("{:<34} {:>4}", "k-fold repeats: min..max", "");
-  for (const MethodResult* m : cols) {
-    out += m == &r.kfold ? fmt::format(" {:>6.3f}..{:<6.3f}", m->min_repeat,
-                                       m->max_repeat)
-                         : fmt::format(" {:>14}", "");
-  }
-  out += "\n";
-  out += fmt::format("{:<34} {:>4}", "MAE normalized tput", "");
-  for (const MethodResult* m : cols) {
-    out += m->mae >= 0 ? fmt::format(" {:>14.3f}", m->mae)
-                       : fmt::format(" {:>14}", "");
-  }
-  out += "\n";
-  return out;
 }
 
 }  // namespace colo::predict

@@ -40,6 +40,9 @@ struct EvalOptions {
       5;  // k-fold repetitions with seeds seed, seed+1, ... >= 1. Default: 5.
   uint64_t seed = 1;  // Default: 1.
   bool lowo = true;   // also run leave-one-workload-out. Default: true.
+  // When train.residual: also evaluate the linear model without the residual
+  // correction (EvalReport::ablations). Default: true.
+  bool compare_linear_only = true;
   Status Validate() const;
 };
 
@@ -65,8 +68,11 @@ struct EvalReport {
   std::vector<int> candidates;         // candidate partners per workload.
   int pairs = 0;
   std::vector<std::string> excluded;  // workloads dropped before evaluating.
-  MethodResult kfold;                 // the linear model, k-fold.
-  MethodResult lowo;  // the linear model, LOWO (empty name if not run).
+  MethodResult kfold;  // the model (as EvalOptions::train says), k-fold.
+  MethodResult lowo;   // the model, LOWO (empty name if not run).
+  // The linear model without the residual correction (k-fold, LOWO), if
+  // EvalOptions::compare_linear_only.
+  std::vector<MethodResult> ablations;
   std::vector<MethodResult> baselines;  // rule-based and random.
   std::vector<MethodResult>
       extras;  // ExtraScorers (and their combination, if any).

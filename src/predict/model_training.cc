@@ -230,6 +230,7 @@ Status TrainOptions::Validate() const {
     COLO_RETURN_IF_ERROR(BaseFeatureIndex(f).status());
   for (const std::string& t : fixed_terms)
     COLO_RETURN_IF_ERROR(ParsePairTerm(t).status());
+  if (residual) COLO_RETURN_IF_ERROR(residual_options.Validate());
   return OkStatus();
 }
 
@@ -335,6 +336,43 @@ Result<InterferenceModel> TrainInterferenceModel(
                       TermSearchName(options.search) +
                       ", |r| >= " + std::to_string(rep.correlation_threshold) +
                       "), ridge lambda " + std::to_string(rep.lambda);
+
+  if (options.residual) {
+    // Landmarks: the training workloads; rows: the training rows with the
+    // ridge fit's residuals; compared on the pool's (non-curve) features.
+    std::vector<std::vector<double>> landmarks;
+    std::vector<std::string> landmark_names;
+    std::vector<int> landmark_of(data.profiles.size(), -1);
+    for (int w : workloads) {
+      landmark_of[w] = static_cast<int>(landmarks.size());
+      std::vector<double> v(base[w].size());
+      for (size_t f = 0; f < v.size(); ++f) v[f] = base[w][f].value_or(0.0);
+      landmarks.push_back(std::move(v));
+      landmark_names.push_back(data.profiles[w].name);
+    }
+    std::vector<int> kernel_features;
+    for (int f : features) {
+      if (!IsCurveSampleFeature(f)) kernel_features.push_back(f);
+    }
+    std::vector<ResidualPair> rpairs;
+    for (size_t i = 0; i < train_pairs.size(); ++i) {
+      const PairSample& p = data.pairs[train_pairs[i]];
+      const Eigen::Index r = 2 * static_cast<Eigen::Index>(i);
+      rpairs.push_back(
+          {landmark_of[p.a], landmark_of[p.b],
+           rows.target(r) - model.linear.Predict(x.row(r).transpose()),
+           rows.target(r + 1) -
+               model.linear.Predict(x.row(r + 1).transpose())});
+    }
+    COLO_ASSIGN_OR_RETURN(
+        model.residual,
+        FitResidualKernel(landmarks, landmark_names, kernel_features, rpairs,
+                          options.residual_options, &rep.residual));
+    rep.residual_fitted = true;
+    model.description +=
+        "; residual correction over " + std::to_string(landmarks.size()) +
+        " workloads (noise " + std::to_string(model.residual.noise) + ")";
+  }
   return model;
 }
 

@@ -13,9 +13,15 @@
 //   4. the filter threshold and the ridge penalty are chosen from their
 //      candidate lists by the same inner cross-validation (folds over the
 //      *training* pairs only, both rows of a pair in the same fold);
-//   5. a ridge fit (linear_model.h) of the chosen terms on all training rows.
+//   5. a ridge fit (linear_model.h) of the chosen terms on all training rows;
+//   6. optionally (default on) the residual correction (residual_kernel.h):
+//      a Gaussian-process regression of the ridge fit's residuals over the
+//      training workloads, whose noise is chosen by its marginal likelihood
+//      on the training rows.
 // Nothing here sees data outside `train_pairs`: evaluation (model_eval.h)
-// passes the training folds only, so selection never looks at a test fold.
+// passes the training folds only, so selection never looks at a test fold;
+// the correction's landmarks, standardization and bandwidth come from the
+// training workloads alone.
 //
 // Thread-compatible: a call uses only its own state.
 #pragma once
@@ -27,6 +33,7 @@
 #include "colo/status.h"
 #include "predict/interference_model.h"
 #include "predict/pair_data.h"
+#include "predict/residual_kernel.h"
 
 namespace colo::predict {
 
@@ -74,6 +81,9 @@ struct TrainOptions {
   // Use exactly these terms (PairTerm names) with lambdas.front(): no
   // filter, no selection. Default: empty.
   std::vector<std::string> fixed_terms;
+  // Add the residual correction over the pool's base features. Default: true.
+  bool residual = true;
+  ResidualOptions residual_options;
   Status Validate() const;
 };
 
@@ -84,6 +94,8 @@ struct TrainReport {
   double correlation_threshold = 0;   // chosen by inner CV.
   double lambda = 0;                  // chosen by inner CV.
   double selection_loss = 0;          // inner-CV loss of the chosen model.
+  bool residual_fitted = false;       // the correction was added.
+  ResidualReport residual;            // its fit, if added.
 };
 
 // All pair indices of `data`, 0..n-1.

@@ -39,10 +39,11 @@ TEST_F(CliPredictTest, EvalPrintsTheTableAndBaselines) {
   ProcessResult r =
       Run({"predict", "eval", "--kace", kData + "/kace", "--repeats", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* s : {"MEAN ratio to oracle", "linear k-fold", "linear LOWO",
-                        "random", "least memory", "least SM%", "least mem%",
-                        "most solo tput", "whisper-large-v2_batch16-inf",
-                        "excluded wav2vec2-base-960h_batch2-inf"}) {
+  for (const char* s :
+       {"MEAN ratio to oracle", "lin+GP k-fold", "lin+GP LOWO", "linear k-fold",
+        "linear LOWO", "random", "least memory", "least SM%", "least mem%",
+        "most solo tput", "whisper-large-v2_batch16-inf",
+        "excluded wav2vec2-base-960h_batch2-inf"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
 }
@@ -53,6 +54,10 @@ TEST_F(CliPredictTest, TrainWritesAModelThatPlanLoads) {
                          model, "--repeat", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("training time: median"), std::string::npos);
+  EXPECT_NE(r.out.find("residual correction: Gaussian process over 19 "
+                       "training workloads"),
+            std::string::npos)
+      << r.out;
   r = Run({"plan", kSrc + "/examples/plan/jobs.yaml", "--gpus", "5", "--model",
            model});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -31,18 +31,38 @@ TEST(KaceEvalTest, SuspectBaselinesAreDroppedWithTheirPairs) {
   EXPECT_EQ(d.data.Find("whisper-large-v2_batch2-inf"), -1);
 }
 
-TEST(KaceEvalTest, LinearModelBeatsEveryBaselineAndMeetsTheLowoBar) {
+TEST(KaceEvalTest, ModelBeatsEveryBaselineAndMeetsTheLowoBar) {
   const LoadedDataset d = Kace();
   EvalOptions o;  // 5 folds x 5 repeats, LOWO, defaults of training
   Result<EvalReport> r = EvaluatePartnerChoice(d.data, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->kfold.name, "lin+GP k-fold");
   // Leave-one-workload-out: the anchor is a workload the model never saw.
-  EXPECT_GE(r->lowo.mean, 0.93);
-  EXPECT_GE(r->kfold.mean, 0.90);
+  EXPECT_GE(r->lowo.mean, 0.95);
+  // Measured 0.947 (repeats 0.943..0.954): below the 0.95 bar.
+  EXPECT_GE(r->kfold.mean, 0.94);
   for (const MethodResult& b : r->baselines) {
     EXPECT_GT(r->kfold.mean, b.mean) << b.name;
     EXPECT_GT(r->lowo.mean, b.mean) << b.name;
   }
+}
+
+TEST(KaceEvalTest, ResidualCorrectionImprovesOnTheLinearModel) {
+  const LoadedDataset d = Kace();
+  EvalOptions o;
+  Result<EvalReport> r = EvaluatePartnerChoice(d.data, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->ablations.size(), 2u);
+  const MethodResult& kfold = r->ablations[0];
+  const MethodResult& lowo = r->ablations[1];
+  EXPECT_EQ(kfold.name, "linear k-fold");
+  EXPECT_EQ(lowo.name, "linear LOWO");
+  EXPECT_GT(r->kfold.mean, kfold.mean);
+  EXPECT_GT(r->lowo.mean, lowo.mean);
+  // The per-job error falls by more than half under k-fold (0.132 -> 0.057)
+  // and by a third for unseen workloads (0.157 -> 0.105).
+  EXPECT_LT(r->kfold.mae, 0.5 * kfold.mae);
+  EXPECT_LT(r->lowo.mae, 0.75 * lowo.mae);
 }
 
 TEST(KaceEvalTest, RandomBaselineIsTheExpectation) {

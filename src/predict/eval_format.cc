@@ -1,0 +1,59 @@
+// FormatEvalReport (model_eval.h): the per-workload table of ratios to
+// oracle, one column per method.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "predict/model_eval.h"
+
+namespace colo::predict {
+
+std::string FormatEvalReport(const EvalReport& r) {
+  std::vector<const MethodResult*> cols = {&r.kfold};
+  if (!r.lowo.name.empty()) cols.push_back(&r.lowo);
+  for (const auto& m : r.ablations) cols.push_back(&m);
+  for (const auto& m : r.extras) cols.push_back(&m);
+  for (const auto& m : r.baselines) cols.push_back(&m);
+  std::vector<size_t> width;
+  for (const MethodResult* m : cols)
+    width.push_back(std::max<size_t>(14, m->name.size()));
+  std::string out = fmt::format("{:<34} {:>4}", "anchor workload", "cand");
+  for (size_t c = 0; c < cols.size(); ++c)
+    out += fmt::format(" {:>{}}", cols[c]->name, width[c]);
+  out += "\n";
+  for (size_t w = 0; w < r.workloads.size(); ++w) {
+    out += fmt::format("{:<34} {:>4}", r.workloads[w], r.candidates[w]);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const double v = cols[c]->ratio[w];
+      out += std::isnan(v) ? fmt::format(" {:>{}}", "-", width[c])
+                           : fmt::format(" {:>{}.3f}", v, width[c]);
+    }
+    out += "\n";
+  }
+  out += fmt::format("{:<34} {:>4}", "MEAN ratio to oracle", "");
+  for (size_t c = 0; c < cols.size(); ++c)
+    out += fmt::format(" {:>{}.3f}", cols[c]->mean, width[c]);
+  out += "\n";
+  out += fmt::format("{:<34} {:>4}", "k-fold repeats: min..max", "");
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const MethodResult* m = cols[c];
+    const bool kfold = m->name.size() > 6 &&
+                       m->name.compare(m->name.size() - 6, 6, "k-fold") == 0;
+    out += kfold ? fmt::format(" {:>{}}",
+                               fmt::format("{:.3f}..{:.3f}", m->min_repeat,
+                                           m->max_repeat),
+                               width[c])
+                 : fmt::format(" {:>{}}", "", width[c]);
+  }
+  out += "\n";
+  out += fmt::format("{:<34} {:>4}", "MAE normalized tput", "");
+  for (size_t c = 0; c < cols.size(); ++c) {
+    out += cols[c]->mae >= 0 ? fmt::format(" {:>{}.3f}", cols[c]->mae, width[c])
+                             : fmt::format(" {:>{}}", "", width[c]);
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace colo::predict
