@@ -208,12 +208,32 @@ void Daemon::RequestStop() {
   }
 }
 
-void Daemon::ArmTimer() {
-  // Wake for the next simulated event, and at least every 50 ms to poll
-  // every ring (a safety net for a doorbell a client failed to ring).
+void Daemon::AdviseSyncSpin() {
+  int apps = 0;
+  for (const auto& [cid, c] : clients_) {
+    if (c->registered && c->role == ClientRole::kApp && c->ring) ++apps;
+  }
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const uint32_t ok = apps + 1 <= cpus ? 1 : 0;
+  for (auto& [cid, c] : clients_) {
+    if (c->ring) c->ring->control().sync_spin_ok.store(ok, std::memory_order_relaxed);
+  }
+}
+
+bool Daemon::AnySyncPending() const {
+  for (const auto& [cid, c] : clients_) {
+    if (c->pending_sync) return true;
+  }
+  return false;
+}
+
+void Daemon::ArmTimer(Duration early) {
+  // Wake for the next simulated event (`early` before it), and at least
+  // every 50 ms to poll every ring (a safety net for a doorbell a client
+  // failed to ring).
   Duration wait = Milliseconds(50);
   if (std::optional<Duration> next = driver_.TimeToNextEvent())
-    wait = std::min(wait, *next);
+    wait = std::min(wait, *next - early);
   if (wait <= Duration(0)) wait = Nanoseconds(1);
   itimerspec its{};
   its.it_value.tv_sec = wait.count() / 1000000000;
@@ -256,7 +276,17 @@ Status Daemon::Run() {
     DropDoomed();
     // While launches keep coming, poll the rings (producers need not ring);
     // otherwise tell producers to ring, look once more, and sleep.
-    bool poll_rings = wall_.Now() - last_ring_activity_ < config_.ring_spin;
+    const TimePoint now = wall_.Now();
+    bool poll_rings = now - last_ring_activity_ < config_.ring_spin ||
+                      now - last_sync_reply_ < config_.sync_spin;
+    // A client waits in a sync: spin through the last sync_spin before the
+    // next event instead of trusting a timer to wake us on time.
+    const bool sync_waiting =
+        config_.sync_spin > Duration(0) && AnySyncPending();
+    if (sync_waiting) {
+      std::optional<Duration> next = driver_.TimeToNextEvent();
+      if (next && *next <= config_.sync_spin) poll_rings = true;
+    }
     if (!poll_rings) {
       for (auto& [cid, c] : clients_) {
         if (c->ring) c->ring->SetConsumerAwake(false);
@@ -265,7 +295,7 @@ Status Daemon::Run() {
         if (c->ring && !c->broken && c->ring->HasEntries()) poll_rings = true;
       }
     }
-    if (!poll_rings) ArmTimer();
+    if (!poll_rings) ArmTimer(sync_waiting ? config_.sync_spin : Duration(0));
     int n = epoll_wait(epoll_fd_, events, 64, poll_rings ? 0 : -1);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -486,6 +516,7 @@ void Daemon::OnHello(Client& c, Message& m) {
     close_fds();
   }
   c.registered = true;
+  AdviseSyncSpin();
   WelcomeMsg w;
   w.client_id = c.id;
   w.granted_class = static_cast<uint32_t>(c.cls == PriorityClass::kHigh
@@ -738,6 +769,7 @@ void Daemon::ReplySyncIfDone(Client& c) {
   if (c.ring) c.ring->control().error.store(0, std::memory_order_release);
   if (!SendStruct(c.fd, MsgType::kSyncReply, r).ok())
     doomed_.emplace_back(c.id, "disconnected");
+  last_sync_reply_ = wall_.Now();
 }
 
 void Daemon::Drop(ClientId id, const std::string& reason) {
@@ -781,6 +813,7 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
   clients_.erase(it);
   // Gate mode: its context died with it, so what it was granted has ended.
   if (gate_gpu_) gate_gpu_->AbandonClient(id);
+  AdviseSyncSpin();
 }
 
 void Daemon::DropDoomed() {

@@ -113,7 +113,11 @@ class Daemon final : private cuda::GateSink {
   void Drop(ClientId id, const std::string& reason);
   void DropDoomed();
   std::string StatsJson() const;
-  void ArmTimer();
+  // Arms the timer for the next simulated event, `early` before it.
+  void ArmTimer(Duration early);
+  bool AnySyncPending() const;
+  // Tells every application client whether it may spin in a sync.
+  void AdviseSyncSpin();
 
   DaemonConfig config_;
   GpuSpec spec_;
@@ -142,6 +146,7 @@ class Daemon final : private cuda::GateSink {
   ClientId next_client_ = 1;
 
   TimePoint last_ring_activity_ = TimeZero();  // last time a ring had entries.
+  TimePoint last_sync_reply_ = TimeZero();     // last Sync answered.
 
   // Totals for `colo top` and the tests.
   int64_t kernels_launched_ = 0;

@@ -67,6 +67,8 @@ Status ParseInto(const YAML::Node& root, DaemonConfig* c) {
       c->model_base = DurationFromSeconds(v.as<double>() * 1e-6);
     } else if (key == "ring_spin_us") {
       c->ring_spin = DurationFromSeconds(v.as<double>() * 1e-6);
+    } else if (key == "sync_spin_us") {
+      c->sync_spin = DurationFromSeconds(v.as<double>() * 1e-6);
     } else if (key == "model_ns_per_thread") {
       c->model_ns_per_thread = v.as<double>();
     } else if (key == "grants") {
@@ -134,6 +136,10 @@ Status DaemonConfig::Validate() const {
   if (model_base < Duration(0) || model_ns_per_thread < 0) {
     return InvalidArgumentError(
         source + ": model_base_us and model_ns_per_thread must be >= 0");
+  }
+  if (ring_spin < Duration(0) || sync_spin < Duration(0)) {
+    return InvalidArgumentError(source +
+                                ": ring_spin_us and sync_spin_us must be >= 0");
   }
   for (const KernelProfileEntry& k : kernels) {
     if (k.name.empty() || k.duration <= Duration(0) || k.sm_throughput <= 0 ||

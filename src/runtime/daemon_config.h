@@ -31,6 +31,9 @@
 //   ring_spin_us: 0              # keep polling rings this long after the last
 //                                # launch (no doorbell system calls in bursts;
 //                                # costs colod a core while it spins)
+//   sync_spin_us: 100            # while a client waits in a sync: wake this
+//                                # early for the next event and spin to it;
+//                                # poll rings this long after a reply
 //
 // Thread safety: value types.
 #pragma once
@@ -82,6 +85,13 @@ struct DaemonConfig {
   // Poll the rings this long after the last entry arrived. Default: 0
   // (sleep at once; producers ring the doorbell).
   Duration ring_spin{0};
+  // While a client waits in a synchronizing call, wake this long before the
+  // next simulated event and spin to it (so the reply is not late by the
+  // machine's wake-up latency), and poll the rings this long after a reply
+  // (the client's next launches follow at once). Costs colod a core for at
+  // most this long per event a client waits on. 0 turns it off.
+  // Default: 100 us.
+  Duration sync_spin = Microseconds(100);
   std::string source = "<defaults>";  // file name, for messages.
 
   // InvalidArgument if a value is out of range (mode with bits for others,

@@ -23,8 +23,8 @@
 // safety net.
 //
 // colod posts back: `completed` (every launch with sequence <= completed has
-// finished) and `error` (a sticky cudaError_t for the next synchronizing
-// call).
+// finished), `error` (a sticky cudaError_t for the next synchronizing call)
+// and `sync_spin_ok` (whether waiting for a sync reply may spin).
 //
 // Thread safety: LaunchRing methods are not synchronized; the client
 // serializes its producers, colod's single thread consumes.
@@ -68,6 +68,10 @@ struct RingControl {
   alignas(64) std::atomic<uint64_t> completed{0};  // written by colod.
   std::atomic<int32_t> error{0};                   // written by colod.
   alignas(64) std::atomic<uint32_t> consumer_awake{0};  // written by colod.
+  // Written by colod: 1 if the client may poll for a sync reply instead of
+  // blocking at once (colod's clients and colod itself fit the machine's
+  // CPUs, the rule CUDA's default scheduling applies to its contexts).
+  std::atomic<uint32_t> sync_spin_ok{0};
 };
 
 // The checksum the producer stores and the consumer verifies.

@@ -1,11 +1,14 @@
 #include "runtime/runtime_client.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 
 namespace colo::runtime {
@@ -23,6 +26,7 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
                                 "' is empty or too long");
   }
   std::unique_ptr<RuntimeClient> c(new RuntimeClient());
+  c->sync_spin_ = o.sync_spin;
   c->fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (c->fd_ < 0)
     return UnavailableError(std::string("socket: ") + strerror(errno));
@@ -95,10 +99,26 @@ Result<int> RuntimeClient::Free(uint64_t address) {
   return r.cuda_error;
 }
 
+void RuntimeClient::SpinUntilReadable(Duration spin) const {
+  if (spin <= Duration(0)) return;
+  using SteadyClock = std::chrono::steady_clock;
+  const auto deadline = SteadyClock::now() + std::chrono::nanoseconds(spin.count());
+  pollfd p{fd_, POLLIN, 0};
+  while (SteadyClock::now() < deadline) {
+    if (poll(&p, 1, 0) != 0) return;  // readable, closed, or an error to read
+    sched_yield();
+  }
+}
+
 Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq) {
   SyncMsg msg{seq};
-  COLO_ASSIGN_OR_RETURN(
-      Message m, Call(MsgType::kSync, &msg, sizeof(msg), MsgType::kSyncReply));
+  COLO_RETURN_IF_ERROR(SendMessage(fd_, MsgType::kSync, &msg, sizeof(msg)));
+  if (ring_ && ring_->control().sync_spin_ok.load(std::memory_order_relaxed))
+    SpinUntilReadable(sync_spin_);
+  COLO_ASSIGN_OR_RETURN(Message m, ReceiveMessage(fd_));
+  for (int f : m.fds) close(f);
+  if (m.type != MsgType::kSyncReply)
+    return InternalError("colod sent an unexpected reply");
   return PayloadAs<SyncReplyMsg>(m);
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "colo/status.h"
+#include "colo/time.h"
 #include "runtime/launch_ring.h"
 #include "runtime/wire.h"
 
@@ -26,6 +27,11 @@ struct ClientOptions {
   WireClass requested_class = WireClass::kBestEffort;  // Default: best-effort.
   std::string token;    // operator-issued token. Default: none.
   std::string program;  // for `colo top`. Default: empty.
+  // Sync: poll for colod's reply, yielding the CPU between polls, for up to
+  // this long before blocking, when colod allows it (its clients and colod
+  // fit the CPUs: CUDA's own synchronize spins by default under that rule;
+  // a blocked thread wakes late). 0: block at once. Default: 20 ms.
+  Duration sync_spin = Milliseconds(20);
 };
 
 class RuntimeClient {
@@ -66,8 +72,12 @@ class RuntimeClient {
   Result<Message> Call(MsgType type, const void* payload, size_t length,
                        MsgType reply);
 
+  // Polls `fd_` for input (yielding between polls) for up to `spin`.
+  void SpinUntilReadable(Duration spin) const;
+
   int fd_ = -1;
   int gate_fd_ = -1;
+  Duration sync_spin_{0};
   WelcomeMsg welcome_;
   std::unique_ptr<LaunchRing> ring_;
 };

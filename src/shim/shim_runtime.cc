@@ -108,6 +108,15 @@ int Connected(State& s) {
                           : runtime::WireClass::kBestEffort;
   const char* token = std::getenv("COLO_TOKEN");
   if (token != nullptr) o.token = token;
+  // How long a synchronizing call polls for colod's answer before blocking
+  // (microseconds; 0 = block at once).
+  if (const char* spin = std::getenv("COLO_SYNC_SPIN_US"); spin != nullptr) {
+    char* end = nullptr;
+    const double us = std::strtod(spin, &end);
+    if (end != spin && *end == '\0' && us >= 0 && us <= 1e9) {
+      o.sync_spin = Nanoseconds(static_cast<int64_t>(us * 1000));
+    }
+  }
   o.program = program_invocation_short_name;
   Result<std::unique_ptr<runtime::RuntimeClient>> c =
       runtime::RuntimeClient::Connect(o);

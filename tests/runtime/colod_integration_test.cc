@@ -294,6 +294,33 @@ TEST(ColodFaultTest, GarbageOnTheSocketDropsThatClientOnly) {
   EXPECT_TRUE((*other)->Sync(0).ok());
 }
 
+TEST(ColodSyncSpinTest, ClientsMaySpinInASyncOnlyWhileTheyAndColodFitTheCpus) {
+  // colod's advice in each ring: spin while the application clients plus
+  // colod itself are no more than the online CPUs, else block at once.
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  std::vector<std::unique_ptr<runtime::RuntimeClient>> clients;
+  for (long n = 1; n <= cpus; ++n) {
+    auto c = runtime::RuntimeClient::Connect(AppOptions(colod));
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    clients.push_back(std::move(*c));
+    const uint32_t expected = n + 1 <= cpus ? 1 : 0;
+    for (auto& each : clients) {
+      EXPECT_EQ(each->ring()->control().sync_spin_ok.load(), expected) << n << " clients, " << cpus << " CPUs";
+      EXPECT_TRUE(each->Sync(0).ok());  // a sync is answered either way
+    }
+  }
+  // One leaves: the others may spin again if they now fit.
+  clients.pop_back();
+  ASSERT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {
+    return j["clients"].size() == clients.size();
+  })) << colod.Stats().dump();
+  const uint32_t expected = static_cast<long>(clients.size()) + 1 <= cpus ? 1 : 0;
+  for (auto& each : clients) EXPECT_EQ(each->ring()->control().sync_spin_ok.load(), expected);
+}
+
 TEST(ColodFaultTest, AHalfMessageStallsOnlyThatClient) {
   TempDir dir;
   Colod colod(dir, "");

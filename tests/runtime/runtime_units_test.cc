@@ -123,7 +123,7 @@ TEST(DaemonConfigTest, LoadsEveryKey) {
       "memory_limit_mib: 512\ngrants:\n  - {uid: 7, class: high}\n  - {token: "
       "abc, class: high}\n"
       "kernels:\n  - {name: gemm, duration_us: 250, sm_throughput: "
-      "0.9}\nmodel_base_us: 3\nring_spin_us: 20\n");
+      "0.9}\nmodel_base_us: 3\nring_spin_us: 20\nsync_spin_us: 40\n");
   Result<DaemonConfig> c = LoadDaemonConfig(path);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->socket_mode, 0660u);
@@ -136,6 +136,7 @@ TEST(DaemonConfigTest, LoadsEveryKey) {
   EXPECT_EQ(c->kernels[0].duration, Microseconds(250));
   EXPECT_EQ(c->model_base, Microseconds(3));
   EXPECT_EQ(c->ring_spin, Microseconds(20));
+  EXPECT_EQ(c->sync_spin, Microseconds(40));
   unlink(path.c_str());
 }
 
@@ -143,7 +144,8 @@ TEST(DaemonConfigTest, RejectsWhatWouldBeUnsafeOrWrong) {
   for (const char* bad :
        {"socket_mode: \"0666\"\n", "policy: fastest\n", "gpu: Z9000\n",
         "nonsense: 1\n", "grants:\n  - {class: high}\n",
-        "kernels:\n  - {name: k}\n", "memory_limit_mib: -1\n"}) {
+        "kernels:\n  - {name: k}\n", "memory_limit_mib: -1\n",
+        "ring_spin_us: -5\n", "sync_spin_us: -1\n"}) {
     const std::string path = WriteTemp(bad);
     Result<DaemonConfig> c = LoadDaemonConfig(path);
     EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument) << bad;
