@@ -10,9 +10,10 @@
 //   time-slice       the driver's time slicing (the device runs one client at a time)
 //   priority-streams hardware stream priorities: high-priority launches dispatch first
 //   priority         colo's policy (after Tally, ASPLOS'25): high-priority kernels
-//                    launch at once; best-effort kernels launch only while the
+//                    launch at once; best-effort kernels launch while the
 //                    high-priority clients are idle, cut so that the estimated
-//                    preemption latency stays under a bound
+//                    preemption latency stays under a bound, and beside
+//                    high-priority kernels in the slots they leave free
 //   orion            best-effort kernels beside high-priority ones only if their SM
 //                    need fits and their bound (compute/memory) differs, with a cap
 //                    on outstanding best-effort time (Orion, EuroSys'24)
