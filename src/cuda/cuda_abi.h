@@ -29,6 +29,8 @@ inline constexpr int kCuSuccess = 0;
 inline constexpr int kCuErrorInvalidValue = 1;
 inline constexpr int kCuErrorOutOfMemory = 2;
 inline constexpr int kCuErrorNoDevice = 100;
+inline constexpr int kCuErrorFileNotFound = 301;
+inline constexpr int kCuErrorInvalidHandle = 400;
 inline constexpr int kCuErrorNotFound = 500;
 
 // The device facts the interposer reports for a simulated GPU.

@@ -71,6 +71,10 @@
   X(cuLaunchKernel)                                     \
   X(cuMemAlloc_v2)                                      \
   X(cuMemFree_v2)                                       \
+  X(cuModuleLoad)                                       \
+  X(cuModuleLoadData)                                   \
+  X(cuModuleUnload)                                     \
+  X(cuModuleGetFunction)                                \
   X(cuGetProcAddress)                                   \
   X(cuGetProcAddress_v2)                                \
   /* the loader, so late-loaded libraries are caught */ \

@@ -7,6 +7,8 @@
 // file.
 #include "shim/shim_exports.h"
 
+#include <unistd.h>
+
 #include "cuda/cuda_abi.h"
 #include "shim/hook_table.h"
 #include "shim/registry.h"
@@ -447,6 +449,52 @@ int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                             cs::Dim{block_x, block_y, block_z}, shared_mem,
                             stream, params, extra);
   });
+}
+
+// Modules: simulated in sim mode (handles of ours, each function named for
+// colod's profile table); the real driver's in gate mode, functions named.
+int cuModuleLoad(void** module, const char* fname) {
+  COLO_FORWARD_IF_NEEDED(cuModuleLoad, kCuErrorNotFound, module, fname);
+  COLO_FORWARD_IN_GATE(cuModuleLoad, kCuErrorNotFound, module, fname);
+  if (module == nullptr || fname == nullptr)
+    return colo::cuda::kCuErrorInvalidValue;
+  if (access(fname, R_OK) != 0) return colo::cuda::kCuErrorFileNotFound;
+  return Safe([&] { return cs::LoadModule(module); });
+}
+
+int cuModuleLoadData(void** module, const void* image) {
+  COLO_FORWARD_IF_NEEDED(cuModuleLoadData, kCuErrorNotFound, module, image);
+  COLO_FORWARD_IN_GATE(cuModuleLoadData, kCuErrorNotFound, module, image);
+  if (module == nullptr || image == nullptr)
+    return colo::cuda::kCuErrorInvalidValue;
+  return Safe([&] { return cs::LoadModule(module); });
+}
+
+int cuModuleUnload(void* module) {
+  COLO_FORWARD_IF_NEEDED(cuModuleUnload, kCuErrorNotFound, module);
+  if (cs::GateMode()) {
+    auto real = COLO_REAL(cuModuleUnload);
+    if (real == nullptr) return kCuErrorNotFound;
+    const int r = real(module);
+    if (r == colo::cuda::kCuSuccess) cs::ForgetModule(module);
+    return r;
+  }
+  return Safe([&] { return cs::UnloadModule(module); });
+}
+
+int cuModuleGetFunction(void** function, void* module, const char* name) {
+  COLO_FORWARD_IF_NEEDED(cuModuleGetFunction, kCuErrorNotFound, function,
+                         module, name);
+  if (function == nullptr || name == nullptr)
+    return colo::cuda::kCuErrorInvalidValue;
+  if (cs::GateMode()) {
+    auto real = COLO_REAL(cuModuleGetFunction);
+    if (real == nullptr) return kCuErrorNotFound;
+    const int r = real(function, module, name);
+    if (r == colo::cuda::kCuSuccess) cs::NameFunction(module, *function, name);
+    return r;
+  }
+  return Safe([&] { return cs::ModuleFunction(function, module, name); });
 }
 
 int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {

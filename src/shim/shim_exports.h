@@ -103,6 +103,11 @@ COLO_EXPORT int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y,
                                void** extra);
 COLO_EXPORT int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes);
 COLO_EXPORT int cuMemFree_v2(unsigned long long dptr);
+COLO_EXPORT int cuModuleLoad(void** module, const char* fname);
+COLO_EXPORT int cuModuleLoadData(void** module, const void* image);
+COLO_EXPORT int cuModuleUnload(void* module);
+COLO_EXPORT int cuModuleGetFunction(void** function, void* module,
+                                    const char* name);
 COLO_EXPORT int cuGetProcAddress(const char* symbol, void** pfn,
                                  int cuda_version, unsigned long long flags);
 COLO_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn,

@@ -330,6 +330,68 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
                       stream, nullptr);
 }
 
+namespace {
+
+// Forgets what the ring knows of `function` (its name and definition), so
+// that a later handle at the same address is defined afresh.
+void ForgetFunctionLocked(State& s, const void* function) {
+  s.names.erase(function);
+  s.func_ids.erase(function);
+}
+
+}  // namespace
+
+int LoadModule(void** module) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto handle = std::make_unique<char>();
+  void* key = handle.get();
+  s.sim_modules[key][""] = std::move(handle);  // "" holds the module's own byte.
+  *module = key;
+  return cuda::kCuSuccess;
+}
+
+int UnloadModule(void* module) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.sim_modules.find(module);
+  if (it == s.sim_modules.end()) return cuda::kCuErrorInvalidHandle;
+  for (const auto& [name, fn] : it->second) ForgetFunctionLocked(s, fn.get());
+  s.sim_modules.erase(it);
+  return cuda::kCuSuccess;
+}
+
+int ModuleFunction(void** function, void* module, const char* name) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.sim_modules.find(module);
+  if (it == s.sim_modules.end()) return cuda::kCuErrorInvalidHandle;
+  if (*name == '\0') return cuda::kCuErrorNotFound;
+  std::unique_ptr<char>& fn = it->second[name];
+  if (!fn) {
+    fn = std::make_unique<char>();
+    s.names[fn.get()] = name;
+  }
+  *function = fn.get();
+  return cuda::kCuSuccess;
+}
+
+void NameFunction(void* module, const void* function, const char* name) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.names[function] = name;
+  s.gate_module_functions[module].push_back(function);
+}
+
+void ForgetModule(void* module) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.gate_module_functions.find(module);
+  if (it == s.gate_module_functions.end()) return;
+  for (const void* fn : it->second) ForgetFunctionLocked(s, fn);
+  s.gate_module_functions.erase(it);
+}
+
 int Malloc(void** ptr, size_t size, bool driver) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = nullptr;

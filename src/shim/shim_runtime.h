@@ -77,6 +77,18 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
                  void* stream, void** args, void** extra);
 
+// Driver modules. Sim mode: LoadModule hands out a handle of ours and
+// ModuleFunction one handle per (module, kernel name), named so that colod
+// finds the kernel in its profile table; UnloadModule releases them
+// (CUDA_ERROR_INVALID_HANDLE for a handle that is not a loaded module).
+// Gate mode: the real driver's handles, and NameFunction / ForgetModule
+// keep the names.
+int LoadModule(void** module);
+int UnloadModule(void* module);
+int ModuleFunction(void** function, void* module, const char* name);
+void NameFunction(void* module, const void* function, const char* name);
+void ForgetModule(void* module);
+
 // `driver`: cuMemAlloc_v2/cuMemFree_v2 (gate mode calls the driver's).
 int Malloc(void** ptr, size_t size, bool driver = false);
 int Free(void* ptr, bool driver = false);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,11 @@ struct State {
   std::unordered_map<const void*, std::string>
       names;  // host stub -> device name.
   std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
+  // Driver modules: module -> its functions by name. Sim mode owns the
+  // handles (a byte each); gate mode's are the driver's (null here).
+  std::unordered_map<void*, std::map<std::string, std::unique_ptr<char>>>
+      sim_modules;
+  std::unordered_map<void*, std::vector<const void*>> gate_module_functions;
   std::unordered_map<const void*, std::vector<size_t>>
       param_sizes;  // gate mode: per kernel.
   uint32_t next_func = 1;

@@ -216,6 +216,35 @@ TEST(ColodIntegrationTest, DriverApiThroughDlsymAndCuGetProcAddress) {
   })) << colod.Stats().dump();
 }
 
+TEST(ColodIntegrationTest, DriverApiModuleFunctionsCarryTheirKernelNames) {
+  // cuModuleLoadData + cuModuleGetFunction (as Triton does) give a function
+  // named "colo_driver_test_kernel": colod finds it in its profile table
+  // (20 ms a launch), so 5 launches and a sync take >= 100 ms of wall time.
+  // A made-up CUfunction is unnamed and falls back to the shape model
+  // (5 us + 128 x 64 threads x 0.05 ns, well under a millisecond each).
+  TempDir dir;
+  Colod colod(dir,
+              "kernels:\n  - {name: colo_driver_test_kernel, duration_us: "
+              "20000}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto named = colod.Run(dir, "named", {Program("driver_api_program"), "5", "module"});
+  ASSERT_EQ(named->Wait(seconds(30)), 0) << named->Output();
+  EXPECT_EQ(ValueOf(named->Output(), "launched"), 5);
+  EXPECT_EQ(ValueOf(named->Output(), "unload_again"), 400);
+  const std::string out = named->Output();
+  const double named_ms = std::atof(out.c_str() + out.find("sync_ms=") + 8);
+  EXPECT_GE(named_ms, 100.0) << out;
+
+  auto unnamed = colod.Run(dir, "unnamed", {Program("driver_api_program"), "5"});
+  ASSERT_EQ(unnamed->Wait(seconds(30)), 0) << unnamed->Output();
+  const std::string out2 = unnamed->Output();
+  const double unnamed_ms = std::atof(out2.c_str() + out2.find("sync_ms=") + 8);
+  EXPECT_LT(unnamed_ms, named_ms / 4) << out2;
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_launched"] == 10 && j["kernels_completed"] == 10;
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {
   // Parent 5 + 3 launches, child 7: three registrations would be wrong, two
   // right (the child reconnects); 15 launches counted, nobody dropped.
