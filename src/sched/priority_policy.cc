@@ -179,26 +179,31 @@ void PriorityPolicy::Harvest(BeWork& w) {
   const GpuSpec& gpu = device_.spec();
   const int64_t n = std::min(BlocksThatFit(gpu, UsedBesideHigh(), *occ), BlocksPerSm(gpu, *occ, w.end - w.next));
   if (n < 1) return;
+  if (!Launch(w, w.end, std::min<int64_t>(n * gpu.sm_count, w.end - w.next))) return;
+  w.harvesting = true;
+  w.harvest_use = SmUse{};
+  w.harvest_use.Add(*occ, n);
+}
+
+bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) {
   LaunchRequest r;
   r.client = w.request.client;
   r.kernel = w.request.kernel;
   r.tag = w.request.tag;
   r.first_block = w.next;
-  r.end_block = w.end;
-  r.persistent_workers = std::min<int64_t>(n * gpu.sm_count, w.end - w.next);
+  r.end_block = end;
+  r.persistent_workers = persistent_workers;
   const LaunchId id = w.id;
-  const int64_t end = w.end;
   r.on_complete = [this, id, end](LaunchId, TimePoint) { OnBeDone(id, end, true); };
   r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) { OnBeDone(id, next, false); };
   auto sub = device_.Submit(std::move(r));
-  if (!sub.ok()) return;
+  if (!sub.ok()) return false;  // cannot happen for a kernel the device profiled
   w.in_flight = true;
-  w.persistent = true;
-  w.harvesting = true;
+  w.persistent = persistent_workers > 0;
+  w.harvesting = false;
   w.retreating = false;
-  w.harvest_use = SmUse{};
-  w.harvest_use.Add(*occ, n);
   w.device_id = *sub;
+  return true;
 }
 
 void PriorityPolicy::Issue(BeWork& w) {
@@ -212,25 +217,8 @@ void PriorityPolicy::Issue(BeWork& w) {
     SchedulePump(hp_idle_since_ + options_.long_idle);
     return;
   }
-  LaunchRequest r;
-  r.client = w.request.client;
-  r.kernel = w.request.kernel;
-  r.tag = w.request.tag;
-  r.first_block = w.next;
-  r.end_block = w.end;
-  if (f.form == KernelForm::kSlices) r.end_block = std::min(w.end, w.next + f.slice_blocks);
-  if (f.form == KernelForm::kPersistent) r.persistent_workers = f.workers;
-  const LaunchId id = w.id;
-  const int64_t slice_end = r.end_block;
-  r.on_complete = [this, id, slice_end](LaunchId, TimePoint) { OnBeDone(id, slice_end, true); };
-  r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) { OnBeDone(id, next, false); };
-  auto sub = device_.Submit(std::move(r));
-  if (!sub.ok()) return;  // cannot happen for a kernel the device profiled
-  w.in_flight = true;
-  w.persistent = f.form == KernelForm::kPersistent;
-  w.harvesting = false;
-  w.retreating = false;
-  w.device_id = *sub;
+  const int64_t end = f.form == KernelForm::kSlices ? std::min(w.end, w.next + f.slice_blocks) : w.end;
+  Launch(w, end, f.form == KernelForm::kPersistent ? f.workers : 0);
 }
 
 void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done) {

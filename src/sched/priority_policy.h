@@ -80,6 +80,9 @@ class PriorityPolicy final : public ForwardingPolicy {
   void SchedulePump(TimePoint at);
   void Issue(BeWork& w);
   void Harvest(BeWork& w);
+  // Submits blocks [w.next, end) of w's kernel (persistent if workers > 0)
+  // and marks it in flight; false if the device refused.
+  bool Launch(BeWork& w, int64_t end, int64_t persistent_workers);
   SmUse UsedBesideHigh() const;
   void RetreatWhatNoLongerFits();
   Result<FormChoice> FormFor(const KernelDesc& k);
