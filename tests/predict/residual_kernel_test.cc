@@ -10,6 +10,7 @@
 
 #include "predict/model_training.h"
 #include "predict/pair_features.h"
+#include "synthetic_profiles.h"
 
 namespace colo::predict {
 namespace {
@@ -19,23 +20,7 @@ PairDataset Dataset(double (*label)(int own, int partner,
                                     const profile::WorkloadProfile& o,
                                     const profile::WorkloadProfile& p)) {
   PairDataset d;
-  for (int i = 0; i < 8; ++i) {
-    profile::WorkloadProfile p;
-    p.name = "w" + std::to_string(i);
-    profile::KernelSummary k;
-    k.threads = 1000.0 * (1 + i * i);
-    k.registers = k.threads * (32 + 8 * (i % 3));
-    k.static_shared_memory = 100.0 * i;
-    k.sm_throughput_pct = 20 + 9 * i;
-    k.dram_throughput_pct = 70 - 6 * i + (i % 2) * 5;
-    k.memory_throughput_pct = 50 + 3 * ((i * 5) % 7);
-    p.kernels = k;
-    p.system.sm_util_pct = 10 + 11 * ((i * 3) % 8);
-    p.system.mem_util_pct = 5 + 4 * i;
-    p.system.memory_used_gib = 1 + i;
-    p.solo_throughput = 100;
-    d.profiles.push_back(p);
-  }
+  d.profiles = testing::EightSyntheticProfiles();
   for (int a = 0; a < 8; ++a) {
     for (int b = a + 1; b < 8; ++b) {
       d.pairs.push_back({a, b, label(a, b, d.profiles[a], d.profiles[b]),
