@@ -55,4 +55,9 @@ struct DeviceFacts {
 // REQUIRES: `prop` points to a writable struct cudaDeviceProp.
 void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
 
+// cudaDeviceGetAttribute's answer for `attr` (a cudaDeviceAttr), the same
+// value FillCudaDeviceProp puts in the matching cudaDeviceProp field; false
+// for an attribute these facts do not cover.
+bool DeviceAttribute(const DeviceFacts& facts, int attr, int* value);
+
 }  // namespace colo::cuda

@@ -65,4 +65,36 @@ void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
   std::memcpy(out, &p, sizeof(p));
 }
 
+bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {
+  // From the same properties, so the two calls never disagree.
+  cudaDeviceProp p;
+  FillCudaDeviceProp(&p, f);
+  switch (static_cast<cudaDeviceAttr>(attr)) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; return true;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; return true;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; return true;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; return true;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; return true;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; return true;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; return true;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); return true;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); return true;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); return true;
+    case cudaDevAttrWarpSize: *value = p.warpSize; return true;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; return true;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; return true;
+    case cudaDevAttrClockRate: *value = f.clock_mhz * 1000; return true;  // kHz
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; return true;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; return true;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; return true;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; return true;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; return true;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; return true;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; return true;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; return true;
+    case cudaDevAttrIntegrated: *value = 0; return true;
+    default: return false;
+  }
+}
+
 }  // namespace colo::cuda

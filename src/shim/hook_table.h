@@ -62,6 +62,7 @@
   X(cudaDeviceSynchronize)                              \
   X(cudaGetDeviceProperties)                            \
   X(cudaGetDeviceProperties_v2)                         \
+  X(cudaDeviceGetAttribute)                             \
   X(cudaGetDeviceCount)                                 \
   X(cudaGetDevice)                                      \
   X(cudaSetDevice)                                      \

@@ -370,6 +370,16 @@ int cudaGetDeviceProperties(void* prop, int device) {
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 
+int cudaDeviceGetAttribute(int* value, int attr, int device) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceGetAttribute,
+                         kCudaErrorSharedObjectSymbolNotFound, value, attr,
+                         device);
+  COLO_FORWARD_IN_GATE(cudaDeviceGetAttribute,
+                       kCudaErrorSharedObjectSymbolNotFound, value, attr,
+                       device);
+  return Safe([&] { return cs::GetDeviceAttribute(value, attr, device); });
+}
+
 int cudaGetDeviceProperties_v2(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties_v2,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);

@@ -640,12 +640,10 @@ int DeviceSynchronize() {
   return SyncTo(s, s.last_seq);
 }
 
-int GetDeviceProperties(void* prop, int device) {
-  if (prop == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (int err = Connected(s); err != kCudaSuccess) return err;
-  const runtime::WelcomeMsg& w = s.client->welcome();
+namespace {
+
+// What colod said of its simulated GPU, as the facts CUDA's calls report.
+cuda::DeviceFacts FactsOf(const runtime::WelcomeMsg& w) {
   cuda::DeviceFacts f;
   f.name = w.gpu_name;
   f.memory_bytes = w.memory_bytes;
@@ -662,7 +660,27 @@ int GetDeviceProperties(void* prop, int device) {
   f.major = name.find("H100") != std::string::npos   ? 9
             : name.find("V100") != std::string::npos ? 7
                                                      : 8;
-  cuda::FillCudaDeviceProp(prop, f);
+  return f;
+}
+
+}  // namespace
+
+int GetDeviceProperties(void* prop, int device) {
+  if (prop == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  cuda::FillCudaDeviceProp(prop, FactsOf(s.client->welcome()));
+  return kCudaSuccess;
+}
+
+int GetDeviceAttribute(int* value, int attr, int device) {
+  if (value == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!cuda::DeviceAttribute(FactsOf(s.client->welcome()), attr, value))
+    return cuda::kCudaErrorInvalidValue;
   return kCudaSuccess;
 }
 

@@ -89,6 +89,10 @@ int ModuleFunction(void** function, void* module, const char* name);
 void NameFunction(void* module, const void* function, const char* name);
 void ForgetModule(void* module);
 
+// cudaDeviceGetAttribute for the simulated GPU (what GetDeviceProperties
+// reports); cudaErrorInvalidValue for an attribute it does not cover.
+int GetDeviceAttribute(int* value, int attr, int device);
+
 // `driver`: cuMemAlloc_v2/cuMemFree_v2 (gate mode calls the driver's).
 int Malloc(void** ptr, size_t size, bool driver = false);
 int Free(void* ptr, bool driver = false);

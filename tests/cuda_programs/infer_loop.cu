@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device=%s sms=%d\n", prop.name, prop.multiProcessorCount);
+  int attr_sms = 0, cc_major = 0, cc_minor = 0;
+  CHECK(cudaDeviceGetAttribute(&attr_sms, cudaDevAttrMultiProcessorCount, 0));
+  CHECK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0));
+  CHECK(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, 0));
+  std::printf("attr_sms=%d\ncc=%d.%d\n", attr_sms, cc_major, cc_minor);
   float* d = nullptr;
   CHECK(cudaMalloc(&d, n * sizeof(float)));
   // Pinned host buffers, a compute stream that waits for the input copy.

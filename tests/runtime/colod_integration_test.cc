@@ -41,6 +41,10 @@ TEST(ColodIntegrationTest, InferenceNextToTrainingCountsEveryKernel) {
       << infer->Output();
   EXPECT_NE(infer->Output().find("colo-sim A100"), std::string::npos)
       << "cudaGetDeviceProperties: " << infer->Output();
+  // cudaDeviceGetAttribute agrees with the properties: the A100's 108 SMs,
+  // compute capability 8.0.
+  EXPECT_EQ(ValueOf(infer->Output(), "attr_sms"), 108) << infer->Output();
+  EXPECT_NE(infer->Output().find("cc=8.0"), std::string::npos) << infer->Output();
   // Every launch the programs made reached colod and finished on the simulated
   // GPU.
   ASSERT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {
