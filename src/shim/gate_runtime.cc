@@ -78,13 +78,17 @@ int Launch(State& s, const void* func, bool driver, Dim grid, Dim block,
                       shared_mem, stream, &l);
 }
 
-int Malloc(State& s, void** ptr, size_t size, bool driver) {
+int Malloc(State& s, void** ptr, size_t size, AllocKind kind) {
   void* p = nullptr;
   int err;
+  const bool driver = kind == AllocKind::kDriver;
   if (driver) {
     unsigned long long dptr = 0;
     err = FromCu(COLO_CALL_REAL(cuMemAlloc_v2, &dptr, size));
     p = reinterpret_cast<void*>(dptr);
+  } else if (kind == AllocKind::kManaged) {
+    // Attached globally, as the runtime's default; freed with cudaFree.
+    err = COLO_CALL_REAL(cudaMallocManaged, &p, size, 1u);
   } else {
     err = COLO_CALL_REAL(cudaMalloc, &p, size);
   }

@@ -21,7 +21,7 @@ int Launch(State& s, const void* func, bool driver, Dim grid, Dim block,
            size_t shared_mem, void* stream, void** args, void** extra);
 // The real allocation, accounted with colod (refused over the limit: freed
 // again, cudaErrorMemoryAllocation).
-int Malloc(State& s, void** ptr, size_t size, bool driver);
+int Malloc(State& s, void** ptr, size_t size, AllocKind kind);
 int Free(State& s, void* ptr, bool driver);
 int Memcpy(State& s, void* dst, const void* src, size_t count, int kind);
 int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,

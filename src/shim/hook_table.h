@@ -35,6 +35,7 @@
   /* memory */                                          \
   X(cudaMalloc)                                         \
   X(cudaFree)                                           \
+  X(cudaMallocManaged)                                  \
   X(cudaMemcpy)                                         \
   X(cudaMemcpyAsync)                                    \
   X(cudaMemset)                                         \

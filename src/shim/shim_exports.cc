@@ -202,6 +202,15 @@ int cudaMalloc(void** dev_ptr, size_t size) {
   return Safe([&] { return cs::Malloc(dev_ptr, size); });
 }
 
+int cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocManaged,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, size,
+                         flags);
+  // cudaMemAttachGlobal (1) or cudaMemAttachHost (2), as the runtime takes.
+  if (flags != 1u && flags != 2u) return colo::cuda::kCudaErrorInvalidValue;
+  return Safe([&] { return cs::Malloc(dev_ptr, size, cs::AllocKind::kManaged); });
+}
+
 int cudaFree(void* dev_ptr) {
   COLO_FORWARD_IF_NEEDED(cudaFree, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr);
@@ -511,7 +520,7 @@ int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {
   COLO_FORWARD_IF_NEEDED(cuMemAlloc_v2, kCuErrorNotFound, dptr, bytes);
   if (dptr == nullptr) return colo::cuda::kCuErrorInvalidValue;
   void* p = nullptr;
-  const int err = Safe([&] { return cs::Malloc(&p, bytes, /*driver=*/true); });
+  const int err = Safe([&] { return cs::Malloc(&p, bytes, cs::AllocKind::kDriver); });
   *dptr = reinterpret_cast<unsigned long long>(p);
   return err == colo::cuda::kCudaErrorMemoryAllocation
              ? colo::cuda::kCuErrorOutOfMemory

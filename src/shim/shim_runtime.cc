@@ -392,14 +392,14 @@ void ForgetModule(void* module) {
   s.gate_module_functions.erase(it);
 }
 
-int Malloc(void** ptr, size_t size, bool driver) {
+int Malloc(void** ptr, size_t size, AllocKind kind) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = nullptr;
   if (size == 0) return kCudaSuccess;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate) return gate::Malloc(s, ptr, size, driver);
+  if (s.gate) return gate::Malloc(s, ptr, size, kind);
   const size_t rounded = (size + 255) / 256 * 256;
   void* p = std::aligned_alloc(256, rounded);
   if (p == nullptr) return cuda::kCudaErrorMemoryAllocation;

@@ -93,8 +93,12 @@ void ForgetModule(void* module);
 // reports); cudaErrorInvalidValue for an attribute it does not cover.
 int GetDeviceAttribute(int* value, int attr, int device);
 
-// `driver`: cuMemAlloc_v2/cuMemFree_v2 (gate mode calls the driver's).
-int Malloc(void** ptr, size_t size, bool driver = false);
+// Which call allocates: cudaMalloc, cuMemAlloc_v2 or cudaMallocManaged
+// (gate mode calls that one; sim mode's memory is host memory, so managed
+// memory needs nothing more). All are accounted with colod alike.
+enum class AllocKind { kRuntime, kDriver, kManaged };
+// `driver`: cuMemFree_v2 (gate mode calls the driver's).
+int Malloc(void** ptr, size_t size, AllocKind kind = AllocKind::kRuntime);
 int Free(void* ptr, bool driver = false);
 // `kind`: cudaMemcpyKind (gate mode only).
 int Memcpy(void* dst, const void* src, size_t count, int kind);

@@ -1,7 +1,8 @@
 // A best-effort "training" loop, unmodified CUDA: weights allocated once
 // (persistent), activations per iteration (ephemeral), a few kernels per
 // iteration on a stream, an event per iteration, a stream sync.
-// Usage: train_loop ITERATIONS KERNELS WEIGHT_MIB ACT_MIB [SLEEP_US]
+// Usage: train_loop ITERATIONS KERNELS WEIGHT_MIB ACT_MIB [SLEEP_US [managed]]
+// ("managed": activations from cudaMallocManaged, written by the host too)
 // Prints "ready" after the first iteration, then "launched=N"; exits 3 on a
 // CUDA error (printing its number) and 5 if a refused allocation was expected
 // (WEIGHT_MIB over the limit) and reported as cudaErrorMemoryAllocation.
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #define CHECK(call)                                                     \
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   const size_t weight_bytes = (argc > 3 ? std::atol(argv[3]) : 64) << 20;
   const size_t act_bytes = (argc > 4 ? std::atol(argv[4]) : 32) << 20;
   const int sleep_us = argc > 5 ? std::atoi(argv[5]) : 0;
+  const bool managed = argc > 6 && std::strcmp(argv[6], "managed") == 0;
   float* w = nullptr;
   CHECK(cudaMalloc(&w, weight_bytes));
   CHECK(cudaMemset(w, 0, weight_bytes));
@@ -49,7 +52,12 @@ int main(int argc, char** argv) {
   const int n = static_cast<int>(act_bytes / sizeof(float));
   for (int it = 0; it < iterations; ++it) {
     float* a = nullptr;
-    CHECK(cudaMalloc(&a, act_bytes));
+    if (managed) {
+      CHECK(cudaMallocManaged(&a, act_bytes));
+      a[0] = 1.0f;  // managed memory is the host's to touch too
+    } else {
+      CHECK(cudaMalloc(&a, act_bytes));
+    }
     for (int k = 0; k < kernels; ++k) {
       if (k % 2 == 0) {
         train_forward<<<(n + 511) / 512, 512, 0, s>>>(w, a, n);

@@ -166,6 +166,25 @@ TEST(ColodIntegrationTest, MemoryLimitRefusesWithCudaErrorMemoryAllocation) {
       [](const nlohmann::json& j) { return j["memory_used"] == 0; }));
 }
 
+TEST(ColodIntegrationTest, ManagedMemoryIsAccountedLikeDeviceMemory) {
+  // cudaMallocManaged activations count against the 32 MiB limit: 16 MiB of
+  // weights + 8 MiB managed fit (and return to 0 afterwards); 16 + 64 MiB is
+  // refused with cudaErrorMemoryAllocation (exit 5).
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "memory_limit_mib: 32\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto fits = colod.Run(dir, "fits", {Program("train_loop"), "3", "2", "16", "8", "0", "managed"});
+  EXPECT_EQ(fits->Wait(seconds(20)), 0) << fits->Output();
+  EXPECT_EQ(ValueOf(fits->Output(), "launched"), 6);
+  auto over = colod.Run(dir, "over", {Program("train_loop"), "3", "2", "16", "64", "0", "managed"});
+  EXPECT_EQ(over->Wait(seconds(20)), 5) << over->Output();
+  EXPECT_NE(over->Output().find("cuda_error=2"), std::string::npos) << over->Output();
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["memory_used"] == 0 && j["clients"].empty();
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
