@@ -11,6 +11,7 @@ namespace colo::cuda {
 // cudaError_t values (driver_types.h).
 inline constexpr int kCudaSuccess = 0;
 inline constexpr int kCudaErrorInvalidValue = 1;
+inline constexpr int kCudaErrorInvalidPitchValue = 12;
 inline constexpr int kCudaErrorMemoryAllocation = 2;
 inline constexpr int kCudaErrorInitializationError = 3;
 inline constexpr int kCudaErrorInvalidConfiguration = 9;

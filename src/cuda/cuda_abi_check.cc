@@ -12,6 +12,7 @@ namespace colo::cuda {
 
 static_assert(kCudaSuccess == cudaSuccess);
 static_assert(kCudaErrorInvalidValue == cudaErrorInvalidValue);
+static_assert(kCudaErrorInvalidPitchValue == cudaErrorInvalidPitchValue);
 static_assert(kCudaErrorMemoryAllocation == cudaErrorMemoryAllocation);
 static_assert(kCudaErrorInitializationError == cudaErrorInitializationError);
 static_assert(kCudaErrorInvalidConfiguration == cudaErrorInvalidConfiguration);

@@ -131,6 +131,13 @@ int Memcpy(State& s, void* dst, const void* src, size_t count, int kind) {
   return COLO_CALL_REAL(cudaMemcpy, dst, src, count, kind);
 }
 
+int Memcpy2D(State& s, void* dst, size_t dpitch, const void* src,
+             size_t spitch, size_t width, size_t height, int kind) {
+  if (int err = WaitIssued(s, nullptr); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemcpy2D, dst, dpitch, src, spitch, width, height,
+                        kind);
+}
+
 int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;

@@ -24,6 +24,8 @@ int Launch(State& s, const void* func, bool driver, Dim grid, Dim block,
 int Malloc(State& s, void** ptr, size_t size, AllocKind kind);
 int Free(State& s, void* ptr, bool driver);
 int Memcpy(State& s, void* dst, const void* src, size_t count, int kind);
+int Memcpy2D(State& s, void* dst, size_t dpitch, const void* src,
+             size_t spitch, size_t width, size_t height, int kind);
 int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream);
 int Memset(State& s, void* ptr, int value, size_t count);

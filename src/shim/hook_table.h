@@ -38,6 +38,7 @@
   X(cudaMallocManaged)                                  \
   X(cudaMemcpy)                                         \
   X(cudaMemcpyAsync)                                    \
+  X(cudaMemcpy2D)                                       \
   X(cudaMemset)                                         \
   X(cudaMemsetAsync)                                    \
   X(cudaMemGetInfo)                                     \

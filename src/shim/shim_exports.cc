@@ -223,6 +223,15 @@ int cudaMemcpy(void* dst, const void* src, size_t count, int kind) {
   return Safe([&] { return cs::Memcpy(dst, src, count, kind); });
 }
 
+int cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+                 size_t width, size_t height, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpy2D, kCudaErrorSharedObjectSymbolNotFound,
+                         dst, dpitch, src, spitch, width, height, kind);
+  return Safe([&] {
+    return cs::Memcpy2D(dst, dpitch, src, spitch, width, height, kind);
+  });
+}
+
 int cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind,
                     void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync, kCudaErrorSharedObjectSymbolNotFound,

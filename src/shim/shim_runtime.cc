@@ -444,6 +444,25 @@ int Memcpy(void* dst, const void* src, size_t count, int kind) {
   return kCudaSuccess;
 }
 
+int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+             size_t width, size_t height, int kind) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s))
+      return gate::Memcpy2D(s, dst, dpitch, src, spitch, width, height, kind);
+  }
+  if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
+  if (width == 0 || height == 0) return kCudaSuccess;
+  if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
+  for (size_t row = 0; row < height; ++row) {
+    std::memmove(static_cast<char*>(dst) + row * dpitch,
+                 static_cast<const char*>(src) + row * spitch, width);
+  }
+  return kCudaSuccess;
+}
+
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
                 void* stream) {
   {

@@ -102,6 +102,10 @@ int Malloc(void** ptr, size_t size, AllocKind kind = AllocKind::kRuntime);
 int Free(void* ptr, bool driver = false);
 // `kind`: cudaMemcpyKind (gate mode only).
 int Memcpy(void* dst, const void* src, size_t count, int kind);
+// `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart;
+// cudaErrorInvalidPitchValue if a row is wider than either pitch.
+int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+             size_t width, size_t height, int kind);
 // Sim mode: copies at once (kernels are not executed, so there is nothing
 // to order).
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,

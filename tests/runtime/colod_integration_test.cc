@@ -185,6 +185,19 @@ TEST(ColodIntegrationTest, ManagedMemoryIsAccountedLikeDeviceMemory) {
   })) << colod.Stats().dump();
 }
 
+TEST(ColodIntegrationTest, PitchedCopiesMoveExactlyTheBlock) {
+  // cudaMemcpy2D in and out of a pitched buffer brings back exactly the 5 x 3
+  // block; a row wider than the pitch is cudaErrorInvalidPitchValue (12).
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "copy2d", {Program("memcpy2d")});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  EXPECT_NE(p->Output().find("copy2d=ok"), std::string::npos) << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "bad_pitch"), 12) << p->Output();
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
