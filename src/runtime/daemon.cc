@@ -175,10 +175,7 @@ Status Daemon::Bind() {
     return s;
   };
   if (rc != 0) {
-    const std::string err = strerror(errno);
-    close(listen_fd_);
-    listen_fd_ = -1;
-    return UnavailableError("cannot bind " + temp + ": " + err);
+    return fail(UnavailableError("cannot bind " + temp + ": " + strerror(errno)));
   }
   if (!config_.socket_group.empty()) {
     group* g = getgrnam(config_.socket_group.c_str());

@@ -96,11 +96,7 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
     }
     RetreatWhatNoLongerFits();
     auto id = device_.Submit(std::move(request));
-    if (options_.harvest_block_bound.count() > 0) {
-      for (auto& w : be_) {
-        if (!w.in_flight) Harvest(w);
-      }
-    }
+    HarvestPending();
     return id;
   }
   COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(*request.kernel));
@@ -127,11 +123,7 @@ void PriorityPolicy::SchedulePump(TimePoint at) {
 void PriorityPolicy::Pump() {
   const TimePoint now = executor_.Now();
   if (has_high_ && hp_outstanding_ > 0) {
-    if (options_.harvest_block_bound.count() > 0) {
-      for (auto& w : be_) {
-        if (!w.in_flight) Harvest(w);
-      }
-    }
+    HarvestPending();
     return;
   }
   const Duration idle = now - hp_idle_since_;
@@ -166,6 +158,13 @@ void PriorityPolicy::RetreatWhatNoLongerFits() {
     it->retreating = true;
     (void)device_.Retreat(it->device_id);
     used.Sub(it->harvest_use);
+  }
+}
+
+void PriorityPolicy::HarvestPending() {
+  if (options_.harvest_block_bound.count() <= 0) return;
+  for (auto& w : be_) {
+    if (!w.in_flight) Harvest(w);
   }
 }
 

@@ -79,6 +79,8 @@ class PriorityPolicy final : public ForwardingPolicy {
   void Pump();
   void SchedulePump(TimePoint at);
   void Issue(BeWork& w);
+  // Harvests for every best-effort launch not in flight (if enabled).
+  void HarvestPending();
   void Harvest(BeWork& w);
   // Submits blocks [w.next, end) of w's kernel (persistent if workers > 0)
   // and marks it in flight; false if the device refused.
