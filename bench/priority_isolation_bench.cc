@@ -85,6 +85,25 @@ Result<double> FreeSlotShare(const Workload& hp, const KernelDesc& be, const Gpu
   return free / total;
 }
 
+// The share of `be`'s kernel time (each kernel alone on `gpu`) whose
+// persistent logical block takes at most `bound`: the kernels the priority
+// policy may harvest with. The job runs its kernels in order, so the first
+// kernel with longer blocks stops its harvesting until the service is idle.
+Result<double> HarvestableShare(const Workload& be, const GpuSpec& gpu, Duration bound) {
+  sim::EventLoop loop;
+  sim::SimGpu sim(gpu, loop.clock(), sim::SimGpuOptions{});
+  COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, GpuPreset(be.profiled_on));
+  COLO_RETURN_IF_ERROR(sim.RegisterWorkload(be, profiled_on));
+  double ok = 0, total = 0;
+  for (const KernelDesc& k : be.kernels) {
+    COLO_ASSIGN_OR_RETURN(KernelTiming t, sim.ProfileKernel(k));
+    const double d = static_cast<double>(t.SoloDuration().count());
+    total += d;
+    if (t.persistent_block_time <= bound) ok += d;
+  }
+  return ok / total;
+}
+
 struct Summary {
   double mean_p99 = 0, worst_p99 = 0, mean_stp = 0, mean_be = 0;
 };
@@ -187,6 +206,20 @@ int main(int argc, char** argv) {
     // at full speed, it would get at most 0.5 + 0.5 x share.
     std::printf("  %-16s %5.1f%%  -> best effort <= about %.3f, system <= about %.3f\n", hp, 100 * *share,
                 0.5 + 0.5 * *share, 1.5 + 0.5 * *share);
+  }
+  const Duration bound = sched::PolicyOptions{}.harvest_block_bound;
+  std::printf("harvestable: share of each training job's kernel time in kernels whose logical blocks\n"
+              "take at most %.0f us (the harvest bound); its first longer kernel stalls it until idle\n",
+              ToMicros(bound));
+  for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
+    auto w = profile::LoadOrionKernelTable(dir + name);
+    if (!w.ok()) return 1;
+    auto share = HarvestableShare(*w, specs.front().gpu, bound);
+    if (!share.ok()) {
+      std::fprintf(stderr, "%s\n", share.status().ToString().c_str());
+      return 1;
+    }
+    std::printf("  %-22s %5.1f%%\n", name, 100 * *share);
   }
   std::printf("\npriority policy, preemption-latency bound sweep\n");
   std::printf("%-10s %14s %14s %12s %10s\n", "bound", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");

@@ -65,6 +65,9 @@ void AddDataFlags(CLI::App* cmd, DataFlags* f) {
   cmd->add_option("--cross-check-solo", f->source.solo_reference_csv,
                   "CSV of reference solo throughputs (Type, Exclusive100), "
                   "e.g. PEACE's; drops disagreeing workloads");
+  cmd->add_option("--peace-metrics", f->source.peace_metrics_csv,
+                  "PEACE baseline-metrics CSV: adds its DCGM SMACT, SMOCC, "
+                  "DRAMA (MPS 100 %) to the profiles it names");
   cmd->add_option("--max-solo-ratio", f->max_solo_ratio,
                   "disagreement factor for --cross-check-solo (default 1.5)");
 }
@@ -128,6 +131,16 @@ Result<predict::LoadedDataset> Load(DataFlags f) {
   std::printf("\n");
   for (const std::string& n : d.exclusion_notes)
     std::printf("  excluded %s\n", n.c_str());
+  if (!f.source.peace_metrics_csv.empty()) {
+    int in_pairs = 0;
+    for (const auto& p : d.data.profiles) {
+      in_pairs += std::binary_search(d.dcgm_merged.begin(),
+                                     d.dcgm_merged.end(), p.name);
+    }
+    std::printf("  DCGM metrics from %s for %d of the %zu workloads\n",
+                f.source.peace_metrics_csv.c_str(), in_pairs,
+                d.data.profiles.size());
+  }
   return d;
 }
 

@@ -11,6 +11,7 @@
 #include "profile/csv.h"
 #include "profile/dcgm_log.h"
 #include "profile/kace_data.h"
+#include "profile/peace_data.h"
 #include "profile/ncu_csv.h"
 #include "profile/smi_log.h"
 #include "profile/workload_profile.h"
@@ -35,6 +36,7 @@ struct ImportFlags {
   std::string mps;  // "10:1.2,20:2.3,...,100:9.5"
   std::string out;
   std::string kace;
+  std::string peace_metrics;
   std::string out_dir;
 };
 
@@ -79,6 +81,12 @@ Status RunKace(const ImportFlags& f) {
         "--kace needs --out-dir (one JSON per workload)");
   COLO_ASSIGN_OR_RETURN(std::vector<profile::WorkloadProfile> profiles,
                         profile::LoadKaceProfiles(f.kace));
+  if (!f.peace_metrics.empty()) {
+    COLO_ASSIGN_OR_RETURN(std::vector<std::string> merged,
+                          profile::MergePeaceDcgm(profiles, f.peace_metrics));
+    std::fprintf(stderr, "DCGM metrics from %s for %zu profiles\n",
+                 f.peace_metrics.c_str(), merged.size());
+  }
   std::error_code ec;
   std::filesystem::create_directories(f.out_dir, ec);
   if (ec)
@@ -95,6 +103,8 @@ Status RunKace(const ImportFlags& f) {
 
 Status RunImport(const ImportFlags& f) {
   if (!f.kace.empty()) return RunKace(f);
+  if (!f.peace_metrics.empty())
+    return InvalidArgumentError("--peace-metrics goes with --kace");
   if (f.name.empty())
     return InvalidArgumentError("--name is required (the workload's id)");
   if (f.ncu.empty() && f.smi.empty() && f.dcgm.empty() &&
@@ -188,6 +198,9 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   imp->add_option(
       "--kace", f->kace,
       "convert the KACE artifact directory instead (with --out-dir)");
+  imp->add_option("--peace-metrics", f->peace_metrics,
+                  "--kace: add DCGM SMACT, SMOCC, DRAMA (MPS 100 %) from "
+                  "PEACE's baseline-metrics CSV");
   imp->add_option("--out-dir", f->out_dir,
                   "--kace: directory for one profile per workload");
   imp->callback([=] { *exit_code = ReportStatus(RunImport(*f)); });

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "profile/kace_data.h"
+#include "profile/peace_data.h"
 
 namespace colo::predict {
 
@@ -39,6 +40,11 @@ Result<LoadedDataset> LoadDataset(const DatasetSource& s) {
   } else {
     COLO_ASSIGN_OR_RETURN(out.all_profiles,
                           profile::LoadProfileDir(s.profiles_dir));
+  }
+  if (!s.peace_metrics_csv.empty()) {
+    COLO_ASSIGN_OR_RETURN(
+        out.dcgm_merged,
+        profile::MergePeaceDcgm(out.all_profiles, s.peace_metrics_csv));
   }
   COLO_ASSIGN_OR_RETURN(std::vector<PairMeasurement> measured,
                         ReadPairMeasurements(pairs));

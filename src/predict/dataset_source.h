@@ -8,6 +8,8 @@
 // for every method alike (keep_suspect restores them). Optionally, a
 // reference file of solo throughputs drops every workload whose solo
 // baseline disagrees with it by more than a factor (solo_cross_check.h).
+// Optionally, PEACE's baseline metrics add DCGM system metrics to the
+// profiles they name (profile/peace_data.h).
 // Thread-compatible.
 #pragma once
 
@@ -33,6 +35,7 @@ struct DatasetSource {
   std::vector<std::string> exclude;  // more workloads to drop.
   std::string solo_reference_csv;    // optional cross-check file ("" = none).
   SoloCrossCheckOptions cross_check;
+  std::string peace_metrics_csv;     // optional DCGM metrics ("" = none).
   Status Validate() const;
 };
 
@@ -41,6 +44,8 @@ struct LoadedDataset {
   std::vector<profile::WorkloadProfile> all_profiles;  // every profile loaded.
   std::vector<std::string>
       exclusion_notes;  // one line per dropped workload and why.
+  std::vector<std::string>
+      dcgm_merged;  // profiles given DCGM metrics by peace_metrics_csv.
 };
 
 // Loads profiles and pairs and applies the exclusions. Errors from the

@@ -48,6 +48,44 @@ TEST_F(CliPredictTest, EvalPrintsTheTableAndBaselines) {
   }
 }
 
+TEST_F(CliPredictTest, PeaceMetricsAddDcgmFeaturesToTheModel) {
+  const std::string peace =
+      kData + "/peace/0206_FREQ1530_baseline_metrics.csv";
+  ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("over 13 base features"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sm_active"), std::string::npos) << r.out;
+  r = Run({"predict", "train", "--kace", kData + "/kace", "--peace-metrics",
+           peace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("DCGM metrics from " + peace +
+                       " for 19 of the 19 workloads"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("over 16 base features"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("partner.sm_active"), std::string::npos) << r.out;
+  // The same option on the KACE import writes them into the profiles.
+  const std::string out_dir = (dir_ / "profiles").string();
+  r = Run({"profile", "import", "--kace", kData + "/kace", "--peace-metrics",
+           peace, "--out-dir", out_dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json =
+      ReadWholeFile(out_dir + "/bert-base-cased_batch8-inf.json");
+  EXPECT_NE(json.find("\"sm_active_pct\": 91.94"), std::string::npos) << json;
+  // A bad file is bad input, named; and the option needs --kace.
+  const std::string bad =
+      Write("bad.csv", "Type,SMACT%100,SMOCC%100,DRAMA%100\nx,50,,20\n");
+  r = Run({"predict", "eval", "--kace", kData + "/kace", "--peace-metrics",
+           bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(bad + ":2: column 'SMOCC%100'"), std::string::npos)
+      << r.err;
+  r = Run({"profile", "import", "--name", "x", "--peace-metrics", peace});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--peace-metrics goes with --kace"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliPredictTest, TrainWritesAModelThatPlanLoads) {
   const std::string model = (dir_ / "model.json").string();
   ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace", "-o",
