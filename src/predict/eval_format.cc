@@ -47,6 +47,13 @@ std::string FormatEvalReport(const EvalReport& r) {
                  : fmt::format(" {:>{}}", "", width[c]);
   }
   out += "\n";
+  out += fmt::format("{:<34} {:>4}", "k-fold: std. error over repeats", "");
+  for (size_t c = 0; c < cols.size(); ++c) {
+    out += cols[c]->repeat_se >= 0
+               ? fmt::format(" {:>{}.4f}", cols[c]->repeat_se, width[c])
+               : fmt::format(" {:>{}}", "", width[c]);
+  }
+  out += "\n";
   out += fmt::format("{:<34} {:>4}", "MAE normalized tput", "");
   for (size_t c = 0; c < cols.size(); ++c) {
     out += cols[c]->mae >= 0 ? fmt::format(" {:>{}.3f}", cols[c]->mae, width[c])

@@ -77,6 +77,7 @@ class MethodAccumulator {
   }
   void AddRepeat(const std::vector<double>& ratios) {
     const double mean = MeanOf(ratios);
+    repeat_means_.push_back(mean);
     result_.min_repeat = std::min(result_.min_repeat, mean);
     result_.max_repeat = std::max(result_.max_repeat, mean);
     for (size_t w = 0; w < ratios.size(); ++w) {
@@ -98,6 +99,13 @@ class MethodAccumulator {
     }
     result_.mean = MeanOf(result_.ratio);
     result_.mae = n_err_ ? abs_err_ / n_err_ : -1;
+    const size_t n = repeat_means_.size();
+    if (n >= 2) {
+      double m = 0, ss = 0;
+      for (double x : repeat_means_) m += x / n;
+      for (double x : repeat_means_) ss += (x - m) * (x - m);
+      result_.repeat_se = std::sqrt(ss / (n - 1) / n);
+    }
     return result_;
   }
 
@@ -105,6 +113,7 @@ class MethodAccumulator {
   MethodResult result_;
   std::vector<double> sum_;
   std::vector<int> n_;
+  std::vector<double> repeat_means_;
   double abs_err_ = 0;
   int n_err_ = 0;
 };

@@ -59,6 +59,11 @@ struct MethodResult {
                               // if no candidates.
   double mean = 0;            // mean over anchors.
   double min_repeat = 0, max_repeat = 0;  // k-fold: range of the repeat means.
+  // k-fold: standard error of `mean` from fold assignment alone (sample SD of
+  // the repeat means / sqrt(repeats)); -1 with fewer than 2 repeats. The data
+  // stay fixed, so it says how far another set of seeds could move the
+  // figure, not how well it carries to other workloads.
+  double repeat_se = -1;
   double mae =
       -1;  // mean |predicted - actual| normalized throughput; -1 if n/a.
 };

@@ -65,6 +65,27 @@ TEST(KaceEvalTest, ResidualCorrectionImprovesOnTheLinearModel) {
   EXPECT_LT(r->lowo.mae, 0.75 * lowo.mae);
 }
 
+TEST(KaceEvalTest, RepeatStandardErrorComesFromTheRepeatMeans) {
+  const LoadedDataset d = Kace();
+  EvalOptions o;
+  o.lowo = false;
+  o.repeats = 1;
+  Result<EvalReport> one = EvaluatePartnerChoice(d.data, o);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->kfold.repeat_se, -1);
+  EXPECT_EQ(one->baselines[0].repeat_se, -1);  // no repeats for a rule
+  // Two repeats: SD = |m1 - m2| / sqrt(2), so the standard error is half
+  // the range of the two repeat means.
+  o.repeats = 2;
+  Result<EvalReport> two = EvaluatePartnerChoice(d.data, o);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  ASSERT_GT(two->kfold.max_repeat, two->kfold.min_repeat);
+  EXPECT_NEAR(two->kfold.repeat_se,
+              (two->kfold.max_repeat - two->kfold.min_repeat) / 2, 1e-12);
+  EXPECT_NE(FormatEvalReport(*two).find("k-fold: std. error over repeats"),
+            std::string::npos);
+}
+
 TEST(KaceEvalTest, RandomBaselineIsTheExpectation) {
   // Random partner: for each anchor, mean outcome over its candidates / best
   // outcome; averaged over anchors. Computed here from the pairs directly.
