@@ -266,6 +266,14 @@ Status Daemon::Run() {
       gate_gpu_ ? "cuda (gate mode: clients launch when granted)"
                 : ("sim:" + config_.gpu).c_str(),
       config_.policy.c_str());
+  if (!config_.kernels_from_ncu.empty()) {
+    Log("profile table: %zu entries; %zu measured kernel shapes from %zu "
+        "Nsight Compute export(s)%s%s",
+        config_.kernels.size(), config_.measured.shapes().size(),
+        config_.kernels_from_ncu.size(),
+        config_.kernels_ncu_nvtx.empty() ? "" : ", NVTX range ",
+        config_.kernels_ncu_nvtx.c_str());
+  }
 
   epoll_event events[64];
   for (;;) {

@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "colo/gpu_spec.h"
@@ -93,6 +94,23 @@ Status ParseInto(const YAML::Node& root, DaemonConfig* c) {
                               ParseClass(g["class"].as<std::string>(), gw));
         c->grants.push_back(grant);
       }
+    } else if (key == "kernels_from_ncu") {
+      std::vector<std::string> files;
+      if (v.IsSequence()) {
+        files = v.as<std::vector<std::string>>();
+      } else {
+        files.push_back(v.as<std::string>());
+      }
+      const std::filesystem::path dir =
+          std::filesystem::path(src).parent_path();
+      for (const std::string& f : files) {
+        if (f.empty()) return InvalidArgumentError(where + ": empty path");
+        const std::filesystem::path p(f);
+        c->kernels_from_ncu.push_back(
+            p.is_absolute() || dir.empty() ? f : (dir / p).string());
+      }
+    } else if (key == "kernels_ncu_nvtx") {
+      c->kernels_ncu_nvtx = v.as<std::string>();
     } else if (key == "kernels") {
       for (const auto& k : v) {
         KernelProfileEntry e;
@@ -170,6 +188,14 @@ Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
                                 ": " + e.msg);
   }
   COLO_RETURN_IF_ERROR(c.Validate());
+  for (const std::string& f : c.kernels_from_ncu) {
+    if (Status s = c.measured.AddNcuExport(f, c.kernels_ncu_nvtx); !s.ok()) {
+      return Status(s.code() == StatusCode::kNotFound
+                        ? StatusCode::kInvalidArgument
+                        : s.code(),
+                    path + ": kernels_from_ncu: " + s.message());
+    }
+  }
   return c;
 }
 

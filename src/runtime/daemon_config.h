@@ -26,6 +26,9 @@
 //   kernels:                     # profile table, by substring of the name
 //     - {name: sgemm, duration_us: 250, sm_throughput: 0.9,
 //        dram_throughput: 0.2}
+//   kernels_from_ncu: [run.csv]  # Nsight Compute exports (measured_kernels.h);
+//                                # relative paths: from the config's folder
+//   kernels_ncu_nvtx: train_step # only kernels in this NVTX range
 //   model_base_us: 5             # modelled duration of an unknown kernel:
 //   model_ns_per_thread: 0.05    #   base + threads x this
 //   ring_spin_us: 0              # keep polling rings this long after the last
@@ -46,6 +49,7 @@
 #include "colo/status.h"
 #include "colo/time.h"
 #include "colo/workload.h"
+#include "runtime/measured_kernels.h"
 
 namespace colo::runtime {
 
@@ -78,6 +82,12 @@ struct DaemonConfig {
       0;  // per client; 0 = the device's memory. Default: 0.
   std::vector<ClassGrant> grants;
   std::vector<KernelProfileEntry> kernels;
+  // Nsight Compute exports, as resolved (relative to the config's folder);
+  // LoadDaemonConfig reads them into `measured`. The `kernels:` table is
+  // consulted first.
+  std::vector<std::string> kernels_from_ncu;
+  std::string kernels_ncu_nvtx;  // NVTX range filter for them ("" = all).
+  MeasuredKernelTable measured;
   Duration model_base =
       Microseconds(5);  // unknown kernel: fixed part. Default: 5 us.
   double model_ns_per_thread =
@@ -99,8 +109,9 @@ struct DaemonConfig {
   Status Validate() const;
 };
 
-// Reads and validates a config file. NotFound if it cannot be read;
-// InvalidArgument with file and key on bad content.
+// Reads and validates a config file, and the Nsight Compute exports it names.
+// NotFound if it cannot be read; InvalidArgument with file and key on bad
+// content (an export's own error, with its file and line, follows the key).
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
 
 }  // namespace colo::runtime

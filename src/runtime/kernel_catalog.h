@@ -3,7 +3,10 @@
 //
 // A kernel whose name contains the name of an entry of the profile table
 // (config `kernels:`, first match wins) takes that entry's solo duration and
-// throughputs. Any other kernel is modelled from its shape:
+// throughputs. Next, a kernel measured in an Nsight Compute export (config
+// `kernels_from_ncu:`, measured_kernels.h) takes its measured duration,
+// throughputs, registers per thread and static shared memory (added to the
+// launch's dynamic shared memory). Any other kernel is modelled from its shape:
 //   solo duration = model_base + grid threads x model_ns_per_thread
 // (defaults 5 us + 0.05 ns/thread: 1 Mi threads ~ 57 us), SM throughput 0.5,
 // DRAM throughput 0.3. Registers are assumed 32 per thread (the launch does

@@ -252,33 +252,80 @@ TEST(ColodIntegrationTest, DriverApiThroughDlsymAndCuGetProcAddress) {
   })) << colod.Stats().dump();
 }
 
+// Runs driver_api_program (5 launches and a sync) under `colod`, with its
+// kernel from cuModuleLoadData + cuModuleGetFunction (named, as Triton does)
+// if `module`, else a made-up CUfunction (unnamed); returns its output.
+std::string RunDriverProgram(Colod& colod, const TempDir& dir, bool module) {
+  std::vector<std::string> args = {Program("driver_api_program"), "5"};
+  if (module) args.push_back("module");
+  auto p = colod.Run(dir, module ? "named" : "unnamed", args);
+  EXPECT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  return p->Output();
+}
+
+double SyncMs(const std::string& out) {
+  const size_t at = out.find("sync_ms=");
+  return at == std::string::npos ? -1 : std::atof(out.c_str() + at + 8);
+}
+
 TEST(ColodIntegrationTest, DriverApiModuleFunctionsCarryTheirKernelNames) {
-  // cuModuleLoadData + cuModuleGetFunction (as Triton does) give a function
-  // named "colo_driver_test_kernel": colod finds it in its profile table
+  // The named function "colo_driver_test_kernel" is in colod's profile table
   // (20 ms a launch), so 5 launches and a sync take >= 100 ms of wall time.
-  // A made-up CUfunction is unnamed and falls back to the shape model
-  // (5 us + 128 x 64 threads x 0.05 ns, well under a millisecond each).
+  // The unnamed one falls back to the shape model (5 us + 128 x 64 threads x
+  // 0.05 ns, well under a millisecond each).
   TempDir dir;
   Colod colod(dir,
               "kernels:\n  - {name: colo_driver_test_kernel, duration_us: "
               "20000}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto named = colod.Run(dir, "named", {Program("driver_api_program"), "5", "module"});
-  ASSERT_EQ(named->Wait(seconds(30)), 0) << named->Output();
-  EXPECT_EQ(ValueOf(named->Output(), "launched"), 5);
-  EXPECT_EQ(ValueOf(named->Output(), "unload_again"), 400);
-  const std::string out = named->Output();
-  const double named_ms = std::atof(out.c_str() + out.find("sync_ms=") + 8);
-  EXPECT_GE(named_ms, 100.0) << out;
-
-  auto unnamed = colod.Run(dir, "unnamed", {Program("driver_api_program"), "5"});
-  ASSERT_EQ(unnamed->Wait(seconds(30)), 0) << unnamed->Output();
-  const std::string out2 = unnamed->Output();
-  const double unnamed_ms = std::atof(out2.c_str() + out2.find("sync_ms=") + 8);
-  EXPECT_LT(unnamed_ms, named_ms / 4) << out2;
+  const std::string named = RunDriverProgram(colod, dir, true);
+  EXPECT_EQ(ValueOf(named, "launched"), 5);
+  EXPECT_EQ(ValueOf(named, "unload_again"), 400);
+  EXPECT_GE(SyncMs(named), 100.0) << named;
+  const std::string unnamed = RunDriverProgram(colod, dir, false);
+  EXPECT_LT(SyncMs(unnamed), SyncMs(named) / 4) << unnamed;
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["kernels_launched"] == 10 && j["kernels_completed"] == 10;
   })) << colod.Stats().dump();
+}
+
+TEST(ColodIntegrationTest, KernelDurationsFromAnNsightComputeExport) {
+  // The same program, its kernel's duration now measured by ncu (2 launches
+  // of 19.98 and 20.02 ms at its launch shape: median 20 ms) instead of a
+  // table entry; the export is named relative to colod's config file.
+  TempDir dir;
+  {
+    std::ifstream in(std::string(COLO_SOURCE_DIR) +
+                     "/tests/runtime/testdata/ncu_driver_kernel.csv");
+    std::ofstream(dir.path() + "/run.csv") << in.rdbuf();
+  }
+  Colod colod(dir, "kernels_from_ncu: run.csv\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  EXPECT_TRUE(colod.LogHas("1 measured kernel shapes from 1 Nsight Compute "
+                           "export(s)"))
+      << colod.Log();
+  const std::string named = RunDriverProgram(colod, dir, true);
+  EXPECT_GE(SyncMs(named), 100.0) << named;
+  const std::string unnamed = RunDriverProgram(colod, dir, false);
+  EXPECT_LT(SyncMs(unnamed), SyncMs(named) / 4) << unnamed;
+}
+
+TEST(ColodIntegrationTest, ABrokenNsightComputeExportStopsColodWithItsLine) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/run.csv")
+      << "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\","
+         "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"usecond\"\n"
+         "\"0\",\"k\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"\"\n";
+  std::ofstream(dir.path() + "/colod.yaml")
+      << "socket: " << dir.path() << "/colod.sock\nkernels_from_ncu: run.csv\n";
+  Process colod({kColod, "--config", dir.path() + "/colod.yaml"}, {},
+                dir.path() + "/colod.out", dir.path() + "/colod.err");
+  EXPECT_EQ(colod.Wait(seconds(10)), 2);
+  const std::string err = ReadFile(dir.path() + "/colod.err");
+  EXPECT_NE(err.find("kernels_from_ncu: " + dir.path() + "/run.csv:3:"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(access((dir.path() + "/colod.sock").c_str(), F_OK), 0);
 }
 
 TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {

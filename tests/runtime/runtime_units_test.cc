@@ -6,12 +6,15 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <tuple>
+#include <vector>
 
 #include "colo/clock.h"
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
 #include "runtime/launch_ring.h"
+#include "runtime/measured_kernels.h"
 #include "runtime/memory_ledger.h"
 #include "runtime/wall_clock_driver.h"
 
@@ -218,6 +221,172 @@ TEST(KernelCatalogTest, TableByNameElseShapeModel) {
       catalog.Describe("other", Dim3{1024, 1, 1}, Dim3{1024, 1, 1}, 0);
   EXPECT_EQ(k.solo_duration, Nanoseconds(5000 + 52429));
   EXPECT_TRUE(k.Validate().ok());
+}
+
+// An export in the layout of `ncu --csv --nvtx --page raw` (units row under
+// the header); one line per launch: name, block, grid, duration (us), NVTX
+// range, registers, static shared memory (bytes), SM %, DRAM %.
+std::string NcuRaw(
+    const std::vector<std::tuple<std::string, std::string, std::string,
+                                 std::string, std::string, int, int, double,
+                                 double>>& launches) {
+  std::string s =
+      "==PROF== Connected to process 77 (/usr/bin/python3)\n"
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"thread "
+      "Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\","
+      "\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\","
+      "\"Device\",\"CC\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\","
+      "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","
+      "\"gpu__time_duration.sum\",\"launch__grid_size\","
+      "\"launch__registers_per_thread\",\"launch__shared_mem_per_block_static\","
+      "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+      "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"%\",\"%\","
+      "\"usecond\",\"\",\"register/thread\",\"byte/block\",\"%\"\n";
+  int id = 0;
+  for (const auto& [name, block, grid, us, range, regs, smem, sm, dram] :
+       launches) {
+    s += "\"" + std::to_string(id++) + "\",\"77\",\"python3\",\"127.0.0.1\",\"77  "
+         "\"\"<default domain>:" + range +
+         ":none:none:none:none:none:none\"\" \",\"" + name +
+         "\",\"1\",\"7\",\"" + block + "\",\"" + grid +
+         "\",\"0\",\"8.0\",\"" + std::to_string(dram) + "\",\"" +
+         std::to_string(dram) + "\",\"" + us + "\",\"1\",\"" +
+         std::to_string(regs) + "\",\"" + std::to_string(smem) + "\",\"" +
+         std::to_string(sm) + "\"\n";
+  }
+  return s + "==PROF== Disconnected from process 77\n";
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name + "_" +
+                           std::to_string(::getpid());
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(MeasuredKernelsTest, KeysOfTheNamesNcuWrites) {
+  EXPECT_EQ(NcuKernelKey("ampere_sgemm_128x64_tn"), "ampere_sgemm_128x64_tn");
+  EXPECT_EQ(NcuKernelKey("at::native::vectorized_elementwise_kernel"),
+            "vectorized_elementwise_kernel");
+  EXPECT_EQ(NcuKernelKey("void at::native::vectorized_elementwise_kernel<4, "
+                         "at::native::AddFunctor<float>>(int, float*)"),
+            "vectorized_elementwise_kernel");
+  EXPECT_EQ(NcuKernelKey("_Z6scaleiPf"), "_Z6scaleiPf");
+  // A mangled launch name matches a key as a whole mangled identifier.
+  EXPECT_TRUE(LaunchedNameMatches(
+      "_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT0_",
+      "vectorized_elementwise_kernel"));
+  EXPECT_FALSE(LaunchedNameMatches("_Z12scale_kerneliPf", "scale"));
+  EXPECT_TRUE(LaunchedNameMatches("_Z5scaleiPf", "scale"));
+  EXPECT_FALSE(LaunchedNameMatches("_Z15scale_backwardiPf", "scale"));
+  EXPECT_TRUE(LaunchedNameMatches("ampere_sgemm_128x64_tn",
+                                  "ampere_sgemm_128x64_tn"));
+  EXPECT_TRUE(LaunchedNameMatches("_Z6scaleiPf", "_Z6scaleiPf"));
+  EXPECT_FALSE(LaunchedNameMatches("_Z6scaleiPd", "_Z6scaleiPf"));
+}
+
+TEST(MeasuredKernelsTest, MedianOfAShapeNearestShapeScaledByThreads) {
+  const std::string path = WriteTemp(
+      "ncu_measured.csv",
+      NcuRaw({{"void scale<float>(int, float*)", "(256, 1, 1)", "(100, 1, 1)",
+               "10.00", "step", 24, 0, 20.0, 80.0},
+              {"void scale<float>(int, float*)", "(256, 1, 1)", "(100, 1, 1)",
+               "30.00", "step", 24, 0, 40.0, 60.0},
+              {"void scale<float>(int, float*)", "(256, 1, 1)", "(100, 1, 1)",
+               "14.00", "step", 24, 0, 30.0, 70.0},
+              {"void scale<float>(int, float*)", "(256, 1, 1)", "(400, 1, 1)",
+               "50.00", "step", 24, 0, 50.0, 90.0},
+              {"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00", "eval",
+               96, 16384, 90.0, 20.0}}));
+  MeasuredKernelTable t;
+  ASSERT_TRUE(t.AddNcuExport(path, "").ok());
+  EXPECT_EQ(t.shapes().size(), 3u);
+  // The measured shape: the median of 10, 30, 14 us; mean throughputs.
+  auto m = t.Lookup("_Z5scaleIfEviPT_", Dim3{100, 1, 1}, Dim3{256, 1, 1});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->exact_shape);
+  EXPECT_EQ(m->duration, Microseconds(14));
+  EXPECT_NEAR(m->sm_throughput, 0.30, 1e-9);
+  EXPECT_NEAR(m->dram_throughput, 0.70, 1e-9);
+  EXPECT_EQ(m->registers_per_thread, 24);
+  // 300 blocks: nearest measured is 400 (log distance), scaled 50 x 3/4.
+  m = t.Lookup("_Z5scaleIfEviPT_", Dim3{300, 1, 1}, Dim3{256, 1, 1});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_FALSE(m->exact_shape);
+  EXPECT_EQ(m->duration, Nanoseconds(37500));
+  // 120 blocks: nearest is 100, scaled 14 x 1.2.
+  m = t.Lookup("_Z5scaleIfEviPT_", Dim3{120, 1, 1}, Dim3{256, 1, 1});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->duration, Nanoseconds(16800));
+  EXPECT_FALSE(t.Lookup("_Z7unknowniPf", Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  // The NVTX filter keeps only the eval range's kernel.
+  MeasuredKernelTable eval;
+  ASSERT_TRUE(eval.AddNcuExport(path, "eval").ok());
+  ASSERT_EQ(eval.shapes().size(), 1u);
+  EXPECT_EQ(eval.shapes()[0].key, "gemm_tile");
+  EXPECT_EQ(eval.shapes()[0].duration, Microseconds(1200));
+  std::remove(path.c_str());
+}
+
+TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
+  const std::string ncu = WriteTemp(
+      "ncu_catalog.csv",
+      NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00", "eval", 96,
+               16384, 90.0, 20.0},
+              {"fill", "(256, 1, 1)", "(10, 1, 1)", "3.00", "eval", 16, 0,
+               5.0, 50.0}}));
+  const std::string yaml =
+      WriteTemp("colod_ncu.yaml", "kernels_from_ncu: " + ncu +
+                                      "\nkernels:\n  - {name: fill, "
+                                      "duration_us: 7}\n");
+  Result<DaemonConfig> c = LoadDaemonConfig(yaml);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  KernelCatalog catalog(*c);
+  KernelDesc k = catalog.Describe("_Z9gemm_tilePKfPf", Dim3{8, 8, 1},
+                                  Dim3{128, 1, 1}, 1024);
+  EXPECT_EQ(k.solo_duration, Microseconds(1200));
+  EXPECT_EQ(k.registers_per_thread, 96);
+  EXPECT_EQ(k.shared_mem_per_block, 16384 + 1024);
+  EXPECT_NEAR(k.sm_throughput, 0.9, 1e-9);
+  EXPECT_TRUE(k.Validate().ok());
+  // The config's own table comes first.
+  EXPECT_EQ(catalog.Describe("_Z4fillPf", Dim3{10, 1, 1}, Dim3{256, 1, 1}, 0)
+                .solo_duration,
+            Microseconds(7));
+  std::remove(yaml.c_str());
+
+  // A bad export is a config error naming the config, the export and its
+  // line; a missing one too.
+  const std::string bad = WriteTemp(
+      "ncu_bad.csv", NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "n/a",
+                              "eval", 96, 0, 90.0, 20.0}}));
+  const std::string yaml2 = WriteTemp(
+      "colod_ncu_bad.yaml", "kernels_from_ncu: [" + ncu + ", " + bad + "]\n");
+  c = LoadDaemonConfig(yaml2);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find(yaml2 + ": kernels_from_ncu: " + bad +
+                                      ":4:"),
+            std::string::npos)
+      << c.status().message();
+  std::remove(yaml2.c_str());
+  const std::string yaml3 = WriteTemp(
+      "colod_ncu_missing.yaml", "kernels_from_ncu: /nonexistent/run.csv\n");
+  c = LoadDaemonConfig(yaml3);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("/nonexistent/run.csv"),
+            std::string::npos)
+      << c.status().message();
+  // An NVTX range that no kernel is in.
+  const std::string yaml4 = WriteTemp(
+      "colod_ncu_nvtx.yaml",
+      "kernels_from_ncu: " + ncu + "\nkernels_ncu_nvtx: train_step\n");
+  c = LoadDaemonConfig(yaml4);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("train_step"), std::string::npos)
+      << c.status().message();
+  for (const std::string& f : {ncu, bad, yaml3, yaml4}) std::remove(f.c_str());
 }
 
 // A model with events at fixed simulated times, recording when it ran.

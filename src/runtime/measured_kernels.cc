@@ -1,0 +1,143 @@
+#include "runtime/measured_kernels.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "profile/ncu_csv.h"
+
+namespace colo::runtime {
+namespace {
+
+bool SameDim(Dim3 a, Dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+double Threads(Dim3 grid, Dim3 block) {
+  return static_cast<double>(grid.Count()) * static_cast<double>(block.Count());
+}
+
+}  // namespace
+
+std::string NcuKernelKey(std::string_view name) {
+  while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+  if (name.substr(0, 2) == "_Z") return std::string(name);
+  if (name.substr(0, 5) == "void ") name.remove_prefix(5);
+  // Cut at the first '<' or '(' (templates, parameters), then keep what
+  // follows the last "::" of what is left.
+  name = name.substr(0, std::min(name.find('<'), name.find('(')));
+  if (size_t c = name.rfind("::"); c != std::string_view::npos)
+    name.remove_prefix(c + 2);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  return std::string(name);
+}
+
+bool LaunchedNameMatches(std::string_view launched, std::string_view key) {
+  if (key.empty()) return false;
+  if (launched == key) return true;
+  if (launched.substr(0, 2) == "_Z") {
+    if (key.substr(0, 2) == "_Z") return false;  // both mangled: equal only
+    const std::string piece = std::to_string(key.size()) + std::string(key);
+    for (size_t at = launched.find(piece); at != std::string_view::npos;
+         at = launched.find(piece, at + 1)) {
+      // Not the tail of a longer length ("129name" for a 29-char name).
+      if (at == 0 || !std::isdigit(static_cast<unsigned char>(launched[at - 1])))
+        return true;
+    }
+    return false;
+  }
+  return launched.find(key) != std::string_view::npos;
+}
+
+Status MeasuredKernelTable::AddNcuExport(const std::string& path,
+                                         const std::string& nvtx_range) {
+  profile::NcuImportOptions o;
+  o.nvtx_range = nvtx_range;
+  COLO_ASSIGN_OR_RETURN(std::vector<profile::NcuKernel> kernels,
+                        profile::ReadNcuCsv(path, o));
+  using ShapeKey =
+      std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  std::map<ShapeKey, std::vector<const profile::NcuKernel*>> groups;
+  for (const profile::NcuKernel& k : kernels) {
+    groups[{NcuKernelKey(k.name), k.grid.x, k.grid.y, k.grid.z, k.block.x,
+            k.block.y, k.block.z}]
+        .push_back(&k);
+  }
+  for (auto& [key, launches] : groups) {
+    MeasuredShape s;
+    s.key = std::get<0>(key);
+    s.grid = launches.front()->grid;
+    s.block = launches.front()->block;
+    s.launches = static_cast<int>(launches.size());
+    s.registers_per_thread = launches.front()->registers_per_thread;
+    s.static_shared_bytes = launches.front()->static_shared_bytes;
+    std::vector<Duration> d;
+    for (const profile::NcuKernel* k : launches) {
+      d.push_back(k->duration);
+      s.sm_throughput += k->sm_throughput_pct / 100.0 / launches.size();
+      s.dram_throughput += k->dram_throughput_pct / 100.0 / launches.size();
+    }
+    std::sort(d.begin(), d.end());
+    s.duration = d.size() % 2 ? d[d.size() / 2]
+                              : (d[d.size() / 2 - 1] + d[d.size() / 2]) / 2;
+    if (s.duration <= Duration(0)) s.duration = Nanoseconds(1);
+    s.sm_throughput = std::clamp(s.sm_throughput, 0.01, 1.0);
+    s.dram_throughput = std::clamp(s.dram_throughput, 0.0, 1.0);
+    if (s.key.empty()) {
+      return InvalidArgumentError(path + ": kernel '" +
+                                  launches.front()->name +
+                                  "' (line " +
+                                  std::to_string(launches.front()->line) +
+                                  "): no function name in it");
+    }
+    shapes_.push_back(std::move(s));
+  }
+  std::stable_sort(shapes_.begin(), shapes_.end(),
+                   [](const MeasuredShape& a, const MeasuredShape& b) {
+                     return a.key < b.key;
+                   });
+  return OkStatus();
+}
+
+std::optional<MeasuredEstimate> MeasuredKernelTable::Lookup(
+    std::string_view launched, Dim3 grid, Dim3 block) const {
+  const std::string* best_key = nullptr;
+  for (const MeasuredShape& s : shapes_) {
+    if ((!best_key || s.key.size() > best_key->size()) &&
+        LaunchedNameMatches(launched, s.key)) {
+      best_key = &s.key;
+    }
+  }
+  if (!best_key) return std::nullopt;
+  const double threads = Threads(grid, block);
+  const MeasuredShape* nearest = nullptr;
+  double nearest_gap = 0;
+  for (const MeasuredShape& s : shapes_) {
+    if (s.key != *best_key) continue;
+    if (SameDim(s.grid, grid) && SameDim(s.block, block)) {
+      return MeasuredEstimate{s.duration, s.sm_throughput, s.dram_throughput,
+                              s.registers_per_thread, s.static_shared_bytes,
+                              true};
+    }
+    const double gap =
+        std::fabs(std::log(std::max(threads, 1.0) /
+                           std::max(Threads(s.grid, s.block), 1.0)));
+    if (!nearest || gap < nearest_gap) {
+      nearest = &s;
+      nearest_gap = gap;
+    }
+  }
+  const double ratio =
+      std::max(threads, 1.0) / std::max(Threads(nearest->grid, nearest->block), 1.0);
+  Duration d = Nanoseconds(std::llround(
+      static_cast<double>(nearest->duration.count()) * ratio));
+  if (d <= Duration(0)) d = Nanoseconds(1);
+  return MeasuredEstimate{d,
+                          nearest->sm_throughput,
+                          nearest->dram_throughput,
+                          nearest->registers_per_thread,
+                          nearest->static_shared_bytes,
+                          false};
+}
+
+}  // namespace colo::runtime
