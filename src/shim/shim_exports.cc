@@ -254,8 +254,14 @@ int cudaMemsetAsync(void* dev_ptr, int value, size_t count, void* stream) {
 int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   COLO_FORWARD_IF_NEEDED(cudaMemGetInfo, kCudaErrorSharedObjectSymbolNotFound,
                          free_bytes, total_bytes);
-  COLO_FORWARD_IN_GATE(cudaMemGetInfo, kCudaErrorSharedObjectSymbolNotFound,
-                       free_bytes, total_bytes);
+  if (cs::GateMode()) {
+    // The GPU's own figures, the free memory capped by this client's limit.
+    auto real = COLO_REAL(cudaMemGetInfo);
+    if (real == nullptr) return kCudaErrorSharedObjectSymbolNotFound;
+    const int err = real(free_bytes, total_bytes);
+    if (err != kCudaSuccess) return err;
+    return Safe([&] { return cs::CapFreeMemory(free_bytes); });
+  }
   return Safe([&] { return cs::MemGetInfo(free_bytes, total_bytes); });
 }
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -498,18 +499,38 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   return kCudaSuccess;
 }
 
+namespace {
+
+// What this client may still allocate: its limit (or the device's memory)
+// less what it holds. REQUIRES: s.mu held, connected.
+int64_t LeftUnderLimit(const State& s) {
+  const runtime::WelcomeMsg& w = s.client->welcome();
+  const int64_t cap = w.memory_limit > 0 && w.memory_limit < w.memory_bytes
+                          ? w.memory_limit
+                          : w.memory_bytes;
+  return cap > s.allocated ? cap - s.allocated : 0;
+}
+
+}  // namespace
+
 int MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   if (free_bytes == nullptr || total_bytes == nullptr)
     return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  const runtime::WelcomeMsg& w = s.client->welcome();
-  const int64_t cap = w.memory_limit > 0 && w.memory_limit < w.memory_bytes
-                          ? w.memory_limit
-                          : w.memory_bytes;
-  *total_bytes = static_cast<size_t>(w.memory_bytes);
-  *free_bytes = static_cast<size_t>(cap > s.allocated ? cap - s.allocated : 0);
+  *total_bytes = static_cast<size_t>(s.client->welcome().memory_bytes);
+  *free_bytes = static_cast<size_t>(LeftUnderLimit(s));
+  return kCudaSuccess;
+}
+
+int CapFreeMemory(size_t* free_bytes) {
+  if (free_bytes == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  *free_bytes =
+      std::min(*free_bytes, static_cast<size_t>(LeftUnderLimit(s)));
   return kCudaSuccess;
 }
 

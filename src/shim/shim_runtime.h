@@ -113,6 +113,9 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
 int Memset(void* ptr, int value, size_t count);
 int MemsetAsync(void* ptr, int value, size_t count, void* stream);
 int MemGetInfo(size_t* free_bytes, size_t* total_bytes);
+// Gate mode: `free_bytes` (the GPU's, from the real runtime) capped by what
+// this client may still allocate under its limit.
+int CapFreeMemory(size_t* free_bytes);
 // Pinned host memory: plain host memory here (nothing to pin), not accounted
 // as device memory.
 int MallocHost(void** ptr, size_t size);

@@ -1,5 +1,5 @@
 // Unmodified CUDA, for gate mode (colod's `device: cuda`): asks for the
-// device count, allocates, launches a kernel that adds 1 to every element,
+// device count, allocates, asks for free memory, launches a kernel that adds 1 to every element,
 // synchronizes and copies back. Prints key=value lines: the errors of each
 // step and kernel_ran=1 only if the copy shows every element incremented
 // (a kernel really ran: never in sim mode, where kernels are not executed).
@@ -22,6 +22,9 @@ int main() {
   const cudaError_t m = cudaMalloc(&d, kN * sizeof(int));
   std::printf("malloc_error=%d\n", (int)m);
   if (m == cudaSuccess) cudaMemset(d, 0, kN * sizeof(int));
+  size_t mem_free = 0, mem_total = 0;
+  std::printf("mem_info_error=%d\n", (int)cudaMemGetInfo(&mem_free, &mem_total));
+  std::printf("mem_free=%zu\nmem_total=%zu\n", mem_free, mem_total);
   add_one<<<kN / 256, 256>>>(d, kN);
   std::printf("launch_error=%d\n", (int)cudaGetLastError());
   std::printf("sync_error=%d\n", (int)cudaDeviceSynchronize());

@@ -328,6 +328,21 @@ TEST(ColodIntegrationTest, ABrokenNsightComputeExportStopsColodWithItsLine) {
   EXPECT_NE(access((dir.path() + "/colod.sock").c_str(), F_OK), 0);
 }
 
+TEST(ColodIntegrationTest, MemGetInfoReportsWhatTheClientMayStillAllocate) {
+  // Sim mode: total = the simulated GPU's memory (A100: 40 GiB), free = the
+  // client's 1 MiB limit less the 4 KiB gate_smoke holds at that point.
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "memory_limit_mib: 1\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "smoke", {Program("gate_smoke")});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  const std::string out = p->Output();
+  EXPECT_EQ(ValueOf(out, "mem_info_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "mem_free"), (1 << 20) - 4096) << out;
+  EXPECT_EQ(ValueOf(out, "mem_total"), 40LL << 30) << out;
+}
+
 TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {
   // Parent 5 + 3 launches, child 7: three registrations would be wrong, two
   // right (the child reconnects); 15 launches counted, nobody dropped.

@@ -334,12 +334,17 @@ TEST(GateProtocolTest,
   // launch, the launch issued by the gate thread (not the program's thread)
   // when colod grants it, the event polled, the completion reported, the
   // sync released by colod, memory accounted and returned.
+  // cudaMemGetInfo: the runtime's total (40 GiB), its free memory (30 GiB)
+  // capped by the client's 1 MiB limit less the 4 KiB it holds.
   if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
-  GateColod colod("");
+  GateColod colod("memory_limit_mib: 1\n");
   ASSERT_TRUE(colod.ok());
   const std::string out =
       RunGateSmoke(colod, "LD_LIBRARY_PATH=" + std::string(COLO_BINARY_DIR) +
                               "/tests/fake_cudart");
+  EXPECT_EQ(ValueOf(out, "mem_info_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "mem_free"), (1 << 20) - 4096) << out;
+  EXPECT_EQ(ValueOf(out, "mem_total"), 40L << 30) << out;
   EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "device_count"), 1) << out;
   EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;

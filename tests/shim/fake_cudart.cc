@@ -91,6 +91,12 @@ int cudaMemcpy(void* d, const void* s, size_t n, int) {
   std::memmove(d, s, n);
   return 0;
 }
+// A 40 GiB GPU with 30 GiB free.
+int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  *free_bytes = size_t{30} << 30;
+  *total_bytes = size_t{40} << 30;
+  return 0;
+}
 int cudaDeviceSynchronize() { return 0; }
 int cudaGetLastError() { return 0; }
 int cudaPeekAtLastError() { return 0; }
