@@ -268,11 +268,13 @@ Status Daemon::Run() {
       config_.policy.c_str());
   if (!config_.kernels_from_ncu.empty()) {
     Log("profile table: %zu entries; %zu measured kernel shapes from %zu "
-        "Nsight Compute export(s)%s%s",
+        "Nsight Compute export(s)%s%s; %d launches without a function name "
+        "left out",
         config_.kernels.size(), config_.measured.shapes().size(),
         config_.kernels_from_ncu.size(),
         config_.kernels_ncu_nvtx.empty() ? "" : ", NVTX range ",
-        config_.kernels_ncu_nvtx.c_str());
+        config_.kernels_ncu_nvtx.c_str(),
+        config_.measured.unnamed_launches());
   }
 
   epoll_event events[64];

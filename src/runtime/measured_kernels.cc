@@ -23,6 +23,13 @@ std::string NcuKernelKey(std::string_view name) {
   while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
   if (name.substr(0, 2) == "_Z") return std::string(name);
   if (name.substr(0, 5) == "void ") name.remove_prefix(5);
+  // "(anonymous namespace)::" is a scope, not the parameter list.
+  std::string scoped(name);
+  for (size_t at; (at = scoped.find("(anonymous namespace)::")) !=
+                  std::string::npos;) {
+    scoped.erase(at, 23);
+  }
+  name = scoped;
   // Cut at the first '<' or '(' (templates, parameters), then keep what
   // follows the last "::" of what is left.
   name = name.substr(0, std::min(name.find('<'), name.find('(')));
@@ -83,12 +90,9 @@ Status MeasuredKernelTable::AddNcuExport(const std::string& path,
     if (s.duration <= Duration(0)) s.duration = Nanoseconds(1);
     s.sm_throughput = std::clamp(s.sm_throughput, 0.01, 1.0);
     s.dram_throughput = std::clamp(s.dram_throughput, 0.0, 1.0);
-    if (s.key.empty()) {
-      return InvalidArgumentError(path + ": kernel '" +
-                                  launches.front()->name +
-                                  "' (line " +
-                                  std::to_string(launches.front()->line) +
-                                  "): no function name in it");
+    if (s.key.empty()) {  // no function name to match launches by
+      unnamed_ += s.launches;
+      continue;
     }
     shapes_.push_back(std::move(s));
   }

@@ -78,9 +78,13 @@ class MeasuredKernelTable {
 
   const std::vector<MeasuredShape>& shapes() const { return shapes_; }
   bool empty() const { return shapes_.empty(); }
+  // Launches left out because no function name could be taken from their
+  // exported name (nothing to match launches by).
+  int unnamed_launches() const { return unnamed_; }
 
  private:
   std::vector<MeasuredShape> shapes_;  // sorted by key, then shape.
+  int unnamed_ = 0;
 };
 
 }  // namespace colo::runtime

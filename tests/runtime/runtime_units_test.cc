@@ -272,6 +272,13 @@ TEST(MeasuredKernelsTest, KeysOfTheNamesNcuWrites) {
                          "at::native::AddFunctor<float>>(int, float*)"),
             "vectorized_elementwise_kernel");
   EXPECT_EQ(NcuKernelKey("_Z6scaleiPf"), "_Z6scaleiPf");
+  EXPECT_EQ(NcuKernelKey("void (anonymous namespace)::softmax_warp<float>(float*)"),
+            "softmax_warp");
+  EXPECT_EQ(NcuKernelKey("void at::native::elementwise_kernel<128, 4, "
+                         "at::native::gpu_kernel_impl<...>::{lambda(int)#1}>"
+                         "(int, T3)"),
+            "elementwise_kernel");
+  EXPECT_EQ(NcuKernelKey("(int)"), "");
   // A mangled launch name matches a key as a whole mangled identifier.
   EXPECT_TRUE(LaunchedNameMatches(
       "_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT0_",
@@ -297,10 +304,13 @@ TEST(MeasuredKernelsTest, MedianOfAShapeNearestShapeScaledByThreads) {
               {"void scale<float>(int, float*)", "(256, 1, 1)", "(400, 1, 1)",
                "50.00", "step", 24, 0, 50.0, 90.0},
               {"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00", "eval",
-               96, 16384, 90.0, 20.0}}));
+               96, 16384, 90.0, 20.0},
+              {"(unnamed)", "(32, 1, 1)", "(1, 1, 1)", "2.00", "step", 8, 0,
+               1.0, 1.0}}));
   MeasuredKernelTable t;
   ASSERT_TRUE(t.AddNcuExport(path, "").ok());
   EXPECT_EQ(t.shapes().size(), 3u);
+  EXPECT_EQ(t.unnamed_launches(), 1);  // nothing to match "(unnamed)" by
   // The measured shape: the median of 10, 30, 14 us; mean throughputs.
   auto m = t.Lookup("_Z5scaleIfEviPT_", Dim3{100, 1, 1}, Dim3{256, 1, 1});
   ASSERT_TRUE(m.has_value());
