@@ -138,6 +138,15 @@ int Memcpy2D(State& s, void* dst, size_t dpitch, const void* src,
                         kind);
 }
 
+int Memcpy2DAsync(State& s, void* dst, size_t dpitch, const void* src,
+                  size_t spitch, size_t width, size_t height, int kind,
+                  void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemcpy2DAsync, dst, dpitch, src, spitch, width,
+                        height, kind, RealStream(stream));
+}
+
 int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;

@@ -26,6 +26,9 @@ int Free(State& s, void* ptr, bool driver);
 int Memcpy(State& s, void* dst, const void* src, size_t count, int kind);
 int Memcpy2D(State& s, void* dst, size_t dpitch, const void* src,
              size_t spitch, size_t width, size_t height, int kind);
+int Memcpy2DAsync(State& s, void* dst, size_t dpitch, const void* src,
+                  size_t spitch, size_t width, size_t height, int kind,
+                  void* stream);
 int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream);
 int Memset(State& s, void* ptr, int value, size_t count);

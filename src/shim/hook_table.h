@@ -39,6 +39,7 @@
   X(cudaMemcpy)                                         \
   X(cudaMemcpyAsync)                                    \
   X(cudaMemcpy2D)                                       \
+  X(cudaMemcpy2DAsync)                                  \
   X(cudaMemset)                                         \
   X(cudaMemsetAsync)                                    \
   X(cudaMemGetInfo)                                     \

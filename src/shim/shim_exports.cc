@@ -232,6 +232,18 @@ int cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
   });
 }
 
+int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
+                      size_t spitch, size_t width, size_t height, int kind,
+                      void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpy2DAsync,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, dpitch,
+                         src, spitch, width, height, kind, stream);
+  return Safe([&] {
+    return cs::Memcpy2DAsync(dst, dpitch, src, spitch, width, height, kind,
+                             stream);
+  });
+}
+
 int cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind,
                     void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync, kCudaErrorSharedObjectSymbolNotFound,

@@ -96,6 +96,9 @@ COLO_EXPORT int cudaSetDevice(int device);
 COLO_EXPORT int cudaMemcpy2D(void* dst, size_t dpitch, const void* src,
                              size_t spitch, size_t width, size_t height,
                              int kind);
+COLO_EXPORT int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
+                                  size_t spitch, size_t width, size_t height,
+                                  int kind, void* stream);
 COLO_EXPORT int cudaMallocManaged(void** dev_ptr, size_t size,
                                   unsigned int flags);
 COLO_EXPORT int cudaDeviceGetAttribute(int* value, int attr, int device);

@@ -431,6 +431,22 @@ int Free(void* ptr, bool driver) {
   return *r;
 }
 
+namespace {
+
+// Sim mode's pitched copy: `height` rows of `width` bytes.
+int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
+             size_t width, size_t height) {
+  if (width == 0 || height == 0) return kCudaSuccess;
+  if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
+  for (size_t row = 0; row < height; ++row) {
+    std::memmove(static_cast<char*>(dst) + row * dpitch,
+                 static_cast<const char*>(src) + row * spitch, width);
+  }
+  return kCudaSuccess;
+}
+
+}  // namespace
+
 int Memcpy(void* dst, const void* src, size_t count, int kind) {
   {
     State& s = S();
@@ -455,13 +471,21 @@ int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
   }
   if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
   if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
-  if (width == 0 || height == 0) return kCudaSuccess;
-  if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
-  for (size_t row = 0; row < height; ++row) {
-    std::memmove(static_cast<char*>(dst) + row * dpitch,
-                 static_cast<const char*>(src) + row * spitch, width);
+  return CopyRows(dst, dpitch, src, spitch, width, height);
+}
+
+int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                  size_t width, size_t height, int kind, void* stream) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) {
+      return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height,
+                                 kind, stream);
+    }
   }
-  return kCudaSuccess;
+  if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  return CopyRows(dst, dpitch, src, spitch, width, height);
 }
 
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,

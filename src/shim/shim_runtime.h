@@ -106,6 +106,9 @@ int Memcpy(void* dst, const void* src, size_t count, int kind);
 // cudaErrorInvalidPitchValue if a row is wider than either pitch.
 int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
              size_t width, size_t height, int kind);
+// The same on `stream`; sim mode copies at once, like MemcpyAsync.
+int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                  size_t width, size_t height, int kind, void* stream);
 // Sim mode: copies at once (kernels are not executed, so there is nothing
 // to order).
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,

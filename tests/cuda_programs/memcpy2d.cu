@@ -1,11 +1,12 @@
 // Pitched copies, unmodified CUDA: a 5 x 3 block of a 8-float-wide host
 // matrix goes into a pitched device buffer (cudaMallocPitch is not used: the
 // pitch is chosen here) and back into a zeroed matrix with cudaMemcpy2D; a
-// width wider than the pitch must be refused.
+// width wider than the pitch must be refused. Then the same round trip with
+// cudaMemcpy2DAsync on a stream, synchronized.
 // Usage: memcpy2d
-// Prints "copy2d=ok" if exactly the block came back (and nothing around it
-// was written), "bad_pitch=E" (the error of the too-wide copy); exits 3 on
-// an unexpected CUDA error.
+// Prints "copy2d=ok" / "copy2d_async=ok" if exactly the block came back (and
+// nothing around it was written), "bad_pitch=E" / "bad_pitch_async=E" (the
+// errors of the too-wide copies); exits 3 on an unexpected CUDA error.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -41,7 +42,29 @@ int main() {
   const cudaError_t bad = cudaMemcpy2D(dev, 8, src, host_pitch, kWidth * sizeof(float), kHeight,
                                        cudaMemcpyHostToDevice);
   (void)cudaGetLastError();
+  // The same on a stream.
+  float back2[kRows][kCols] = {};
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  CHECK(cudaMemset(dev, 0, dev_pitch * kHeight));
+  CHECK(cudaMemcpy2DAsync(dev, dev_pitch, src, host_pitch, kWidth * sizeof(float), kHeight,
+                          cudaMemcpyHostToDevice, stream));
+  CHECK(cudaMemcpy2DAsync(back2, host_pitch, dev, dev_pitch, kWidth * sizeof(float), kHeight,
+                          cudaMemcpyDeviceToHost, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  bool ok_async = true;
+  for (int r = 0; r < kRows; ++r)
+    for (int c = 0; c < kCols; ++c) {
+      const float want = r < kHeight && c < kWidth ? src[r][c] : 0.0f;
+      if (back2[r][c] != want) ok_async = false;
+    }
+  const cudaError_t bad_async = cudaMemcpy2DAsync(
+      dev, 8, src, host_pitch, kWidth * sizeof(float), kHeight, cudaMemcpyHostToDevice, stream);
+  (void)cudaGetLastError();
+  CHECK(cudaStreamDestroy(stream));
   CHECK(cudaFree(dev));
   std::printf("copy2d=%s\nbad_pitch=%d\n", ok ? "ok" : "wrong", (int)bad);
+  std::printf("copy2d_async=%s\nbad_pitch_async=%d\n", ok_async ? "ok" : "wrong",
+              (int)bad_async);
   return 0;
 }

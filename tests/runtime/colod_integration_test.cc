@@ -186,8 +186,9 @@ TEST(ColodIntegrationTest, ManagedMemoryIsAccountedLikeDeviceMemory) {
 }
 
 TEST(ColodIntegrationTest, PitchedCopiesMoveExactlyTheBlock) {
-  // cudaMemcpy2D in and out of a pitched buffer brings back exactly the 5 x 3
-  // block; a row wider than the pitch is cudaErrorInvalidPitchValue (12).
+  // cudaMemcpy2D (and cudaMemcpy2DAsync) in and out of a pitched buffer
+  // brings back exactly the 5 x 3 block; a row wider than the pitch is
+  // cudaErrorInvalidPitchValue (12).
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
   Colod colod(dir, "");
@@ -196,6 +197,10 @@ TEST(ColodIntegrationTest, PitchedCopiesMoveExactlyTheBlock) {
   ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
   EXPECT_NE(p->Output().find("copy2d=ok"), std::string::npos) << p->Output();
   EXPECT_EQ(ValueOf(p->Output(), "bad_pitch"), 12) << p->Output();
+  // The same with cudaMemcpy2DAsync on a stream.
+  EXPECT_NE(p->Output().find("copy2d_async=ok"), std::string::npos)
+      << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "bad_pitch_async"), 12) << p->Output();
 }
 
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
