@@ -16,6 +16,7 @@ inline constexpr int kCudaErrorMemoryAllocation = 2;
 inline constexpr int kCudaErrorInitializationError = 3;
 inline constexpr int kCudaErrorInvalidConfiguration = 9;
 inline constexpr int kCudaErrorInvalidDevicePointer = 17;
+inline constexpr int kCudaErrorInvalidDeviceFunction = 98;
 inline constexpr int kCudaErrorDevicesUnavailable = 46;
 inline constexpr int kCudaErrorNoDevice = 100;
 inline constexpr int kCudaErrorSharedObjectSymbolNotFound = 302;
@@ -55,6 +56,24 @@ struct DeviceFacts {
 // it, then sets the name, memory, SM and per-SM/per-block limits.
 // REQUIRES: `prop` points to a writable struct cudaDeviceProp.
 void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
+
+// cudaFuncAttribute values the interposer answers in sim mode.
+inline constexpr int kFuncAttributeMaxDynamicSharedMemorySize = 8;
+inline constexpr int kFuncAttributePreferredSharedMemoryCarveout = 9;
+
+// What cudaFuncGetAttributes reports for a kernel of the simulated GPU.
+struct FuncFacts {
+  int max_threads_per_block = 1024;
+  int registers_per_thread = 32;
+  int max_dynamic_shared_bytes = 48 * 1024;  // without opt-in: 48 KiB.
+  int preferred_carveout = -1;               // -1: the driver's default.
+  int binary_version = 80;                   // compute capability x 10.
+};
+
+// Fills the cudaFuncAttributes (CUDA 13 layout) at `attr`: zeroes it, then
+// sets the fields of `facts`; no static, constant or local memory.
+// REQUIRES: `attr` points to a writable struct cudaFuncAttributes.
+void FillCudaFuncAttributes(void* attr, const FuncFacts& facts);
 
 // cudaDeviceGetAttribute's answer for `attr` (a cudaDeviceAttr), the same
 // value FillCudaDeviceProp puts in the matching cudaDeviceProp field; false

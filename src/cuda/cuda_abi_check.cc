@@ -1,6 +1,7 @@
 // The one place the interposer's ABI numbers meet the CUDA headers: every
 // constant of cuda_abi.h is checked here at compile time, and the
-// cudaDeviceProp layout is filled through the real struct definition.
+// cudaDeviceProp and cudaFuncAttributes layouts are filled through the real
+// struct definitions.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -17,6 +18,12 @@ static_assert(kCudaErrorMemoryAllocation == cudaErrorMemoryAllocation);
 static_assert(kCudaErrorInitializationError == cudaErrorInitializationError);
 static_assert(kCudaErrorInvalidConfiguration == cudaErrorInvalidConfiguration);
 static_assert(kCudaErrorInvalidDevicePointer == cudaErrorInvalidDevicePointer);
+static_assert(kCudaErrorInvalidDeviceFunction ==
+              cudaErrorInvalidDeviceFunction);
+static_assert(kFuncAttributeMaxDynamicSharedMemorySize ==
+              cudaFuncAttributeMaxDynamicSharedMemorySize);
+static_assert(kFuncAttributePreferredSharedMemoryCarveout ==
+              cudaFuncAttributePreferredSharedMemoryCarveout);
 static_assert(kCudaErrorDevicesUnavailable == cudaErrorDevicesUnavailable);
 static_assert(kCudaErrorNoDevice == cudaErrorNoDevice);
 static_assert(kCudaErrorSharedObjectSymbolNotFound ==
@@ -64,6 +71,18 @@ void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
   p.asyncEngineCount = 2;
   p.unifiedAddressing = 1;
   std::memcpy(out, &p, sizeof(p));
+}
+
+void FillCudaFuncAttributes(void* out, const FuncFacts& f) {
+  cudaFuncAttributes a;
+  std::memset(&a, 0, sizeof(a));
+  a.maxThreadsPerBlock = f.max_threads_per_block;
+  a.numRegs = f.registers_per_thread;
+  a.ptxVersion = f.binary_version;
+  a.binaryVersion = f.binary_version;
+  a.maxDynamicSharedSizeBytes = f.max_dynamic_shared_bytes;
+  a.preferredShmemCarveout = f.preferred_carveout;
+  std::memcpy(out, &a, sizeof(a));
 }
 
 bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {

@@ -66,6 +66,10 @@
   X(cudaGetDeviceProperties)                            \
   X(cudaGetDeviceProperties_v2)                         \
   X(cudaDeviceGetAttribute)                             \
+  X(cudaFuncGetAttributes)                              \
+  X(cudaFuncSetAttribute)                               \
+  X(cudaOccupancyMaxActiveBlocksPerMultiprocessor)      \
+  X(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cudaGetDeviceCount)                                 \
   X(cudaGetDevice)                                      \
   X(cudaSetDevice)                                      \

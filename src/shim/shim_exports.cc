@@ -416,6 +416,56 @@ int cudaDeviceGetAttribute(int* value, int attr, int device) {
   return Safe([&] { return cs::GetDeviceAttribute(value, attr, device); });
 }
 
+int cudaFuncGetAttributes(void* attr, const void* func) {
+  COLO_FORWARD_IF_NEEDED(cudaFuncGetAttributes,
+                         kCudaErrorSharedObjectSymbolNotFound, attr, func);
+  COLO_FORWARD_IN_GATE(cudaFuncGetAttributes,
+                       kCudaErrorSharedObjectSymbolNotFound, attr, func);
+  return Safe([&] { return cs::FuncGetAttributes(attr, func); });
+}
+
+int cudaFuncSetAttribute(const void* func, int attr, int value) {
+  COLO_FORWARD_IF_NEEDED(cudaFuncSetAttribute,
+                         kCudaErrorSharedObjectSymbolNotFound, func, attr,
+                         value);
+  COLO_FORWARD_IN_GATE(cudaFuncSetAttribute,
+                       kCudaErrorSharedObjectSymbolNotFound, func, attr, value);
+  return Safe([&] { return cs::FuncSetAttribute(func, attr, value); });
+}
+
+int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks,
+                                                  const void* func,
+                                                  int block_size,
+                                                  size_t dynamic_smem) {
+  COLO_FORWARD_IF_NEEDED(cudaOccupancyMaxActiveBlocksPerMultiprocessor,
+                         kCudaErrorSharedObjectSymbolNotFound, num_blocks,
+                         func, block_size, dynamic_smem);
+  COLO_FORWARD_IN_GATE(cudaOccupancyMaxActiveBlocksPerMultiprocessor,
+                       kCudaErrorSharedObjectSymbolNotFound, num_blocks, func,
+                       block_size, dynamic_smem);
+  return Safe([&] {
+    return cs::OccupancyMaxActiveBlocks(num_blocks, func, block_size,
+                                        dynamic_smem);
+  });
+}
+
+int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int* num_blocks, const void* func, int block_size, size_t dynamic_smem,
+    unsigned int flags) {
+  COLO_FORWARD_IF_NEEDED(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, num_blocks,
+                         func, block_size, dynamic_smem, flags);
+  COLO_FORWARD_IN_GATE(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+                       kCudaErrorSharedObjectSymbolNotFound, num_blocks, func,
+                       block_size, dynamic_smem, flags);
+  // The flags choose how caching is counted (cudaOccupancyDisableCachingOverride);
+  // the simulated GPU has no such choice, so every flag gives the same answer.
+  return Safe([&] {
+    return cs::OccupancyMaxActiveBlocks(num_blocks, func, block_size,
+                                        dynamic_smem);
+  });
+}
+
 int cudaGetDeviceProperties_v2(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties_v2,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);

@@ -102,6 +102,13 @@ COLO_EXPORT int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
 COLO_EXPORT int cudaMallocManaged(void** dev_ptr, size_t size,
                                   unsigned int flags);
 COLO_EXPORT int cudaDeviceGetAttribute(int* value, int attr, int device);
+COLO_EXPORT int cudaFuncGetAttributes(void* attr, const void* func);
+COLO_EXPORT int cudaFuncSetAttribute(const void* func, int attr, int value);
+COLO_EXPORT int cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int* num_blocks, const void* func, int block_size, size_t dynamic_smem);
+COLO_EXPORT int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int* num_blocks, const void* func, int block_size, size_t dynamic_smem,
+    unsigned int flags);
 COLO_EXPORT int cudaGetLastError(void);
 COLO_EXPORT int cudaPeekAtLastError(void);
 

@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "colo/gpu_spec.h"
+#include "colo/kernel.h"
 #include "cuda/cuda_abi.h"
 #include "runtime/runtime_client.h"
 #include "shim/gate_runtime.h"
@@ -735,6 +737,85 @@ int GetDeviceProperties(void* prop, int device) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   cuda::FillCudaDeviceProp(prop, FactsOf(s.client->welcome()));
+  return kCudaSuccess;
+}
+
+namespace {
+
+// The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
+// its preset (for the allocation granularities) with the welcome's limits.
+GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
+  Result<GpuSpec> preset = GpuPreset(w.gpu_name);
+  GpuSpec g = preset.ok() ? *preset : GpuSpec{};
+  g.sm_count = w.sm_count;
+  g.max_threads_per_sm = w.max_threads_per_sm;
+  g.max_blocks_per_sm = w.max_blocks_per_sm;
+  g.max_threads_per_block = w.max_threads_per_block;
+  g.registers_per_sm = w.registers_per_sm;
+  g.warp_size = w.warp_size;
+  g.shared_mem_per_sm = w.shared_mem_per_sm;
+  g.max_shared_mem_per_block = w.shared_mem_per_block;
+  return g;
+}
+
+constexpr int kAssumedRegistersPerThread = 32;
+
+}  // namespace
+
+int FuncGetAttributes(void* attr, const void* func) {
+  if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
+  const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+  cuda::FuncFacts f;
+  f.max_threads_per_block = d.max_threads_per_block;
+  f.registers_per_thread = kAssumedRegistersPerThread;
+  f.binary_version = d.major * 10 + d.minor;
+  if (auto it = s.func_settings.find(func); it != s.func_settings.end()) {
+    f.max_dynamic_shared_bytes = it->second.max_dynamic_shared_bytes;
+    f.preferred_carveout = it->second.preferred_carveout;
+  }
+  cuda::FillCudaFuncAttributes(attr, f);
+  return kCudaSuccess;
+}
+
+int FuncSetAttribute(const void* func, int attr, int value) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
+  State::FuncSettings& f = s.func_settings[func];
+  if (attr == cuda::kFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || value > s.client->welcome().shared_mem_per_block)
+      return cuda::kCudaErrorInvalidValue;
+    f.max_dynamic_shared_bytes = value;
+    return kCudaSuccess;
+  }
+  if (attr == cuda::kFuncAttributePreferredSharedMemoryCarveout) {
+    if (value < -1 || value > 100) return cuda::kCudaErrorInvalidValue;
+    f.preferred_carveout = value;
+    return kCudaSuccess;
+  }
+  return cuda::kCudaErrorInvalidValue;
+}
+
+int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
+                             int block_size, size_t dynamic_smem) {
+  if (num_blocks == nullptr || block_size <= 0)
+    return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
+  KernelDesc k;
+  k.name = s.names[func];
+  k.block = Dim3{block_size, 1, 1};
+  k.registers_per_thread = kAssumedRegistersPerThread;
+  k.shared_mem_per_block = static_cast<int64_t>(dynamic_smem);
+  Result<Occupancy> o = ComputeOccupancy(SpecOf(s.client->welcome()), k);
+  *num_blocks = o.ok() ? static_cast<int>(o->blocks_per_sm) : 0;
   return kCudaSuccess;
 }
 

@@ -93,6 +93,19 @@ void ForgetModule(void* module);
 // reports); cudaErrorInvalidValue for an attribute it does not cover.
 int GetDeviceAttribute(int* value, int attr, int device);
 
+// Kernel attributes and occupancy on the simulated GPU, for a registered
+// kernel (else cudaErrorInvalidDeviceFunction). The kernel's binary is not
+// read, so it is taken to use 32 registers per thread and no static shared
+// memory, as colod's shape model takes it; occupancy follows the simulated
+// GPU's rules (colo::ComputeOccupancy): 0 blocks for a block the SM cannot
+// hold. cudaFuncSetAttribute keeps the maximum dynamic shared memory (up to
+// the per-block opt-in limit) and the carveout (-1..100); other attributes
+// are cudaErrorInvalidValue.
+int FuncGetAttributes(void* attr, const void* func);
+int FuncSetAttribute(const void* func, int attr, int value);
+int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
+                             int block_size, size_t dynamic_smem);
+
 // Which call allocates: cudaMalloc, cuMemAlloc_v2 or cudaMallocManaged
 // (gate mode calls that one; sim mode's memory is host memory, so managed
 // memory needs nothing more). All are accounted with colod alike.

@@ -44,6 +44,12 @@ struct State {
   std::unordered_map<const void*, std::string>
       names;  // host stub -> device name.
   std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
+  // Sim mode: cudaFuncSetAttribute's settings per kernel.
+  struct FuncSettings {
+    int max_dynamic_shared_bytes = 48 * 1024;
+    int preferred_carveout = -1;
+  };
+  std::unordered_map<const void*, FuncSettings> func_settings;
   // Driver modules: module -> its functions by name. Sim mode owns the
   // handles (a byte each); gate mode's are the driver's (null here).
   std::unordered_map<void*, std::map<std::string, std::unique_ptr<char>>>

@@ -11,14 +11,7 @@
 
 #include <cstdio>
 
-#define CHECK(call)                                                  \
-  do {                                                               \
-    cudaError_t e_ = (call);                                         \
-    if (e_ != cudaSuccess) {                                         \
-      std::printf("cuda_error=%d at line %d\n", (int)e_, __LINE__); \
-      return 3;                                                      \
-    }                                                                \
-  } while (0)
+#include "cuda_check.h"
 
 int main() {
   constexpr int kCols = 8, kRows = 4, kWidth = 5, kHeight = 3;
@@ -28,10 +21,10 @@ int main() {
   const size_t host_pitch = kCols * sizeof(float);
   const size_t dev_pitch = 64;  // bytes; wider than a row of the block
   char* dev = nullptr;
-  CHECK(cudaMalloc(&dev, dev_pitch * kHeight));
-  CHECK(cudaMemcpy2D(dev, dev_pitch, src, host_pitch, kWidth * sizeof(float), kHeight,
+  CUDA_CHECK(cudaMalloc(&dev, dev_pitch * kHeight));
+  CUDA_CHECK(cudaMemcpy2D(dev, dev_pitch, src, host_pitch, kWidth * sizeof(float), kHeight,
                      cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy2D(back, host_pitch, dev, dev_pitch, kWidth * sizeof(float), kHeight,
+  CUDA_CHECK(cudaMemcpy2D(back, host_pitch, dev, dev_pitch, kWidth * sizeof(float), kHeight,
                      cudaMemcpyDeviceToHost));
   bool ok = true;
   for (int r = 0; r < kRows; ++r)
@@ -45,13 +38,13 @@ int main() {
   // The same on a stream.
   float back2[kRows][kCols] = {};
   cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  CHECK(cudaMemset(dev, 0, dev_pitch * kHeight));
-  CHECK(cudaMemcpy2DAsync(dev, dev_pitch, src, host_pitch, kWidth * sizeof(float), kHeight,
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  CUDA_CHECK(cudaMemset(dev, 0, dev_pitch * kHeight));
+  CUDA_CHECK(cudaMemcpy2DAsync(dev, dev_pitch, src, host_pitch, kWidth * sizeof(float), kHeight,
                           cudaMemcpyHostToDevice, stream));
-  CHECK(cudaMemcpy2DAsync(back2, host_pitch, dev, dev_pitch, kWidth * sizeof(float), kHeight,
+  CUDA_CHECK(cudaMemcpy2DAsync(back2, host_pitch, dev, dev_pitch, kWidth * sizeof(float), kHeight,
                           cudaMemcpyDeviceToHost, stream));
-  CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   bool ok_async = true;
   for (int r = 0; r < kRows; ++r)
     for (int c = 0; c < kCols; ++c) {
@@ -61,8 +54,8 @@ int main() {
   const cudaError_t bad_async = cudaMemcpy2DAsync(
       dev, 8, src, host_pitch, kWidth * sizeof(float), kHeight, cudaMemcpyHostToDevice, stream);
   (void)cudaGetLastError();
-  CHECK(cudaStreamDestroy(stream));
-  CHECK(cudaFree(dev));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  CUDA_CHECK(cudaFree(dev));
   std::printf("copy2d=%s\nbad_pitch=%d\n", ok ? "ok" : "wrong", (int)bad);
   std::printf("copy2d_async=%s\nbad_pitch_async=%d\n", ok_async ? "ok" : "wrong",
               (int)bad_async);

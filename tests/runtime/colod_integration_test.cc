@@ -348,6 +348,35 @@ TEST(ColodIntegrationTest, MemGetInfoReportsWhatTheClientMayStillAllocate) {
   EXPECT_EQ(ValueOf(out, "mem_total"), 40LL << 30) << out;
 }
 
+TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
+  // On the simulated A100 (2048 threads, 32 blocks, 64 K registers, 164 KiB
+  // of shared memory an SM, 1 KiB reserved a block), a kernel taken to use 32
+  // registers a thread fits 8 blocks of 256 threads (threads and registers
+  // both allow 8), 2 of 1024, 3 of 256 with 48 KiB of dynamic shared memory
+  // (164 / 49), none of 2048 threads.
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "gpu: A100\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "occupancy", {Program("occupancy")});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  const std::string out = p->Output();
+  EXPECT_EQ(ValueOf(out, "num_regs"), 32) << out;
+  EXPECT_EQ(ValueOf(out, "max_threads"), 1024) << out;
+  EXPECT_EQ(ValueOf(out, "binary_version"), 80) << out;
+  EXPECT_EQ(ValueOf(out, "max_dyn_smem"), 48 * 1024) << out;
+  EXPECT_EQ(ValueOf(out, "max_dyn_smem_optin"), 96 * 1024) << out;
+  EXPECT_EQ(ValueOf(out, "set_too_much"), 1) << out;  // cudaErrorInvalidValue
+  EXPECT_EQ(ValueOf(out, "blocks_256"), 8) << out;
+  EXPECT_EQ(ValueOf(out, "blocks_1024"), 2) << out;
+  EXPECT_EQ(ValueOf(out, "blocks_256_smem48k"), 3) << out;
+  EXPECT_EQ(ValueOf(out, "blocks_256_flags"), 8) << out;
+  EXPECT_EQ(ValueOf(out, "blocks_2048"), 0) << out;
+  // cudaErrorInvalidDeviceFunction for a pointer that is no kernel.
+  EXPECT_EQ(ValueOf(out, "not_a_kernel_attr"), 98) << out;
+  EXPECT_EQ(ValueOf(out, "not_a_kernel_occ"), 98) << out;
+}
+
 TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {
   // Parent 5 + 3 launches, child 7: three registrations would be wrong, two
   // right (the child reconnects); 15 launches counted, nobody dropped.
