@@ -481,7 +481,7 @@ void Daemon::OnHello(Client& c, Message& m) {
     return Drop(c.id, "protocol error: bad Hello");
   }
   c.role = static_cast<ClientRole>(h->role);
-  c.program = ReadString(h->program);
+  c.program = ReadPrintable(h->program);
   if (c.role == ClientRole::kApp) {
     if (m.fds.size() != 3) {
       close_fds();
@@ -577,7 +577,7 @@ bool Daemon::DrainRing(Client& c) {
 
 Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   if (e.type == static_cast<uint32_t>(EntryType::kDefineKernel)) {
-    c.kernel_names[e.func_id] = ReadString(e.name);
+    c.kernel_names[e.func_id] = ReadPrintable(e.name);
     return OkStatus();
   }
   if (e.type != static_cast<uint32_t>(EntryType::kLaunch)) {
@@ -857,7 +857,8 @@ std::string Daemon::StatsJson() const {
                             {"memory_ephemeral", m.ephemeral},
                             {"memory_limit", m.limit}});
   }
-  return j.dump();
+  // Names are printable ASCII already (ReadPrintable); replace, never throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace colo::runtime

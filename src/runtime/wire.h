@@ -180,5 +180,16 @@ std::string ReadString(const char (&src)[N]) {
   while (n < N && src[n] != '\0') ++n;
   return std::string(src, n);
 }
+// The same for text colod shows (program and kernel names in its log and
+// in `colo top`'s JSON): every byte outside printable ASCII becomes '?', so
+// a client can neither forge log lines nor make the JSON unencodable.
+template <size_t N>
+std::string ReadPrintable(const char (&src)[N]) {
+  std::string s = ReadString(src);
+  for (char& ch : s) {
+    if (ch < 0x20 || ch > 0x7e) ch = '?';
+  }
+  return s;
+}
 
 }  // namespace colo::runtime

@@ -5,6 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <thread>
+
 #include "colod_harness.h"
 #include "runtime/launch_ring.h"
 
@@ -453,6 +459,123 @@ TEST(ColodFaultTest, GarbageOnTheSocketDropsThatClientOnly) {
   auto other = runtime::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE((*other)->Sync(0).ok());
+}
+
+TEST(ColodFaultTest, RandomMessagesAndRingEntriesNeverBringColodDown) {
+  // Fuzzing with a fixed seed. Each client (a program name of random bytes)
+  // defines three kernels (names of random bytes, no terminating NUL), asks
+  // for colod's stats, then launches them in order with
+  // random streams, grids of up to 2^32 blocks a dimension, blocks of up to
+  // 2^32 threads and shared memory of up to 2^40 bytes; now and then an entry
+  // is corrupted (random type, sequence or kernel id; checksums stay right),
+  // and every other client also sends a well-framed message of random type,
+  // length and bytes. colod may refuse or drop what it likes; it must keep
+  // running and keep serving a well-behaved client, whose launch completes.
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  std::mt19937_64 rng(20261122);
+  auto u32 = [&] { return static_cast<uint32_t>(rng()); };
+  auto small = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  const auto kDefine = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+  const auto kLaunch = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  std::vector<std::unique_ptr<runtime::RuntimeClient>> clients;
+  for (int c = 0; c < 24; ++c) {
+    runtime::ClientOptions o = AppOptions(colod);
+    o.program.assign(1 + small(60), ' ');
+    for (char& ch : o.program) ch = static_cast<char>(1 + small(255));
+    auto client = runtime::RuntimeClient::Connect(o);
+    ASSERT_TRUE(client.ok()) << client.status().message() << colod.Log();
+    // `colo top` while it is connected, random name and all.
+    ASSERT_FALSE(colod.Stats().is_null()) << "after client " << c << "\n"
+                                          << colod.Log();
+    runtime::LaunchRing* ring = (*client)->ring();
+    for (uint32_t f = 1; f <= 3; ++f) {
+      runtime::RingEntry d;
+      d.type = kDefine;
+      d.func_id = f;
+      for (char& ch : d.name) ch = static_cast<char>(rng());
+      ASSERT_TRUE(ring->Push(d).ok());
+    }
+    for (uint64_t seq = 1; seq <= 40; ++seq) {
+      runtime::RingEntry e;
+      e.type = kLaunch;
+      e.seq = seq;
+      e.func_id = 1 + small(3);
+      e.stream_id = small(4);
+      for (int d = 0; d < 3; ++d) {
+        e.grid[d] = small(8) == 0 ? u32() : small(64);
+        e.block[d] = small(8) == 0 ? u32() : small(1100);
+      }
+      e.shared_mem =
+          small(8) == 0 ? rng() % (uint64_t{1} << 40) : small(1 << 17);
+      switch (small(40)) {
+        case 0: e.type = u32(); break;
+        case 1: e.seq = rng(); break;
+        case 2: e.func_id = u32(); break;
+        default: break;
+      }
+      if (!ring->Push(e).ok()) break;  // full: colod stopped reading it
+    }
+    if (c % 2 == 0) {
+      std::vector<uint8_t> msg(sizeof(runtime::MsgHeader) + small(300));
+      for (uint8_t& b : msg) b = static_cast<uint8_t>(rng());
+      runtime::MsgHeader h;
+      h.type = 1 + small(12);
+      h.length = static_cast<uint32_t>(msg.size() - sizeof(h));
+      std::memcpy(msg.data(), &h, sizeof(h));
+      (void)(*client)->SendRawForTest(msg.data(), msg.size());
+    }
+    clients.push_back(std::move(*client));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  clients.clear();  // they all go away, some with work left
+  // A well-behaved client: one small launch, completed within 10 s.
+  auto good = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(good.ok()) << good.status().message() << colod.Log();
+  runtime::RingEntry d;
+  d.type = kDefine;
+  d.func_id = 1;
+  std::strcpy(d.name, "good_kernel");
+  ASSERT_TRUE((*good)->ring()->Push(d).ok());
+  runtime::RingEntry l;
+  l.type = kLaunch;
+  l.seq = 1;
+  l.func_id = 1;
+  l.grid[0] = 108;
+  l.block[0] = 256;
+  ASSERT_TRUE((*good)->ring()->Push(l).ok());
+  auto synced = std::make_shared<std::atomic<int>>(-1);
+  std::thread([client = std::move(*good), synced]() mutable {
+    *synced = client->Sync(1).ok() ? 1 : 0;
+  }).detach();
+  EXPECT_TRUE(WaitFor([&] { return *synced >= 0; }, seconds(10)))
+      << "the good client's launch did not complete\n" << colod.Stats().dump()
+      << colod.Log();
+  EXPECT_EQ(*synced, 1);
+  const nlohmann::json s = colod.Stats();
+  ASSERT_FALSE(s.is_null()) << colod.Log();
+  EXPECT_GE(s["clients_dropped"].get<int>(), 1) << s.dump();
+}
+
+TEST(ColodFaultTest, NamesFromClientsCannotBreakTheLogOrTheStats) {
+  // A program name with a byte that is not UTF-8 and control characters (a
+  // newline could forge a log line): colod shows it with '?' for each such
+  // byte, in its log and in `colo top`'s JSON (which would otherwise fail to
+  // encode it).
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  runtime::ClientOptions o = AppOptions(colod);
+  o.program = "caf\xe9\ncolod: forged\x1b[2J";
+  auto client = runtime::RuntimeClient::Connect(o);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  const nlohmann::json s = colod.Stats();
+  ASSERT_FALSE(s.is_null()) << colod.Log();
+  ASSERT_EQ(s["clients"].size(), 1u) << s.dump();
+  EXPECT_EQ(s["clients"][0]["program"], "caf??colod: forged?[2J");
+  EXPECT_TRUE(colod.LogHas("caf??colod: forged?[2J")) << colod.Log();
+  EXPECT_EQ(colod.Log().find("\ncolod: forged"), std::string::npos);
 }
 
 TEST(ColodSyncSpinTest, ClientsMaySpinInASyncOnlyWhileTheyAndColodFitTheCpus) {
