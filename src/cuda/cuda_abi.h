@@ -24,6 +24,8 @@ inline constexpr int kCudaErrorInvalidResourceHandle = 400;
 inline constexpr int kCudaErrorNotReady = 600;
 inline constexpr int kCudaErrorLaunchFailure = 719;
 inline constexpr int kCudaErrorNotSupported = 801;
+inline constexpr int kCudaErrorIllegalState = 401;
+inline constexpr int kCudaErrorStreamCaptureUnsupported = 900;
 inline constexpr int kCudaErrorUnknown = 999;
 
 // CUresult values (cuda.h).

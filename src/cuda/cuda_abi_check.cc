@@ -33,6 +33,9 @@ static_assert(kCudaErrorInvalidResourceHandle ==
 static_assert(kCudaErrorNotReady == cudaErrorNotReady);
 static_assert(kCudaErrorLaunchFailure == cudaErrorLaunchFailure);
 static_assert(kCudaErrorNotSupported == cudaErrorNotSupported);
+static_assert(kCudaErrorIllegalState == cudaErrorIllegalState);
+static_assert(kCudaErrorStreamCaptureUnsupported ==
+              cudaErrorStreamCaptureUnsupported);
 static_assert(kCudaErrorUnknown == cudaErrorUnknown);
 static_assert(kCuSuccess == CUDA_SUCCESS);
 static_assert(kCuErrorInvalidValue == CUDA_ERROR_INVALID_VALUE);

@@ -67,6 +67,15 @@
   X(cudaGetDeviceProperties_v2)                         \
   X(cudaDeviceGetAttribute)                             \
   X(cudaFuncGetAttributes)                              \
+  X(cudaStreamBeginCapture)                             \
+  X(cudaStreamEndCapture)                               \
+  X(cudaStreamIsCapturing)                              \
+  X(cudaStreamGetCaptureInfo)                           \
+  X(cudaGraphInstantiate)                               \
+  X(cudaGraphInstantiateWithFlags)                      \
+  X(cudaGraphLaunch)                                    \
+  X(cudaGraphExecDestroy)                               \
+  X(cudaGraphDestroy)                                   \
   X(cudaFuncSetAttribute)                               \
   X(cudaOccupancyMaxActiveBlocksPerMultiprocessor)      \
   X(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \

@@ -424,6 +424,75 @@ int cudaFuncGetAttributes(void* attr, const void* func) {
   return Safe([&] { return cs::FuncGetAttributes(attr, func); });
 }
 
+// ---- graphs (stream capture; sim mode, graph_capture.cc) -------------------
+// Not forwarded in gate mode: the program's streams are ours there, and a
+// graph run by the real runtime would bypass colod's grants.
+
+int cudaStreamBeginCapture(void* stream, int mode) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamBeginCapture,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, mode);
+  return Safe([&] { return cs::StreamBeginCapture(stream, mode); });
+}
+
+int cudaStreamEndCapture(void* stream, void** graph) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamEndCapture,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, graph);
+  return Safe([&] { return cs::StreamEndCapture(stream, graph); });
+}
+
+int cudaStreamIsCapturing(void* stream, int* status) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamIsCapturing,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, status);
+  return Safe([&] { return cs::StreamIsCapturing(stream, status); });
+}
+
+int cudaStreamGetCaptureInfo(void* stream, int* status,
+                             unsigned long long* id, void** graph,
+                             const void*** dependencies,
+                             const void** edge_data,
+                             size_t* num_dependencies) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamGetCaptureInfo,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, status,
+                         id, graph, dependencies, edge_data, num_dependencies);
+  return Safe([&] {
+    return cs::StreamGetCaptureInfo(stream, status, id, graph, dependencies,
+                                    edge_data, num_dependencies);
+  });
+}
+
+int cudaGraphInstantiate(void** exec, void* graph, unsigned long long flags) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphInstantiate,
+                         kCudaErrorSharedObjectSymbolNotFound, exec, graph,
+                         flags);
+  return Safe([&] { return cs::GraphInstantiate(exec, graph); });
+}
+
+int cudaGraphInstantiateWithFlags(void** exec, void* graph,
+                                  unsigned long long flags) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphInstantiateWithFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, exec, graph,
+                         flags);
+  return Safe([&] { return cs::GraphInstantiate(exec, graph); });
+}
+
+int cudaGraphLaunch(void* exec, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphLaunch, kCudaErrorSharedObjectSymbolNotFound,
+                         exec, stream);
+  return Safe([&] { return cs::GraphLaunch(exec, stream); });
+}
+
+int cudaGraphExecDestroy(void* exec) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphExecDestroy,
+                         kCudaErrorSharedObjectSymbolNotFound, exec);
+  return Safe([&] { return cs::GraphExecDestroy(exec); });
+}
+
+int cudaGraphDestroy(void* graph) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphDestroy, kCudaErrorSharedObjectSymbolNotFound,
+                         graph);
+  return Safe([&] { return cs::GraphDestroy(graph); });
+}
+
 int cudaFuncSetAttribute(const void* func, int attr, int value) {
   COLO_FORWARD_IF_NEEDED(cudaFuncSetAttribute,
                          kCudaErrorSharedObjectSymbolNotFound, func, attr,

@@ -103,6 +103,21 @@ COLO_EXPORT int cudaMallocManaged(void** dev_ptr, size_t size,
                                   unsigned int flags);
 COLO_EXPORT int cudaDeviceGetAttribute(int* value, int attr, int device);
 COLO_EXPORT int cudaFuncGetAttributes(void* attr, const void* func);
+COLO_EXPORT int cudaStreamBeginCapture(void* stream, int mode);
+COLO_EXPORT int cudaStreamEndCapture(void* stream, void** graph);
+COLO_EXPORT int cudaStreamIsCapturing(void* stream, int* status);
+COLO_EXPORT int cudaStreamGetCaptureInfo(void* stream, int* status,
+                                         unsigned long long* id, void** graph,
+                                         const void*** dependencies,
+                                         const void** edge_data,
+                                         size_t* num_dependencies);
+COLO_EXPORT int cudaGraphInstantiate(void** exec, void* graph,
+                                     unsigned long long flags);
+COLO_EXPORT int cudaGraphInstantiateWithFlags(void** exec, void* graph,
+                                              unsigned long long flags);
+COLO_EXPORT int cudaGraphLaunch(void* exec, void* stream);
+COLO_EXPORT int cudaGraphExecDestroy(void* exec);
+COLO_EXPORT int cudaGraphDestroy(void* graph);
 COLO_EXPORT int cudaFuncSetAttribute(const void* func, int attr, int value);
 COLO_EXPORT int cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     int* num_blocks, const void* func, int block_size, size_t dynamic_smem);

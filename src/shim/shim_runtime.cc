@@ -196,15 +196,20 @@ uint64_t LastSeqOf(State& s, void* stream) {
                                  : static_cast<Stream*>(stream)->last_seq;
 }
 
+int CheckLaunchShape(Dim grid, Dim block) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
+      block.y == 0 || block.z == 0) {
+    return cuda::kCudaErrorInvalidConfiguration;
+  }
+  return kCudaSuccess;
+}
+
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  Dim grid, Dim block, size_t shared_mem, void* stream,
                  GateLaunch* gate_launch) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
-      block.y == 0 || block.z == 0) {
-    return cuda::kCudaErrorInvalidConfiguration;
-  }
+  if (int err = CheckLaunchShape(grid, block); err != kCudaSuccess) return err;
   auto id = s.func_ids.find(key);
   if (id == s.func_ids.end()) {
     runtime::RingEntry def;
@@ -249,15 +254,9 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   return kCudaSuccess;
 }
 
-namespace {
-
-// REQUIRES: s.mu held. Connected to colod in gate mode (connects first if
-// needed; an unreachable colod is not gate mode: the sim path reports it).
 bool InGate(State& s) {
   return Connected(s) == kCudaSuccess && s.gate != nullptr;
 }
-
-}  // namespace
 
 bool GateMode() {
   State& s = S();
@@ -317,6 +316,8 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, host_fun, false, grid, block, shared_mem, stream,
                         args, nullptr);
   }
+  if (Graph* g = CapturingInto(s, stream))
+    return CaptureKernel(g, host_fun, "kernel", grid, block, shared_mem);
   return LaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream,
                       nullptr);
 }
@@ -329,6 +330,8 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, function, true, grid, block, shared_mem, stream,
                         args, extra);
   }
+  if (Graph* g = CapturingInto(s, stream))
+    return CaptureKernel(g, function, "cuFunction", grid, block, shared_mem);
   return LaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
                       stream, nullptr);
 }
@@ -435,7 +438,35 @@ int Free(void* ptr, bool driver) {
 
 namespace {
 
-// Sim mode's pitched copy: `height` rows of `width` bytes.
+// CaptureCopy's answer when `stream` is not capturing.
+constexpr int kNotCaptured = -1;
+
+// Sim mode: if `stream` captures, records the copy (rows of `width` bytes;
+// kSet: a memset of `width` bytes to `value`) and returns its status;
+// otherwise kNotCaptured.
+int CaptureCopy(void* dst, size_t dpitch, const void* src, size_t spitch,
+                size_t width, size_t height, void* stream,
+                CapturedOp::Kind kind = CapturedOp::Kind::kCopy,
+                int value = 0) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  Graph* g = CapturingInto(s, stream);
+  if (g == nullptr) return kNotCaptured;
+  CapturedOp op;
+  op.kind = kind;
+  op.dst = dst;
+  op.src = src;
+  op.dpitch = dpitch;
+  op.spitch = spitch;
+  op.width = width;
+  op.height = height;
+  op.value = value;
+  g->ops.push_back(op);
+  return kCudaSuccess;
+}
+
+}  // namespace
+
 int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
              size_t width, size_t height) {
   if (width == 0 || height == 0) return kCudaSuccess;
@@ -446,8 +477,6 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
   }
   return kCudaSuccess;
 }
-
-}  // namespace
 
 int Memcpy(void* dst, const void* src, size_t count, int kind) {
   {
@@ -487,6 +516,10 @@ int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
     }
   }
   if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  if (int err = CaptureCopy(dst, dpitch, src, spitch, width, height, stream);
+      err != kNotCaptured) {
+    return err;
+  }
   return CopyRows(dst, dpitch, src, spitch, width, height);
 }
 
@@ -499,6 +532,10 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
   }
   if (count > 0 && (dst == nullptr || src == nullptr))
     return cuda::kCudaErrorInvalidValue;
+  if (int err = CaptureCopy(dst, count, src, count, count, 1, stream);
+      err != kNotCaptured) {
+    return err;
+  }
   if (count > 0) std::memmove(dst, src, count);
   return kCudaSuccess;
 }
@@ -521,6 +558,11 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
     if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
   }
   if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (int err = CaptureCopy(ptr, count, nullptr, count, count, 1, stream,
+                            CapturedOp::Kind::kSet, value);
+      err != kNotCaptured) {
+    return err;
+  }
   if (count > 0) std::memset(ptr, value, count);
   return kCudaSuccess;
 }
@@ -589,6 +631,7 @@ int StreamSynchronize(void* stream) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::StreamSynchronize(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
   return SyncTo(s, IsDefaultStream(stream)
                        ? s.last_seq
                        : static_cast<Stream*>(stream)->last_seq);
@@ -599,6 +642,7 @@ int StreamQuery(void* stream) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::StreamQuery(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
   return QueryTo(s, IsDefaultStream(stream)
                         ? s.last_seq
                         : static_cast<Stream*>(stream)->last_seq);
@@ -610,6 +654,7 @@ int StreamDestroy(void* stream) {
   if (InGate(s)) return gate::StreamDestroy(s, stream);
   auto* st = static_cast<Stream*>(stream);
   if (s.streams.erase(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  delete st->capture;  // a capture never ended is abandoned with it
   delete st;
   return kCudaSuccess;
 }
@@ -643,6 +688,7 @@ int EventRecord(void* event, void* stream) {
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
   e->seq = IsDefaultStream(stream) ? s.last_seq
                                    : static_cast<Stream*>(stream)->last_seq;
   e->recorded = true;

@@ -93,6 +93,24 @@ void ForgetModule(void* module);
 // reports); cudaErrorInvalidValue for an attribute it does not cover.
 int GetDeviceAttribute(int* value, int attr, int device);
 
+// CUDA graphs by stream capture (graph_capture.cc; sim mode only, gate mode
+// answers cudaErrorNotSupported). `status` is a cudaStreamCaptureStatus
+// (0 none, 1 active); `mode` a cudaStreamCaptureMode. Capturing the default
+// stream is cudaErrorStreamCaptureUnsupported, ending a capture that was not
+// begun cudaErrorIllegalState. While a stream captures, its kernels and
+// async copies/memsets are recorded; synchronizing, querying or recording an
+// event on it is cudaErrorStreamCaptureUnsupported.
+int StreamBeginCapture(void* stream, int mode);
+int StreamEndCapture(void* stream, void** graph);
+int StreamIsCapturing(void* stream, int* status);
+int StreamGetCaptureInfo(void* stream, int* status, unsigned long long* id,
+                         void** graph, const void*** dependencies,
+                         const void** edge_data, size_t* num_dependencies);
+int GraphInstantiate(void** exec, void* graph);
+int GraphLaunch(void* exec, void* stream);
+int GraphExecDestroy(void* exec);
+int GraphDestroy(void* graph);
+
 // Kernel attributes and occupancy on the simulated GPU, for a registered
 // kernel (else cudaErrorInvalidDeviceFunction). The kernel's binary is not
 // read, so it is taken to use 32 registers per thread and no static shared

@@ -23,10 +23,34 @@
 
 namespace colo::shim {
 
+// One operation recorded while a stream captures (sim mode): replayed, in
+// order, on the stream a graph is launched on.
+struct CapturedOp {
+  enum class Kind { kKernel, kCopy, kSet } kind = Kind::kKernel;
+  // kKernel: what LaunchLocked takes.
+  const void* key = nullptr;
+  const char* unnamed_prefix = "kernel";
+  Dim grid, block;
+  size_t shared_mem = 0;
+  // kCopy: rows of `width` bytes (one row for a plain copy); kSet: bytes.
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t dpitch = 0, spitch = 0, width = 0, height = 1;
+  int value = 0;
+};
+struct Graph {
+  std::vector<CapturedOp> ops;
+};
+struct GraphExec {
+  std::vector<CapturedOp> ops;
+};
+
 struct Stream {
   uint32_t id = 0;  // 0 is the default stream.
   uint64_t last_seq = 0;
   void* real = nullptr;  // gate mode: the program's real stream.
+  Graph* capture = nullptr;  // sim mode: the graph being captured, if any.
+  uint64_t capture_id = 0;
 };
 struct Event {
   uint64_t seq = 0;
@@ -64,6 +88,9 @@ struct State {
   std::unordered_set<Stream*> streams;
   uint32_t next_stream = 1;
   std::unordered_set<Event*> events;
+  std::unordered_set<Graph*> graphs;
+  std::unordered_set<GraphExec*> graph_execs;
+  uint64_t next_capture_id = 1;
 };
 
 State& S();
@@ -73,6 +100,9 @@ int64_t MonotonicNs();
 int LoseColod(State& s, const Status& why);
 // Connects on first use (and in gate mode starts the gate thread).
 int Connected(State& s);
+// Connected to colod in gate mode (connects first if needed; an unreachable
+// colod is not gate mode: the sim path reports it).
+bool InGate(State& s);
 // Waits until launches <= seq finished (a round trip only if needed).
 int SyncTo(State& s, uint64_t seq);
 // cudaSuccess if launches <= seq finished, else cudaErrorNotReady.
@@ -83,10 +113,23 @@ bool IsDefaultStream(void* stream);
 int CheckStream(State& s, void* stream);
 // The last launch pushed on `stream` (every stream's for the default one).
 uint64_t LastSeqOf(State& s, void* stream);
+// cudaErrorInvalidConfiguration for an empty grid or block.
+int CheckLaunchShape(Dim grid, Dim block);
+// Sim mode's pitched copy: `height` rows of `width` bytes (host memory).
+int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
+             size_t width, size_t height);
 // Pushes a launch of `key` (defining it on the ring first); in gate mode
 // `gate_launch` is handed to the gate client under the new sequence number.
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  Dim grid, Dim block, size_t shared_mem, void* stream,
                  GateLaunch* gate_launch);
+// The graph `stream` is capturing into (sim mode), or null.
+Graph* CapturingInto(State& s, void* stream);
+// Runs one captured copy or memset now (sim mode: host memory).
+int RunCapturedCopy(const CapturedOp& op);
+// Records a kernel launch into `g` (cudaErrorInvalidConfiguration for an
+// empty grid or block, as a launch would be).
+int CaptureKernel(Graph* g, const void* key, const char* unnamed_prefix,
+                  Dim grid, Dim block, size_t shared_mem);
 
 }  // namespace colo::shim

@@ -383,6 +383,36 @@ TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
   EXPECT_EQ(ValueOf(out, "not_a_kernel_occ"), 98) << out;
 }
 
+TEST(ColodIntegrationTest, ACapturedGraphRunsItsKernelsThroughColod) {
+  // 5 captured launches of graph_step (2 ms each in colod's table), launched
+  // as a graph 4 times: colod sees exactly 20 kernels (none at capture), and
+  // the 4 launches plus the sync take >= 40 ms. The captured copy reads the
+  // host value when the graph runs (42), not when it was captured (7).
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "kernels:\n  - {name: graph_step, duration_us: 2000}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "graph", {Program("graph")});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  const std::string out = p->Output();
+  EXPECT_EQ(ValueOf(out, "status_before"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "status_during"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "status_after"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "capture_id_set"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "capture_legacy"), 900) << out;
+  EXPECT_EQ(ValueOf(out, "end_unbegun"), 401) << out;
+  EXPECT_EQ(ValueOf(out, "sync_while_capturing"), 900) << out;
+  EXPECT_EQ(ValueOf(out, "copied"), 42) << out;
+  const double ms = std::atof(out.c_str() + out.find("graph_ms=") + 9);
+  EXPECT_GE(ms, 40.0) << out;
+  EXPECT_EQ(ValueOf(out, "exec_destroy"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "graph_destroy"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "graph_destroy_again"), 1) << out;
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_launched"] == 20 && j["kernels_completed"] == 20;
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {
   // Parent 5 + 3 launches, child 7: three registrations would be wrong, two
   // right (the child reconnects); 15 launches counted, nobody dropped.
