@@ -25,6 +25,13 @@ inline constexpr int kCudaErrorNotReady = 600;
 inline constexpr int kCudaErrorLaunchFailure = 719;
 inline constexpr int kCudaErrorNotSupported = 801;
 inline constexpr int kCudaErrorIllegalState = 401;
+inline constexpr int kCudaErrorUnsupportedLimit = 215;
+inline constexpr int kCudaInvalidDeviceId = -2;
+// cudaMemoryType values.
+inline constexpr int kMemoryTypeUnregistered = 0;
+inline constexpr int kMemoryTypeHost = 1;
+inline constexpr int kMemoryTypeDevice = 2;
+inline constexpr int kMemoryTypeManaged = 3;
 inline constexpr int kCudaErrorStreamCaptureUnsupported = 900;
 inline constexpr int kCudaErrorUnknown = 999;
 
@@ -76,6 +83,11 @@ struct FuncFacts {
 // sets the fields of `facts`; no static, constant or local memory.
 // REQUIRES: `attr` points to a writable struct cudaFuncAttributes.
 void FillCudaFuncAttributes(void* attr, const FuncFacts& facts);
+
+// Fills the cudaPointerAttributes (CUDA 13 layout) at `attr`.
+// REQUIRES: `attr` points to a writable struct cudaPointerAttributes.
+void FillCudaPointerAttributes(void* attr, int memory_type, int device,
+                               void* device_pointer, void* host_pointer);
 
 // cudaDeviceGetAttribute's answer for `attr` (a cudaDeviceAttr), the same
 // value FillCudaDeviceProp puts in the matching cudaDeviceProp field; false

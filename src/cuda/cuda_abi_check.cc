@@ -34,6 +34,12 @@ static_assert(kCudaErrorNotReady == cudaErrorNotReady);
 static_assert(kCudaErrorLaunchFailure == cudaErrorLaunchFailure);
 static_assert(kCudaErrorNotSupported == cudaErrorNotSupported);
 static_assert(kCudaErrorIllegalState == cudaErrorIllegalState);
+static_assert(kCudaErrorUnsupportedLimit == cudaErrorUnsupportedLimit);
+static_assert(kCudaInvalidDeviceId == cudaInvalidDeviceId);
+static_assert(kMemoryTypeUnregistered == cudaMemoryTypeUnregistered);
+static_assert(kMemoryTypeHost == cudaMemoryTypeHost);
+static_assert(kMemoryTypeDevice == cudaMemoryTypeDevice);
+static_assert(kMemoryTypeManaged == cudaMemoryTypeManaged);
 static_assert(kCudaErrorStreamCaptureUnsupported ==
               cudaErrorStreamCaptureUnsupported);
 static_assert(kCudaErrorUnknown == cudaErrorUnknown);
@@ -85,6 +91,17 @@ void FillCudaFuncAttributes(void* out, const FuncFacts& f) {
   a.binaryVersion = f.binary_version;
   a.maxDynamicSharedSizeBytes = f.max_dynamic_shared_bytes;
   a.preferredShmemCarveout = f.preferred_carveout;
+  std::memcpy(out, &a, sizeof(a));
+}
+
+void FillCudaPointerAttributes(void* out, int memory_type, int device,
+                               void* device_pointer, void* host_pointer) {
+  cudaPointerAttributes a;
+  std::memset(&a, 0, sizeof(a));
+  a.type = static_cast<cudaMemoryType>(memory_type);
+  a.device = device;
+  a.devicePointer = device_pointer;
+  a.hostPointer = host_pointer;
   std::memcpy(out, &a, sizeof(a));
 }
 

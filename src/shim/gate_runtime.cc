@@ -176,6 +176,8 @@ int StreamCreate(State& s, void** stream, unsigned flags, int priority) {
   auto* st = new Stream();
   st->id = s.next_stream++;
   st->real = real;
+  st->flags = flags;
+  st->priority = ClampStreamPriority(priority);
   s.streams.insert(st);
   *stream = st;
   return kCudaSuccess;

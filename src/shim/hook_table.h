@@ -67,6 +67,13 @@
   X(cudaGetDeviceProperties_v2)                         \
   X(cudaDeviceGetAttribute)                             \
   X(cudaFuncGetAttributes)                              \
+  X(cudaDeviceGetStreamPriorityRange)                   \
+  X(cudaStreamGetPriority)                              \
+  X(cudaStreamGetFlags)                                 \
+  X(cudaThreadExchangeStreamCaptureMode)                \
+  X(cudaDeviceGetLimit)                                 \
+  X(cudaDeviceSetLimit)                                 \
+  X(cudaPointerGetAttributes)                           \
   X(cudaStreamBeginCapture)                             \
   X(cudaStreamEndCapture)                               \
   X(cudaStreamIsCapturing)                              \

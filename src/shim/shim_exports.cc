@@ -424,6 +424,63 @@ int cudaFuncGetAttributes(void* attr, const void* func) {
   return Safe([&] { return cs::FuncGetAttributes(attr, func); });
 }
 
+// ---- start-up and bookkeeping queries (runtime_queries.cc) -----------------
+
+int cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceGetStreamPriorityRange,
+                         kCudaErrorSharedObjectSymbolNotFound, least,
+                         greatest);
+  COLO_FORWARD_IN_GATE(cudaDeviceGetStreamPriorityRange,
+                       kCudaErrorSharedObjectSymbolNotFound, least, greatest);
+  return Safe([&] { return cs::DeviceGetStreamPriorityRange(least, greatest); });
+}
+
+// Both modes: the program's streams are ours (gate mode wraps the real ones).
+int cudaStreamGetPriority(void* stream, int* priority) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamGetPriority,
+                         kCudaErrorSharedObjectSymbolNotFound, stream,
+                         priority);
+  return Safe([&] { return cs::StreamGetPriority(stream, priority); });
+}
+
+int cudaStreamGetFlags(void* stream, unsigned int* flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamGetFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, flags);
+  return Safe([&] { return cs::StreamGetFlags(stream, flags); });
+}
+
+int cudaThreadExchangeStreamCaptureMode(int* mode) {
+  COLO_FORWARD_IF_NEEDED(cudaThreadExchangeStreamCaptureMode,
+                         kCudaErrorSharedObjectSymbolNotFound, mode);
+  COLO_FORWARD_IN_GATE(cudaThreadExchangeStreamCaptureMode,
+                       kCudaErrorSharedObjectSymbolNotFound, mode);
+  return Safe([&] { return cs::ThreadExchangeStreamCaptureMode(mode); });
+}
+
+int cudaDeviceGetLimit(size_t* value, int limit) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceGetLimit,
+                         kCudaErrorSharedObjectSymbolNotFound, value, limit);
+  COLO_FORWARD_IN_GATE(cudaDeviceGetLimit, kCudaErrorSharedObjectSymbolNotFound,
+                       value, limit);
+  return Safe([&] { return cs::DeviceGetLimit(value, limit); });
+}
+
+int cudaDeviceSetLimit(int limit, size_t value) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceSetLimit,
+                         kCudaErrorSharedObjectSymbolNotFound, limit, value);
+  COLO_FORWARD_IN_GATE(cudaDeviceSetLimit, kCudaErrorSharedObjectSymbolNotFound,
+                       limit, value);
+  return Safe([&] { return cs::DeviceSetLimit(limit, value); });
+}
+
+int cudaPointerGetAttributes(void* attr, const void* ptr) {
+  COLO_FORWARD_IF_NEEDED(cudaPointerGetAttributes,
+                         kCudaErrorSharedObjectSymbolNotFound, attr, ptr);
+  COLO_FORWARD_IN_GATE(cudaPointerGetAttributes,
+                       kCudaErrorSharedObjectSymbolNotFound, attr, ptr);
+  return Safe([&] { return cs::PointerGetAttributes(attr, ptr); });
+}
+
 // ---- graphs (stream capture; sim mode, graph_capture.cc) -------------------
 // Not forwarded in gate mode: the program's streams are ours there, and a
 // graph run by the real runtime would bypass colod's grants.

@@ -103,6 +103,13 @@ COLO_EXPORT int cudaMallocManaged(void** dev_ptr, size_t size,
                                   unsigned int flags);
 COLO_EXPORT int cudaDeviceGetAttribute(int* value, int attr, int device);
 COLO_EXPORT int cudaFuncGetAttributes(void* attr, const void* func);
+COLO_EXPORT int cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
+COLO_EXPORT int cudaStreamGetPriority(void* stream, int* priority);
+COLO_EXPORT int cudaStreamGetFlags(void* stream, unsigned int* flags);
+COLO_EXPORT int cudaThreadExchangeStreamCaptureMode(int* mode);
+COLO_EXPORT int cudaDeviceGetLimit(size_t* value, int limit);
+COLO_EXPORT int cudaDeviceSetLimit(int limit, size_t value);
+COLO_EXPORT int cudaPointerGetAttributes(void* attr, const void* ptr);
 COLO_EXPORT int cudaStreamBeginCapture(void* stream, int mode);
 COLO_EXPORT int cudaStreamEndCapture(void* stream, void** graph);
 COLO_EXPORT int cudaStreamIsCapturing(void* stream, int* status);

@@ -415,6 +415,7 @@ int Malloc(void** ptr, size_t size, AllocKind kind) {
     return r.ok() ? *r : LoseColod(s, r.status());
   }
   s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
+  if (kind == AllocKind::kManaged) s.managed.insert(reinterpret_cast<uintptr_t>(p));
   s.allocated += static_cast<int64_t>(size);
   *ptr = p;
   return kCudaSuccess;
@@ -427,6 +428,7 @@ int Free(void* ptr, bool driver) {
   if (InGate(s)) return gate::Free(s, ptr, driver);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == s.allocations.end()) return cuda::kCudaErrorInvalidDevicePointer;
+  s.managed.erase(it->first);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   Result<int> r = s.client->Free(it->first);
   if (!r.ok()) return LoseColod(s, r.status());
@@ -605,11 +607,21 @@ int CapFreeMemory(size_t* free_bytes) {
 int MallocHost(void** ptr, size_t size) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = size == 0 ? nullptr : std::malloc(size);
-  return size != 0 && *ptr == nullptr ? cuda::kCudaErrorMemoryAllocation
-                                      : kCudaSuccess;
+  if (size != 0 && *ptr == nullptr) return cuda::kCudaErrorMemoryAllocation;
+  if (*ptr != nullptr) {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.pinned[reinterpret_cast<uintptr_t>(*ptr)] = size;
+  }
+  return kCudaSuccess;
 }
 
 int FreeHost(void* ptr) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.pinned.erase(reinterpret_cast<uintptr_t>(ptr));
+  }
   std::free(ptr);
   return kCudaSuccess;
 }
@@ -621,6 +633,8 @@ int StreamCreate(void** stream, unsigned flags, int priority) {
   if (InGate(s)) return gate::StreamCreate(s, stream, flags, priority);
   auto* st = new Stream();
   st->id = s.next_stream++;
+  st->flags = flags;
+  st->priority = ClampStreamPriority(priority);
   s.streams.insert(st);
   *stream = st;
   return kCudaSuccess;

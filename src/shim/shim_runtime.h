@@ -93,6 +93,23 @@ void ForgetModule(void* module);
 // reports); cudaErrorInvalidValue for an attribute it does not cover.
 int GetDeviceAttribute(int* value, int attr, int device);
 
+// Start-up and bookkeeping queries (runtime_queries.cc). Sim mode answers
+// them all; gate mode forwards the priority range, the capture mode, limits
+// and pointer attributes to the real runtime, and answers a stream's
+// priority and flags from what the program created it with.
+//   priority range: 0 (least) .. -5 (greatest); a stream's priority is its
+//   requested one clamped to that range; limits: CUDA's defaults until set
+//   (an unknown cudaLimit is cudaErrorUnsupportedLimit); pointer
+//   attributes: device memory (managed for cudaMallocManaged), pinned host
+//   memory from cudaMallocHost/HostAlloc, else unregistered (device -2).
+int DeviceGetStreamPriorityRange(int* least, int* greatest);
+int StreamGetPriority(void* stream, int* priority);
+int StreamGetFlags(void* stream, unsigned* flags);
+int ThreadExchangeStreamCaptureMode(int* mode);
+int DeviceGetLimit(size_t* value, int limit);
+int DeviceSetLimit(int limit, size_t value);
+int PointerGetAttributes(void* attr, const void* ptr);
+
 // CUDA graphs by stream capture (graph_capture.cc; sim mode only, gate mode
 // answers cudaErrorNotSupported). `status` is a cudaStreamCaptureStatus
 // (0 none, 1 active); `mode` a cudaStreamCaptureMode. Capturing the default

@@ -51,6 +51,8 @@ struct Stream {
   void* real = nullptr;  // gate mode: the program's real stream.
   Graph* capture = nullptr;  // sim mode: the graph being captured, if any.
   uint64_t capture_id = 0;
+  unsigned flags = 0;  // as created (cudaStreamGetFlags).
+  int priority = 0;    // as created, clamped to the device's range.
 };
 struct Event {
   uint64_t seq = 0;
@@ -88,6 +90,9 @@ struct State {
   std::unordered_set<Stream*> streams;
   uint32_t next_stream = 1;
   std::unordered_set<Event*> events;
+  std::unordered_set<uintptr_t> managed;  // sim mode: managed allocations.
+  std::unordered_map<uintptr_t, size_t> pinned;  // sim mode: pinned host.
+  std::map<int, size_t> limits;  // sim mode: cudaDeviceSetLimit's values.
   std::unordered_set<Graph*> graphs;
   std::unordered_set<GraphExec*> graph_execs;
   uint64_t next_capture_id = 1;
@@ -113,6 +118,15 @@ bool IsDefaultStream(void* stream);
 int CheckStream(State& s, void* stream);
 // The last launch pushed on `stream` (every stream's for the default one).
 uint64_t LastSeqOf(State& s, void* stream);
+// The stream priorities colo reports (lower is higher, as in CUDA): the range
+// of the GPUs colod models (0 .. -5); a requested priority is clamped to it.
+inline constexpr int kLeastStreamPriority = 0;
+inline constexpr int kGreatestStreamPriority = -5;
+inline int ClampStreamPriority(int p) {
+  return p > kLeastStreamPriority      ? kLeastStreamPriority
+         : p < kGreatestStreamPriority ? kGreatestStreamPriority
+                                       : p;
+}
 // cudaErrorInvalidConfiguration for an empty grid or block.
 int CheckLaunchShape(Dim grid, Dim block);
 // Sim mode's pitched copy: `height` rows of `width` bytes (host memory).

@@ -413,6 +413,31 @@ TEST(ColodIntegrationTest, ACapturedGraphRunsItsKernelsThroughColod) {
   })) << colod.Stats().dump();
 }
 
+TEST(ColodIntegrationTest, FrameworkStartUpQueriesAreAnswered) {
+  // Priority range 0..-5 (a request of -100 is clamped to -5), a stream's
+  // flags, the thread's capture mode swapped and restored, limits with CUDA's
+  // defaults until set (77 is no cudaLimit: 215), and the kind of memory a
+  // pointer is: device (2, an interior pointer too), managed (3), pinned host
+  // (1, until freed), plain host (0, device -2).
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "queries", {Program("framework_queries")});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  const std::string out = p->Output();
+  const std::pair<const char*, long> expected[] = {
+      {"priority_least", 0},  {"priority_greatest", -5}, {"high_priority", -5},
+      {"high_flags", 1},      {"low_priority", 0},       {"previous_capture_mode", 0},
+      {"restored_from", 2},   {"stack_default", 1024},   {"stack_set", 4096},
+      {"bad_limit", 215},     {"dev_type", 2},           {"dev_device", 0},
+      {"dev_ptr_ok", 1},      {"managed_type", 3},       {"pinned_type", 1},
+      {"pinned_host_ok", 1},  {"plain_type", 0},         {"plain_device", -2},
+      {"freed_pinned_type", 0}};
+  for (const auto& [key, value] : expected)
+    EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
+}
+
 TEST(ColodIntegrationTest, AForkedChildIsItsOwnClient) {
   // Parent 5 + 3 launches, child 7: three registrations would be wrong, two
   // right (the child reconnects); 15 launches counted, nobody dropped.

@@ -1,0 +1,117 @@
+// shim/runtime_queries.cc — what frameworks ask the runtime at start-up and
+// around their streams and buffers (PyTorch: the stream priority range, a
+// stream's priority, the thread's capture mode, whether a buffer is pinned),
+// answered by the interposer without GPU work. Declared in shim_runtime.h.
+#include <algorithm>
+
+#include "cuda/cuda_abi.h"
+#include "shim/shim_state.h"
+
+namespace colo::shim {
+namespace {
+
+using cuda::kCudaSuccess;
+
+// cudaLimit -> its value on a fresh context (CUDA's defaults).
+const std::map<int, size_t>& DefaultLimits() {
+  static const std::map<int, size_t> kLimits = {
+      {0, 1024},         // cudaLimitStackSize
+      {1, 1 << 20},      // cudaLimitPrintfFifoSize
+      {2, 8 << 20},      // cudaLimitMallocHeapSize
+      {3, 2},            // cudaLimitDevRuntimeSyncDepth
+      {4, 2048},         // cudaLimitDevRuntimePendingLaunchCount
+      {5, 64},           // cudaLimitMaxL2FetchGranularity
+      {6, 0},            // cudaLimitPersistingL2CacheSize
+  };
+  return kLimits;
+}
+
+// The allocation of `map` (base -> size) that contains `p`, or end().
+template <typename Map>
+typename Map::const_iterator Containing(const Map& map, uintptr_t p) {
+  return std::find_if(map.begin(), map.end(), [p](const auto& kv) {
+    return p >= kv.first && p < kv.first + std::max<size_t>(kv.second, 1);
+  });
+}
+
+thread_local int t_capture_mode = 0;  // cudaStreamCaptureModeGlobal
+
+}  // namespace
+
+int DeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least != nullptr) *least = kLeastStreamPriority;
+  if (greatest != nullptr) *greatest = kGreatestStreamPriority;
+  return kCudaSuccess;
+}
+
+int StreamGetPriority(void* stream, int* priority) {
+  if (priority == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  *priority =
+      IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->priority;
+  return kCudaSuccess;
+}
+
+int StreamGetFlags(void* stream, unsigned* flags) {
+  if (flags == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  *flags = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->flags;
+  return kCudaSuccess;
+}
+
+int ThreadExchangeStreamCaptureMode(int* mode) {
+  if (mode == nullptr || *mode < 0 || *mode > 2)
+    return cuda::kCudaErrorInvalidValue;
+  std::swap(*mode, t_capture_mode);
+  return kCudaSuccess;
+}
+
+int DeviceGetLimit(size_t* value, int limit) {
+  if (value == nullptr) return cuda::kCudaErrorInvalidValue;
+  auto d = DefaultLimits().find(limit);
+  if (d == DefaultLimits().end()) return cuda::kCudaErrorUnsupportedLimit;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.limits.find(limit);
+  *value = it != s.limits.end() ? it->second : d->second;
+  return kCudaSuccess;
+}
+
+int DeviceSetLimit(int limit, size_t value) {
+  if (DefaultLimits().count(limit) == 0)
+    return cuda::kCudaErrorUnsupportedLimit;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.limits[limit] = value;
+  return kCudaSuccess;
+}
+
+int PointerGetAttributes(void* attr, const void* ptr) {
+  if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  void* q = const_cast<void*>(ptr);
+  if (auto it = Containing(s.allocations, p); it != s.allocations.end()) {
+    if (s.managed.count(it->first)) {
+      cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeManaged, 0, q, q);
+    } else {
+      cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeDevice, 0, q,
+                                      nullptr);
+    }
+  } else if (Containing(s.pinned, p) != s.pinned.end()) {
+    // Pinned host memory is mapped into the device's address space (UVA).
+    cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeHost, 0, q, q);
+  } else {
+    cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeUnregistered,
+                                    cuda::kCudaInvalidDeviceId, nullptr,
+                                    nullptr);
+  }
+  return kCudaSuccess;
+}
+
+}  // namespace colo::shim
