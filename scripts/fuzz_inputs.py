@@ -47,7 +47,39 @@ CASES = [
     # colod serves until stopped: a config it accepts runs into the timeout
     # (124), which is fine.
     ("tests/runtime/testdata/ncu_driver_kernel.csv", None, ()),
+    # One file of the KACE artifact, in a copy of the folder ("@KACE").
+    ("data/kace/pairs_training.csv",
+     ["build/colo", "predict", "eval", "--kace", "@KACE", "--repeats", "1",
+      "--no-lowo"], ()),
+    ("data/kace/baseline_labels.csv",
+     ["build/colo", "predict", "eval", "--kace", "@KACE", "--repeats", "1",
+      "--no-lowo"], ()),
+    ("data/kace/baseline_steps_stage2.csv",
+     ["build/colo", "predict", "eval", "--kace", "@KACE", "--repeats", "1",
+      "--no-lowo"], ()),
+    ("data/kace/workload_kernel_features.csv",
+     ["build/colo", "predict", "eval", "--kace", "@KACE", "--repeats", "1",
+      "--no-lowo"], ()),
+    # An Orion kernel table, run by a 1 s scenario ("@SCENARIO").
+    ("data/orion/resnet50_4_fwd", ["build/colo", "sim", "@SCENARIO"], ()),
 ]
+
+SCENARIO = """name: fuzz
+gpu: A100
+mode: mps
+seed: 1
+duration_s: 1
+jobs:
+  - name: service
+    workload: {{orion: {table}}}
+    kind: inference
+    class: high
+    arrivals: {{poisson: 20}}
+  - name: trainer
+    workload: {{orion: {root}/data/orion/mobilenetv2_32_fb1}}
+    kind: training
+    class: best-effort
+"""
 
 COLOD_CONFIG = """socket: {sock}
 socket_mode: "0600"
@@ -117,6 +149,21 @@ def main():
                 c = ["timeout", "1", "build/colod", "--config", cfg]
                 extra = (124,)
                 kept = cfg
+            elif "@KACE" in cmd:
+                d = os.path.join(work, "kace")
+                shutil.rmtree(d, ignore_errors=True)
+                shutil.copytree(os.path.join(ROOT, "data/kace"), d)
+                t = os.path.join(d, os.path.basename(src))
+                open(t, "wb").write(m)
+                c = [x.replace("@KACE", d) for x in cmd]
+                extra, kept = extra_ok, t
+            elif "@SCENARIO" in cmd:
+                t = os.path.join(work, "table")
+                open(t, "wb").write(m)
+                y = os.path.join(work, "scenario.yaml")
+                open(y, "w").write(SCENARIO.format(table=t, root=ROOT))
+                c = [y if x == "@SCENARIO" else x for x in cmd]
+                extra, kept = extra_ok, t
             elif "@DIR" in cmd:
                 d = os.path.join(work, "profiles")
                 shutil.rmtree(d, ignore_errors=True)
@@ -143,7 +190,7 @@ def main():
                 print(f"CRASH exit {r.returncode}: {' '.join(c)}\n"
                       f"  input kept as {keep}\n"
                       f"  {r.stderr.decode(errors='replace')[-300:]}")
-            if cmd is not None and "@DIR" not in cmd and os.path.exists(t):
+            if cmd is not None and "@" in cmd and os.path.exists(t):
                 os.remove(t)
     shutil.rmtree(work, ignore_errors=True)
     print(f"{runs} runs, {crashes} crashes, {cut} cut off after 8 s "
