@@ -39,21 +39,31 @@ std::string NcuKernelKey(std::string_view name) {
   return std::string(name);
 }
 
+std::vector<std::string_view> MangledIdentifiers(std::string_view mangled) {
+  std::vector<std::string_view> out;
+  auto digit = [&](size_t i) {
+    return std::isdigit(static_cast<unsigned char>(mangled[i])) != 0;
+  };
+  for (size_t i = 0; i < mangled.size(); ++i) {
+    if (!digit(i) || (i > 0 && digit(i - 1))) continue;  // a length starts
+    size_t n = 0, j = i;
+    while (j < mangled.size() && digit(j) && n <= mangled.size()) {
+      n = n * 10 + static_cast<size_t>(mangled[j] - '0');
+      ++j;
+    }
+    if (n > 0 && j + n <= mangled.size()) out.push_back(mangled.substr(j, n));
+  }
+  return out;
+}
+
 bool LaunchedNameMatches(std::string_view launched, std::string_view key) {
   if (key.empty()) return false;
   if (launched == key) return true;
-  if (launched.substr(0, 2) == "_Z") {
-    if (key.substr(0, 2) == "_Z") return false;  // both mangled: equal only
-    const std::string piece = std::to_string(key.size()) + std::string(key);
-    for (size_t at = launched.find(piece); at != std::string_view::npos;
-         at = launched.find(piece, at + 1)) {
-      // Not the tail of a longer length ("129name" for a 29-char name).
-      if (at == 0 || !std::isdigit(static_cast<unsigned char>(launched[at - 1])))
-        return true;
-    }
-    return false;
+  if (launched.substr(0, 2) != "_Z" || key.substr(0, 2) == "_Z") return false;
+  for (std::string_view id : MangledIdentifiers(launched)) {
+    if (id == key) return true;
   }
-  return launched.find(key) != std::string_view::npos;
+  return false;
 }
 
 Status MeasuredKernelTable::AddNcuExport(const std::string& path,
@@ -100,24 +110,36 @@ Status MeasuredKernelTable::AddNcuExport(const std::string& path,
                    [](const MeasuredShape& a, const MeasuredShape& b) {
                      return a.key < b.key;
                    });
+  by_key_.clear();
+  for (size_t i = 0; i < shapes_.size(); ++i) by_key_[shapes_[i].key].push_back(i);
   return OkStatus();
 }
 
 std::optional<MeasuredEstimate> MeasuredKernelTable::Lookup(
     std::string_view launched, Dim3 grid, Dim3 block) const {
-  const std::string* best_key = nullptr;
-  for (const MeasuredShape& s : shapes_) {
-    if ((!best_key || s.key.size() > best_key->size()) &&
-        LaunchedNameMatches(launched, s.key)) {
-      best_key = &s.key;
+  // By hash lookups, not a scan of the table: this runs for every launch.
+  const std::vector<size_t>* shapes = nullptr;
+  auto find = [&](std::string_view key) -> const std::vector<size_t>* {
+    auto it = by_key_.find(std::string(key));
+    return it == by_key_.end() ? nullptr : &it->second;
+  };
+  shapes = find(launched);
+  if (shapes == nullptr && launched.substr(0, 2) == "_Z") {
+    size_t best = 0;
+    for (std::string_view id : MangledIdentifiers(launched)) {
+      if (id.size() <= best) continue;
+      if (const std::vector<size_t>* s = find(id)) {
+        shapes = s;
+        best = id.size();
+      }
     }
   }
-  if (!best_key) return std::nullopt;
+  if (shapes == nullptr) return std::nullopt;
   const double threads = Threads(grid, block);
   const MeasuredShape* nearest = nullptr;
   double nearest_gap = 0;
-  for (const MeasuredShape& s : shapes_) {
-    if (s.key != *best_key) continue;
+  for (size_t i : *shapes) {
+    const MeasuredShape& s = shapes_[i];
     if (SameDim(s.grid, grid) && SameDim(s.block, block)) {
       return MeasuredEstimate{s.duration, s.sm_throughput, s.dram_throughput,
                               s.registers_per_thread, s.static_shared_bytes,

@@ -14,9 +14,8 @@
 // its function identifier (after the last "::", before any "<" or "("); a
 // mangled export is its own key. A launched name matches a key when it equals
 // it, or, for a mangled launched name, contains it as a mangled identifier
-// (its length then the identifier: "29vectorized_elementwise_kernel"), or,
-// for an unmangled launched name, contains it. Of several matching keys the
-// longest wins.
+// (its length then the identifier: "29vectorized_elementwise_kernel"). Of
+// several matching keys the longest wins.
 //
 // Shapes. A launch with a measured shape takes that shape's figures; another
 // shape of the same kernel takes those of the measured shape with the
@@ -31,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "colo/kernel.h"
@@ -41,6 +41,11 @@ namespace colo::runtime {
 
 // The key of a kernel name as ncu exports it (see above).
 std::string NcuKernelKey(std::string_view exported_name);
+
+// The identifiers of a mangled name: each "<length><identifier>" piece whose
+// length is not the tail of a longer number ("_ZN2at6native4addE" -> "at",
+// "native", "add"; digits inside identifiers give extra pieces, harmless).
+std::vector<std::string_view> MangledIdentifiers(std::string_view mangled);
 
 // Whether a launched kernel name matches a key (see above).
 bool LaunchedNameMatches(std::string_view launched, std::string_view key);
@@ -84,6 +89,7 @@ class MeasuredKernelTable {
 
  private:
   std::vector<MeasuredShape> shapes_;  // sorted by key, then shape.
+  std::unordered_map<std::string, std::vector<size_t>> by_key_;  // -> shapes_
   int unnamed_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -288,6 +289,15 @@ TEST(MeasuredKernelsTest, KeysOfTheNamesNcuWrites) {
   EXPECT_FALSE(LaunchedNameMatches("_Z15scale_backwardiPf", "scale"));
   EXPECT_TRUE(LaunchedNameMatches("ampere_sgemm_128x64_tn",
                                   "ampere_sgemm_128x64_tn"));
+  // An unmangled launch name (extern "C", driver API) must equal the key.
+  EXPECT_FALSE(LaunchedNameMatches("ampere_sgemm_128x64_tn_v2",
+                                   "ampere_sgemm_128x64_tn"));
+  const std::vector<std::string_view> ids =
+      MangledIdentifiers("_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT0_");
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "at"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "native"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "vectorized_elementwise_kernel"),
+            ids.end());
   EXPECT_TRUE(LaunchedNameMatches("_Z6scaleiPf", "_Z6scaleiPf"));
   EXPECT_FALSE(LaunchedNameMatches("_Z6scaleiPd", "_Z6scaleiPf"));
 }
