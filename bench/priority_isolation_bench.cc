@@ -62,27 +62,45 @@ Result<sim::ScenarioSpec> PairScenario(const Pair& p, double load, uint64_t seed
   return s;
 }
 
-// While `hp`'s kernels run on `gpu` (each alone, its solo time there), the
+// While `hp`'s kernels run on `gpu` (each alone, its solo time there): the
 // share of the block slots a kernel of shape `be` could hold that they leave
-// free, weighted by duration. Best-effort work that never slows a
-// high-priority kernel can only use these slots while the service is busy.
-Result<double> FreeSlotShare(const Workload& hp, const KernelDesc& be, const GpuSpec& gpu) {
+// free, weighted by duration, and the kernels that leave none. Best-effort
+// work that never slows a high-priority kernel can only use these slots
+// while the service is busy.
+struct Room {
+  double free_share = 0;       // duration-weighted.
+  int full_kernels = 0;        // kernels that leave no slot free
+  double full_time_share = 0;  // and their share of the service's time.
+  int kernels = 0;
+};
+
+Result<Room> RoomBesideService(const Workload& hp, const KernelDesc& be, const GpuSpec& gpu) {
   sim::EventLoop loop;
   sim::SimGpu sim(gpu, loop.clock(), sim::SimGpuOptions{});
   COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, GpuPreset(hp.profiled_on));
   COLO_RETURN_IF_ERROR(sim.RegisterWorkload(hp, profiled_on));
   COLO_ASSIGN_OR_RETURN(Occupancy be_occ, ComputeOccupancy(gpu, be));
-  double free = 0, total = 0;
+  double free = 0, slots = 0, time = 0, full = 0;
+  Room r;
   for (const KernelDesc& k : hp.kernels) {
     COLO_ASSIGN_OR_RETURN(KernelTiming t, sim.ProfileKernel(k));
     COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, k));
     sched::SmUse use;
     use.Add(occ, sched::BlocksPerSm(gpu, occ, k.Blocks()));
     const double d = static_cast<double>(t.SoloDuration().count());
-    free += d * sched::BlocksThatFit(gpu, use, be_occ);
-    total += d * be_occ.blocks_per_sm;
+    const int64_t fit = sched::BlocksThatFit(gpu, use, be_occ);
+    free += d * fit;
+    slots += d * be_occ.blocks_per_sm;
+    time += d;
+    if (fit == 0) {
+      ++r.full_kernels;
+      full += d;
+    }
+    ++r.kernels;
   }
-  return free / total;
+  r.free_share = free / slots;
+  r.full_time_share = full / time;
+  return r;
 }
 
 // The share of `be`'s kernel time (each kernel alone on `gpu`) whose
@@ -102,6 +120,45 @@ Result<double> HarvestableShare(const Workload& be, const GpuSpec& gpu, Duration
     if (t.persistent_block_time <= bound) ok += d;
   }
   return ok / total;
+}
+
+// Prints how much room each service leaves beside it and how much of each
+// training job's work could use it (computed from the kernel tables; no run).
+bool PrintRoom(const GpuSpec& gpu) {
+  std::printf("\nroom beside the service: share of block slots its kernels leave free while it is busy\n");
+  const std::string dir = std::string(COLO_DATA_DIR) + "/orion/";
+  auto be = profile::LoadOrionKernelTable(dir + "resnet50_32_fb1");
+  if (!be.ok()) return false;
+  for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
+    auto w = profile::LoadOrionKernelTable(dir + hp);
+    if (!w.ok()) return false;
+    auto room = RoomBesideService(*w, be->kernels.front(), gpu);
+    if (!room.ok()) {
+      std::fprintf(stderr, "%s\n", room.status().ToString().c_str());
+      return false;
+    }
+    // Busy half the time (50% load): even if best effort used every free slot
+    // at full speed, it would get at most 0.5 + 0.5 x share.
+    std::printf("  %-16s %5.1f%%  -> best effort <= about %.3f, system <= about %.3f\n", hp,
+                100 * room->free_share, 0.5 + 0.5 * room->free_share, 1.5 + 0.5 * room->free_share);
+    std::printf("  %-16s %d of its %d kernels (%.1f%% of its time) leave no slot free\n", "",
+                room->full_kernels, room->kernels, 100 * room->full_time_share);
+  }
+  const Duration bound = sched::PolicyOptions{}.harvest_block_bound;
+  std::printf("harvestable: share of each training job's kernel time in kernels whose logical blocks\n"
+              "take at most %.0f us (the harvest bound); its first longer kernel stalls it until idle\n",
+              ToMicros(bound));
+  for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
+    auto w = profile::LoadOrionKernelTable(dir + name);
+    if (!w.ok()) return false;
+    auto share = HarvestableShare(*w, gpu, bound);
+    if (!share.ok()) {
+      std::fprintf(stderr, "%s\n", share.status().ToString().c_str());
+      return false;
+    }
+    std::printf("  %-22s %5.1f%%\n", name, 100 * *share);
+  }
+  return true;
 }
 
 struct Summary {
@@ -139,11 +196,14 @@ int main(int argc, char** argv) {
   // -v: one line per pair; --only NAME: just that policy (and the sweep if
   // it is `priority`).
   bool verbose = false;
+  bool room_only = false;  // --room: only the room estimate (no runs)
   std::optional<sched::PolicyKind> only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-v") {
       verbose = true;
+    } else if (a == "--room") {
+      room_only = true;
     } else if (a == "--only" && i + 1 < argc) {
       auto k = sched::ParsePolicyKind(argv[++i]);
       if (!k.ok()) {
@@ -152,10 +212,11 @@ int main(int argc, char** argv) {
       }
       only = *k;
     } else {
-      std::fprintf(stderr, "usage: priority_isolation_bench [-v] [--only POLICY]\n");
+      std::fprintf(stderr, "usage: priority_isolation_bench [-v] [--only POLICY] [--room]\n");
       return 2;
     }
   }
+  if (room_only) return PrintRoom(*GpuPreset("A100")) ? 0 : 1;
   std::vector<Pair> pairs;
   for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
     for (const char* be : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
@@ -190,37 +251,7 @@ int main(int argc, char** argv) {
     std::printf("%7d us %13.1f%% %13.1f%% %12.3f %10.3f\n", us, 100 * s.mean_p99, 100 * s.worst_p99, s.mean_stp,
                 s.mean_be);
   }
-  std::printf("\nroom beside the service: share of block slots its kernels leave free while it is busy\n");
-  const std::string dir = std::string(COLO_DATA_DIR) + "/orion/";
-  auto be = profile::LoadOrionKernelTable(dir + "resnet50_32_fb1");
-  if (!be.ok()) return 1;
-  for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
-    auto w = profile::LoadOrionKernelTable(dir + hp);
-    if (!w.ok()) return 1;
-    auto share = FreeSlotShare(*w, be->kernels.front(), specs.front().gpu);
-    if (!share.ok()) {
-      std::fprintf(stderr, "%s\n", share.status().ToString().c_str());
-      return 1;
-    }
-    // Busy half the time (50% load): even if best effort used every free slot
-    // at full speed, it would get at most 0.5 + 0.5 x share.
-    std::printf("  %-16s %5.1f%%  -> best effort <= about %.3f, system <= about %.3f\n", hp, 100 * *share,
-                0.5 + 0.5 * *share, 1.5 + 0.5 * *share);
-  }
-  const Duration bound = sched::PolicyOptions{}.harvest_block_bound;
-  std::printf("harvestable: share of each training job's kernel time in kernels whose logical blocks\n"
-              "take at most %.0f us (the harvest bound); its first longer kernel stalls it until idle\n",
-              ToMicros(bound));
-  for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
-    auto w = profile::LoadOrionKernelTable(dir + name);
-    if (!w.ok()) return 1;
-    auto share = HarvestableShare(*w, specs.front().gpu, bound);
-    if (!share.ok()) {
-      std::fprintf(stderr, "%s\n", share.status().ToString().c_str());
-      return 1;
-    }
-    std::printf("  %-22s %5.1f%%\n", name, 100 * *share);
-  }
+  if (!PrintRoom(specs.front().gpu)) return 1;
   std::printf("\npriority policy, preemption-latency bound sweep\n");
   std::printf("%-10s %14s %14s %12s %10s\n", "bound", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
   for (int us : {25, 50, 100, 200, 400}) {
