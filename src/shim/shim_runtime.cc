@@ -440,20 +440,12 @@ int Free(void* ptr, bool driver) {
 
 namespace {
 
-// CaptureCopy's answer when `stream` is not capturing.
-constexpr int kNotCaptured = -1;
-
-// Sim mode: if `stream` captures, records the copy (rows of `width` bytes;
-// kSet: a memset of `width` bytes to `value`) and returns its status;
-// otherwise kNotCaptured.
-int CaptureCopy(void* dst, size_t dpitch, const void* src, size_t spitch,
-                size_t width, size_t height, void* stream,
-                CapturedOp::Kind kind = CapturedOp::Kind::kCopy,
-                int value = 0) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  Graph* g = CapturingInto(s, stream);
-  if (g == nullptr) return kNotCaptured;
+// A copy of `height` rows of `width` bytes (kSet: a memset of `width` bytes
+// to `value`), as sim mode runs it or a capture records it.
+CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
+                  size_t width, size_t height,
+                  CapturedOp::Kind kind = CapturedOp::Kind::kCopy,
+                  int value = 0) {
   CapturedOp op;
   op.kind = kind;
   op.dst = dst;
@@ -463,8 +455,19 @@ int CaptureCopy(void* dst, size_t dpitch, const void* src, size_t spitch,
   op.width = width;
   op.height = height;
   op.value = value;
-  g->ops.push_back(op);
-  return kCudaSuccess;
+  return op;
+}
+
+// Sim mode's async copies and memsets: recorded if `stream` captures, else
+// run at once, after `lock` (on s.mu) is released.
+int RunOrCapture(State& s, std::unique_lock<std::mutex>& lock, void* stream,
+                 const CapturedOp& op) {
+  if (Graph* g = CapturingInto(s, stream)) {
+    g->ops.push_back(op);
+    return kCudaSuccess;
+  }
+  lock.unlock();
+  return RunCapturedCopy(op);
 }
 
 }  // namespace
@@ -509,37 +512,25 @@ int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
 
 int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                   size_t width, size_t height, int kind, void* stream) {
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (InGate(s)) {
-      return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height,
-                                 kind, stream);
-    }
+  State& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (InGate(s)) {
+    return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height,
+                               kind, stream);
   }
   if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
-  if (int err = CaptureCopy(dst, dpitch, src, spitch, width, height, stream);
-      err != kNotCaptured) {
-    return err;
-  }
-  return CopyRows(dst, dpitch, src, spitch, width, height);
+  return RunOrCapture(s, lock, stream,
+                      CopyOp(dst, dpitch, src, spitch, width, height));
 }
 
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
                 void* stream) {
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (InGate(s)) return gate::MemcpyAsync(s, dst, src, count, kind, stream);
-  }
+  State& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::MemcpyAsync(s, dst, src, count, kind, stream);
   if (count > 0 && (dst == nullptr || src == nullptr))
     return cuda::kCudaErrorInvalidValue;
-  if (int err = CaptureCopy(dst, count, src, count, count, 1, stream);
-      err != kNotCaptured) {
-    return err;
-  }
-  if (count > 0) std::memmove(dst, src, count);
-  return kCudaSuccess;
+  return RunOrCapture(s, lock, stream, CopyOp(dst, count, src, count, count, 1));
 }
 
 int Memset(void* ptr, int value, size_t count) {
@@ -554,19 +545,13 @@ int Memset(void* ptr, int value, size_t count) {
 }
 
 int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
-  }
+  State& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
   if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
-  if (int err = CaptureCopy(ptr, count, nullptr, count, count, 1, stream,
-                            CapturedOp::Kind::kSet, value);
-      err != kNotCaptured) {
-    return err;
-  }
-  if (count > 0) std::memset(ptr, value, count);
-  return kCudaSuccess;
+  return RunOrCapture(s, lock, stream,
+                      CopyOp(ptr, count, nullptr, count, count, 1,
+                             CapturedOp::Kind::kSet, value));
 }
 
 namespace {
