@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,7 @@ struct EvalFlags {
   bool no_lowo = false;
   bool sim = false;
   std::string sim_gpu = "V100";
+  std::string predictions;  // CSV of every method's per-pair predictions.
 };
 
 Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
@@ -226,6 +228,12 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
   eo.seed = ef.seed;
   eo.lowo = !ef.no_lowo;
   COLO_RETURN_IF_ERROR(eo.Validate());
+  if (!ef.predictions.empty() &&
+      !std::ofstream(ef.predictions, std::ios::binary | std::ios::app)) {
+    // Checked before the evaluation's seconds are spent; nothing truncated.
+    return InvalidArgumentError(ef.predictions +
+                                ": cannot open for writing the predictions");
+  }
   COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, Load(df));
   std::vector<predict::ExtraScorer> extras;
   if (ef.sim) {
@@ -260,6 +268,17 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
   std::printf("\nterms chosen on all pairs:");
   for (const std::string& t : r.full_model_terms) std::printf(" %s", t.c_str());
   std::printf("\nevaluation took %.2f s\n", seconds);
+  if (!ef.predictions.empty()) {
+    std::ofstream out(ef.predictions, std::ios::binary | std::ios::trunc);
+    if (out) out << predict::FormatPredictionsCsv(r, d.data);
+    out.close();
+    if (!out) {
+      return InvalidArgumentError(ef.predictions +
+                                  ": cannot write the predictions");
+    }
+    std::printf("per-pair predictions (%zu rows) written to %s\n",
+                r.predictions.size(), ef.predictions.c_str());
+  }
   return OkStatus();
 }
 
@@ -324,6 +343,9 @@ void RegisterPredictCommand(CLI::App& app, int* exit_code) {
       "also score pairs on the simulated GPU (no pair measurements needed)");
   eval->add_option("--sim-gpu", eval_flags->sim_gpu,
                    "GPU preset for --sim (default V100)");
+  eval->add_option("--predictions", eval_flags->predictions,
+                   "write every method's per-pair predictions (out-of-fold, "
+                   "LOWO, simulator) to this CSV");
   eval->callback([=] {
     *exit_code = ReportStatus(RunEval(*data, *train_flags, *eval_flags));
   });

@@ -1,5 +1,5 @@
-// FormatEvalReport (model_eval.h): the per-workload table of ratios to
-// oracle, one column per method.
+// FormatEvalReport and FormatPredictionsCsv (model_eval.h): the per-workload
+// table of ratios to oracle, one column per method; the per-pair predictions.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,6 +60,29 @@ std::string FormatEvalReport(const EvalReport& r) {
                              : fmt::format(" {:>{}}", "", width[c]);
   }
   out += "\n";
+  return out;
+}
+
+std::string FormatPredictionsCsv(const EvalReport& r, const PairDataset& d) {
+  // RFC 4180: a field with a comma, quote or line break is quoted.
+  auto quoted = [](const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out =
+      "method,left_out,workload_a,workload_b,measured_a,measured_b,"
+      "predicted_a,predicted_b,source\n";
+  for (const PredictionRecord& rec : r.predictions) {
+    const PairSample& p = d.pairs.at(rec.pair);
+    out += fmt::format(
+        "{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", quoted(rec.method),
+        rec.left_out < 0 ? std::string() : quoted(d.profiles.at(rec.left_out).name),
+        quoted(d.profiles.at(p.a).name), quoted(d.profiles.at(p.b).name),
+        p.norm_a, p.norm_b, rec.predicted.norm_a, rec.predicted.norm_b,
+        quoted(p.where));
+  }
   return out;
 }
 

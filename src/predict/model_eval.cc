@@ -128,6 +128,25 @@ struct ExtraSums {
 struct CvResult {
   MethodResult kfold, lowo;
   std::vector<MethodResult> combos;  // per extra: k-fold, then LOWO.
+  std::vector<PredictionRecord> records;  // per pair, of all the above.
+};
+
+// Per-pair sums of predictions over the k-fold repeats.
+struct PredictionSums {
+  std::vector<PairPrediction> sum;
+  explicit PredictionSums(int n_pairs) : sum(n_pairs) {}
+  void Add(int i, const PairPrediction& p) {
+    sum[i].norm_a += p.norm_a;
+    sum[i].norm_b += p.norm_b;
+  }
+  void AppendMeans(const std::string& method, int repeats,
+                   std::vector<PredictionRecord>* out) const {
+    for (size_t i = 0; i < sum.size(); ++i) {
+      out->push_back(
+          {method, static_cast<int>(i), -1,
+           PairPrediction{sum[i].norm_a / repeats, sum[i].norm_b / repeats}});
+    }
+  }
 };
 
 std::string ModelLabel(const TrainOptions& t) {
@@ -153,7 +172,9 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
 
   // k-fold, repeated: out-of-fold predictions of every pair.
   MethodAccumulator kfold(label + " k-fold", n_w);
+  PredictionSums kfold_pred(n_pairs);
   std::vector<MethodAccumulator> kfold_combo;
+  std::vector<PredictionSums> kfold_combo_pred(n_ex, PredictionSums(n_pairs));
   for (const std::string& n : ex.names)
     kfold_combo.emplace_back(label + "+" + n + " k-fold", n_w);
   for (int r = 0; r < options.repeats; ++r) {
@@ -176,8 +197,11 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
                               m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
         score[i] = pr.Sum();
         kfold.AddError(pr, p);
-        for (size_t e = 0; e < n_ex; ++e)
+        kfold_pred.Add(i, pr);
+        for (size_t e = 0; e < n_ex; ++e) {
           kfold_combo[e].AddError(combined_pred(e, pr, i), p);
+          kfold_combo_pred[e].Add(i, combined_pred(e, pr, i));
+        }
       }
     }
     kfold.AddRepeat(PerAnchorRatios(d, [&](int i, int) { return score[i]; }));
@@ -187,6 +211,11 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
     }
   }
   out.kfold = kfold.Finish();
+  kfold_pred.AppendMeans(out.kfold.name, options.repeats, &out.records);
+  for (size_t e = 0; e < n_ex; ++e) {
+    kfold_combo_pred[e].AppendMeans(label + "+" + ex.names[e] + " k-fold",
+                                    options.repeats, &out.records);
+  }
   if (!options.lowo) {
     for (auto& c : kfold_combo) out.combos.push_back(c.Finish());
     return out;
@@ -218,8 +247,12 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
                             m->PredictPair(d.profiles[p.a], d.profiles[p.b]));
       score.push_back(pr.Sum());
       lowo_acc.AddError(pr, p);
-      for (size_t e = 0; e < n_ex; ++e)
+      out.records.push_back({label + " LOWO", i, w, pr});
+      for (size_t e = 0; e < n_ex; ++e) {
         lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
+        out.records.push_back({label + "+" + ex.names[e] + " LOWO", i, w,
+                               combined_pred(e, pr, i)});
+      }
     }
     lowo[w] = AnchorRatio(d.pairs, test, score, w).ratio;
     for (size_t e = 0; e < n_ex; ++e) {
@@ -286,6 +319,7 @@ Result<EvalReport> EvaluatePartnerChoice(
                                        d.pairs[i].where);
       extra_sum[e][i] = pr->Sum();
       extra_pred[e][i] = *pr;
+      rep.predictions.push_back({extras[e].name, i, -1, *pr});
       acc.AddError(*pr, d.pairs[i]);
     }
     acc.AddRepeat(
@@ -298,6 +332,7 @@ Result<EvalReport> EvaluatePartnerChoice(
   rep.kfold = std::move(main.kfold);
   rep.lowo = std::move(main.lowo);
   for (auto& c : main.combos) rep.extras.push_back(std::move(c));
+  for (auto& p : main.records) rep.predictions.push_back(std::move(p));
   if (options.compare_linear_only && options.train.residual) {
     TrainOptions linear_only = options.train;
     linear_only.residual = false;
@@ -306,6 +341,7 @@ Result<EvalReport> EvaluatePartnerChoice(
                                         ModelLabel(linear_only), ExtraSums{}));
     rep.ablations.push_back(std::move(lin.kfold));
     if (options.lowo) rep.ablations.push_back(std::move(lin.lowo));
+    for (auto& p : lin.records) rep.predictions.push_back(std::move(p));
   }
 
   // Baselines.

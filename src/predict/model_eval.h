@@ -68,6 +68,18 @@ struct MethodResult {
       -1;  // mean |predicted - actual| normalized throughput; -1 if n/a.
 };
 
+// One method's prediction for one pair (EvalReport::predictions): what the
+// ratios to oracle were computed from, for inspecting where a method errs.
+struct PredictionRecord {
+  std::string method;  // a MethodResult name: "lin+GP k-fold", "simulator"...
+  int pair = 0;        // index into PairDataset::pairs.
+  // LOWO: the workload left out of training (the pair's a or b; every pair
+  // has one record per side). -1 for the other methods.
+  int left_out = -1;
+  // k-fold: the mean of the out-of-fold predictions over the repeats.
+  PairPrediction predicted;
+};
+
 struct EvalReport {
   std::vector<std::string> workloads;  // dataset profile names.
   std::vector<int> candidates;         // candidate partners per workload.
@@ -83,6 +95,10 @@ struct EvalReport {
       extras;  // ExtraScorers (and their combination, if any).
   std::vector<std::string>
       full_model_terms;  // terms chosen when training on every pair.
+  // Every method's per-pair predictions that need a model or a scorer (the
+  // model, its ablations, the extras and their combinations; not the
+  // rule-based baselines), grouped by method.
+  std::vector<PredictionRecord> predictions;
 };
 
 // Runs the evaluation. Errors from training are returned with the fold named.
@@ -93,5 +109,12 @@ Result<EvalReport> EvaluatePartnerChoice(
 // A fixed-width table: one row per workload, one column per method, means at
 // the bottom.
 std::string FormatEvalReport(const EvalReport& r);
+
+// EvalReport::predictions as CSV, one row per record, with the pair's
+// workloads, measured normalized throughputs and source (file:line) from
+// `data` (the dataset the report was computed on):
+//   method,left_out,workload_a,workload_b,measured_a,measured_b,
+//   predicted_a,predicted_b,source
+std::string FormatPredictionsCsv(const EvalReport& r, const PairDataset& data);
 
 }  // namespace colo::predict

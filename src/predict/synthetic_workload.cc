@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace colo::predict {
 namespace {
@@ -40,8 +41,8 @@ Status SyntheticWorkloadOptions::Validate() const {
     return InvalidArgumentError("synthetic workload: kernels must be >= 1");
   if (!(size_spread >= 0))
     return InvalidArgumentError("synthetic workload: size_spread must be >= 0");
-  if (kernel_time.count() <= 0)
-    return InvalidArgumentError("synthetic workload: kernel_time must be > 0");
+  if (wave_time.count() <= 0)
+    return InvalidArgumentError("synthetic workload: wave_time must be > 0");
   if (block_threads < 32 || block_threads > 1024) {
     return InvalidArgumentError(
         "synthetic workload: block_threads must be in 32..1024");
@@ -77,38 +78,68 @@ Result<Workload> SyntheticWorkload(const profile::WorkloadProfile& p,
   const double util =
       std::clamp(*p.system.sm_util_pct / 100.0, o.min_utilization, 1.0);
 
+  // Blocks per wave of the profiling GPU, at these registers and shared
+  // memory per thread (the same for every kernel of the population).
+  KernelDesc shape;
+  shape.name = p.name + "/shape";
+  shape.grid = Dim3{1, 1, 1};
+  shape.block = Dim3{o.block_threads, 1, 1};
+  shape.registers_per_thread = static_cast<int>(std::lround(regs_per_thread));
+  shape.shared_mem_per_block =
+      std::min<int64_t>(std::llround(smem_per_thread * o.block_threads),
+                        gpu.max_shared_mem_per_block / 2);
+  shape.sm_throughput = std::clamp(k.sm_throughput_pct / 100.0, 0.01, 1.0);
+  shape.dram_throughput = std::clamp(k.dram_throughput_pct / 100.0, 0.0, 1.0);
+  shape.solo_duration = o.wave_time;
+  COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, shape));
+  const int64_t wave = static_cast<int64_t>(occ.blocks_per_sm) * gpu.sm_count;
+
+  // Sizes at the quantiles, relative to the centre; blocks and waves of a
+  // population centred at exp(log_c) threads.
+  std::vector<double> rel(o.kernels);
+  for (int i = 0; i < o.kernels; ++i)
+    rel[i] = std::exp(o.size_spread * NormalQuantile((i + 0.5) / o.kernels));
+  auto blocks_of = [&](double log_c, int i) {
+    return std::max<int64_t>(
+        1, std::llround(std::exp(log_c) * rel[i] / o.block_threads));
+  };
+  auto waves_of = [&](int64_t blocks) { return (blocks + wave - 1) / wave; };
+  auto weighted_threads = [&](double log_c) {
+    double num = 0, den = 0;
+    for (int i = 0; i < o.kernels; ++i) {
+      const int64_t b = blocks_of(log_c, i);
+      num += static_cast<double>(b) * o.block_threads * waves_of(b);
+      den += static_cast<double>(waves_of(b));
+    }
+    return num / den;
+  };
+  // The duration-weighted mean grows with the centre: bisect on ln(centre).
+  const double target = std::log(std::max(k.threads, 1.0));
+  double lo = target - 20, hi = target + 1;
+  for (int it = 0; it < 100; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (std::log(weighted_threads(mid)) < target ? lo : hi) = mid;
+  }
+  const double log_c = 0.5 * (lo + hi);
+
   Workload w;
   w.name = p.name;
   w.kind = WorkloadKind::kTraining;
   w.profiled_on = gpu.name;
-  w.kernel_gap = Nanoseconds(std::llround(
-      static_cast<double>(o.kernel_time.count()) * (1.0 / util - 1.0)));
+  Duration busy{0};
   for (int i = 0; i < o.kernels; ++i) {
-    const double z = NormalQuantile((i + 0.5) / o.kernels);
-    const double threads =
-        k.threads *
-        std::exp(o.size_spread * z - 0.5 * o.size_spread * o.size_spread);
-    KernelDesc kd;
+    KernelDesc kd = shape;
     kd.name = p.name + "/k" + std::to_string(i);
-    kd.block = Dim3{o.block_threads, 1, 1};
-    kd.registers_per_thread = static_cast<int>(std::lround(regs_per_thread));
-    kd.shared_mem_per_block =
-        std::min<int64_t>(std::llround(smem_per_thread * o.block_threads),
-                          gpu.max_shared_mem_per_block / 2);
-    kd.sm_throughput = std::clamp(k.sm_throughput_pct / 100.0, 0.01, 1.0);
-    kd.dram_throughput = std::clamp(k.dram_throughput_pct / 100.0, 0.0, 1.0);
-    kd.solo_duration = o.kernel_time;
-    // Grid: the launch size in blocks, capped at max_waves full waves.
-    kd.grid = Dim3{1, 1, 1};
-    COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, kd));
-    const int64_t wave = static_cast<int64_t>(occ.blocks_per_sm) * gpu.sm_count;
-    const int64_t blocks =
-        std::llround(std::max(1.0, threads / o.block_threads));
-    kd.grid = Dim3{std::clamp<int64_t>(blocks, 1, wave * o.max_waves), 1, 1};
+    const int64_t blocks = blocks_of(log_c, i);
+    kd.solo_duration = o.wave_time * waves_of(blocks);
+    kd.grid = Dim3{std::min<int64_t>(blocks, wave * o.max_waves), 1, 1};
     COLO_RETURN_IF_ERROR(
         kd.Validate().WithContext("workload '" + p.name + "'"));
+    busy += kd.solo_duration;
     w.kernels.push_back(std::move(kd));
   }
+  w.kernel_gap = Nanoseconds(std::llround(static_cast<double>(busy.count()) /
+                                          o.kernels * (1.0 / util - 1.0)));
   if (p.system.memory_used_gib) {
     w.memory.persistent_bytes =
         static_cast<int64_t>(*p.system.memory_used_gib * 1024 * 1024 * 1024);

@@ -2,16 +2,21 @@
 // workload's aggregate profile, for running it on the simulated GPU when
 // only the aggregate (duration-weighted means) is known.
 //
-// The population has `kernels` kernels of equal solo duration (so plain and
-// duration-weighted means coincide). Launch sizes spread log-normally around
-// the profile's mean threads per launch (deterministic quantiles, not random
-// draws): DL iterations mix small element-wise kernels and large GEMMs.
-// Registers per thread and static shared memory per thread are the
-// profile's ratios; SM and DRAM throughput fractions are the profile's
-// means. The host gap after each kernel makes the busy fraction equal the
-// profile's nvidia-smi SM utilization: gap = d * (1/u - 1). Grids are capped
-// at `max_waves` full waves of the profiling GPU to keep simulation cheap;
-// a capped kernel still fills the GPU for its whole duration.
+// The population has `kernels` kernels per iteration. Launch sizes spread
+// log-normally (deterministic quantiles, not random draws): DL iterations mix
+// small element-wise kernels and large GEMMs. A kernel's solo duration is its
+// number of waves on the profiling GPU, rounded up, times `wave_time`: every
+// block of a workload does about the same work, so a kernel twice as large
+// takes twice as long and holds the GPU's block dispatcher twice as long.
+// Because of that, the profile's *duration-weighted* mean threads per launch
+// (what ncu-derived profiles hold) is matched by solving for the centre of
+// the size distribution, not by setting it. Registers per thread and static
+// shared memory per thread are the profile's ratios; SM and DRAM throughput
+// fractions are the profile's means. One host gap after every kernel makes
+// the busy fraction equal the profile's nvidia-smi SM utilization:
+// gap = mean duration * (1/u - 1). Grids are capped at `max_waves` full
+// waves to keep simulation cheap; a capped kernel keeps its duration (its
+// blocks get longer), so it still fills the GPU for as long.
 // Thread-compatible.
 #pragma once
 
@@ -27,8 +32,8 @@ struct SyntheticWorkloadOptions {
   int kernels = 16;  // per iteration, >= 1. Default: 16.
   double size_spread =
       1.0;  // sigma of ln(threads per launch), >= 0. Default: 1.
-  Duration kernel_time =
-      Microseconds(500);  // solo duration of each kernel, > 0. Default: 500 us.
+  Duration wave_time = Microseconds(
+      50);  // solo time of one full wave of blocks, > 0. Default: 50 us.
   int block_threads = 256;  // threads per block, 32..1024. Default: 256.
   int max_waves =
       4;  // grid cap in waves of the profiling GPU, >= 1. Default: 4.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "cli/colo_process.h"
@@ -46,6 +47,37 @@ TEST_F(CliPredictTest, EvalPrintsTheTableAndBaselines) {
         "excluded wav2vec2-base-960h_batch2-inf"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
+}
+
+TEST_F(CliPredictTest, EvalWritesPerPairPredictionsWithTheSimulator) {
+  const std::string csv = (dir_ / "pred.csv").string();
+  ProcessResult r = Run({"predict", "eval", "--kace", kData + "/kace",
+                         "--repeats", "1", "--sim", "--predictions", csv});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(csv);
+  std::string header, line;
+  ASSERT_TRUE(std::getline(in, header));
+  EXPECT_EQ(header,
+            "method,left_out,workload_a,workload_b,measured_a,measured_b,"
+            "predicted_a,predicted_b,source");
+  std::map<std::string, int> rows;  // per method
+  while (std::getline(in, line)) ++rows[line.substr(0, line.find(','))];
+  // 100 pairs: k-fold methods and the simulator once each, LOWO twice.
+  EXPECT_EQ(rows["simulator"], 100);
+  EXPECT_EQ(rows["lin+GP k-fold"], 100);
+  EXPECT_EQ(rows["lin+GP LOWO"], 200);
+  EXPECT_EQ(rows["linear k-fold"], 100);
+  EXPECT_EQ(rows["lin+GP+simulator LOWO"], 200);
+  EXPECT_NE(r.out.find("written to " + csv), std::string::npos) << r.out;
+
+  // A path that cannot be written: exit 2 before any evaluation.
+  r = Run({"predict", "eval", "--kace", kData + "/kace", "--predictions",
+           (dir_ / "no-such-dir" / "p.csv").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no-such-dir/p.csv: cannot open for writing"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("MEAN ratio to oracle"), std::string::npos);
 }
 
 TEST_F(CliPredictTest, PeaceMetricsAddDcgmFeaturesToTheModel) {

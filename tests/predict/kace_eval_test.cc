@@ -3,10 +3,12 @@
 // baselines are excluded (the CLI's default).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "predict/dataset_source.h"
 #include "predict/model_eval.h"
+#include "predict/oracle_ratio.h"
 #include "predict/solo_cross_check.h"
 
 namespace colo::predict {
@@ -84,6 +86,62 @@ TEST(KaceEvalTest, RepeatStandardErrorComesFromTheRepeatMeans) {
               (two->kfold.max_repeat - two->kfold.min_repeat) / 2, 1e-12);
   EXPECT_NE(FormatEvalReport(*two).find("k-fold: std. error over repeats"),
             std::string::npos);
+}
+
+TEST(KaceEvalTest, PredictionRecordsAreWhatTheRatiosWereComputedFrom) {
+  // One repeat, so the k-fold records are the out-of-fold predictions
+  // themselves: their MAE and ratios to oracle must be the report's.
+  const LoadedDataset d = Kace();
+  const int n_pairs = static_cast<int>(d.data.pairs.size());
+  const int n_w = static_cast<int>(d.data.profiles.size());
+  EvalOptions o;
+  o.repeats = 1;
+  Result<EvalReport> r = EvaluatePartnerChoice(d.data, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const MethodResult* m :
+       {&r->kfold, &r->lowo, &r->ablations[0], &r->ablations[1]}) {
+    const bool lowo = m->name.find("LOWO") != std::string::npos;
+    std::vector<const PredictionRecord*> recs;
+    for (const PredictionRecord& rec : r->predictions) {
+      if (rec.method == m->name) recs.push_back(&rec);
+    }
+    // k-fold: one record per pair; LOWO: one per side of every pair.
+    ASSERT_EQ(recs.size(), static_cast<size_t>(lowo ? 2 * n_pairs : n_pairs))
+        << m->name;
+    double abs_err = 0;
+    for (const PredictionRecord* rec : recs) {
+      const PairSample& p = d.data.pairs[rec->pair];
+      abs_err += std::fabs(rec->predicted.norm_a - p.norm_a) +
+                 std::fabs(rec->predicted.norm_b - p.norm_b);
+      if (lowo) {
+        EXPECT_TRUE(rec->left_out == p.a || rec->left_out == p.b) << m->name;
+      } else {
+        EXPECT_EQ(rec->left_out, -1) << m->name;
+      }
+    }
+    EXPECT_NEAR(abs_err / (2.0 * recs.size()), m->mae, 1e-12) << m->name;
+    for (int w = 0; w < n_w; ++w) {
+      std::vector<int> ids;
+      std::vector<double> score;
+      for (const PredictionRecord* rec : recs) {
+        const PairSample& p = d.data.pairs[rec->pair];
+        if ((p.a != w && p.b != w) || (lowo && rec->left_out != w)) continue;
+        ids.push_back(rec->pair);
+        score.push_back(rec->predicted.Sum());
+      }
+      if (ids.size() < 2) continue;
+      EXPECT_NEAR(AnchorRatio(d.data.pairs, ids, score, w).ratio,
+                  m->ratio[w], 1e-12)
+          << m->name << ", anchor " << d.data.profiles[w].name;
+    }
+  }
+  // The CSV has a header and one line per record, with the pair's source.
+  const std::string csv = FormatPredictionsCsv(*r, d.data);
+  EXPECT_EQ(csv.rfind("method,left_out,workload_a,workload_b,measured_a,", 0),
+            0u);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'),
+            static_cast<long>(r->predictions.size()) + 1);
+  EXPECT_NE(csv.find("pairs_training.csv:"), std::string::npos);
 }
 
 TEST(KaceEvalTest, RandomBaselineIsTheExpectation) {

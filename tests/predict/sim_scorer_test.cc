@@ -37,9 +37,40 @@ TEST(SyntheticWorkloadTest, MatchesTheAggregate) {
       static_cast<int>(std::lround(p.kernels->registers / p.kernels->threads)));
   EXPECT_NEAR(k.sm_throughput, p.kernels->sm_throughput_pct / 100, 1e-12);
   // Busy fraction d / (d + gap) = nvidia-smi SM utilization (96.7 %).
-  const double d = static_cast<double>(o.kernel_time.count());
+  const double d = static_cast<double>(k.solo_duration.count());
   EXPECT_NEAR(d / (d + static_cast<double>(w->kernel_gap.count())),
               *p.system.sm_util_pct / 100, 1e-6);
+}
+
+TEST(SyntheticWorkloadTest, DurationsFollowSizeAndTheWeightedMeanMatches) {
+  // albert b16: 4.28 M threads per launch, duration-weighted. With sizes
+  // spread, a kernel takes (waves rounded up) x wave_time, and the
+  // population's duration-weighted mean threads is the profile's.
+  const profile::WorkloadProfile& p = Kace("albert-base-v2_batch16-train");
+  SyntheticWorkloadOptions o;
+  o.max_waves = 1000;  // no cap: threads per launch are the real sizes
+  Result<Workload> w = SyntheticWorkload(p, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  double num = 0, den = 0;
+  for (const KernelDesc& k : w->kernels) {
+    const double d = static_cast<double>(k.solo_duration.count());
+    num += d * static_cast<double>(k.Blocks() * k.ThreadsPerBlock());
+    den += d;
+    // A whole number of waves.
+    EXPECT_EQ(k.solo_duration.count() % o.wave_time.count(), 0) << k.name;
+  }
+  EXPECT_NEAR(num / den, p.kernels->threads, 0.05 * p.kernels->threads);
+  // The largest kernel takes longer than the smallest, in proportion to
+  // their sizes (to within one wave of rounding).
+  const KernelDesc& small = w->kernels.front();
+  const KernelDesc& large = w->kernels.back();
+  ASSERT_GT(large.Blocks(), 4 * small.Blocks());
+  const double ratio = static_cast<double>(large.solo_duration.count()) /
+                       static_cast<double>(small.solo_duration.count());
+  const double size_ratio = static_cast<double>(large.Blocks()) /
+                            static_cast<double>(small.Blocks());
+  EXPECT_GT(ratio, 0.5 * size_ratio);
+  EXPECT_LT(ratio, 2.0 * size_ratio);
 }
 
 TEST(SyntheticWorkloadTest, NeedsKernelsAndUtilization) {
