@@ -33,6 +33,12 @@ inline constexpr int kMemoryTypeHost = 1;
 inline constexpr int kMemoryTypeDevice = 2;
 inline constexpr int kMemoryTypeManaged = 3;
 inline constexpr int kCudaErrorStreamCaptureUnsupported = 900;
+inline constexpr int kCudaErrorStreamCaptureInvalidated = 901;
+inline constexpr int kCudaErrorStreamCaptureMerge = 902;
+inline constexpr int kCudaErrorStreamCaptureUnmatched = 903;
+inline constexpr int kCudaErrorStreamCaptureUnjoined = 904;
+inline constexpr int kCudaErrorStreamCaptureIsolation = 905;
+inline constexpr int kCudaErrorCapturedEvent = 907;
 inline constexpr int kCudaErrorUnknown = 999;
 
 // CUresult values (cuda.h).

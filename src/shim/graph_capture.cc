@@ -5,10 +5,17 @@
 // a graph, cudaGraphInstantiate copies it, and cudaGraphLaunch replays it on
 // a stream: each kernel goes to colod as an ordinary launch (so the policy
 // sees every kernel of a graph, in order), each copy runs then (sim mode
-// copies at once, as cudaMemcpyAsync does). Gate mode has no graphs: a graph
+// copies at once, as cudaMemcpyAsync does). A capture may fork into other
+// streams and join back through events, as the CUDA runtime allows: a stream
+// that waits on an event recorded in a running capture joins it, and the
+// capture can end only when every joined stream has been waited on (through
+// an event) at its last operation. The record stays one sequence in the
+// order the program issued its operations, which respects every dependency
+// the program expressed; replay runs it in that order. Gate mode has no graphs: a graph
 // launched by the real runtime would run its kernels without colod's grants,
 // so capture and graph calls answer cudaErrorNotSupported there, and no
 // stream is ever capturing.
+#include <algorithm>
 #include <cstring>
 
 #include "cuda/cuda_abi.h"
@@ -32,8 +39,95 @@ int RunCapturedCopy(const CapturedOp& op) {
   return CopyRows(op.dst, op.dpitch, op.src, op.spitch, op.width, op.height);
 }
 
-int CaptureKernel(Graph* g, const void* key, const char* unnamed_prefix,
-                  Dim grid, Dim block, size_t shared_mem) {
+void RecordCaptured(void* stream, const CapturedOp& op) {
+  auto* st = static_cast<Stream*>(stream);
+  st->capture->ops.push_back(op);
+  ++st->capture_ops;
+}
+
+namespace {
+
+// Every stream and event of capture `g` leaves it (the capture ended or was
+// abandoned); events recorded in it stay captured events.
+void DetachCapture(State& s, Graph* g) {
+  for (Stream* st : s.streams) {
+    if (st->capture != g) continue;
+    st->capture = nullptr;
+    st->capture_origin = false;
+    st->capture_ops = 0;
+    st->rejoined_ops = -1;
+  }
+  for (Event* e : s.events) {
+    if (e->capture != g) continue;
+    e->capture = nullptr;
+    e->capture_stream = nullptr;
+  }
+}
+
+}  // namespace
+
+void RecordEventInCapture(Event* e, Stream* st) {
+  e->recorded = true;
+  e->done_ns = -1;
+  e->in_capture = true;
+  e->capture = st->capture;
+  e->capture_stream = st;
+  e->capture_ops = st->capture_ops;
+}
+
+int WaitEventInCapture(State& s, void* stream, Event* e) {
+  Graph* g = CapturingInto(s, stream);
+  if (g == nullptr && !e->in_capture) return -1;  // an ordinary wait
+  if (!e->recorded) return kCudaSuccess;         // waits on nothing
+  if (!e->in_capture) {
+    // A capturing stream may not depend on work outside its capture; as in
+    // the runtime, the capture is then invalidated.
+    g->invalidated = true;
+    return cuda::kCudaErrorStreamCaptureIsolation;
+  }
+  if (e->capture == nullptr) return cuda::kCudaErrorCapturedEvent;  // ended
+  if (g == nullptr) {
+    if (IsDefaultStream(stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+    auto* st = static_cast<Stream*>(stream);  // joins the capture
+    st->capture = e->capture;
+    st->capture_id = e->capture_stream != nullptr
+                         ? e->capture_stream->capture_id
+                         : s.next_capture_id++;
+    st->capture_origin = false;
+    st->capture_ops = 0;
+    st->rejoined_ops = -1;
+    return kCudaSuccess;
+  }
+  if (g != e->capture) {
+    g->invalidated = true;
+    return cuda::kCudaErrorStreamCaptureMerge;
+  }
+  Stream* from = e->capture_stream;
+  if (from != nullptr && from != stream) {
+    from->rejoined_ops =
+        std::max(from->rejoined_ops, static_cast<int64_t>(e->capture_ops));
+  }
+  return kCudaSuccess;
+}
+
+void ForgetCaptureStream(State& s, Stream* st) {
+  for (Event* e : s.events) {
+    if (e->capture_stream == st) e->capture_stream = nullptr;
+  }
+  Graph* g = st->capture;
+  if (g == nullptr) return;
+  if (st->capture_origin) {  // a capture never ended is abandoned with it
+    DetachCapture(s, g);
+    delete g;
+    return;
+  }
+  g->invalidated = true;
+  st->capture = nullptr;
+}
+
+int CaptureKernel(void* stream, const void* key,
+                  const char* unnamed_prefix, Dim grid, Dim block,
+                  size_t shared_mem) {
   if (int err = CheckLaunchShape(grid, block); err != kCudaSuccess) return err;
   CapturedOp op;
   op.key = key;
@@ -41,7 +135,7 @@ int CaptureKernel(Graph* g, const void* key, const char* unnamed_prefix,
   op.grid = grid;
   op.block = block;
   op.shared_mem = shared_mem;
-  g->ops.push_back(op);
+  RecordCaptured(stream, op);
   return kCudaSuccess;
 }
 
@@ -57,6 +151,9 @@ int StreamBeginCapture(void* stream, int mode) {
   if (st->capture != nullptr) return cuda::kCudaErrorIllegalState;
   st->capture = new Graph();
   st->capture_id = s.next_capture_id++;
+  st->capture_origin = true;
+  st->capture_ops = 0;
+  st->rejoined_ops = -1;
   return kCudaSuccess;
 }
 
@@ -67,7 +164,23 @@ int StreamEndCapture(void* stream, void** graph) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   Graph* g = CapturingInto(s, stream);
   if (g == nullptr) return cuda::kCudaErrorIllegalState;
-  static_cast<Stream*>(stream)->capture = nullptr;
+  auto* origin = static_cast<Stream*>(stream);
+  if (!origin->capture_origin) return cuda::kCudaErrorStreamCaptureUnmatched;
+  bool unjoined = false;
+  for (const Stream* st : s.streams) {
+    if (st->capture == g && st != origin &&
+        st->rejoined_ops != static_cast<int64_t>(st->capture_ops)) {
+      unjoined = true;
+    }
+  }
+  // Ended either way: every stream of the capture leaves it.
+  DetachCapture(s, g);
+  if (unjoined || g->invalidated) {
+    delete g;
+    *graph = nullptr;
+    return unjoined ? cuda::kCudaErrorStreamCaptureUnjoined
+                    : cuda::kCudaErrorStreamCaptureInvalidated;
+  }
   s.graphs.insert(g);
   *graph = g;
   return kCudaSuccess;
@@ -123,6 +236,7 @@ int GraphLaunch(void* exec, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {  // captured as part of another
     g->ops.insert(g->ops.end(), e->ops.begin(), e->ops.end());
+    ++static_cast<Stream*>(stream)->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
   for (const CapturedOp& op : e->ops) {

@@ -316,8 +316,9 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, host_fun, false, grid, block, shared_mem, stream,
                         args, nullptr);
   }
-  if (Graph* g = CapturingInto(s, stream))
-    return CaptureKernel(g, host_fun, "kernel", grid, block, shared_mem);
+  if (CapturingInto(s, stream))
+    return CaptureKernel(stream, host_fun, "kernel", grid, block,
+                         shared_mem);
   return LaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream,
                       nullptr);
 }
@@ -330,8 +331,9 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, function, true, grid, block, shared_mem, stream,
                         args, extra);
   }
-  if (Graph* g = CapturingInto(s, stream))
-    return CaptureKernel(g, function, "cuFunction", grid, block, shared_mem);
+  if (CapturingInto(s, stream))
+    return CaptureKernel(stream, function, "cuFunction", grid, block,
+                         shared_mem);
   return LaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
                       stream, nullptr);
 }
@@ -462,8 +464,8 @@ CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
 // run at once, after `lock` (on s.mu) is released.
 int RunOrCapture(State& s, std::unique_lock<std::mutex>& lock, void* stream,
                  const CapturedOp& op) {
-  if (Graph* g = CapturingInto(s, stream)) {
-    g->ops.push_back(op);
+  if (CapturingInto(s, stream)) {
+    RecordCaptured(stream, op);
     return kCudaSuccess;
   }
   lock.unlock();
@@ -652,8 +654,9 @@ int StreamDestroy(void* stream) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::StreamDestroy(s, stream);
   auto* st = static_cast<Stream*>(stream);
-  if (s.streams.erase(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
-  delete st->capture;  // a capture never ended is abandoned with it
+  if (s.streams.count(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  ForgetCaptureStream(s, st);
+  s.streams.erase(st);
   delete st;
   return kCudaSuccess;
 }
@@ -665,6 +668,7 @@ int StreamWaitEvent(void* stream, void* event, unsigned flags) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (int err = WaitEventInCapture(s, stream, e); err >= 0) return err;
   if (!e->recorded) return kCudaSuccess;
   return SyncTo(s, e->seq);
 }
@@ -687,10 +691,16 @@ int EventRecord(void* event, void* stream) {
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+  if (CapturingInto(s, stream)) {
+    RecordEventInCapture(e, static_cast<Stream*>(stream));
+    return kCudaSuccess;
+  }
   e->seq = IsDefaultStream(stream) ? s.last_seq
                                    : static_cast<Stream*>(stream)->last_seq;
   e->recorded = true;
+  e->in_capture = false;
+  e->capture = nullptr;
+  e->capture_stream = nullptr;
   e->done_ns = -1;
   return kCudaSuccess;
 }
@@ -701,6 +711,7 @@ int EventQuery(void* event) {
   if (InGate(s)) return gate::EventQuery(s, event);
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
   const int err = QueryTo(s, e->seq);
   if (err == kCudaSuccess && e->done_ns < 0) e->done_ns = MonotonicNs();
@@ -713,6 +724,7 @@ int EventSynchronize(void* event) {
   if (InGate(s)) return gate::EventSynchronize(s, event);
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
   const int err = SyncTo(s, e->seq);
   if (err == kCudaSuccess && e->done_ns < 0) e->done_ns = MonotonicNs();
@@ -728,6 +740,7 @@ int EventElapsedTime(float* ms, void* start, void* end) {
   auto* b = static_cast<Event*>(end);
   if (s.events.count(a) == 0 || s.events.count(b) == 0)
     return cuda::kCudaErrorInvalidResourceHandle;
+  if (a->in_capture || b->in_capture) return cuda::kCudaErrorCapturedEvent;
   // Completion as this process observed it (synchronize or query first).
   if (a->done_ns < 0 || b->done_ns < 0) return cuda::kCudaErrorNotReady;
   *ms = static_cast<float>(static_cast<double>(b->done_ns - a->done_ns) * 1e-6);

@@ -115,8 +115,18 @@ int PointerGetAttributes(void* attr, const void* ptr);
 // (0 none, 1 active); `mode` a cudaStreamCaptureMode. Capturing the default
 // stream is cudaErrorStreamCaptureUnsupported, ending a capture that was not
 // begun cudaErrorIllegalState. While a stream captures, its kernels and
-// async copies/memsets are recorded; synchronizing, querying or recording an
-// event on it is cudaErrorStreamCaptureUnsupported.
+// async copies/memsets are recorded; synchronizing or querying it is
+// cudaErrorStreamCaptureUnsupported. Recording an event on it marks a point
+// of the capture: another stream that waits on that event joins the capture
+// (fork), and a stream of the capture that waits on an event recorded on
+// another one rejoins it (join). Ending the capture on a stream that joined
+// it is cudaErrorStreamCaptureUnmatched; ending it while a joined stream has
+// operations no other stream of the capture waited for is
+// cudaErrorStreamCaptureUnjoined (no graph; the capture ends on every
+// stream); a capturing stream waiting on an event recorded outside the
+// capture is cudaErrorStreamCaptureIsolation, on another capture's
+// cudaErrorStreamCaptureMerge; querying, synchronizing or timing an event
+// last recorded in a capture is cudaErrorCapturedEvent.
 int StreamBeginCapture(void* stream, int mode);
 int StreamEndCapture(void* stream, void** graph);
 int StreamIsCapturing(void* stream, int* status);

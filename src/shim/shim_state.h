@@ -40,6 +40,9 @@ struct CapturedOp {
 };
 struct Graph {
   std::vector<CapturedOp> ops;
+  // A stream that had joined the capture was destroyed before ending it:
+  // ending it answers cudaErrorStreamCaptureInvalidated.
+  bool invalidated = false;
 };
 struct GraphExec {
   std::vector<CapturedOp> ops;
@@ -51,6 +54,14 @@ struct Stream {
   void* real = nullptr;  // gate mode: the program's real stream.
   Graph* capture = nullptr;  // sim mode: the graph being captured, if any.
   uint64_t capture_id = 0;
+  // Sim mode, while capturing: whether this stream began the capture (or
+  // joined it by waiting on an event recorded in it); the operations it has
+  // recorded; its capture_ops when another stream of the capture last waited
+  // on an event recorded on it (-1: never). Ending the capture needs every
+  // joined stream rejoined at its last operation.
+  bool capture_origin = false;
+  uint64_t capture_ops = 0;
+  int64_t rejoined_ops = -1;
   unsigned flags = 0;  // as created (cudaStreamGetFlags).
   int priority = 0;    // as created, clamped to the device's range.
 };
@@ -59,6 +70,13 @@ struct Event {
   bool recorded = false;
   int64_t done_ns = -1;  // when this process saw it complete.
   void* real = nullptr;  // gate mode: the real event.
+  // Sim mode: last recorded on a capturing stream (queries answer
+  // cudaErrorCapturedEvent); while that capture runs, the point in it: its
+  // graph, the stream and that stream's capture_ops then.
+  bool in_capture = false;
+  Graph* capture = nullptr;
+  Stream* capture_stream = nullptr;
+  uint64_t capture_ops = 0;
 };
 
 struct State {
@@ -141,9 +159,27 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
 Graph* CapturingInto(State& s, void* stream);
 // Runs one captured copy or memset now (sim mode: host memory).
 int RunCapturedCopy(const CapturedOp& op);
-// Records a kernel launch into `g` (cudaErrorInvalidConfiguration for an
-// empty grid or block, as a launch would be).
-int CaptureKernel(Graph* g, const void* key, const char* unnamed_prefix,
-                  Dim grid, Dim block, size_t shared_mem);
+// Appends `op` to the capture `stream` records into (it must be capturing).
+void RecordCaptured(void* stream, const CapturedOp& op);
+// Records a kernel launch into the capture of `stream`
+// (cudaErrorInvalidConfiguration for an empty grid or block, as a launch
+// would be).
+int CaptureKernel(void* stream, const void* key,
+                  const char* unnamed_prefix, Dim grid, Dim block,
+                  size_t shared_mem);
+// Multi-stream capture (sim mode; graph_capture.cc). cudaEventRecord on a
+// capturing stream: `e` becomes a point in that capture.
+void RecordEventInCapture(Event* e, Stream* st);
+// cudaStreamWaitEvent when `e` was last recorded in a capture or `stream`
+// captures: a stream outside any capture waiting on a point of a running
+// capture joins it; a stream of the capture waiting on another's point
+// rejoins that stream up to there; anything else crossing a capture's
+// boundary is refused (cudaErrorStreamCaptureIsolation / Merge,
+// cudaErrorCapturedEvent for a capture that has ended). Returns -1 when
+// neither applies (an ordinary wait).
+int WaitEventInCapture(State& s, void* stream, Event* e);
+// A stream about to be destroyed: a capture it began is abandoned; one it
+// joined is invalidated.
+void ForgetCaptureStream(State& s, Stream* st);
 
 }  // namespace colo::shim

@@ -413,6 +413,46 @@ TEST(ColodIntegrationTest, ACapturedGraphRunsItsKernelsThroughColod) {
   })) << colod.Stats().dump();
 }
 
+TEST(ColodIntegrationTest, ACaptureForkedIntoASideStreamRunsBothStreamsKernels) {
+  // Two streams fork and join through events during one capture: the graph
+  // holds both streams' kernels (2 + 3, 2 ms each), launched twice: 10
+  // kernels, >= 20 ms. The refused captures (a fork never joined, ending on
+  // the joined stream, waiting on an event outside the capture) run none of
+  // their kernels; the one launch outside any capture makes 11 in all.
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir,
+              "kernels:\n  - {name: fork_main, duration_us: 2000}\n"
+              "  - {name: fork_side, duration_us: 2000}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "fork", {Program("graph_fork_join")});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  const std::string out = p->Output();
+  const std::pair<const char*, long> expected[] = {
+      {"side_status_during", 1},
+      {"same_capture_id", 1},
+      {"query_captured_event", 907},  // cudaErrorCapturedEvent
+      {"end_good", 0},
+      {"side_status_after", 0},
+      {"end_unjoined", 904},  // cudaErrorStreamCaptureUnjoined
+      {"graph_unjoined_null", 1},
+      {"side_status_after_unjoined", 0},
+      {"end_on_joined_stream", 903},  // cudaErrorStreamCaptureUnmatched
+      {"wait_outside_event", 905},    // cudaErrorStreamCaptureIsolation
+      {"end_after_isolation", 901},   // cudaErrorStreamCaptureInvalidated
+      {"wait_ended_capture_event", 907},
+  };
+  for (const auto& [key, value] : expected)
+    EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
+  const double ms = std::atof(out.c_str() + out.find("graph_ms=") + 9);
+  EXPECT_GE(ms, 20.0) << out;
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_launched"] == 11 && j["kernels_completed"] == 11;
+  })) << colod.Stats().dump();
+  // And not more: the discarded captures' kernels never reach colod.
+  EXPECT_EQ(colod.Stats()["kernels_launched"], 11) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, FrameworkStartUpQueriesAreAnswered) {
   // Priority range 0..-5 (a request of -100 is clamped to -5), a stream's
   // flags, the thread's capture mode swapped and restored, limits with CUDA's
