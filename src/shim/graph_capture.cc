@@ -90,9 +90,7 @@ int WaitEventInCapture(State& s, void* stream, Event* e) {
     if (IsDefaultStream(stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
     auto* st = static_cast<Stream*>(stream);  // joins the capture
     st->capture = e->capture;
-    st->capture_id = e->capture_stream != nullptr
-                         ? e->capture_stream->capture_id
-                         : s.next_capture_id++;
+    st->capture_id = e->capture->capture_id;
     st->capture_origin = false;
     st->capture_ops = 0;
     st->rejoined_ops = -1;
@@ -150,7 +148,7 @@ int StreamBeginCapture(void* stream, int mode) {
   auto* st = static_cast<Stream*>(stream);
   if (st->capture != nullptr) return cuda::kCudaErrorIllegalState;
   st->capture = new Graph();
-  st->capture_id = s.next_capture_id++;
+  st->capture_id = st->capture->capture_id = s.next_capture_id++;
   st->capture_origin = true;
   st->capture_ops = 0;
   st->rejoined_ops = -1;

@@ -40,6 +40,7 @@ struct CapturedOp {
 };
 struct Graph {
   std::vector<CapturedOp> ops;
+  uint64_t capture_id = 0;  // the capture that made it.
   // A stream that had joined the capture was destroyed before ending it:
   // ending it answers cudaErrorStreamCaptureInvalidated.
   bool invalidated = false;

@@ -11,6 +11,7 @@
 //   end_unjoined (904: s2 has a launch nobody waited for), graph_unjoined_null
 //   (1), side_status_after_unjoined (0), end_on_joined_stream (903),
 //   wait_outside_event (905), end_after_isolation (901),
+//   end_after_joined_destroyed (901),
 //   wait_ended_capture_event (907), graph_ms (2 launches + sync).
 // Exits 3 on an unexpected CUDA error.
 #include <cuda_runtime.h>
@@ -99,6 +100,18 @@ int main() {
   std::printf("end_after_isolation=%d\n",
               (int)cudaStreamEndCapture(s1, &isolated));
   (void)cudaGetLastError();
+  // A stream that joined the capture is destroyed before the capture ends.
+  cudaStream_t s4;
+  CUDA_CHECK(cudaStreamCreate(&s4));
+  CUDA_CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  CUDA_CHECK(cudaEventRecord(fork, s1));
+  CUDA_CHECK(cudaStreamWaitEvent(s4, fork, 0));
+  CUDA_CHECK(cudaStreamDestroy(s4));
+  cudaGraph_t lost = nullptr;
+  std::printf("end_after_joined_destroyed=%d\n",
+              (int)cudaStreamEndCapture(s1, &lost));
+  (void)cudaGetLastError();
+
   // The fork event was last recorded in a capture that has ended.
   std::printf("wait_ended_capture_event=%d\n",
               (int)cudaStreamWaitEvent(s3, fork, 0));

@@ -417,7 +417,8 @@ TEST(ColodIntegrationTest, ACaptureForkedIntoASideStreamRunsBothStreamsKernels) 
   // Two streams fork and join through events during one capture: the graph
   // holds both streams' kernels (2 + 3, 2 ms each), launched twice: 10
   // kernels, >= 20 ms. The refused captures (a fork never joined, ending on
-  // the joined stream, waiting on an event outside the capture) run none of
+  // the joined stream, waiting on an event outside the capture, a joined
+  // stream destroyed before the end) run none of
   // their kernels; the one launch outside any capture makes 11 in all.
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
@@ -440,6 +441,7 @@ TEST(ColodIntegrationTest, ACaptureForkedIntoASideStreamRunsBothStreamsKernels) 
       {"end_on_joined_stream", 903},  // cudaErrorStreamCaptureUnmatched
       {"wait_outside_event", 905},    // cudaErrorStreamCaptureIsolation
       {"end_after_isolation", 901},   // cudaErrorStreamCaptureInvalidated
+      {"end_after_joined_destroyed", 901},
       {"wait_ended_capture_event", 907},
   };
   for (const auto& [key, value] : expected)
