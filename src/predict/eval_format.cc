@@ -76,10 +76,12 @@ std::string FormatPredictionsCsv(const EvalReport& r, const PairDataset& d) {
       "predicted_a,predicted_b,source\n";
   for (const PredictionRecord& rec : r.predictions) {
     const PairSample& p = d.pairs.at(rec.pair);
+    const std::string left_out =
+        rec.left_out < 0 ? "" : quoted(d.profiles.at(rec.left_out).name);
     out += fmt::format(
         "{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", quoted(rec.method),
-        rec.left_out < 0 ? std::string() : quoted(d.profiles.at(rec.left_out).name),
-        quoted(d.profiles.at(p.a).name), quoted(d.profiles.at(p.b).name),
+        left_out, quoted(d.profiles.at(p.a).name),
+        quoted(d.profiles.at(p.b).name),
         p.norm_a, p.norm_b, rec.predicted.norm_a, rec.predicted.norm_b,
         quoted(p.where));
   }

@@ -199,8 +199,9 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
         kfold.AddError(pr, p);
         kfold_pred.Add(i, pr);
         for (size_t e = 0; e < n_ex; ++e) {
-          kfold_combo[e].AddError(combined_pred(e, pr, i), p);
-          kfold_combo_pred[e].Add(i, combined_pred(e, pr, i));
+          const PairPrediction c = combined_pred(e, pr, i);
+          kfold_combo[e].AddError(c, p);
+          kfold_combo_pred[e].Add(i, c);
         }
       }
     }
@@ -249,9 +250,9 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
       lowo_acc.AddError(pr, p);
       out.records.push_back({label + " LOWO", i, w, pr});
       for (size_t e = 0; e < n_ex; ++e) {
-        lowo_combo_acc[e].AddError(combined_pred(e, pr, i), p);
-        out.records.push_back({label + "+" + ex.names[e] + " LOWO", i, w,
-                               combined_pred(e, pr, i)});
+        const PairPrediction c = combined_pred(e, pr, i);
+        lowo_combo_acc[e].AddError(c, p);
+        out.records.push_back({label + "+" + ex.names[e] + " LOWO", i, w, c});
       }
     }
     lowo[w] = AnchorRatio(d.pairs, test, score, w).ratio;

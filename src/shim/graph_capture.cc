@@ -11,10 +11,10 @@
 // capture can end only when every joined stream has been waited on (through
 // an event) at its last operation. The record stays one sequence in the
 // order the program issued its operations, which respects every dependency
-// the program expressed; replay runs it in that order. Gate mode has no graphs: a graph
-// launched by the real runtime would run its kernels without colod's grants,
-// so capture and graph calls answer cudaErrorNotSupported there, and no
-// stream is ever capturing.
+// the program expressed; replay runs it in that order. Gate mode has no
+// graphs: a graph launched by the real runtime would run its kernels without
+// colod's grants, so capture and graph calls answer cudaErrorNotSupported
+// there, and no stream is ever capturing.
 #include <algorithm>
 #include <cstring>
 
@@ -87,7 +87,8 @@ int WaitEventInCapture(State& s, void* stream, Event* e) {
   }
   if (e->capture == nullptr) return cuda::kCudaErrorCapturedEvent;  // ended
   if (g == nullptr) {
-    if (IsDefaultStream(stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+    if (IsDefaultStream(stream))
+      return cuda::kCudaErrorStreamCaptureUnsupported;
     auto* st = static_cast<Stream*>(stream);  // joins the capture
     st->capture = e->capture;
     st->capture_id = e->capture->capture_id;
