@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "colo/gpu_spec.h"
 #include "profile/csv.h"
 #include "scenario/yaml_value.h"
 
@@ -141,6 +142,8 @@ Result<JobsFile> Parse(const std::string& text, const std::string& file,
                         "max_jobs_per_gpu", "jobs"}));
   if (auto g = top.Get("gpu")) {
     COLO_ASSIGN_OR_RETURN(out.gpu, g->String("a GPU preset name"));
+    if (Result<GpuSpec> preset = GpuPreset(out.gpu); !preset.ok())
+      return g->Error(preset.status().message());
   }
   if (auto m = top.Get("model")) {
     COLO_ASSIGN_OR_RETURN(std::string p, m->String("a model file path"));

@@ -43,6 +43,13 @@ Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(
     COLO_ASSIGN_OR_RETURN(k.memory_throughput_pct, t.Number(r, c_mem));
     COLO_ASSIGN_OR_RETURN(k.registers, t.Number(r, c_regs));
     COLO_ASSIGN_OR_RETURN(k.static_shared_memory, t.Number(r, c_smem));
+    // Checked here so that a bad value is reported at its own row, not at
+    // the baseline row the summary is later merged into.
+    WorkloadProfile check;
+    check.name = name;
+    check.kernels = k;
+    Status s = check.Validate();
+    if (!s.ok()) return s.WithContext(t.Where(r));
     out.emplace_back(std::move(name), k);
   }
   return out;

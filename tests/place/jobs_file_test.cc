@@ -88,6 +88,14 @@ TEST_F(JobsFileTest, ErrorsNameFileAndLine) {
   EXPECT_NE(f.status().message().find("duplicate job name 'a'"),
             std::string::npos);
 
+  // An unknown GPU preset is an error at its line, not later without one.
+  f = Parse("gpu: B200\nprofiles: profiles\njobs:\n  - name: a\n    profile: bert\n");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("jobs.yaml:1:"), std::string::npos)
+      << f.status().message();
+  EXPECT_NE(f.status().message().find("unknown GPU 'B200'"), std::string::npos)
+      << f.status().message();
+
   f = Parse("jobs: [\n");
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find("jobs.yaml:"), std::string::npos);
