@@ -80,13 +80,14 @@ inline constexpr int kFuncAttributePreferredSharedMemoryCarveout = 9;
 struct FuncFacts {
   int max_threads_per_block = 1024;
   int registers_per_thread = 32;
+  long long static_shared_bytes = 0;         // sharedSizeBytes.
   int max_dynamic_shared_bytes = 48 * 1024;  // without opt-in: 48 KiB.
   int preferred_carveout = -1;               // -1: the driver's default.
   int binary_version = 80;                   // compute capability x 10.
 };
 
 // Fills the cudaFuncAttributes (CUDA 13 layout) at `attr`: zeroes it, then
-// sets the fields of `facts`; no static, constant or local memory.
+// sets the fields of `facts`; no constant or local memory.
 // REQUIRES: `attr` points to a writable struct cudaFuncAttributes.
 void FillCudaFuncAttributes(void* attr, const FuncFacts& facts);
 

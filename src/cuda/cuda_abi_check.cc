@@ -87,6 +87,7 @@ void FillCudaFuncAttributes(void* out, const FuncFacts& f) {
   std::memset(&a, 0, sizeof(a));
   a.maxThreadsPerBlock = f.max_threads_per_block;
   a.numRegs = f.registers_per_thread;
+  a.sharedSizeBytes = static_cast<size_t>(f.static_shared_bytes);
   a.ptxVersion = f.binary_version;
   a.binaryVersion = f.binary_version;
   a.maxDynamicSharedSizeBytes = f.max_dynamic_shared_bytes;

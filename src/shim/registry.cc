@@ -39,6 +39,7 @@ struct Registry {
   std::vector<Record> records;
   std::vector<std::unique_ptr<void*>> handles;  // ours, one per fat binary.
   std::unordered_map<void**, void**> real;      // ours -> the runtime's.
+  std::unordered_map<void**, const void*> wrappers;  // ours -> fat binary.
   bool replayed = false;                        // ReplayIntoRealRuntime() ran.
   bool live = false;  // ... and succeeded: the real runtime takes them.
   int replay_result = cuda::kCudaSuccess;
@@ -103,12 +104,20 @@ void** RegisterFatBinary(void* fat_cubin) {
   Record rec(Record::kFatBinary);
   rec.handle = ours;
   rec.fat_cubin = fat_cubin;
+  r.wrappers[ours] = fat_cubin;
   if (r.live) {
     Apply(r, rec);
   } else {
     r.records.push_back(rec);
   }
   return ours;
+}
+
+const void* FatBinaryOf(void** handle) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.wrappers.find(handle);
+  return it == r.wrappers.end() ? nullptr : it->second;
 }
 
 void RegisterFatBinaryEnd(void** handle) {
@@ -120,6 +129,7 @@ void RegisterFatBinaryEnd(void** handle) {
 void UnregisterFatBinary(void** handle) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mu);
+  r.wrappers.erase(handle);
   if (!r.live) {
     // The real runtime never saw it; its records point into a library that
     // may be unloaded now, so they must not be replayed.

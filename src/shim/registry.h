@@ -32,6 +32,10 @@ void RegisterManagedVar(void** handle, void** host_var_ptr,
                         size_t size, int constant, int global);
 char InitModule(void** handle);
 
+// The fat binary wrapper registered under `handle` (ours), or nullptr after
+// UnregisterFatBinary (its library may be gone).
+const void* FatBinaryOf(void** handle);
+
 // Replays every recorded registration into the real runtime (once; later
 // calls return the first result). cudaErrorSharedObjectSymbolNotFound if the
 // real runtime lacks a registration entry point.

@@ -79,6 +79,7 @@ void __cudaRegisterFatBinaryEnd(void** handle) {
 void __cudaUnregisterFatBinary(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaUnregisterFatBinary, , handle);
   try {
+    cs::ForgetFatBinary(cs::FatBinaryOf(handle));
     cs::UnregisterFatBinary(handle);
   } catch (...) {
   }
@@ -92,7 +93,7 @@ void __cudaRegisterFunction(void** handle, const char* host_fun,
                          device_name, thread_limit, tid, bid, block_dim,
                          grid_dim, warp_size);
   try {
-    cs::RegisterFunction(host_fun, device_name);
+    cs::RegisterFunction(host_fun, device_name, cs::FatBinaryOf(handle));
     cs::RegisterFunction(handle, host_fun, device_fun, device_name,
                          thread_limit, tid, bid, block_dim, grid_dim,
                          warp_size);

@@ -286,10 +286,21 @@ int TakeLastError() {
 }
 int PeekLastError() { return t_last_error; }
 
-void RegisterFunction(const void* host_fun, const char* device_name) {
+void RegisterFunction(const void* host_fun, const char* device_name,
+                      const void* fat_binary) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   s.names[host_fun] = device_name != nullptr ? device_name : "";
+  if (fat_binary != nullptr) s.fat_binary_of[host_fun] = fat_binary;
+}
+
+void ForgetFatBinary(const void* fat_binary) {
+  if (fat_binary == nullptr) return;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.fat_binary_kernels.erase(fat_binary);
+  std::erase_if(s.fat_binary_of,
+                [&](const auto& kv) { return kv.second == fat_binary; });
 }
 
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream) {
@@ -816,7 +827,43 @@ GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
   return g;
 }
 
+// What a kernel whose binary cannot be read (driver-API modules, PTX only,
+// an unreadable fat binary) is taken to use.
 constexpr int kAssumedRegistersPerThread = 32;
+
+// The kernel's registers and static shared memory from its fat binary, read
+// (for the simulated GPU's architecture) the first time any of its kernels is
+// asked about; the assumption above if there is none. REQUIRES: s.mu held,
+// connected.
+KernelResources ResourcesLocked(State& s, const void* func) {
+  KernelResources assumed;
+  assumed.registers_per_thread = kAssumedRegistersPerThread;
+  auto image = s.fat_binary_of.find(func);
+  if (image == s.fat_binary_of.end()) return assumed;
+  auto cached = s.fat_binary_kernels.find(image->second);
+  if (cached == s.fat_binary_kernels.end()) {
+    const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+    Result<std::map<std::string, KernelResources>> read =
+        ReadRegisteredFatbin(image->second, d.major * 10 + d.minor);
+    cached = s.fat_binary_kernels
+                 .emplace(image->second, read.ok() ? std::move(*read)
+                                                   : std::map<std::string, KernelResources>{})
+                 .first;
+  }
+  auto k = cached->second.find(s.names[func]);
+  return k == cached->second.end() ? assumed : k->second;
+}
+
+// The kernel as the occupancy rules see it, for blocks of `threads`.
+KernelDesc OccupancyKernel(State& s, const void* func, int threads, size_t dynamic_smem) {
+  const KernelResources r = ResourcesLocked(s, func);
+  KernelDesc k;
+  k.name = s.names[func];
+  k.block = Dim3{threads, 1, 1};
+  k.registers_per_thread = r.registers_per_thread;
+  k.shared_mem_per_block = r.static_shared_bytes + static_cast<int64_t>(dynamic_smem);
+  return k;
+}
 
 }  // namespace
 
@@ -828,11 +875,24 @@ int FuncGetAttributes(void* attr, const void* func) {
   if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
   const cuda::DeviceFacts d = FactsOf(s.client->welcome());
   cuda::FuncFacts f;
-  f.max_threads_per_block = d.max_threads_per_block;
-  f.registers_per_thread = kAssumedRegistersPerThread;
+  const KernelResources r = ResourcesLocked(s, func);
+  f.registers_per_thread = r.registers_per_thread;
+  f.static_shared_bytes = r.static_shared_bytes;
+  // The largest block (whole warps) one SM can hold with these registers and
+  // this static shared memory, as the runtime reports it.
+  const GpuSpec spec = SpecOf(s.client->welcome());
+  f.max_threads_per_block = 0;
+  for (int t = d.max_threads_per_block; t > 0 && f.max_threads_per_block == 0; t -= d.warp_size) {
+    Result<Occupancy> o = ComputeOccupancy(spec, OccupancyKernel(s, func, t, 0));
+    if (o.ok() && o->blocks_per_sm > 0) f.max_threads_per_block = t;
+  }
   f.binary_version = d.major * 10 + d.minor;
+  // Without an opt-in, static and dynamic shared memory share 48 KiB.
+  f.max_dynamic_shared_bytes =
+      std::max<int>(0, 48 * 1024 - static_cast<int>(r.static_shared_bytes));
   if (auto it = s.func_settings.find(func); it != s.func_settings.end()) {
-    f.max_dynamic_shared_bytes = it->second.max_dynamic_shared_bytes;
+    if (it->second.max_dynamic_shared_bytes >= 0)
+      f.max_dynamic_shared_bytes = it->second.max_dynamic_shared_bytes;
     f.preferred_carveout = it->second.preferred_carveout;
   }
   cuda::FillCudaFuncAttributes(attr, f);
@@ -846,7 +906,9 @@ int FuncSetAttribute(const void* func, int attr, int value) {
   if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
   State::FuncSettings& f = s.func_settings[func];
   if (attr == cuda::kFuncAttributeMaxDynamicSharedMemorySize) {
-    if (value < 0 || value > s.client->welcome().shared_mem_per_block)
+    // Static and dynamic shared memory together stay within the opt-in limit.
+    if (value < 0 || value > s.client->welcome().shared_mem_per_block -
+                                 ResourcesLocked(s, func).static_shared_bytes)
       return cuda::kCudaErrorInvalidValue;
     f.max_dynamic_shared_bytes = value;
     return kCudaSuccess;
@@ -867,12 +929,8 @@ int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
-  KernelDesc k;
-  k.name = s.names[func];
-  k.block = Dim3{block_size, 1, 1};
-  k.registers_per_thread = kAssumedRegistersPerThread;
-  k.shared_mem_per_block = static_cast<int64_t>(dynamic_smem);
-  Result<Occupancy> o = ComputeOccupancy(SpecOf(s.client->welcome()), k);
+  Result<Occupancy> o = ComputeOccupancy(SpecOf(s.client->welcome()),
+                                         OccupancyKernel(s, func, block_size, dynamic_smem));
   *num_blocks = o.ok() ? static_cast<int>(o->blocks_per_sm) : 0;
   return kCudaSuccess;
 }

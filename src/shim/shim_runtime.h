@@ -67,7 +67,13 @@ int RecordError(int err);
 int TakeLastError();
 int PeekLastError();
 
-void RegisterFunction(const void* host_fun, const char* device_name);
+// `fat_binary`: the wrapper registered with it (nullptr if unknown); the
+// kernel's registers and static shared memory are read from it when a
+// program first asks for the kernel's attributes or occupancy (fatbin.h).
+void RegisterFunction(const void* host_fun, const char* device_name,
+                      const void* fat_binary);
+// Drops what was read from, or remembered about, `fat_binary` (unloaded).
+void ForgetFatBinary(const void* fat_binary);
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream);
 int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream);
 // `args`: the kernel's parameter pointers (gate mode copies the values).

@@ -18,6 +18,7 @@
 #include "colo/status.h"
 #include "runtime/launch_ring.h"
 #include "runtime/runtime_client.h"
+#include "shim/fatbin.h"
 #include "shim/gate_client.h"
 #include "shim/shim_runtime.h"
 
@@ -89,9 +90,14 @@ struct State {
   std::unordered_map<const void*, std::string>
       names;  // host stub -> device name.
   std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
+  // Host stub -> the fat binary it was registered with, and what was read
+  // from each fat binary (kernel -> resources; empty if unreadable).
+  std::unordered_map<const void*, const void*> fat_binary_of;
+  std::unordered_map<const void*, std::map<std::string, KernelResources>>
+      fat_binary_kernels;
   // Sim mode: cudaFuncSetAttribute's settings per kernel.
   struct FuncSettings {
-    int max_dynamic_shared_bytes = 48 * 1024;
+    int max_dynamic_shared_bytes = -1;  // -1: not set (48 KiB less static).
     int preferred_carveout = -1;
   };
   std::unordered_map<const void*, FuncSettings> func_settings;

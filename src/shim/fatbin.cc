@@ -1,0 +1,174 @@
+#include "shim/fatbin.h"
+
+#include <elf.h>
+#include <lz4.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <vector>
+
+namespace colo::shim {
+namespace {
+
+constexpr uint32_t kContainerMagic = 0xBA55ED50;
+constexpr uint32_t kWrapperMagic = 0x466243B1;
+constexpr uint16_t kKindCubin = 2;
+constexpr uint64_t kFlagLz4 = 0x2000;
+constexpr uint64_t kFlagZstd = 0x8000;
+constexpr size_t kEntryHeaderMin = 64;
+// A cubin larger than this is not a kernel image (libraries' largest are a
+// few MB); refuse rather than allocate what a corrupt size asks for.
+constexpr uint64_t kMaxCubinBytes = uint64_t{1} << 30;
+
+template <typename T>
+T Load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+struct Entry {
+  uint16_t kind = 0;
+  int arch = 0;
+  uint64_t flags = 0;
+  const unsigned char* data = nullptr;
+  uint64_t data_size = 0;          // bytes of (possibly compressed) payload.
+  uint64_t uncompressed_size = 0;  // when compressed.
+};
+
+Result<std::vector<Entry>> Entries(const unsigned char* base, size_t size) {
+  if (size < 16 || Load<uint32_t>(base) != kContainerMagic)
+    return InvalidArgumentError("fat binary: no 0xBA55ED50 header");
+  const uint16_t header = Load<uint16_t>(base + 6);
+  const uint64_t payload = Load<uint64_t>(base + 8);
+  if (header < 16 || header > size || payload > size - header)
+    return InvalidArgumentError("fat binary: sizes in the header exceed the image");
+  std::vector<Entry> out;
+  uint64_t at = header;
+  const uint64_t end = header + payload;
+  while (at + kEntryHeaderMin <= end) {
+    const unsigned char* e = base + at;
+    const uint32_t entry_header = Load<uint32_t>(e + 4);
+    const uint64_t entry_payload = Load<uint64_t>(e + 8);
+    if (entry_header < kEntryHeaderMin || entry_header > end - at ||
+        entry_payload > end - at - entry_header) {
+      return InvalidArgumentError("fat binary: entry at offset " +
+                                  std::to_string(at) + " overruns the image");
+    }
+    Entry x;
+    x.kind = Load<uint16_t>(e);
+    x.arch = static_cast<int>(Load<uint32_t>(e + 28));
+    x.flags = Load<uint64_t>(e + 40);
+    x.data = e + entry_header;
+    x.data_size = entry_payload;
+    if (x.flags & (kFlagLz4 | kFlagZstd)) {
+      const uint32_t compressed = Load<uint32_t>(e + 16);
+      if (compressed > entry_payload)
+        return InvalidArgumentError("fat binary: compressed size exceeds the entry");
+      x.data_size = compressed;
+      x.uncompressed_size = Load<uint64_t>(e + 56);
+    }
+    out.push_back(x);
+    at += entry_header + entry_payload;
+  }
+  return out;
+}
+
+Result<std::string> Payload(const Entry& e) {
+  const char* src = reinterpret_cast<const char*>(e.data);
+  if (!(e.flags & (kFlagLz4 | kFlagZstd))) return std::string(src, e.data_size);
+  if (e.uncompressed_size == 0 || e.uncompressed_size > kMaxCubinBytes)
+    return InvalidArgumentError("fat binary: implausible uncompressed size " +
+                                std::to_string(e.uncompressed_size));
+  std::string out(e.uncompressed_size, '\0');
+  if (e.flags & kFlagZstd) {
+    const size_t n = ZSTD_decompress(out.data(), out.size(), src, e.data_size);
+    if (ZSTD_isError(n) || n != out.size())
+      return InvalidArgumentError(std::string("fat binary: zstd: ") +
+                                  (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+    return out;
+  }
+  const int n = LZ4_decompress_safe(src, out.data(), static_cast<int>(e.data_size),
+                                    static_cast<int>(out.size()));
+  if (n != static_cast<int>(out.size()))
+    return InvalidArgumentError("fat binary: LZ4 block does not decompress to its size");
+  return out;
+}
+
+}  // namespace
+
+Result<std::map<std::string, KernelResources>> ReadCubinResources(
+    std::string_view elf, int arch) {
+  const auto* b = reinterpret_cast<const unsigned char*>(elf.data());
+  if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(b, ELFMAG, SELFMAG) != 0 ||
+      b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
+    return InvalidArgumentError("cubin: not a 64-bit little-endian ELF image");
+  const auto eh = Load<Elf64_Ehdr>(b);
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > elf.size() ||
+      eh.e_shnum > (elf.size() - eh.e_shoff) / sizeof(Elf64_Shdr) ||
+      eh.e_shstrndx >= eh.e_shnum)
+    return InvalidArgumentError("cubin: section table outside the image");
+  auto section = [&](size_t i) {
+    return Load<Elf64_Shdr>(b + eh.e_shoff + i * sizeof(Elf64_Shdr));
+  };
+  const Elf64_Shdr names = section(eh.e_shstrndx);
+  if (names.sh_offset > elf.size() || names.sh_size > elf.size() - names.sh_offset)
+    return InvalidArgumentError("cubin: section names outside the image");
+  const std::string_view strtab(elf.data() + names.sh_offset, names.sh_size);
+  std::map<std::string, KernelResources> out;
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    const Elf64_Shdr s = section(i);
+    if (s.sh_name >= strtab.size()) return InvalidArgumentError("cubin: bad section name");
+    const std::string_view rest = strtab.substr(s.sh_name);
+    const std::string_view name = rest.substr(0, rest.find('\0'));
+    static constexpr std::string_view kText = ".text.", kShared = ".nv.shared.";
+    if (name.substr(0, kText.size()) == kText && name.size() > kText.size()) {
+      KernelResources& r = out[std::string(name.substr(kText.size()))];
+      r.registers_per_thread = static_cast<int>(s.sh_info >> 24);
+      r.arch = arch;
+    } else if (name.substr(0, kShared.size()) == kShared && name.size() > kShared.size()) {
+      KernelResources& r = out[std::string(name.substr(kShared.size()))];
+      r.static_shared_bytes = static_cast<int64_t>(s.sh_size);
+      r.arch = arch;
+    }
+  }
+  // A ".nv.shared.x" without ".text.x" is a device variable, not a kernel.
+  std::erase_if(out, [](const auto& kv) { return kv.second.registers_per_thread == 0; });
+  return out;
+}
+
+Result<std::map<std::string, KernelResources>> ReadFatbinResources(
+    const void* image, size_t size, int target_arch) {
+  COLO_ASSIGN_OR_RETURN(std::vector<Entry> entries,
+                        Entries(static_cast<const unsigned char*>(image), size));
+  const Entry* best = nullptr;
+  for (const Entry& e : entries) {
+    if (e.kind != kKindCubin) continue;
+    const bool fits = e.arch <= target_arch;
+    if (best == nullptr) {
+      best = &e;
+    } else if (fits && (best->arch > target_arch || e.arch > best->arch)) {
+      best = &e;
+    } else if (!fits && best->arch > target_arch && e.arch < best->arch) {
+      best = &e;
+    }
+  }
+  if (best == nullptr) return std::map<std::string, KernelResources>{};
+  COLO_ASSIGN_OR_RETURN(std::string elf, Payload(*best));
+  return ReadCubinResources(elf, best->arch);
+}
+
+Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
+    const void* wrapper, int target_arch) {
+  if (wrapper == nullptr) return InvalidArgumentError("fat binary: null wrapper");
+  const auto* w = static_cast<const unsigned char*>(wrapper);
+  if (Load<uint32_t>(w) != kWrapperMagic)
+    return InvalidArgumentError("fat binary: wrapper magic is not 0x466243B1");
+  const auto* image = Load<const unsigned char*>(w + 8);
+  if (image == nullptr || Load<uint32_t>(image) != kContainerMagic)
+    return InvalidArgumentError("fat binary: wrapper points to no 0xBA55ED50 container");
+  const size_t size = Load<uint16_t>(image + 6) + Load<uint64_t>(image + 8);
+  return ReadFatbinResources(image, size, target_arch);
+}
+
+}  // namespace colo::shim

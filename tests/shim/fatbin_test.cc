@@ -1,0 +1,151 @@
+// Reading kernel resources from fat binaries that nvcc built
+// (tests/cuda_programs/kernel_resources_{plain,zstd,lz4}), checked against
+// ptxas's own report, and from damaged copies of them.
+#include "shim/fatbin.h"
+
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace colo::shim {
+namespace {
+
+const std::string kPrograms = std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The fat binary containers in a host executable's .nv_fatbin section.
+std::vector<std::string> Containers(const std::string& exe) {
+  const std::string f = Slurp(exe);
+  std::vector<std::string> out;
+  if (f.size() < sizeof(Elf64_Ehdr)) return out;
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, f.data(), sizeof eh);
+  auto section = [&](size_t i) {
+    Elf64_Shdr s;
+    std::memcpy(&s, f.data() + eh.e_shoff + i * sizeof s, sizeof s);
+    return s;
+  };
+  const Elf64_Shdr names = section(eh.e_shstrndx);
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    const Elf64_Shdr s = section(i);
+    if (std::strcmp(f.data() + names.sh_offset + s.sh_name, ".nv_fatbin") != 0) continue;
+    const std::string sec = f.substr(s.sh_offset, s.sh_size);
+    size_t at = 0;
+    while (at + 16 <= sec.size()) {
+      uint32_t magic;
+      std::memcpy(&magic, sec.data() + at, 4);
+      if (magic != 0xBA55ED50) {
+        at += 8;  // containers are 8-byte aligned in the section.
+        continue;
+      }
+      uint16_t header;
+      uint64_t payload;
+      std::memcpy(&header, sec.data() + at + 6, 2);
+      std::memcpy(&payload, sec.data() + at + 8, 8);
+      out.push_back(sec.substr(at, header + payload));
+      at += header + payload;
+    }
+  }
+  return out;
+}
+
+// ptxas -v: registers and static shared memory of `kernel` for sm_`arch`.
+std::pair<int, int64_t> Ptxas(int arch, const std::string& kernel) {
+  std::istringstream in(Slurp(kPrograms + "kernel_resources.ptxas.txt"));
+  std::string line;
+  bool ours = false;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, std::regex("Compiling entry function '([^']+)' for 'sm_([0-9]+)'")))
+      ours = m[1] == kernel && std::stoi(m[2]) == arch;
+    else if (ours && std::regex_search(line, m, std::regex("Used ([0-9]+) registers"))) {
+      std::smatch s;
+      const bool shared = std::regex_search(line, s, std::regex("([0-9]+) bytes smem"));
+      return {std::stoi(m[1]), shared ? std::stoll(s[1]) : 0};
+    }
+  }
+  return {-1, -1};
+}
+
+#define SKIP_WITHOUT_NVCC()                                                  \
+  if (access((kPrograms + "kernel_resources_plain").c_str(), R_OK) != 0)     \
+  GTEST_SKIP() << "needs nvcc (tests/cuda_programs/kernel_resources_* not built)"
+
+// The union over a program's containers (each translation unit has one).
+std::map<std::string, KernelResources> All(const std::vector<std::string>& cs, int arch) {
+  std::map<std::string, KernelResources> out;
+  for (const std::string& c : cs) {
+    auto r = ReadFatbinResources(c.data(), c.size(), arch);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) out.insert(r->begin(), r->end());
+  }
+  return out;
+}
+
+TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
+  SKIP_WITHOUT_NVCC();
+  for (const char* variant : {"plain", "zstd", "lz4"}) {
+    SCOPED_TRACE(variant);
+    const auto cs = Containers(kPrograms + "kernel_resources_" + variant);
+    ASSERT_FALSE(cs.empty());
+    // target 80 and 90 load sm_80; 75 loads sm_75; 70 has none old enough:
+    // the oldest (sm_75).
+    for (auto [target, arch] : {std::pair{80, 80}, {90, 80}, {75, 75}, {70, 75}}) {
+      const auto got = All(cs, target);
+      for (const char* kernel : {"_Z5heavyPdi", "_Z5lightPf"}) {
+        ASSERT_TRUE(got.count(kernel)) << kernel << " target " << target;
+        const auto [regs, shared] = Ptxas(arch, kernel);
+        EXPECT_EQ(got.at(kernel).registers_per_thread, regs) << kernel << " target " << target;
+        EXPECT_EQ(got.at(kernel).static_shared_bytes, shared) << kernel;
+        EXPECT_EQ(got.at(kernel).arch, arch) << kernel;
+      }
+    }
+  }
+}
+
+TEST(FatbinTest, DamagedImagesAreErrorsNotCrashes) {
+  SKIP_WITHOUT_NVCC();
+  for (const char* variant : {"plain", "zstd", "lz4"}) {
+    SCOPED_TRACE(variant);
+    std::string image;
+    for (const std::string& c : Containers(kPrograms + "kernel_resources_" + variant)) {
+      auto r = ReadFatbinResources(c.data(), c.size(), 80);
+      if (r.ok() && r->count("_Z5heavyPdi")) image = c;
+    }
+    ASSERT_FALSE(image.empty());
+    // Every cut-off copy is refused (the sizes no longer fit).
+    for (size_t n = 0; n < image.size(); n += 3) {
+      const std::string cut = image.substr(0, n);
+      EXPECT_FALSE(ReadFatbinResources(cut.data(), cut.size(), 80).ok()) << n;
+    }
+    // Any byte changed: an answer or an error, never a read outside the copy
+    // (the sanitizer build checks that).
+    int refused = 0;
+    for (size_t i = 0; i < image.size(); i += 5) {
+      std::string bad = image;
+      bad[i] = static_cast<char>(bad[i] ^ 0xA5);
+      refused += !ReadFatbinResources(bad.data(), bad.size(), 80).ok();
+    }
+    EXPECT_GT(refused, 0);
+  }
+  EXPECT_FALSE(ReadCubinResources("not an ELF file at all, just text......................."
+                                  "................................................", 80)
+                   .ok());
+  EXPECT_FALSE(ReadRegisteredFatbin(nullptr, 80).ok());
+  const uint32_t not_a_wrapper[4] = {1, 2, 3, 4};
+  EXPECT_FALSE(ReadRegisteredFatbin(not_a_wrapper, 80).ok());
+}
+
+}  // namespace
+}  // namespace colo::shim
