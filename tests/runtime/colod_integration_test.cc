@@ -10,12 +10,11 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <regex>
-#include <sstream>
 #include <thread>
 
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
+#include "../cuda_programs/ptxas_report.h"
 #include "colod_harness.h"
 #include "runtime/launch_ring.h"
 
@@ -389,32 +388,6 @@ TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
   EXPECT_EQ(ValueOf(out, "not_a_kernel_occ"), 98) << out;
 }
 
-// ptxas's "-Xptxas -v" report: (arch, mangled kernel) -> (registers,
-// static shared bytes).
-std::map<std::pair<int, std::string>, std::pair<long, long>> PtxasReport(
-    const std::string& path) {
-  std::map<std::pair<int, std::string>, std::pair<long, long>> out;
-  std::istringstream in(ReadFile(path));
-  std::string line, kernel;
-  int arch = 0;
-  const std::regex compiling("Compiling entry function '([^']+)' for 'sm_([0-9]+)'");
-  const std::regex used("Used ([0-9]+) registers");
-  const std::regex smem("([0-9]+) bytes smem");
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (std::regex_search(line, m, compiling)) {
-      kernel = m[1];
-      arch = std::stoi(m[2]);
-    } else if (std::regex_search(line, m, used)) {
-      long shared = 0;
-      std::smatch sm;
-      if (std::regex_search(line, sm, smem)) shared = std::stol(sm[1]);
-      out[{arch, kernel}] = {std::stol(m[1]), shared};
-    }
-  }
-  return out;
-}
-
 TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
   // kernel_resources is built with cubins for sm_75 and sm_80, plain, zstd-
   // and LZ4-compressed; ptxas reported what each kernel uses (heavy: more
@@ -423,11 +396,11 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
   // the cubin the simulated GPU would load (A100: sm_80; V100: none is old
   // enough, so the oldest, sm_75), and occupancy from them.
   SKIP_WITHOUT_PROGRAMS();
-  const auto ptxas = PtxasReport(Program("kernel_resources.ptxas.txt"));
+  const auto ptxas = ReadPtxasReport(Program("kernel_resources.ptxas.txt"));
   ASSERT_TRUE(ptxas.count({80, "_Z5heavyPdi"}) && ptxas.count({75, "_Z5heavyPdi"}) &&
               ptxas.count({80, "_Z5lightPf"}))
       << ReadFile(Program("kernel_resources.ptxas.txt"));
-  ASSERT_NE(ptxas.at({80, "_Z5heavyPdi"}).first, ptxas.at({75, "_Z5heavyPdi"}).first)
+  ASSERT_NE(ptxas.at({80, "_Z5heavyPdi"}).registers, ptxas.at({75, "_Z5heavyPdi"}).registers)
       << "the two architectures should differ for the choice to be checked";
   struct Case {
     const char* gpu;
@@ -446,7 +419,7 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
     const GpuSpec gpu = *GpuPreset(c.gpu);
     for (const auto& [key, mangled] : {std::pair<std::string, std::string>{"light", "_Z5lightPf"},
                                        {"heavy", "_Z5heavyPdi"}}) {
-      const auto [regs, shared] = ptxas.at({c.arch, mangled});
+      const auto [regs, shared] = ptxas.at({c.arch, mangled});  // registers, static smem
       EXPECT_EQ(ValueOf(out, key + "_regs"), regs) << out;
       EXPECT_EQ(ValueOf(out, key + "_static_smem"), shared) << out;
       EXPECT_EQ(ValueOf(out, key + "_max_dyn_smem"), 48 * 1024 - shared) << out;

@@ -3,13 +3,14 @@
 // ptxas's own report, and from damaged copies of them.
 #include "shim/fatbin.h"
 
+#include "../cuda_programs/ptxas_report.h"
+
 #include <elf.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 namespace colo::shim {
@@ -60,24 +61,6 @@ std::vector<std::string> Containers(const std::string& exe) {
   return out;
 }
 
-// ptxas -v: registers and static shared memory of `kernel` for sm_`arch`.
-std::pair<int, int64_t> Ptxas(int arch, const std::string& kernel) {
-  std::istringstream in(Slurp(kPrograms + "kernel_resources.ptxas.txt"));
-  std::string line;
-  bool ours = false;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (std::regex_search(line, m, std::regex("Compiling entry function '([^']+)' for 'sm_([0-9]+)'")))
-      ours = m[1] == kernel && std::stoi(m[2]) == arch;
-    else if (ours && std::regex_search(line, m, std::regex("Used ([0-9]+) registers"))) {
-      std::smatch s;
-      const bool shared = std::regex_search(line, s, std::regex("([0-9]+) bytes smem"));
-      return {std::stoi(m[1]), shared ? std::stoll(s[1]) : 0};
-    }
-  }
-  return {-1, -1};
-}
-
 #define SKIP_WITHOUT_NVCC()                                                  \
   if (access((kPrograms + "kernel_resources_plain").c_str(), R_OK) != 0)     \
   GTEST_SKIP() << "needs nvcc (tests/cuda_programs/kernel_resources_* not built)"
@@ -95,6 +78,7 @@ std::map<std::string, KernelResources> All(const std::vector<std::string>& cs, i
 
 TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
   SKIP_WITHOUT_NVCC();
+  const auto ptxas = testing::ReadPtxasReport(kPrograms + "kernel_resources.ptxas.txt");
   for (const char* variant : {"plain", "zstd", "lz4"}) {
     SCOPED_TRACE(variant);
     const auto cs = Containers(kPrograms + "kernel_resources_" + variant);
@@ -105,7 +89,9 @@ TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
       const auto got = All(cs, target);
       for (const char* kernel : {"_Z5heavyPdi", "_Z5lightPf"}) {
         ASSERT_TRUE(got.count(kernel)) << kernel << " target " << target;
-        const auto [regs, shared] = Ptxas(arch, kernel);
+        const auto k = ptxas.find({arch, kernel});
+        ASSERT_NE(k, ptxas.end()) << kernel << " sm_" << arch;
+        const auto [regs, shared] = k->second;
         EXPECT_EQ(got.at(kernel).registers_per_thread, regs) << kernel << " target " << target;
         EXPECT_EQ(got.at(kernel).static_shared_bytes, shared) << kernel;
         EXPECT_EQ(got.at(kernel).arch, arch) << kernel;
