@@ -68,7 +68,11 @@ struct Daemon::Client {
   std::unique_ptr<LaunchRing> ring;
   int gate_fd = -1;  // gate mode: colod's end of the gate channel.
   std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
-  std::unordered_map<uint32_t, std::string> kernel_names;
+  struct DefinedKernel {
+    std::string name;
+    BinaryResources binary;
+  };
+  std::unordered_map<uint32_t, DefinedKernel> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.
   std::set<uint64_t> outstanding;  // submitted, not finished.
   // Per stream, launches in order: the front one is on the device, the rest
@@ -577,7 +581,18 @@ bool Daemon::DrainRing(Client& c) {
 
 Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   if (e.type == static_cast<uint32_t>(EntryType::kDefineKernel)) {
-    c.kernel_names[e.func_id] = ReadPrintable(e.name);
+    // The ring is untrusted: resources no kernel can have drop the client.
+    if (e.registers_per_thread > 255 ||
+        e.static_shared_bytes > static_cast<uint64_t>(spec_.max_shared_mem_per_block)) {
+      return InvalidArgumentError(
+          "kernel definition with " + std::to_string(e.registers_per_thread) +
+          " registers a thread and " + std::to_string(e.static_shared_bytes) +
+          " bytes of static shared memory");
+    }
+    Client::DefinedKernel& d = c.kernel_names[e.func_id];
+    d.name = ReadPrintable(e.name);
+    d.binary.registers_per_thread = static_cast<int>(e.registers_per_thread);
+    d.binary.static_shared_bytes = e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
     return OkStatus();
   }
   if (e.type != static_cast<uint32_t>(EntryType::kLaunch)) {
@@ -601,16 +616,19 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   // One KernelDesc per distinct (name, shape), kept for colod's lifetime:
   // SimGpu caches its kernel models by KernelDesc address, so an address
   // must never be reused for a different kernel.
+  const Client::DefinedKernel& def = name->second;
   const KernelShapeKey shape{
-      name->second,
+      def.name,
       {e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2]},
-      e.shared_mem};
+      e.shared_mem,
+      {def.binary.registers_per_thread,
+       static_cast<int>(def.binary.static_shared_bytes)}};
   std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
   if (!desc) {
     desc = std::make_unique<KernelDesc>(
-        catalog_.Describe(name->second, Dim3{e.grid[0], e.grid[1], e.grid[2]},
+        catalog_.Describe(def.name, Dim3{e.grid[0], e.grid[1], e.grid[2]},
                           Dim3{e.block[0], e.block[1], e.block[2]},
-                          static_cast<int64_t>(e.shared_mem)));
+                          static_cast<int64_t>(e.shared_mem), def.binary));
     // A real, unmodified kernel runs whole: no slices, no persistent form.
     if (gate_gpu_) desc->transformable = false;
   }
@@ -626,7 +644,7 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     // A CUDA error, not a protocol violation: it surfaces at the next sync.
     c.sticky_error = cuda::kCudaErrorInvalidConfiguration;
     Log("client %d: launch %llu of %s refused: %s", c.id,
-        static_cast<unsigned long long>(e.seq), name->second.c_str(),
+        static_cast<unsigned long long>(e.seq), def.name.c_str(),
         valid.message().c_str());
     UpdateWatermark(c);
     return OkStatus();
@@ -856,6 +874,21 @@ std::string Daemon::StatsJson() const {
                             {"memory_persistent", m.persistent},
                             {"memory_ephemeral", m.ephemeral},
                             {"memory_limit", m.limit}});
+  }
+  // What colod takes each kernel to be (duration, registers, shared memory),
+  // per distinct name and shape, the first kMaxKernelsInStats in name order.
+  constexpr size_t kMaxKernelsInStats = 256;
+  j["kernel_shapes"] = kernel_descs_.size();
+  j["kernels"] = nlohmann::json::array();
+  for (const auto& [key, k] : kernel_descs_) {
+    if (j["kernels"].size() == kMaxKernelsInStats) break;
+    j["kernels"].push_back(
+        {{"name", k->name},
+         {"grid", {k->grid.x, k->grid.y, k->grid.z}},
+         {"block", {k->block.x, k->block.y, k->block.z}},
+         {"registers_per_thread", k->registers_per_thread},
+         {"shared_mem_per_block", k->shared_mem_per_block},
+         {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()}});
   }
   // Names are printable ASCII already (ReadPrintable); replace, never throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -86,9 +86,10 @@ class Daemon final : private cuda::GateSink {
     std::string name;
     std::array<uint32_t, 6> dims;  // grid x, y, z, block x, y, z.
     uint64_t shared_mem;
+    std::array<int, 2> binary;  // registers per thread, static shared bytes.
     bool operator<(const KernelShapeKey& o) const {
-      return std::tie(name, dims, shared_mem) <
-             std::tie(o.name, o.dims, o.shared_mem);
+      return std::tie(name, dims, shared_mem, binary) <
+             std::tie(o.name, o.dims, o.shared_mem, o.binary);
     }
   };
 

@@ -5,13 +5,18 @@
 namespace colo::runtime {
 
 KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
-                                   Dim3 block, int64_t shared_mem) const {
+                                   Dim3 block, int64_t shared_mem,
+                                   BinaryResources binary) const {
   KernelDesc k;
   k.name = name;
   k.grid = grid;
   k.block = block;
   k.shared_mem_per_block = shared_mem;
   k.transformable = true;
+  if (binary.registers_per_thread > 0) {
+    k.registers_per_thread = binary.registers_per_thread;
+    k.shared_mem_per_block += binary.static_shared_bytes;
+  }
   for (const KernelProfileEntry& e : config_.kernels) {
     if (name.find(e.name) != std::string::npos) {
       k.solo_duration = e.duration;
@@ -24,9 +29,12 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
     k.solo_duration = m->duration;
     k.sm_throughput = m->sm_throughput;
     k.dram_throughput = m->dram_throughput;
-    if (m->registers_per_thread > 0)
-      k.registers_per_thread = m->registers_per_thread;
-    k.shared_mem_per_block += m->static_shared_bytes;
+    if (m->registers_per_thread > 0 || m->static_shared_bytes > 0) {
+      // The export's own measurement of the kernel replaces the binary's.
+      k.registers_per_thread =
+          m->registers_per_thread > 0 ? m->registers_per_thread : KernelDesc{}.registers_per_thread;
+      k.shared_mem_per_block = shared_mem + m->static_shared_bytes;
+    }
     return k;
   }
   const double threads =

@@ -9,9 +9,11 @@
 // launch's dynamic shared memory). Any other kernel is modelled from its shape:
 //   solo duration = model_base + grid threads x model_ns_per_thread
 // (defaults 5 us + 0.05 ns/thread: 1 Mi threads ~ 57 us), SM throughput 0.5,
-// DRAM throughput 0.3. Registers are assumed 32 per thread (the launch does
-// not say). The model is deliberately plain; give measured kernels a table
-// entry (e.g. from `colo profile import` of an Nsight Compute export).
+// DRAM throughput 0.3. Registers per thread and static shared memory come
+// from the export if it has them, else from the program's binary (sent by the
+// interposer when it defines the kernel), else 32 registers and none. The
+// model is deliberately plain; give measured kernels a table entry (e.g.
+// from `colo profile import` of an Nsight Compute export).
 //
 // Thread safety: const methods are safe from any thread.
 #pragma once
@@ -23,6 +25,12 @@
 
 namespace colo::runtime {
 
+// A kernel's resources as compiled (0 = unknown).
+struct BinaryResources {
+  int registers_per_thread = 0;
+  int64_t static_shared_bytes = 0;
+};
+
 class KernelCatalog {
  public:
   explicit KernelCatalog(const DaemonConfig& config) : config_(config) {}
@@ -30,7 +38,7 @@ class KernelCatalog {
   // The KernelDesc for one launch. The result may still fail Validate()
   // (e.g. an empty grid); the caller reports that to the client.
   KernelDesc Describe(const std::string& name, Dim3 grid, Dim3 block,
-                      int64_t shared_mem) const;
+                      int64_t shared_mem, BinaryResources binary = {}) const;
 
  private:
   DaemonConfig config_;

@@ -56,7 +56,11 @@ struct RingEntry {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint64_t shared_mem = 0;
-  char name[200] = {};  // kDefineKernel: the kernel's device name (truncated).
+  // kDefineKernel: what the kernel uses, as read from the program's binary
+  // (shim/fatbin.h); 0 = unknown.
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shared_bytes = 0;
+  char name[192] = {};  // kDefineKernel: the kernel's device name (truncated).
 };
 static_assert(sizeof(RingEntry) == 256);
 

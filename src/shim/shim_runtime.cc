@@ -204,6 +204,12 @@ int CheckLaunchShape(Dim grid, Dim block) {
   return kCudaSuccess;
 }
 
+namespace {
+// The kernel's registers and static shared memory from its binary, if they
+// can be read (defined with the attribute calls below).
+std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func);
+}  // namespace
+
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  Dim grid, Dim block, size_t shared_mem, void* stream,
                  GateLaunch* gate_launch) {
@@ -228,6 +234,10 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
       name = buf;
     }
     runtime::CopyString(def.name, name);
+    if (std::optional<KernelResources> r = BinaryResourcesLocked(s, key)) {
+      def.registers_per_thread = static_cast<uint32_t>(r->registers_per_thread);
+      def.static_shared_bytes = static_cast<uint32_t>(r->static_shared_bytes);
+    }
     if (int err = Push(s, def); err != kCudaSuccess) return err;
     id = s.func_ids.emplace(key, s.next_func++).first;
   }
@@ -835,11 +845,9 @@ constexpr int kAssumedRegistersPerThread = 32;
 // (for the simulated GPU's architecture) the first time any of its kernels is
 // asked about; the assumption above if there is none. REQUIRES: s.mu held,
 // connected.
-KernelResources ResourcesLocked(State& s, const void* func) {
-  KernelResources assumed;
-  assumed.registers_per_thread = kAssumedRegistersPerThread;
+std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func) {
   auto image = s.fat_binary_of.find(func);
-  if (image == s.fat_binary_of.end()) return assumed;
+  if (image == s.fat_binary_of.end()) return std::nullopt;
   auto cached = s.fat_binary_kernels.find(image->second);
   if (cached == s.fat_binary_kernels.end()) {
     const cuda::DeviceFacts d = FactsOf(s.client->welcome());
@@ -851,7 +859,14 @@ KernelResources ResourcesLocked(State& s, const void* func) {
                  .first;
   }
   auto k = cached->second.find(s.names[func]);
-  return k == cached->second.end() ? assumed : k->second;
+  if (k == cached->second.end()) return std::nullopt;
+  return k->second;
+}
+
+KernelResources ResourcesLocked(State& s, const void* func) {
+  KernelResources assumed;
+  assumed.registers_per_thread = kAssumedRegistersPerThread;
+  return BinaryResourcesLocked(s, func).value_or(assumed);
 }
 
 // The kernel as the occupancy rules see it, for blocks of `threads`.

@@ -394,7 +394,8 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
   // registers on sm_75 than on sm_80, 8000 bytes of static shared memory).
   // The interposer must answer cudaFuncGetAttributes with ptxas's numbers for
   // the cubin the simulated GPU would load (A100: sm_80; V100: none is old
-  // enough, so the oldest, sm_75), and occupancy from them.
+  // enough, so the oldest, sm_75), and occupancy from them; colod receives
+  // them with each kernel's definition.
   SKIP_WITHOUT_PROGRAMS();
   const auto ptxas = ReadPtxasReport(Program("kernel_resources.ptxas.txt"));
   ASSERT_TRUE(ptxas.count({80, "_Z5heavyPdi"}) && ptxas.count({75, "_Z5heavyPdi"}) &&
@@ -430,6 +431,17 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
       Result<Occupancy> o = ComputeOccupancy(gpu, k);
       ASSERT_TRUE(o.ok());
       EXPECT_EQ(ValueOf(out, key + "_blocks_128"), o->blocks_per_sm) << out;
+      // colod got them with the kernel's definition and simulates with them.
+      const nlohmann::json stats = colod.Stats();
+      ASSERT_TRUE(stats.is_object());
+      int found = 0;
+      for (const auto& d : stats["kernels"]) {
+        if (d["name"] != mangled) continue;
+        ++found;
+        EXPECT_EQ(d["registers_per_thread"].get<long>(), regs) << d;
+        EXPECT_EQ(d["shared_mem_per_block"].get<long>(), shared) << d;
+      }
+      EXPECT_EQ(found, 1) << stats.dump();
     }
   }
 }
@@ -803,8 +815,18 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   ASSERT_TRUE((*second)->ring()->Push(launch).ok());
   EXPECT_TRUE(
       colod.LogHas("corrupted ring entry: launch of undefined kernel id 42"));
+  // So is a kernel definition with resources no kernel can have.
+  auto third = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(third.ok());
+  runtime::RingEntry def;
+  def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+  def.func_id = 1;
+  def.registers_per_thread = 4096;
+  runtime::CopyString(def.name, "_Z6greedyv");
+  ASSERT_TRUE((*third)->ring()->Push(def).ok());
+  EXPECT_TRUE(colod.LogHas("kernel definition with 4096 registers a thread"));
   ASSERT_TRUE(colod.StatsReach(
-      [](const nlohmann::json& j) { return j["clients_dropped"] == 2; }));
+      [](const nlohmann::json& j) { return j["clients_dropped"] == 3; }));
 }
 
 }  // namespace

@@ -369,10 +369,28 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
   EXPECT_EQ(k.shared_mem_per_block, 16384 + 1024);
   EXPECT_NEAR(k.sm_throughput, 0.9, 1e-9);
   EXPECT_TRUE(k.Validate().ok());
+  // The export's registers and shared memory replace the binary's.
+  k = catalog.Describe("_Z9gemm_tilePKfPf", Dim3{8, 8, 1}, Dim3{128, 1, 1}, 1024,
+                       BinaryResources{40, 2048});
+  EXPECT_EQ(k.registers_per_thread, 96);
+  EXPECT_EQ(k.shared_mem_per_block, 16384 + 1024);
   // The config's own table comes first.
   EXPECT_EQ(catalog.Describe("_Z4fillPf", Dim3{10, 1, 1}, Dim3{256, 1, 1}, 0)
                 .solo_duration,
             Microseconds(7));
+  // Without an export entry, the binary's resources hold (for the table's
+  // kernels and for modelled ones); unknown ones are 32 registers.
+  k = catalog.Describe("_Z4fillPf", Dim3{10, 1, 1}, Dim3{256, 1, 1}, 512,
+                       BinaryResources{72, 4000});
+  EXPECT_EQ(k.registers_per_thread, 72);
+  EXPECT_EQ(k.shared_mem_per_block, 512 + 4000);
+  k = catalog.Describe("_Z5otherv", Dim3{10, 1, 1}, Dim3{256, 1, 1}, 0,
+                       BinaryResources{72, 4000});
+  EXPECT_EQ(k.registers_per_thread, 72);
+  EXPECT_EQ(k.shared_mem_per_block, 4000);
+  EXPECT_EQ(catalog.Describe("_Z5otherv", Dim3{10, 1, 1}, Dim3{256, 1, 1}, 0)
+                .registers_per_thread,
+            32);
   std::remove(yaml.c_str());
 
   // A bad export is a config error naming the config, the export and its
