@@ -4,6 +4,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -169,6 +170,50 @@ Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
     return InvalidArgumentError("fat binary: wrapper points to no 0xBA55ED50 container");
   const size_t size = Load<uint16_t>(image + 6) + Load<uint64_t>(image + 8);
   return ReadFatbinResources(image, size, target_arch);
+}
+
+Result<std::string> CopyModuleImage(const void* image) {
+  if (image == nullptr) return std::string();
+  const auto* b = static_cast<const unsigned char*>(image);
+  const uint32_t magic = Load<uint32_t>(b);
+  if (magic == kWrapperMagic) return CopyModuleImage(Load<const void*>(b + 8));
+  if (magic == kContainerMagic) {
+    const uint64_t size = Load<uint16_t>(b + 6) + Load<uint64_t>(b + 8);
+    if (size > kMaxCubinBytes) return InvalidArgumentError("fat binary: implausible size");
+    return std::string(reinterpret_cast<const char*>(b), size);
+  }
+  if (std::memcmp(b, ELFMAG, SELFMAG) != 0) return std::string();  // PTX text.
+  if (b[EI_CLASS] != ELFCLASS64) return InvalidArgumentError("cubin: not a 64-bit ELF image");
+  const auto eh = Load<Elf64_Ehdr>(b);
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > kMaxCubinBytes ||
+      eh.e_shnum > kMaxCubinBytes / sizeof(Elf64_Shdr))
+    return InvalidArgumentError("cubin: implausible section table");
+  if (eh.e_phnum > 0 && (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > kMaxCubinBytes ||
+                         eh.e_phnum > kMaxCubinBytes / sizeof(Elf64_Phdr)))
+    return InvalidArgumentError("cubin: implausible program header table");
+  // The image ends after the last of its tables, sections and segments.
+  uint64_t size = std::max(eh.e_shoff + uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr),
+                           eh.e_phoff + uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr));
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    const auto s = Load<Elf64_Shdr>(b + eh.e_shoff + i * sizeof(Elf64_Shdr));
+    if (s.sh_type != SHT_NOBITS) size = std::max<uint64_t>(size, s.sh_offset + s.sh_size);
+  }
+  for (size_t i = 0; i < eh.e_phnum; ++i) {
+    const auto p = Load<Elf64_Phdr>(b + eh.e_phoff + i * sizeof(Elf64_Phdr));
+    size = std::max<uint64_t>(size, p.p_offset + p.p_filesz);
+  }
+  if (size > kMaxCubinBytes) return InvalidArgumentError("cubin: implausible size");
+  return std::string(reinterpret_cast<const char*>(b), size);
+}
+
+Result<std::map<std::string, KernelResources>> ReadModuleResources(
+    std::string_view bytes, int target_arch) {
+  if (bytes.size() >= 4 && Load<uint32_t>(reinterpret_cast<const unsigned char*>(bytes.data())) ==
+                               kContainerMagic)
+    return ReadFatbinResources(bytes.data(), bytes.size(), target_arch);
+  if (bytes.size() >= SELFMAG && std::memcmp(bytes.data(), ELFMAG, SELFMAG) == 0)
+    return ReadCubinResources(bytes, 0);
+  return std::map<std::string, KernelResources>{};
 }
 
 }  // namespace colo::shim

@@ -55,4 +55,15 @@ Result<std::map<std::string, KernelResources>> ReadFatbinResources(
 Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
     const void* wrapper, int target_arch);
 
+// A driver-API module image (cuModuleLoadData): a cubin ELF, a fat binary
+// container or nvcc's wrapper of one. Returns a copy of its bytes (the program
+// may free the image once loaded), its size taken from its own headers; an
+// empty string for an image that holds no cubin to read (PTX text).
+// InvalidArgument for an ELF or container whose headers are inconsistent.
+Result<std::string> CopyModuleImage(const void* image);
+
+// The resources in a copy made by CopyModuleImage (empty: none).
+Result<std::map<std::string, KernelResources>> ReadModuleResources(
+    std::string_view bytes, int target_arch);
+
 }  // namespace colo::shim

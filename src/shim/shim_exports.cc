@@ -9,8 +9,13 @@
 
 #include <unistd.h>
 
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "cuda/cuda_abi.h"
 #include "shim/hook_table.h"
+#include "shim/fatbin.h"
 #include "shim/registry.h"
 #include "shim/shim_runtime.h"
 
@@ -682,7 +687,11 @@ int cuModuleLoad(void** module, const char* fname) {
   if (module == nullptr || fname == nullptr)
     return colo::cuda::kCuErrorInvalidValue;
   if (access(fname, R_OK) != 0) return colo::cuda::kCuErrorFileNotFound;
-  return Safe([&] { return cs::LoadModule(module); });
+  return Safe([&] {
+    std::ifstream in(fname, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return cs::LoadModule(module, std::move(bytes));
+  });
 }
 
 int cuModuleLoadData(void** module, const void* image) {
@@ -690,7 +699,12 @@ int cuModuleLoadData(void** module, const void* image) {
   COLO_FORWARD_IN_GATE(cuModuleLoadData, kCuErrorNotFound, module, image);
   if (module == nullptr || image == nullptr)
     return colo::cuda::kCuErrorInvalidValue;
-  return Safe([&] { return cs::LoadModule(module); });
+  return Safe([&] {
+    // Copied now: the program may free the image once it is loaded. An image
+    // whose headers do not hold together loads without resources.
+    colo::Result<std::string> bytes = cs::CopyModuleImage(image);
+    return cs::LoadModule(module, bytes.ok() ? std::move(*bytes) : std::string());
+  });
 }
 
 int cuModuleUnload(void* module) {

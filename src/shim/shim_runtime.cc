@@ -370,12 +370,13 @@ void ForgetFunctionLocked(State& s, const void* function) {
 
 }  // namespace
 
-int LoadModule(void** module) {
+int LoadModule(void** module, std::string image) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   auto handle = std::make_unique<char>();
   void* key = handle.get();
   s.sim_modules[key][""] = std::move(handle);  // "" holds the module's own byte.
+  s.module_images[key] = std::move(image);
   *module = key;
   return cuda::kCuSuccess;
 }
@@ -385,8 +386,13 @@ int UnloadModule(void* module) {
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.sim_modules.find(module);
   if (it == s.sim_modules.end()) return cuda::kCuErrorInvalidHandle;
-  for (const auto& [name, fn] : it->second) ForgetFunctionLocked(s, fn.get());
+  for (const auto& [name, fn] : it->second) {
+    ForgetFunctionLocked(s, fn.get());
+    s.function_module.erase(fn.get());
+  }
   s.sim_modules.erase(it);
+  s.module_images.erase(module);
+  s.module_kernels.erase(module);
   return cuda::kCuSuccess;
 }
 
@@ -400,6 +406,7 @@ int ModuleFunction(void** function, void* module, const char* name) {
   if (!fn) {
     fn = std::make_unique<char>();
     s.names[fn.get()] = name;
+    s.function_module[fn.get()] = module;
   }
   *function = fn.get();
   return cuda::kCuSuccess;
@@ -845,14 +852,33 @@ constexpr int kAssumedRegistersPerThread = 32;
 // (for the simulated GPU's architecture) the first time any of its kernels is
 // asked about; the assumption above if there is none. REQUIRES: s.mu held,
 // connected.
+// Target architecture for reading binaries: the simulated GPU's.
+int TargetArch(const State& s) {
+  const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+  return d.major * 10 + d.minor;
+}
+
 std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func) {
+  if (auto m = s.function_module.find(func); m != s.function_module.end()) {
+    auto cached = s.module_kernels.find(m->second);
+    if (cached == s.module_kernels.end()) {
+      Result<std::map<std::string, KernelResources>> read =
+          ReadModuleResources(s.module_images[m->second], TargetArch(s));
+      cached = s.module_kernels
+                   .emplace(m->second, read.ok() ? std::move(*read)
+                                                 : std::map<std::string, KernelResources>{})
+                   .first;
+    }
+    auto k = cached->second.find(s.names[func]);
+    if (k == cached->second.end()) return std::nullopt;
+    return k->second;
+  }
   auto image = s.fat_binary_of.find(func);
   if (image == s.fat_binary_of.end()) return std::nullopt;
   auto cached = s.fat_binary_kernels.find(image->second);
   if (cached == s.fat_binary_kernels.end()) {
-    const cuda::DeviceFacts d = FactsOf(s.client->welcome());
     Result<std::map<std::string, KernelResources>> read =
-        ReadRegisteredFatbin(image->second, d.major * 10 + d.minor);
+        ReadRegisteredFatbin(image->second, TargetArch(s));
     cached = s.fat_binary_kernels
                  .emplace(image->second, read.ok() ? std::move(*read)
                                                    : std::map<std::string, KernelResources>{})

@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace colo::shim {
 
@@ -89,7 +90,9 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
 // (CUDA_ERROR_INVALID_HANDLE for a handle that is not a loaded module).
 // Gate mode: the real driver's handles, and NameFunction / ForgetModule
 // keep the names.
-int LoadModule(void** module);
+// `image`: a copy of the module's bytes (shim/fatbin.h CopyModuleImage; empty
+// if it holds no cubin), read for its kernels' resources when first needed.
+int LoadModule(void** module, std::string image);
 int UnloadModule(void* module);
 int ModuleFunction(void** function, void* module, const char* name);
 void NameFunction(void* module, const void* function, const char* name);

@@ -105,6 +105,11 @@ struct State {
   // handles (a byte each); gate mode's are the driver's (null here).
   std::unordered_map<void*, std::map<std::string, std::unique_ptr<char>>>
       sim_modules;
+  // Sim mode: each module's image, what was read from it, and which module
+  // each of its function handles came from.
+  std::unordered_map<void*, std::string> module_images;
+  std::unordered_map<void*, std::map<std::string, KernelResources>> module_kernels;
+  std::unordered_map<const void*, void*> function_module;
   std::unordered_map<void*, std::vector<const void*>> gate_module_functions;
   std::unordered_map<const void*, std::vector<size_t>>
       param_sizes;  // gate mode: per kernel.

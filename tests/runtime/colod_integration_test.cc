@@ -446,6 +446,44 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
   }
 }
 
+TEST(ColodIntegrationTest, DriverApiModulesCarryTheirKernelsResources) {
+  // A JIT compiler (Triton) hands the driver a cubin with cuModuleLoadData and
+  // frees it. The interposer copies the image and sends colod the kernel's
+  // registers and static shared memory from it: for an sm_80 cubin, ptxas's
+  // sm_80 numbers; for a fat binary (zstd) on a simulated V100, the oldest
+  // cubin's (sm_75).
+  SKIP_WITHOUT_PROGRAMS();
+  const auto ptxas = ReadPtxasReport(Program("kernel_resources.ptxas.txt"));
+  struct Case {
+    const char* gpu;
+    int arch;
+    const char* image;
+  };
+  for (const Case& c : {Case{"A100", 80, "kernel_resources.sm_80.cubin"},
+                        Case{"A100", 80, "kernel_resources.fatbin"},
+                        Case{"V100", 75, "kernel_resources.fatbin"}}) {
+    SCOPED_TRACE(std::string(c.gpu) + " " + c.image);
+    ASSERT_TRUE(ptxas.count({c.arch, "_Z5heavyPdi"}));
+    const PtxasKernel want = ptxas.at({c.arch, "_Z5heavyPdi"});
+    TempDir dir;
+    Colod colod(dir, std::string("gpu: ") + c.gpu + "\n");
+    ASSERT_TRUE(colod.ready()) << colod.Log();
+    auto p = colod.Run(dir, "driver", {Program("driver_api_program"), "3", "image",
+                                       Program(c.image), "_Z5heavyPdi"});
+    ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+    const nlohmann::json stats = colod.Stats();
+    ASSERT_TRUE(stats.is_object());
+    int found = 0;
+    for (const auto& d : stats["kernels"]) {
+      if (d["name"] != "_Z5heavyPdi") continue;
+      ++found;
+      EXPECT_EQ(d["registers_per_thread"].get<long>(), want.registers) << d;
+      EXPECT_EQ(d["shared_mem_per_block"].get<long>(), want.static_shared_bytes) << d;
+    }
+    EXPECT_EQ(found, 1) << stats.dump();
+  }
+}
+
 TEST(ColodIntegrationTest, ACapturedGraphRunsItsKernelsThroughColod) {
   // 5 captured launches of graph_step (2 ms each in colod's table), launched
   // as a graph 4 times: colod sees exactly 20 kernels (none at capture), and

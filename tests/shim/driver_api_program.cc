@@ -2,11 +2,13 @@
 // runtime do: looking driver entry points up by name (dlsym,
 // cuGetProcAddress) and calling them. It links no CUDA library; under
 // libcolo_preload.so the lookups find the interposer.
-// Usage: driver_api_program LAUNCHES [module]
+// Usage: driver_api_program LAUNCHES [module | image FILE KERNEL]
 // With "module", the launched function comes from cuModuleLoadData +
 // cuModuleGetFunction(module, "colo_driver_test_kernel") (also looked up
-// through cuGetProcAddress), as JIT compilers such as Triton do; otherwise a
-// made-up CUfunction. Prints "launched=N", "alloc=E" (cuMemAlloc_v2's result),
+// through cuGetProcAddress), as JIT compilers such as Triton do; with
+// "image", the module is FILE's bytes (a cubin or fat binary, freed right
+// after cuModuleLoadData as the driver copies it) and the function KERNEL;
+// otherwise a made-up CUfunction. Prints "launched=N", "alloc=E" (cuMemAlloc_v2's result),
 // "sync=E" (cudaDeviceSynchronize's), "sync_ms=T" (launches to the end of the
 // sync) and, with "module", "unload=E" and "unload_again=E"; exits 0 if every
 // call returned what it should, 1 if one did not, 2 if a symbol was not found.
@@ -48,7 +50,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto launch = reinterpret_cast<LaunchFn>(launch_ptr);
-  const bool use_module = argc > 2 && std::strcmp(argv[2], "module") == 0;
+  const bool use_image = argc > 4 && std::strcmp(argv[2], "image") == 0;
+  const bool use_module = use_image || (argc > 2 && std::strcmp(argv[2], "module") == 0);
   static int fake_function;  // stands in for a CUfunction.
   void* function = &fake_function;
   void* module = nullptr;
@@ -66,8 +69,25 @@ int main(int argc, char** argv) {
     }
     unload = reinterpret_cast<UnloadFn>(unload_ptr);
     static const char kImage[] = "// not real PTX: the simulated driver keeps no code\n";
-    const int l = reinterpret_cast<LoadDataFn>(load_ptr)(&module, kImage);
-    const int g = reinterpret_cast<GetFunctionFn>(get_ptr)(&function, module, "colo_driver_test_kernel");
+    int l = 0;
+    if (use_image) {
+      std::FILE* f = std::fopen(argv[3], "rb");
+      if (f == nullptr) return 1;
+      std::fseek(f, 0, SEEK_END);
+      const long size = std::ftell(f);
+      std::fseek(f, 0, SEEK_SET);
+      char* bytes = static_cast<char*>(std::malloc(static_cast<size_t>(size)));
+      const bool read = std::fread(bytes, 1, static_cast<size_t>(size), f) == static_cast<size_t>(size);
+      std::fclose(f);
+      if (!read) return 1;
+      l = reinterpret_cast<LoadDataFn>(load_ptr)(&module, bytes);
+      std::memset(bytes, 0, static_cast<size_t>(size));  // the driver copied it.
+      std::free(bytes);
+    } else {
+      l = reinterpret_cast<LoadDataFn>(load_ptr)(&module, kImage);
+    }
+    const char* kernel = use_image ? argv[4] : "colo_driver_test_kernel";
+    const int g = reinterpret_cast<GetFunctionFn>(get_ptr)(&function, module, kernel);
     std::printf("load=%d\nget_function=%d\n", l, g);
     if (l != 0 || g != 0) return 1;
   }

@@ -100,6 +100,33 @@ TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
   }
 }
 
+TEST(FatbinTest, ModuleImagesAreCopiedWholeAndRead) {
+  SKIP_WITHOUT_NVCC();
+  const auto ptxas = testing::ReadPtxasReport(kPrograms + "kernel_resources.ptxas.txt");
+  for (const char* file : {"kernel_resources.sm_80.cubin", "kernel_resources.fatbin"}) {
+    SCOPED_TRACE(file);
+    const std::string image = Slurp(kPrograms + file);
+    ASSERT_FALSE(image.empty());
+    // The size comes from the image's own headers: the whole file, no more.
+    Result<std::string> copy = CopyModuleImage(image.data());
+    ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+    ASSERT_EQ(copy->size(), image.size());
+    EXPECT_TRUE(*copy == image);
+    auto r = ReadModuleResources(*copy, 80);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE(r->count("_Z5heavyPdi"));
+    EXPECT_EQ(r->at("_Z5heavyPdi").registers_per_thread, ptxas.at({80, "_Z5heavyPdi"}).registers);
+    EXPECT_EQ(r->at("_Z5heavyPdi").static_shared_bytes,
+              ptxas.at({80, "_Z5heavyPdi"}).static_shared_bytes);
+  }
+  // PTX text holds no cubin: nothing to read, not an error.
+  const char ptx[] = "//\n.version 8.0\n.target sm_80\n";
+  Result<std::string> none = CopyModuleImage(ptx);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  EXPECT_TRUE(ReadModuleResources(*none, 80)->empty());
+}
+
 TEST(FatbinTest, DamagedImagesAreErrorsNotCrashes) {
   SKIP_WITHOUT_NVCC();
   for (const char* variant : {"plain", "zstd", "lz4"}) {
