@@ -96,6 +96,29 @@ Result<std::string> Payload(const Entry& e) {
   return out;
 }
 
+// The __launch_bounds__ maximum block in a kernel's .nv.info section, or 0.
+// A malformed list ends the walk (what was read so far stands).
+int MaxThreadsAttribute(std::string_view info) {
+  constexpr uint8_t kFormatSized = 4, kAttrMaxThreads = 0x05;
+  const auto* p = reinterpret_cast<const unsigned char*>(info.data());
+  size_t i = 0;
+  while (i + 4 <= info.size()) {
+    if (p[i] != kFormatSized) {
+      i += 4;
+      continue;
+    }
+    const uint16_t size = Load<uint16_t>(p + i + 2);
+    if (size > info.size() - i - 4) break;
+    if (p[i + 1] == kAttrMaxThreads && size >= 12) {
+      const uint64_t n = uint64_t{Load<uint32_t>(p + i + 4)} * Load<uint32_t>(p + i + 8) *
+                         Load<uint32_t>(p + i + 12);
+      return n > 0 && n <= 1 << 20 ? static_cast<int>(n) : 0;
+    }
+    i += 4 + size;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Result<std::map<std::string, KernelResources>> ReadCubinResources(
@@ -122,11 +145,17 @@ Result<std::map<std::string, KernelResources>> ReadCubinResources(
     if (s.sh_name >= strtab.size()) return InvalidArgumentError("cubin: bad section name");
     const std::string_view rest = strtab.substr(s.sh_name);
     const std::string_view name = rest.substr(0, rest.find('\0'));
-    static constexpr std::string_view kText = ".text.", kShared = ".nv.shared.";
+    static constexpr std::string_view kText = ".text.", kShared = ".nv.shared.",
+                                      kInfo = ".nv.info.";
     if (name.substr(0, kText.size()) == kText && name.size() > kText.size()) {
       KernelResources& r = out[std::string(name.substr(kText.size()))];
       r.registers_per_thread = static_cast<int>(s.sh_info >> 24);
       r.arch = arch;
+    } else if (name.substr(0, kInfo.size()) == kInfo && name.size() > kInfo.size()) {
+      if (s.sh_offset > elf.size() || s.sh_size > elf.size() - s.sh_offset)
+        return InvalidArgumentError("cubin: section outside the image");
+      const int bound = MaxThreadsAttribute(elf.substr(s.sh_offset, s.sh_size));
+      if (bound > 0) out[std::string(name.substr(kInfo.size()))].max_threads_per_block = bound;
     } else if (name.substr(0, kShared.size()) == kShared && name.size() > kShared.size()) {
       KernelResources& r = out[std::string(name.substr(kShared.size()))];
       r.static_shared_bytes = static_cast<int64_t>(s.sh_size);

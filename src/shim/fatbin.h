@@ -11,7 +11,10 @@
 // LZ4 block, 0x8000 = zstd frame; compressed and uncompressed sizes) and its
 // payload. A cubin is an ELF64 file: section ".text.<kernel>" holds the
 // register count in the top byte of sh_info, ".nv.shared.<kernel>" (NOBITS)
-// has the static shared memory as its size.
+// has the static shared memory as its size, and ".nv.info.<kernel>" lists
+// attributes (4-byte entries: format, attribute, then a 16-bit value, or for
+// format 4 a 16-bit size and that many bytes); attribute 0x05 holds the
+// kernel's __launch_bounds__ maximum block (x, y, z as 32-bit integers).
 //
 // Which cubin: the one for the highest architecture not above the target (as
 // the driver loads a cubin it can run); if every cubin is for a newer one,
@@ -36,6 +39,7 @@ namespace colo::shim {
 struct KernelResources {
   int registers_per_thread = 0;
   int64_t static_shared_bytes = 0;
+  int max_threads_per_block = 0;  // __launch_bounds__; 0 = none.
   int arch = 0;  // SM architecture of the cubin read (75 = sm_75).
 };
 

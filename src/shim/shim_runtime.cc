@@ -927,6 +927,8 @@ int FuncGetAttributes(void* attr, const void* func) {
     Result<Occupancy> o = ComputeOccupancy(spec, OccupancyKernel(s, func, t, 0));
     if (o.ok() && o->blocks_per_sm > 0) f.max_threads_per_block = t;
   }
+  if (r.max_threads_per_block > 0)  // __launch_bounds__
+    f.max_threads_per_block = std::min(f.max_threads_per_block, r.max_threads_per_block);
   f.binary_version = d.major * 10 + d.minor;
   // Without an opt-in, static and dynamic shared memory share 48 KiB.
   f.max_dynamic_shared_bytes =

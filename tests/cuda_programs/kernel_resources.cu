@@ -1,11 +1,11 @@
-// Two kernels whose resources differ (a light one; a heavy one with many
-// live registers and 8000 bytes of static shared memory), and what the
-// runtime says about them. Built three ways (plain cubins, zstd- and
+// Kernels whose resources differ (a light one; a heavy one with many live
+// registers and 8000 bytes of static shared memory; a bounded one declared
+// __launch_bounds__(192)), and what the runtime says about them. Built three ways (plain cubins, zstd- and
 // LZ4-compressed) with ptxas's own report kept beside them
 // (kernel_resources.ptxas.txt), so a test can check the interposer's answers
 // against the compiler. Unmodified CUDA.
 // Usage: kernel_resources
-// Prints, per kernel K in {light, heavy}: K_regs, K_static_smem,
+// Prints, per kernel K in {light, heavy, bounded}: K_regs, K_static_smem,
 // K_max_threads, K_max_dyn_smem (cudaFuncGetAttributes) and K_blocks_128
 // (cudaOccupancyMaxActiveBlocksPerMultiprocessor at 128 threads, no dynamic
 // shared memory); then launches each kernel once (light: 1 x 32 threads,
@@ -32,6 +32,8 @@ __global__ void heavy(double* p, int n) {
   p[threadIdx.x] = s + buf[(threadIdx.x + 1) % 1000];
 }
 
+__global__ void __launch_bounds__(192) bounded(float* p) { p[threadIdx.x] += 1.0f; }
+
 static int Report(const char* name, const void* kernel) {
   cudaFuncAttributes a;
   CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
@@ -47,6 +49,7 @@ static int Report(const char* name, const void* kernel) {
 int main() {
   if (Report("light", (const void*)light) != 0) return 3;
   if (Report("heavy", (const void*)heavy) != 0) return 3;
+  if (Report("bounded", (const void*)bounded) != 0) return 3;
   double* p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, 128 * sizeof(double)));
   light<<<1, 32>>>(reinterpret_cast<float*>(p));

@@ -442,7 +442,11 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
         EXPECT_EQ(d["shared_mem_per_block"].get<long>(), shared) << d;
       }
       EXPECT_EQ(found, 1) << stats.dump();
+      // No launch bounds, few enough registers: a whole 1024-thread block.
+      EXPECT_EQ(ValueOf(out, key + "_max_threads"), 1024) << out;
     }
+    // __launch_bounds__(192) caps the block the runtime reports.
+    EXPECT_EQ(ValueOf(out, "bounded_max_threads"), 192) << out;
   }
 }
 

@@ -95,7 +95,10 @@ TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
         EXPECT_EQ(got.at(kernel).registers_per_thread, regs) << kernel << " target " << target;
         EXPECT_EQ(got.at(kernel).static_shared_bytes, shared) << kernel;
         EXPECT_EQ(got.at(kernel).arch, arch) << kernel;
+        EXPECT_EQ(got.at(kernel).max_threads_per_block, 0) << kernel;  // no bounds
       }
+      ASSERT_TRUE(got.count("_Z7boundedPf"));
+      EXPECT_EQ(got.at("_Z7boundedPf").max_threads_per_block, 192);
     }
   }
 }
