@@ -858,35 +858,32 @@ int TargetArch(const State& s) {
   return d.major * 10 + d.minor;
 }
 
+// `name` in what was read from `source`, reading it with `read` the first
+// time (an unreadable binary is remembered as empty).
+using KernelMap = std::map<std::string, KernelResources>;
+template <typename Key, typename Read>
+std::optional<KernelResources> FindRead(std::unordered_map<Key, KernelMap>& cache, Key source,
+                                        const std::string& name, Read read) {
+  auto cached = cache.find(source);
+  if (cached == cache.end()) {
+    Result<KernelMap> got = read();
+    cached = cache.emplace(source, got.ok() ? std::move(*got) : KernelMap{}).first;
+  }
+  auto k = cached->second.find(name);
+  if (k == cached->second.end()) return std::nullopt;
+  return k->second;
+}
+
 std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func) {
   if (auto m = s.function_module.find(func); m != s.function_module.end()) {
-    auto cached = s.module_kernels.find(m->second);
-    if (cached == s.module_kernels.end()) {
-      Result<std::map<std::string, KernelResources>> read =
-          ReadModuleResources(s.module_images[m->second], TargetArch(s));
-      cached = s.module_kernels
-                   .emplace(m->second, read.ok() ? std::move(*read)
-                                                 : std::map<std::string, KernelResources>{})
-                   .first;
-    }
-    auto k = cached->second.find(s.names[func]);
-    if (k == cached->second.end()) return std::nullopt;
-    return k->second;
+    return FindRead(s.module_kernels, m->second, s.names[func], [&] {
+      return ReadModuleResources(s.module_images[m->second], TargetArch(s));
+    });
   }
   auto image = s.fat_binary_of.find(func);
   if (image == s.fat_binary_of.end()) return std::nullopt;
-  auto cached = s.fat_binary_kernels.find(image->second);
-  if (cached == s.fat_binary_kernels.end()) {
-    Result<std::map<std::string, KernelResources>> read =
-        ReadRegisteredFatbin(image->second, TargetArch(s));
-    cached = s.fat_binary_kernels
-                 .emplace(image->second, read.ok() ? std::move(*read)
-                                                   : std::map<std::string, KernelResources>{})
-                 .first;
-  }
-  auto k = cached->second.find(s.names[func]);
-  if (k == cached->second.end()) return std::nullopt;
-  return k->second;
+  return FindRead(s.fat_binary_kernels, image->second, s.names[func],
+                  [&] { return ReadRegisteredFatbin(image->second, TargetArch(s)); });
 }
 
 KernelResources ResourcesLocked(State& s, const void* func) {

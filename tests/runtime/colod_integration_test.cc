@@ -388,6 +388,22 @@ TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
   EXPECT_EQ(ValueOf(out, "not_a_kernel_occ"), 98) << out;
 }
 
+// colod describes exactly one launch shape of `name` (`colo top --json`'s
+// kernels), with these registers per thread and shared memory per block.
+void ExpectColodKernel(const Colod& colod, const std::string& name, long registers,
+                       long shared) {
+  const nlohmann::json stats = colod.Stats();
+  ASSERT_TRUE(stats.is_object());
+  int found = 0;
+  for (const auto& d : stats["kernels"]) {
+    if (d["name"] != name) continue;
+    ++found;
+    EXPECT_EQ(d["registers_per_thread"].get<long>(), registers) << d;
+    EXPECT_EQ(d["shared_mem_per_block"].get<long>(), shared) << d;
+  }
+  EXPECT_EQ(found, 1) << stats.dump();
+}
+
 TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
   // kernel_resources is built with cubins for sm_75 and sm_80, plain, zstd-
   // and LZ4-compressed; ptxas reported what each kernel uses (heavy: more
@@ -432,16 +448,7 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
       ASSERT_TRUE(o.ok());
       EXPECT_EQ(ValueOf(out, key + "_blocks_128"), o->blocks_per_sm) << out;
       // colod got them with the kernel's definition and simulates with them.
-      const nlohmann::json stats = colod.Stats();
-      ASSERT_TRUE(stats.is_object());
-      int found = 0;
-      for (const auto& d : stats["kernels"]) {
-        if (d["name"] != mangled) continue;
-        ++found;
-        EXPECT_EQ(d["registers_per_thread"].get<long>(), regs) << d;
-        EXPECT_EQ(d["shared_mem_per_block"].get<long>(), shared) << d;
-      }
-      EXPECT_EQ(found, 1) << stats.dump();
+      ExpectColodKernel(colod, mangled, regs, shared);
       // No launch bounds, few enough registers: a whole 1024-thread block.
       EXPECT_EQ(ValueOf(out, key + "_max_threads"), 1024) << out;
     }
@@ -475,16 +482,7 @@ TEST(ColodIntegrationTest, DriverApiModulesCarryTheirKernelsResources) {
     auto p = colod.Run(dir, "driver", {Program("driver_api_program"), "3", "image",
                                        Program(c.image), "_Z5heavyPdi"});
     ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
-    const nlohmann::json stats = colod.Stats();
-    ASSERT_TRUE(stats.is_object());
-    int found = 0;
-    for (const auto& d : stats["kernels"]) {
-      if (d["name"] != "_Z5heavyPdi") continue;
-      ++found;
-      EXPECT_EQ(d["registers_per_thread"].get<long>(), want.registers) << d;
-      EXPECT_EQ(d["shared_mem_per_block"].get<long>(), want.static_shared_bytes) << d;
-    }
-    EXPECT_EQ(found, 1) << stats.dump();
+    ExpectColodKernel(colod, "_Z5heavyPdi", want.registers, want.static_shared_bytes);
   }
 }
 
