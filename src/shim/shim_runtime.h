@@ -69,8 +69,8 @@ int TakeLastError();
 int PeekLastError();
 
 // `fat_binary`: the wrapper registered with it (nullptr if unknown); the
-// kernel's registers and static shared memory are read from it when a
-// program first asks for the kernel's attributes or occupancy (fatbin.h).
+// kernel's registers and static shared memory are read from it (fatbin.h)
+// the first time one of its kernels is launched or asked about.
 void RegisterFunction(const void* host_fun, const char* device_name,
                       const void* fat_binary);
 // Drops what was read from, or remembered about, `fat_binary` (unloaded).
