@@ -37,6 +37,11 @@ struct Entry {
   uint64_t uncompressed_size = 0;  // when compressed.
 };
 
+// Bytes of the container at `b` (its header's own size plus its payload's).
+uint64_t ContainerSize(const unsigned char* b) {
+  return Load<uint16_t>(b + 6) + Load<uint64_t>(b + 8);
+}
+
 Result<std::vector<Entry>> Entries(const unsigned char* base, size_t size) {
   if (size < 16 || Load<uint32_t>(base) != kContainerMagic)
     return InvalidArgumentError("fat binary: no 0xBA55ED50 header");
@@ -197,8 +202,7 @@ Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
   const auto* image = Load<const unsigned char*>(w + 8);
   if (image == nullptr || Load<uint32_t>(image) != kContainerMagic)
     return InvalidArgumentError("fat binary: wrapper points to no 0xBA55ED50 container");
-  const size_t size = Load<uint16_t>(image + 6) + Load<uint64_t>(image + 8);
-  return ReadFatbinResources(image, size, target_arch);
+  return ReadFatbinResources(image, ContainerSize(image), target_arch);
 }
 
 Result<std::string> CopyModuleImage(const void* image) {
@@ -207,7 +211,7 @@ Result<std::string> CopyModuleImage(const void* image) {
   const uint32_t magic = Load<uint32_t>(b);
   if (magic == kWrapperMagic) return CopyModuleImage(Load<const void*>(b + 8));
   if (magic == kContainerMagic) {
-    const uint64_t size = Load<uint16_t>(b + 6) + Load<uint64_t>(b + 8);
+    const uint64_t size = ContainerSize(b);
     if (size > kMaxCubinBytes) return InvalidArgumentError("fat binary: implausible size");
     return std::string(reinterpret_cast<const char*>(b), size);
   }

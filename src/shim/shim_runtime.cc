@@ -844,14 +844,10 @@ GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
   return g;
 }
 
-// What a kernel whose binary cannot be read (driver-API modules, PTX only,
-// an unreadable fat binary) is taken to use.
+// What a kernel whose binary gives nothing (PTX only, an unreadable image)
+// is taken to use.
 constexpr int kAssumedRegistersPerThread = 32;
 
-// The kernel's registers and static shared memory from its fat binary, read
-// (for the simulated GPU's architecture) the first time any of its kernels is
-// asked about; the assumption above if there is none. REQUIRES: s.mu held,
-// connected.
 // Target architecture for reading binaries: the simulated GPU's.
 int TargetArch(const State& s) {
   const cuda::DeviceFacts d = FactsOf(s.client->welcome());
@@ -874,6 +870,9 @@ std::optional<KernelResources> FindRead(std::unordered_map<Key, KernelMap>& cach
   return k->second;
 }
 
+// The kernel's registers and static shared memory from its module image or
+// fat binary, read (for the simulated GPU's architecture) the first time any
+// kernel of that binary needs them. REQUIRES: s.mu held, connected.
 std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func) {
   if (auto m = s.function_module.find(func); m != s.function_module.end()) {
     return FindRead(s.module_kernels, m->second, s.names[func], [&] {
@@ -886,6 +885,7 @@ std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func)
                   [&] { return ReadRegisteredFatbin(image->second, TargetArch(s)); });
 }
 
+// The same, or the assumption above if the binary gives nothing.
 KernelResources ResourcesLocked(State& s, const void* func) {
   KernelResources assumed;
   assumed.registers_per_thread = kAssumedRegistersPerThread;
@@ -893,10 +893,8 @@ KernelResources ResourcesLocked(State& s, const void* func) {
 }
 
 // The kernel as the occupancy rules see it, for blocks of `threads`.
-KernelDesc OccupancyKernel(State& s, const void* func, int threads, size_t dynamic_smem) {
-  const KernelResources r = ResourcesLocked(s, func);
+KernelDesc OccupancyKernel(const KernelResources& r, int threads, size_t dynamic_smem) {
   KernelDesc k;
-  k.name = s.names[func];
   k.block = Dim3{threads, 1, 1};
   k.registers_per_thread = r.registers_per_thread;
   k.shared_mem_per_block = r.static_shared_bytes + static_cast<int64_t>(dynamic_smem);
@@ -921,7 +919,7 @@ int FuncGetAttributes(void* attr, const void* func) {
   const GpuSpec spec = SpecOf(s.client->welcome());
   f.max_threads_per_block = 0;
   for (int t = d.max_threads_per_block; t > 0 && f.max_threads_per_block == 0; t -= d.warp_size) {
-    Result<Occupancy> o = ComputeOccupancy(spec, OccupancyKernel(s, func, t, 0));
+    Result<Occupancy> o = ComputeOccupancy(spec, OccupancyKernel(r, t, 0));
     if (o.ok() && o->blocks_per_sm > 0) f.max_threads_per_block = t;
   }
   if (r.max_threads_per_block > 0)  // __launch_bounds__
@@ -970,7 +968,8 @@ int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
   Result<Occupancy> o = ComputeOccupancy(SpecOf(s.client->welcome()),
-                                         OccupancyKernel(s, func, block_size, dynamic_smem));
+                                         OccupancyKernel(ResourcesLocked(s, func), block_size,
+                                                         dynamic_smem));
   *num_blocks = o.ok() ? static_cast<int>(o->blocks_per_sm) : 0;
   return kCudaSuccess;
 }
