@@ -39,13 +39,23 @@ int SmPool::NewGroup(int count) {
 }
 
 int SmPool::NewBlockGroup() {
+  int b;
   if (!free_blocks_.empty()) {
-    int b = free_blocks_.back();
+    b = free_blocks_.back();
     free_blocks_.pop_back();
-    return b;
+  } else {
+    blocks_.emplace_back();
+    b = static_cast<int>(blocks_.size()) - 1;
   }
-  blocks_.emplace_back();
-  return static_cast<int>(blocks_.size()) - 1;
+  live_blocks_.insert(std::lower_bound(live_blocks_.begin(), live_blocks_.end(), b), b);
+  return b;
+}
+
+void SmPool::FreeBlockGroup(int b) {
+  blocks_[b].alive = false;
+  free_blocks_.push_back(b);
+  live_blocks_.erase(std::lower_bound(live_blocks_.begin(), live_blocks_.end(), b));
+  --running_groups_;
 }
 
 void SmPool::SyncTo(TimePoint now) {
@@ -53,13 +63,16 @@ void SmPool::SyncTo(TimePoint now) {
   const double elapsed = static_cast<double>((now - last_sync_).count());
   last_sync_ = now;
   if (elapsed == 0) return;
-  for (auto& b : blocks_) {
-    if (b.alive) b.remaining_ns -= elapsed * b.rate;
+  for (int i : live_blocks_) {
+    BlockGroup& b = blocks_[i];
+    b.remaining_ns -= elapsed * b.rate;
   }
 }
 
 int SmPool::FitsPerSm(const SmGroup& g, const BlockShape& s) const {
-  int fit = s.max_per_sm - 0;
+  // Full SMs first, without the divisions below (the answer is 0 either way).
+  if (g.blocks >= spec_.max_blocks_per_sm || spec_.max_threads_per_sm - g.threads < s.threads) return 0;
+  int fit = s.max_per_sm;
   fit = std::min(fit, spec_.max_blocks_per_sm - g.blocks);
   fit = std::min(fit, (spec_.max_threads_per_sm - g.threads) / s.threads);
   fit = std::min<int64_t>(fit, (spec_.registers_per_sm - g.registers) / std::max(1, s.registers));
@@ -181,11 +194,11 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
     int64_t wave;     // blocks per wave.
   };
   std::vector<Member> members;
-  for (size_t i = 0; i < blocks_.size(); ++i) {
+  for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
-    if (!b.alive || b.launch != launch) continue;
+    if (b.launch != launch) continue;
     const double rate = std::max(b.rate, 1e-9);
-    members.push_back({static_cast<int>(i), b.remaining_ns / rate,
+    members.push_back({i, b.remaining_ns / rate,
                        b.shape.block_time.count() / rate, int64_t{b.per_sm} * groups_[b.group].count});
   }
   if (members.empty()) return 0;
@@ -317,9 +330,7 @@ void SmPool::RemoveResident(SmGroup& g, size_t i) {
   g.registers -= int64_t{b.per_sm} * b.shape.registers;
   g.shared_mem -= b.per_sm * b.shape.shared_mem;
   g.blocks -= b.per_sm;
-  b.alive = false;
-  free_blocks_.push_back(res[i]);
-  --running_groups_;
+  FreeBlockGroup(res[i]);
   res[i] = res.back();
   res.pop_back();
 }
@@ -380,9 +391,30 @@ void SmPool::MergeEquivalentGroups() {
   // placement split) behave identically from now on: keep one, with both
   // groups' SMs. This undoes fragmentation once the blocks that caused a
   // split have finished. Groups are few, so pairwise comparison is cheap.
+  //
+  // A signature of each live group's residents (their launches, blocks per
+  // SM and waves, in any order) rules most pairs out before MatchResidents:
+  // copies have equal signatures. Merging changes no survivor's signature.
+  merge_order_.clear();
   for (size_t i = 0; i < groups_.size(); ++i) {
-    if (!groups_[i].alive || groups_[i].residents.empty()) continue;
-    for (size_t j = i + 1; j < groups_.size(); ++j) {
+    const SmGroup& g = groups_[i];
+    if (!g.alive || g.residents.empty()) continue;
+    uint64_t sig = g.residents.size() * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(g.threads) << 20;
+    for (int r : g.residents) {
+      const BlockGroup& b = blocks_[r];
+      uint64_t x = (uint64_t{b.launch} << 32) ^ (static_cast<uint64_t>(b.per_sm) << 16) ^
+                   static_cast<uint64_t>(b.waves) * 0xBF58476D1CE4E5B9ull;
+      x ^= x >> 29;
+      sig += x * 0x94D049BB133111EBull;  // a sum: the residents' order does not matter.
+    }
+    merge_order_.push_back({static_cast<int>(i), sig});
+  }
+  for (size_t a = 0; a < merge_order_.size(); ++a) {
+    const size_t i = static_cast<size_t>(merge_order_[a].group);
+    if (!groups_[i].alive) continue;
+    for (size_t c = a + 1; c < merge_order_.size(); ++c) {
+      if (merge_order_[c].signature != merge_order_[a].signature) continue;
+      const size_t j = static_cast<size_t>(merge_order_[c].group);
       SmGroup& g = groups_[j];
       if (!g.alive || !MatchResidents(groups_[i], g, &match_)) continue;
       // Progress of the kept copies: the SM-weighted mean of both.
@@ -392,11 +424,7 @@ void SmPool::MergeEquivalentGroups() {
         p.remaining_ns = (p.remaining_ns * wi + blocks_[match_[r]].remaining_ns * wj) / (wi + wj);
       }
       groups_[i].count += g.count;
-      for (int b : g.residents) {
-        blocks_[b].alive = false;
-        free_blocks_.push_back(b);
-        --running_groups_;
-      }
+      for (int b : g.residents) FreeBlockGroup(b);
       g.residents.clear();
       g.alive = false;
       free_groups_.push_back(static_cast<int>(j));
@@ -425,10 +453,8 @@ void SmPool::SolveRates() {
   const size_t ng = groups_.size();
   sm_load_.assign(ng, 0.0);
   sm_frozen_.assign(ng, 0.0);
-  unfrozen_.clear();
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    if (blocks_[i].alive) unfrozen_.push_back(static_cast<int>(i));
-  }
+  sm_level_.resize(ng);
+  unfrozen_.assign(live_blocks_.begin(), live_blocks_.end());
   double dram_frozen = 0;
   while (!unfrozen_.empty()) {
     // Demand per unit of rate from the unfrozen groups, per resource.
@@ -439,9 +465,13 @@ void SmPool::SolveRates() {
       sm_load_[b.group] += b.per_sm * b.shape.sm_demand;
       dram_load += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
     }
+    // sm_level_[g]: the rate at which SmGroup g's issue capacity saturates.
     double level = 1.0;
     for (size_t g = 0; g < ng; ++g) {
-      if (sm_load_[g] > 0) level = std::min(level, (1.0 - sm_frozen_[g]) / sm_load_[g]);
+      if (sm_load_[g] > 0) {
+        sm_level_[g] = (1.0 - sm_frozen_[g]) / sm_load_[g];
+        level = std::min(level, sm_level_[g]);
+      }
     }
     double dram_level = std::numeric_limits<double>::infinity();
     if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
@@ -449,14 +479,18 @@ void SmPool::SolveRates() {
     const double eps = 1e-12;
     const bool dram_saturated = dram_level <= level + eps;
     still_.clear();
+    const bool all_freeze = level >= 1.0 - eps;
     for (int i : unfrozen_) {
       BlockGroup& b = blocks_[i];
-      const bool sm_saturated =
-          sm_load_[b.group] > 0 && (1.0 - sm_frozen_[b.group]) / sm_load_[b.group] <= level + eps;
-      const bool uses_dram = b.shape.dram_demand > 0;
-      if (level >= 1.0 - eps || sm_saturated || (dram_saturated && uses_dram)) {
+      // A freeze raises its SmGroup's frozen load, so later blocks of that
+      // group are judged against the raised load (sm_level_ follows it).
+      if (all_freeze || (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
+          (dram_saturated && b.shape.dram_demand > 0)) {
         b.rate = std::min(1.0, level);
         sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
+        if (!all_freeze && sm_load_[b.group] > 0) {
+          sm_level_[b.group] = (1.0 - sm_frozen_[b.group]) / sm_load_[b.group];
+        }
         dram_frozen += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
       } else {
         still_.push_back(i);
@@ -470,8 +504,9 @@ void SmPool::SolveRates() {
     unfrozen_.swap(still_);
   }
   dram_use_ = 0;
-  for (const auto& b : blocks_) {
-    if (b.alive) dram_use_ += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+  for (int i : live_blocks_) {
+    const BlockGroup& b = blocks_[i];
+    dram_use_ += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
   }
   RecomputeNextFinish();
   int64_t threads = 0;
@@ -487,8 +522,8 @@ void SmPool::SolveRates() {
 
 void SmPool::RecomputeNextFinish() {
   next_finish_.reset();
-  for (const auto& b : blocks_) {
-    if (!b.alive) continue;
+  for (int i : live_blocks_) {
+    const BlockGroup& b = blocks_[i];
     const double rate = std::max(b.rate, 1e-9);
     const double ns = std::max(0.0, std::ceil(b.remaining_ns / rate));
     const TimePoint t = last_sync_ + Duration(static_cast<int64_t>(ns));
@@ -512,6 +547,7 @@ SmPool::Snapshot SmPool::TakeAll() {
   free_groups_.clear();
   blocks_.clear();
   free_blocks_.clear();
+  live_blocks_.clear();
   running_groups_ = 0;
   NewGroup(spec_.sm_count);
   next_finish_.reset();

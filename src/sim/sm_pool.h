@@ -150,6 +150,7 @@ class SmPool {
   bool HostsClient(const SmGroup& g, ClientId c) const;
   int NewGroup(int count);
   int NewBlockGroup();
+  void FreeBlockGroup(int b);  // marks it dead and returns its slot.
   int SplitGroup(int g, int take);  // moves `take` SMs of g into a new group; returns it.
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
                  int64_t waves);
@@ -165,9 +166,18 @@ class SmPool {
   std::vector<int> free_groups_;
   std::vector<BlockGroup> blocks_;
   std::vector<int> free_blocks_;
+  // The live entries of blocks_, in ascending index order: every loop over
+  // live block groups visits them in the order a scan of blocks_ would, so
+  // sums come out bit for bit the same, without touching dead slots.
+  std::vector<int> live_blocks_;
   // SolveRates scratch (members to avoid allocating at every event).
-  std::vector<double> sm_load_, sm_frozen_;
+  std::vector<double> sm_load_, sm_frozen_, sm_level_;
   std::vector<int> unfrozen_, still_, match_;
+  struct MergeCandidate {
+    int group;
+    uint64_t signature;
+  };
+  std::vector<MergeCandidate> merge_order_;
   double thread_occupancy_ = 0, active_fraction_ = 0, dram_use_ = 0;
   int running_groups_ = 0;
   std::optional<TimePoint> next_finish_;
