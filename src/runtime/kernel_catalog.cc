@@ -30,9 +30,9 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
     k.sm_throughput = m->sm_throughput;
     k.dram_throughput = m->dram_throughput;
     if (m->registers_per_thread > 0 || m->static_shared_bytes > 0) {
-      // The export's own measurement of the kernel replaces the binary's.
-      k.registers_per_thread =
-          m->registers_per_thread > 0 ? m->registers_per_thread : KernelDesc{}.registers_per_thread;
+      // The export's own measurement of the kernel replaces the binary's,
+      // field by field: a row without a register count keeps the binary's.
+      if (m->registers_per_thread > 0) k.registers_per_thread = m->registers_per_thread;
       k.shared_mem_per_block = shared_mem + m->static_shared_bytes;
     }
     return k;

@@ -10,8 +10,10 @@
 //   solo duration = model_base + grid threads x model_ns_per_thread
 // (defaults 5 us + 0.05 ns/thread: 1 Mi threads ~ 57 us), SM throughput 0.5,
 // DRAM throughput 0.3. Registers per thread and static shared memory come
-// from the export if it has them, else from the program's binary (sent by the
-// interposer when it defines the kernel), else 32 registers and none. The
+// from the export if it has them (each on its own: a row with static shared
+// memory but no register count keeps the binary's count), else from the
+// program's binary (sent by the interposer when it defines the kernel), else
+// 32 registers and none. The
 // model is deliberately plain; give measured kernels a table entry (e.g.
 // from `colo profile import` of an Nsight Compute export).
 //

@@ -354,7 +354,9 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
       NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00", "eval", 96,
                16384, 90.0, 20.0},
               {"fill", "(256, 1, 1)", "(10, 1, 1)", "3.00", "eval", 16, 0,
-               5.0, 50.0}}));
+               5.0, 50.0},
+              {"scan_tile", "(256, 1, 1)", "(4, 1, 1)", "9.00", "eval", 0,
+               8192, 30.0, 10.0}}));
   const std::string yaml =
       WriteTemp("colod_ncu.yaml", "kernels_from_ncu: " + ncu +
                                       "\nkernels:\n  - {name: fill, "
@@ -374,6 +376,16 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
                        BinaryResources{40, 2048});
   EXPECT_EQ(k.registers_per_thread, 96);
   EXPECT_EQ(k.shared_mem_per_block, 16384 + 1024);
+  // An export row without a register count (0) replaces only the shared
+  // memory: the registers stay the binary's, else 32.
+  k = catalog.Describe("_Z9scan_tilePf", Dim3{4, 1, 1}, Dim3{256, 1, 1}, 0,
+                       BinaryResources{40, 2048});
+  EXPECT_EQ(k.solo_duration, Microseconds(9));
+  EXPECT_EQ(k.registers_per_thread, 40);
+  EXPECT_EQ(k.shared_mem_per_block, 8192);
+  k = catalog.Describe("_Z9scan_tilePf", Dim3{4, 1, 1}, Dim3{256, 1, 1}, 0);
+  EXPECT_EQ(k.registers_per_thread, 32);
+  EXPECT_EQ(k.shared_mem_per_block, 8192);
   // The config's own table comes first.
   EXPECT_EQ(catalog.Describe("_Z4fillPf", Dim3{10, 1, 1}, Dim3{256, 1, 1}, 0)
                 .solo_duration,
