@@ -482,15 +482,13 @@ void SmPool::SolveRates() {
     const bool all_freeze = level >= 1.0 - eps;
     for (int i : unfrozen_) {
       BlockGroup& b = blocks_[i];
-      // A freeze raises its SmGroup's frozen load, so later blocks of that
-      // group are judged against the raised load (sm_level_ follows it).
+      // Saturation is judged on the round's start: a block frozen now by the
+      // DRAM does not make its SmGroup look saturated to the blocks after it
+      // (its issue share is frozen, but its demand is still in sm_load_).
       if (all_freeze || (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
           (dram_saturated && b.shape.dram_demand > 0)) {
         b.rate = std::min(1.0, level);
         sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
-        if (!all_freeze && sm_load_[b.group] > 0) {
-          sm_level_[b.group] = (1.0 - sm_frozen_[b.group]) / sm_load_[b.group];
-        }
         dram_frozen += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
       } else {
         still_.push_back(i);

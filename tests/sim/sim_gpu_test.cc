@@ -73,6 +73,29 @@ TEST(SimGpuTest, ComputeBoundKernelsShareAnSmsIssueCapacity) {
   EXPECT_NEAR(ToNanos(d2), 160000, 2);
 }
 
+TEST(SimGpuTest, AComputeKernelBesideMemoryBoundOnesKeepsTheIssueTheyLeave) {
+  // Every SM holds 2 blocks of m1, 2 of m2 (216 blocks each; alone each
+  // issues 30% of every SM and uses 80% of peak DRAM) and 4 of c (432
+  // blocks; 70% of every SM, no DRAM): 8 of 8 slots, one wave each, 100 us
+  // alone. DRAM: 0.8 + 0.8 = 1.6 of peak, so m1 and m2 run at
+  // 1/1.6 = 0.625 and end at 160 us. They then issue 0.3 x 0.625 each of
+  // every SM, leaving 1 - 0.375 = 0.625 of it to c, which asks 0.7: c runs at
+  // 0.625 / 0.7 = 0.893 and ends at 112 us. (The SM is not the resource that
+  // saturates first: 0.3 + 0.3 + 0.7 = 1.3 would allow 1 / 1.3 = 0.77 for all.)
+  Bench b(kA100);
+  KernelDesc m1 = TestKernel("m1", 216, Microseconds(100), 0.3, 0.8);
+  KernelDesc m2 = TestKernel("m2", 216, Microseconds(100), 0.3, 0.8);
+  KernelDesc c = TestKernel("c", 432, Microseconds(100), 0.7, 0.0);
+  TimePoint d1{}, d2{}, dc{};
+  b.Launch(m1, 0, &d1);
+  b.Launch(m2, 1, &d2);
+  b.Launch(c, 2, &dc);
+  b.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_NEAR(ToNanos(d1), 160000, 2);
+  EXPECT_NEAR(ToNanos(d2), 160000, 2);
+  EXPECT_NEAR(ToNanos(dc), 112000, 2);
+}
+
 TEST(SimGpuTest, BlocksPerSmFollowTheOccupancyRules) {
   // V100: 96 KiB shared memory per SM, no per-block reservation. 40 KiB per
   // block -> 2 blocks per SM (threads and registers would allow 8). A grid of
