@@ -571,6 +571,15 @@ void SmPool::Restore(Snapshot snapshot) {
   }
 }
 
+std::vector<SmPool::RunningGroup> SmPool::RunningGroups() const {
+  std::vector<RunningGroup> out;
+  for (int i : live_blocks_) {
+    const BlockGroup& b = blocks_[i];
+    out.push_back({b.group, groups_[b.group].count, b.per_sm, b.shape.sm_demand, b.shape.dram_demand, b.rate});
+  }
+  return out;
+}
+
 size_t SmPool::sm_group_count() const {
   size_t n = 0;
   for (const auto& g : groups_) n += g.alive ? 1 : 0;

@@ -122,6 +122,16 @@ class SmPool {
   double ActiveSmFraction() const { return active_fraction_; }  // SMs with >= 1 block / SMs.
   double DramUtilization() const { return dram_use_ / spec_.dram_bandwidth; }  // of peak.
   int ClientSms(ClientId client) const;  // SMs hosting at least one block of `client`.
+  // Every running block group as the sharing rule sees it, as of the last
+  // SolveRates() (for tests of the rule and for diagnostics).
+  struct RunningGroup {
+    int sm_group;  // identifies the SmGroup: groups with one value share SMs.
+    int sms;       // SMs of that SmGroup.
+    int per_sm;    // blocks of this group on each of them.
+    double sm_demand, dram_demand;  // per block at full speed (BlockShape).
+    double rate;   // in (0, 1].
+  };
+  std::vector<RunningGroup> RunningGroups() const;
   size_t sm_group_count() const;   // live SmGroups (for tests of the representation).
 
  private:
