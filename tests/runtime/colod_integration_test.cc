@@ -2,9 +2,11 @@
 // libcolo_preload.so against a real colod process on SimGpu in wall-clock
 // mode: the whole path, on a machine without a GPU.
 #include <gtest/gtest.h>
+
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -117,10 +119,18 @@ TEST(ColodIntegrationTest, ThePolicyDecidesInTheLivePath) {
   // sliced under a 100 us bound): a request takes about 4 x 200 us.
   // time-slice: the device alternates between the clients in 2 ms quanta, so
   // a request also waits for the trainer's quantum: clearly longer.
-  const double priority = InferenceP50Us("priority");
-  const double time_slice = InferenceP50Us("time-slice");
-  ASSERT_GT(priority, 0);
-  ASSERT_GT(time_slice, 0);
+  // Latency is wall time through colod, so a stall of this machine (a busy
+  // or noisy host) only adds to it: each policy is measured twice,
+  // alternately, and its lower p50 counts.
+  double priority = 1e300, time_slice = 1e300;
+  for (int trial = 0; trial < 2; ++trial) {
+    const double p = InferenceP50Us("priority");
+    const double t = InferenceP50Us("time-slice");
+    ASSERT_GT(p, 0);
+    ASSERT_GT(t, 0);
+    priority = std::min(priority, p);
+    time_slice = std::min(time_slice, t);
+  }
   EXPECT_GE(priority, 800) << "4 layers of 200 us cannot take less";
   std::printf("inference p50: priority %.0f us, time-slice %.0f us\n", priority,
               time_slice);
