@@ -575,7 +575,7 @@ std::vector<SmPool::RunningGroup> SmPool::RunningGroups() const {
   std::vector<RunningGroup> out;
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
-    out.push_back({b.group, groups_[b.group].count, b.per_sm, b.shape.sm_demand, b.shape.dram_demand, b.rate});
+    out.push_back({b.group, groups_[b.group].count, b.per_sm, b.launch, b.client, b.shape, b.rate});
   }
   return out;
 }

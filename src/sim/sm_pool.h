@@ -128,7 +128,9 @@ class SmPool {
     int sm_group;  // identifies the SmGroup: groups with one value share SMs.
     int sms;       // SMs of that SmGroup.
     int per_sm;    // blocks of this group on each of them.
-    double sm_demand, dram_demand;  // per block at full speed (BlockShape).
+    uint32_t launch;
+    ClientId client;
+    BlockShape shape;
     double rate;   // in (0, 1].
   };
   std::vector<RunningGroup> RunningGroups() const;

@@ -65,10 +65,10 @@ std::string CheckMaxMinFair(const std::vector<SmPool::RunningGroup>& running, co
   for (const auto& r : running) {
     if (!(r.rate > 0 && r.rate <= 1 + kTol)) return "rate " + std::to_string(r.rate) + " outside (0, 1]";
     Use& u = sm[r.sm_group];
-    u.sm += r.per_sm * r.sm_demand * r.rate;
-    if (r.sm_demand > 0) u.sm_max_rate = std::max(u.sm_max_rate, r.rate);
-    dram += double{1} * r.per_sm * r.sms * r.dram_demand * r.rate;
-    if (r.dram_demand > 0) dram_max_rate = std::max(dram_max_rate, r.rate);
+    u.sm += r.per_sm * r.shape.sm_demand * r.rate;
+    if (r.shape.sm_demand > 0) u.sm_max_rate = std::max(u.sm_max_rate, r.rate);
+    dram += double{1} * r.per_sm * r.sms * r.shape.dram_demand * r.rate;
+    if (r.shape.dram_demand > 0) dram_max_rate = std::max(dram_max_rate, r.rate);
   }
   for (const auto& [g, u] : sm) {
     if (u.sm > 1 + kTol) return "SM group " + std::to_string(g) + " issues " + std::to_string(u.sm);
@@ -78,8 +78,8 @@ std::string CheckMaxMinFair(const std::vector<SmPool::RunningGroup>& running, co
   for (const auto& r : running) {
     if (r.rate >= 1 - kTol) continue;
     const Use& u = sm.at(r.sm_group);
-    const bool sm_bottleneck = r.sm_demand > 0 && u.sm >= 1 - 1e-7 && r.rate >= u.sm_max_rate - kTol;
-    const bool dram_bottleneck = r.dram_demand > 0 && dram_full && r.rate >= dram_max_rate - kTol;
+    const bool sm_bottleneck = r.shape.sm_demand > 0 && u.sm >= 1 - 1e-7 && r.rate >= u.sm_max_rate - kTol;
+    const bool dram_bottleneck = r.shape.dram_demand > 0 && dram_full && r.rate >= dram_max_rate - kTol;
     seen->sm_only += sm_bottleneck && !dram_bottleneck;
     seen->dram_only += dram_bottleneck && !sm_bottleneck;
     seen->both += sm_bottleneck && dram_bottleneck;
@@ -128,6 +128,98 @@ TEST(SmPoolTest, RatesOfRandomMixesAreMaxMinFair) {
   EXPECT_GT(seen.dram_only, 20);
   std::printf("slowed groups: %d by their SMs, %d by the DRAM, %d by both\n", seen.sm_only,
               seen.dram_only, seen.both);
+}
+
+TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
+  // Random mixes again, placed one launch after another: on every SM the
+  // resident blocks fit the SM's threads, registers, shared memory and block
+  // slots, and no launch has more than its shape's max_per_sm blocks there;
+  // the pool accounts for every SM once; a capped client occupies at most
+  // its cap of SMs; and every block a launch was granted is resident.
+  for (const char* gpu : {"V100", "A100", "H100"}) {
+    const GpuSpec spec = *GpuPreset(gpu);
+    Rng rng(DeriveSeed(13, spec.sm_count));
+    for (int mix = 0; mix < 100; ++mix) {
+      SmPool pool(spec);
+      const int launches = 2 + static_cast<int>(rng.Next() % 7);
+      std::map<ClientId, int> caps;
+      std::map<uint32_t, int64_t> granted;
+      for (int l = 0; l < launches; ++l) {
+        const BlockShape s = RandomShape(rng, spec);
+        const ClientId client = static_cast<ClientId>(rng.Next() % 3);
+        std::optional<int> cap;
+        if (client == 1) {
+          if (!caps.count(client)) caps[client] = 1 + static_cast<int>(rng.Next() % spec.sm_count);
+          cap = caps[client];
+        }
+        const int64_t share = int64_t{spec.sm_count} * s.max_per_sm / launches + 1;
+        granted[static_cast<uint32_t>(l)] =
+            pool.Place(static_cast<uint32_t>(l), client, s, 1 + static_cast<int64_t>(rng.Next() % share), cap);
+      }
+      struct Sm {
+        int sms = 0;
+        int64_t threads = 0, registers = 0, shared = 0, blocks = 0;
+        std::map<uint32_t, int> per_launch;
+      };
+      std::map<int, Sm> sms;
+      std::map<uint32_t, int64_t> resident;
+      for (const auto& r : pool.RunningGroups()) {
+        Sm& m = sms[r.sm_group];
+        m.sms = r.sms;
+        m.threads += int64_t{r.per_sm} * r.shape.threads;
+        m.registers += int64_t{r.per_sm} * r.shape.registers;
+        m.shared += r.per_sm * r.shape.shared_mem;
+        m.blocks += r.per_sm;
+        m.per_launch[r.launch] += r.per_sm;
+        ASSERT_LE(m.per_launch[r.launch], r.shape.max_per_sm) << gpu << " mix " << mix;
+        resident[r.launch] += int64_t{r.per_sm} * r.sms;
+      }
+      int occupied = 0;
+      for (const auto& [g, m] : sms) {
+        occupied += m.sms;
+        EXPECT_LE(m.threads, spec.max_threads_per_sm) << gpu << " mix " << mix;
+        EXPECT_LE(m.registers, spec.registers_per_sm) << gpu << " mix " << mix;
+        EXPECT_LE(m.shared, spec.shared_mem_per_sm) << gpu << " mix " << mix;
+        EXPECT_LE(m.blocks, spec.max_blocks_per_sm) << gpu << " mix " << mix;
+      }
+      EXPECT_LE(occupied, spec.sm_count);
+      for (const auto& [client, cap] : caps) EXPECT_LE(pool.ClientSms(client), cap) << gpu << " mix " << mix;
+      for (const auto& [launch, n] : granted) EXPECT_EQ(resident[launch], n) << gpu << " mix " << mix;
+    }
+  }
+}
+
+TEST(SmPoolTest, ALaunchOnAnEmptyPoolSpreadsEvenly) {
+  // Breadth-first: on an empty pool, a launch's SMs differ by at most one
+  // block (n blocks over S SMs: ceil(n / S) or floor(n / S) each, up to the
+  // occupancy), it takes min(n, S x occupancy) blocks, and it uses
+  // min(n, S) SMs.
+  const GpuSpec spec = *GpuPreset("A100");
+  // Blocks of shape s one empty SM holds: the occupancy rules.
+  auto capacity_of = [&](const BlockShape& s) {
+    int64_t per_sm = std::min(s.max_per_sm, spec.max_blocks_per_sm);
+    per_sm = std::min<int64_t>(per_sm, spec.max_threads_per_sm / s.threads);
+    per_sm = std::min<int64_t>(per_sm, spec.registers_per_sm / s.registers);
+    if (s.shared_mem > 0) per_sm = std::min(per_sm, spec.shared_mem_per_sm / s.shared_mem);
+    return per_sm * spec.sm_count;
+  };
+  Rng rng(17);
+  for (int i = 0; i < 200; ++i) {
+    const BlockShape s = RandomShape(rng, spec);
+    const int64_t n = 1 + static_cast<int64_t>(rng.Next() % (2 * spec.sm_count * s.max_per_sm));
+    SmPool pool(spec);
+    const int64_t placed = pool.Place(0, 0, s, n, std::nullopt);
+    int lo = 1 << 30, hi = 0, occupied = 0;
+    for (const auto& r : pool.RunningGroups()) {
+      lo = std::min(lo, r.per_sm);
+      hi = std::max(hi, r.per_sm);
+      occupied += r.sms;
+    }
+    ASSERT_GT(placed, 0);
+    EXPECT_EQ(placed, std::min(n, capacity_of(s))) << "shape " << i;
+    EXPECT_LE(hi - lo, 1) << "shape " << i;
+    EXPECT_EQ(occupied, std::min<int64_t>(n, spec.sm_count)) << "one block per SM first; shape " << i;
+  }
 }
 
 TEST(SmPoolTest, AKernelAloneOrUnderCapacityRunsAtFullSpeed) {
