@@ -13,9 +13,9 @@
 // from the export if it has them (each on its own: a row with static shared
 // memory but no register count keeps the binary's count), else from the
 // program's binary (sent by the interposer when it defines the kernel), else
-// 32 registers and none. The
-// model is deliberately plain; give measured kernels a table entry (e.g.
-// from `colo profile import` of an Nsight Compute export).
+// 32 registers and none. The model is deliberately plain; give measured
+// kernels a table entry (e.g. from `colo profile import` of an Nsight Compute
+// export).
 //
 // Thread safety: const methods are safe from any thread.
 #pragma once
