@@ -35,6 +35,11 @@ inline bool ProgramsBuilt() {
   return access(Program("infer_loop").c_str(), X_OK) == 0;
 }
 
+// Skips the calling test when the CUDA test programs were not built.
+#define SKIP_WITHOUT_PROGRAMS() \
+  if (!ProgramsBuilt())         \
+  GTEST_SKIP() << "the CUDA test programs were not built (no nvcc)"
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
