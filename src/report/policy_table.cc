@@ -103,6 +103,11 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
       "overhead over solo\n"
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
+  std::string fused;
+  for (const sim::RunReport& r : reports) {
+    if (r.concurrent_waves_fused) fused += (fused.empty() ? "" : ", ") + SummarizeRun(r).policy;
+  }
+  if (!fused.empty()) out += "waves fused (--fuse-waves, approximate): " + fused + "\n";
   return out;
 }
 

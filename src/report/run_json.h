@@ -9,7 +9,8 @@
 // "colo.sim.run/1"):
 //
 //   {"format", "scenario", "gpu", "mode", "policy", "seed", "duration_ns", "duration_s",
-//    "system_throughput", "kernels_simulated",
+//    "system_throughput", "kernels_simulated", "concurrent_waves_fused" (true: the
+//    run used the approximate --fuse-waves),
 //    "jobs": [{"name", "class", "kind", "completed", "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
 //              "p99_overhead", "shared_latency", "solo_latency"}],

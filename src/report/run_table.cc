@@ -154,6 +154,9 @@ std::string FormatRunTable(const sim::RunReport& report) {
   out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",
                      Fixed(report.system_throughput, 3));
   out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);
+  if (report.concurrent_waves_fused) {
+    out += "waves fused        under concurrent sharing too (--fuse-waves): approximate\n";
+  }
   return out;
 }
 

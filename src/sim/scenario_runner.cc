@@ -73,7 +73,8 @@ Duration SampleInterval(const ScenarioSpec& spec) {
 }
 
 // Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU.
-Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo) {
+Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo,
+                           const RunOptions& options) {
   EventLoop loop;
   const TimePoint end = TimeZero() + spec.duration;
   SimGpuOptions gopt;
@@ -82,7 +83,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   gopt.switch_cost = spec.time_slice.switch_cost;
   gopt.sample_interval = SampleInterval(spec);
   // One context at a time, one launch per client at a time: fusion is exact.
-  gopt.fuse_waves = gopt.mode != ContextMode::kConcurrent;
+  gopt.fuse_waves = gopt.mode != ContextMode::kConcurrent || options.fuse_concurrent_waves;
 
   std::vector<std::unique_ptr<SimGpu>> gpus;
   std::vector<SimGpu*> gpu_of(indices.size());
@@ -177,7 +178,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   COLO_RETURN_IF_ERROR(spec.Validate());
   std::vector<size_t> all(spec.jobs.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  COLO_ASSIGN_OR_RETURN(RunOutcome shared, RunOnce(spec, all, /*solo=*/false));
+  COLO_ASSIGN_OR_RETURN(RunOutcome shared, RunOnce(spec, all, /*solo=*/false, options));
 
   RunReport report;
   report.scenario = spec.name;
@@ -188,6 +189,8 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   report.duration = spec.duration;
   report.gpus = std::move(shared.gpus);
   report.kernels_simulated = shared.kernels;
+  report.concurrent_waves_fused =
+      options.fuse_concurrent_waves && ContextModeFor(spec) == ContextMode::kConcurrent;
   for (size_t i = 0; i < spec.jobs.size(); ++i) {
     const JobSpec& job = spec.jobs[i];
     const JobOutcome& s = shared.jobs[i];
@@ -200,7 +203,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
     j.shared_throughput = Throughput(s);
     if (job.workload.kind == WorkloadKind::kInference) j.shared_latency = ComputeLatencyStats(s.latencies);
     if (options.solo_baselines) {
-      COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true));
+      COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true, options));
       const JobOutcome& o = solo.jobs[0];
       j.solo_throughput = Throughput(o);
       j.normalized = j.solo_throughput > 0 ? j.shared_throughput / j.solo_throughput : 0.0;

@@ -15,6 +15,13 @@ struct RunOptions {
   // Run the solo baselines used for normalized throughput and latency overhead.
   // Default: true. (Off only for benchmarks that time the shared run alone.)
   bool solo_baselines = true;
+  // Wave fusion (SimGpuOptions::fuse_waves) in the concurrent modes too (MPS,
+  // streams, kernel-level policies), where it is not exact: co-running
+  // launches then merge SM groups at other moments, and small differences
+  // reorder which job gets ahead. About 3x faster there; job figures move by
+  // about 1% over seconds of simulated time (docs/simulator.md, "Speed").
+  // The report says it was on. Default: false (exact).
+  bool fuse_concurrent_waves = false;
 };
 
 // Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not fit
