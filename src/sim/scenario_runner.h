@@ -18,8 +18,9 @@ struct RunOptions {
   // Wave fusion (SimGpuOptions::fuse_waves) in the concurrent modes too (MPS,
   // streams, kernel-level policies), where it is not exact: co-running
   // launches then merge SM groups at other moments, and small differences
-  // reorder which job gets ahead. About 3x faster there; job figures move by
-  // about 1% over seconds of simulated time (docs/simulator.md, "Speed").
+  // reorder which job gets ahead. 1.4x to 4.5x faster in the scenarios
+  // measured; job figures move by about 1% over seconds of simulated time
+  // (docs/simulator.md, "Speed").
   // The report says it was on. Default: false (exact).
   bool fuse_concurrent_waves = false;
 };
