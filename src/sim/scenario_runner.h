@@ -16,9 +16,10 @@ struct RunOptions {
   // Default: true. (Off only for benchmarks that time the shared run alone.)
   bool solo_baselines = true;
   // Wave fusion (SimGpuOptions::fuse_waves) in the concurrent modes too (MPS,
-  // streams, kernel-level policies), where it is not exact: co-running
-  // launches then merge SM groups at other moments, and small differences
-  // reorder which job gets ahead. 1.4x to 4.5x faster in the scenarios
+  // streams, kernel-level policies), where it is not exact: finish times are
+  // rounded per fused group instead of per wave, a nanosecond can change
+  // which launch gets freed slots, and some runs differ from their first
+  // kernel on (docs/simulator.md). 1.4x to 4.5x faster in the scenarios
   // measured; job figures move by about 1% over seconds of simulated time
   // (docs/simulator.md, "Speed").
   // The report says it was on. Default: false (exact).
