@@ -47,6 +47,33 @@ BlockShape RandomShape(Rng& rng, const GpuSpec& spec) {
   return s;
 }
 
+// What PlaceRandomMix placed: each capped client's SM cap, and the blocks
+// each launch was granted.
+struct Mix {
+  std::map<ClientId, int> caps;
+  std::map<uint32_t, int64_t> granted;
+};
+
+// Places 2-8 random launches, one after another, each of its own client and
+// asking for up to about a fair share of the slots so that launches
+// co-reside. About half of the clients are capped (MPS active-thread
+// percentage) to a random number of SMs, so SM groups differ in what they
+// host.
+Mix PlaceRandomMix(Rng& rng, const GpuSpec& spec, SmPool* pool) {
+  Mix mix;
+  const int launches = 2 + static_cast<int>(rng.Next() % 7);
+  for (int l = 0; l < launches; ++l) {
+    const BlockShape s = RandomShape(rng, spec);
+    const ClientId client = static_cast<ClientId>(l);
+    std::optional<int> cap;
+    if (rng.Next() % 2 == 0) cap = mix.caps[client] = 1 + static_cast<int>(rng.Next() % spec.sm_count);
+    const int64_t share = int64_t{spec.sm_count} * s.max_per_sm / launches + 1;
+    mix.granted[static_cast<uint32_t>(l)] =
+        pool->Place(static_cast<uint32_t>(l), client, s, 1 + static_cast<int64_t>(rng.Next() % share), cap);
+  }
+  return mix;
+}
+
 struct Use {
   double sm = 0;    // issue used on each SM of the group.
   double sm_max_rate = 0;
@@ -94,9 +121,7 @@ std::string CheckMaxMinFair(const std::vector<SmPool::RunningGroup>& running, co
 }
 
 TEST(SmPoolTest, RatesOfRandomMixesAreMaxMinFair) {
-  // 300 mixes of 2-8 launches on each preset GPU; about half of the launches
-  // are cut short by an MPS-style cap on the SMs their client may use, so
-  // SM groups differ in what they host.
+  // 100 random mixes (PlaceRandomMix) on each preset GPU.
   int solved = 0;
   Bottlenecks seen;
   for (const char* gpu : {"V100", "A100", "H100"}) {
@@ -104,16 +129,7 @@ TEST(SmPoolTest, RatesOfRandomMixesAreMaxMinFair) {
     Rng rng(DeriveSeed(7, spec.sm_count));
     for (int mix = 0; mix < 100; ++mix) {
       SmPool pool(spec);
-      const int launches = 2 + static_cast<int>(rng.Next() % 7);
-      for (int l = 0; l < launches; ++l) {
-        const BlockShape s = RandomShape(rng, spec);
-        std::optional<int> cap;
-        if (rng.Next() % 2 == 0) cap = 1 + static_cast<int>(rng.Next() % spec.sm_count);
-        // Up to about a fair share of the slots, so that launches co-reside.
-        const int64_t share = int64_t{spec.sm_count} * s.max_per_sm / launches + 1;
-        pool.Place(static_cast<uint32_t>(l), static_cast<ClientId>(l), s,
-                   1 + static_cast<int64_t>(rng.Next() % share), cap);
-      }
+      PlaceRandomMix(rng, spec, &pool);
       pool.SolveRates();
       const auto running = pool.RunningGroups();
       const std::string bad = CheckMaxMinFair(running, spec, &seen);
@@ -131,7 +147,7 @@ TEST(SmPoolTest, RatesOfRandomMixesAreMaxMinFair) {
 }
 
 TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
-  // Random mixes again, placed one launch after another: on every SM the
+  // Random mixes again (PlaceRandomMix): on every SM the
   // resident blocks fit the SM's threads, registers, shared memory and block
   // slots, and no launch has more than its shape's max_per_sm blocks there;
   // the pool accounts for every SM once; a capped client occupies at most
@@ -141,21 +157,8 @@ TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
     Rng rng(DeriveSeed(13, spec.sm_count));
     for (int mix = 0; mix < 100; ++mix) {
       SmPool pool(spec);
-      const int launches = 2 + static_cast<int>(rng.Next() % 7);
-      std::map<ClientId, int> caps;
-      std::map<uint32_t, int64_t> granted;
-      for (int l = 0; l < launches; ++l) {
-        const BlockShape s = RandomShape(rng, spec);
-        const ClientId client = static_cast<ClientId>(rng.Next() % 3);
-        std::optional<int> cap;
-        if (client == 1) {
-          if (!caps.count(client)) caps[client] = 1 + static_cast<int>(rng.Next() % spec.sm_count);
-          cap = caps[client];
-        }
-        const int64_t share = int64_t{spec.sm_count} * s.max_per_sm / launches + 1;
-        granted[static_cast<uint32_t>(l)] =
-            pool.Place(static_cast<uint32_t>(l), client, s, 1 + static_cast<int64_t>(rng.Next() % share), cap);
-      }
+      const Mix mix_placed = PlaceRandomMix(rng, spec, &pool);
+      const auto& [caps, granted] = mix_placed;
       struct Sm {
         int sms = 0;
         int64_t threads = 0, registers = 0, shared = 0, blocks = 0;
