@@ -7,7 +7,6 @@
 // count is from the exact one. One process, one core, measured in this run.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -19,7 +18,14 @@ namespace {
 struct Timed {
   double best_s = 1e300;
   int64_t kernels = 0;
+  double Rate() const { return static_cast<double>(kernels) / best_s; }  // kernels/s.
 };
+
+// One row of the table: kernels, wall time, rate and its share of the goal.
+void PrintRow(const char* name, const Timed& t) {
+  std::printf("%-14s %12lld %10.3f %14.0f %9.3fx\n", name, static_cast<long long>(t.kernels), t.best_s,
+              t.Rate(), t.Rate() / 1e6);
+}
 
 // Best of 3 wall times of the shared run of `spec` (no solo baselines).
 bool Time(const colo::sim::ScenarioSpec& spec, bool fuse, Timed* out) {
@@ -53,9 +59,7 @@ int main() {
     }
     Timed t;
     if (!Time(*spec, false, &t)) return 1;
-    const double rate = t.kernels / t.best_s;
-    std::printf("%-14s %12lld %10.3f %14.0f %9.3fx\n", mode, static_cast<long long>(t.kernels), t.best_s,
-                rate, rate / 1e6);
+    PrintRow(mode, t);
     if (std::string(mode) == "mps") {
       mps = t;
       mps_spec = *spec;
@@ -63,11 +67,9 @@ int main() {
   }
   Timed fused;
   if (!Time(mps_spec, true, &fused)) return 1;
-  const double rate = fused.kernels / fused.best_s;
-  std::printf("%-14s %12lld %10.3f %14.0f %9.3fx\n", "mps fused", static_cast<long long>(fused.kernels),
-              fused.best_s, rate, rate / 1e6);
+  PrintRow("mps fused", fused);
   std::printf("mps fused: %.2fx the exact run's kernels/s; kernel count %+.2f%% from the exact run\n",
-              rate / (mps.kernels / mps.best_s),
+              fused.Rate() / mps.Rate(),
               100.0 * (static_cast<double>(fused.kernels) / static_cast<double>(mps.kernels) - 1.0));
   return 0;
 }
