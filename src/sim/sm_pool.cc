@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <functional>
 #include <limits>
 
 namespace colo::sim {
@@ -126,6 +125,7 @@ void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape
   bg.per_sm = per_sm;
   bg.waves = waves;
   bg.remaining_ns = static_cast<double>(s.block_time.count()) * waves;
+  bg.fused = 0;
   bg.rate = 1;
   bg.shape = s;
   bg.alive = true;
@@ -138,118 +138,110 @@ void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape
   ++running_groups_;
 }
 
+namespace {
+// Whole nanoseconds until `work_ns` of a block group's work is done at
+// `rate`: how RecomputeNextFinish rounds every finish time (events fall on
+// whole nanoseconds), so a fused wave's schedule below is the one a
+// wave-by-wave run would produce, bit for bit.
+int64_t NsToFinish(double work_ns, double rate) {
+  return static_cast<int64_t>(std::max(0.0, std::ceil(work_ns / std::max(rate, 1e-9))));
+}
+}  // namespace
+
 int64_t SmPool::Unfuse(uint32_t launch) {
+  const int64_t now = ToNanos(last_sync_);
   int64_t returned = 0;
-  bool emptied = false;
+  bool changed = false;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     SmGroup& g = groups_[gi];
     if (!g.alive) continue;
-    auto& res = g.residents;
-    for (size_t i = 0; i < res.size();) {
-      BlockGroup& b = blocks_[res[i]];
-      if (b.launch != launch || b.waves <= 1) {
-        ++i;
-        continue;
-      }
-      // Waves with no progress yet, the one at a boundary included (half a
-      // nanosecond absorbs float error), go back to the launch.
+    for (int r : g.residents) {
+      BlockGroup& b = blocks_[r];
+      if (b.launch != launch || b.fused == 0) continue;
+      // Fused wave k (1-based) starts at first_end + (k - 1) * wave_ns, when
+      // a wave-by-wave run would have had the event that placed it. The
+      // waves that start now or later go back to the launch; the ones that
+      // started before now stay.
+      const int64_t first_end = ToNanos(b.fused_first_end);
+      const int64_t started =
+          now <= first_end ? 0 : std::min(b.fused, (now - first_end - 1) / b.fused_wave_ns + 1);
       const double bt = static_cast<double>(b.shape.block_time.count());
-      const int64_t unstarted = std::clamp<int64_t>(
-          static_cast<int64_t>(std::floor((b.remaining_ns + kDoneNs) / bt)), 0, b.waves);
-      returned += unstarted * b.per_sm * g.count;
-      if (unstarted < b.waves) {
-        // Done or running waves stay; at a boundary the group is now done
-        // and CollectFinished reports it.
-        b.remaining_ns = std::max(0.0, b.remaining_ns - unstarted * bt);
-        b.waves -= unstarted;
-        ++i;
-        continue;
+      if (started == 0) {
+        b.remaining_ns -= static_cast<double>(b.fused) * bt;  // the wave that ran before fusing.
+      } else {
+        const int64_t since = now - (first_end + (started - 1) * b.fused_wave_ns);
+        b.remaining_ns = bt - static_cast<double>(since) * b.rate;
       }
-      // Placed at this very instant: nothing of it has run; remove it.
-      RemoveResident(g, i);
-      emptied = emptied || res.empty();
+      // A group whose wave ends now is done: CollectFinished reports it.
+      b.remaining_ns = std::max(0.0, b.remaining_ns);
+      const int64_t unstarted = b.fused - started;
+      returned += unstarted * b.per_sm * g.count;
+      b.waves -= unstarted;
+      b.fused = 0;
+      changed = true;
     }
   }
-  if (emptied) MergeEmptyGroups();
+  if (changed) RecomputeNextFinish();
   return returned;
 }
 
 int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
-  // Each further wave goes to the block group of `launch` that frees its
-  // slots first at the current rates: the order in which a wave-by-wave
-  // scheduler would hand them back to this launch. A wave is only committed
-  // whole; a remainder smaller than the next group's wave stays undispatched
-  // and is placed, breadth-first, when that group frees its slots.
-  struct Slot {
-    double free_at;  // ns from the last sync at current rates.
-    int block;  // index into members.
-    bool operator>(const Slot& o) const {
-      return free_at != o.free_at ? free_at > o.free_at : block > o.block;
-    }
-  };
+  // A wave-by-wave run hands each group's slots back to this launch at that
+  // group's next event: its current wave ends after first = NsToFinish
+  // (remaining) and every further wave takes period = NsToFinish(block
+  // time), whole nanoseconds, at the current rates (they hold until the next
+  // event, where Unfuse takes the unstarted waves back). Waves are committed
+  // in order of start time, and waves starting at one instant together or not
+  // at all: there the wave-by-wave run places the launch's remaining blocks
+  // breadth-first over all the slots freed at that instant, which is whole
+  // waves only if they cover them all. What is left stays undispatched and is
+  // placed at that instant's event.
   struct Member {
     int block;
-    double first;     // ns until its slots free (start of its first extra wave).
-    double period;    // ns per wave at the current rate.
-    int64_t wave;     // blocks per wave.
+    int64_t first;   // ns from the last sync until its current wave ends.
+    int64_t period;  // ns per further wave.
+    int64_t wave;    // blocks per wave.
   };
   std::vector<Member> members;
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
     if (b.launch != launch) continue;
-    const double rate = std::max(b.rate, 1e-9);
-    members.push_back({i, b.remaining_ns / rate,
-                       b.shape.block_time.count() / rate, int64_t{b.per_sm} * groups_[b.group].count});
+    assert(b.fused == 0);
+    members.push_back({i, NsToFinish(b.remaining_ns, b.rate),
+                       NsToFinish(static_cast<double>(b.shape.block_time.count()), b.rate),
+                       int64_t{b.per_sm} * groups_[b.group].count});
   }
   if (members.empty()) return 0;
-  // Extra waves that start by time T on member m: floor((T - first) / period) + 1.
-  auto waves_by = [&](const Member& m, double t) -> int64_t {
-    return t < m.first ? 0 : static_cast<int64_t>(std::floor((t - m.first) / m.period)) + 1;
+  // Further waves of m that start by time t (ns from the last sync).
+  auto waves_by = [](const Member& m, int64_t t) -> int64_t {
+    return t < m.first ? 0 : (t - m.first) / std::max<int64_t>(m.period, 1) + 1;
   };
-  auto blocks_by = [&](double t) {
+  auto blocks_by = [&](int64_t t) {
     int64_t n = 0;
     for (const auto& m : members) n += waves_by(m, t) * m.wave;
     return n;
   };
-  // The waves go out in order of start time, so the committed set is a
-  // prefix of that order: find by bisection the latest T whose prefix fits,
-  // then take further waves one at a time (at most one per member).
-  double lo = 0, hi = 0;
-  for (const auto& m : members) hi = std::max(hi, m.first + (max_blocks / m.wave + 1) * m.period);
-  if (blocks_by(lo) > max_blocks) {
-    lo = -1;  // not even the first waves fit: take them one at a time.
-  } else {
-    for (int it = 0; it < 100 && hi - lo > 0.5; ++it) {
-      const double mid = 0.5 * (lo + hi);
-      (blocks_by(mid) <= max_blocks ? lo : hi) = mid;
-    }
+  // The latest start time t whose waves (all of them, ties included) fit.
+  int64_t lo = -1, hi = 0;
+  for (const auto& m : members) {
+    hi = std::max(hi, m.first + (max_blocks / m.wave + 1) * std::max<int64_t>(m.period, 1));
   }
-  std::vector<Slot> heap;
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (blocks_by(mid) <= max_blocks ? lo : hi) = mid;
+  }
   int64_t committed = 0;
-  std::vector<int64_t> extra(members.size(), 0);
-  for (size_t i = 0; i < members.size(); ++i) {
-    extra[i] = lo < 0 ? 0 : waves_by(members[i], lo);
-    committed += extra[i] * members[i].wave;
-    heap.push_back({members[i].first + extra[i] * members[i].period, static_cast<int>(i)});
-  }
-  std::make_heap(heap.begin(), heap.end(), std::greater<>());
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    Slot s = heap.back();
-    const Member& m = members[s.block];
-    if (committed + m.wave > max_blocks) break;
-    committed += m.wave;
-    ++extra[s.block];
-    s.free_at += m.period;
-    heap.back() = s;
-    std::push_heap(heap.begin(), heap.end(), std::greater<>());
-  }
   bool changed = false;
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (extra[i] == 0) continue;
-    BlockGroup& b = blocks_[members[i].block];
-    b.waves += extra[i];
-    b.remaining_ns += static_cast<double>(extra[i]) * static_cast<double>(b.shape.block_time.count());
+  for (const auto& m : members) {
+    const int64_t extra = lo < 0 ? 0 : waves_by(m, lo);
+    if (extra == 0) continue;
+    BlockGroup& b = blocks_[m.block];
+    b.fused = extra;
+    b.fused_first_end = last_sync_ + Duration(m.first);
+    b.fused_wave_ns = std::max<int64_t>(m.period, 1);
+    b.waves += extra;
+    b.remaining_ns += static_cast<double>(extra) * static_cast<double>(b.shape.block_time.count());
+    committed += extra * m.wave;
     changed = true;
   }
   if (changed) RecomputeNextFinish();
@@ -373,7 +365,7 @@ bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>
     for (size_t j = 0; j < b.residents.size(); ++j) {
       if (used & (uint64_t{1} << j)) continue;
       const BlockGroup& q = blocks_[b.residents[j]];
-      if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves &&
+      if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves && p.fused == 0 && q.fused == 0 &&
           std::fabs(p.remaining_ns - q.remaining_ns) <= kMergeTolerance * p.shape.block_time.count()) {
         used |= uint64_t{1} << j;
         (*match)[i] = b.residents[j];
@@ -522,9 +514,10 @@ void SmPool::RecomputeNextFinish() {
   next_finish_.reset();
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
-    const double rate = std::max(b.rate, 1e-9);
-    const double ns = std::max(0.0, std::ceil(b.remaining_ns / rate));
-    const TimePoint t = last_sync_ + Duration(static_cast<int64_t>(ns));
+    // A fused group ends on its wave schedule (ExtendWaves), not on its
+    // remaining work, so that rounding matches a wave-by-wave run's.
+    const TimePoint t = b.fused > 0 ? b.fused_first_end + Duration(b.fused * b.fused_wave_ns)
+                                    : last_sync_ + Duration(NsToFinish(b.remaining_ns, b.rate));
     if (!next_finish_ || t < *next_finish_) next_finish_ = t;
   }
 }
@@ -538,6 +531,7 @@ SmPool::Snapshot SmPool::TakeAll() {
     snap.group_sms.push_back(g.count);
     for (int b : g.residents) {
       const BlockGroup& bg = blocks_[b];
+      assert(bg.fused == 0);  // REQUIRES of ExtendWaves: unfused first.
       snap.blocks.push_back({index, bg.launch, bg.client, bg.per_sm, bg.waves, bg.remaining_ns, bg.shape});
     }
   }

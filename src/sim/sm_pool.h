@@ -72,15 +72,19 @@ class SmPool {
   // Wave fusion, for the launch first in line for freed slots (it would get
   // back, wave after wave, the slots its own blocks free). Commits up to
   // `max_blocks` more of its blocks as further whole waves of its running
-  // block groups, each wave to the group that frees its slots first at the
-  // current rates, and returns how many. Between two events nothing else can
-  // claim those slots, so the schedule is the wave-by-wave one with one event
-  // per group instead of one per wave. REQUIRES: SolveRates() is current;
-  // Unfuse() the launch before the next dispatch decision.
+  // block groups, in the order in which a wave-by-wave run would hand their
+  // slots back, and returns how many. Each fused wave starts and ends on the
+  // whole-nanosecond times that run's events would have; waves that would
+  // start at one instant are committed together or not at all. Between two
+  // events nothing else can claim those slots, so the schedule is the
+  // wave-by-wave one with one event per group instead of one per wave.
+  // REQUIRES: SolveRates() is current and `launch` has no fused waves;
+  // Unfuse() the launch before anything else changes (a placement, a new
+  // SolveRates, TakeAll).
   int64_t ExtendWaves(uint32_t launch, int64_t max_blocks);
 
-  // Takes back the waves of `launch` that have made no progress yet (keeping
-  // done and running ones; a group that reaches a wave boundary now becomes
+  // Takes back the fused waves of `launch` that start now or later (keeping
+  // the ones that started before now; a group whose wave ends now becomes
   // finished, for CollectFinished); returns how many blocks that gives back
   // to the launch. Call after SyncTo(now), before CollectFinished.
   int64_t Unfuse(uint32_t launch);
@@ -153,6 +157,11 @@ class SmPool {
     int per_sm = 0;
     int64_t waves = 1;   // back-to-back waves this group runs (see Place).
     double remaining_ns = 0;
+    // Waves committed by ExtendWaves and not yet taken back by Unfuse; the
+    // first starts at fused_first_end, each lasts fused_wave_ns.
+    int64_t fused = 0;
+    TimePoint fused_first_end{};
+    int64_t fused_wave_ns = 1;
     double rate = 1;
     BlockShape shape;
     bool alive = false;

@@ -267,10 +267,11 @@ jobs:
 )";
 
 TEST_F(CliSimTest, FuseWavesIsReportedAndStaysCloseToTheExactRun) {
-  // Under MPS, --fuse-waves is an approximation: the report says so, and on
-  // this scenario it stays within 3% of the exact run's kernel count and
-  // 0.03 of its system throughput (measured: 448 vs 443 kernels, 1.157 vs
-  // 1.147).
+  // Under MPS, --fuse-waves follows the wave-by-wave schedule except where
+  // SM groups merge at other instants: the report says so, and on this
+  // scenario it stays within 1% of the exact run's kernel count and 0.003 of
+  // its system throughput (measured: 448 and 448 kernels, 1.1573 and 1.1575;
+  // before fused waves kept the whole-nanosecond schedule, 443 and 1.147).
   const ProcessResult exact = Sim(kMultiWave, {"--json"});
   const ProcessResult fused = Sim(kMultiWave, {"--json", "--fuse-waves"});
   ASSERT_EQ(exact.exit_code, 0) << exact.err;
@@ -280,8 +281,8 @@ TEST_F(CliSimTest, FuseWavesIsReportedAndStaysCloseToTheExactRun) {
   EXPECT_EQ(e["concurrent_waves_fused"], false);
   EXPECT_EQ(f["concurrent_waves_fused"], true);
   const double ke = e["kernels_simulated"], kf = f["kernels_simulated"];
-  EXPECT_NEAR(kf / ke, 1.0, 0.03);
-  EXPECT_NEAR(f["system_throughput"].get<double>(), e["system_throughput"].get<double>(), 0.03);
+  EXPECT_NEAR(kf / ke, 1.0, 0.01);
+  EXPECT_NEAR(f["system_throughput"].get<double>(), e["system_throughput"].get<double>(), 0.003);
   // The flag reaches the simulator: on this scenario the runs differ.
   EXPECT_NE(e["system_throughput"], f["system_throughput"]);
   EXPECT_THAT(Sim(kMultiWave, {"--fuse-waves"}).out, HasSubstr("waves fused"));

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/event_loop.h"
@@ -36,15 +37,16 @@ struct Chain {
 
 class Harness {
  public:
-  Harness(const GpuSpec& spec, ContextMode mode, uint64_t seed)
-      : spec_(spec), rng_(seed), gpu_(spec, loop_.clock(), Options(mode)) {
+  Harness(const GpuSpec& spec, ContextMode mode, bool fuse, uint64_t seed)
+      : spec_(spec), rng_(seed), gpu_(spec, loop_.clock(), Options(mode, fuse)) {
     loop_.AddModel(&gpu_);
     mode_ = mode;
   }
 
-  static SimGpuOptions Options(ContextMode mode) {
+  static SimGpuOptions Options(ContextMode mode, bool fuse) {
     SimGpuOptions o;
     o.mode = mode;
+    o.fuse_waves = fuse;
     o.quantum = Microseconds(500);
     o.switch_cost = Microseconds(20);
     o.sample_interval = Microseconds(100);
@@ -205,11 +207,17 @@ class Harness {
 TEST(SimGpuInvariantsTest, RandomChainsInEveryModeRunEveryBlockOnceAndNeverFasterThanAlone) {
   const GpuSpec a100 = *GpuPreset("A100");
   int64_t retreats = 0;
-  for (ContextMode mode : {ContextMode::kConcurrent, ContextMode::kExclusive, ContextMode::kTimeSlicing}) {
+  // Concurrent mode both wave by wave and with waves fused (the single-context
+  // modes fuse the one running launch's waves either way).
+  const std::pair<ContextMode, bool> configs[] = {{ContextMode::kConcurrent, false},
+                                                  {ContextMode::kConcurrent, true},
+                                                  {ContextMode::kExclusive, true},
+                                                  {ContextMode::kTimeSlicing, true}};
+  for (const auto& [mode, fuse] : configs) {
     for (uint64_t seed = 1; seed <= 60; ++seed) {
-      Harness h(a100, mode, DeriveSeed(seed, static_cast<uint64_t>(mode)));
+      Harness h(a100, mode, fuse, DeriveSeed(seed, static_cast<uint64_t>(mode)));
       const std::string bad = h.Run();
-      ASSERT_EQ(bad, "") << "mode " << static_cast<int>(mode) << " seed " << seed;
+      ASSERT_EQ(bad, "") << "mode " << static_cast<int>(mode) << (fuse ? " fused" : "") << " seed " << seed;
       retreats += h.retreats_;
     }
   }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -239,6 +240,63 @@ TEST(SmPoolTest, AKernelAloneOrUnderCapacityRunsAtFullSpeed) {
     pool.SolveRates();
     for (const auto& r : pool.RunningGroups()) ASSERT_EQ(r.rate, 1.0) << "shape " << i;
   }
+}
+
+}  // namespace
+}  // namespace colo::sim
+
+namespace colo::sim {
+namespace {
+
+TEST(SmPoolTest, UnfuseAtAWaveBoundaryGivesBackTheWaveThatStartsThere) {
+  // A fused group's next wave starts where a wave-by-wave run would have had
+  // an event: at the first wave's finish, rounded up to a whole nanosecond,
+  // which at rate r < 1 is up to r ns of work past the boundary. Unfuse there
+  // must give the whole next wave back (and CollectFinished report the first
+  // wave); one nanosecond later that wave has started and stays. Two
+  // DRAM-bound launches slow each other to a random rate in about
+  // [0.5, 0.9]; block times are random, not round.
+  const GpuSpec spec = *GpuPreset("A100");
+  Rng rng(17);
+  int boundaries_past_half_ns = 0;
+  for (int i = 0; i < 200; ++i) {
+    const double per_sm_bw = spec.dram_bandwidth / spec.sm_count;
+    BlockShape a{256, 256 * 32, 0, 4, Nanoseconds(10000 + static_cast<int64_t>(rng.Next() % 990000)),
+                 0.2, (0.55 + 0.4 * rng.Uniform()) * per_sm_bw / 4};
+    BlockShape b{256, 256 * 32, 0, 2, Milliseconds(50), 0.2, (0.55 + 0.4 * rng.Uniform()) * per_sm_bw / 2};
+    const int64_t wave = int64_t{spec.sm_count} * a.max_per_sm;
+    for (int later = 0; later <= 1; ++later) {
+      SmPool pool(spec);
+      ASSERT_EQ(pool.Place(0, 0, a, wave, std::nullopt), wave);
+      ASSERT_EQ(pool.Place(1, 1, b, int64_t{spec.sm_count} * 2, std::nullopt), int64_t{spec.sm_count} * 2);
+      pool.SolveRates();
+      double rate = 0;
+      for (const auto& g : pool.RunningGroups()) {
+        if (g.launch == 0) rate = g.rate;
+      }
+      ASSERT_LT(rate, 1.0);
+      ASSERT_EQ(pool.ExtendWaves(0, wave), wave) << "case " << i;
+      const double ns = static_cast<double>(a.block_time.count()) / rate;
+      const int64_t boundary = static_cast<int64_t>(std::ceil(ns));
+      if (later == 0 && (boundary - ns) * rate > 0.5) ++boundaries_past_half_ns;
+      pool.SyncTo(AtNanos(boundary + later));
+      const int64_t back = pool.Unfuse(0);
+      std::vector<FinishedBlocks> done;
+      pool.CollectFinished(&done);
+      if (later == 0) {
+        EXPECT_EQ(back, wave) << "case " << i << ": the wave starting at the event stayed";
+        ASSERT_EQ(done.size(), 1u) << "case " << i;
+        EXPECT_EQ(done[0].launch, 0u);
+        EXPECT_EQ(done[0].blocks, wave);
+      } else {
+        EXPECT_EQ(back, 0) << "case " << i << ": a wave 1 ns under way was given back";
+        EXPECT_TRUE(done.empty()) << "case " << i;
+      }
+    }
+  }
+  // The cases include boundaries crossed by more than half a nanosecond of
+  // work, which the rule before this test treated as a wave under way.
+  EXPECT_GT(boundaries_past_half_ns, 20);
 }
 
 }  // namespace
