@@ -71,10 +71,10 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
       "policy",  "hp p50 ms", "hp p99 ms", "hp p99 +%",
       "be norm", "system",    "SM occ"};
   std::vector<std::vector<std::string>> rows;
-  std::string fused;  // the runs with waves fused under concurrent sharing.
+  std::string unfused;  // the runs simulated wave by wave.
   for (const sim::RunReport& r : reports) {
     const PolicySummary s = SummarizeRun(r);
-    if (r.concurrent_waves_fused) fused += (fused.empty() ? "" : ", ") + s.policy;
+    if (r.wave_by_wave) unfused += (unfused.empty() ? "" : ", ") + s.policy;
     rows.push_back({s.policy, Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
                     PercentCell(s.hp_p99_overhead, true),
                     Cell(s.be_normalized, 3), Cell(s.system_throughput, 3),
@@ -105,7 +105,7 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
       "overhead over solo\n"
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
-  if (!fused.empty()) out += "waves fused (--fuse-waves, approximate): " + fused + "\n";
+  if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";
   return out;
 }
 

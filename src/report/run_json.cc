@@ -91,7 +91,7 @@ Json Run(const sim::RunReport& report) {
   j["duration_s"] = Number(ToSeconds(report.duration));
   j["system_throughput"] = Number(report.system_throughput);
   j["kernels_simulated"] = report.kernels_simulated;
-  j["concurrent_waves_fused"] = report.concurrent_waves_fused;
+  j["wave_by_wave"] = report.wave_by_wave;
   Json jobs = Json::array();
   for (const sim::JobReport& job : report.jobs) jobs.push_back(Job(job));
   j["jobs"] = std::move(jobs);

@@ -9,8 +9,8 @@
 // "colo.sim.run/1"):
 //
 //   {"format", "scenario", "gpu", "mode", "policy", "seed", "duration_ns", "duration_s",
-//    "system_throughput", "kernels_simulated", "concurrent_waves_fused" (true: the
-//    run used the approximate --fuse-waves),
+//    "system_throughput", "kernels_simulated", "wave_by_wave" (true: simulated
+//    with --wave-by-wave, one event per wave),
 //    "jobs": [{"name", "class", "kind", "completed", "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
 //              "p99_overhead", "shared_latency", "solo_latency"}],

@@ -154,9 +154,7 @@ std::string FormatRunTable(const sim::RunReport& report) {
   out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",
                      Fixed(report.system_throughput, 3));
   out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);
-  if (report.concurrent_waves_fused) {
-    out += "waves fused        under concurrent sharing too (--fuse-waves): approximate\n";
-  }
+  if (report.wave_by_wave) out += "wave by wave       one event per wave (--wave-by-wave)\n";
   return out;
 }
 

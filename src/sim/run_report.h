@@ -65,7 +65,7 @@ struct RunReport {
   std::vector<GpuReport> gpus;
   double system_throughput = 0;  // sum of the jobs' normalized throughput.
   int64_t kernels_simulated = 0; // kernels completed in the shared run.
-  bool concurrent_waves_fused = false;  // RunOptions::fuse_concurrent_waves applied.
+  bool wave_by_wave = false;     // RunOptions::wave_by_wave: waves were not fused.
 };
 
 }  // namespace colo::sim

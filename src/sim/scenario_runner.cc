@@ -82,8 +82,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   gopt.quantum = spec.time_slice.quantum;
   gopt.switch_cost = spec.time_slice.switch_cost;
   gopt.sample_interval = SampleInterval(spec);
-  // One context at a time, one launch per client at a time: fusion is exact.
-  gopt.fuse_waves = gopt.mode != ContextMode::kConcurrent || options.fuse_concurrent_waves;
+  gopt.fuse_waves = !options.wave_by_wave;
 
   std::vector<std::unique_ptr<SimGpu>> gpus;
   std::vector<SimGpu*> gpu_of(indices.size());
@@ -189,8 +188,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   report.duration = spec.duration;
   report.gpus = std::move(shared.gpus);
   report.kernels_simulated = shared.kernels;
-  report.concurrent_waves_fused =
-      options.fuse_concurrent_waves && ContextModeFor(spec) == ContextMode::kConcurrent;
+  report.wave_by_wave = options.wave_by_wave;
   for (size_t i = 0; i < spec.jobs.size(); ++i) {
     const JobSpec& job = spec.jobs[i];
     const JobOutcome& s = shared.jobs[i];

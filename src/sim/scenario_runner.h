@@ -15,15 +15,12 @@ struct RunOptions {
   // Run the solo baselines used for normalized throughput and latency overhead.
   // Default: true. (Off only for benchmarks that time the shared run alone.)
   bool solo_baselines = true;
-  // Wave fusion (SimGpuOptions::fuse_waves) in the concurrent modes too (MPS,
-  // streams, kernel-level policies), where it is not exact: finish times are
-  // rounded per fused group instead of per wave, a nanosecond can change
-  // which launch gets freed slots, and some runs differ from their first
-  // kernel on (docs/simulator.md). 1.4x to 4.5x faster in the scenarios
-  // measured; job figures move by about 1% over seconds of simulated time
-  // (docs/simulator.md, "Speed").
-  // The report says it was on. Default: false (exact).
-  bool fuse_concurrent_waves = false;
+  // One event per wave on every group of SMs, without wave fusion
+  // (SimGpuOptions::fuse_waves): the same schedule, slower, except where SM
+  // groups merge (they merge at the events a run has, and this run has
+  // more). For checking the fused run; the report says it was on. Default:
+  // false (waves fused).
+  bool wave_by_wave = false;
 };
 
 // Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not fit

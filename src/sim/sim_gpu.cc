@@ -15,11 +15,14 @@ Status SimGpuOptions::Validate() const {
     return InvalidArgumentError("persistent overhead must be in [0, 1)");
   }
   if (retreat_flag_latency.count() < 0) return InvalidArgumentError("retreat flag latency must be >= 0");
+  if (!(merge_tolerance >= 0 && merge_tolerance <= 0.1)) {
+    return InvalidArgumentError("SM-group merge tolerance must be in [0, 0.1]");
+  }
   return OkStatus();
 }
 
 SimGpu::SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options)
-    : spec_(spec), clock_(clock), options_(options), pool_(spec), util_(options.sample_interval) {
+    : spec_(spec), clock_(clock), options_(options), pool_(spec, options.merge_tolerance), util_(options.sample_interval) {
   last_sync_ = clock_.Now();
 }
 
@@ -233,9 +236,10 @@ void SimGpu::Dispatch() {
 
 void SimGpu::Reschedule() {
   pool_.SolveRates();
-  // Fusion is exact when one launch runs at a time: always in the
-  // single-context modes, and in concurrent mode while a launch is alone on
-  // the device (a newcomer takes the unstarted waves back when it arrives).
+  // The head launch's further waves follow the wave-by-wave schedule
+  // (SmPool::ExtendWaves); any event takes the unstarted ones back
+  // (TakeBackFusedWaves). A launch alone on the device is fused even when
+  // fuse_waves is off: nothing else could claim its slots.
   if (!head_ || !(options_.fuse_waves || live_.size() == 1)) return;
   Launch& l = launches_[*head_];
   if (l.next_block == l.end_block) return;

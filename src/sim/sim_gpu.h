@@ -46,12 +46,13 @@ struct SimGpuOptions {
   Duration sample_interval = Milliseconds(10);  // utilization buckets. Default: 10 ms.
   // Commit the head launch's further full waves at once (SmPool::ExtendWaves)
   // and take the unstarted ones back at every event: one event per group of
-  // SMs instead of one per wave. Exactly the wave-by-wave schedule when one
-  // launch runs at a time (exclusive, time slicing, solo runs with one
-  // stream per client). With several co-running launches the dispatch rules
-  // are the same but which SMs get a partial wave's extra blocks can differ,
-  // so the runner leaves it off for MPS and streams. Default: false.
-  bool fuse_waves = false;
+  // SMs instead of one per wave. The fused waves start and end on the
+  // whole-nanosecond instants of the wave-by-wave run's events, so the
+  // schedule is that run's (with merge_tolerance 0, to the nanosecond; a
+  // test compares both under MPS), except that SM groups merge at the events
+  // each run has. Off: one event per wave (when a launch runs alone, its
+  // waves are fused anyway). Default: true.
+  bool fuse_waves = true;
   // Persistent form: extra work per logical block (fetching it from the
   // shared counter, checking the retreat flag, recomputing indices), as a
   // fraction of the block's time. Default: 0.05 (an assumption of the order
@@ -60,6 +61,10 @@ struct SimGpuOptions {
   // Persistent form: time from a Retreat request until the workers see the
   // flag (a global-memory write becoming visible). Default: 2 us.
   Duration retreat_flag_latency = Microseconds(2);
+  // Groups of SMs whose blocks' progress differs by at most this fraction of
+  // a block time are merged (SmPool). 0: exact copies only (slower, no
+  // averaging). Default: 0.01.
+  double merge_tolerance = SmPool::kDefaultMergeTolerance;
   Status Validate() const;
 };
 

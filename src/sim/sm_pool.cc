@@ -7,18 +7,18 @@
 
 namespace colo::sim {
 namespace {
-// A group whose remaining work is below half a nanosecond has finished: finish
-// times are rounded up to whole nanoseconds, so this only absorbs float error.
-constexpr double kDoneNs = 0.5;
-// Groups whose residents are the same launches with progress within this
-// fraction of a block's time are merged (their SMs pooled, progress averaged
-// by SM count). It bounds fragmentation when many kernels co-run (7 MPS
-// clients would otherwise drift into one group per SM and one event per SM
-// per wave) at a cost below this fraction of a block time per merge.
-constexpr double kMergeTolerance = 0.01;
+// A group has finished when its remaining work is at most this (ns of work):
+// finish times are rounded up to whole nanoseconds (RecomputeNextFinish), so
+// at its own event a group's remaining work is in (-rate, 0] up to float
+// error, which this absorbs. It must not absorb real work: a group with 0.3
+// ns of work left at another group's event finishes at its own event, the
+// next nanosecond, whether or not that other event happens (with fused
+// waves, it does not).
+constexpr double kDoneNs = 1e-6;
 }  // namespace
 
-SmPool::SmPool(const GpuSpec& spec) : spec_(spec) {
+SmPool::SmPool(const GpuSpec& spec, double merge_tolerance)
+    : spec_(spec), merge_tolerance_(merge_tolerance) {
   NewGroup(spec_.sm_count);
 }
 
@@ -366,7 +366,7 @@ bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>
       if (used & (uint64_t{1} << j)) continue;
       const BlockGroup& q = blocks_[b.residents[j]];
       if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves && p.fused == 0 && q.fused == 0 &&
-          std::fabs(p.remaining_ns - q.remaining_ns) <= kMergeTolerance * p.shape.block_time.count()) {
+          std::fabs(p.remaining_ns - q.remaining_ns) <= merge_tolerance_ * p.shape.block_time.count()) {
         used |= uint64_t{1} << j;
         (*match)[i] = b.residents[j];
         break;

@@ -55,7 +55,14 @@ struct FinishedBlocks {
 
 class SmPool {
  public:
-  explicit SmPool(const GpuSpec& spec);
+  // Groups whose residents are the same launches with progress within
+  // `merge_tolerance` of a block's time are merged (their SMs pooled,
+  // progress averaged by SM count). It bounds fragmentation when many kernels
+  // co-run (7 MPS clients would otherwise drift into one group per SM and one
+  // event per SM per wave) at a cost below that fraction of a block time per
+  // merge; 0 merges exact copies only. REQUIRES: merge_tolerance >= 0.
+  static constexpr double kDefaultMergeTolerance = 0.01;
+  explicit SmPool(const GpuSpec& spec, double merge_tolerance = kDefaultMergeTolerance);
 
   // Moves every block's progress forward to `now` at the current rates.
   // REQUIRES: now >= the last sync.
@@ -182,6 +189,7 @@ class SmPool {
   bool MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const;
 
   GpuSpec spec_;
+  double merge_tolerance_;
   TimePoint last_sync_ = TimeZero();
   std::vector<SmGroup> groups_;
   std::vector<int> free_groups_;

@@ -86,7 +86,7 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
                            "format", "scenario", "gpu", "mode", "policy", "seed",
                            "duration_ns", "duration_s", "system_throughput",
-                           "kernels_simulated", "concurrent_waves_fused", "jobs", "gpus"}));
+                           "kernels_simulated", "wave_by_wave", "jobs", "gpus"}));
   EXPECT_EQ(j["format"], "colo.sim.run/1");
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
@@ -94,7 +94,7 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(j["duration_ns"], 10'000'000'000LL);
   EXPECT_EQ(j["duration_s"], 10.0);
   EXPECT_EQ(j["kernels_simulated"], 123456);
-  EXPECT_EQ(j["concurrent_waves_fused"], false);
+  EXPECT_EQ(j["wave_by_wave"], false);
   EXPECT_EQ(j["system_throughput"], 1.75123);  // 6 significant digits.
 
   ASSERT_EQ(j["jobs"].size(), 2u);
