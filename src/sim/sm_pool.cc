@@ -151,7 +151,6 @@ int64_t NsToFinish(double work_ns, double rate) {
 int64_t SmPool::Unfuse(uint32_t launch) {
   const int64_t now = ToNanos(last_sync_);
   int64_t returned = 0;
-  bool changed = false;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     SmGroup& g = groups_[gi];
     if (!g.alive) continue;
@@ -178,10 +177,8 @@ int64_t SmPool::Unfuse(uint32_t launch) {
       returned += unstarted * b.per_sm * g.count;
       b.waves -= unstarted;
       b.fused = 0;
-      changed = true;
     }
   }
-  if (changed) RecomputeNextFinish();
   return returned;
 }
 
@@ -196,56 +193,92 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
   // breadth-first over all the slots freed at that instant, which is whole
   // waves only if they cover them all. What is left stays undispatched and is
   // placed at that instant's event.
-  struct Member {
-    int block;
-    int64_t first;   // ns from the last sync until its current wave ends.
-    int64_t period;  // ns per further wave.
-    int64_t wave;    // blocks per wave.
-  };
-  std::vector<Member> members;
+  std::vector<WaveMember>& members = wave_members_;
+  members.clear();
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
     if (b.launch != launch) continue;
     assert(b.fused == 0);
     members.push_back({i, NsToFinish(b.remaining_ns, b.rate),
-                       NsToFinish(static_cast<double>(b.shape.block_time.count()), b.rate),
-                       int64_t{b.per_sm} * groups_[b.group].count});
+                       std::max<int64_t>(1, NsToFinish(static_cast<double>(b.shape.block_time.count()), b.rate)),
+                       int64_t{b.per_sm} * groups_[b.group].count, 0});
   }
   if (members.empty()) return 0;
-  // Further waves of m that start by time t (ns from the last sync).
-  auto waves_by = [](const Member& m, int64_t t) -> int64_t {
-    return t < m.first ? 0 : (t - m.first) / std::max<int64_t>(m.period, 1) + 1;
-  };
-  auto blocks_by = [&](int64_t t) {
-    int64_t n = 0;
-    for (const auto& m : members) n += waves_by(m, t) * m.wave;
-    return n;
-  };
-  // The latest start time t whose waves (all of them, ties included) fit.
-  int64_t lo = -1, hi = 0;
-  for (const auto& m : members) {
-    hi = std::max(hi, m.first + (max_blocks / m.wave + 1) * std::max<int64_t>(m.period, 1));
-  }
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    (blocks_by(mid) <= max_blocks ? lo : hi) = mid;
+  if (members.size() == 1) {
+    members[0].extra = max_blocks / members[0].wave;  // one group: its waves never tie.
+  } else {
+    CountFusedWaves(max_blocks);
   }
   int64_t committed = 0;
   bool changed = false;
-  for (const auto& m : members) {
-    const int64_t extra = lo < 0 ? 0 : waves_by(m, lo);
+  for (const WaveMember& m : members) {
+    const int64_t extra = m.extra;
     if (extra == 0) continue;
     BlockGroup& b = blocks_[m.block];
     b.fused = extra;
     b.fused_first_end = last_sync_ + Duration(m.first);
-    b.fused_wave_ns = std::max<int64_t>(m.period, 1);
+    b.fused_wave_ns = m.period;
     b.waves += extra;
     b.remaining_ns += static_cast<double>(extra) * static_cast<double>(b.shape.block_time.count());
     committed += extra * m.wave;
     changed = true;
   }
-  if (changed) RecomputeNextFinish();
+  // Extending only delays its members' finishes: the earliest finish moves
+  // only if it was one of theirs.
+  if (changed && blocks_[next_finish_block_].fused > 0) RecomputeNextFinish();
   return committed;
+}
+
+void SmPool::CountFusedWaves(int64_t max_blocks) {
+  // Sets each member's `extra` to its further waves that start by T, the
+  // latest start time whose waves (all of them, ties included) fit in
+  // max_blocks. Member m's waves by time t (ns from now) number
+  // w_m(t) = floor((t - first_m) / period_m) + 1 for t >= first_m.
+  std::vector<WaveMember>& members = wave_members_;
+  auto waves_by = [](const WaveMember& m, int64_t t) -> int64_t {
+    return t < m.first ? 0 : (t - m.first) / m.period + 1;
+  };
+  // Start close to T: with R = sum wave_m / period_m, C = sum wave_m first_m
+  // / period_m and W = sum wave_m, every t >= max first_m has blocks(t) <=
+  // R t - C + W, so t_a = floor((max_blocks + C - W) / R) fits when it is
+  // at least max first_m (checked exactly, in integers, before use).
+  double rate = 0, offset = 0, total = 0;
+  int64_t max_first = 0;
+  for (const WaveMember& m : members) {
+    rate += static_cast<double>(m.wave) / static_cast<double>(m.period);
+    offset += static_cast<double>(m.wave) * static_cast<double>(m.first) / static_cast<double>(m.period);
+    total += static_cast<double>(m.wave);
+    max_first = std::max(max_first, m.first);
+  }
+  const double ta = std::floor((static_cast<double>(max_blocks) + offset - total) / rate);
+  int64_t committed = 0;
+  if (ta >= static_cast<double>(max_first) && ta < 1e18) {
+    const auto t = static_cast<int64_t>(ta);
+    for (WaveMember& m : members) {
+      m.extra = waves_by(m, t);
+      committed += m.extra * m.wave;
+    }
+    if (committed > max_blocks) {  // float error: start from nothing.
+      committed = 0;
+      for (WaveMember& m : members) m.extra = 0;
+    }
+  }
+  // Then take the next start instants in order, all waves of an instant
+  // together, while they fit (a few steps from t_a; from 0, as many as the
+  // waves committed).
+  for (;;) {
+    int64_t next = std::numeric_limits<int64_t>::max();
+    for (const WaveMember& m : members) next = std::min(next, m.first + m.extra * m.period);
+    int64_t add = 0;
+    for (const WaveMember& m : members) {
+      if (m.first + m.extra * m.period == next) add += m.wave;
+    }
+    if (committed + add > max_blocks) break;
+    committed += add;
+    for (WaveMember& m : members) {
+      if (m.first + m.extra * m.period == next) ++m.extra;
+    }
+  }
 }
 
 int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
@@ -518,7 +551,10 @@ void SmPool::RecomputeNextFinish() {
     // remaining work, so that rounding matches a wave-by-wave run's.
     const TimePoint t = b.fused > 0 ? b.fused_first_end + Duration(b.fused * b.fused_wave_ns)
                                     : last_sync_ + Duration(NsToFinish(b.remaining_ns, b.rate));
-    if (!next_finish_ || t < *next_finish_) next_finish_ = t;
+    if (!next_finish_ || t < *next_finish_) {
+      next_finish_ = t;
+      next_finish_block_ = i;
+    }
   }
 }
 

@@ -93,7 +93,8 @@ class SmPool {
   // Takes back the fused waves of `launch` that start now or later (keeping
   // the ones that started before now; a group whose wave ends now becomes
   // finished, for CollectFinished); returns how many blocks that gives back
-  // to the launch. Call after SyncTo(now), before CollectFinished.
+  // to the launch. Call after SyncTo(now), before CollectFinished; NextFinish()
+  // is stale until the next SolveRates().
   int64_t Unfuse(uint32_t launch);
 
   // Removes the block groups that have finished by the last sync and frees
@@ -174,6 +175,16 @@ class SmPool {
     bool alive = false;
   };
 
+  // ExtendWaves: a block group of the launch and its wave schedule.
+  struct WaveMember {
+    int block;
+    int64_t first;   // ns from the last sync until its current wave ends.
+    int64_t period;  // ns per further wave (>= 1).
+    int64_t wave;    // blocks per wave.
+    int64_t extra;   // further waves to commit.
+  };
+  void CountFusedWaves(int64_t max_blocks);
+
   int FitsPerSm(const SmGroup& g, const BlockShape& s) const;
   bool HostsClient(const SmGroup& g, ClientId c) const;
   int NewGroup(int count);
@@ -207,9 +218,11 @@ class SmPool {
     uint64_t signature;
   };
   std::vector<MergeCandidate> merge_order_;
+  std::vector<WaveMember> wave_members_;  // ExtendWaves scratch.
   double thread_occupancy_ = 0, active_fraction_ = 0, dram_use_ = 0;
   int running_groups_ = 0;
   std::optional<TimePoint> next_finish_;
+  int next_finish_block_ = 0;  // a block group that finishes at next_finish_.
 };
 
 }  // namespace colo::sim
