@@ -238,34 +238,35 @@ void SmPool::CountFusedWaves(int64_t max_blocks) {
   auto waves_by = [](const WaveMember& m, int64_t t) -> int64_t {
     return t < m.first ? 0 : (t - m.first) / m.period + 1;
   };
-  // Start close to T: with R = sum wave_m / period_m, C = sum wave_m first_m
-  // / period_m and W = sum wave_m, every t >= max first_m has blocks(t) <=
-  // R t - C + W, so t_a = floor((max_blocks + C - W) / R) fits when it is
-  // at least max first_m (checked exactly, in integers, before use).
+  // Start close to T, from a time whose waves are counted exactly and fit.
+  // With R = sum wave_m / period_m, C = sum wave_m first_m / period_m and
+  // W = sum wave_m, blocks(t) lies between R t - C and R t - C + W for t >=
+  // max first_m, and is about R t - C + W / 2: try t = (max_blocks + C -
+  // W / 2) / R, then (max_blocks + C - W) / R, which fits whenever it is at
+  // least max first_m; else start from nothing.
   double rate = 0, offset = 0, total = 0;
-  int64_t max_first = 0;
   for (const WaveMember& m : members) {
     rate += static_cast<double>(m.wave) / static_cast<double>(m.period);
     offset += static_cast<double>(m.wave) * static_cast<double>(m.first) / static_cast<double>(m.period);
     total += static_cast<double>(m.wave);
-    max_first = std::max(max_first, m.first);
   }
-  const double ta = std::floor((static_cast<double>(max_blocks) + offset - total) / rate);
   int64_t committed = 0;
-  if (ta >= static_cast<double>(max_first) && ta < 1e18) {
-    const auto t = static_cast<int64_t>(ta);
+  for (const double slack : {0.5 * total, total}) {
+    const double t = std::floor((static_cast<double>(max_blocks) + offset - slack) / rate);
+    if (!(t >= 0 && t < 1e18)) continue;
+    committed = 0;
     for (WaveMember& m : members) {
-      m.extra = waves_by(m, t);
+      m.extra = waves_by(m, static_cast<int64_t>(t));
       committed += m.extra * m.wave;
     }
-    if (committed > max_blocks) {  // float error: start from nothing.
-      committed = 0;
-      for (WaveMember& m : members) m.extra = 0;
-    }
+    if (committed <= max_blocks) break;
+  }
+  if (committed > max_blocks) {
+    committed = 0;
+    for (WaveMember& m : members) m.extra = 0;
   }
   // Then take the next start instants in order, all waves of an instant
-  // together, while they fit (a few steps from t_a; from 0, as many as the
-  // waves committed).
+  // together, while they fit.
   for (;;) {
     int64_t next = std::numeric_limits<int64_t>::max();
     for (const WaveMember& m : members) next = std::min(next, m.first + m.extra * m.period);
