@@ -151,33 +151,29 @@ int64_t NsToFinish(double work_ns, double rate) {
 int64_t SmPool::Unfuse(uint32_t launch) {
   const int64_t now = ToNanos(last_sync_);
   int64_t returned = 0;
-  for (size_t gi = 0; gi < groups_.size(); ++gi) {
-    SmGroup& g = groups_[gi];
-    if (!g.alive) continue;
-    for (int r : g.residents) {
-      BlockGroup& b = blocks_[r];
-      if (b.launch != launch || b.fused == 0) continue;
-      // Fused wave k (1-based) starts at first_end + (k - 1) * wave_ns, when
-      // a wave-by-wave run would have had the event that placed it. The
-      // waves that start now or later go back to the launch; the ones that
-      // started before now stay.
-      const int64_t first_end = ToNanos(b.fused_first_end);
-      const int64_t started =
-          now <= first_end ? 0 : std::min(b.fused, (now - first_end - 1) / b.fused_wave_ns + 1);
-      const double bt = static_cast<double>(b.shape.block_time.count());
-      if (started == 0) {
-        b.remaining_ns -= static_cast<double>(b.fused) * bt;  // the wave that ran before fusing.
-      } else {
-        const int64_t since = now - (first_end + (started - 1) * b.fused_wave_ns);
-        b.remaining_ns = bt - static_cast<double>(since) * b.rate;
-      }
-      // A group whose wave ends now is done: CollectFinished reports it.
-      b.remaining_ns = std::max(0.0, b.remaining_ns);
-      const int64_t unstarted = b.fused - started;
-      returned += unstarted * b.per_sm * g.count;
-      b.waves -= unstarted;
-      b.fused = 0;
+  for (int i : live_blocks_) {
+    BlockGroup& b = blocks_[i];
+    if (b.launch != launch || b.fused == 0) continue;
+    // Fused wave k (1-based) starts at first_end + (k - 1) * wave_ns, when
+    // a wave-by-wave run would have had the event that placed it. The
+    // waves that start now or later go back to the launch; the ones that
+    // started before now stay.
+    const int64_t first_end = ToNanos(b.fused_first_end);
+    const int64_t started =
+        now <= first_end ? 0 : std::min(b.fused, (now - first_end - 1) / b.fused_wave_ns + 1);
+    const double bt = static_cast<double>(b.shape.block_time.count());
+    if (started == 0) {
+      b.remaining_ns -= static_cast<double>(b.fused) * bt;  // the wave that ran before fusing.
+    } else {
+      const int64_t since = now - (first_end + (started - 1) * b.fused_wave_ns);
+      b.remaining_ns = bt - static_cast<double>(since) * b.rate;
     }
+    // A group whose wave ends now is done: CollectFinished reports it.
+    b.remaining_ns = std::max(0.0, b.remaining_ns);
+    const int64_t unstarted = b.fused - started;
+    returned += unstarted * b.per_sm * groups_[b.group].count;
+    b.waves -= unstarted;
+    b.fused = 0;
   }
   return returned;
 }
