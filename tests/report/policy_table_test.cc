@@ -84,6 +84,15 @@ TEST(PolicyTableTest, OneRowPerPolicy) {
   EXPECT_EQ(table, FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp}));
 }
 
+TEST(PolicyTableTest, RunsSimulatedWaveByWaveAreListedUnderTheTable) {
+  sim::RunReport slow = SampleRun("orion");
+  slow.wave_by_wave = true;
+  EXPECT_THAT(FormatPolicyTable({SampleRun("mps"), slow}),
+              HasSubstr("\nwave by wave (--wave-by-wave): orion\n"));
+  EXPECT_THAT(FormatPolicyTable({SampleRun("mps"), SampleRun("orion")}),
+              ::testing::Not(HasSubstr("wave by wave")));
+}
+
 TEST(PolicyTableTest, RunsJsonIsAnArrayInOrder) {
   const auto j = nlohmann::json::parse(FormatRunsJson({SampleRun("tgs"), SampleRun("orion")}));
   ASSERT_TRUE(j.is_array());
