@@ -206,22 +206,19 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
     CountFusedWaves(max_blocks);
   }
   int64_t committed = 0;
-  bool changed = false;
   for (const WaveMember& m : members) {
-    const int64_t extra = m.extra;
-    if (extra == 0) continue;
+    if (m.extra == 0) continue;
     BlockGroup& b = blocks_[m.block];
-    b.fused = extra;
+    b.fused = m.extra;
     b.fused_first_end = last_sync_ + Duration(m.first);
     b.fused_wave_ns = m.period;
-    b.waves += extra;
-    b.remaining_ns += static_cast<double>(extra) * static_cast<double>(b.shape.block_time.count());
-    committed += extra * m.wave;
-    changed = true;
+    b.waves += m.extra;
+    b.remaining_ns += static_cast<double>(m.extra) * static_cast<double>(b.shape.block_time.count());
+    committed += m.extra * m.wave;
   }
   // Extending only delays its members' finishes: the earliest finish moves
   // only if it was one of theirs.
-  if (changed && blocks_[next_finish_block_].fused > 0) RecomputeNextFinish();
+  if (committed > 0 && blocks_[next_finish_block_].fused > 0) RecomputeNextFinish();
   return committed;
 }
 
