@@ -2,6 +2,8 @@
 // assigns jobs to GPUs (alone, MPS pairs/triples, or MIG instances) to
 // maximize predicted total normalized throughput with high-priority floors.
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "colo/clock.h"
@@ -23,9 +25,10 @@ struct PlanFlags {
   std::string model;
   std::string kace;
   std::string gpu;
-  double floor = 0;
-  int max_per_gpu = 0;
-  double reserve_gib = -1;
+  // Given on the command line (else the jobs file's, else the defaults).
+  std::optional<double> floor;
+  std::optional<int> max_per_gpu;
+  std::optional<double> reserve_gib;
   bool json = false;
 };
 
@@ -63,17 +66,17 @@ Status RunPlan(const PlanFlags& f) {
   place::PlanOptions o;
   o.gpus = f.gpus;
   o.allow_mig = f.mig;
-  if (f.floor > 0) {
-    o.high_priority_floor = f.floor;
+  if (f.floor) {
+    o.high_priority_floor = *f.floor;
   } else if (jobs.high_priority_floor) {
     o.high_priority_floor = *jobs.high_priority_floor;
   }
-  if (f.max_per_gpu > 0) {
-    o.max_jobs_per_gpu = f.max_per_gpu;
+  if (f.max_per_gpu) {
+    o.max_jobs_per_gpu = *f.max_per_gpu;
   } else if (jobs.max_jobs_per_gpu) {
     o.max_jobs_per_gpu = *jobs.max_jobs_per_gpu;
   }
-  if (f.reserve_gib >= 0) o.memory_reserve_gib = f.reserve_gib;
+  if (f.reserve_gib) o.memory_reserve_gib = *f.reserve_gib;
   COLO_RETURN_IF_ERROR(o.Validate());
   RealClock clock;
   const TimePoint t0 = clock.Now();
@@ -82,9 +85,10 @@ Status RunPlan(const PlanFlags& f) {
     // Every input is the user's: a profile missing what the model needs is bad
     // input.
     const Status& s = planned.status();
-    return s.code() == StatusCode::kFailedPrecondition
-               ? InvalidArgumentError(f.jobs + ": " + s.message())
-               : s;
+    if (s.code() != StatusCode::kFailedPrecondition) return s;
+    return InvalidArgumentError(s.message().rfind(f.jobs, 0) == 0
+                                    ? s.message()
+                                    : f.jobs + ": " + s.message());
   }
   const place::Plan& plan = *planned;
   const double ms = ToMillis(clock.Now() - t0);
@@ -126,15 +130,26 @@ void RegisterPlanCommand(CLI::App& app, int* exit_code) {
                    "train the model from this KACE directory now instead");
   plan->add_option("--gpu", f->gpu,
                    "GPU preset (default: the file's gpu, else V100-SXM2-32GB)");
-  plan->add_option(
-      "--floor", f->floor,
-      "normalized throughput every high-priority job keeps (default 0.8)");
-  plan->add_option("--max-per-gpu", f->max_per_gpu,
-                   "most jobs per GPU, 1..3 (default 3)");
-  plan->add_option("--reserve-gib", f->reserve_gib,
-                   "memory kept free per GPU (default 0.5)");
+  auto floor = std::make_shared<double>();
+  auto max_per_gpu = std::make_shared<int>();
+  auto reserve_gib = std::make_shared<double>();
+  CLI::Option* floor_opt = plan->add_option(
+      "--floor", *floor,
+      "normalized throughput every high-priority job keeps, in (0, 1] "
+      "(default 0.8)");
+  CLI::Option* max_opt = plan->add_option(
+      "--max-per-gpu", *max_per_gpu, "most jobs per GPU, 1..3 (default 3)");
+  CLI::Option* reserve_opt = plan->add_option(
+      "--reserve-gib", *reserve_gib,
+      "memory kept free per GPU, and per MIG instance (default 0.5)");
   plan->add_flag("--json", f->json, "print the plan as JSON");
-  plan->callback([=] { *exit_code = ReportStatus(RunPlan(*f)); });
+  plan->callback([=] {
+    // Out-of-range values go to PlanOptions::Validate, which names them.
+    if (floor_opt->count() > 0) f->floor = *floor;
+    if (max_opt->count() > 0) f->max_per_gpu = *max_per_gpu;
+    if (reserve_opt->count() > 0) f->reserve_gib = *reserve_gib;
+    *exit_code = ReportStatus(RunPlan(*f));
+  });
 }
 
 }  // namespace colo::tools

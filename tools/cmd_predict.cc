@@ -112,6 +112,12 @@ Result<predict::TrainOptions> ToTrainOptions(const TrainFlags& f) {
   COLO_ASSIGN_OR_RETURN(o.selection_loss, predict::ParseSelectionLoss(f.loss));
   if (!f.correlations.empty()) o.correlation_thresholds = f.correlations;
   if (!f.lambdas.empty()) o.lambdas = f.lambdas;
+  if (!f.terms.empty() && f.lambdas.size() > 1) {
+    return InvalidArgumentError(
+        "--terms fixes the model, so no inner cross-validation chooses among "
+        "several --lambda values: give one (default " +
+        fmt::format("{:g}", o.lambdas.front()) + ")");
+  }
   o.max_terms = f.max_terms;
   o.selection_folds = f.inner_folds;
   o.fixed_terms = f.terms;
@@ -177,13 +183,18 @@ Status RunTrain(const DataFlags& df, const TrainFlags& tf,
     in_sample +=
         std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
   }
-  std::printf(
-      "pool: %d terms over %zu base features; chose %zu terms (|r| >= %.2f, "
-      "ridge lambda %g, inner-CV %s %.4f)\n",
-      report.pool_terms, report.features.size(), report.selected.size(),
-      report.correlation_threshold, report.lambda,
-      predict::SelectionLossName(options.selection_loss),
-      report.selection_loss);
+  if (options.fixed_terms.empty()) {
+    std::printf(
+        "pool: %d terms over %zu base features; chose %zu terms (|r| >= %.2f, "
+        "ridge lambda %g, inner-CV %s %.4f)\n",
+        report.pool_terms, report.features.size(), report.selected.size(),
+        report.correlation_threshold, report.lambda,
+        predict::SelectionLossName(options.selection_loss),
+        report.selection_loss);
+  } else {
+    std::printf("terms fixed by --terms: %zu (ridge lambda %g, no selection)\n",
+                options.fixed_terms.size(), report.lambda);
+  }
   for (size_t i = 0; i < model->terms.size(); ++i) {
     std::printf("  %-58s weight %+.4f\n", model->terms[i].Name().c_str(),
                 model->linear.weights(i));

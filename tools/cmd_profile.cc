@@ -4,6 +4,7 @@
 // files into one profile per workload.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -32,6 +33,8 @@ struct ImportFlags {
   profile::DcgmLogOptions dcgm_options;
   bool skip_idle = false;
   double solo_throughput = 0;
+  bool solo_throughput_given = false;
+  bool nvtx_given = false;
   std::string unit = "samples/s";
   std::string mps;  // "10:1.2,20:2.3,...,100:9.5"
   std::string out;
@@ -102,13 +105,36 @@ Status RunKace(const ImportFlags& f) {
 }
 
 Status RunImport(const ImportFlags& f) {
-  if (!f.kace.empty()) return RunKace(f);
+  const bool single_inputs = !f.ncu.empty() || !f.smi.empty() ||
+                             !f.dcgm.empty() || f.solo_throughput_given ||
+                             !f.mps.empty() || !f.name.empty() || !f.out.empty();
+  if (!f.kace.empty()) {
+    if (single_inputs) {
+      return InvalidArgumentError(
+          "--kace converts the KACE artifact into --out-dir; it does not "
+          "combine with --name, --ncu, --smi, --dcgm, --solo-throughput, "
+          "--mps or --out (import one workload without --kace)");
+    }
+    return RunKace(f);
+  }
   if (!f.peace_metrics.empty())
     return InvalidArgumentError("--peace-metrics goes with --kace");
+  if (!f.out_dir.empty())
+    return InvalidArgumentError("--out-dir goes with --kace (use --out)");
   if (f.name.empty())
     return InvalidArgumentError("--name is required (the workload's id)");
+  if (f.solo_throughput_given &&
+      !(std::isfinite(f.solo_throughput) && f.solo_throughput > 0)) {
+    return InvalidArgumentError(
+        "--solo-throughput: expected a finite number > 0, got " +
+        std::to_string(f.solo_throughput));
+  }
+  if (f.nvtx_given && f.nvtx.empty())
+    return InvalidArgumentError("--nvtx: expected a range name, got ''");
+  if (f.nvtx_given && f.ncu.empty())
+    return InvalidArgumentError("--nvtx filters an --ncu export; give --ncu");
   if (f.ncu.empty() && f.smi.empty() && f.dcgm.empty() &&
-      f.solo_throughput <= 0) {
+      !f.solo_throughput_given) {
     return InvalidArgumentError(
         "nothing to import: give --ncu, --smi, --dcgm and/or "
         "--solo-throughput");
@@ -145,7 +171,7 @@ Status RunImport(const ImportFlags& f) {
     std::fprintf(stderr, "%s: dcgmi dmon, %lld samples\n", f.dcgm.c_str(),
                  static_cast<long long>(s.samples));
   }
-  if (f.solo_throughput > 0) p.solo_throughput = f.solo_throughput;
+  if (f.solo_throughput_given) p.solo_throughput = f.solo_throughput;
   if (!f.mps.empty()) {
     COLO_ASSIGN_OR_RETURN(p.mps_scaling, ParseMps(f.mps));
   }
@@ -168,8 +194,8 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   imp->add_option(
       "--ncu", f->ncu,
       "Nsight Compute CSV export (--csv --page details or --page raw)");
-  imp->add_option("--nvtx", f->nvtx,
-                  "keep only kernels inside this NVTX range (ncu --nvtx)");
+  CLI::Option* nvtx = imp->add_option(
+      "--nvtx", f->nvtx, "keep only kernels inside this NVTX range (ncu --nvtx)");
   imp->add_option("--smi", f->smi,
                   "nvidia-smi dmon / pmon log or --query-gpu CSV");
   imp->add_option("--smi-gpu", f->smi_options.gpu,
@@ -186,8 +212,8 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
                   "warm-up samples to drop (default 0)");
   imp->add_flag("--skip-idle", f->skip_idle,
                 "drop samples where the GPU was idle");
-  imp->add_option("--solo-throughput", f->solo_throughput,
-                  "throughput alone (work items per second)");
+  CLI::Option* solo = imp->add_option("--solo-throughput", f->solo_throughput,
+                                      "throughput alone (work items per second)");
   imp->add_option("--unit", f->unit,
                   "unit of the throughput (default samples/s)");
   imp->add_option(
@@ -203,7 +229,11 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
                   "PEACE's baseline-metrics CSV");
   imp->add_option("--out-dir", f->out_dir,
                   "--kace: directory for one profile per workload");
-  imp->callback([=] { *exit_code = ReportStatus(RunImport(*f)); });
+  imp->callback([=] {
+    f->solo_throughput_given = solo->count() > 0;
+    f->nvtx_given = nvtx->count() > 0;
+    *exit_code = ReportStatus(RunImport(*f));
+  });
 }
 
 }  // namespace colo::tools

@@ -1,6 +1,7 @@
 #include "place/group_evaluator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace colo::place {
 namespace {
@@ -37,6 +38,8 @@ Result<GroupEvaluator> GroupEvaluator::Create(
   if (!(options.high_priority_floor > 0 && options.high_priority_floor <= 1)) {
     return InvalidArgumentError("the high-priority floor must be in (0, 1]");
   }
+  if (!(options.mig_reserve_gib >= 0 && std::isfinite(options.mig_reserve_gib)))
+    return InvalidArgumentError("the MIG memory reserve must be >= 0 GiB");
   if (options.allow_mig && gpu.mig_profiles.empty()) {
     return InvalidArgumentError(
         "GPU '" + gpu.name +
@@ -154,7 +157,8 @@ void GroupEvaluator::BestMig(const std::array<int, 3>& key, int k,
       slices += mp.compute_slices;
       eighths += mp.memory_eighths;
       y[i] = mig_y_[static_cast<size_t>(t.profile) * n + m[i]];
-      ok = t.memory_gib <= mp.memory_eighths * gib_per_eighth &&
+      ok = t.memory_gib <= mp.memory_eighths * gib_per_eighth -
+                               options_.mig_reserve_gib &&
            (!t.high || y[i] >= options_.high_priority_floor);
       total += y[i];
     }

@@ -15,7 +15,8 @@
 //     curve at min(f_SM, f_memory) — the curve measures an SM cap, so this
 //     is an approximation. Profiles without a curve scale linearly (y = f).
 // A group is feasible when its memory fits (the GPU's, or each job's MIG
-// instance's) and every high-priority member keeps the floor. Of MPS and MIG
+// instance's: its share of the GPU's memory less the per-instance reserve)
+// and every high-priority member keeps the floor. Of MPS and MIG
 // the one with the higher total wins. Results are cached.
 //
 // Thread-compatible (the cache mutates); not for concurrent use.
@@ -64,6 +65,9 @@ struct GroupOptions {
   double high_priority_floor =
       0.8;                 // normalized throughput, (0, 1]. Default: 0.8.
   bool allow_mig = false;  // try MIG instances. Default: false.
+  // Memory kept free in each MIG instance (its CUDA context; real instances
+  // are also 0.25-0.75 GiB below their nominal size), GiB, >= 0. Default: 0.
+  double mig_reserve_gib = 0;
 };
 
 class GroupEvaluator {

@@ -114,12 +114,12 @@ std::string WaitingReason(int j, const PlacementSearch& s, const Plan& plan,
 Status PlanOptions::Validate() const {
   if (gpus < 1) return InvalidArgumentError("--gpus must be >= 1");
   if (max_jobs_per_gpu < 1 || max_jobs_per_gpu > 3)
-    return InvalidArgumentError("max_jobs_per_gpu must be 1, 2 or 3");
+    return InvalidArgumentError("the most jobs per GPU (--max-per-gpu, max_jobs_per_gpu) must be 1, 2 or 3");
   if (!(high_priority_floor > 0 && high_priority_floor <= 1)) {
-    return InvalidArgumentError("the high-priority floor must be in (0, 1]");
+    return InvalidArgumentError("the high-priority floor (--floor, high_priority_floor) must be in (0, 1]");
   }
-  if (!(memory_reserve_gib >= 0))
-    return InvalidArgumentError("memory reserve must be >= 0 GiB");
+  if (!(memory_reserve_gib >= 0 && std::isfinite(memory_reserve_gib)))
+    return InvalidArgumentError("the memory reserve (--reserve-gib) must be a finite number >= 0 GiB");
   if (max_passes < 0) return InvalidArgumentError("max_passes must be >= 0");
   if (perturbation_rounds < 0)
     return InvalidArgumentError("perturbation_rounds must be >= 0");
@@ -147,7 +147,15 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   for (const JobRequest& j : jobs) {
     auto [pit, fresh] = profile_index.emplace(
         j.profile.name, static_cast<int>(profiles.size()));
-    if (fresh) profiles.push_back(j.profile);
+    if (fresh) {
+      // Say which job brings a profile the model cannot read.
+      if (Result<std::vector<double>> x = model.Inputs(j.profile); !x.ok()) {
+        return FailedPreconditionError(
+            (j.where.empty() ? "" : j.where + ": ") + "job '" + j.name +
+            "': " + x.status().message());
+      }
+      profiles.push_back(j.profile);
+    }
     const bool high = j.priority == PriorityClass::kHigh;
     auto [tit, tfresh] =
         type_index.emplace(std::make_tuple(pit->second, high, j.memory_gib),
@@ -159,6 +167,7 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   go.memory_gib = capacity;
   go.high_priority_floor = o.high_priority_floor;
   go.allow_mig = o.allow_mig;
+  go.mig_reserve_gib = o.memory_reserve_gib;
   Result<GroupEvaluator> made =
       GroupEvaluator::Create(model, profiles, types, gpu, go);
   if (!made.ok()) return made.status();

@@ -70,7 +70,17 @@ Result<LoadedDataset> LoadDataset(const DatasetSource& s) {
            "(data/README.md, section 4)");
     }
   }
-  for (const std::string& w : s.exclude) drop(w, "excluded by the user");
+  for (const std::string& w : s.exclude) {
+    const bool profiled =
+        std::any_of(out.all_profiles.begin(), out.all_profiles.end(),
+                    [&](const profile::WorkloadProfile& p) { return p.name == w; });
+    if (!measured_names.count(w) && !profiled) {
+      return InvalidArgumentError("--exclude '" + w +
+                                  "': no workload of that name in " + pairs +
+                                  " or the profiles (a typo?)");
+    }
+    drop(w, "excluded by the user");
+  }
   if (!s.solo_reference_csv.empty()) {
     COLO_ASSIGN_OR_RETURN(
         std::vector<SoloDisagreement> checks,

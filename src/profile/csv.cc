@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -46,6 +47,12 @@ bool ParseFiniteDouble(std::string_view s, double* out) {
   if (end != buf.c_str() + buf.size() || errno == ERANGE || !std::isfinite(v)) return false;
   *out = v;
   return true;
+}
+
+std::string_view WithoutByteOrderMark(std::string_view s) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (s.substr(0, kBom.size()) == kBom) s.remove_prefix(kBom.size());
+  return s;
 }
 
 Result<int> CsvTable::Column(std::string_view name) const {
@@ -93,6 +100,7 @@ Result<int64_t> CsvTable::Integer(const CsvRow& row, int col) const {
 Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options) {
   CsvTable table;
   table.path = std::move(path);
+  text = WithoutByteOrderMark(text);
   std::vector<CsvRow> rows;
   CsvRow row;
   std::string cell;
@@ -147,20 +155,49 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
     if (rows.empty()) return InvalidArgumentError(table.path + ": empty file, expected a header line");
     table.header = rows[0].cells;
     for (auto& h : table.header) h = std::string(TrimSpaces(h));
+    for (size_t i = 0; i < table.header.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (!table.header[i].empty() && table.header[i] == table.header[j]) {
+          return InvalidArgumentError(table.Where(rows[0]) + ": column '" + table.header[i] +
+                                      "' appears twice (fields " + std::to_string(j + 1) + " and " +
+                                      std::to_string(i + 1) + ")");
+        }
+      }
+    }
     first = 1;
+    if (options.rows_as_wide_as_header) {
+      for (size_t i = 1; i < rows.size(); ++i) {
+        if (rows[i].cells.size() != table.header.size()) {
+          return InvalidArgumentError(table.Where(rows[i]) + ": expected " +
+                                      std::to_string(table.header.size()) +
+                                      " fields like the header, found " +
+                                      std::to_string(rows[i].cells.size()) +
+                                      (rows[i].cells.size() < table.header.size()
+                                           ? " (a truncated or hand-edited file?)"
+                                           : ""));
+        }
+      }
+    }
   }
   table.rows.assign(std::make_move_iterator(rows.begin() + first), std::make_move_iterator(rows.end()));
   return table;
 }
 
 Result<std::string> ReadTextFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgumentError(path + ": is a directory, expected a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return NotFoundError(path + ": cannot open (" + std::strerror(errno) + ")");
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  std::string text = ss.str();
+  const size_t bom = text.size() - WithoutByteOrderMark(text).size();
+  text.erase(0, bom);
+  return text;
 }
 
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options) {

@@ -2,8 +2,10 @@
 // came from, so that every importer can say "file:line: column 'X': expected a
 // number, got 'abc'".
 //
-// Accepts LF and CRLF line endings, a missing final newline, quoted cells with
-// embedded commas, quotes ("") and newlines. Blank lines are skipped.
+// Accepts LF and CRLF line endings, a missing final newline, a leading UTF-8
+// byte-order mark, quoted cells with embedded commas, quotes ("") and
+// newlines. Blank lines are skipped. By default every row must have as many
+// fields as the header: a short row is what a truncated file ends with.
 // Thread-compatible value types.
 #pragma once
 
@@ -48,16 +50,24 @@ class CsvTable {
 struct CsvOptions {
   bool has_header = true;   // first non-blank row is the header. Default: true.
   char delimiter = ',';     // Default: ','.
+  // Rows must have exactly the header's number of fields (InvalidArgument
+  // "<path>:<line>: expected N fields like the header, found M"). Readers of
+  // files with trailer lines (ncu's "==PROF==") turn it off and check rows
+  // themselves. Default: true; ignored without a header.
+  bool rows_as_wide_as_header = true;
 };
 
 // Parses `text`, naming it `path` in messages. InvalidArgument on an
-// unterminated quote (with its line).
+// unterminated quote (with its line), a duplicate header column, or a row of
+// the wrong width (see CsvOptions).
 Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options = {});
 
 // Reads and parses a file. NotFound if it cannot be opened.
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options = {});
 
-// Reads a whole file into a string. NotFound "<path>: cannot open (reason)".
+// Reads a whole file into a string, without a leading UTF-8 byte-order mark.
+// NotFound "<path>: cannot open (reason)"; InvalidArgument "<path>: is a
+// directory, expected a file".
 Result<std::string> ReadTextFile(const std::string& path);
 
 // `s` without leading spaces/tabs and trailing spaces/tabs/carriage returns.
@@ -71,5 +81,8 @@ std::vector<std::string> SplitWhitespace(std::string_view line);
 // Parses a finite double from the whole of `s` (surrounding spaces allowed).
 // Returns false on anything else, including NaN/inf and empty.
 bool ParseFiniteDouble(std::string_view s, double* out);
+
+// `s` without the UTF-8 byte-order mark it may start with.
+std::string_view WithoutByteOrderMark(std::string_view s);
 
 }  // namespace colo::profile

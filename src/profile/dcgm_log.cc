@@ -1,6 +1,7 @@
 #include "profile/dcgm_log.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "profile/csv.h"
@@ -17,6 +18,18 @@ struct Mean {
     return sum / static_cast<double>(n) * scale;
   }
 };
+
+// The largest value a field can hold: DCGM's profiling fields are ratios,
+// GPUTL / MCUTL are percentages; other fields are not checked.
+double MaxValue(const std::string& field) {
+  static const char* kRatios[] = {"GRACT", "SMACT", "SMOCC", "TENSO", "DRAMA",
+                                  "FP64A", "FP32A", "FP16A"};
+  for (const char* r : kRatios) {
+    if (field == r) return 1;
+  }
+  if (field == "GPUTL" || field == "MCUTL") return 100;
+  return std::numeric_limits<double>::infinity();
+}
 
 }  // namespace
 
@@ -78,6 +91,13 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
                                       "': expected a number or N/A, got '" +
                                       cell + "'");
         }
+        const double max = MaxValue(header[i]);
+        if (v < 0 || v > max) {
+          return InvalidArgumentError(
+              where + ": column '" + header[i] + "': " + cell +
+              " is out of range, expected " +
+              (max == 1 ? "a ratio in [0, 1]" : "a percentage in [0, 100]"));
+        }
         values.emplace_back(v);
       }
       samples.push_back(std::move(values));
@@ -125,6 +145,14 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
         std::to_string(samples.size()) +
         " found, skip_first = " + std::to_string(o.skip_first) +
         (o.skip_idle ? ", idle samples skipped" : "") + ")");
+  }
+  if (smact.n == 0 && smocc.n == 0 && drama.n == 0) {
+    return InvalidArgumentError(
+        path + ": SMACT, SMOCC and DRAMA are N/A in all " +
+        std::to_string(out.samples) + " samples of GPU " +
+        std::to_string(o.gpu) +
+        " (profiling metrics need a datacenter GPU and a DCGM host engine "
+        "with profiling enabled)");
   }
   out.gpu_util_pct = gputl.Get(1.0);
   out.sm_active_pct = smact.Get(100.0);

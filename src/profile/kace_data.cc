@@ -89,7 +89,11 @@ Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(
 
 Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
     const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
+  // The artifact's sweeps stop early for some workloads: short rows are
+  // real, and read as the points they hold.
+  CsvOptions ragged;
+  ragged.rows_as_wide_as_header = false;
+  COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path, ragged));
   if (t.header.size() < 2) {
     return InvalidArgumentError(path +
                                 ": expected columns workload,10,20,...,100");
@@ -110,6 +114,12 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
   std::map<std::string, std::vector<MpsPoint>> out;
   for (const CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, 0));
+    if (r.cells.size() > t.header.size()) {
+      return InvalidArgumentError(t.Where(r) + ": " +
+                                  std::to_string(r.cells.size()) +
+                                  " fields, more than the header's " +
+                                  std::to_string(t.header.size()));
+    }
     std::vector<int> filled;
     for (size_t i = 1; i < r.cells.size() && i <= pcts.size(); ++i) {
       if (!TrimmedCopy(r.cells[i]).empty()) filled.push_back(static_cast<int>(i));

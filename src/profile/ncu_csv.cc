@@ -1,6 +1,7 @@
 #include "profile/ncu_csv.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -36,10 +37,37 @@ Result<TableStart> FindTable(std::string_view text, const std::string& path) {
       "`ncu --csv --page raw`)");
 }
 
+// Whether the commas of `s` are thousands separators: they all sit in the
+// integer part ([sign]digits, before any '.' or exponent), which reads as 1-3
+// digits followed by groups of exactly 3. "1,02" (a decimal comma) is not.
+bool CommasSeparateThousands(std::string_view s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  size_t end = i;
+  while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == ','))
+    ++end;
+  if (s.find(',', end) != std::string_view::npos) return false;
+  const std::string_view integer = s.substr(i, end - i);
+  size_t group = 0;
+  bool first = true;
+  for (char c : integer) {
+    if (c != ',') {
+      ++group;
+      continue;
+    }
+    if (group == 0 || group > 3 || (!first && group != 3)) return false;
+    first = false;
+    group = 0;
+  }
+  return first || group == 3;
+}
+
 // A number as ncu prints it: thousands separators allowed, "n/a" not.
 bool ParseNcuNumber(std::string_view cell, double* out) {
   std::string s = TrimmedCopy(cell);
-  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  if (s.find(',') != std::string::npos) {
+    if (!CommasSeparateThousands(s)) return false;
+    s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  }
   return ParseFiniteDouble(s, out);
 }
 
@@ -125,6 +153,8 @@ std::string KernelTag(const std::string& path, const RawKernel& k, int line) {
          k.name + "'";
 }
 
+constexpr double kMaxPercentOfPeak = 110;
+
 // Converts one metric to colo's unit (ns, %, bytes, count).
 Result<double> Convert(const std::string& path, const RawKernel& k,
                        const MetricSpec& spec, const RawMetric& m) {
@@ -136,6 +166,16 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
                                 m.value + "'");
   }
   if (v < 0) return InvalidArgumentError(tag + ": negative value " + m.value);
+  // Every value ends up a 64-bit integer (ns, bytes, counts); a kernel of
+  // more than 10^15 of anything is a unit mistake, not a measurement.
+  constexpr double kMaxConverted = 1e15;
+  auto checked = [&](double converted) -> Result<double> {
+    if (converted > kMaxConverted) {
+      return InvalidArgumentError(tag + ": " + TrimmedCopy(m.value) + " " +
+                                  m.unit + " is out of range");
+    }
+    return converted;
+  };
   switch (spec.kind) {
     case MetricSpec::kTime: {
       const double f = NanosPer(m.unit);
@@ -144,12 +184,19 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
                                     "' is not a time unit (expected nsecond, "
                                     "usecond, msecond, second)");
       }
-      return v * f;
+      return checked(v * f);
     }
     case MetricSpec::kPercent:
       if (m.unit != "%") {
         return InvalidArgumentError(tag + ": unit '" + m.unit +
                                     "', expected '%'");
+      }
+      // A percentage of peak; ncu's rounding can put it a little above 100,
+      // nothing real puts it far above.
+      if (v > kMaxPercentOfPeak) {
+        return InvalidArgumentError(tag + ": " + m.value +
+                                    "% of peak, expected at most " +
+                                    std::to_string(static_cast<int>(kMaxPercentOfPeak)) + "%");
       }
       return v;
     case MetricSpec::kBytes: {
@@ -159,10 +206,16 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
             tag + ": unit '" + m.unit +
             "' is not a size unit (expected byte, Kbyte, Mbyte, Gbyte)");
       }
-      return v * f;
+      return checked(v * f);
     }
     case MetricSpec::kCount:
-      return v;
+      if (m.unit != "" && m.unit != "register/thread" && m.unit != "thread" &&
+          m.unit != "block") {
+        return InvalidArgumentError(tag + ": unit '" + m.unit +
+                                    "', expected a count (no unit, "
+                                    "register/thread, thread or block)");
+      }
+      return checked(v);
   }
   return v;
 }
@@ -184,6 +237,25 @@ Result<double> DetailsMetric(const std::string& path, const RawKernel& k,
     }
     if (!found && !it->second.empty()) found = &it->second.front();
     if (found) break;
+  }
+  if (found) {
+    // The same metric twice in one unit (two exports pasted together, a
+    // kernel ID reused) would otherwise be settled silently by file order.
+    for (const std::string& name : spec.details) {
+      auto it = k.metrics.find(name);
+      if (it == k.metrics.end()) continue;
+      for (const RawMetric& m : it->second) {
+        if (&m != found && m.unit == found->unit &&
+            TrimmedCopy(m.value) != TrimmedCopy(found->value)) {
+          return InvalidArgumentError(
+              KernelTag(path, k, m.line) + ": metric '" + spec.what +
+              "' is " + TrimmedCopy(m.value) + " " + m.unit + " here but " +
+              TrimmedCopy(found->value) + " " + found->unit + " at line " +
+              std::to_string(found->line) +
+              " (one kernel ID per launch expected)");
+        }
+      }
+    }
   }
   if (!found) {
     return InvalidArgumentError(
@@ -328,14 +400,24 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
                                            const std::string& path,
                                            const NcuImportOptions& options) {
   COLO_ASSIGN_OR_RETURN(TableStart start, FindTable(text, path));
+  CsvOptions csv;
+  csv.rows_as_wide_as_header = false;  // checked below, after the trailers
   COLO_ASSIGN_OR_RETURN(CsvTable table,
-                        ParseCsv(text.substr(start.offset), path));
+                        ParseCsv(text.substr(start.offset), path, csv));
   // ParseCsv numbers lines from the table's start; report file lines.
   for (CsvRow& r : table.rows) r.line += start.line - 1;
   // Trailing "==PROF== Disconnected ..." lines are not rows of the table.
   std::erase_if(table.rows, [](const CsvRow& r) {
     return r.cells.size() == 1 && TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
   });
+  for (const CsvRow& r : table.rows) {
+    if (r.cells.size() != table.header.size()) {
+      return InvalidArgumentError(table.Where(r) + ": expected " +
+                                  std::to_string(table.header.size()) +
+                                  " fields like the header, found " +
+                                  std::to_string(r.cells.size()));
+    }
+  }
 
   COLO_ASSIGN_OR_RETURN(int c_id, table.Column("ID"));
   COLO_ASSIGN_OR_RETURN(int c_name, table.Column("Kernel Name"));
@@ -418,13 +500,16 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     std::map<std::string, int> cols;
     for (size_t i = 0; i < table.header.size(); ++i)
       cols[table.header[i]] = static_cast<int>(i);
+    std::map<std::pair<std::string, std::string>, int> seen_ids;
     for (size_t i = 1; i < table.rows.size(); ++i) {
       const CsvRow& r = table.rows[i];
-      if (r.cells.size() != table.header.size()) {
-        return InvalidArgumentError(table.Where(r) + ": expected " +
-                                    std::to_string(table.header.size()) +
-                                    " fields like the header, found " +
-                                    std::to_string(r.cells.size()));
+      const auto key = std::make_pair(cell(r, c_pid), cell(r, c_id));
+      if (auto [it, fresh] = seen_ids.emplace(key, r.line); !fresh) {
+        return InvalidArgumentError(
+            table.Where(r) + ": kernel ID " + key.second +
+            (key.first.empty() ? "" : " of process " + key.first) +
+            " appears again (first at line " + std::to_string(it->second) +
+            "; one row per kernel launch expected)");
       }
       RawKernel rk;
       rk.id = cell(r, c_id);

@@ -28,9 +28,9 @@ std::vector<Line> Lines(std::string_view text) {
   return out;
 }
 
-// Accumulates one GPU's samples.
+// Accumulates one GPU's samples (a sample without an SM figure is skipped).
 struct Series {
-  std::vector<double> sm;
+  std::vector<std::optional<double>> sm;
   std::vector<std::optional<double>> mem, fb;
 };
 
@@ -40,10 +40,15 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
   out.format = std::move(format);
   double sm = 0, mem = 0, fb = -1;
   int64_t n = 0, n_mem = 0;
+  int64_t n_without_sm = 0;
   for (size_t i = 0; i < s.sm.size(); ++i) {
     if (static_cast<int64_t>(i) < o.skip_first) continue;
-    if (o.skip_idle && s.sm[i] == 0) continue;
-    sm += s.sm[i];
+    if (!s.sm[i]) {
+      ++n_without_sm;
+      continue;
+    }
+    if (o.skip_idle && *s.sm[i] == 0) continue;
+    sm += *s.sm[i];
     ++n;
     if (s.mem[i]) {
       mem += *s.mem[i];
@@ -56,7 +61,11 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
         path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
         std::to_string(s.sm.size()) +
         " found, skip_first = " + std::to_string(o.skip_first) +
-        (o.skip_idle ? ", idle samples skipped" : "") + ")");
+        (o.skip_idle ? ", idle samples skipped" : "") +
+        (n_without_sm > 0 ? ", " + std::to_string(n_without_sm) +
+                                " without an 'sm' figure ('-')"
+                          : "") +
+        ")");
   }
   out.samples = n;
   out.sm_util_pct = sm / static_cast<double>(n);
@@ -65,16 +74,22 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
   return out;
 }
 
-// A cell of a whitespace table: a number, or "-" (not available).
+// A cell of a whitespace table: a number in [0, max], or "-" (not
+// available).
 Result<std::optional<double>> Cell(const std::string& tok,
                                    const std::string& where,
-                                   const std::string& column) {
+                                   const std::string& column, double max) {
   if (tok == "-" || tok == "N/A") return std::optional<double>();
   double v = 0;
   if (!ParseFiniteDouble(tok, &v)) {
     return InvalidArgumentError(where + ": column '" + column +
                                 "': expected a number or '-', got '" + tok +
                                 "'");
+  }
+  if (v < 0 || v > max) {
+    return InvalidArgumentError(where + ": column '" + column + "': " + tok +
+                                " is out of range, expected a number in [0, " +
+                                std::to_string(static_cast<long long>(max)) + "]");
   }
   return std::optional<double>(v);
 }
@@ -133,15 +148,22 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
           where + ": no 'sm' column (run nvidia-smi dmon/pmon with -s u)");
     }
     COLO_ASSIGN_OR_RETURN(std::optional<double> sm,
-                          Cell(row["sm"], where, "sm"));
+                          Cell(row["sm"], where, "sm", 100));
     std::optional<double> mem, fb;
     if (row.count("mem")) {
-      COLO_ASSIGN_OR_RETURN(mem, Cell(row["mem"], where, "mem"));
+      COLO_ASSIGN_OR_RETURN(mem, Cell(row["mem"], where, "mem", 100));
     }
     if (row.count("fb")) {
-      COLO_ASSIGN_OR_RETURN(fb, Cell(row["fb"], where, "fb"));
+      COLO_ASSIGN_OR_RETURN(fb, Cell(row["fb"], where, "fb", 1e9));
     }
-    s.sm.push_back(sm.value_or(0));  // pmon prints "-" for an idle process
+    // pmon prints "-" for a process that used no SM or memory bandwidth in
+    // the sample (0%); dmon prints it for a figure it could not read, which
+    // is left out of the mean.
+    if (pmon) {
+      if (!sm) sm = 0;
+      if (row.count("mem") && !mem) mem = 0;
+    }
+    s.sm.push_back(sm);
     s.mem.push_back(mem);
     s.fb.push_back(fb);
   }
@@ -162,17 +184,32 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
 }
 
 // "91 %" -> 91, "419 MiB" -> 419; "[N/A]" / "[Not Supported]" -> nullopt.
+// A unit in the cell must be the one in the header's brackets
+// ("memory.used [MiB]"), and the value must lie in [0, max].
 Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r,
-                                         int col) {
+                                         int col, double max) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
   std::vector<std::string> tok = SplitWhitespace(cell);
   if (!tok.empty() && tok[0].front() == '[') return std::optional<double>();
+  const std::string& name = t.header[col];
   double v = 0;
   if (tok.empty() || tok.size() > 2 || !ParseFiniteDouble(tok[0], &v)) {
     return InvalidArgumentError(
-        t.Where(r) + ": column '" + t.header[col] +
+        t.Where(r) + ": column '" + name +
         "': expected a number with an optional unit, got '" +
         std::string(cell) + "'");
+  }
+  const size_t open = name.find('['), close = name.find(']');
+  if (tok.size() == 2 && open != std::string::npos && close > open &&
+      tok[1] != name.substr(open + 1, close - open - 1)) {
+    return InvalidArgumentError(t.Where(r) + ": column '" + name +
+                                "': unit '" + tok[1] + "', expected '" +
+                                name.substr(open + 1, close - open - 1) + "'");
+  }
+  if (v < 0 || v > max) {
+    return InvalidArgumentError(t.Where(r) + ": column '" + name + "': " +
+                                tok[0] + " is out of range, expected [0, " +
+                                std::to_string(static_cast<long long>(max)) + "]");
   }
   return std::optional<double>(v);
 }
@@ -226,7 +263,7 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
       continue;  // repeated header
     if (c_index) {
       COLO_ASSIGN_OR_RETURN(std::optional<double> idx,
-                            QueryValue(t, r, *c_index));
+                            QueryValue(t, r, *c_index, 1e6));
       if (!idx || static_cast<int>(*idx) != o.gpu) continue;
     } else if (o.devices_per_sample > 0) {
       if (static_cast<int>(i % static_cast<size_t>(o.devices_per_sample)) !=
@@ -238,17 +275,17 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
           " (add index to --query-gpu, or give devices_per_sample)");
     }
     COLO_ASSIGN_OR_RETURN(std::optional<double> util,
-                          QueryValue(t, r, *c_util));
+                          QueryValue(t, r, *c_util, 100));
     if (!util) {
       return InvalidArgumentError(t.Where(r) +
                                   ": utilization.gpu not available ('[N/A]')");
     }
     std::optional<double> mem, used;
     if (c_mem) {
-      COLO_ASSIGN_OR_RETURN(mem, QueryValue(t, r, *c_mem));
+      COLO_ASSIGN_OR_RETURN(mem, QueryValue(t, r, *c_mem, 100));
     }
     if (c_used) {
-      COLO_ASSIGN_OR_RETURN(used, QueryValue(t, r, *c_used));
+      COLO_ASSIGN_OR_RETURN(used, QueryValue(t, r, *c_used, 1e9));
     }
     s.sm.push_back(*util);
     s.mem.push_back(mem);

@@ -152,6 +152,27 @@ TEST(PlannerTest, MigWhenInstancesBeatSharing) {
       PlanPlacement({a, b}, ProductModel(), *GpuPreset("V100"), o).ok());
 }
 
+TEST(PlannerTest, MigInstancesKeepTheReserveFree) {
+  // Two 19.8 GiB jobs on one A100 (40 GiB): together they exceed the 39.5
+  // GiB MPS leaves; each fits a 20 GiB instance only if no reserve is kept
+  // there (real instances are 19.62 GiB, and a CUDA context needs room).
+  JobRequest a = Job("A", 100, 19.8), b = Job("B", 100, 19.8);
+  for (JobRequest* j : {&a, &b})
+    j->profile.mps_scaling = {{10, 50}, {30, 90}, {50, 95}, {100, 100}};
+  PlanOptions o;
+  o.gpus = 1;
+  o.allow_mig = true;
+  o.memory_reserve_gib = 0;
+  Result<Plan> p = PlanPlacement({a, b}, ProductModel(), *GpuPreset("A100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->gpus[0].mode, GpuMode::kMig);
+  o.memory_reserve_gib = 0.5;
+  p = PlanPlacement({a, b}, ProductModel(), *GpuPreset("A100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_NE(p->gpus[0].mode, GpuMode::kMig);
+  EXPECT_DOUBLE_EQ(p->total, 1.0);  // one runs alone, the other waits
+}
+
 // Best total by trying every assignment of each job to a GPU or the waiting
 // list (high-priority jobs must be placed).
 double BruteForce(const std::vector<JobRequest>& jobs, int gpus,

@@ -3,6 +3,7 @@
 // and line. Runs the built binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,6 +30,11 @@ class CliPredictTest : public ::testing::Test {
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p) << text;
     return p.string();
+  }
+  static std::string ReadFile(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)),
+                       std::istreambuf_iterator<char>());
   }
   ProcessResult Run(const std::vector<std::string>& args) {
     return RunColo(args, dir_);
@@ -124,6 +130,11 @@ TEST_F(CliPredictTest, TrainWritesAModelThatPlanLoads) {
                          model, "--repeat", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("training time: median"), std::string::npos);
+  // The example's model is the one this command writes (its header says
+  // so); a stale copy would plan with an older model without a word.
+  EXPECT_EQ(ReadFile(model), ReadFile(kSrc + "/examples/plan/model.json"))
+      << "regenerate it: colo predict train --kace data/kace -o "
+         "examples/plan/model.json";
   EXPECT_NE(r.out.find("residual correction: Gaussian process over 19 "
                        "training workloads"),
             std::string::npos)
@@ -229,6 +240,108 @@ TEST_F(CliPredictTest, PlanBadYamlExit2WithLine) {
   EXPECT_NE(r.err.find(jobs + ":5:"), std::string::npos) << r.err;
   r = Run({"plan", jobs, "--gpus", "2", "--mig"});
   EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST_F(CliPredictTest, ATruncatedPairsFileExit2AtItsLastLine) {
+  // Cut inside the last row's w2throughput: the row is short, not a number
+  // cut in half that happens to parse.
+  const std::string full = ReadFile(kData + "/kace/pairs_training.csv");
+  const size_t last = full.rfind('\n', full.size() - 2) + 1;
+  const std::string cut = full.substr(0, last + (full.size() - last) / 2);
+  const std::string pairs = Write("cut.csv", cut);
+  ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace",
+                         "--pairs", pairs, "--repeat", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const int lines = static_cast<int>(std::count(cut.begin(), cut.end(), '\n')) + 1;
+  EXPECT_NE(r.err.find(pairs + ":" + std::to_string(lines) + ": expected "),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliPredictTest, AnExcludedWorkloadThatDoesNotExistExit2) {
+  ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace",
+                         "--exclude", "bert-base-cased_batch8-trian"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--exclude 'bert-base-cased_batch8-trian': no "
+                       "workload of that name"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliPredictTest, FixedTermsTakeOneLambda) {
+  ProcessResult r =
+      Run({"predict", "train", "--kace", kData + "/kace", "--terms",
+           "partner.sm_util", "--lambda", "0.1", "0.0001"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give one"), std::string::npos) << r.err;
+  r = Run({"predict", "train", "--kace", kData + "/kace", "--terms",
+           "partner.sm_util", "--lambda", "0.1", "--repeat", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("terms fixed by --terms: 1 (ridge lambda 0.1"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CliPredictTest, ProfileImportRefusesValuesItWouldOtherwiseDrop) {
+  const std::string ncu = kSrc + "/tests/profile/testdata/ncu_raw.csv";
+  for (const char* v : {"nan", "inf", "0", "-5"}) {
+    ProcessResult r = Run({"profile", "import", "--name", "x",
+                           std::string("--solo-throughput=") + v});
+    EXPECT_EQ(r.exit_code, 2) << v;
+    EXPECT_NE(r.err.find("--solo-throughput: expected a finite number > 0"),
+              std::string::npos)
+        << v << ": " << r.err;
+  }
+  ProcessResult r =
+      Run({"profile", "import", "--name", "x", "--ncu", ncu, "--nvtx", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--nvtx: expected a range name"), std::string::npos)
+      << r.err;
+  r = Run({"profile", "import", "--kace", kData + "/kace", "--out-dir",
+           (dir_ / "k").string(), "--ncu", ncu});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not combine with"), std::string::npos) << r.err;
+  r = Run({"profile", "import", "--name", "x", "--smi", dir_.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+}
+
+TEST_F(CliPredictTest, PlanOptionsOutOfRangeExit2) {
+  const std::string jobs = kSrc + "/examples/plan/jobs.yaml";
+  const std::map<std::string, std::string> cases = {
+      {"--floor=0", "floor"},        {"--floor=-1", "floor"},
+      {"--floor=nan", "floor"},      {"--max-per-gpu=0", "most jobs per GPU"},
+      {"--reserve-gib=-5", "reserve"}, {"--reserve-gib=nan", "reserve"}};
+  for (const auto& [flag, what] : cases) {
+    ProcessResult r = Run({"plan", jobs, "--gpus", "2", flag});
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.out;
+    EXPECT_NE(r.err.find(what), std::string::npos) << flag << ": " << r.err;
+  }
+}
+
+TEST_F(CliPredictTest, PlanNamesTheJobWhoseProfileTheModelCannotRead) {
+  // A profile with system metrics only: the model needs kernel features.
+  const std::string prof = Write(
+      "profiles/bare.json",
+      "{\"format\": \"colo.workload_profile/1\", \"name\": \"bare\", "
+      "\"system\": {\"sm_util_pct\": 50}, \"solo_throughput\": 10}\n");
+  Write("profiles/bert-base-cased_batch8-train.json",
+        ReadFile(kSrc +
+                 "/examples/plan/profiles/bert-base-cased_batch8-train.json"));
+  const std::string jobs = Write("jobs.yaml",
+                                 "model: " + kSrc +
+                                     "/examples/plan/model.json\n"
+                                     "profiles: profiles\n"
+                                     "jobs:\n"
+                                     "  - name: first\n"
+                                     "    profile: bert-base-cased_batch8-train\n"
+                                     "  - name: second\n"
+                                     "    profile: bare\n"
+                                     "    memory_gib: 4\n");
+  ProcessResult r = Run({"plan", jobs, "--gpus", "2"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(jobs + ":6: job 'second': "), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -43,9 +43,41 @@ TEST(CsvTest, UnterminatedQuoteNamesItsLine) {
   EXPECT_THAT(t.status().message(), HasSubstr("u.csv:3"));
 }
 
+TEST(CsvTest, RowsOfAnotherWidthThanTheHeaderAreErrorsAtTheirLine) {
+  // A truncated file ends with a short row; a pasted one can hold a long one.
+  for (const char* text : {"a,b,c\n1,2,3\n4,5\n", "a,b,c\n1,2,3\n4,5,6,7\n"}) {
+    auto t = ParseCsv(text, "w.csv");
+    ASSERT_FALSE(t.ok()) << text;
+    EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(t.status().message(), HasSubstr("w.csv:3: expected 3 fields like the header"));
+  }
+}
+
+TEST(CsvTest, DuplicateHeaderColumnIsAnError) {
+  auto t = ParseCsv("a,b,a\n1,2,3\n", "d.csv");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("d.csv:1: column 'a' appears twice"));
+}
+
+TEST(CsvTest, ALeadingByteOrderMarkIsNotPartOfTheFirstColumn) {
+  auto t = ParseCsv("\xEF\xBB\xBFworkload,x\nw,1\n", "bom.csv");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_TRUE(t->Column("workload").ok());
+}
+
+TEST(CsvTest, ADirectoryIsNotReadAsAnEmptyFile) {
+  auto t = ReadTextFile("/tmp");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(t.status().message(), HasSubstr("/tmp: is a directory"));
+}
+
 TEST(CsvTest, ShortRowErrorNamesTheLine) {
-  // Line 3 has 2 fields; asking for the third (column 'c') is an error there.
-  auto t = ParseCsv("a,b,c\n1,2,3\n4,5\n", "short.csv");
+  // Ragged rows allowed: line 3 has 2 fields; asking for the third (column
+  // 'c') is an error there.
+  CsvOptions ragged;
+  ragged.rows_as_wide_as_header = false;
+  auto t = ParseCsv("a,b,c\n1,2,3\n4,5\n", "short.csv", ragged);
   ASSERT_TRUE(t.ok());
   auto cell = t->Cell(t->rows[1], 2);
   ASSERT_FALSE(cell.ok());

@@ -70,6 +70,20 @@ TEST(DcgmLogTest, Errors) {
       "d.log");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_NEAR(*s->sm_active_pct, 40.0, 1e-12);
+  // Ratios outside [0, 1] are a unit mistake, named where they are.
+  s = ParseDcgmLog(hdr + "GPU 0     1.5     0.2     0.1\n", "d.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "d.log:3: column 'SMACT': 1.5 is out of range, expected a "
+                "ratio in [0, 1]"),
+            std::string::npos)
+      << s.status().message();
+  // Every profiling figure N/A: an error, not an empty profile.
+  s = ParseDcgmLog(hdr + "GPU 0     N/A     N/A     N/A\n", "d.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("N/A in all 1 samples"),
+            std::string::npos)
+      << s.status().message();
 }
 
 }  // namespace

@@ -86,6 +86,84 @@ TEST(NcuCsvTest, MillisecondsInTheRawPage) {
   EXPECT_EQ((*k)[1].duration.count(), 48350000);
 }
 
+TEST(NcuCsvTest, ACommaIsAThousandsSeparatorOnlyBetweenGroupsOfThree) {
+  // "1,020.00" usecond is 1.02 ms (the fixture); "1,02" is a decimal comma
+  // from another locale, and reading it as 102 would be silently 100x off.
+  const std::string raw = Fixture("ncu_raw.csv");
+  for (const char* cell : {"\"1,02\"", "\"1,02,0.00\"", "\"10,20.5\"",
+                           "\",020\"", "\"1.020,5\""}) {
+    Result<std::vector<NcuKernel>> k =
+        ParseNcuCsv(Replace(raw, "\"1,020.00\"", cell), "r.csv");
+    ASSERT_FALSE(k.ok()) << cell;
+    EXPECT_NE(k.status().message().find("r.csv:4:"), std::string::npos)
+        << k.status().message();
+    EXPECT_NE(k.status().message().find("expected a finite number"),
+              std::string::npos)
+        << k.status().message();
+  }
+  Result<std::vector<NcuKernel>> k =
+      ParseNcuCsv(Replace(raw, "\"1,020.00\"", "\"1,234,567\""), "r.csv");
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ((*k)[0].duration.count(), 1234567000);
+}
+
+TEST(NcuCsvTest, APercentageFarAbovePeakOrAHugeValueIsAnErrorAtItsLine) {
+  const std::string raw = Fixture("ncu_raw.csv");
+  Result<std::vector<NcuKernel>> k =
+      ParseNcuCsv(Replace(raw, "\"12.30\"", "\"250\""), "r.csv");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("r.csv:4: kernel ID 0"),
+            std::string::npos)
+      << k.status().message();
+  EXPECT_NE(k.status().message().find("250% of peak"), std::string::npos)
+      << k.status().message();
+  k = ParseNcuCsv(Replace(raw, "\"1,020.00\"", "\"1e308\""), "r.csv");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("r.csv:4:"), std::string::npos)
+      << k.status().message();
+  EXPECT_NE(k.status().message().find("out of range"), std::string::npos)
+      << k.status().message();
+}
+
+TEST(NcuCsvTest, AKernelIdTwiceIsAnError) {
+  // Raw page: the row of kernel 0 pasted twice.
+  std::string raw = Fixture("ncu_raw.csv");
+  const size_t row = raw.find("\n\"0\",") + 1;
+  const size_t end = raw.find('\n', row) + 1;
+  raw.insert(end, raw.substr(row, end - row));
+  Result<std::vector<NcuKernel>> k = ParseNcuCsv(raw, "r.csv");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find(
+                "r.csv:5: kernel ID 0 of process 4242 appears again (first "
+                "at line 4"),
+            std::string::npos)
+      << k.status().message();
+  // Details page: a second Duration row for kernel 0 with another value.
+  std::string details = Fixture("ncu_details.csv");
+  const size_t d = details.find("\"Duration\",\"msecond\"");
+  ASSERT_NE(d, std::string::npos);
+  const size_t start = details.rfind('\n', d) + 1;
+  const size_t stop = details.find('\n', d) + 1;
+  std::string copy = details.substr(start, stop - start);
+  copy = Replace(copy, "\"Duration\",\"msecond\",\"", "\"Duration\",\"msecond\",\"9");
+  details.insert(stop, copy);
+  k = ParseNcuCsv(details, "d.csv");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("metric 'Duration' is 9"),
+            std::string::npos)
+      << k.status().message();
+}
+
+TEST(NcuCsvTest, ACountWithAnUnknownUnitIsAnError) {
+  std::string raw = Fixture("ncu_raw.csv");
+  Result<std::vector<NcuKernel>> k = ParseNcuCsv(
+      Replace(raw, "\"register/thread\"", "\"furlong\""), "r.csv");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("unit 'furlong', expected a count"),
+            std::string::npos)
+      << k.status().message();
+}
+
 TEST(NcuCsvTest, NvtxFilter) {
   NcuImportOptions o;
   o.nvtx_range = "train_step";

@@ -190,7 +190,7 @@ TEST(OrionTableTest, MalformedTablesNameFileAndLine) {
   ExpectBad("dur_neg", std::string(kHeader) + "Conv,1,0,1,-5\n",
             ":2:", "column 'Duration'");
   ExpectBad("short", std::string(kHeader) + "Conv,1,0,1\n",
-            ":2:", "expected 5 fields as in the header, found 4");
+            ":2:", "expected 5 fields like the header, found 4");
   ExpectBad("empty_cell", std::string(kHeader) + "Conv,1,0,,10\n",
             ":2:", "column 'SM_usage': expected a finite number, got ''");
   ExpectBad("nan", std::string(kHeader) + "Conv,nan,0,1,10\n",

@@ -125,6 +125,47 @@ TEST(SmiLogTest, BadCellNamesFileLineAndColumn) {
       << s.status().message();
 }
 
+TEST(SmiLogTest, DmonLeavesAMissingSmFigureOutInsteadOfCountingZero) {
+  // dmon prints '-' for a figure it could not read: the mean is 80, not 40.
+  const std::string hdr = "# gpu sm mem fb\n# Idx % % MB\n";
+  Result<SmiSummary> s =
+      ParseSmiLog(hdr + "    0  80  40  1000\n    0   -  40  1000\n", "d.log");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 80.0);
+  EXPECT_EQ(s->samples, 1);
+  // No figure at all: an error, not a 0% GPU.
+  s = ParseSmiLog(hdr + "    0   -  40  1000\n    0   -  40  1000\n", "d.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("2 without an 'sm' figure"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST(SmiLogTest, PercentagesOutsideZeroToAHundredAreErrorsAtTheirLine) {
+  const std::string hdr = "# gpu sm mem\n# Idx % %\n";
+  for (const char* row : {"    0 -50 40\n", "    0 150 40\n", "    0 50 101\n"}) {
+    Result<SmiSummary> s = ParseSmiLog(hdr + row, "d.log");
+    ASSERT_FALSE(s.ok()) << row;
+    EXPECT_NE(s.status().message().find("d.log:3: column '"), std::string::npos)
+        << s.status().message();
+    EXPECT_NE(s.status().message().find("out of range"), std::string::npos)
+        << s.status().message();
+  }
+}
+
+TEST(SmiLogTest, QueryGpuCellInAnotherUnitThanItsHeaderIsAnError) {
+  const std::string text =
+      "index, utilization.gpu [%], memory.used [MiB]\n"
+      "0, 91 %, 14000 MiB\n"
+      "0, 91 %, 1000 KiB\n";
+  Result<SmiSummary> s = ParseSmiLog(text, "q.csv");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "q.csv:3: column 'memory.used [MiB]': unit 'KiB', expected 'MiB'"),
+            std::string::npos)
+      << s.status().message();
+}
+
 TEST(SmiLogTest, QueryGpuNotAvailableUtilizationIsAnError) {
   const std::string text =
       "index, name, utilization.gpu [%], utilization.memory [%], memory.used "
