@@ -180,10 +180,10 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
     s.mean_p99 += p99 / specs.size();
     s.worst_p99 = std::max(s.worst_p99, p99);
     s.mean_stp += r->system_throughput / specs.size();
-    s.mean_be += r->jobs[1].normalized / specs.size();
+    s.mean_be += r->jobs[1].normalized.value_or(0) / specs.size();
     if (verbose) {
       std::printf("  %-17s %-42s p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f\n", sched::PolicyName(policy),
-                  spec.name.c_str(), 100 * p99, r->jobs[0].normalized, r->jobs[1].normalized,
+                  spec.name.c_str(), 100 * p99, r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
                   r->system_throughput);
     }
   }

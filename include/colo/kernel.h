@@ -20,6 +20,10 @@ struct Dim3 {
   int64_t Count() const { return x * y * z; }
 };
 
+// CUDA's grid limits (compute capability 3.0 and later).
+inline constexpr int64_t kMaxGridX = 2147483647;
+inline constexpr int64_t kMaxGridYZ = 65535;
+
 struct KernelDesc {
   std::string name;
   Dim3 grid;                         // blocks.

@@ -27,9 +27,13 @@ const char* PriorityClassName(PriorityClass c);  // "high", "best-effort"
 const char* WorkloadKindName(WorkloadKind k);    // "training", "inference"
 const char* ArrivalKindName(ArrivalKind k);      // "poisson", "fixed", "trace"
 
+// A million requests per second: one every microsecond, far above what any
+// one GPU service sees, and low enough that a run's arrivals stay countable.
+inline constexpr double kMaxArrivalRatePerS = 1e6;
+
 struct ArrivalSpec {
   ArrivalKind kind = ArrivalKind::kPoisson;
-  double rate_per_s = 0;          // requests per second (poisson, fixed). Must be > 0.
+  double rate_per_s = 0;          // requests per second (poisson, fixed): (0, kMaxArrivalRatePerS].
   std::vector<Duration> offsets;  // trace: arrival times from the job's start, non-decreasing.
 };
 

@@ -24,6 +24,13 @@ Status KernelDesc::Validate() const {
   };
   if (grid.x < 1 || grid.y < 1 || grid.z < 1) return bad("grid dimensions must be >= 1");
   if (block.x < 1 || block.y < 1 || block.z < 1) return bad("block dimensions must be >= 1");
+  // CUDA's launch limits (every architecture colo models): gridDim.x up to
+  // 2^31 - 1, gridDim.y/z up to 65535; blockDim.z up to 64.
+  if (grid.x > kMaxGridX || grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) {
+    return bad("grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+               std::to_string(grid.z) + ") exceeds CUDA's limits (2147483647, 65535, 65535)");
+  }
+  if (block.z > 64) return bad("block z of " + std::to_string(block.z) + " exceeds CUDA's limit of 64");
   if (registers_per_thread < 1) return bad("registers_per_thread must be >= 1");
   if (shared_mem_per_block < 0) return bad("shared_mem_per_block must be >= 0");
   if (solo_duration.count() <= 0) return bad("solo duration must be > 0");

@@ -42,8 +42,8 @@ Status Workload::Validate() const {
                      std::to_string(i + 1) + ")");
         }
       }
-    } else if (!(arrivals.rate_per_s > 0)) {
-      return bad("arrival rate must be > 0 requests/s, got " + std::to_string(arrivals.rate_per_s));
+    } else if (!(arrivals.rate_per_s > 0 && arrivals.rate_per_s <= kMaxArrivalRatePerS)) {
+      return bad("arrival rate must be in (0, 1e6] requests/s, got " + std::to_string(arrivals.rate_per_s));
     }
   }
   return OkStatus();

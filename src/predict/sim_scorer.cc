@@ -33,7 +33,14 @@ Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a,
   COLO_ASSIGN_OR_RETURN(sim::RunReport r, sim::RunScenario(spec));
   if (r.jobs.size() != 2)
     return InternalError("simulated pair: expected two job reports");
-  return PairPrediction{r.jobs[0].normalized, r.jobs[1].normalized};
+  for (const sim::JobReport& j : r.jobs) {
+    if (!j.normalized) {
+      return FailedPreconditionError("simulated pair: job '" + j.name +
+                                     "' completed nothing alone in " +
+                                     FormatDuration(o.duration));
+    }
+  }
+  return PairPrediction{*r.jobs[0].normalized, *r.jobs[1].normalized};
 }
 
 Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data,

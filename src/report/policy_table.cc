@@ -40,7 +40,7 @@ PolicySummary SummarizeRun(const sim::RunReport& report) {
       }
       if (j.p99_overhead) overhead.push_back(*j.p99_overhead);
     } else {
-      be.push_back(j.normalized);
+      if (j.normalized) be.push_back(*j.normalized);
     }
   }
   s.hp_p50_ms = Mean(p50);

@@ -50,7 +50,7 @@ Json Job(const sim::JobReport& job) {
   j["kernels"] = job.kernels;
   j["solo_throughput"] = Number(job.solo_throughput);
   j["shared_throughput"] = Number(job.shared_throughput);
-  j["normalized"] = Number(job.normalized);
+  j["normalized"] = job.normalized ? Number(*job.normalized) : Json(nullptr);
   j["p99_overhead"] =
       job.p99_overhead ? Number(*job.p99_overhead) : Json(nullptr);
   j["shared_latency"] = Latency(job.shared_latency);

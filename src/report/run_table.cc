@@ -76,7 +76,7 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
         std::to_string(j.completed),
         Fixed(j.solo_throughput, 2),
         Fixed(j.shared_throughput, 2),
-        Fixed(j.normalized, 3),
+        j.normalized ? Fixed(*j.normalized, 3) : "-",
         Ms(j.shared_latency, &sim::LatencyStats::p50),
         Ms(j.shared_latency, &sim::LatencyStats::p95),
         Ms(j.shared_latency, &sim::LatencyStats::p99),

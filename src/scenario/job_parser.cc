@@ -18,11 +18,11 @@ constexpr const char* kArrivalsExpected =
     "a mapping with one of poisson: <requests/s>, fixed: <requests/s> or "
     "trace: <file>";
 
-Duration FromMicros(double us) { return Duration(std::llround(us * 1e3)); }
-Duration FromMillis(double ms) { return Duration(std::llround(ms * 1e6)); }
-
-bool NonNegative(double x) { return x >= 0; }
-bool Positive(double x) { return x > 0; }
+std::string FormatRate(double r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", r);
+  return text;
+}
 
 Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
                                   const std::string& base_dir) {
@@ -51,8 +51,11 @@ Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
   }
   arrivals.kind = keys.front() == "poisson" ? ArrivalKind::kPoisson
                                             : ArrivalKind::kFixedRate;
-  COLO_ASSIGN_OR_RETURN(arrivals.rate_per_s,
-                        v.Number("a number > 0 (requests/s)", Positive));
+  COLO_ASSIGN_OR_RETURN(
+      arrivals.rate_per_s,
+      v.Number("a number > 0 and at most " + FormatRate(kMaxArrivalRatePerS) +
+                   " (requests/s)",
+               [](double x) { return x > 0 && x <= kMaxArrivalRatePerS; }));
   return arrivals;
 }
 
@@ -66,8 +69,12 @@ Result<MemorySpec> ParseMemory(const YamlValue& value) {
       {"ephemeral_mb", &memory.ephemeral_peak_bytes}};
   for (auto [key, out] : fields) {
     if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(double mb,
-                            v->Number("a number >= 0 (MiB)", NonNegative));
+      // 2^40 MiB (1 EiB) keeps the bytes inside int64.
+      COLO_ASSIGN_OR_RETURN(
+          double mb, v->Number("a number >= 0 and at most 1099511627776 (MiB)",
+                               [](double x) {
+                                 return x >= 0 && x <= 1099511627776.0;
+                               }));
       *out = std::llround(mb * kMiB);
     }
   }
@@ -140,15 +147,13 @@ Status ParseTiming(const YamlMap& map, Workload* w, sim::JobSpec* job) {
       {"kernel_gap_us", &w->kernel_gap}};
   for (auto [key, out] : gaps) {
     if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(
-          double us, v->Number("a number >= 0 (microseconds)", NonNegative));
-      *out = FromMicros(us);
+      COLO_ASSIGN_OR_RETURN(*out,
+                            v->Time(YamlValue::TimeUnit::kMicroseconds, true));
     }
   }
   if (auto v = map.Get("start_ms")) {
-    COLO_ASSIGN_OR_RETURN(
-        double ms, v->Number("a number >= 0 (milliseconds)", NonNegative));
-    job->start = FromMillis(ms);
+    COLO_ASSIGN_OR_RETURN(job->start,
+                          v->Time(YamlValue::TimeUnit::kMilliseconds, true));
   }
   return OkStatus();
 }

@@ -56,18 +56,12 @@ Result<sched::PolicyKind> ParseName(const YamlValue& value) {
 // Reads one option's number into `options` (in its unit, rounded to ns).
 Status ParseOption(const OptionKey& key, const YamlValue& value,
                    sched::PolicyOptions* options) {
-  const std::string unit = key.unit == Microseconds(1) ? "microseconds"
-                                                       : "milliseconds";
-  const std::string range = key.zero_ok ? ">= 0" : "> 0";
   COLO_ASSIGN_OR_RETURN(
-      double x, value.Number("a number " + range + " (" + unit + ")",
-                             [](double v) { return std::abs(v) < 1e12; }));
-  const Duration d(std::llround(x * static_cast<double>(key.unit.count())));
-  if (x < 0 || (!key.zero_ok && d.count() <= 0)) {
-    return value.Error(std::string(key.name) + " must be " + range + " (" +
-                       unit + "), got " + value.Describe());
-  }
-  options->*key.field = d;
+      options->*key.field,
+      value.Time(key.unit == Microseconds(1)
+                     ? YamlValue::TimeUnit::kMicroseconds
+                     : YamlValue::TimeUnit::kMilliseconds,
+                 key.zero_ok));
   options->explicitly_set.push_back(key.name);
   return OkStatus();
 }

@@ -25,24 +25,18 @@ constexpr const char* kTopExpected =
 constexpr int kMigComputeSlices = 7;
 constexpr int kMigMemoryEighths = 8;
 
-Duration FromMicros(double us) { return Duration(std::llround(us * 1e3)); }
-
 Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(YamlMap map,
                         value.Map("a mapping {quantum_us, switch_cost_us}",
                                   {"quantum_us", "switch_cost_us"}));
   sim::TimeSliceOptions options;
   if (auto v = map.Get("quantum_us")) {
-    COLO_ASSIGN_OR_RETURN(double us,
-                          v->Number("a number > 0 (microseconds)",
-                                    [](double x) { return x >= 1e-3; }));
-    options.quantum = FromMicros(us);
+    COLO_ASSIGN_OR_RETURN(options.quantum,
+                          v->Time(YamlValue::TimeUnit::kMicroseconds, false));
   }
   if (auto v = map.Get("switch_cost_us")) {
-    COLO_ASSIGN_OR_RETURN(double us,
-                          v->Number("a number >= 0 (microseconds)",
-                                    [](double x) { return x >= 0; }));
-    options.switch_cost = FromMicros(us);
+    COLO_ASSIGN_OR_RETURN(options.switch_cost,
+                          v->Time(YamlValue::TimeUnit::kMicroseconds, true));
   }
   return options;
 }
@@ -126,18 +120,14 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
     spec->seed = static_cast<uint64_t>(seed);
   }
   if (auto v = top.Get("duration_s")) {
-    constexpr const char* kExpected = "a number > 0 (simulated seconds)";
-    COLO_ASSIGN_OR_RETURN(double s, v->Number(kExpected, [](double x) {
-      return x > 0 && x < 1e9;
-    }));
-    spec->duration = DurationFromSeconds(s);
-    if (spec->duration.count() <= 0) return v->Expected(kExpected);
+    COLO_ASSIGN_OR_RETURN(spec->duration,
+                          v->Time(YamlValue::TimeUnit::kSeconds, false));
   }
-  if (auto v = top.Get("sample_interval_ms")) {
+  std::optional<YamlValue> sample_interval = top.Get("sample_interval_ms");
+  if (sample_interval) {  // 0 = duration / 50
     COLO_ASSIGN_OR_RETURN(
-        double ms, v->Number("a number >= 0 (milliseconds; 0 = duration / 50)",
-                             [](double x) { return x >= 0 && x < 1e12; }));
-    spec->sample_interval = Duration(std::llround(ms * 1e6));
+        spec->sample_interval,
+        sample_interval->Time(YamlValue::TimeUnit::kMilliseconds, true));
   }
 
   COLO_ASSIGN_OR_RETURN(YamlValue jobs_value,
@@ -152,6 +142,12 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
     parsed.push_back(std::move(job));
   }
   COLO_RETURN_IF_ERROR(CheckJobsTogether(parsed, spec->gpu));
+  if (sample_interval &&
+      !sim::SampleCountIsBounded(spec->duration, spec->sample_interval)) {
+    return sample_interval->Error(
+        "gives more than " + std::to_string(sim::kMaxUtilizationSamples) +
+        " utilization samples over duration_s; expected a longer interval");
+  }
   for (ParsedJob& p : parsed) {
     for (sim::JobSpec& job : p.jobs) spec->jobs.push_back(std::move(job));
   }

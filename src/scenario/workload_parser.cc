@@ -48,8 +48,8 @@ Result<Dim3> ParseDim3(const YamlValue& value) {
   constexpr const char* kExpected =
       "an integer >= 1 or a sequence [x, y, z] of them";
   auto dim = [&](const YamlValue& v) {
-    return v.Integer(
-        kExpected, [](int64_t x) { return x >= 1 && x <= (int64_t{1} << 31); });
+    return v.Integer(kExpected,
+                     [](int64_t x) { return x >= 1 && x <= kMaxGridX; });
   };
   Dim3 d;
   if (value.node().IsScalar()) {
@@ -65,8 +65,6 @@ Result<Dim3> ParseDim3(const YamlValue& value) {
   }
   return d;
 }
-
-Duration FromMicros(double us) { return Duration(std::llround(us * 1e3)); }
 
 // One inline kernel; `repeat` copies of it are appended to `out`.
 Status ParseKernel(const YamlValue& value, size_t index,
@@ -92,9 +90,8 @@ Status ParseKernel(const YamlValue& value, size_t index,
   COLO_ASSIGN_OR_RETURN(YamlValue duration,
                         map.Require("duration_us", kDuration));
   COLO_ASSIGN_OR_RETURN(
-      double us, duration.Number(kDuration, [](double x) { return x > 0; }));
-  k.solo_duration = FromMicros(us);
-  if (k.solo_duration.count() <= 0) return duration.Expected(kDuration);
+      k.solo_duration,
+      duration.Time(YamlValue::TimeUnit::kMicroseconds, false));
   if (auto v = map.Get("registers")) {
     COLO_ASSIGN_OR_RETURN(
         int64_t r, v->Integer("an integer in 1..255 (registers per thread)",
@@ -134,6 +131,23 @@ Status ParseKernel(const YamlValue& value, size_t index,
   return OkStatus();
 }
 
+// Whether `k` can run on `gpu` as the simulator models it: its blocks fit an
+// SM, and each of its waves lasts at least the simulator's 1 ns resolution
+// (a shorter one would be stretched to 1 ns without a word).
+Status CheckKernelOnGpu(const KernelDesc& k, const GpuSpec& gpu) {
+  COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, k));
+  const int64_t slots = int64_t{gpu.sm_count} * occ.blocks_per_sm;
+  const int64_t waves = (k.Blocks() + slots - 1) / slots;
+  if (k.solo_duration.count() < waves) {
+    return InvalidArgumentError(
+        "kernel '" + k.name + "': " + std::to_string(waves) + " waves on " +
+        gpu.name + " in " + FormatDuration(k.solo_duration) +
+        " is under 1 ns per wave, below the simulator's resolution (expected "
+        "a longer duration or a smaller grid)");
+  }
+  return OkStatus();
+}
+
 // profiled_on: a preset (stored under its full name), the scenario's own
 // GPU, or REEF's MI50 — the GPUs whose speed the runner can scale from.
 Result<std::string> ParseProfiledOn(const YamlValue& value,
@@ -146,6 +160,21 @@ Result<std::string> ParseProfiledOn(const YamlValue& value,
   Result<GpuSpec> preset = GpuPreset(name);
   if (!preset.ok()) return value.Expected(expected);
   return preset->name;
+}
+
+// CheckKernelOnGpu for every kernel of an imported table, reported at the
+// scenario line that names the table.
+Status CheckTableOnGpu(const YamlValue& source, const std::string& path,
+                       const Workload& w, const GpuSpec& gpu) {
+  for (size_t i = 0; i < w.kernels.size(); ++i) {
+    Status fits = CheckKernelOnGpu(w.kernels[i], gpu);
+    if (!fits.ok()) {
+      return source.Error(path + ": kernel " + std::to_string(i + 1) + " of " +
+                          std::to_string(w.kernels.size()) + ": " +
+                          fits.message());
+    }
+  }
+  return OkStatus();
 }
 
 Result<Workload> ParseInline(const YamlMap& map, const YamlValue& kernels,
@@ -163,6 +192,8 @@ Result<Workload> ParseInline(const YamlMap& map, const YamlValue& kernels,
     return kernels.Expected("a non-empty sequence of kernel mappings");
   for (size_t i = 0; i < items.size(); ++i) {
     COLO_RETURN_IF_ERROR(ParseKernel(items[i], i, &w.kernels));
+    Status fits = CheckKernelOnGpu(w.kernels.back(), gpu);
+    if (!fits.ok()) return items[i].Error(fits.message());
   }
   return w;
 }
@@ -207,12 +238,14 @@ Result<Workload> ParseWorkload(const YamlValue& value,
         ExistingPath(source, base_dir, false, "Orion kernel table"));
     Result<Workload> w = profile::LoadOrionKernelTable(path);
     if (!w.ok()) return FromImporter(source, w.status());
+    COLO_RETURN_IF_ERROR(CheckTableOnGpu(source, path, *w, gpu));
     return w;
   }
   COLO_ASSIGN_OR_RETURN(std::string dir, ExistingPath(source, base_dir, true,
                                                       "REEF model directory"));
   Result<Workload> w = profile::LoadReefModel(dir);
   if (!w.ok()) return FromImporter(source, w.status());
+  COLO_RETURN_IF_ERROR(CheckTableOnGpu(source, dir, *w, gpu));
   return w;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace colo::scenario {
@@ -118,6 +119,33 @@ Result<int64_t> YamlValue::Integer(
   }
   if (valid && !valid(v)) return Expected(expected);
   return v;
+}
+
+Result<Duration> YamlValue::Time(TimeUnit unit, bool zero_ok) const {
+  double ns_per_unit = 1e3;
+  const char* name = "microseconds";
+  if (unit == TimeUnit::kSeconds) {
+    ns_per_unit = 1e9;
+    name = "seconds";
+  } else if (unit == TimeUnit::kMilliseconds) {
+    ns_per_unit = 1e6;
+    name = "milliseconds";
+  }
+  const double max_ns = static_cast<double>(kMaxTime.count());
+  char max_text[32];
+  std::snprintf(max_text, sizeof max_text, "%g", max_ns / ns_per_unit);
+  const std::string expected = std::string("a number ") +
+                               (zero_ok ? ">= 0" : "> 0") + " and at most " +
+                               max_text + " (" + name +
+                               (zero_ok ? "; 0 or at least 1 ns" : "; at least 1 ns") + ")";
+  double x;
+  if (!DecodeFinite(node_, &x)) return Expected(expected);
+  const double ns = std::round(x * ns_per_unit);
+  // A positive time that rounds to 0 ns is refused even where 0 is allowed:
+  // 0 often means "the default", which is not what was written.
+  if (x < 0 || ns > max_ns || (x > 0 && ns < 1) || (!zero_ok && x == 0))
+    return Expected(expected);
+  return Duration(static_cast<int64_t>(ns));
 }
 
 Result<bool> YamlValue::Bool() const {

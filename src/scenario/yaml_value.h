@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "colo/status.h"
+#include "colo/time.h"
 
 namespace colo::scenario {
 
@@ -68,6 +69,14 @@ class YamlValue {
   Result<int64_t> Integer(
       std::string_view expected,
       const std::function<bool(int64_t)>& valid = nullptr) const;
+  // A time written in `unit` ("duration_us: 50"), rounded to whole
+  // nanoseconds: > 0, or >= 0 if `zero_ok`; a positive time must be at least
+  // 1 ns after rounding, and every time at most kMaxTime (10^6 s: sums of
+  // times stay far inside int64). Otherwise Expected("a number > 0 and at
+  // most 1e+09 (microseconds; at least 1 ns)"), naming the real range.
+  enum class TimeUnit { kSeconds, kMilliseconds, kMicroseconds };
+  static constexpr Duration kMaxTime = Duration(int64_t{1'000'000'000'000'000});
+  Result<Duration> Time(TimeUnit unit, bool zero_ok) const;
   // true/false (also yes/no, on/off as YAML 1.1 allows).
   Result<bool> Bool() const;
   // The items of a sequence, each with its path "path[i]" and own line.

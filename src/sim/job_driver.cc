@@ -91,15 +91,23 @@ void JobDriver::ScheduleNextArrival(TimePoint last) {
   std::optional<TimePoint> next;
   const ArrivalSpec& a = w_.arrivals;
   switch (a.kind) {
+    // Offsets are computed in double and compared with the time left before
+    // converting: at a low rate the next arrival can lie past any int64.
     case ArrivalKind::kPoisson: {
-      const double gap_s = rng_.Exponential(a.rate_per_s);
-      next = last + Duration(static_cast<int64_t>(std::llround(gap_s * 1e9)));
+      const double gap_ns = rng_.Exponential(a.rate_per_s) * 1e9;
+      if (gap_ns < static_cast<double>((options_.end - last).count())) {
+        next = last + Duration(static_cast<int64_t>(std::llround(gap_ns)));
+      }
       break;
     }
-    case ArrivalKind::kFixedRate:
-      next = options_.start + Duration(static_cast<int64_t>(std::llround(fixed_count_ * 1e9 / a.rate_per_s)));
+    case ArrivalKind::kFixedRate: {
+      const double offset_ns = static_cast<double>(fixed_count_) * 1e9 / a.rate_per_s;
+      if (offset_ns < static_cast<double>((options_.end - options_.start).count())) {
+        next = options_.start + Duration(static_cast<int64_t>(std::llround(offset_ns)));
+      }
       ++fixed_count_;
       break;
+    }
     case ArrivalKind::kTrace:
       if (trace_index_ < a.offsets.size()) next = options_.start + a.offsets[trace_index_++];
       break;

@@ -32,7 +32,9 @@ struct JobReport {
   int64_t kernels = 0;            // kernels this job completed.
   double shared_throughput = 0;   // completed per second of simulated time, shared run.
   double solo_throughput = 0;     // same, the job alone on the same GPU / instance.
-  double normalized = 0;          // shared / solo (0 if solo is 0).
+  // shared / solo; absent without a solo baseline or if the job completed
+  // nothing alone (no 0/0 reported as 0).
+  std::optional<double> normalized;
   std::optional<LatencyStats> shared_latency;  // inference: request latency, shared.
   std::optional<LatencyStats> solo_latency;    // inference: request latency, alone.
   // Inference: shared p99 / solo p99 - 1 (e.g. 0.05 = 5% worse). Absent for training.

@@ -204,7 +204,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
       COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true, options));
       const JobOutcome& o = solo.jobs[0];
       j.solo_throughput = Throughput(o);
-      j.normalized = j.solo_throughput > 0 ? j.shared_throughput / j.solo_throughput : 0.0;
+      if (j.solo_throughput > 0) j.normalized = j.shared_throughput / j.solo_throughput;
       if (job.workload.kind == WorkloadKind::kInference) {
         j.solo_latency = ComputeLatencyStats(o.latencies);
         if (j.solo_latency->count > 0 && j.shared_latency->count > 0) {
@@ -214,7 +214,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
         }
       }
     }
-    report.system_throughput += j.normalized;
+    report.system_throughput += j.normalized.value_or(0);
     report.jobs.push_back(std::move(j));
   }
   return report;

@@ -110,6 +110,11 @@ Status TimeSliceOptions::Validate() const {
   return OkStatus();
 }
 
+bool SampleCountIsBounded(Duration duration, Duration interval) {
+  if (interval.count() <= 0) return true;  // duration / 50
+  return duration.count() / interval.count() < kMaxUtilizationSamples;
+}
+
 Status ScenarioSpec::Validate() const {
   const std::string scenario = "scenario " + Quote(name);
   const std::string where = scenario + ": ";
@@ -123,6 +128,12 @@ Status ScenarioSpec::Validate() const {
   if (sample_interval.count() < 0) {
     return InvalidArgumentError(where + "sample_interval must be >= 0, got " +
                                 FormatDuration(sample_interval));
+  }
+  if (!SampleCountIsBounded(duration, sample_interval)) {
+    return InvalidArgumentError(
+        where + "sample_interval " + FormatDuration(sample_interval) + " over " +
+        FormatDuration(duration) + " gives more than " +
+        std::to_string(kMaxUtilizationSamples) + " utilization samples");
   }
   COLO_RETURN_IF_ERROR(time_slice.Validate().WithContext(scenario));
   if (policy) {

@@ -52,6 +52,13 @@ struct JobSpec {
   GpuSpec profiled_on;
 };
 
+// The utilization timeline holds at most this many samples: a run's memory
+// must not depend on how small an interval someone types.
+inline constexpr int64_t kMaxUtilizationSamples = 1'000'000;
+// Whether `duration` cut into `interval`s (0 = duration / 50) stays within
+// kMaxUtilizationSamples.
+bool SampleCountIsBounded(Duration duration, Duration interval);
+
 struct ScenarioSpec {
   std::string name;                   // for reports; defaults to the file's stem.
   std::string source;                 // the file it came from (for messages).
@@ -70,7 +77,8 @@ struct ScenarioSpec {
   sched::PolicyOptions policy_options;
 
   // Checks the GPU, the jobs and that the mode-specific fields fit the mode
-  // (MIG profiles exist on this GPU and fit together; MPS percentages in range).
+  // (MIG profiles exist on this GPU and fit together; MPS percentages in
+  // range), and that the timeline stays within kMaxUtilizationSamples.
   Status Validate() const;
 };
 

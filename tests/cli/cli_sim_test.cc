@@ -74,7 +74,7 @@ TEST_F(CliSimTest, NegativeRate) {
           "    workload: {kernels: [{grid: 1, block: 32, duration_us: 5}]}\n"
           "    arrivals: {poisson: -5}\n"),
       5,
-      "jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got -5");
+      "jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 (requests/s), got -5");
 }
 
 TEST_F(CliSimTest, MissingWorkloadFile) {
@@ -102,7 +102,7 @@ TEST_F(CliSimTest, MalformedCsvRow) {
 TEST_F(CliSimTest, YamlTypeError) {
   ExpectBadInput(
       Sim("gpu: A100\nduration_s: {seconds: 3}\njobs: []\n"), 2,
-      "duration_s: expected a number > 0 (simulated seconds), got a mapping");
+      "duration_s: expected a number > 0 and at most 1e+06 (seconds; at least 1 ns), got a mapping");
 }
 
 TEST_F(CliSimTest, YamlSyntaxError) {

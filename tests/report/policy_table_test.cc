@@ -70,6 +70,16 @@ TEST(PolicyTableTest, SummaryAveragesOverTheClasses) {
   EXPECT_DOUBLE_EQ(s.sm_occupancy, 0.75);
 }
 
+TEST(PolicyTableTest, ABestEffortJobWithoutANormalizedThroughputIsLeftOutOfTheMean) {
+  // Job e completed nothing alone: 0/0 is no figure, not a 0 that would pull
+  // the best-effort mean from 0.6 to 0.4.
+  sim::RunReport r = SampleRun("mps");
+  sim::JobReport e = Training("e", 0);
+  e.normalized.reset();
+  r.jobs.push_back(e);
+  EXPECT_DOUBLE_EQ(*SummarizeRun(r).be_normalized, 0.6);
+}
+
 TEST(PolicyTableTest, OneRowPerPolicy) {
   sim::RunReport no_hp = SampleRun("");
   no_hp.jobs = {Training("c", 0.5)};

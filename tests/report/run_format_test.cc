@@ -152,7 +152,7 @@ TEST(RunJsonTest, IdenticalReportsGiveIdenticalBytes) {
 TEST(RunJsonTest, NoiseBelowSixDigitsDoesNotChangeTheBytes) {
   sim::RunReport a = SampleReport();
   sim::RunReport b = SampleReport();
-  b.jobs[0].normalized = std::nextafter(a.jobs[0].normalized, 2.0);
+  b.jobs[0].normalized = std::nextafter(*a.jobs[0].normalized, 2.0);
   b.system_throughput += 1e-12;
   EXPECT_EQ(FormatRunJson(a), FormatRunJson(b));
   b.jobs[0].normalized = 0.991;

@@ -51,13 +51,13 @@ std::vector<Case> Cases() {
        kHead + Job("    arrivals: {poisson: -5}\n"),
        kBad,
        5,
-       {"jobs[0].arrivals.poisson: expected a number > 0 (requests/s), got "
+       {"jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 (requests/s), got "
         "-5"}},
       {"RateNotANumber",
        kHead + Job("    arrivals: {fixed: fast}\n"),
        kBad,
        5,
-       {"jobs[0].arrivals.fixed: expected a number > 0 (requests/s), got "
+       {"jobs[0].arrivals.fixed: expected a number > 0 and at most 1e+06 (requests/s), got "
         "'fast'"}},
       {"TwoArrivalKinds",
        kHead + Job("    arrivals: {fixed: 1, poisson: 2}\n"),
@@ -68,7 +68,7 @@ std::vector<Case> Cases() {
        "gpu: A100\nduration_s: [1, 2]\njobs:\n" + Job(),
        kBad,
        2,
-       {"duration_s: expected a number > 0 (simulated seconds), got a "
+       {"duration_s: expected a number > 0 and at most 1e+06 (seconds; at least 1 ns), got a "
         "sequence"}},
       {"TypeErrorMappingForString",
        "gpu: A100\nmode: {a: 1}\njobs:\n" + Job(),
@@ -79,7 +79,7 @@ std::vector<Case> Cases() {
        "gpu: A100\nduration_s: 0\njobs:\n" + Job(),
        kBad,
        2,
-       {"duration_s: expected a number > 0 (simulated seconds), got 0"}},
+       {"duration_s: expected a number > 0 and at most 1e+06 (seconds; at least 1 ns), got 0"}},
       {"UnknownTopLevelKey",
        "gpu: A100\nseeed: 3\njobs:\n" + Job(),
        kBad,
@@ -171,7 +171,7 @@ std::vector<Case> Cases() {
        "        - {grid: 1, block: 32, duration_us: -1}\n",
        kBad,
        6,
-       {"duration_us: expected a number > 0 (microseconds, measured alone), "
+       {"duration_us: expected a number > 0 and at most 1e+12 (microseconds; at least 1 ns), "
         "got -1"}},
       {"KernelGridBad",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      kernels:\n"
@@ -215,7 +215,7 @@ std::vector<Case> Cases() {
        kHead + Job("    kernel_gap_us: -1\n"),
        kBad,
        5,
-       {"jobs[0].kernel_gap_us: expected a number >= 0 (microseconds), got "
+       {"jobs[0].kernel_gap_us: expected a number >= 0 and at most 1e+12 (microseconds; 0 or at least 1 ns), got "
         "-1"}},
       {"MemoryTypo",
        kHead + Job("    memory: {persistent_gb: 1}\n"),
@@ -321,14 +321,14 @@ std::vector<Case> Cases() {
        "jobs:\n" + Job(),
        kBad,
        4,
-       {"policy.preemption_bound_us: preemption_bound_us must be > 0 "
-        "(microseconds), got 0"}},
+       {"policy.preemption_bound_us: expected a number > 0 and at most 1e+12 "
+        "(microseconds; at least 1 ns), got 0"}},
       {"NegativeMinIdle",
        "gpu: A100\npolicy: {name: priority, min_idle_us: -1}\njobs:\n" +
            Job(),
        kBad,
        2,
-       {"min_idle_us must be >= 0 (microseconds), got -1"}},
+       {"min_idle_us: expected a number >= 0 and at most 1e+12 (microseconds; 0 or at least 1 ns), got -1"}},
       {"OptionOfAnotherPolicy",
        "gpu: A100\npolicy:\n  name: orion\n  orion_be_cap_us: 100\n"
        "  preemption_bound_us: 50\njobs:\n" + Job(),
@@ -347,7 +347,7 @@ std::vector<Case> Cases() {
            Job(),
        kBad,
        2,
-       {"harvest_block_us must be >= 0 (microseconds), got -5"}},
+       {"harvest_block_us: expected a number >= 0 and at most 1e+12 (microseconds; 0 or at least 1 ns), got -5"}},
       {"HarvestBoundGivenToTgs",
        "gpu: A100\npolicy: {name: tgs, harvest_block_us: 5}\njobs:\n" + Job(),
        kBad,
@@ -371,6 +371,66 @@ std::vector<Case> Cases() {
        3,
        {"policy: policy 'priority' needs a shared GPU (mode mps, streams or "
         "time-slicing), not mode exclusive"}},
+      // Times past 10^6 s used to wrap around int64 nanoseconds.
+      {"QuantumPastTheLargestTime",
+       "gpu: A100\nmode: time-slicing\ntime_slice: {quantum_us: 1e16}\njobs:\n" +
+           Job(),
+       kBad,
+       3,
+       {"time_slice.quantum_us: expected a number > 0 and at most 1e+12 "
+        "(microseconds; at least 1 ns), got 1e16"}},
+      {"StartPastTheLargestTime",
+       kHead + Job("    start_ms: 1e15\n"),
+       kBad,
+       5,
+       {"jobs[0].start_ms: expected a number >= 0 and at most 1e+09",
+        "got 1e15"}},
+      {"GapBelowOneNanosecond",
+       kHead + Job("    kernel_gap_us: 1e-7\n"),
+       kBad,
+       5,
+       {"jobs[0].kernel_gap_us: expected", "0 or at least 1 ns", "got 1e-7"}},
+      {"SampleIntervalBelowOneNanosecond",
+       "gpu: A100\nsample_interval_ms: 1e-9\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"sample_interval_ms: expected", "got 1e-9"}},
+      {"TooManyUtilizationSamples",
+       "gpu: A100\nduration_s: 1\nsample_interval_ms: 1e-5\njobs:\n" + Job(),
+       kBad,
+       3,
+       {"sample_interval_ms: gives more than 1000000 utilization samples"}},
+      {"RateAboveAMillionPerSecond",
+       kHead + Job("    arrivals: {poisson: 1e12}\n"),
+       kBad,
+       5,
+       {"jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 "
+        "(requests/s), got 1e12"}},
+      {"HugeMemory",
+       kHead + Job("    memory: {persistent_mb: 1e30}\n"),
+       kBad,
+       5,
+       {"jobs[0].memory.persistent_mb: expected a number >= 0 and at most "}},
+      {"BlockTooLargeForTheGpuAtTheKernelsLine",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: 2048, duration_us: 50}\n",
+       kBad,
+       6,
+       {"jobs[0].workload.kernels[0]: kernel 'kernel0': 2048 threads per block "
+        "exceed the limit of 1024"}},
+      {"WavesShorterThanOneNanosecond",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 2147483647, block: 32, duration_us: 10}\n",
+       kBad,
+       6,
+       {"kernel 'kernel0': ", "waves on A100-SXM4-40GB in 10us is under 1 ns "
+        "per wave"}},
+      {"GridYAboveCudasLimit",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: [1, 65536], block: 32, duration_us: 10}\n",
+       kBad,
+       6,
+       {"exceeds CUDA's limits (2147483647, 65535, 65535)"}},
   };
 }
 

@@ -115,7 +115,7 @@ TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) 
     s.jobs = {j};
     auto r = RunScenario(s);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-    const double sim = r->jobs[0].normalized;
+    const double sim = r->jobs[0].normalized.value_or(-1);
     const double real = measured[i] / measured[9];
     abs_err += std::fabs(sim - real) / 10;
     max_err = std::max(max_err, std::fabs(sim - real));

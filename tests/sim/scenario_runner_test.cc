@@ -32,8 +32,27 @@ TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitch
   for (int i = 0; i < 3; ++i) s.jobs.push_back(FullGpuJob("j" + std::to_string(i), 5));
   auto r = RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  for (const auto& j : r->jobs) EXPECT_NEAR(j.normalized, 2.0 / (3 * 2.05), 0.01) << j.name;
+  for (const auto& j : r->jobs) EXPECT_NEAR(j.normalized.value_or(-1), 2.0 / (3 * 2.05), 0.01) << j.name;
   EXPECT_NEAR(r->system_throughput, 2.0 / 2.05, 0.01);
+}
+
+TEST(ScenarioRunnerTest, AJobThatCompletesNothingAloneHasNoNormalizedThroughput) {
+  // "late" starts after the run ends: 0 completions alone and shared. Its
+  // normalized throughput is 0/0, absent rather than 0, and the system
+  // throughput is the other job's alone.
+  ScenarioSpec s;
+  s.name = "late";
+  s.gpu = kA100;
+  s.duration = Milliseconds(100);
+  s.jobs = {FullGpuJob("early", 5), FullGpuJob("late", 5)};
+  s.jobs[1].start = Milliseconds(200);
+  auto r = RunScenario(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->jobs[1].completed, 0);
+  EXPECT_FALSE(r->jobs[1].normalized.has_value());
+  ASSERT_TRUE(r->jobs[0].normalized.has_value());
+  EXPECT_NEAR(*r->jobs[0].normalized, 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(r->system_throughput, *r->jobs[0].normalized);
 }
 
 TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
@@ -58,7 +77,7 @@ TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
   EXPECT_DOUBLE_EQ(ra->jobs[0].shared_throughput, rb->jobs[0].shared_throughput);
   // The instance has 42 of 108 SMs: the 864-block kernel needs
   // ceil(864 / (42 x 8)) = 3 waves of 1 ms instead of 1 -> 1/3 of solo speed.
-  EXPECT_NEAR(ra->jobs[0].normalized, 1.0 / 3, 0.01);
+  EXPECT_NEAR(ra->jobs[0].normalized.value_or(-1), 1.0 / 3, 0.01);
   ASSERT_EQ(rb->gpus.size(), 2u);
   EXPECT_EQ(rb->gpus[0].name, "A100-SXM4-40GB/3g.20gb");
 }
