@@ -6,21 +6,25 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <algorithm>
+#include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "colo/status.h"
+#include "profile/csv.h"
 #include "report/policy_table.h"
 #include "report/run_json.h"
 #include "report/run_table.h"
 #include "scenario/scenario_loader.h"
+#include "scenario/yaml_value.h"
 #include "sim/policy_sweep.h"
 #include "sim/scenario_runner.h"
 #include "tools/cli_status.h"
@@ -32,14 +36,17 @@ namespace {
 struct SimFlags {
   std::string scenario;   // path to the YAML file.
   bool json = false;      // JSON instead of the table.
-  uint64_t seed = 0;      // overrides the scenario's seed when given.
-  double duration_s = 0;  // overrides the scenario's duration when given.
+  // Read as text and checked here, to the same ranges as the scenario file
+  // (CLI11 would wrap "-1" into 2^64 - 1 and read "" as 0).
+  std::string seed;        // overrides the scenario's seed when given.
+  std::string duration_s;  // overrides the scenario's duration when given.
   std::string out;        // write here instead of stdout when given.
   std::string policies;   // "all" or "mps,priority,...": compare policies.
-  double bound_us = 0;    // the priority policy's preemption bound, when given.
+  std::string bound_us;   // the priority policy's preemption bound, when given.
   bool wave_by_wave = false;  // one event per wave (no wave fusion), for checking.
   bool fuse_waves = false;    // --fuse-waves: the default since 2026-11-22; accepted.
   const CLI::Option* seed_option = nullptr;
+  const CLI::Option* out_option = nullptr;
   const CLI::Option* duration_option = nullptr;
   const CLI::Option* policies_option = nullptr;
   const CLI::Option* bound_option = nullptr;
@@ -66,30 +73,59 @@ Status WriteOutput(const std::string& text, const std::string& path) {
   return OkStatus();
 }
 
+// A time flag, checked like the scenario file's times.
+Result<Duration> TimeFlag(const char* flag, const std::string& text,
+                          scenario::TimeUnit unit) {
+  double x = 0;
+  Result<Duration> t = profile::ParseFiniteDouble(text, &x)
+                           ? scenario::CheckedTime(x, unit, false)
+                           : scenario::CheckedTime(std::nan(""), unit, false);
+  if (!t.ok()) {
+    return InvalidArgumentError(std::string(flag) + ": " +
+                                t.status().message() + ", got '" + text + "'");
+  }
+  return t;
+}
+
+// --seed: an integer in 0..2^63 - 1, as the scenario file's seed.
+Result<uint64_t> SeedFlag(const std::string& text) {
+  const std::string t(profile::TrimSpaces(text));
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size() ||
+      v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return InvalidArgumentError(
+        "--seed: expected an integer in 0..9223372036854775807, got '" + text +
+        "'");
+  }
+  return v;
+}
+
 Status RunSim(const SimFlags& flags) {
   COLO_ASSIGN_OR_RETURN(sim::ScenarioSpec spec,
                         scenario::LoadScenarioFile(flags.scenario));
-  if (flags.seed_option->count() > 0) spec.seed = flags.seed;
+  if (flags.seed_option->count() > 0) {
+    COLO_ASSIGN_OR_RETURN(spec.seed, SeedFlag(flags.seed));
+  }
   if (flags.duration_option->count() > 0) {
-    const Duration d = std::isfinite(flags.duration_s) && flags.duration_s < 1e9
-                           ? DurationFromSeconds(flags.duration_s)
-                           : Duration(0);
-    if (d.count() <= 0) {
-      return InvalidArgumentError(fmt::format(
-          "--duration-s: expected a number > 0 (simulated seconds), got {}",
-          flags.duration_s));
+    COLO_ASSIGN_OR_RETURN(
+        spec.duration,
+        TimeFlag("--duration-s", flags.duration_s, scenario::TimeUnit::kSeconds));
+    if (!sim::SampleCountIsBounded(spec.duration, spec.sample_interval)) {
+      return InvalidArgumentError(
+          "--duration-s " + flags.duration_s + ": with the scenario's "
+          "sample_interval_ms that is more than " +
+          std::to_string(sim::kMaxUtilizationSamples) + " utilization samples");
     }
-    spec.duration = d;
+  }
+  if (flags.out_option->count() > 0 && flags.out.empty()) {
+    return InvalidArgumentError("--out: expected a file path, got ''");
   }
   std::optional<Duration> bound;
   if (flags.bound_option->count() > 0) {
-    const double ns = flags.bound_us * 1e3;
-    if (!std::isfinite(ns) || std::llround(std::min(ns, 1e18)) <= 0) {
-      return InvalidArgumentError(fmt::format(
-          "--bound-us: expected a number > 0 (microseconds), got {}",
-          flags.bound_us));
-    }
-    bound = Duration(std::llround(std::min(ns, 1e18)));
+    COLO_ASSIGN_OR_RETURN(
+        bound, TimeFlag("--bound-us", flags.bound_us,
+                        scenario::TimeUnit::kMicroseconds));
   }
   if (flags.policies_option->count() > 0) {
     Result<std::vector<sched::PolicyKind>> kinds =
@@ -147,8 +183,8 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
   flags->duration_option = sim->add_option(
       "--duration-s", flags->duration_s,
       "Simulated seconds (overrides the scenario's duration_s)");
-  sim->add_option("--out", flags->out,
-                  "Write the report to FILE instead of stdout");
+  flags->out_option = sim->add_option(
+      "--out", flags->out, "Write the report to FILE instead of stdout");
   flags->policies_option = sim->add_option(
       "--policies", flags->policies,
       "Run the scenario under each of these kernel-level policies ('all', or "

@@ -1,6 +1,8 @@
 // colo: the command-line entry point. Parses the subcommand and hands off.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -16,8 +18,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Usage errors are bad input: exit status 2 (help and version exit 0).
-    return app.exit(e) == 0 ? 0 : 2;
+    // Help and version print and exit 0; usage errors are bad input: one
+    // line in colo's error format, exit status 2.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "colo: error: %s (see --help)\n", e.what());
+    return 2;
   }
   return exit_code;
 }

@@ -169,8 +169,7 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
                  "mps_percentage", "mig", "start_ms", "copies"}));
   COLO_ASSIGN_OR_RETURN(YamlValue name_value,
                         map.Require("name", "a job name"));
-  COLO_ASSIGN_OR_RETURN(std::string name, name_value.String("a job name"));
-  if (name.empty()) return name_value.Expected("a non-empty job name");
+  COLO_ASSIGN_OR_RETURN(std::string name, name_value.Name("job name"));
 
   COLO_ASSIGN_OR_RETURN(
       YamlValue workload_value,

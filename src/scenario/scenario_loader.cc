@@ -79,7 +79,7 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
 Status ParseTop(const YamlMap& top, const std::string& base_dir,
                 sim::ScenarioSpec* spec) {
   if (auto v = top.Get("name")) {
-    COLO_ASSIGN_OR_RETURN(spec->name, v->String("a scenario name"));
+    COLO_ASSIGN_OR_RETURN(spec->name, v->Name("scenario name"));
   }
   COLO_ASSIGN_OR_RETURN(
       YamlValue gpu, top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
@@ -162,7 +162,14 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
   spec.name = std::filesystem::path(file).stem().string();
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      const int line = documents[1].Mark().line >= 0 ? documents[1].Mark().line + 1 : 1;
+      return InvalidArgumentError(file + ":" + std::to_string(line) +
+                                  ": a second YAML document (after '---'); expected one "
+                                  "scenario per file");
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::ParserException& e) {
     const int line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
     return InvalidArgumentError(file + ":" + std::to_string(line) +
@@ -203,7 +210,14 @@ Result<sim::ScenarioSpec> LoadScenarioString(
 
 Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st)) {
+    return InvalidArgumentError(path + ": is a directory, expected a scenario file");
+  }
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    return InvalidArgumentError(path + ": not a regular file, expected a scenario file");
+  }
+  if (!std::filesystem::is_regular_file(st)) {
     return NotFoundError(path + ": scenario file not found");
   }
   COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));

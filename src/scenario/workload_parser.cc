@@ -77,7 +77,7 @@ Status ParseKernel(const YamlValue& value, size_t index,
   KernelDesc k;
   k.name = "kernel" + std::to_string(index);
   if (auto v = map.Get("name")) {
-    COLO_ASSIGN_OR_RETURN(k.name, v->String("a kernel name"));
+    COLO_ASSIGN_OR_RETURN(k.name, v->Name("kernel name"));
   }
   COLO_ASSIGN_OR_RETURN(YamlValue grid,
                         map.Require("grid", "the grid size in blocks"));

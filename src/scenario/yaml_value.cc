@@ -95,6 +95,18 @@ Result<std::string> YamlValue::String(std::string_view expected) const {
   return node_.Scalar();
 }
 
+Result<std::string> YamlValue::Name(std::string_view what) const {
+  const std::string expected =
+      "a non-empty " + std::string(what) + " without control characters";
+  COLO_ASSIGN_OR_RETURN(std::string name, String(expected));
+  const bool control = std::any_of(name.begin(), name.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+  if (name.empty() || control) return Expected(expected);
+  return name;
+}
+
 Result<double> YamlValue::Number(
     std::string_view expected, const std::function<bool(double)>& valid) const {
   double v;
@@ -121,7 +133,7 @@ Result<int64_t> YamlValue::Integer(
   return v;
 }
 
-Result<Duration> YamlValue::Time(TimeUnit unit, bool zero_ok) const {
+Result<Duration> CheckedTime(double x, TimeUnit unit, bool zero_ok) {
   double ns_per_unit = 1e3;
   const char* name = "microseconds";
   if (unit == TimeUnit::kSeconds) {
@@ -134,18 +146,25 @@ Result<Duration> YamlValue::Time(TimeUnit unit, bool zero_ok) const {
   const double max_ns = static_cast<double>(kMaxTime.count());
   char max_text[32];
   std::snprintf(max_text, sizeof max_text, "%g", max_ns / ns_per_unit);
-  const std::string expected = std::string("a number ") +
-                               (zero_ok ? ">= 0" : "> 0") + " and at most " +
-                               max_text + " (" + name +
-                               (zero_ok ? "; 0 or at least 1 ns" : "; at least 1 ns") + ")";
-  double x;
-  if (!DecodeFinite(node_, &x)) return Expected(expected);
   const double ns = std::round(x * ns_per_unit);
   // A positive time that rounds to 0 ns is refused even where 0 is allowed:
   // 0 often means "the default", which is not what was written.
-  if (x < 0 || ns > max_ns || (x > 0 && ns < 1) || (!zero_ok && x == 0))
-    return Expected(expected);
+  if (!std::isfinite(x) || x < 0 || ns > max_ns || (x > 0 && ns < 1) ||
+      (!zero_ok && x == 0)) {
+    return InvalidArgumentError(
+        std::string("expected a number ") + (zero_ok ? ">= 0" : "> 0") +
+        " and at most " + max_text + " (" + name +
+        (zero_ok ? "; 0 or at least 1 ns" : "; at least 1 ns") + ")");
+  }
   return Duration(static_cast<int64_t>(ns));
+}
+
+Result<Duration> YamlValue::Time(TimeUnit unit, bool zero_ok) const {
+  double x = std::nan("");
+  if (!DecodeFinite(node_, &x)) x = std::nan("");
+  Result<Duration> t = CheckedTime(x, unit, zero_ok);
+  if (!t.ok()) return Error(t.status().message() + ", got " + Describe());
+  return t;
 }
 
 Result<bool> YamlValue::Bool() const {

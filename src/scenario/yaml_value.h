@@ -31,6 +31,15 @@ namespace colo::scenario {
 
 class YamlMap;
 
+// Times as scenarios write them, and the range every one of them must be in
+// (YamlValue::Time; also the command line's --duration-s and --bound-us).
+enum class TimeUnit { kSeconds, kMilliseconds, kMicroseconds };
+inline constexpr Duration kMaxTime = Duration(int64_t{1'000'000'000'000'000});
+// `value` in `unit` as whole nanoseconds, or InvalidArgument "expected a
+// number > 0 and at most 1e+06 (seconds; at least 1 ns)" (the text after
+// "expected" is what YamlValue::Time quotes).
+Result<Duration> CheckedTime(double value, TimeUnit unit, bool zero_ok);
+
 class YamlValue {
  public:
   // REQUIRES: `file` outlives this value and every value derived from it.
@@ -60,6 +69,10 @@ class YamlValue {
 
   // A scalar as text. Expected(expected) for a sequence, mapping or null.
   Result<std::string> String(std::string_view expected = "a string") const;
+  // A name printed in reports: non-empty, without control characters (a
+  // newline or a bell would break the table). Otherwise Expected("<what>
+  // without control characters").
+  Result<std::string> Name(std::string_view what) const;
   // A finite number (integers included) that passes `valid` (if given).
   // Otherwise Expected(expected), e.g. expected = "a number > 0 (requests/s)".
   Result<double> Number(
@@ -74,8 +87,7 @@ class YamlValue {
   // 1 ns after rounding, and every time at most kMaxTime (10^6 s: sums of
   // times stay far inside int64). Otherwise Expected("a number > 0 and at
   // most 1e+09 (microseconds; at least 1 ns)"), naming the real range.
-  enum class TimeUnit { kSeconds, kMilliseconds, kMicroseconds };
-  static constexpr Duration kMaxTime = Duration(int64_t{1'000'000'000'000'000});
+  using TimeUnit = scenario::TimeUnit;
   Result<Duration> Time(TimeUnit unit, bool zero_ok) const;
   // true/false (also yes/no, on/off as YAML 1.1 allows).
   Result<bool> Bool() const;

@@ -36,6 +36,11 @@ Result<std::vector<sched::PolicyKind>> ParsePolicyList(std::string_view list) {
           "empty policy name in '" + std::string(list) +
           "'; expected 'all' or a comma-separated list of " + ValidNames());
     }
+    if (name == "all") {
+      return InvalidArgumentError("'all' in '" + std::string(list) +
+                                  "': 'all' stands alone; expected 'all' or a "
+                                  "comma-separated list of " + ValidNames());
+    }
     COLO_ASSIGN_OR_RETURN(sched::PolicyKind k, sched::ParsePolicyKind(name));
     if (!Contains(kinds, k)) kinds.push_back(k);
     if (comma == std::string_view::npos) break;

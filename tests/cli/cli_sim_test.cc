@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -119,13 +121,39 @@ TEST_F(CliSimTest, MissingScenarioFile) {
 TEST_F(CliSimTest, BadFlagValues) {
   const ProcessResult r = Sim(kScenario, {"--duration-s", "0"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(
-      r.err,
-      HasSubstr(
-          "--duration-s: expected a number > 0 (simulated seconds), got 0"));
-  EXPECT_EQ(RunColo({"sim"}, dir_.path()).exit_code,
-            2);  // no scenario: usage error.
-  EXPECT_EQ(Sim(kScenario, {"--seed", "many"}).exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--duration-s: expected a number > 0 and at "
+                               "most 1e+06 (seconds; at least 1 ns), got '0'"));
+  // The same ranges as the scenario file: nothing wraps or reads as 0.
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--duration-s", ""}, "--duration-s: expected"},
+      {{"--duration-s", "1e30"}, "--duration-s: expected"},
+      {{"--bound-us", "1e30"}, "--bound-us: expected"},
+      {{"--seed", "-1"}, "--seed: expected an integer in 0..9223372036854775807"},
+      {{"--seed", "18446744073709551616"}, "--seed: expected an integer"},
+      {{"--seed", ""}, "--seed: expected an integer"},
+      {{"--seed", "many"}, "--seed: expected an integer"},
+      {{"--out", ""}, "--out: expected a file path"},
+      {{"--policies", "all,mps"}, "--policies: 'all' in 'all,mps': 'all' stands alone"}};
+  for (const auto& [args, message] : cases) {
+    const ProcessResult bad = Sim(kScenario, args);
+    EXPECT_EQ(bad.exit_code, 2) << args[0] << " " << args[1];
+    EXPECT_THAT(bad.err, HasSubstr("colo: error: " + message))
+        << args[0] << " '" << args[1] << "'";
+  }
+  // A usage error is one line in the same format.
+  const ProcessResult usage = RunColo({"sim"}, dir_.path());
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, ::testing::StartsWith("colo: error: "));
+  EXPECT_EQ(std::count(usage.err.begin(), usage.err.end(), '\n'), 1) << usage.err;
+}
+
+TEST_F(CliSimTest, ADirectoryOrDeviceIsNotAScenario) {
+  ProcessResult r = RunColo({"sim", dir_.path().string()}, dir_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("is a directory, expected a scenario file"));
+  r = RunColo({"sim", "/dev/null"}, dir_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("/dev/null: not a regular file"));
 }
 
 TEST_F(CliSimTest, TablePrintsEveryJob) {

@@ -371,6 +371,18 @@ std::vector<Case> Cases() {
        3,
        {"policy: policy 'priority' needs a shared GPU (mode mps, streams or "
         "time-slicing), not mode exclusive"}},
+      {"SecondYamlDocument",
+       kHead + Job() + "---\ngpu: V100\n",
+       kBad,
+       6,
+       {"a second YAML document (after '---'); expected one scenario per "
+        "file"}},
+      {"ControlCharacterInJobName",
+       kHead + "  - name: \"a\\nb\"\n    workload: " + kKernel + "\n",
+       kBad,
+       3,
+       {"jobs[0].name: expected a non-empty job name without control "
+        "characters"}},
       // Times past 10^6 s used to wrap around int64 nanoseconds.
       {"QuantumPastTheLargestTime",
        "gpu: A100\nmode: time-slicing\ntime_slice: {quantum_us: 1e16}\njobs:\n" +
