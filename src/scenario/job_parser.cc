@@ -135,7 +135,7 @@ Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context,
   }
   if (auto v = map.Get("iterations")) {
     COLO_ASSIGN_OR_RETURN(w->iterations,
-                          v->Integer("an integer >= 1 (iterations)",
+                          v->Integer("an integer in 1..9223372036854775807 (iterations)",
                                      [](int64_t x) { return x >= 1; }));
   }
   return OkStatus();

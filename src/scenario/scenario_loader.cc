@@ -116,7 +116,8 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   if (auto v = top.Get("seed")) {
     COLO_ASSIGN_OR_RETURN(
         int64_t seed,
-        v->Integer("an integer >= 0", [](int64_t x) { return x >= 0; }));
+        v->Integer("an integer in 0..9223372036854775807",
+                   [](int64_t x) { return x >= 0; }));
     spec->seed = static_cast<uint64_t>(seed);
   }
   if (auto v = top.Get("duration_s")) {

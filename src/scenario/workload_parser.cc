@@ -46,7 +46,7 @@ Result<std::string> ExistingPath(const YamlValue& value,
 // An int or a sequence of 1 to 3 ints, each >= 1.
 Result<Dim3> ParseDim3(const YamlValue& value) {
   constexpr const char* kExpected =
-      "an integer >= 1 or a sequence [x, y, z] of them";
+      "an integer in 1..2147483647 or a sequence [x, y, z] of them";
   auto dim = [&](const YamlValue& v) {
     return v.Integer(kExpected,
                      [](int64_t x) { return x >= 1 && x <= kMaxGridX; });

@@ -178,7 +178,7 @@ std::vector<Case> Cases() {
        "        - {grid: [1, 2, 3, 4], block: 32, duration_us: 1}\n",
        kBad,
        6,
-       {"grid: expected an integer >= 1 or a sequence [x, y, z] of them"}},
+       {"grid: expected an integer in 1..2147483647 or a sequence [x, y, z] of them"}},
       {"ProfiledOnUnknown",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      profiled_on: K80\n"
        "      kernels: [{grid: 1, block: 32, duration_us: 1}]\n",
