@@ -47,6 +47,12 @@ Result<std::vector<Duration>> FromJson(const std::string& path,
     return InvalidArgumentError(path + ": invalid JSON (byte " +
                                 std::to_string(e.byte) +
                                 "): " + std::string(what));
+  } catch (const json::exception& e) {  // e.g. a number past double's range
+    std::string_view what = e.what();
+    if (const size_t p = what.find("] "); p != std::string_view::npos) {
+      what.remove_prefix(p + 2);
+    }
+    return InvalidArgumentError(path + ": invalid JSON: " + std::string(what));
   }
   if (!array.is_array()) {
     return InvalidArgumentError(
@@ -89,6 +95,7 @@ Result<std::vector<Duration>> FromJson(const std::string& path,
 Result<std::vector<Duration>> FromText(const std::string& path,
                                        std::string_view text) {
   std::vector<Duration> offsets;
+  std::string header;  // line 1, if it was not a number
   int line = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -109,7 +116,10 @@ Result<std::vector<Duration>> FromText(const std::string& path,
     const std::string where = path + ":" + std::to_string(line);
     double seconds = 0;
     if (!ParseFiniteDouble(content, &seconds)) {
-      if (line == 1) continue;  // a header line
+      if (line == 1) {  // a header line
+        header = std::string(content);
+        continue;
+      }
       return InvalidArgumentError(
           where + ": expected an arrival time in seconds, got '" +
           std::string(content) + "'");
@@ -133,6 +143,11 @@ Result<std::vector<Duration>> FromText(const std::string& path,
     }
     offsets.push_back(t);
   }
+  if (offsets.empty() && !header.empty()) {
+    return InvalidArgumentError(
+        path + ":1: expected an arrival time in seconds, got '" + header +
+        "' (read as a header line, and no arrival time follows it)");
+  }
   if (offsets.empty()) {
     return InvalidArgumentError(path + ": empty trace (no arrival times)");
   }
@@ -144,7 +159,8 @@ Result<std::vector<Duration>> FromText(const std::string& path,
 Result<std::vector<Duration>> LoadArrivalTrace(const std::string& path) {
   COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '[')
+  // JSON: an array (Orion's format); an object is JSON too, and refused there.
+  if (first != std::string::npos && (text[first] == '[' || text[first] == '{'))
     return FromJson(path, text);
   return FromText(path, text);
 }

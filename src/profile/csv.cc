@@ -39,7 +39,9 @@ std::vector<std::string> SplitWhitespace(std::string_view line) {
 
 bool ParseFiniteDouble(std::string_view s, double* out) {
   s = TrimSpaces(s);
-  if (s.empty()) return false;
+  // strtod also reads hexadecimal ("0x10" = 16); no profiler or log writes
+  // that, and reading it would make a typo a number.
+  if (s.empty() || s.find_first_of("xX") != std::string_view::npos) return false;
   std::string buf(s);
   char* end = nullptr;
   errno = 0;

@@ -78,8 +78,9 @@ inline std::string TrimmedCopy(std::string_view s) { return std::string(TrimSpac
 // as the column-aligned logs of nvidia-smi and dcgmi are written.
 std::vector<std::string> SplitWhitespace(std::string_view line);
 
-// Parses a finite double from the whole of `s` (surrounding spaces allowed).
-// Returns false on anything else, including NaN/inf and empty.
+// Parses a finite decimal double from the whole of `s` (surrounding spaces
+// allowed). Returns false on anything else, including NaN/inf, hexadecimal
+// and empty.
 bool ParseFiniteDouble(std::string_view s, double* out);
 
 // `s` without the UTF-8 byte-order mark it may start with.

@@ -99,13 +99,8 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   }
   if (auto v = top.Get("policy")) {
     COLO_ASSIGN_OR_RETURN(ParsedPolicy policy, ParsePolicy(*v));
-    if (spec->mode == sim::SharingMode::kMig ||
-        spec->mode == sim::SharingMode::kExclusive) {
-      return v->Error(std::string("policy '") +
-                      sched::PolicyName(policy.kind) +
-                      "' needs a shared GPU (mode mps, streams or "
-                      "time-slicing), not mode " +
-                      sim::SharingModeName(spec->mode));
+    if (spec->mode != sim::SharingMode::kMps) {
+      return v->Error(sim::PolicyModeConflict(policy.kind, spec->mode));
     }
     spec->policy = policy.kind;
     spec->policy_options = std::move(policy.options);

@@ -53,6 +53,11 @@ ScenarioSpec SpecForPolicy(const ScenarioSpec& spec, sched::PolicyKind kind,
                            std::optional<Duration> bound) {
   ScenarioSpec out = spec;
   out.policy = kind;
+  // The policy replaces the scenario's way of sharing a GPU (scenario_spec.h,
+  // PolicyModeConflict); a MIG or exclusive scenario stays an error.
+  if (out.mode == SharingMode::kStreams || out.mode == SharingMode::kTimeSlicing) {
+    out.mode = SharingMode::kMps;
+  }
   const std::vector<std::string> valid = sched::PolicyOptionNames(kind);
   std::vector<std::string>& set = out.policy_options.explicitly_set;
   std::erase_if(set, [&](const std::string& name) {

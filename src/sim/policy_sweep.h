@@ -34,8 +34,9 @@ struct SweepOptions {
 };
 
 // `spec` with its policy set to `kind`: the options that do not belong to
-// `kind` are no longer explicitly set, and `bound` (if given, kind
-// priority) sets the preemption bound. Does not validate.
+// `kind` are no longer explicitly set, `bound` (if given, kind priority)
+// sets the preemption bound, and a streams or time-slicing mode becomes mps
+// (the policy decides the sharing). Does not validate.
 ScenarioSpec SpecForPolicy(const ScenarioSpec& spec, sched::PolicyKind kind,
                            std::optional<Duration> bound);
 

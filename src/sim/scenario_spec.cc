@@ -110,6 +110,14 @@ Status TimeSliceOptions::Validate() const {
   return OkStatus();
 }
 
+std::string PolicyModeConflict(sched::PolicyKind kind, SharingMode mode) {
+  return std::string("policy '") + sched::PolicyName(kind) +
+         "' decides how the GPU is shared and runs on mode mps, not mode " +
+         SharingModeName(mode) +
+         " (leave mode out or set mode: mps; the time-slice policy "
+         "time-slices the GPU itself)";
+}
+
 bool SampleCountIsBounded(Duration duration, Duration interval) {
   if (interval.count() <= 0) return true;  // duration / 50
   return duration.count() / interval.count() < kMaxUtilizationSamples;
@@ -137,10 +145,8 @@ Status ScenarioSpec::Validate() const {
   }
   COLO_RETURN_IF_ERROR(time_slice.Validate().WithContext(scenario));
   if (policy) {
-    if (mode == SharingMode::kMig || mode == SharingMode::kExclusive) {
-      return InvalidArgumentError(where + "policy '" + sched::PolicyName(*policy) +
-                                  "' needs a shared GPU (mode mps, streams or time-slicing), not mode " +
-                                  SharingModeName(mode));
+    if (mode != SharingMode::kMps) {
+      return InvalidArgumentError(where + PolicyModeConflict(*policy, mode));
     }
     COLO_RETURN_IF_ERROR(policy_options.Validate(*policy).WithContext(scenario));
   } else if (!policy_options.explicitly_set.empty()) {

@@ -59,6 +59,13 @@ inline constexpr int64_t kMaxUtilizationSamples = 1'000'000;
 // kMaxUtilizationSamples.
 bool SampleCountIsBounded(Duration duration, Duration interval);
 
+// A kernel-level policy decides how the GPU is shared (the time-slice policy
+// time-slices the device, every other runs it concurrently), so it runs on
+// mode mps only: streams would add hardware stream priorities to every
+// policy, and time-slicing or an exclusive or MIG GPU would be overridden.
+// The sentence saying so for `kind` on `mode`.
+std::string PolicyModeConflict(sched::PolicyKind kind, SharingMode mode);
+
 struct ScenarioSpec {
   std::string name;                   // for reports; defaults to the file's stem.
   std::string source;                 // the file it came from (for messages).

@@ -91,8 +91,14 @@ TEST_F(ArrivalTraceFiles, TextErrorsNameTheLine) {
   ExpectBad("0.1\n0.5\n0.4\n", ":3:", "earlier than the one before (0.5 s)");
   ExpectBad("0.1\ntime\n", ":2:", "got 'time'");  // a header only on line 1.
   ExpectBad("", ":", "empty trace");
-  ExpectBad("time_s\n# nothing\n", ":", "empty trace");
-  ExpectBad("nan\n", ":", "empty trace");  // line 1 "nan" reads as a header.
+  // A header with nothing below it: line 1 is named, not "empty".
+  ExpectBad("time_s\n# nothing\n", ":1:",
+            "got 'time_s' (read as a header line, and no arrival time follows");
+  ExpectBad("nan\n", ":1:", "got 'nan'");
+  ExpectBad("0\n0x10\n", ":2:", "got '0x10'");  // not 16 s
+  // JSON: a number past double's range, and an object, are errors too.
+  ExpectBad("[0.01, 1e400]", ":", "invalid JSON");
+  ExpectBad("{\"a\": 1}", ":", "expected a JSON array");
   ExpectBad("0\ninf\n", ":2:", "got 'inf'");
 }
 

@@ -369,8 +369,14 @@ std::vector<Case> Cases() {
        "gpu: A100\nmode: exclusive\npolicy: priority\njobs:\n" + Job(),
        kBad,
        3,
-       {"policy: policy 'priority' needs a shared GPU (mode mps, streams or "
-        "time-slicing), not mode exclusive"}},
+       {"policy: policy 'priority' decides how the GPU is shared and runs on "
+        "mode mps, not mode exclusive"}},
+      {"PolicyOnStreams",
+       "gpu: A100\nmode: streams\npolicy: tgs\njobs:\n" + Job(),
+       kBad,
+       3,
+       {"policy: policy 'tgs' decides how the GPU is shared and runs on mode "
+        "mps, not mode streams"}},
       {"SecondYamlDocument",
        kHead + Job() + "---\ngpu: V100\n",
        kBad,

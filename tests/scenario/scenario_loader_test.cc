@@ -137,7 +137,6 @@ TEST(ScenarioLoaderTest, PolicyByNameHasDefaultOptions) {
 
 TEST(ScenarioLoaderTest, PolicyMappingSetsEveryOptionAndRecordsIt) {
   auto spec = Load(std::string(R"(gpu: A100
-mode: streams
 policy:
   name: priority
   preemption_bound_us: 250

@@ -51,6 +51,19 @@ TEST(PolicySweepTest, EachRunKeepsOnlyItsOwnOptions) {
   EXPECT_EQ(orion.policy_options.preemption_bound, Microseconds(100));  // bound: priority only
 }
 
+TEST(PolicySweepTest, APolicyReplacesAStreamsOrTimeSlicingMode) {
+  // Stream priorities under every row would make mps and tgs into
+  // priority-streams; time slicing would be dropped without a word.
+  for (SharingMode mode : {SharingMode::kStreams, SharingMode::kTimeSlicing}) {
+    ScenarioSpec s;
+    s.mode = mode;
+    EXPECT_EQ(SpecForPolicy(s, PolicyKind::kTgs, std::nullopt).mode, SharingMode::kMps);
+  }
+  ScenarioSpec mig;
+  mig.mode = SharingMode::kMig;
+  EXPECT_EQ(SpecForPolicy(mig, PolicyKind::kTgs, std::nullopt).mode, SharingMode::kMig);
+}
+
 TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
   Workload inf = TrainingOf("inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
   inf.kind = WorkloadKind::kInference;
