@@ -112,7 +112,8 @@ std::string WaitingReason(int j, const PlacementSearch& s, const Plan& plan,
 }  // namespace
 
 Status PlanOptions::Validate() const {
-  if (gpus < 1) return InvalidArgumentError("--gpus must be >= 1");
+  if (gpus < 1 || gpus > kMaxGpus)
+    return InvalidArgumentError("--gpus must be in 1.." + std::to_string(kMaxGpus));
   if (max_jobs_per_gpu < 1 || max_jobs_per_gpu > 3)
     return InvalidArgumentError("the most jobs per GPU (--max-per-gpu, max_jobs_per_gpu) must be 1, 2 or 3");
   if (!(high_priority_floor > 0 && high_priority_floor <= 1)) {
@@ -173,12 +174,16 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   if (!made.ok()) return made.status();
   GroupEvaluator eval = std::move(made).value();
 
-  PlacementSearch search(&eval, job_type, o);
-  search.Greedy();
+  // More GPUs than jobs: the rest stay idle, and the search need not carry
+  // them.
+  PlanOptions so = o;
+  so.gpus = std::min<int>(o.gpus, static_cast<int>(jobs.size()));
   Plan plan;
   plan.gpu = gpu.name;
+  PlacementSearch search(&eval, job_type, so);
+  search.Greedy();
   plan.passes = search.LocalSearch();
-  plan.improving_kicks = search.Perturb(o.perturbation_rounds, o.seed);
+  plan.improving_kicks = search.Perturb(so.perturbation_rounds, so.seed);
 
   for (const JobRequest& j : jobs) {
     PlannedJob p;
@@ -191,6 +196,10 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   for (int g = 0; g < o.gpus; ++g) {
     PlannedGpu pg;
     pg.index = g;
+    if (g >= so.gpus) {  // beyond the searched ones: idle
+      plan.gpus.push_back(std::move(pg));
+      continue;
+    }
     pg.jobs = search.Members(g);
     std::sort(pg.jobs.begin(), pg.jobs.end());
     const std::array<int, 3> key = search.KeyOf(g);
@@ -218,7 +227,7 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
     PlannedJob& pj = plan.jobs[j];
     if (pj.gpu < 0) {
       ++plan.waiting;
-      pj.reason = WaitingReason(static_cast<int>(j), search, plan, o, capacity);
+      pj.reason = WaitingReason(static_cast<int>(j), search, plan, so, capacity);
       continue;
     }
     ++plan.placed;

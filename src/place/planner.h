@@ -31,8 +31,12 @@
 
 namespace colo::place {
 
+// The most GPUs one plan covers (a large cluster; planning time grows with
+// the jobs, not with idle GPUs).
+inline constexpr int kMaxGpus = 100000;
+
 struct PlanOptions {
-  int gpus = 1;              // GPUs available, >= 1. Default: 1.
+  int gpus = 1;              // GPUs available, 1..kMaxGpus. Default: 1.
   int max_jobs_per_gpu = 3;  // 1..3. Default: 3.
   // Normalized throughput every high-priority job must keep, (0, 1].
   // Default: 0.8.

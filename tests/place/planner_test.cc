@@ -56,6 +56,23 @@ TEST(PlannerTest, EnoughGpusEveryoneAlone) {
     EXPECT_NE(j.reason.find("enough GPUs"), std::string::npos) << j.reason;
 }
 
+TEST(PlannerTest, IdleGpusCostNothingAndTheirNumberIsBounded) {
+  // The search carries only as many GPUs as there are jobs; the rest are
+  // listed idle. Past kMaxGpus the option is an error.
+  PlanOptions o;
+  o.gpus = kMaxGpus;
+  Result<Plan> p = PlanPlacement({Job("a", 100, 4), Job("b", 20, 4)},
+                                 ProductModel(), *GpuPreset("V100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->gpus.size(), static_cast<size_t>(kMaxGpus));
+  EXPECT_DOUBLE_EQ(p->total, 2.0);
+  EXPECT_EQ(p->gpus.back().mode, GpuMode::kIdle);
+  o.gpus = kMaxGpus + 1;
+  EXPECT_FALSE(PlanPlacement({Job("a", 100, 4)}, ProductModel(),
+                             *GpuPreset("V100"), o)
+                   .ok());
+}
+
 TEST(PlannerTest, PairsLightWithHeavy) {
   // Two light (20 %) and two heavy (100 %) jobs on 2 GPUs.
   //   light+heavy: 1 - 0.5*0.2*1 = 0.9 each -> 1.8 per GPU -> 3.6;
