@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "predict/model_eval.h"
 #include "predict/model_training.h"
 #include "predict/sim_scorer.h"
+#include "tools/cli_flags.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
 
@@ -23,6 +25,7 @@ namespace {
 struct DataFlags {
   predict::DatasetSource source;
   double max_solo_ratio = 1.5;
+  bool max_solo_ratio_given = false;
 };
 
 struct TrainFlags {
@@ -69,8 +72,10 @@ void AddDataFlags(CLI::App* cmd, DataFlags* f) {
   cmd->add_option("--peace-metrics", f->source.peace_metrics_csv,
                   "PEACE baseline-metrics CSV: adds its DCGM SMACT, SMOCC, "
                   "DRAMA (MPS 100 %) to the profiles it names");
+  // One DataFlags serves several subcommands: record "given" as it is parsed.
   cmd->add_option("--max-solo-ratio", f->max_solo_ratio,
-                  "disagreement factor for --cross-check-solo (default 1.5)");
+                  "disagreement factor for --cross-check-solo (default 1.5)")
+      ->each([f](const std::string&) { f->max_solo_ratio_given = true; });
 }
 
 void AddTrainFlags(CLI::App* cmd, TrainFlags* f) {
@@ -127,6 +132,11 @@ Result<predict::TrainOptions> ToTrainOptions(const TrainFlags& f) {
 }
 
 Result<predict::LoadedDataset> Load(DataFlags f) {
+  if (f.max_solo_ratio_given && f.source.solo_reference_csv.empty()) {
+    return InvalidArgumentError(
+        "--max-solo-ratio sets the tolerance of --cross-check-solo; give "
+        "--cross-check-solo");
+  }
   f.source.cross_check.max_ratio = f.max_solo_ratio;
   COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d,
                         predict::LoadDataset(f.source));
@@ -224,8 +234,10 @@ Status RunTrain(const DataFlags& df, const TrainFlags& tf,
 struct EvalFlags {
   int folds = 5;
   int repeats = 5;
-  uint64_t seed = 1;
+  std::string seed = "1";  // checked by ParseSeedFlag
   bool no_lowo = false;
+  bool sim_gpu_given = false;
+  bool predictions_given = false;
   bool sim = false;
   std::string sim_gpu = "V100";
   std::string predictions;  // CSV of every method's per-pair predictions.
@@ -236,7 +248,15 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
   COLO_ASSIGN_OR_RETURN(eo.train, ToTrainOptions(tf));
   eo.folds = ef.folds;
   eo.repeats = ef.repeats;
-  eo.seed = ef.seed;
+  COLO_ASSIGN_OR_RETURN(
+      eo.seed,
+      ParseSeedFlag("--seed", ef.seed,
+                    static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
+                        static_cast<uint64_t>(std::max(ef.repeats, 0))));
+  if (ef.sim_gpu_given && !ef.sim)
+    return InvalidArgumentError("--sim-gpu sets the GPU of --sim; give --sim");
+  if (ef.predictions_given && ef.predictions.empty())
+    return InvalidArgumentError("--predictions: expected a file path, got ''");
   eo.lowo = !ef.no_lowo;
   COLO_RETURN_IF_ERROR(eo.Validate());
   if (!ef.predictions.empty() &&
@@ -352,12 +372,15 @@ void RegisterPredictCommand(CLI::App& app, int* exit_code) {
   eval->add_flag(
       "--sim", eval_flags->sim,
       "also score pairs on the simulated GPU (no pair measurements needed)");
-  eval->add_option("--sim-gpu", eval_flags->sim_gpu,
-                   "GPU preset for --sim (default V100)");
-  eval->add_option("--predictions", eval_flags->predictions,
-                   "write every method's per-pair predictions (out-of-fold, "
-                   "LOWO, simulator) to this CSV");
+  CLI::Option* sim_gpu = eval->add_option(
+      "--sim-gpu", eval_flags->sim_gpu, "GPU preset for --sim (default V100)");
+  CLI::Option* predictions = eval->add_option(
+      "--predictions", eval_flags->predictions,
+      "write every method's per-pair predictions (out-of-fold, LOWO, "
+      "simulator) to this CSV");
   eval->callback([=] {
+    eval_flags->sim_gpu_given = sim_gpu->count() > 0;
+    eval_flags->predictions_given = predictions->count() > 0;
     *exit_code = ReportStatus(RunEval(*data, *train_flags, *eval_flags));
   });
 

@@ -6,13 +6,11 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
 #include <fstream>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +25,7 @@
 #include "scenario/yaml_value.h"
 #include "sim/policy_sweep.h"
 #include "sim/scenario_runner.h"
+#include "tools/cli_flags.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
 
@@ -87,25 +86,11 @@ Result<Duration> TimeFlag(const char* flag, const std::string& text,
   return t;
 }
 
-// --seed: an integer in 0..2^63 - 1, as the scenario file's seed.
-Result<uint64_t> SeedFlag(const std::string& text) {
-  const std::string t(profile::TrimSpaces(text));
-  uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || ec != std::errc() || end != t.data() + t.size() ||
-      v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return InvalidArgumentError(
-        "--seed: expected an integer in 0..9223372036854775807, got '" + text +
-        "'");
-  }
-  return v;
-}
-
 Status RunSim(const SimFlags& flags) {
   COLO_ASSIGN_OR_RETURN(sim::ScenarioSpec spec,
                         scenario::LoadScenarioFile(flags.scenario));
   if (flags.seed_option->count() > 0) {
-    COLO_ASSIGN_OR_RETURN(spec.seed, SeedFlag(flags.seed));
+    COLO_ASSIGN_OR_RETURN(spec.seed, ParseSeedFlag("--seed", flags.seed));
   }
   if (flags.duration_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(

@@ -228,8 +228,14 @@ Status TrainOptions::Validate() const {
   }
   for (const std::string& f : features)
     COLO_RETURN_IF_ERROR(BaseFeatureIndex(f).status());
-  for (const std::string& t : fixed_terms)
-    COLO_RETURN_IF_ERROR(ParsePairTerm(t).status());
+  for (size_t i = 0; i < fixed_terms.size(); ++i) {
+    COLO_ASSIGN_OR_RETURN(PairTerm t, ParsePairTerm(fixed_terms[i]));
+    for (size_t k = 0; k < i; ++k) {
+      if (ParsePairTerm(fixed_terms[k])->Name() == t.Name()) {
+        return InvalidArgumentError("term '" + t.Name() + "' is given twice");
+      }
+    }
+  }
   if (residual) COLO_RETURN_IF_ERROR(residual_options.Validate());
   return OkStatus();
 }

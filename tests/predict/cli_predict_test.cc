@@ -306,6 +306,26 @@ TEST_F(CliPredictTest, ProfileImportRefusesValuesItWouldOtherwiseDrop) {
   EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
 }
 
+TEST_F(CliPredictTest, EvalRefusesOptionsItWouldIgnoreOrWrap) {
+  const std::string kace = kData + "/kace";
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--seed", "-1"}, "--seed: expected an integer in 0.."},
+      {{"--seed", "99999999999999999999999"}, "--seed: expected an integer"},
+      {{"--sim-gpu", "A100"}, "--sim-gpu sets the GPU of --sim"},
+      {{"--predictions", ""}, "--predictions: expected a file path"},
+      {{"--max-solo-ratio", "2"}, "give --cross-check-solo"},
+      {{"--terms", "partner.sm_util,partner.sm_util"},
+       "term 'partner.sm_util' is given twice"}};
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {"predict", "eval", "--kace", kace,
+                                     "--no-lowo", "--repeats", "1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = Run(argv);
+    EXPECT_EQ(r.exit_code, 2) << args[0];
+    EXPECT_NE(r.err.find(message), std::string::npos) << args[0] << ": " << r.err;
+  }
+}
+
 TEST_F(CliPredictTest, PlanOptionsOutOfRangeExit2) {
   const std::string jobs = kSrc + "/examples/plan/jobs.yaml";
   const std::map<std::string, std::string> cases = {
