@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_usage.h"
 #include "colo/clock.h"
 #include "colo/gpu_spec.h"
 #include "colod_process.h"
@@ -218,7 +219,15 @@ void SoloThroughput(const SoloWorkload& w, int runs) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const int status = colo::bench::CheckNoOptions(
+          argc, argv,
+          "usage: launch_overhead_bench (no options)\n"
+          "What the interposer adds to a kernel launch, measured in this "
+          "run.\n");
+      status >= 0) {
+    return status;
+  }
   const int n = 200000;
   const Percentiles noop = NoopCalls(n);
   std::printf(

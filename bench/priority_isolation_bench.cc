@@ -204,6 +204,9 @@ int main(int argc, char** argv) {
       verbose = true;
     } else if (a == "--room") {
       room_only = true;
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: priority_isolation_bench [-v] [--only POLICY] [--room]\n");
+      return 0;
     } else if (a == "--only" && i + 1 < argc) {
       auto k = sched::ParsePolicyKind(argv[++i]);
       if (!k.ok()) {
@@ -215,6 +218,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: priority_isolation_bench [-v] [--only POLICY] [--room]\n");
       return 2;
     }
+  }
+  if (room_only && (only || verbose)) {
+    std::fprintf(stderr, "--room prints the room estimate alone, without runs: it takes no -v or --only\n");
+    return 2;
   }
   if (room_only) return PrintRoom(*GpuPreset("A100")) ? 0 : 1;
   std::vector<Pair> pairs;

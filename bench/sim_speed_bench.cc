@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "bench_usage.h"
 #include "scenario/scenario_loader.h"
 #include "sim/scenario_runner.h"
 
@@ -70,7 +71,15 @@ std::optional<colo::sim::ScenarioSpec> Load(const std::string& path) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const int status = colo::bench::CheckNoOptions(
+          argc, argv,
+          "usage: sim_speed_bench (no options)\n"
+          "Simulated kernels per second of wall time per sharing mode, and "
+          "wave fusion against wave by wave, on the examples.\n");
+      status >= 0) {
+    return status;
+  }
   const std::string examples = std::string(COLO_SOURCE_DIR) + "/examples/";
   std::printf("%-16s %12s %10s %14s %10s\n", "mode", "kernels", "wall s", "kernels/s", "of goal");
   Timed mps;

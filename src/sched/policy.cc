@@ -41,8 +41,7 @@ Result<PolicyKind> ParsePolicyKind(std::string_view name) {
     if (name == n.name) return n.kind;
     valid += (valid.empty() ? "" : ", ") + std::string(n.name);
   }
-  return InvalidArgumentError("unknown policy '" + std::string(name) + "'; expected one of " + valid +
-                              " (or 'all')");
+  return InvalidArgumentError("unknown policy '" + std::string(name) + "'; expected one of " + valid);
 }
 
 std::vector<std::string> PolicyOptionNames(PolicyKind kind) {

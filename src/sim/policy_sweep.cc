@@ -41,8 +41,9 @@ Result<std::vector<sched::PolicyKind>> ParsePolicyList(std::string_view list) {
                                   "': 'all' stands alone; expected 'all' or a "
                                   "comma-separated list of " + ValidNames());
     }
-    COLO_ASSIGN_OR_RETURN(sched::PolicyKind k, sched::ParsePolicyKind(name));
-    if (!Contains(kinds, k)) kinds.push_back(k);
+    Result<sched::PolicyKind> k = sched::ParsePolicyKind(name);
+    if (!k.ok()) return InvalidArgumentError(k.status().message() + " (or 'all')");
+    if (!Contains(kinds, *k)) kinds.push_back(*k);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
