@@ -67,8 +67,12 @@ std::string PlanToJson(const Plan& plan) {
     pj["profile"] = p.profile;
     pj["priority"] = p.high ? "high" : "best-effort";
     pj["memory_gib"] = p.memory_gib;
-    pj["gpu"] = p.gpu;
-    pj["predicted_normalized_throughput"] = p.predicted;
+    // A waiting job has no GPU and no prediction: null, as colo sim's JSON
+    // writes an absent figure (not -1 and 0).
+    const bool waiting = p.gpu < 0;
+    pj["gpu"] = waiting ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.gpu);
+    pj["predicted_normalized_throughput"] =
+        waiting ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.predicted);
     if (!p.mig_profile.empty()) pj["mig_profile"] = p.mig_profile;
     pj["reason"] = p.reason;
     jobs.push_back(pj);

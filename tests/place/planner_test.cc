@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <functional>
 
@@ -71,6 +73,28 @@ TEST(PlannerTest, IdleGpusCostNothingAndTheirNumberIsBounded) {
   EXPECT_FALSE(PlanPlacement({Job("a", 100, 4)}, ProductModel(),
                              *GpuPreset("V100"), o)
                    .ok());
+}
+
+TEST(PlannerTest, AWaitingJobHasNullGpuAndPredictionInTheJson) {
+  PlanOptions o;
+  o.gpus = 1;
+  o.max_jobs_per_gpu = 1;
+  Result<Plan> p = PlanPlacement({Job("a", 100, 4), Job("b", 20, 4)},
+                                 ProductModel(), *GpuPreset("V100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->waiting, 1);
+  const nlohmann::json j = nlohmann::json::parse(PlanToJson(*p));
+  int nulls = 0;
+  for (const auto& job : j["jobs"]) {
+    if (job["gpu"].is_null()) {
+      EXPECT_TRUE(job["predicted_normalized_throughput"].is_null());
+      ++nulls;
+    } else {
+      EXPECT_EQ(job["gpu"], 0);
+      EXPECT_DOUBLE_EQ(job["predicted_normalized_throughput"].get<double>(), 1.0);
+    }
+  }
+  EXPECT_EQ(nulls, 1);
 }
 
 TEST(PlannerTest, PairsLightWithHeavy) {
