@@ -94,7 +94,9 @@ Result<int64_t> CsvTable::Integer(const CsvRow& row, int col) const {
   COLO_ASSIGN_OR_RETURN(double v, Number(row, col));
   if (v != std::floor(v) || std::fabs(v) > 9e15) {
     const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(TrimSpaces(header[col])) + "'" : "column " + std::to_string(col + 1);
-    return InvalidArgumentError(Where(row) + ": " + name + ": expected an integer, got '" + std::string(row.cells[col]) + "'");
+    return InvalidArgumentError(Where(row) + ": " + name + ": expected an integer" +
+                                (v == std::floor(v) ? " of magnitude at most 9e15" : "") + ", got '" +
+                                std::string(row.cells[col]) + "'");
   }
   return static_cast<int64_t>(v);
 }

@@ -159,7 +159,8 @@ Result<Workload> LoadUnchecked(const ModelFiles& f,
       return InvalidArgumentError(
           f.profile + ": kernel_latency['" + k.name + "'] (launched as " +
           "kernels[" + std::to_string(i) +
-          "]): total_latency must be a positive number of microseconds");
+          "]): total_latency must be a number of microseconds in [0.001, "
+          "9e12] (at least 1 ns)");
     }
     k.registers_per_thread = options.registers_per_thread;
     k.sm_throughput = options.sm_throughput;

@@ -63,7 +63,10 @@ Status PolicyOptions::Validate(PolicyKind kind) const {
     return InvalidArgumentError("preemption_bound_us must be > 0 (microseconds)");
   }
   if (min_idle.count() < 0) return InvalidArgumentError("min_idle_us must be >= 0");
-  if (long_idle < min_idle) return InvalidArgumentError("long_idle_us must be >= min_idle_us");
+  if (long_idle < min_idle) {
+    return InvalidArgumentError("long_idle_us (" + FormatDuration(long_idle) + ", default 5ms) must be >= min_idle_us (" +
+                                FormatDuration(min_idle) + ")");
+  }
   if (slice_launch_gap.count() < 0) return InvalidArgumentError("slice_launch_gap_us must be >= 0");
   if (harvest_block_bound.count() < 0) return InvalidArgumentError("harvest_block_us must be >= 0");
   if (orion_be_cap.count() <= 0) return InvalidArgumentError("orion_be_cap_us must be > 0");

@@ -359,7 +359,7 @@ std::vector<Case> Cases() {
        "10}\njobs:\n" + Job(),
        kBad,
        2,
-       {"long_idle_us must be >= min_idle_us"}},
+       {"long_idle_us (10us, default 5ms) must be >= min_idle_us (50us)"}},
       {"UnknownPolicyKey",
        "gpu: A100\npolicy: {name: priority, bound_us: 5}\njobs:\n" + Job(),
        kBad,
