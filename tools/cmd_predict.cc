@@ -193,6 +193,8 @@ Status RunTrain(const DataFlags& df, const TrainFlags& tf,
     in_sample +=
         std::fabs(pr.norm_a - p.norm_a) + std::fabs(pr.norm_b - p.norm_b);
   }
+  for (const std::string& d : report.dropped_features)
+    std::printf("feature left out: %s\n", d.c_str());
   if (options.fixed_terms.empty()) {
     std::printf(
         "pool: %d terms over %zu base features; chose %zu terms (|r| >= %.2f, "

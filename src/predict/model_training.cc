@@ -259,14 +259,19 @@ Result<InterferenceModel> TrainInterferenceModel(
         " pairs, got " + std::to_string(train_pairs.size()));
   }
 
-  // Base features every training workload has.
+  // Base features every workload of the dataset has: the training ones, and
+  // those an evaluation holds out, which a fold's model must predict.
   std::vector<std::vector<std::optional<double>>> base(data.profiles.size());
-  std::set<int> workloads;
+  std::set<int> workloads, in_dataset;
   for (int id : train_pairs) {
     workloads.insert(data.pairs[id].a);
     workloads.insert(data.pairs[id].b);
   }
-  for (int w : workloads) base[w] = BaseFeatureValues(data.profiles[w]);
+  for (const PairSample& p : data.pairs) {
+    in_dataset.insert(p.a);
+    in_dataset.insert(p.b);
+  }
+  for (int w : in_dataset) base[w] = BaseFeatureValues(data.profiles[w]);
   std::vector<int> features;
   for (int f = 0; f < static_cast<int>(BaseFeatureNames().size()); ++f) {
     const std::string& name = BaseFeatureNames()[f];
@@ -275,9 +280,23 @@ Result<InterferenceModel> TrainInterferenceModel(
             options.features.end()) {
       continue;
     }
-    bool all = true;
-    for (int w : workloads) all = all && base[w][f].has_value();
-    if (all) features.push_back(f);
+    int lacking = -1;
+    bool some_have = false;
+    for (int w : in_dataset) {
+      if (!base[w][f].has_value()) {
+        if (lacking < 0) lacking = w;
+      } else {
+        some_have = true;
+      }
+    }
+    if (lacking < 0) {
+      features.push_back(f);
+    } else if (some_have && !IsCurveSampleFeature(f)) {
+      // Only a feature some workloads have is news when it is left out.
+      rep.dropped_features.push_back(
+          name + " (workload '" + data.profiles[lacking].name + "' lacks " +
+          BaseFeatureSource(f) + ")");
+    }
   }
 
   std::vector<PairTerm> pool;
@@ -285,7 +304,7 @@ Result<InterferenceModel> TrainInterferenceModel(
     for (const std::string& name : options.fixed_terms) {
       const PairTerm t = *ParsePairTerm(name);
       for (int f : t.Needs()) {
-        for (int w : workloads) {
+        for (int w : in_dataset) {
           if (!base[w][f]) {
             return FailedPreconditionError(
                 "term '" + t.Name() + "' needs feature '" +

@@ -3,7 +3,9 @@
 // Each measured pair (a, b) gives two training rows: the terms of (a next to
 // b) with target norm_a, and of (b next to a) with target norm_b. Then:
 //   1. the term pool: own, partner and own*partner terms over the base
-//      features every training workload has (or TrainOptions::features);
+//      features every workload of the dataset has (training and held out:
+//      a fold's model must predict the held-out ones), or
+//      TrainOptions::features;
 //   2. correlation filter (KACE): drop terms whose |Pearson r| with the
 //      target over the training rows is below a threshold; terms collinear
 //      with those kept before them are dropped too;
@@ -52,8 +54,8 @@ const char* TermSearchName(TermSearch s);  // "filter", "forward"
 Result<TermSearch> ParseTermSearch(std::string_view name);
 
 struct TrainOptions {
-  // Base features the pool is built from; empty = every feature all training
-  // workloads' profiles provide. Default: empty.
+  // Base features the pool is built from; empty = every feature all the
+  // dataset's workloads' profiles provide. Default: empty.
   std::vector<std::string> features;
   // Shape of the term pool (pair_features.h). Default: kDiagonal.
   PoolShape pool_shape = PoolShape::kDiagonal;
@@ -89,6 +91,9 @@ struct TrainOptions {
 
 struct TrainReport {
   std::vector<std::string> features;  // base features the pool used.
+  // Base features some workloads of the dataset have but one lacks, so left
+  // out, e.g. "sm_throughput (workload 'x' lacks kernels.sm_throughput_pct)".
+  std::vector<std::string> dropped_features;
   int pool_terms = 0;                 // terms in the pool.
   std::vector<std::string> selected;  // chosen terms.
   double correlation_threshold = 0;   // chosen by inner CV.

@@ -119,11 +119,28 @@ TEST(ModelTrainingTest, MissingFeatureNamesWorkloadAndField) {
       m.status().message().find("workload 'w3' lacks (system.sm_util_pct)"),
       std::string::npos)
       << m.status().message();
-  // Without fixed terms the pool just leaves the feature out.
+  // Without fixed terms the pool leaves the feature out, and says why.
   o.fixed_terms.clear();
   TrainReport rep;
   ASSERT_TRUE(TrainInterferenceModel(d, AllPairIds(d), o, &rep).ok());
   for (const auto& f : rep.features) EXPECT_NE(f, "sm_util");
+  // sm_util, and the duty products built from it.
+  ASSERT_FALSE(rep.dropped_features.empty());
+  EXPECT_EQ(rep.dropped_features[0].rfind("sm_util (workload 'w3' lacks", 0), 0u)
+      << rep.dropped_features[0];
+  for (const auto& f : rep.dropped_features)
+    EXPECT_NE(f.find("workload 'w3'"), std::string::npos) << f;
+  // Also when w3 is held out of training (leave-one-workload-out): the
+  // fold's model must be able to predict w3.
+  std::vector<int> without_w3;
+  for (int id : AllPairIds(d)) {
+    if (d.pairs[id].a != 3 && d.pairs[id].b != 3) without_w3.push_back(id);
+  }
+  Result<InterferenceModel> fold =
+      TrainInterferenceModel(d, without_w3, o, &rep);
+  ASSERT_TRUE(fold.ok()) << fold.status().ToString();
+  for (const auto& f : rep.features) EXPECT_NE(f, "sm_util");
+  EXPECT_TRUE(fold->PredictPair(d.profiles[3], d.profiles[0]).ok());
 }
 
 TEST(ModelTrainingTest, ModelJsonRoundTrip) {
