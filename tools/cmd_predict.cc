@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -319,9 +320,14 @@ Status RunPair(const DataFlags& df, const std::string& model_path,
                const std::string& a, const std::string& b) {
   COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model,
                         predict::LoadModel(model_path));
-  DataFlags f = df;
-  COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d,
-                        predict::LoadDataset(f.source));
+  // A pair needs profiles only; measurements, if given, are shown beside.
+  predict::LoadedDataset d;
+  if (!df.source.profiles_dir.empty() && df.source.pairs_csv.empty()) {
+    COLO_ASSIGN_OR_RETURN(d.all_profiles,
+                          profile::LoadProfileDir(df.source.profiles_dir));
+  } else {
+    COLO_ASSIGN_OR_RETURN(d, predict::LoadDataset(df.source));
+  }
   auto find =
       [&](const std::string& n) -> Result<const profile::WorkloadProfile*> {
     for (const auto& p : d.all_profiles) {
@@ -333,8 +339,29 @@ Status RunPair(const DataFlags& df, const std::string& model_path,
   COLO_ASSIGN_OR_RETURN(const profile::WorkloadProfile* pb, find(b));
   Result<predict::PairPrediction> pr = model.PredictPair(*pa, *pb);
   if (!pr.ok()) return AsInputError(pr.status());
-  std::printf("%s: %.3f\n%s: %.3f\nsum: %.3f\n", a.c_str(), pr->norm_a,
-              b.c_str(), pr->norm_b, pr->Sum());
+  std::optional<predict::PairPrediction> measured;
+  for (const predict::PairSample& p : d.data.pairs) {
+    const std::string& na = d.data.profiles[p.a].name;
+    const std::string& nb = d.data.profiles[p.b].name;
+    if (na == a && nb == b) measured = predict::PairPrediction{p.norm_a, p.norm_b};
+    if (na == b && nb == a) measured = predict::PairPrediction{p.norm_b, p.norm_a};
+  }
+  // Clamped to [0, 1] as colo plan uses them; the model's own value is
+  // shown when it lies outside (an extrapolation).
+  auto line = [](const std::string& name, double raw, std::optional<double> m) {
+    const double y = std::clamp(raw, 0.0, 1.0);
+    std::string out = fmt::format("{}: {:.3f}", name, y);
+    if (y != raw) out += fmt::format(" (model {:.3f}, clamped to [0, 1])", raw);
+    if (m) out += fmt::format(" (measured {:.3f})", *m);
+    return out + "\n";
+  };
+  std::string text =
+      line(a, pr->norm_a, measured ? std::optional(measured->norm_a) : std::nullopt) +
+      line(b, pr->norm_b, measured ? std::optional(measured->norm_b) : std::nullopt);
+  text += fmt::format("sum: {:.3f}", std::clamp(pr->norm_a, 0.0, 1.0) +
+                                         std::clamp(pr->norm_b, 0.0, 1.0));
+  if (measured) text += fmt::format(" (measured {:.3f})", measured->Sum());
+  std::printf("%s\n", text.c_str());
   return OkStatus();
 }
 

@@ -59,8 +59,21 @@ Result<std::vector<profile::MpsPoint>> ParseMps(const std::string& s) {
       return InvalidArgumentError(
           "--mps: '" + item + "': expected PERCENT:THROUGHPUT, e.g. 50:12.5");
     }
+    // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is a percentage: 0.5 reads as a
+    // fraction someone meant as 50 %.
+    if (!(p.active_thread_pct >= 1 && p.active_thread_pct <= 100)) {
+      return InvalidArgumentError("--mps: '" + item +
+                                  "': expected an MPS active-thread percentage "
+                                  "in [1, 100] (50, not 0.5)");
+    }
     out.push_back(p);
     pos = comma + 1;
+  }
+  // The curve is relative to its 100 % point; without it nothing reads it.
+  if (!out.empty() && out.back().active_thread_pct != 100) {
+    return InvalidArgumentError(
+        "--mps: the last point must be 100 % (the throughput with every SM, "
+        "e.g. ...,100:29.2); the curve is read relative to it");
   }
   return out;
 }

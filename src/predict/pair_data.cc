@@ -1,12 +1,20 @@
 #include "predict/pair_data.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "profile/csv.h"
 
 namespace colo::predict {
 namespace {
+
+std::string FormatValue(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
 
 }  // namespace
 
@@ -104,6 +112,19 @@ Result<PairDataset> BuildPairDataset(
     }
     s.norm_a = m.shared_a / *ds.profiles[s.a].solo_throughput;
     s.norm_b = m.shared_b / *ds.profiles[s.b].solo_throughput;
+    // Far faster than alone is a unit slip (pair_data.h): the columns are
+    // throughputs in the solo throughput's unit.
+    for (const auto& [name, norm, shared] :
+         {std::tuple{m.a, s.norm_a, m.shared_a}, std::tuple{m.b, s.norm_b, m.shared_b}}) {
+      if (norm > kMaxNormalizedLabel) {
+        return InvalidArgumentError(
+            m.where + ": '" + name + "' shared throughput " + FormatValue(shared) +
+            " is " + FormatValue(norm) + "x its solo throughput " +
+            FormatValue(*ds.profiles[ds.Find(name)].solo_throughput) +
+            "; expected at most " + FormatValue(kMaxNormalizedLabel) +
+            "x (the pair file holds throughputs in the solo throughput's unit)");
+      }
+    }
     ds.pairs.push_back(std::move(s));
   }
   if (ds.pairs.empty())

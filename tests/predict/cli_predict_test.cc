@@ -326,6 +326,54 @@ TEST_F(CliPredictTest, EvalRefusesOptionsItWouldIgnoreOrWrap) {
   }
 }
 
+TEST_F(CliPredictTest, ProfileImportRefusesAnMpsCurveNothingCouldRead) {
+  for (const char* curve : {"0.5:52,1:91", "25:27,50:52,75:74"}) {
+    ProcessResult r = Run({"profile", "import", "--name", "x",
+                           "--solo-throughput", "91", "--mps", curve});
+    EXPECT_EQ(r.exit_code, 2) << curve;
+    EXPECT_NE(r.err.find("--mps: "), std::string::npos) << curve << ": " << r.err;
+  }
+}
+
+TEST_F(CliPredictTest, APairLabelFarAboveItsSoloThroughputExit2) {
+  // A unit slip: shared throughput 1e6 against the job's solo throughput.
+  const std::string pairs = Write(
+      "pairs.csv",
+      "workload1,workload2,w1throughput,w2throughput\n"
+      "bert-base-cased_batch8-train,vit-base-patch16-224_batch8-inf,1e6,50\n");
+  ProcessResult r =
+      Run({"predict", "train", "--kace", kData + "/kace", "--pairs", pairs});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(pairs + ":2: 'bert-base-cased_batch8-train' shared "
+                       "throughput 1e+06 is"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliPredictTest, PairNeedsOnlyProfilesAndClampsLikePlan) {
+  const std::string model = (dir_ / "model.json").string();
+  ASSERT_EQ(Run({"predict", "train", "--kace", kData + "/kace", "-o", model,
+                 "--repeat", "1"})
+                .exit_code,
+            0);
+  ProcessResult r =
+      Run({"predict", "pair", "--profiles", kSrc + "/examples/plan/profiles",
+           "--model", model, "bert-base-cased_batch8-inf",
+           "vit-base-patch16-224_batch16-inf"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bert-base-cased_batch8-inf: 0.874\n"),
+            std::string::npos)
+      << r.out;
+  // With the measurements at hand, they are printed beside.
+  r = Run({"predict", "pair", "--kace", kData + "/kace", "--model", model,
+           "bert-base-cased_batch8-inf", "vit-base-patch16-224_batch16-inf"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bert-base-cased_batch8-inf: 0.874 (measured "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("sum: 1.660 (measured "), std::string::npos) << r.out;
+}
+
 TEST_F(CliPredictTest, PlanOptionsOutOfRangeExit2) {
   const std::string jobs = kSrc + "/examples/plan/jobs.yaml";
   const std::map<std::string, std::string> cases = {
