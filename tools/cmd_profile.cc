@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "colo/gpu_spec.h"
 #include "profile/csv.h"
 #include "profile/dcgm_log.h"
 #include "profile/kace_data.h"
@@ -154,7 +155,10 @@ Status RunImport(const ImportFlags& f) {
   }
   profile::WorkloadProfile p;
   p.name = f.name;
-  p.gpu = f.gpu;
+  // A preset's alias ("V100") is stored under the preset's full name, which
+  // is what colo plan compares with; other GPUs are kept as written.
+  const Result<GpuSpec> preset = GpuPreset(f.gpu);
+  p.gpu = preset.ok() ? preset->name : f.gpu;
   p.throughput_unit = f.unit;
   if (!f.ncu.empty()) {
     profile::NcuImportOptions o;

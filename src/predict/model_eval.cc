@@ -240,7 +240,9 @@ Result<CvResult> CrossValidate(const PairDataset& d, const EvalOptions& options,
     Result<InterferenceModel> m =
         TrainInterferenceModel(d, train, train_options);
     if (!m.ok())
-      return m.status().WithContext("leave out '" + d.profiles[w].name + "'");
+      return m.status().WithContext("leave-one-workload-out, leaving out '" +
+                                    d.profiles[w].name +
+                                    "' (--no-lowo skips it)");
     std::vector<double> score;
     for (int i : test) {
       const PairSample& p = d.pairs[i];
@@ -288,10 +290,19 @@ Result<EvalReport> EvaluatePartnerChoice(
   COLO_RETURN_IF_ERROR(options.Validate());
   const int n_pairs = static_cast<int>(d.pairs.size());
   const int n_w = static_cast<int>(d.profiles.size());
-  if (n_pairs < options.folds) {
-    return InvalidArgumentError("evaluation needs at least " +
-                                std::to_string(options.folds) + " pairs, got " +
-                                std::to_string(n_pairs));
+  // Each k-fold training set (all but the largest fold, ceil(n / k) pairs)
+  // must be big enough for the inner cross-validation.
+  int needed = options.folds;
+  while (needed - (needed + options.folds - 1) / options.folds <
+         options.train.selection_folds) {
+    ++needed;
+  }
+  if (n_pairs < needed) {
+    return InvalidArgumentError(
+        "evaluation with " + std::to_string(options.folds) + " folds (and " +
+        std::to_string(options.train.selection_folds) +
+        " inner folds) needs at least " + std::to_string(needed) +
+        " pairs, got " + std::to_string(n_pairs));
   }
   EvalReport rep;
   rep.pairs = n_pairs;

@@ -100,7 +100,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
   std::vector<std::string> header;
   bool pmon = false;
   Series s;
-  std::set<std::string> pids;
+  std::set<std::string> pids, all_pids;
   for (const Line& l : lines) {
     std::string_view t = l.text;
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
@@ -140,6 +140,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
     if (pmon) {
       const std::string& pid = row["pid"];
       if (pid == "-") continue;  // no process on the GPU in this sample
+      all_pids.insert(pid);
       if (o.pid != 0 && pid != std::to_string(o.pid)) continue;
       pids.insert(pid);
     }
@@ -172,6 +173,14 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
         path +
         ": no '# gpu ...' header line (expected nvidia-smi dmon or "
         "pmon output, or a --query-gpu CSV)");
+  }
+  if (pmon && o.pid != 0 && pids.empty()) {
+    std::string list;
+    for (const auto& p : all_pids) list += (list.empty() ? "" : ", ") + p;
+    return InvalidArgumentError(path + ": no sample of pid " +
+                                std::to_string(o.pid) + " on GPU " +
+                                std::to_string(o.gpu) + " (pids there: " +
+                                (list.empty() ? "none" : list) + ")");
   }
   if (pmon && pids.size() > 1) {
     std::string list;

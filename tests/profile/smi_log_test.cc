@@ -62,6 +62,13 @@ TEST(SmiLogTest, PmonWithTwoProcessesNeedsAPid) {
   EXPECT_EQ(s->format, "pmon");
   EXPECT_DOUBLE_EQ(s->sm_util_pct, 91.0);
   EXPECT_DOUBLE_EQ(*s->mem_util_pct, 36.5);
+  o.pid = 9999;  // not in the log: say which pids are
+  s = ReadSmiLog(kDir + "smi_pmon.txt", o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "no sample of pid 9999 on GPU 0 (pids there: 4242, 5151)"),
+            std::string::npos)
+      << s.status().message();
   o.pid = 5151;  // sm 2 and "-" (idle: 0) -> 1
   s = ReadSmiLog(kDir + "smi_pmon.txt", o);
   ASSERT_TRUE(s.ok());
