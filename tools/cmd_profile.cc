@@ -178,6 +178,13 @@ Status RunImport(const ImportFlags& f) {
     profile::ApplySmiSummary(s, &p.system);
     std::fprintf(stderr, "%s: nvidia-smi %s, %lld samples\n", f.smi.c_str(),
                  s.format.c_str(), static_cast<long long>(s.samples));
+    if (s.assumed_one_gpu) {
+      std::fprintf(stderr,
+                   "note: %s has no index column: each line is taken as a "
+                   "sample of one GPU (with N GPUs per sample, give "
+                   "--smi-devices N)\n",
+                   f.smi.c_str());
+    }
   }
   if (!f.dcgm.empty()) {
     profile::DcgmLogOptions o = f.dcgm_options;

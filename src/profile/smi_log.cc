@@ -247,9 +247,25 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
                                 "': expected MiB");
   }
   // Without an index column, lines cannot be told apart by device unless the
-  // caller says how many lines a sample has; several device names means
-  // several devices, which would silently be averaged together.
+  // caller says how many lines a sample has; several device names, or
+  // several lines with one timestamp, mean several devices, which would
+  // silently be averaged together.
   if (!c_index && o.devices_per_sample == 0) {
+    if (const std::optional<int> c_time = ColumnStartingWith(t, "timestamp")) {
+      for (size_t i = 1; i < t.rows.size(); ++i) {
+        const CsvRow& a = t.rows[i - 1];
+        const CsvRow& b = t.rows[i];
+        if (a.cells[*c_time] == b.cells[*c_time] &&
+            a.cells[*c_time] != t.header[*c_time]) {
+          return InvalidArgumentError(
+              t.Where(b) + ": a second line with timestamp '" +
+              TrimmedCopy(b.cells[*c_time]) +
+              "' and no 'index' column: several GPUs per sample; give the "
+              "number of lines per sample (--smi-devices) or add index to "
+              "--query-gpu");
+        }
+      }
+    }
     if (const std::optional<int> c_name = ColumnStartingWith(t, "name")) {
       std::set<std::string> names;
       for (const CsvRow& r : t.rows) {
@@ -300,7 +316,9 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
     s.mem.push_back(mem);
     s.fb.push_back(used);
   }
-  return Summarize(std::move(s), path, o, "query-gpu");
+  COLO_ASSIGN_OR_RETURN(SmiSummary out, Summarize(std::move(s), path, o, "query-gpu"));
+  out.assumed_one_gpu = !c_index && o.devices_per_sample == 0;
+  return out;
 }
 
 }  // namespace

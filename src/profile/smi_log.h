@@ -48,6 +48,10 @@ struct SmiSummary {
   double sm_util_pct = 0;                 // mean.
   std::optional<double> mem_util_pct;     // mean, if the log has it.
   std::optional<double> memory_used_mib;  // peak, if the log has it.
+  // query-gpu without an index column or devices_per_sample: every line was
+  // taken as a sample of one GPU (lines of identical GPUs cannot be told
+  // apart from samples). The caller should say so.
+  bool assumed_one_gpu = false;
 };
 
 // InvalidArgument on an unknown format, a malformed line, a cell that is not

@@ -173,6 +173,31 @@ TEST(SmiLogTest, QueryGpuCellInAnotherUnitThanItsHeaderIsAnError) {
       << s.status().message();
 }
 
+TEST(SmiLogTest, QueryGpuLinesSharingATimestampAreSeveralGpus) {
+  // Two identical GPUs, no index column: the timestamp tells them apart from
+  // successive samples, and averaging them would halve the busy one.
+  const std::string text =
+      "timestamp, name, utilization.gpu [%]\n"
+      "2026/11/22 10:00:00.000, Tesla V100-SXM2-32GB, 52 %\n"
+      "2026/11/22 10:00:00.000, Tesla V100-SXM2-32GB, 0 %\n";
+  Result<SmiSummary> s = ParseSmiLog(text, "q.csv");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("q.csv:3: a second line with timestamp"),
+            std::string::npos)
+      << s.status().message();
+  SmiLogOptions o;
+  o.devices_per_sample = 2;
+  s = ParseSmiLog(text, "q.csv", o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 52.0);
+  EXPECT_FALSE(s->assumed_one_gpu);
+  // Without a timestamp nothing tells them apart: the summary says what it
+  // assumed, for the caller to print.
+  s = ParseSmiLog("name, utilization.gpu [%]\nTesla V100-SXM2-32GB, 52 %\n", "q.csv");
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->assumed_one_gpu);
+}
+
 TEST(SmiLogTest, QueryGpuNotAvailableUtilizationIsAnError) {
   const std::string text =
       "index, name, utilization.gpu [%], utilization.memory [%], memory.used "
