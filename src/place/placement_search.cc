@@ -63,6 +63,16 @@ double PlacementSearch::Alt(int g, int out, int in) const {
   return r.feasible ? r.total : -INFINITY;
 }
 
+Infeasible PlacementSearch::WhyNot(int g, int in) const {
+  std::array<int, 3> k{-1, -1, -1};
+  int n = 0;
+  for (int i = 0; i < size_[g]; ++i) k[n++] = type_[groups_[g][i]];
+  k[n++] = type_[in];
+  SortKey(k, n);
+  const GroupOutcome& r = eval_.Evaluate(k);
+  return r.feasible ? Infeasible::kNone : r.why;
+}
+
 void PlacementSearch::Add(int g, int job) {
   groups_[g][size_[g]++] = job;
   group_of_[job] = g;

@@ -40,6 +40,9 @@ class PlacementSearch {
   // Total of GPU g (-1: an empty GPU) without job `out` and with job `in`
   // (-1: none); -inf if not allowed.
   double Alt(int g, int out, int in) const;
+  // Why GPU g with job `in` added is not allowed (memory or a floor; kNone if
+  // it is). REQUIRES: g has room for `in`.
+  Infeasible WhyNot(int g, int in) const;
   bool High(int job) const { return eval_.types()[type_[job]].high; }
 
  private:

@@ -77,14 +77,17 @@ std::string WaitingReason(int j, const PlacementSearch& s, const Plan& plan,
     return fmt::format("waiting: needs {:.1f} GiB, a GPU has {:.1f} GiB usable",
                        pj.memory_gib, capacity);
   }
-  int with_room = 0, allowed = 0, best_gpu = -1;
+  int with_room = 0, allowed = 0, best_gpu = -1, by_memory = 0, by_floor = 0;
   double best_gain = -INFINITY;
   for (int g = 0; g < o.gpus; ++g) {
     if (s.size(g) >= o.max_jobs_per_gpu) continue;
     ++with_room;
     const double before = s.Current(g);
     const double after = s.Alt(g, -1, j);
-    if (!std::isfinite(after)) continue;
+    if (!std::isfinite(after)) {
+      (s.WhyNot(g, j) == Infeasible::kMemory ? by_memory : by_floor)++;
+      continue;
+    }
     ++allowed;
     if (after - before > best_gain) {
       best_gain = after - before;
@@ -98,10 +101,22 @@ std::string WaitingReason(int j, const PlacementSearch& s, const Plan& plan,
         o.gpus, o.max_jobs_per_gpu);
   }
   if (allowed == 0) {
-    return fmt::format(
-        "waiting: no GPU with room can take it (memory: {:.1f} GiB, or a "
-        "high-priority floor)",
-        pj.memory_gib);
+    // Say which: the job's memory does not fit beside the jobs there, or a
+    // high-priority job (it or one there) would fall below the floor.
+    std::string why;
+    if (by_memory > 0) {
+      why += fmt::format("on {} its {:.1f} GiB of memory does not fit beside the jobs "
+                         "there",
+                         by_memory, pj.memory_gib);
+    }
+    if (by_floor > 0) {
+      why += fmt::format("{}on {} a high-priority job would fall below the "
+                         "floor {:.2f}",
+                         why.empty() ? "" : "; ", by_floor,
+                         o.high_priority_floor);
+    }
+    return fmt::format("waiting: none of the {} GPUs with room can take it: {}",
+                       with_room, why);
   }
   return fmt::format(
       "waiting: joining a GPU would not raise the predicted total (best: GPU "

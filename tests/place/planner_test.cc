@@ -97,6 +97,29 @@ TEST(PlannerTest, AWaitingJobHasNullGpuAndPredictionInTheJson) {
   EXPECT_EQ(nulls, 1);
 }
 
+TEST(PlannerTest, AWaitingJobSaysWhetherMemoryOrAFloorKeepsItOut) {
+  // One GPU holding a high-priority job H (SM 100 %). Partner F (SM 100 %)
+  // would take H to 1 - 0.5 = 0.5 < 0.8: the floor. Partner M (SM 10 %)
+  // would keep H at 0.95 but needs 30 GiB beside H's 4: memory.
+  PlanOptions o;
+  o.gpus = 1;
+  Result<Plan> p = PlanPlacement({Job("H", 100, 4, true), Job("F", 100, 4)},
+                                 ProductModel(), *GpuPreset("V100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_NE(Named(*p, "F").reason.find(
+                "none of the 1 GPUs with room can take it: on 1 a "
+                "high-priority job would fall below the floor 0.80"),
+            std::string::npos)
+      << Named(*p, "F").reason;
+  p = PlanPlacement({Job("H", 100, 4, true), Job("M", 10, 30)}, ProductModel(),
+                    *GpuPreset("V100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_NE(Named(*p, "M").reason.find(
+                "on 1 its 30.0 GiB of memory does not fit beside the jobs there"),
+            std::string::npos)
+      << Named(*p, "M").reason;
+}
+
 TEST(PlannerTest, PairsLightWithHeavy) {
   // Two light (20 %) and two heavy (100 %) jobs on 2 GPUs.
   //   light+heavy: 1 - 0.5*0.2*1 = 0.9 each -> 1.8 per GPU -> 3.6;
