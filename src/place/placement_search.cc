@@ -46,7 +46,7 @@ std::array<int, 3> PlacementSearch::KeyOf(int g) const {
   return k;
 }
 
-double PlacementSearch::Alt(int g, int out, int in) const {
+const GroupOutcome* PlacementSearch::Changed(int g, int out, int in) const {
   std::array<int, 3> k{-1, -1, -1};
   int n = 0;
   if (g >= 0) {
@@ -55,22 +55,21 @@ double PlacementSearch::Alt(int g, int out, int in) const {
     }
   }
   if (in >= 0) {
-    if (n >= o_.max_jobs_per_gpu) return -INFINITY;
+    if (n >= o_.max_jobs_per_gpu) return nullptr;
     k[n++] = type_[in];
   }
   SortKey(k, n);
-  const GroupOutcome& r = eval_.Evaluate(k);
-  return r.feasible ? r.total : -INFINITY;
+  return &eval_.Evaluate(k);
+}
+
+double PlacementSearch::Alt(int g, int out, int in) const {
+  const GroupOutcome* r = Changed(g, out, in);
+  return r && r->feasible ? r->total : -INFINITY;
 }
 
 Infeasible PlacementSearch::WhyNot(int g, int in) const {
-  std::array<int, 3> k{-1, -1, -1};
-  int n = 0;
-  for (int i = 0; i < size_[g]; ++i) k[n++] = type_[groups_[g][i]];
-  k[n++] = type_[in];
-  SortKey(k, n);
-  const GroupOutcome& r = eval_.Evaluate(k);
-  return r.feasible ? Infeasible::kNone : r.why;
+  const GroupOutcome* r = Changed(g, -1, in);
+  return !r || r->feasible ? Infeasible::kNone : r->why;
 }
 
 void PlacementSearch::Add(int g, int job) {

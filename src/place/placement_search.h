@@ -46,6 +46,9 @@ class PlacementSearch {
   bool High(int job) const { return eval_.types()[type_[job]].high; }
 
  private:
+  // The outcome of GPU g without job `out` and with job `in` (-1: none),
+  // or nullptr if `in` would exceed max_jobs_per_gpu.
+  const GroupOutcome* Changed(int g, int out, int in) const;
   void Add(int g, int job);
   void Remove(int g, int job);
   bool MoveStep(int job);

@@ -1,7 +1,8 @@
 #include "predict/pair_data.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -10,11 +11,7 @@
 namespace colo::predict {
 namespace {
 
-std::string FormatValue(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
+std::string FormatValue(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
