@@ -75,10 +75,9 @@ Status WriteOutput(const std::string& text, const std::string& path) {
 // A time flag, checked like the scenario file's times.
 Result<Duration> TimeFlag(const char* flag, const std::string& text,
                           scenario::TimeUnit unit) {
-  double x = 0;
-  Result<Duration> t = profile::ParseFiniteDouble(text, &x)
-                           ? scenario::CheckedTime(x, unit, false)
-                           : scenario::CheckedTime(std::nan(""), unit, false);
+  double x = std::nan("");  // left NaN, and refused, if `text` is no number
+  profile::ParseFiniteDouble(text, &x);
+  Result<Duration> t = scenario::CheckedTime(x, unit, false);
   if (!t.ok()) {
     return InvalidArgumentError(std::string(flag) + ": " +
                                 t.status().message() + ", got '" + text + "'");

@@ -169,22 +169,24 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
       }
     }
     first = 1;
-    if (options.rows_as_wide_as_header) {
-      for (size_t i = 1; i < rows.size(); ++i) {
-        if (rows[i].cells.size() != table.header.size()) {
-          return InvalidArgumentError(table.Where(rows[i]) + ": expected " +
-                                      std::to_string(table.header.size()) +
-                                      " fields like the header, found " +
-                                      std::to_string(rows[i].cells.size()) +
-                                      (rows[i].cells.size() < table.header.size()
-                                           ? " (a truncated or hand-edited file?)"
-                                           : ""));
-        }
-      }
-    }
   }
   table.rows.assign(std::make_move_iterator(rows.begin() + first), std::make_move_iterator(rows.end()));
+  if (options.has_header && options.rows_as_wide_as_header) {
+    COLO_RETURN_IF_ERROR(CheckRowWidths(table));
+  }
   return table;
+}
+
+Status CheckRowWidths(const CsvTable& table) {
+  for (const CsvRow& r : table.rows) {
+    if (r.cells.size() != table.header.size()) {
+      return InvalidArgumentError(table.Where(r) + ": expected " + std::to_string(table.header.size()) +
+                                  " fields like the header, found " + std::to_string(r.cells.size()) +
+                                  (r.cells.size() < table.header.size() ? " (a truncated or hand-edited file?)"
+                                                                        : ""));
+    }
+  }
+  return OkStatus();
 }
 
 Result<std::string> ReadTextFile(const std::string& path) {

@@ -62,6 +62,11 @@ struct CsvOptions {
 // the wrong width (see CsvOptions).
 Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options = {});
 
+// InvalidArgument "<path>:<line>: expected N fields like the header, found
+// M" for the first row of another width than the header (what ParseCsv
+// checks unless told not to; for readers that drop trailer rows first).
+Status CheckRowWidths(const CsvTable& table);
+
 // Reads and parses a file. NotFound if it cannot be opened.
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options = {});
 

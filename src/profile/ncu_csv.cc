@@ -410,14 +410,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   std::erase_if(table.rows, [](const CsvRow& r) {
     return r.cells.size() == 1 && TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
   });
-  for (const CsvRow& r : table.rows) {
-    if (r.cells.size() != table.header.size()) {
-      return InvalidArgumentError(table.Where(r) + ": expected " +
-                                  std::to_string(table.header.size()) +
-                                  " fields like the header, found " +
-                                  std::to_string(r.cells.size()));
-    }
-  }
+  COLO_RETURN_IF_ERROR(CheckRowWidths(table));
 
   COLO_ASSIGN_OR_RETURN(int c_id, table.Column("ID"));
   COLO_ASSIGN_OR_RETURN(int c_name, table.Column("Kernel Name"));
