@@ -1,5 +1,5 @@
 // `colo top [--socket PATH] [--once] [--json] [--interval-ms N] [--count N]`:
-// colod's clients (class, kernels, memory) and totals, refreshed.
+// colod's clients (class, kernels, stretch, memory) and totals, refreshed.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -23,6 +23,15 @@ struct TopFlags {
 
 double MiB(const nlohmann::json& v) { return v.get<double>() / (1 << 20); }
 
+// "1.23x", or "-" before any launch was timed (colod sends null).
+std::string Stretch(const nlohmann::json& device_time) {
+  const nlohmann::json& s = device_time["stretch"];
+  if (!s.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", s.get<double>());
+  return buf;
+}
+
 void PrintTable(const nlohmann::json& j) {
   std::printf(
       "colod: %s, policy %s | kernels %lld launched, %lld completed | "
@@ -33,19 +42,26 @@ void PrintTable(const nlohmann::json& j) {
       j["kernels_completed"].get<long long>(), MiB(j["memory_used"]),
       MiB(j["memory_bytes"]), j["clients_served"].get<long long>(),
       j["clients_dropped"].get<long long>());
-  std::printf("%4s %8s %6s %-16s %-11s %10s %10s %8s %10s %10s\n", "ID", "PID",
-              "UID", "PROGRAM", "CLASS", "LAUNCHED", "COMPLETED", "INFLIGHT",
-              "PERS_MiB", "EPH_MiB");
+  // Device time over solo time of the completed launches: what sharing costs.
+  std::printf("stretch (device time / solo time): high %s over %lld launches, "
+              "best-effort %s over %lld\n",
+              Stretch(j["classes"]["high"]).c_str(),
+              j["classes"]["high"]["launches_timed"].get<long long>(),
+              Stretch(j["classes"]["best-effort"]).c_str(),
+              j["classes"]["best-effort"]["launches_timed"].get<long long>());
+  std::printf("%4s %8s %6s %-16s %-11s %10s %10s %8s %8s %10s %10s\n", "ID",
+              "PID", "UID", "PROGRAM", "CLASS", "LAUNCHED", "COMPLETED",
+              "INFLIGHT", "STRETCH", "PERS_MiB", "EPH_MiB");
   for (const auto& c : j["clients"]) {
     std::printf(
-        "%4d %8d %6u %-16.16s %-11s %10lld %10lld %8lld %10.1f %10.1f\n",
+        "%4d %8d %6u %-16.16s %-11s %10lld %10lld %8lld %8s %10.1f %10.1f\n",
         c["id"].get<int>(), c["pid"].get<int>(), c["uid"].get<unsigned>(),
         c["program"].get<std::string>().c_str(),
         c["class"].get<std::string>().c_str(),
         c["kernels_launched"].get<long long>(),
         c["kernels_completed"].get<long long>(),
-        c["in_flight"].get<long long>(), MiB(c["memory_persistent"]),
-        MiB(c["memory_ephemeral"]));
+        c["in_flight"].get<long long>(), Stretch(c["device_time"]).c_str(),
+        MiB(c["memory_persistent"]), MiB(c["memory_ephemeral"]));
   }
   std::fflush(stdout);
 }

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "colo/gpu_spec.h"
+#include "colo/workload.h"
 #include "cuda/cuda_abi.h"
 
 namespace colo::runtime {
@@ -49,10 +50,6 @@ void Log(const char* fmt, ...) {
   va_end(ap);
   std::fprintf(stderr, "colod: %s\n", buf);
   std::fflush(stderr);
-}
-
-const char* ClassName(PriorityClass c) {
-  return c == PriorityClass::kHigh ? "high" : "best-effort";
 }
 
 }  // namespace
@@ -83,6 +80,7 @@ struct Daemon::Client {
   std::optional<uint64_t> pending_sync;
   int64_t launched = 0;
   int64_t completed = 0;
+  DeviceTime device_time;
   bool broken = false;  // dropped at the next DropDoomed().
 };
 
@@ -522,7 +520,7 @@ void Daemon::OnHello(Client& c, Message& m) {
     ledger_.AddClient(c.id, config_.memory_limit_bytes);
     ++clients_served_;
     Log("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id, c.peer.pid,
-        c.peer.uid, c.program.c_str(), ClassName(c.cls), d.reason.c_str());
+        c.peer.uid, c.program.c_str(), PriorityClassName(c.cls), d.reason.c_str());
   } else {
     close_fds();
   }
@@ -671,9 +669,10 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     req.kernel = f.kernel;
     req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
     req.tag = key;
-    req.on_complete = [this, key](LaunchId, TimePoint) {
-      OnLaunchComplete(key);
+    req.on_complete = [this, key](LaunchId, TimePoint at) {
+      OnLaunchComplete(key, at);
     };
+    f.submitted = driver_.Now();
     Result<LaunchId> id = policy_->Submit(std::move(req));
     if (id.ok()) return;
     c.outstanding.erase(f.seq);
@@ -685,19 +684,25 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
   }
 }
 
-void Daemon::OnLaunchComplete(uint64_t key) {
+void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   auto it = in_flight_.find(key);
   if (it == in_flight_.end()) return;
   ++kernels_completed_;
   const ClientId cid = it->second->client;
   const uint64_t seq = it->second->seq;
   const uint32_t stream = it->second->stream;
+  const Duration took = at - it->second->submitted;
+  Result<KernelTiming> solo = sim_gpu_->ProfileKernel(*it->second->kernel);
   in_flight_.erase(it);
   auto c = clients_.find(cid);
   if (c == clients_.end())
     return;  // the client died; its launch still ran out.
   Client& client = *c->second;
   ++client.completed;
+  if (solo.ok()) {
+    client.device_time.Add(took, solo->SoloDuration());
+    class_time_[static_cast<int>(client.cls)].Add(took, solo->SoloDuration());
+  }
   client.outstanding.erase(seq);
   std::deque<uint64_t>& queue = client.streams[stream];
   if (!queue.empty() && queue.front() == key) {
@@ -847,6 +852,24 @@ void Daemon::DropDoomed() {
   for (auto& [id, reason] : doomed) Drop(id, reason);
 }
 
+namespace {
+
+// A DeviceTime as `colo top` reads it: stretch is device time over solo
+// time (null before any launch has been timed).
+nlohmann::json DeviceTimeJson(int64_t launches, Duration device,
+                              Duration solo) {
+  using Ms = std::chrono::duration<double, std::milli>;
+  nlohmann::json j = {{"launches_timed", launches},
+                      {"device_ms", Ms(device).count()},
+                      {"solo_ms", Ms(solo).count()},
+                      {"stretch", nullptr}};
+  if (solo > Duration(0))
+    j["stretch"] = Ms(device).count() / Ms(solo).count();
+  return j;
+}
+
+}  // namespace
+
 std::string Daemon::StatsJson() const {
   nlohmann::json j;
   j["gpu"] = spec_.name;
@@ -859,6 +882,12 @@ std::string Daemon::StatsJson() const {
   j["connections_rejected"] = connections_rejected_;
   j["memory_used"] = ledger_.device_used();
   j["memory_bytes"] = ledger_.device_bytes();
+  j["classes"] = nlohmann::json::object();
+  for (PriorityClass cls : {PriorityClass::kHigh, PriorityClass::kBestEffort}) {
+    const DeviceTime& t = class_time_[static_cast<int>(cls)];
+    j["classes"][PriorityClassName(cls)] =
+        DeviceTimeJson(t.launches, t.device, t.solo);
+  }
   j["clients"] = nlohmann::json::array();
   for (const auto& [id, c] : clients_) {
     if (!c->registered || c->role != ClientRole::kApp) continue;
@@ -867,13 +896,17 @@ std::string Daemon::StatsJson() const {
                             {"pid", c->peer.pid},
                             {"uid", c->peer.uid},
                             {"program", c->program},
-                            {"class", ClassName(c->cls)},
+                            {"class", PriorityClassName(c->cls)},
                             {"kernels_launched", c->launched},
                             {"kernels_completed", c->completed},
                             {"in_flight", c->outstanding.size()},
                             {"memory_persistent", m.persistent},
                             {"memory_ephemeral", m.ephemeral},
-                            {"memory_limit", m.limit}});
+                            {"memory_limit", m.limit},
+                            {"device_time",
+                             DeviceTimeJson(c->device_time.launches,
+                                            c->device_time.device,
+                                            c->device_time.solo)}});
   }
   // What colod takes each kernel to be (duration, registers, shared memory),
   // per distinct name and shape, the first kMaxKernelsInStats in name order.

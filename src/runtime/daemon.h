@@ -81,6 +81,20 @@ class Daemon final : private cuda::GateSink {
     uint32_t stream = 0;
     const KernelDesc* kernel = nullptr;  // owned by kernel_descs_.
     LaunchId device_id = 0;              // gate mode: once granted.
+    TimePoint submitted = TimeZero();    // handed to the policy (simulated).
+  };
+  // Completed launches and their simulated time from being handed to the
+  // policy (the stream's previous launch done) to their end, against the
+  // same kernels' solo time on this device: how much sharing stretched them.
+  struct DeviceTime {
+    int64_t launches = 0;
+    Duration device{0};
+    Duration solo{0};
+    void Add(Duration d, Duration s) {
+      ++launches;
+      device += d;
+      solo += s;
+    }
   };
   struct KernelShapeKey {
     std::string name;
@@ -104,7 +118,7 @@ class Daemon final : private cuda::GateSink {
   // Submits the front launch of c's `stream` (and, if the device refuses it,
   // the next ones, each refusal a sticky error).
   void SubmitHead(Client& c, uint32_t stream);
-  void OnLaunchComplete(uint64_t key);
+  void OnLaunchComplete(uint64_t key, TimePoint at);
   // GateSink: sends kGrant for the launch whose key is `tag`.
   void Grant(ClientId client, uint64_t tag, LaunchId id) override;
   // Gate mode: reads the client's kDone packets.
@@ -155,6 +169,8 @@ class Daemon final : private cuda::GateSink {
   int64_t clients_served_ = 0;
   int64_t clients_dropped_ = 0;
   int64_t connections_rejected_ = 0;
+  // Per class (index: PriorityClass), clients gone included.
+  std::array<DeviceTime, 2> class_time_{};
 };
 
 }  // namespace colo::runtime

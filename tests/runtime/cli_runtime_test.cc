@@ -73,10 +73,23 @@ TEST(CliRuntimeTest, RunAndTopAgainstColod) {
       nlohmann::json::parse(out.substr(0, out.find('\n')), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << out;
   EXPECT_EQ(j["kernels_launched"], 6);
+  // Alone on the device, a launch takes its solo time: stretch 1 (colod
+  // times launches in simulated time, from the policy's hand-over to the
+  // end; the program has gone, its class keeps the totals).
+  const nlohmann::json& be = j["classes"]["best-effort"];
+  EXPECT_EQ(be["launches_timed"], 6) << out;
+  ASSERT_TRUE(be["stretch"].is_number()) << out;
+  EXPECT_NEAR(be["stretch"].get<double>(), 1.0, 0.01) << out;
+  EXPECT_GT(be["solo_ms"].get<double>(), 0) << out;
+  EXPECT_EQ(j["classes"]["high"]["launches_timed"], 0) << out;
+  EXPECT_TRUE(j["classes"]["high"]["stretch"].is_null()) << out;
   ASSERT_EQ(RunColo(dir, {"top", "--once", "--socket", colod.socket()}, &out),
             0)
       << out;
   EXPECT_NE(out.find("kernels 6 launched"), std::string::npos) << out;
+  EXPECT_NE(out.find("high - over 0 launches, best-effort 1.00x over 6"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
