@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,15 @@ std::string DefaultPreload() {
   return dir + "/libcolo_preload.so";
 }
 
+// An ELF file that mentions COLO_SOCKET, the variable the interposer reads.
+bool LooksLikeTheInterposer(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  return bytes.rfind("\x7f" "ELF", 0) == 0 &&
+         bytes.find("COLO_SOCKET") != std::string::npos;
+}
+
 // Returns only on failure (exec replaces the process on success).
 Status RunProgram(const RunFlags& f) {
   if (f.cls != "best-effort" && f.cls != "high") {
@@ -50,6 +61,15 @@ Status RunProgram(const RunFlags& f) {
   if (access(preload.c_str(), R_OK) != 0) {
     return NotFoundError("interposer " + preload +
                          " not found (give --preload PATH)");
+  }
+  // ld.so skips a file it cannot preload, with only a warning, and a wrong
+  // library preloads quietly: either way the program would run without
+  // colod. colo's interposer is the shared object that reads COLO_SOCKET.
+  if (!LooksLikeTheInterposer(preload)) {
+    return InvalidArgumentError(
+        "--preload " + preload +
+        " is not colo's interposer (libcolo_preload.so): the program would "
+        "run without colod");
   }
   std::string ld = preload;
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) {
@@ -66,6 +86,12 @@ Status RunProgram(const RunFlags& f) {
   argv.push_back(nullptr);
   execvp(argv[0], argv.data());
   const int err = errno;
+  if (err == ENOENT && f.command[0].find('/') != std::string::npos &&
+      access(f.command[0].c_str(), F_OK) == 0) {
+    return InvalidArgumentError(
+        "cannot run '" + f.command[0] +
+        "': it exists, but its interpreter (#! line) or loader was not found");
+  }
   if (err == ENOENT)
     return NotFoundError("program '" + f.command[0] + "' not found");
   return InternalError("cannot run '" + f.command[0] +
@@ -90,6 +116,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--preload", flags->preload,
                   "the interposer (default: libcolo_preload.so beside colo)");
   sub->add_option("command", flags->command, "the program and its arguments");
+  // From the program on, every argument is the program's, also without '--':
+  // `colo run ./serve --class x` must not take the program's --class.
+  sub->positionals_at_end();
   sub->callback(
       [flags, exit_code] { *exit_code = ReportStatus(RunProgram(*flags)); });
 }

@@ -21,6 +21,8 @@ struct TopFlags {
   int count = 0;  // 0 = until interrupted.
 };
 
+constexpr Duration kReplyTimeout = Seconds(5);
+
 double MiB(const nlohmann::json& v) { return v.get<double>() / (1 << 20); }
 
 // "1.23x", or "-" before any launch was timed (colod sends null).
@@ -70,6 +72,11 @@ Status RunTop(const TopFlags& f) {
   if (f.interval_ms <= 0 || f.count < 0) {
     return InvalidArgumentError("--interval-ms must be > 0 and --count >= 0");
   }
+  if (f.once && f.count > 0) {
+    return InvalidArgumentError(
+        "--once prints once; --count " + std::to_string(f.count) +
+        " asks for more: give one of them");
+  }
   runtime::ClientOptions o;
   o.socket_path = f.socket;
   if (o.socket_path.empty()) {
@@ -78,14 +85,20 @@ Status RunTop(const TopFlags& f) {
   }
   o.role = runtime::ClientRole::kMonitor;
   o.program = "colo-top";
+  // colod answers at once; a stopped or wedged one must not hang colo top.
+  o.reply_timeout = kReplyTimeout;
   COLO_ASSIGN_OR_RETURN(std::unique_ptr<runtime::RuntimeClient> client,
                         runtime::RuntimeClient::Connect(o));
   const int rounds = f.once ? 1 : f.count;
   for (int i = 0; rounds == 0 || i < rounds; ++i) {
     if (i > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(f.interval_ms));
-    COLO_ASSIGN_OR_RETURN(std::string text, client->Stats());
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    Result<std::string> text = client->Stats();
+    if (!text.ok()) {
+      return UnavailableError("lost colod at " + o.socket_path + ": " +
+                              text.status().message());
+    }
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded())
       return InternalError("colod sent unreadable statistics");
     if (f.json) {

@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   std::string socket_override;
   app.add_option("--config", config_path,
                  "configuration file (YAML; see docs/runtime.md)");
-  app.add_option("--socket", socket_override,
-                 "listen on this socket instead of the config's");
+  CLI::Option* socket_option =
+      app.add_option("--socket", socket_override,
+                     "listen on this socket instead of the config's");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -31,7 +32,13 @@ int main(int argc, char** argv) {
     if (!loaded.ok()) return colo::tools::ReportStatus(loaded.status());
     config = *loaded;
   }
-  if (!socket_override.empty()) config.socket_path = socket_override;
+  if (socket_option->count() > 0) {
+    if (socket_override.empty()) {
+      std::fprintf(stderr, "colo: error: --socket: give a path\n");
+      return 2;
+    }
+    config.socket_path = socket_override;
+  }
   colo::Result<std::unique_ptr<colo::runtime::Daemon>> daemon =
       colo::runtime::Daemon::Create(config);
   if (!daemon.ok()) return colo::tools::ReportStatus(daemon.status());

@@ -124,14 +124,9 @@ Result<JobsFile> Parse(const std::string& text, const std::string& file,
                        const std::string& base_dir) {
   JobsFile out;
   out.source = file;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    return InvalidArgumentError(
-        file + ":" + std::to_string(e.mark.line >= 0 ? e.mark.line + 1 : 1) +
-        ": YAML syntax error: " + e.msg);
-  }
+  COLO_ASSIGN_OR_RETURN(
+      YAML::Node root,
+      scenario::ParseSingleYamlDocument(text, file, "one jobs list per file"));
   const YamlValue root_v(&file, root, "", 1);
   const char* kTop =
       "a mapping with 'jobs' (and optionally gpu, model, profiles, "

@@ -4,6 +4,13 @@
 
 namespace colo::runtime {
 
+bool CgroupIsWithin(const std::string& cgroup, const std::string& prefix) {
+  if (prefix.empty() || cgroup.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  return cgroup.size() == prefix.size() || prefix.back() == '/' ||
+         cgroup[prefix.size()] == '/';
+}
+
 ClassDecision DecideClass(const std::vector<ClassGrant>& grants,
                           const PeerIdentity& peer, PriorityClass requested,
                           const std::string& token) {
@@ -19,7 +26,7 @@ ClassDecision DecideClass(const std::vector<ClassGrant>& grants,
       d.reason = "granted high by uid " + std::to_string(peer.uid);
       return d;
     }
-    if (!g.cgroup.empty() && peer.cgroup.rfind(g.cgroup, 0) == 0) {
+    if (!g.cgroup.empty() && CgroupIsWithin(peer.cgroup, g.cgroup)) {
       d.granted = PriorityClass::kHigh;
       d.reason = "granted high by cgroup " + g.cgroup;
       return d;

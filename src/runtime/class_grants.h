@@ -36,6 +36,10 @@ ClassDecision DecideClass(const std::vector<ClassGrant>& grants,
                           const PeerIdentity& peer, PriorityClass requested,
                           const std::string& token);
 
+// Whether `cgroup` is `prefix` or below it, by whole path components
+// ("/a/infer" is within "/a" but "/a/inference" is not within "/a/infer").
+bool CgroupIsWithin(const std::string& cgroup, const std::string& prefix);
+
 // Reads the cgroup path of `pid` ("0::/path" line). Empty if unknown.
 std::string CgroupOfPid(int32_t pid);
 

@@ -20,6 +20,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "colo/gpu_spec.h"
@@ -98,7 +99,12 @@ Daemon::~Daemon() {
   }
   if (listen_fd_ >= 0) {
     close(listen_fd_);
-    unlink(config_.socket_path.c_str());
+    // Only the socket colod made: whatever replaced it is someone else's.
+    struct stat st {};
+    if (lstat(config_.socket_path.c_str(), &st) == 0 &&
+        std::make_pair(st.st_dev, st.st_ino) == socket_identity_) {
+      unlink(config_.socket_path.c_str());
+    }
   }
   for (int fd : {epoll_fd_, timer_fd_, stop_fd_, signal_fd_}) {
     if (fd >= 0) close(fd);
@@ -147,6 +153,47 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
   return d;
 }
 
+namespace {
+
+// Whether colod may put its socket at `path`: nothing there, or a stale
+// socket nobody listens on (a colod that was killed). A live socket is
+// another colod's; any other file is the user's, and colod never deletes
+// it. `what` names the path in messages.
+Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return OkStatus();
+    return UnavailableError("cannot check " + what + " " + path + ": " +
+                            strerror(errno));
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    return InvalidArgumentError(
+        what + " " + path +
+        " exists and is not a socket; colod replaces only a stale socket "
+        "(choose another path, or remove the file)");
+  }
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return InternalError(std::string("socket: ") + strerror(errno));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  const int rc =
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int err = errno;
+  close(fd);
+  if (rc == 0) {
+    return UnavailableError("another colod is serving " + path +
+                            " (stop it first, or choose another socket)");
+  }
+  if (err != ECONNREFUSED) {
+    return UnavailableError("cannot tell whether a colod is serving " + path +
+                            ": " + strerror(err));
+  }
+  return OkStatus();  // stale: replaced below.
+}
+
+}  // namespace
+
 Status Daemon::Bind() {
   // The socket is bound under a temporary name, given its group and mode,
   // put in listening state, and only then renamed to its path: a client
@@ -159,12 +206,15 @@ Status Daemon::Bind() {
         "socket path " + config_.socket_path + " is too long (at most " +
         std::to_string(sizeof(addr.sun_path) - 1 - 4) + " characters)");
   }
+  COLO_RETURN_IF_ERROR(CheckSocketPathIsFree(config_.socket_path, "socket"));
+  COLO_RETURN_IF_ERROR(
+      CheckSocketPathIsFree(temp, "colod's temporary socket"));
   listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0)
     return InternalError(std::string("socket: ") + strerror(errno));
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, temp.data(), temp.size());
-  unlink(temp.c_str());  // left by a colod killed while binding.
+  unlink(temp.c_str());  // a stale one, left by a colod killed while binding.
   // Created with no access for anyone until the mode below is set.
   const mode_t old_mask = umask(0777);
   const int rc =
@@ -177,7 +227,14 @@ Status Daemon::Bind() {
     return s;
   };
   if (rc != 0) {
-    return fail(UnavailableError("cannot bind " + temp + ": " + strerror(errno)));
+    const std::string dir =
+        std::filesystem::path(config_.socket_path).parent_path().string();
+    return fail(UnavailableError(
+        "cannot create the socket " + config_.socket_path + " (bound first as " +
+        temp + "): " + strerror(errno) +
+        (errno == ENOENT ? " (does the directory " + (dir.empty() ? "." : dir) +
+                               " exist?)"
+                         : std::string())));
   }
   if (!config_.socket_group.empty()) {
     group* g = getgrnam(config_.socket_group.c_str());
@@ -195,6 +252,10 @@ Status Daemon::Bind() {
   if (rename(temp.c_str(), config_.socket_path.c_str()) != 0) {
     return fail(UnavailableError("cannot move the socket to " +
                                  config_.socket_path + ": " + strerror(errno)));
+  }
+  struct stat st {};
+  if (lstat(config_.socket_path.c_str(), &st) == 0) {
+    socket_identity_ = {st.st_dev, st.st_ino};
   }
   return OkStatus();
 }
@@ -248,6 +309,7 @@ Status Daemon::Run() {
   sigemptyset(&mask);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);  // its terminal went away: stop cleanly too.
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (epoll_fd_ < 0 || timer_fd_ < 0 || stop_fd_ < 0 || signal_fd_ < 0) {

@@ -25,6 +25,8 @@
 // may be called from any thread or a signal handler.
 #pragma once
 
+#include <sys/types.h>
+
 #include <array>
 #include <map>
 #include <memory>
@@ -32,6 +34,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -67,7 +70,7 @@ class Daemon final : private cuda::GateSink {
       const DaemonConfig& config,
       std::optional<GpuSpec> gate_gpu = std::nullopt);
 
-  // Serves until RequestStop(), SIGTERM or SIGINT. Removes the socket on
+  // Serves until RequestStop(), SIGTERM, SIGINT or SIGHUP. Removes the socket on
   // return.
   Status Run();
   // Async-signal-safe.
@@ -147,6 +150,9 @@ class Daemon final : private cuda::GateSink {
   MemoryLedger ledger_;
 
   int listen_fd_ = -1;
+  // The socket's (device, inode) once bound: colod removes its path on exit
+  // only while it is still this socket.
+  std::pair<dev_t, ino_t> socket_identity_{0, 0};
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
   int stop_fd_ = -1;  // eventfd written by RequestStop.

@@ -1,134 +1,242 @@
 #include "runtime/daemon_config.h"
 
 #include <pwd.h>
+#include <sys/un.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "colo/gpu_spec.h"
+#include "profile/csv.h"
+#include "scenario/yaml_value.h"
 #include "sched/policy.h"
 
 namespace colo::runtime {
 namespace {
 
-Result<PriorityClass> ParseClass(const std::string& s,
-                                 const std::string& where) {
-  if (s == "high") return PriorityClass::kHigh;
-  if (s == "best-effort") return PriorityClass::kBestEffort;
-  return InvalidArgumentError(where + ": class '" + s +
-                              "' is not 'high' or 'best-effort'");
-}
+using scenario::TimeUnit;
+using scenario::YamlMap;
+using scenario::YamlValue;
 
-Result<uint32_t> UidOfUser(const std::string& user, const std::string& where) {
+// Spinning burns a core of the host; beyond this it is a mistake.
+constexpr double kMaxSpinUs = 10'000;
+// Far above any GPU's memory, and far from int64 overflow in bytes.
+constexpr int64_t kMaxMemoryLimitMib = int64_t{1} << 30;
+constexpr uint32_t kMaxUid = 4'294'967'294u;  // (uid_t)-1 is no uid.
+// sun_path's size, with room for colod's ".new" and the terminating NUL.
+constexpr size_t kMaxSocketPath = sizeof(sockaddr_un{}.sun_path) - 5;
+
+Result<uint32_t> UidOfUser(const YamlValue& v) {
+  COLO_ASSIGN_OR_RETURN(std::string user, v.Name("user name"));
   passwd* pw = getpwnam(user.c_str());
-  if (pw == nullptr)
-    return InvalidArgumentError(where + ": no such user '" + user + "'");
+  if (pw == nullptr) return v.Error("no such user '" + user + "'");
   return static_cast<uint32_t>(pw->pw_uid);
 }
 
-Status ParseInto(const YAML::Node& root, DaemonConfig* c) {
-  const std::string& src = c->source;
-  if (!root.IsMap())
-    return InvalidArgumentError(src + ": expected a mapping at the top level");
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const YAML::Node& v = kv.second;
-    const std::string where =
-        src + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + key;
-    if (key == "socket") {
-      c->socket_path = v.as<std::string>();
-    } else if (key == "socket_mode") {
-      const std::string s = v.as<std::string>();
-      size_t pos = 0;
-      unsigned long mode = 0;
-      try {
-        mode = std::stoul(s, &pos, 8);
-      } catch (...) {
-        pos = 0;
-      }
-      if (pos != s.size() || s.empty())
-        return InvalidArgumentError(where + ": '" + s +
-                                    "' is not an octal mode");
-      c->socket_mode = static_cast<uint32_t>(mode);
-    } else if (key == "socket_group") {
-      c->socket_group = v.as<std::string>();
-    } else if (key == "allowed_uids") {
-      for (const auto& u : v) c->allowed_uids.push_back(u.as<uint32_t>());
-    } else if (key == "device") {
-      c->device = v.as<std::string>();
-      if (c->device == "gpu") c->device = "cuda";  // the older name.
-    } else if (key == "gpu") {
-      c->gpu = v.as<std::string>();
-    } else if (key == "policy") {
-      c->policy = v.as<std::string>();
-    } else if (key == "memory_limit_mib") {
-      c->memory_limit_bytes = v.as<int64_t>() * 1024 * 1024;
-    } else if (key == "model_base_us") {
-      c->model_base = DurationFromSeconds(v.as<double>() * 1e-6);
-    } else if (key == "ring_spin_us") {
-      c->ring_spin = DurationFromSeconds(v.as<double>() * 1e-6);
-    } else if (key == "sync_spin_us") {
-      c->sync_spin = DurationFromSeconds(v.as<double>() * 1e-6);
-    } else if (key == "model_ns_per_thread") {
-      c->model_ns_per_thread = v.as<double>();
-    } else if (key == "grants") {
-      for (const auto& g : v) {
-        ClassGrant grant;
-        const std::string gw =
-            src + ":" + std::to_string(g.Mark().line + 1) + ": grant";
-        if (g["uid"]) grant.uid = g["uid"].as<uint32_t>();
-        if (g["user"]) {
-          COLO_ASSIGN_OR_RETURN(uint32_t uid,
-                                UidOfUser(g["user"].as<std::string>(), gw));
-          grant.uid = uid;
-        }
-        if (g["cgroup"]) grant.cgroup = g["cgroup"].as<std::string>();
-        if (g["token"]) grant.token = g["token"].as<std::string>();
-        if (!grant.uid && grant.cgroup.empty() && grant.token.empty()) {
-          return InvalidArgumentError(
-              gw + ": give one of uid, user, cgroup or token");
-        }
-        if (!g["class"]) return InvalidArgumentError(gw + ": missing 'class'");
-        COLO_ASSIGN_OR_RETURN(grant.granted,
-                              ParseClass(g["class"].as<std::string>(), gw));
-        c->grants.push_back(grant);
-      }
-    } else if (key == "kernels_from_ncu") {
-      std::vector<std::string> files;
-      if (v.IsSequence()) {
-        files = v.as<std::vector<std::string>>();
-      } else {
-        files.push_back(v.as<std::string>());
-      }
-      const std::filesystem::path dir =
-          std::filesystem::path(src).parent_path();
-      for (const std::string& f : files) {
-        if (f.empty()) return InvalidArgumentError(where + ": empty path");
-        const std::filesystem::path p(f);
-        c->kernels_from_ncu.push_back(
-            p.is_absolute() || dir.empty() ? f : (dir / p).string());
-      }
-    } else if (key == "kernels_ncu_nvtx") {
-      c->kernels_ncu_nvtx = v.as<std::string>();
-    } else if (key == "kernels") {
-      for (const auto& k : v) {
-        KernelProfileEntry e;
-        const std::string kw =
-            src + ":" + std::to_string(k.Mark().line + 1) + ": kernel";
-        if (!k["name"] || !k["duration_us"])
-          return InvalidArgumentError(kw + ": needs name and duration_us");
-        e.name = k["name"].as<std::string>();
-        e.duration = DurationFromSeconds(k["duration_us"].as<double>() * 1e-6);
-        if (k["sm_throughput"])
-          e.sm_throughput = k["sm_throughput"].as<double>();
-        if (k["dram_throughput"])
-          e.dram_throughput = k["dram_throughput"].as<double>();
-        c->kernels.push_back(e);
-      }
-    } else {
-      return InvalidArgumentError(where + ": unknown key");
+Result<uint32_t> Uid(const YamlValue& v) {
+  COLO_ASSIGN_OR_RETURN(
+      int64_t uid, v.Integer("a uid (an integer in [0, 4294967294])",
+                             [](int64_t u) { return u >= 0 && u <= kMaxUid; }));
+  return static_cast<uint32_t>(uid);
+}
+
+Result<ClassGrant> ParseGrant(const YamlValue& v) {
+  static const char* kExpected =
+      "a grant: one of uid, user, cgroup or token, and class";
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m, v.Map(kExpected, {"uid", "user", "cgroup", "token", "class"}));
+  int identities = 0;
+  for (const char* key : {"uid", "user", "cgroup", "token"})
+    identities += m.Has(key) ? 1 : 0;
+  if (identities != 1) {
+    return v.Error(
+        "give exactly one of uid, user, cgroup or token (a grant matches a "
+        "client on any of its keys, so several in one grant are ambiguous: "
+        "write one grant each)");
+  }
+  ClassGrant grant;
+  if (auto u = m.Get("uid")) {
+    COLO_ASSIGN_OR_RETURN(grant.uid, Uid(*u));
+  }
+  if (auto u = m.Get("user")) {
+    COLO_ASSIGN_OR_RETURN(grant.uid, UidOfUser(*u));
+  }
+  if (auto g = m.Get("cgroup")) {
+    COLO_ASSIGN_OR_RETURN(grant.cgroup, g->Name("cgroup path"));
+    if (grant.cgroup.front() != '/') {
+      return g->Expected(
+          "a cgroup path from the root, e.g. /system.slice/infer.service");
     }
+  }
+  if (auto t = m.Get("token")) {
+    COLO_ASSIGN_OR_RETURN(grant.token, t->Name("token"));
+  }
+  COLO_ASSIGN_OR_RETURN(YamlValue cls,
+                        m.Require("class", "'high' or 'best-effort'"));
+  COLO_ASSIGN_OR_RETURN(std::string name, cls.String("'high' or 'best-effort'"));
+  if (name == "high") {
+    grant.granted = PriorityClass::kHigh;
+  } else if (name == "best-effort") {
+    grant.granted = PriorityClass::kBestEffort;
+  } else {
+    return cls.Expected("'high' or 'best-effort'");
+  }
+  return grant;
+}
+
+Result<KernelProfileEntry> ParseKernelEntry(const YamlValue& v) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m,
+      v.Map("a kernel: name, duration_us (and sm_throughput, dram_throughput)",
+            {"name", "duration_us", "sm_throughput", "dram_throughput"}));
+  KernelProfileEntry e;
+  COLO_ASSIGN_OR_RETURN(YamlValue name,
+                        m.Require("name", "a substring of kernel names"));
+  COLO_ASSIGN_OR_RETURN(e.name, name.Name("kernel name"));
+  COLO_ASSIGN_OR_RETURN(YamlValue duration,
+                        m.Require("duration_us", "the solo duration"));
+  COLO_ASSIGN_OR_RETURN(e.duration,
+                        duration.Time(TimeUnit::kMicroseconds, false));
+  if (auto sm = m.Get("sm_throughput")) {
+    COLO_ASSIGN_OR_RETURN(
+        e.sm_throughput,
+        sm->Number("a fraction of SM issue peak in (0, 1]",
+                   [](double x) { return x > 0 && x <= 1; }));
+  }
+  if (auto dram = m.Get("dram_throughput")) {
+    COLO_ASSIGN_OR_RETURN(
+        e.dram_throughput,
+        dram->Number("a fraction of DRAM bandwidth in [0, 1]",
+                     [](double x) { return x >= 0 && x <= 1; }));
+  }
+  return e;
+}
+
+// A time in microseconds, at most `max_us` when given.
+Result<Duration> MicrosecondsValue(const YamlValue& v, double max_us = 0) {
+  COLO_ASSIGN_OR_RETURN(Duration d, v.Time(TimeUnit::kMicroseconds, true));
+  if (max_us > 0 && d > DurationFromSeconds(max_us * 1e-6)) {
+    return v.Expected("at most " + std::to_string(static_cast<int>(max_us)) +
+                      " us (a spin holds a core of the host)");
+  }
+  return d;
+}
+
+Status ParseInto(const YamlValue& root, DaemonConfig* c) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap top,
+      root.Map("a mapping of colod settings",
+               {"socket", "socket_mode", "socket_group", "allowed_uids",
+                "device", "gpu", "policy", "memory_limit_mib", "grants",
+                "kernels", "kernels_from_ncu", "kernels_ncu_nvtx",
+                "model_base_us", "model_ns_per_thread", "ring_spin_us",
+                "sync_spin_us"}));
+  if (auto v = top.Get("socket")) {
+    COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
+    if (c->socket_path.size() > kMaxSocketPath) {
+      return v->Expected("a path of at most " + std::to_string(kMaxSocketPath) +
+                         " bytes (the Unix socket limit, with colod's '.new')");
+    }
+  }
+  if (auto v = top.Get("socket_mode")) {
+    COLO_ASSIGN_OR_RETURN(std::string s, v->String("an octal mode"));
+    const bool octal =
+        (s.size() == 3 || (s.size() == 4 && s[0] == '0')) &&
+        s.find_first_not_of("01234567") == std::string::npos;
+    if (!octal) return v->Expected("an octal mode such as \"0600\" or \"0660\"");
+    c->socket_mode = static_cast<uint32_t>(std::stoul(s, nullptr, 8));
+    if ((c->socket_mode & 0007) != 0) {
+      return v->Error("must give others no access (use 0600 or 0660)");
+    }
+  }
+  if (auto v = top.Get("socket_group")) {
+    COLO_ASSIGN_OR_RETURN(c->socket_group, v->Name("group name"));
+  }
+  if (auto v = top.Get("allowed_uids")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> uids,
+                          v->Sequence("a list of uids, e.g. [1000, 1001]"));
+    for (const YamlValue& u : uids) {
+      COLO_ASSIGN_OR_RETURN(uint32_t uid, Uid(u));
+      c->allowed_uids.push_back(uid);
+    }
+  }
+  if (auto v = top.Get("device")) {
+    COLO_ASSIGN_OR_RETURN(c->device, v->String("'sim' or 'cuda'"));
+    if (c->device == "gpu") c->device = "cuda";  // the older name.
+    if (c->device != "sim" && c->device != "cuda")
+      return v->Expected("'sim' or 'cuda'");
+  }
+  if (auto v = top.Get("gpu")) {
+    COLO_ASSIGN_OR_RETURN(c->gpu, v->String("a GPU preset name"));
+    if (Result<GpuSpec> g = GpuPreset(c->gpu); !g.ok())
+      return v->Error(g.status().message());
+  }
+  if (auto v = top.Get("policy")) {
+    COLO_ASSIGN_OR_RETURN(c->policy, v->String("a policy name"));
+    if (Result<sched::PolicyKind> p = sched::ParsePolicyKind(c->policy);
+        !p.ok()) {
+      return v->Error(p.status().message());
+    }
+  }
+  if (auto v = top.Get("memory_limit_mib")) {
+    COLO_ASSIGN_OR_RETURN(
+        int64_t mib,
+        v->Integer("a whole number of MiB in [0, 1073741824] (0: the device's "
+                   "memory)",
+                   [](int64_t x) { return x >= 0 && x <= kMaxMemoryLimitMib; }));
+    c->memory_limit_bytes = mib * 1024 * 1024;
+  }
+  if (auto v = top.Get("model_base_us")) {
+    COLO_ASSIGN_OR_RETURN(c->model_base, MicrosecondsValue(*v));
+  }
+  if (auto v = top.Get("model_ns_per_thread")) {
+    COLO_ASSIGN_OR_RETURN(
+        c->model_ns_per_thread,
+        v->Number("a number of nanoseconds in [0, 1000]",
+                  [](double x) { return x >= 0 && x <= 1000; }));
+  }
+  if (auto v = top.Get("ring_spin_us")) {
+    COLO_ASSIGN_OR_RETURN(c->ring_spin, MicrosecondsValue(*v, kMaxSpinUs));
+  }
+  if (auto v = top.Get("sync_spin_us")) {
+    COLO_ASSIGN_OR_RETURN(c->sync_spin, MicrosecondsValue(*v, kMaxSpinUs));
+  }
+  if (auto v = top.Get("grants")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> grants,
+                          v->Sequence("a list of grants"));
+    for (const YamlValue& g : grants) {
+      COLO_ASSIGN_OR_RETURN(ClassGrant grant, ParseGrant(g));
+      c->grants.push_back(grant);
+    }
+  }
+  if (auto v = top.Get("kernels")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> kernels,
+                          v->Sequence("a list of kernels"));
+    for (const YamlValue& k : kernels) {
+      COLO_ASSIGN_OR_RETURN(KernelProfileEntry e, ParseKernelEntry(k));
+      c->kernels.push_back(e);
+    }
+  }
+  if (auto v = top.Get("kernels_from_ncu")) {
+    std::vector<YamlValue> items{*v};
+    if (v->node().IsSequence()) {
+      COLO_ASSIGN_OR_RETURN(items, v->Sequence("a list of export paths"));
+    }
+    const std::filesystem::path dir =
+        std::filesystem::path(c->source).parent_path();
+    for (const YamlValue& item : items) {
+      COLO_ASSIGN_OR_RETURN(std::string f, item.Name("export path"));
+      const std::filesystem::path p(f);
+      c->kernels_from_ncu.push_back(
+          p.is_absolute() || dir.empty() ? f : (dir / p).string());
+    }
+  }
+  if (auto v = top.Get("kernels_ncu_nvtx")) {
+    COLO_ASSIGN_OR_RETURN(c->kernels_ncu_nvtx, v->Name("NVTX range name"));
+    if (!top.Has("kernels_from_ncu"))
+      return v->Error("filters kernels_from_ncu, which is not given");
   }
   return OkStatus();
 }
@@ -138,6 +246,12 @@ Status ParseInto(const YAML::Node& root, DaemonConfig* c) {
 Status DaemonConfig::Validate() const {
   if (socket_path.empty())
     return InvalidArgumentError(source + ": socket: give a path");
+  if (std::any_of(socket_path.begin(), socket_path.end(), [](char ch) {
+        return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
+      })) {
+    return InvalidArgumentError(source +
+                                ": socket: a path without control characters");
+  }
   if ((socket_mode & 0007) != 0 || (socket_mode & ~0777u) != 0) {
     return InvalidArgumentError(
         source + ": socket_mode must give others no access (use 0600 or 0660)");
@@ -151,17 +265,20 @@ Status DaemonConfig::Validate() const {
   }
   if (memory_limit_bytes < 0)
     return InvalidArgumentError(source + ": memory_limit_mib must be >= 0");
-  if (model_base < Duration(0) || model_ns_per_thread < 0) {
-    return InvalidArgumentError(
-        source + ": model_base_us and model_ns_per_thread must be >= 0");
+  if (model_base < Duration(0) ||
+      !(model_ns_per_thread >= 0 && model_ns_per_thread <= 1000)) {
+    return InvalidArgumentError(source +
+                                ": model_base_us must be >= 0 and "
+                                "model_ns_per_thread in [0, 1000]");
   }
   if (ring_spin < Duration(0) || sync_spin < Duration(0)) {
     return InvalidArgumentError(source +
                                 ": ring_spin_us and sync_spin_us must be >= 0");
   }
   for (const KernelProfileEntry& k : kernels) {
-    if (k.name.empty() || k.duration <= Duration(0) || k.sm_throughput <= 0 ||
-        k.sm_throughput > 1 || k.dram_throughput < 0 || k.dram_throughput > 1) {
+    if (k.name.empty() || k.duration <= Duration(0) ||
+        !(k.sm_throughput > 0 && k.sm_throughput <= 1) ||
+        !(k.dram_throughput >= 0 && k.dram_throughput <= 1)) {
       return InvalidArgumentError(
           source + ": kernel '" + k.name +
           "': needs a name, duration_us > 0, sm_throughput in (0,1], "
@@ -172,19 +289,30 @@ Status DaemonConfig::Validate() const {
 }
 
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFoundError("cannot read config file " + path);
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    return InvalidArgumentError(
+        path + (std::filesystem::is_directory(st) ? ": is a directory"
+                                                   : ": not a regular file") +
+        ", expected a config file");
+  }
+  COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
   DaemonConfig c;
   c.source = path;
+  // yaml-cpp reports errors by throwing; none may leave the loader.
   try {
-    YAML::Node root = YAML::Load(in);
-    if (root.IsNull()) {
-      // An empty file: every default.
-    } else {
-      COLO_RETURN_IF_ERROR(ParseInto(root, &c));
+    COLO_ASSIGN_OR_RETURN(
+        YAML::Node root,
+        scenario::ParseSingleYamlDocument(text, path, "one config per file"));
+    if (!root.IsNull()) {  // an empty file: every default.
+      COLO_RETURN_IF_ERROR(ParseInto(YamlValue(&c.source, root, "", 1), &c));
     }
   } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(path + ":" + std::to_string(e.mark.line + 1) +
+    return InvalidArgumentError(path + ":" +
+                                std::to_string(e.mark.line >= 0
+                                                   ? e.mark.line + 1
+                                                   : 1) +
                                 ": " + e.msg);
   }
   COLO_RETURN_IF_ERROR(c.Validate());

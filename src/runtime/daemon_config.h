@@ -21,8 +21,9 @@
 //   grants:
 //     - {uid: 1000, class: high}
 //     - {user: alice, class: high}
-//     - {cgroup: /system.slice/infer.service, class: high}  # prefix match
+//     - {cgroup: /system.slice/infer.service, class: high}  # or below it
 //     - {token: "s3cret", class: high}
+//                                # one of uid, user, cgroup, token a grant
 //   kernels:                     # profile table, by substring of the name
 //     - {name: sgemm, duration_us: 250, sm_throughput: 0.9,
 //        dram_throughput: 0.2}
@@ -55,7 +56,7 @@ namespace colo::runtime {
 
 struct ClassGrant {
   std::optional<uint32_t> uid;  // matches SO_PEERCRED uid.
-  std::string cgroup;  // matches a prefix of /proc/<pid>/cgroup's path.
+  std::string cgroup;  // the /proc/<pid>/cgroup path or one above it.
   std::string token;   // matches the token the client presents.
   PriorityClass granted = PriorityClass::kHigh;
 };
@@ -110,8 +111,12 @@ struct DaemonConfig {
 };
 
 // Reads and validates a config file, and the Nsight Compute exports it names.
-// NotFound if it cannot be read; InvalidArgument with file and key on bad
-// content (an export's own error, with its file and line, follows the key).
+// NotFound if it cannot be read; InvalidArgument "file:line: key: expected
+// ..., got ..." on bad content: an unknown or repeated key, a value of the
+// wrong type or out of range (spins at most 10000 us, memory_limit_mib at
+// most 2^30), a null where a value is needed, a second YAML document; for a
+// directory or another non-regular file; an export's own error, with its
+// file and line, follows the key.
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
 
 }  // namespace colo::runtime

@@ -1,6 +1,9 @@
 #include "runtime/kernel_catalog.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "scenario/yaml_value.h"
 
 namespace colo::runtime {
 
@@ -39,10 +42,12 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
   }
   const double threads =
       static_cast<double>(grid.Count()) * static_cast<double>(block.Count());
-  k.solo_duration =
-      config_.model_base +
-      Nanoseconds(std::llround(threads * config_.model_ns_per_thread));
-  if (k.solo_duration <= Duration(0)) k.solo_duration = Nanoseconds(1);
+  // In double, then clamped: a grid of 2^31 x 65535 x 65535 blocks would
+  // overflow int64 nanoseconds.
+  const double ns = static_cast<double>(config_.model_base.count()) +
+                    threads * config_.model_ns_per_thread;
+  k.solo_duration = Nanoseconds(std::llround(std::clamp(
+      ns, 1.0, static_cast<double>(scenario::kMaxTime.count()))));
   return k;
 }
 

@@ -8,6 +8,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sys/time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -32,6 +35,13 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
     return UnavailableError(std::string("socket: ") + strerror(errno));
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, o.socket_path.data(), o.socket_path.size());
+  if (o.reply_timeout > Duration(0)) {
+    const int64_t us = std::max<int64_t>(o.reply_timeout.count() / 1000, 1);
+    timeval tv{static_cast<time_t>(us / 1'000'000),
+               static_cast<suseconds_t>(us % 1'000'000)};
+    setsockopt(c->fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(c->fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  }
   if (connect(c->fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     return UnavailableError("cannot reach colod at " + o.socket_path + ": " +
                             strerror(errno));
@@ -59,7 +69,11 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
   Status sent = SendStruct(c->fd_, MsgType::kHello, hello, fds);
   if (gate_peer >= 0) close(gate_peer);  // colod holds its own copy now.
   Result<Message> got = ReceiveMessage(c->fd_);
-  if (!got.ok()) return sent.ok() ? got.status() : sent;
+  if (!got.ok()) {
+    const Status& why = sent.ok() ? got.status() : sent;
+    return UnavailableError("no valid answer from colod at " + o.socket_path +
+                            ": " + why.message());
+  }
   Message reply = std::move(*got);
   for (int f : reply.fds) close(f);
   if (reply.type == MsgType::kRejected) {

@@ -27,7 +27,12 @@ Status SendAll(int fd, const char* data, size_t len) {
 }
 
 // Reads exactly `len` bytes; collects SCM_RIGHTS descriptors into `fds`.
-Status ReceiveAll(int fd, char* data, size_t len, std::vector<int>* fds) {
+// `message_start`: these are a message's first bytes, so a receive timeout
+// before any of them came means the peer did not answer, not that it
+// stalled in the middle of a message.
+Status ReceiveAll(int fd, char* data, size_t len, std::vector<int>* fds,
+                  bool message_start) {
+  const size_t wanted = len;
   while (len > 0) {
     iovec iov{data, len};
     alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
@@ -40,7 +45,9 @@ Status ReceiveAll(int fd, char* data, size_t len, std::vector<int>* fds) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        // Only colod sets a receive timeout: the peer stopped mid-message.
+        // A receive timeout (colod's, or a monitor's such as `colo top`).
+        if (message_start && len == wanted)
+          return UnavailableError("no answer within the receive timeout");
         return InvalidArgumentError("peer stalled in the middle of a message");
       }
       return UnavailableError(std::string("recv: ") + strerror(errno));
@@ -114,7 +121,7 @@ Result<Message> ReceiveMessage(int fd) {
   MsgHeader h;
   Message m;
   COLO_RETURN_IF_ERROR(
-      ReceiveAll(fd, reinterpret_cast<char*>(&h), sizeof(h), &m.fds));
+      ReceiveAll(fd, reinterpret_cast<char*>(&h), sizeof(h), &m.fds, true));
   auto close_fds = [&m] {
     for (int f : m.fds) close(f);
     m.fds.clear();
@@ -133,7 +140,7 @@ Result<Message> ReceiveMessage(int fd) {
   }
   m.type = static_cast<MsgType>(h.type);
   m.payload.resize(h.length);
-  Status s = ReceiveAll(fd, m.payload.data(), h.length, &m.fds);
+  Status s = ReceiveAll(fd, m.payload.data(), h.length, &m.fds, false);
   if (!s.ok()) {
     close_fds();
     return s;

@@ -156,21 +156,9 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
   sim::ScenarioSpec spec;
   spec.source = file;
   spec.name = std::filesystem::path(file).stem().string();
-  YAML::Node root;
-  try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
-      const int line = documents[1].Mark().line >= 0 ? documents[1].Mark().line + 1 : 1;
-      return InvalidArgumentError(file + ":" + std::to_string(line) +
-                                  ": a second YAML document (after '---'); expected one "
-                                  "scenario per file");
-    }
-    if (!documents.empty()) root = documents.front();
-  } catch (const YAML::ParserException& e) {
-    const int line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
-    return InvalidArgumentError(file + ":" + std::to_string(line) +
-                                ": YAML syntax error: " + e.msg);
-  }
+  COLO_ASSIGN_OR_RETURN(
+      YAML::Node root,
+      ParseSingleYamlDocument(text, file, "one scenario per file"));
   const YamlValue root_value(&file, root, "", 1);
   if (!root.IsMap()) return root_value.Expected(kTopExpected);
   COLO_ASSIGN_OR_RETURN(

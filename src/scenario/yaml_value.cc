@@ -250,4 +250,22 @@ std::vector<std::string> YamlMap::Keys() const {
   return keys;
 }
 
+Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
+                                           const std::string& file,
+                                           std::string_view one_what) {
+  try {
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      return InvalidArgumentError(
+          file + ":" + std::to_string(LineOf(documents[1].Mark(), 1)) +
+          ": a second YAML document (after '---'); expected " +
+          std::string(one_what));
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(file + ":" + std::to_string(LineOf(e.mark, 1)) +
+                                ": YAML syntax error: " + e.msg);
+  }
+}
+
 }  // namespace colo::scenario

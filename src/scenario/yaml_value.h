@@ -128,6 +128,15 @@ class YamlMap {
   std::vector<std::pair<std::string, YamlValue>> entries_;
 };
 
+// The one YAML document in `text` (a null node for an empty text), or
+// InvalidArgument "file:line: YAML syntax error: ..." or, for a second
+// document after '---' (which yaml-cpp's Load would silently drop),
+// "file:line: a second YAML document (after '---'); expected <one_what>".
+// Does not throw.
+Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
+                                           const std::string& file,
+                                           std::string_view one_what);
+
 // ", "-joined, for messages.
 std::string JoinComma(const std::vector<std::string>& items);
 

@@ -109,6 +109,13 @@ int Connected(State& s) {
   o.requested_class = cls != nullptr && std::strcmp(cls, "high") == 0
                           ? runtime::WireClass::kHigh
                           : runtime::WireClass::kBestEffort;
+  if (cls != nullptr && *cls != '\0' && std::strcmp(cls, "high") != 0 &&
+      std::strcmp(cls, "best-effort") != 0) {
+    std::fprintf(stderr,
+                 "colo: COLO_CLASS='%s' is not 'high' or 'best-effort'; "
+                 "asking for best-effort\n",
+                 cls);
+  }
   const char* token = std::getenv("COLO_TOKEN");
   if (token != nullptr) o.token = token;
   // How long a synchronizing call polls for colod's answer before blocking
@@ -118,6 +125,11 @@ int Connected(State& s) {
     const double us = std::strtod(spin, &end);
     if (end != spin && *end == '\0' && us >= 0 && us <= 1e9) {
       o.sync_spin = Nanoseconds(static_cast<int64_t>(us * 1000));
+    } else {
+      std::fprintf(stderr,
+                   "colo: COLO_SYNC_SPIN_US='%s' is not a number of "
+                   "microseconds in [0, 1e9]; using the default\n",
+                   spin);
     }
   }
   o.program = program_invocation_short_name;

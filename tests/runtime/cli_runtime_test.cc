@@ -1,6 +1,14 @@
 // `colo run`, `colo top` and `colod` as a user types them: exit codes (2 on
 // bad input) and a program run through `colo run` counted by colod.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
 
 #include "colod_harness.h"
 
@@ -38,6 +46,108 @@ TEST(CliRuntimeTest, BadInputExitsTwo) {
   Process bad({kColod, "--config", dir.path() + "/bad.yaml"}, {},
               dir.path() + "/d.out", dir.path() + "/d.err");
   EXPECT_EQ(bad.Wait(seconds(10)), 2);
+}
+
+TEST(CliRuntimeTest, RunLeavesTheProgramsOptionsToTheProgram) {
+  TempDir dir;
+  std::string out;
+  // No '--': from the program on, every argument is the program's.
+  ASSERT_EQ(RunColo(dir,
+                    {"run", "--socket", dir.path() + "/none.sock", "/bin/echo",
+                     "--class", "high"},
+                    &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("--class high"), std::string::npos) << out;
+  // A script whose interpreter is missing exists: not "not found".
+  const std::string script = dir.path() + "/orphan.sh";
+  std::ofstream(script) << "#!/nonexistent/interpreter\n";
+  chmod(script.c_str(), 0755);
+  EXPECT_EQ(RunColo(dir, {"run", "--", script}, &out), 2);
+  EXPECT_NE(out.find("its interpreter (#! line) or loader was not found"),
+            std::string::npos)
+      << out;
+  // A library that is not the interposer would let the program run without
+  // colod: refused before the program starts.
+  EXPECT_EQ(RunColo(dir, {"run", "--preload", script, "--", "/bin/true"}, &out),
+            2);
+  EXPECT_NE(out.find("is not colo's interposer"), std::string::npos) << out;
+}
+
+// A Unix socket at `path` that nobody listens on (as a killed colod leaves
+// it), or, with `listen_backlog` >= 0, one that accepts connections into
+// its backlog and never answers (as a stopped colod would). Returns the fd
+// (-1 for the stale kind, whose fd is closed).
+int MakeSocketFile(const std::string& path, int listen_backlog) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  if (listen_backlog < 0) {
+    close(fd);
+    return -1;
+  }
+  EXPECT_EQ(listen(fd, listen_backlog), 0);
+  return fd;
+}
+
+TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
+  TempDir dir;
+  // A user's file at the socket path, or at colod's temporary name beside
+  // it, is refused and kept.
+  for (const std::string name : {"report", "other.new"}) {
+    std::ofstream(dir.path() + "/" + name) << "keep\n";
+    const std::string socket =
+        dir.path() + "/" + (name == "report" ? "report" : "other");
+    Process p({kColod, "--socket", socket}, {}, dir.path() + "/d.out",
+              dir.path() + "/d.err");
+    EXPECT_EQ(p.Wait(seconds(10)), 2) << name;
+    EXPECT_NE(ReadFile(dir.path() + "/d.err").find("exists and is not a socket"),
+              std::string::npos)
+        << ReadFile(dir.path() + "/d.err");
+    EXPECT_EQ(ReadFile(dir.path() + "/" + name), "keep\n") << name;
+  }
+  // A live colod's socket is refused: the first keeps serving, and the
+  // refused one leaves its socket in place.
+  Colod first(dir, "");
+  ASSERT_TRUE(first.ready()) << first.Log();
+  Process second({kColod, "--socket", first.socket()}, {},
+                 dir.path() + "/d.out", dir.path() + "/d.err");
+  EXPECT_EQ(second.Wait(seconds(10)), 1);
+  EXPECT_NE(ReadFile(dir.path() + "/d.err")
+                .find("another colod is serving " + first.socket()),
+            std::string::npos)
+      << ReadFile(dir.path() + "/d.err");
+  EXPECT_FALSE(first.Stats().is_null()) << "the first colod still answers";
+  // A stale socket (nobody listening) is replaced.
+  const std::string stale = dir.path() + "/stale.sock";
+  MakeSocketFile(stale, -1);
+  Process replacing({kColod, "--socket", stale}, {}, dir.path() + "/r.out",
+                    dir.path() + "/r.err");
+  std::string out;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return RunColo(dir, {"top", "--once", "--json", "--socket", stale},
+                       &out) == 0;
+      },
+      seconds(10)))
+      << out << ReadFile(dir.path() + "/r.err");
+  replacing.Signal(SIGTERM);
+  EXPECT_EQ(replacing.Wait(seconds(10)), 0);
+  EXPECT_NE(access(stale.c_str(), F_OK), 0) << "removed on a clean stop";
+}
+
+TEST(CliRuntimeTest, TopGivesUpOnAColodThatDoesNotAnswer) {
+  TempDir dir;
+  const std::string path = dir.path() + "/mute.sock";
+  const int fd = MakeSocketFile(path, 4);  // connects; nobody ever answers.
+  std::string out;
+  EXPECT_EQ(RunColo(dir, {"top", "--once", "--socket", path}, &out), 1);
+  EXPECT_NE(out.find("no answer within the receive timeout"),
+            std::string::npos)
+      << out;
+  close(fd);
 }
 
 TEST(CliRuntimeTest, TopWithoutColodFails) {

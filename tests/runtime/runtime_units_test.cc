@@ -1,6 +1,7 @@
 // Unit tests of colod's parts: memory ledger, class grants, config loading,
 // launch ring, kernel catalog, wall-clock driver.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -104,6 +105,17 @@ TEST(ClassGrantsTest, HighOnlyWhenAGrantMatches) {
   peer.cgroup = "/system.slice/infer.service/sub";
   EXPECT_EQ(DecideClass(grants, peer, PriorityClass::kHigh, "").granted,
             PriorityClass::kHigh);
+  // By whole path components: a sibling whose name merely starts the same
+  // is not inside the granted cgroup.
+  peer.cgroup = "/system.slice/infer.service-evil";
+  EXPECT_EQ(DecideClass(grants, peer, PriorityClass::kHigh, "").granted,
+            PriorityClass::kBestEffort);
+  EXPECT_TRUE(CgroupIsWithin("/a/b", "/a"));
+  EXPECT_TRUE(CgroupIsWithin("/a/b", "/a/"));
+  EXPECT_TRUE(CgroupIsWithin("/a", "/a"));
+  EXPECT_FALSE(CgroupIsWithin("/ab", "/a"));
+  EXPECT_FALSE(CgroupIsWithin("/a", "/a/b"));
+  EXPECT_FALSE(CgroupIsWithin("/a", ""));
   // Asking for best-effort always gets best-effort.
   peer.uid = 1000;
   EXPECT_EQ(DecideClass(grants, peer, PriorityClass::kBestEffort, "").granted,
@@ -157,6 +169,94 @@ TEST(DaemonConfigTest, RejectsWhatWouldBeUnsafeOrWrong) {
   }
   EXPECT_EQ(LoadDaemonConfig("/nonexistent/colod.yaml").status().code(),
             StatusCode::kNotFound);
+}
+
+// Each of these was once accepted, silently meaning something else (a null
+// token matched clients presenting the token "null"; NaN or overflowing
+// numbers turned into other values; a repeated key or a second document
+// replaced what came before). Now each is an error at its line that says
+// what was expected.
+TEST(DaemonConfigTest, RefusesValuesThatWouldSilentlyMeanSomethingElse) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"grants:\n  - {token: ~, class: high}\n",
+       ":2: grants[0].token: expected a non-empty token"},
+      {"grants:\n  - {token:, class: high}\n", ":2: grants[0].token"},
+      {"socket: ~\n", ":1: socket: expected a non-empty socket path"},
+      {"grants:\n  - {cgroup: ~, class: high}\n", "grants[0].cgroup"},
+      {"kernels:\n  - {name: ~, duration_us: 5}\n", "kernels[0].name"},
+      {"kernels_from_ncu: [a.csv]\nkernels_ncu_nvtx: ~\n",
+       ":2: kernels_ncu_nvtx"},
+      {"model_ns_per_thread: .nan\n", ":1: model_ns_per_thread: expected"},
+      {"model_ns_per_thread: 1e30\n", "in [0, 1000], got 1e30"},
+      {"kernels:\n  - {name: k, duration_us: 200, sm_throughput: .nan}\n",
+       ":2: kernels[0].sm_throughput: expected a fraction"},
+      {"kernels:\n  - {name: k, duration_us: 5, dram_throughput: .nan}\n",
+       "kernels[0].dram_throughput"},
+      {"memory_limit_mib: 17592186044417\n", ":1: memory_limit_mib: expected"},
+      {"memory_limit_mib: -9223372036854775808\n", "memory_limit_mib"},
+      {"memory_limit_mib: 1.5\n", "a whole number of MiB"},
+      {"policy: priority\n---\npolicy: bogus\n", "a second YAML document"},
+      {"policy: priority\npolicy: mps\n", ":2: key 'policy' appears twice"},
+      {"grants:\n  - {tokne: s3cret, class: high}\n",
+       "unknown key 'tokne'; valid keys: uid, user, cgroup, token, class "
+       "(did you mean 'token'?)"},
+      {"kernels:\n  - {name: k, duration_us: 5, sm_throughtput: 0.5}\n",
+       "unknown key 'sm_throughtput'"},
+      {"grants:\n  - {uid: 1000, user: root, class: high}\n",
+       "give exactly one of uid, user, cgroup or token"},
+      {"allowed_uids: 1000\n", "allowed_uids: expected a list of uids"},
+      {"allowed_uids: [-1]\n", "allowed_uids[0]: expected a uid"},
+      {"allowed_uids: [4294967295]\n", "allowed_uids[0]: expected a uid"},
+      {"grants: high\n", "grants: expected a list of grants"},
+      {"grants: {uid: 1000, class: high}\n",
+       "expected a list of grants, got a mapping"},
+      {"grants: [high]\n", "grants[0]: expected a grant"},
+      {"kernels: sgemm\n", "kernels: expected a list of kernels"},
+      {"socket_mode: \"40000000600\"\n", "socket_mode: expected an octal mode"},
+      {"socket_mode: \" 0600\"\n", "socket_mode: expected an octal mode"},
+      {"socket_mode: \"+600\"\n", "socket_mode: expected an octal mode"},
+      {"socket_mode: \"0666\"\n", "must give others no access"},
+      {"grants:\n  - {cgroup: foo, class: high}\n",
+       "expected a cgroup path from the root"},
+      {"kernels_ncu_nvtx: train\n",
+       "filters kernels_from_ncu, which is not given"},
+      {"sync_spin_us: 1e12\n", "sync_spin_us: expected at most 10000 us"},
+      {"ring_spin_us: 20000\n", "ring_spin_us: expected at most 10000 us"},
+      {"model_base_us: 1e13\n", "model_base_us: expected a number >= 0"},
+      {"kernels:\n  - {name: k, duration_us: 0.0001}\n", "at least 1 ns"},
+      {"device: gpu0\n", ":1: device: expected 'sim' or 'cuda'"},
+      {"socket: \"/tmp/a\\nb.sock\"\n",
+       "socket: expected a non-empty socket path without control"},
+  };
+  for (const auto& [yaml, message] : cases) {
+    const std::string path = WriteTemp(yaml);
+    Result<DaemonConfig> c = LoadDaemonConfig(path);
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument) << yaml;
+    EXPECT_NE(c.status().message().find(message), std::string::npos)
+        << yaml << " -> " << c.status().message();
+    EXPECT_EQ(c.status().message().rfind(path, 0), 0u)
+        << "names the file: " << c.status().message();
+    unlink(path.c_str());
+  }
+}
+
+TEST(DaemonConfigTest, ADirectoryOrAFifoIsNotAConfigFile) {
+  const std::string dir = ::testing::TempDir() + "/colod-config-dir";
+  mkdir(dir.c_str(), 0700);
+  Result<DaemonConfig> c = LoadDaemonConfig(dir);
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("is a directory, expected a config file"),
+            std::string::npos)
+      << c.status().message();
+  rmdir(dir.c_str());
+  // Reading a FIFO would block until someone writes to it.
+  const std::string fifo = ::testing::TempDir() + "/colod-config-fifo";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  c = LoadDaemonConfig(fifo);
+  EXPECT_NE(c.status().message().find("not a regular file"), std::string::npos)
+      << c.status().message();
+  unlink(fifo.c_str());
 }
 
 TEST(LaunchRingTest, PushPopAcrossTwoMappings) {
@@ -222,6 +322,13 @@ TEST(KernelCatalogTest, TableByNameElseShapeModel) {
       catalog.Describe("other", Dim3{1024, 1, 1}, Dim3{1024, 1, 1}, 0);
   EXPECT_EQ(k.solo_duration, Nanoseconds(5000 + 52429));
   EXPECT_TRUE(k.Validate().ok());
+  // CUDA's largest grid at the largest per-thread cost: about 10^25 ns,
+  // far past int64 nanoseconds; the model clamps to the longest time colo
+  // represents (10^6 s) instead of wrapping.
+  config.model_ns_per_thread = 1000;
+  KernelDesc huge = KernelCatalog(config).Describe(
+      "other", Dim3{2147483647u, 65535, 65535}, Dim3{1024, 1, 1}, 0);
+  EXPECT_EQ(huge.solo_duration, Seconds(1'000'000));
 }
 
 // An export in the layout of `ncu --csv --nvtx --page raw` (units row under
