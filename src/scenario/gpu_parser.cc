@@ -178,7 +178,19 @@ Result<GpuSpec> ParseGpu(const YamlValue& value) {
     COLO_ASSIGN_OR_RETURN(gpu, ParseMapping(value));
   }
   Status valid = gpu.Validate();
-  if (!valid.ok()) return value.Error(valid.message());
+  if (!valid.ok()) {
+    const bool kept_preset_migs = value.node().IsMap() &&
+                                  value.node()["preset"] &&
+                                  !value.node()["mig_profiles"];
+    if (kept_preset_migs &&
+        valid.message().find("MIG profile") != std::string::npos) {
+      return value.Error(valid.message() +
+                         " (the preset's MIG profiles are kept when fields "
+                         "change: give mig_profiles: [] for none, or profiles "
+                         "that fit)");
+    }
+    return value.Error(valid.message());
+  }
   return gpu;
 }
 
