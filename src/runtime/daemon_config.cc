@@ -1,5 +1,6 @@
 #include "runtime/daemon_config.h"
 
+#include <grp.h>
 #include <pwd.h>
 #include <sys/un.h>
 #include <yaml-cpp/yaml.h>
@@ -153,6 +154,8 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
   }
   if (auto v = top.Get("socket_group")) {
     COLO_ASSIGN_OR_RETURN(c->socket_group, v->Name("group name"));
+    if (getgrnam(c->socket_group.c_str()) == nullptr)
+      return v->Error("no such group '" + c->socket_group + "'");
   }
   if (auto v = top.Get("allowed_uids")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> uids,

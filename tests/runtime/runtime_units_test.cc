@@ -225,6 +225,8 @@ TEST(DaemonConfigTest, RefusesValuesThatWouldSilentlyMeanSomethingElse) {
       {"model_base_us: 1e13\n", "model_base_us: expected a number >= 0"},
       {"kernels:\n  - {name: k, duration_us: 0.0001}\n", "at least 1 ns"},
       {"device: gpu0\n", ":1: device: expected 'sim' or 'cuda'"},
+      {"socket_group: no-such-group-here\n",
+       ":1: socket_group: no such group 'no-such-group-here'"},
       {"socket: \"/tmp/a\\nb.sock\"\n",
        "socket: expected a non-empty socket path without control"},
   };
