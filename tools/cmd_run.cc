@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -39,11 +39,16 @@ std::string DefaultPreload() {
   return dir + "/libcolo_preload.so";
 }
 
-// An ELF file that mentions COLO_SOCKET, the variable the interposer reads.
+// A regular ELF file of at most 1 GiB that mentions COLO_SOCKET, the
+// variable the interposer reads. Never throws.
 bool LooksLikeTheInterposer(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > (uintmax_t{1} << 30)) return false;
   std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return false;
   return bytes.rfind("\x7f" "ELF", 0) == 0 &&
          bytes.find("COLO_SOCKET") != std::string::npos;
 }

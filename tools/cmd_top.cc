@@ -25,10 +25,14 @@ constexpr Duration kReplyTimeout = Seconds(5);
 
 double MiB(const nlohmann::json& v) { return v.get<double>() / (1 << 20); }
 
-// "1.23x", or "-" before any launch was timed (colod sends null).
+// "1.23x", or "-" before any launch was timed (colod sends null) or from a
+// colod that does not time launches.
 std::string Stretch(const nlohmann::json& device_time) {
+  if (!device_time.is_object() || !device_time.contains("stretch") ||
+      !device_time["stretch"].is_number()) {
+    return "-";
+  }
   const nlohmann::json& s = device_time["stretch"];
-  if (!s.is_number()) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", s.get<double>());
   return buf;
@@ -45,12 +49,19 @@ void PrintTable(const nlohmann::json& j) {
       MiB(j["memory_bytes"]), j["clients_served"].get<long long>(),
       j["clients_dropped"].get<long long>());
   // Device time over solo time of the completed launches: what sharing costs.
+  const nlohmann::json classes = j.value("classes", nlohmann::json::object());
+  auto timed = [&](const char* cls) {
+    return classes.contains(cls)
+               ? classes[cls].value("launches_timed", 0LL)
+               : 0LL;
+  };
+  auto of = [&](const char* cls) {
+    return classes.contains(cls) ? classes[cls] : nlohmann::json();
+  };
   std::printf("stretch (device time / solo time): high %s over %lld launches, "
               "best-effort %s over %lld\n",
-              Stretch(j["classes"]["high"]).c_str(),
-              j["classes"]["high"]["launches_timed"].get<long long>(),
-              Stretch(j["classes"]["best-effort"]).c_str(),
-              j["classes"]["best-effort"]["launches_timed"].get<long long>());
+              Stretch(of("high")).c_str(), timed("high"),
+              Stretch(of("best-effort")).c_str(), timed("best-effort"));
   std::printf("%4s %8s %6s %-16s %-11s %10s %10s %8s %8s %10s %10s\n", "ID",
               "PID", "UID", "PROGRAM", "CLASS", "LAUNCHED", "COMPLETED",
               "INFLIGHT", "STRETCH", "PERS_MiB", "EPH_MiB");
@@ -62,7 +73,8 @@ void PrintTable(const nlohmann::json& j) {
         c["class"].get<std::string>().c_str(),
         c["kernels_launched"].get<long long>(),
         c["kernels_completed"].get<long long>(),
-        c["in_flight"].get<long long>(), Stretch(c["device_time"]).c_str(),
+        c["in_flight"].get<long long>(),
+        Stretch(c.value("device_time", nlohmann::json())).c_str(),
         MiB(c["memory_persistent"]), MiB(c["memory_ephemeral"]));
   }
   std::fflush(stdout);
@@ -72,7 +84,7 @@ Status RunTop(const TopFlags& f) {
   if (f.interval_ms <= 0 || f.count < 0) {
     return InvalidArgumentError("--interval-ms must be > 0 and --count >= 0");
   }
-  if (f.once && f.count > 0) {
+  if (f.once && f.count > 1) {
     return InvalidArgumentError(
         "--once prints once; --count " + std::to_string(f.count) +
         " asks for more: give one of them");

@@ -98,13 +98,15 @@ Daemon::~Daemon() {
     if (c->gate_fd >= 0) close(c->gate_fd);
   }
   if (listen_fd_ >= 0) {
-    close(listen_fd_);
     // Only the socket colod made: whatever replaced it is someone else's.
+    // Removed before the listener closes, so that no starting colod can
+    // take the path for stale and put its own socket there in between.
     struct stat st {};
     if (lstat(config_.socket_path.c_str(), &st) == 0 &&
         std::make_pair(st.st_dev, st.st_ino) == socket_identity_) {
       unlink(config_.socket_path.c_str());
     }
+    close(listen_fd_);
   }
   for (int fd : {epoll_fd_, timer_fd_, stop_fd_, signal_fd_}) {
     if (fd >= 0) close(fd);
@@ -172,7 +174,8 @@ Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
         " exists and is not a socket; colod replaces only a stale socket "
         "(choose another path, or remove the file)");
   }
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: a stopped colod with a full backlog must not hang this one.
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return InternalError(std::string("socket: ") + strerror(errno));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -181,9 +184,9 @@ Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
       connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   const int err = errno;
   close(fd);
-  if (rc == 0) {
-    return UnavailableError("another colod is serving " + path +
-                            " (stop it first, or choose another socket)");
+  if (rc == 0 || err == EAGAIN || err == EINPROGRESS) {  // full backlog
+    return UnavailableError("a process (another colod?) is listening on " +
+                            path + " (stop it first, or choose another socket)");
   }
   if (err != ECONNREFUSED) {
     return UnavailableError("cannot tell whether a colod is serving " + path +
@@ -735,6 +738,7 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
       OnLaunchComplete(key, at);
     };
     f.submitted = driver_.Now();
+    f.cls = c.cls;
     Result<LaunchId> id = policy_->Submit(std::move(req));
     if (id.ok()) return;
     c.outstanding.erase(f.seq);
@@ -755,16 +759,17 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   const uint32_t stream = it->second->stream;
   const Duration took = at - it->second->submitted;
   Result<KernelTiming> solo = sim_gpu_->ProfileKernel(*it->second->kernel);
+  if (solo.ok()) {
+    class_time_[static_cast<int>(it->second->cls)].Add(took,
+                                                       solo->SoloDuration());
+  }
   in_flight_.erase(it);
   auto c = clients_.find(cid);
   if (c == clients_.end())
     return;  // the client died; its launch still ran out.
   Client& client = *c->second;
   ++client.completed;
-  if (solo.ok()) {
-    client.device_time.Add(took, solo->SoloDuration());
-    class_time_[static_cast<int>(client.cls)].Add(took, solo->SoloDuration());
-  }
+  if (solo.ok()) client.device_time.Add(took, solo->SoloDuration());
   client.outstanding.erase(seq);
   std::deque<uint64_t>& queue = client.streams[stream];
   if (!queue.empty() && queue.front() == key) {

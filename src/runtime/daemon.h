@@ -70,8 +70,8 @@ class Daemon final : private cuda::GateSink {
       const DaemonConfig& config,
       std::optional<GpuSpec> gate_gpu = std::nullopt);
 
-  // Serves until RequestStop(), SIGTERM, SIGINT or SIGHUP. Removes the socket on
-  // return.
+  // Serves until RequestStop(), SIGTERM, SIGINT or SIGHUP. The destructor
+  // removes the socket, if its path still holds colod's own.
   Status Run();
   // Async-signal-safe.
   void RequestStop();
@@ -85,6 +85,7 @@ class Daemon final : private cuda::GateSink {
     const KernelDesc* kernel = nullptr;  // owned by kernel_descs_.
     LaunchId device_id = 0;              // gate mode: once granted.
     TimePoint submitted = TimeZero();    // handed to the policy (simulated).
+    PriorityClass cls = PriorityClass::kBestEffort;  // the client's.
   };
   // Completed launches and their simulated time from being handed to the
   // policy (the stream's previous launch done) to their end, against the

@@ -115,6 +115,14 @@ Result<KernelProfileEntry> ParseKernelEntry(const YamlValue& v) {
   return e;
 }
 
+// The items of a list key; a key with no value (every item commented out)
+// is an empty list. A scalar or mapping is an error.
+Result<std::vector<YamlValue>> ListItems(const YamlValue& v,
+                                         std::string_view expected) {
+  if (v.node().IsNull()) return std::vector<YamlValue>{};
+  return v.Sequence(expected);
+}
+
 // A time in microseconds, at most `max_us` when given.
 Result<Duration> MicrosecondsValue(const YamlValue& v, double max_us = 0) {
   COLO_ASSIGN_OR_RETURN(Duration d, v.Time(TimeUnit::kMicroseconds, true));
@@ -159,7 +167,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
   }
   if (auto v = top.Get("allowed_uids")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> uids,
-                          v->Sequence("a list of uids, e.g. [1000, 1001]"));
+                          ListItems(*v, "a list of uids, e.g. [1000, 1001]"));
     for (const YamlValue& u : uids) {
       COLO_ASSIGN_OR_RETURN(uint32_t uid, Uid(u));
       c->allowed_uids.push_back(uid);
@@ -208,7 +216,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
   }
   if (auto v = top.Get("grants")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> grants,
-                          v->Sequence("a list of grants"));
+                          ListItems(*v, "a list of grants"));
     for (const YamlValue& g : grants) {
       COLO_ASSIGN_OR_RETURN(ClassGrant grant, ParseGrant(g));
       c->grants.push_back(grant);
@@ -216,7 +224,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
   }
   if (auto v = top.Get("kernels")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> kernels,
-                          v->Sequence("a list of kernels"));
+                          ListItems(*v, "a list of kernels"));
     for (const YamlValue& k : kernels) {
       COLO_ASSIGN_OR_RETURN(KernelProfileEntry e, ParseKernelEntry(k));
       c->kernels.push_back(e);
@@ -292,14 +300,8 @@ Status DaemonConfig::Validate() const {
 }
 
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    return InvalidArgumentError(
-        path + (std::filesystem::is_directory(st) ? ": is a directory"
-                                                   : ": not a regular file") +
-        ", expected a config file");
-  }
+  // A directory is refused (ReadTextFile); a FIFO is read, for
+  // `colod --config <(make-config)`.
   COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
   DaemonConfig c;
   c.source = path;

@@ -1,9 +1,6 @@
 #include "runtime/kernel_catalog.h"
 
-#include <algorithm>
 #include <cmath>
-
-#include "scenario/yaml_value.h"
 
 namespace colo::runtime {
 
@@ -46,8 +43,7 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
   // overflow int64 nanoseconds.
   const double ns = static_cast<double>(config_.model_base.count()) +
                     threads * config_.model_ns_per_thread;
-  k.solo_duration = Nanoseconds(std::llround(std::clamp(
-      ns, 1.0, static_cast<double>(scenario::kMaxTime.count()))));
+  k.solo_duration = ClampedKernelTime(ns);
   return k;
 }
 

@@ -7,8 +7,15 @@
 #include <tuple>
 
 #include "profile/ncu_csv.h"
+#include "scenario/yaml_value.h"
 
 namespace colo::runtime {
+
+Duration ClampedKernelTime(double ns) {
+  if (!(ns >= 1)) return Nanoseconds(1);  // NaN too.
+  return Nanoseconds(std::llround(
+      std::min(ns, static_cast<double>(scenario::kMaxTime.count()))));
+}
 namespace {
 
 bool SameDim(Dim3 a, Dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
@@ -155,9 +162,8 @@ std::optional<MeasuredEstimate> MeasuredKernelTable::Lookup(
   }
   const double ratio =
       std::max(threads, 1.0) / std::max(Threads(nearest->grid, nearest->block), 1.0);
-  Duration d = Nanoseconds(std::llround(
-      static_cast<double>(nearest->duration.count()) * ratio));
-  if (d <= Duration(0)) d = Nanoseconds(1);
+  const Duration d =
+      ClampedKernelTime(static_cast<double>(nearest->duration.count()) * ratio);
   return MeasuredEstimate{d,
                           nearest->sm_throughput,
                           nearest->dram_throughput,

@@ -39,6 +39,11 @@
 
 namespace colo::runtime {
 
+// A modelled kernel time of `ns` nanoseconds, rounded, within [1 ns, 10^6 s]
+// (scenario::kMaxTime): a scaled or per-thread model of CUDA's largest grid
+// would overflow int64 nanoseconds.
+Duration ClampedKernelTime(double ns);
+
 // The key of a kernel name as ncu exports it (see above).
 std::string NcuKernelKey(std::string_view exported_name);
 

@@ -32,10 +32,14 @@ struct ClientOptions {
   // fit the CPUs: CUDA's own synchronize spins by default under that rule;
   // a blocked thread wakes late). 0: block at once. Default: 20 ms.
   Duration sync_spin = Milliseconds(20);
-  // A reply (and a send) that takes longer fails: Unavailable "no answer
-  // within the receive timeout". For monitors: a stopped or wedged colod
-  // must not hang `colo top`. 0: wait as long as it takes (applications: a
-  // sync lasts as long as the kernels it waits for). Default: 0.
+  // A reply (and a send) that takes longer fails: a reply that never began
+  // with Unavailable "no answer within the receive timeout" (Connect
+  // prefixes "no valid answer from colod at PATH: "), one that stopped
+  // halfway with InvalidArgument "peer stalled in the middle of a message",
+  // a send with "send: Resource temporarily unavailable". For monitors: a
+  // stopped or wedged colod must not hang `colo top`. 0: wait as long as it
+  // takes (applications: a sync lasts as long as the kernels it waits for).
+  // Default: 0.
   Duration reply_timeout{0};
 };
 

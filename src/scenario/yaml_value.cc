@@ -255,6 +255,9 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
                                            std::string_view one_what) {
   try {
     std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    // A trailing '---' with nothing after it is no second document.
+    while (documents.size() > 1 && documents.back().IsNull())
+      documents.pop_back();
     if (documents.size() > 1) {
       return InvalidArgumentError(
           file + ":" + std::to_string(LineOf(documents[1].Mark(), 1)) +

@@ -128,7 +128,8 @@ class YamlMap {
   std::vector<std::pair<std::string, YamlValue>> entries_;
 };
 
-// The one YAML document in `text` (a null node for an empty text), or
+// The one YAML document in `text` (a null node for an empty text; empty
+// documents after it, as a trailing '---' makes, are ignored), or
 // InvalidArgument "file:line: YAML syntax error: ..." or, for a second
 // document after '---' (which yaml-cpp's Load would silently drop),
 // "file:line: a second YAML document (after '---'); expected <one_what>".

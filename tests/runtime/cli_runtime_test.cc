@@ -72,6 +72,10 @@ TEST(CliRuntimeTest, RunLeavesTheProgramsOptionsToTheProgram) {
   EXPECT_EQ(RunColo(dir, {"run", "--preload", script, "--", "/bin/true"}, &out),
             2);
   EXPECT_NE(out.find("is not colo's interposer"), std::string::npos) << out;
+  EXPECT_EQ(
+      RunColo(dir, {"run", "--preload", dir.path(), "--", "/bin/true"}, &out),
+      2)
+      << "a directory: " << out;
 }
 
 // A Unix socket at `path` that nobody listens on (as a killed colod leaves
@@ -116,7 +120,7 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
                  dir.path() + "/d.out", dir.path() + "/d.err");
   EXPECT_EQ(second.Wait(seconds(10)), 1);
   EXPECT_NE(ReadFile(dir.path() + "/d.err")
-                .find("another colod is serving " + first.socket()),
+                .find("(another colod?) is listening on " + first.socket()),
             std::string::npos)
       << ReadFile(dir.path() + "/d.err");
   EXPECT_FALSE(first.Stats().is_null()) << "the first colod still answers";

@@ -110,6 +110,14 @@ TEST(ColodIntegrationTest, KillNineMidLaunchReturnsMemoryAndColodKeepsServing) {
   auto infer =
       colod.Run(dir, "infer", {Program("infer_loop"), "5", "2", "100"});
   EXPECT_EQ(infer->Wait(seconds(30)), 0) << infer->Output() << colod.Log();
+  // Every completed launch is timed in its class, also those that ran out
+  // after their client had died.
+  const nlohmann::json j = colod.Stats();
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["kernels_completed"].get<int64_t>(),
+            j["classes"]["best-effort"]["launches_timed"].get<int64_t>() +
+                j["classes"]["high"]["launches_timed"].get<int64_t>())
+      << j.dump();
 }
 
 TEST(ColodIntegrationTest, MemoryLimitRefusesWithCudaErrorMemoryAllocation) {
