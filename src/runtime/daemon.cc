@@ -1,10 +1,11 @@
 // colod's event loop: one thread, epoll over the listening socket, every
 // client's socket and doorbell, a timerfd for the next simulated event and a
 // signalfd. Everything the policy and SimGpu see happens on this thread.
+// The socket is made in daemon_socket.cc, `colo top`'s figures in
+// daemon_stats.cc.
 #include "runtime/daemon.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -13,19 +14,17 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <deque>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "colo/gpu_spec.h"
 #include "colo/workload.h"
 #include "cuda/cuda_abi.h"
+#include "runtime/daemon_client.h"
 
 namespace colo::runtime {
 namespace {
@@ -54,36 +53,6 @@ void Log(const char* fmt, ...) {
 }
 
 }  // namespace
-
-struct Daemon::Client {
-  ClientId id = 0;
-  int fd = -1;
-  PeerIdentity peer;
-  bool registered = false;
-  ClientRole role = ClientRole::kApp;
-  PriorityClass cls = PriorityClass::kBestEffort;
-  std::string program;
-  std::unique_ptr<LaunchRing> ring;
-  int gate_fd = -1;  // gate mode: colod's end of the gate channel.
-  std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
-  struct DefinedKernel {
-    std::string name;
-    BinaryResources binary;
-  };
-  std::unordered_map<uint32_t, DefinedKernel> kernel_names;
-  uint64_t last_seq = 0;           // last launch accepted from the ring.
-  std::set<uint64_t> outstanding;  // submitted, not finished.
-  // Per stream, launches in order: the front one is on the device, the rest
-  // wait for it (CUDA's stream order).
-  std::map<uint32_t, std::deque<uint64_t>> streams;
-  uint64_t watermark = 0;  // every launch <= this has finished.
-  int sticky_error = 0;    // cudaError_t for the next synchronizing call.
-  std::optional<uint64_t> pending_sync;
-  int64_t launched = 0;
-  int64_t completed = 0;
-  DeviceTime device_time;
-  bool broken = false;  // dropped at the next DropDoomed().
-};
 
 Daemon::Daemon(const DaemonConfig& config, const GpuSpec& spec)
     : config_(config),
@@ -153,114 +122,6 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
   d->policy_ = sched::MakePolicy(kind, po, *device, d->driver_);
   COLO_RETURN_IF_ERROR(d->Bind());
   return d;
-}
-
-namespace {
-
-// Whether colod may put its socket at `path`: nothing there, or a stale
-// socket nobody listens on (a colod that was killed). A live socket is
-// another colod's; any other file is the user's, and colod never deletes
-// it. `what` names the path in messages.
-Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return OkStatus();
-    return UnavailableError("cannot check " + what + " " + path + ": " +
-                            strerror(errno));
-  }
-  if (!S_ISSOCK(st.st_mode)) {
-    return InvalidArgumentError(
-        what + " " + path +
-        " exists and is not a socket; colod replaces only a stale socket "
-        "(choose another path, or remove the file)");
-  }
-  // Non-blocking: a stopped colod with a full backlog must not hang this one.
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return InternalError(std::string("socket: ") + strerror(errno));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  const int rc =
-      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  const int err = errno;
-  close(fd);
-  if (rc == 0 || err == EAGAIN || err == EINPROGRESS) {  // full backlog
-    return UnavailableError("a process (another colod?) is listening on " +
-                            path + " (stop it first, or choose another socket)");
-  }
-  if (err != ECONNREFUSED) {
-    return UnavailableError("cannot tell whether a colod is serving " + path +
-                            ": " + strerror(err));
-  }
-  return OkStatus();  // stale: replaced below.
-}
-
-}  // namespace
-
-Status Daemon::Bind() {
-  // The socket is bound under a temporary name, given its group and mode,
-  // put in listening state, and only then renamed to its path: a client
-  // that sees the path can connect, with the final permissions (a rename
-  // also replaces a stale socket of a previous colod atomically).
-  const std::string temp = config_.socket_path + ".new";
-  sockaddr_un addr{};
-  if (temp.size() >= sizeof(addr.sun_path)) {
-    return InvalidArgumentError(
-        "socket path " + config_.socket_path + " is too long (at most " +
-        std::to_string(sizeof(addr.sun_path) - 1 - 4) + " characters)");
-  }
-  COLO_RETURN_IF_ERROR(CheckSocketPathIsFree(config_.socket_path, "socket"));
-  COLO_RETURN_IF_ERROR(
-      CheckSocketPathIsFree(temp, "colod's temporary socket"));
-  listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (listen_fd_ < 0)
-    return InternalError(std::string("socket: ") + strerror(errno));
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, temp.data(), temp.size());
-  unlink(temp.c_str());  // a stale one, left by a colod killed while binding.
-  // Created with no access for anyone until the mode below is set.
-  const mode_t old_mask = umask(0777);
-  const int rc =
-      bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  umask(old_mask);
-  auto fail = [&](Status s) {
-    close(listen_fd_);
-    listen_fd_ = -1;
-    unlink(temp.c_str());
-    return s;
-  };
-  if (rc != 0) {
-    const std::string dir =
-        std::filesystem::path(config_.socket_path).parent_path().string();
-    return fail(UnavailableError(
-        "cannot create the socket " + config_.socket_path + " (bound first as " +
-        temp + "): " + strerror(errno) +
-        (errno == ENOENT ? " (does the directory " + (dir.empty() ? "." : dir) +
-                               " exist?)"
-                         : std::string())));
-  }
-  if (!config_.socket_group.empty()) {
-    group* g = getgrnam(config_.socket_group.c_str());
-    if (g == nullptr ||
-        chown(temp.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
-      return fail(InvalidArgumentError("cannot give the socket to group '" +
-                                       config_.socket_group + "'"));
-    }
-  }
-  if (chmod(temp.c_str(), config_.socket_mode) != 0) {
-    return fail(InternalError(std::string("chmod socket: ") + strerror(errno)));
-  }
-  if (listen(listen_fd_, 64) != 0)
-    return fail(InternalError(std::string("listen: ") + strerror(errno)));
-  if (rename(temp.c_str(), config_.socket_path.c_str()) != 0) {
-    return fail(UnavailableError("cannot move the socket to " +
-                                 config_.socket_path + ": " + strerror(errno)));
-  }
-  struct stat st {};
-  if (lstat(config_.socket_path.c_str(), &st) == 0) {
-    socket_identity_ = {st.st_dev, st.st_ino};
-  }
-  return OkStatus();
 }
 
 void Daemon::RequestStop() {
@@ -917,81 +778,6 @@ void Daemon::DropDoomed() {
   std::vector<std::pair<ClientId, std::string>> doomed;
   doomed.swap(doomed_);
   for (auto& [id, reason] : doomed) Drop(id, reason);
-}
-
-namespace {
-
-// A DeviceTime as `colo top` reads it: stretch is device time over solo
-// time (null before any launch has been timed).
-nlohmann::json DeviceTimeJson(int64_t launches, Duration device,
-                              Duration solo) {
-  using Ms = std::chrono::duration<double, std::milli>;
-  nlohmann::json j = {{"launches_timed", launches},
-                      {"device_ms", Ms(device).count()},
-                      {"solo_ms", Ms(solo).count()},
-                      {"stretch", nullptr}};
-  if (solo > Duration(0))
-    j["stretch"] = Ms(device).count() / Ms(solo).count();
-  return j;
-}
-
-}  // namespace
-
-std::string Daemon::StatsJson() const {
-  nlohmann::json j;
-  j["gpu"] = spec_.name;
-  j["device"] = gate_gpu_ ? "cuda" : "sim";
-  j["policy"] = config_.policy;
-  j["kernels_launched"] = kernels_launched_;
-  j["kernels_completed"] = kernels_completed_;
-  j["clients_served"] = clients_served_;
-  j["clients_dropped"] = clients_dropped_;
-  j["connections_rejected"] = connections_rejected_;
-  j["memory_used"] = ledger_.device_used();
-  j["memory_bytes"] = ledger_.device_bytes();
-  j["classes"] = nlohmann::json::object();
-  for (PriorityClass cls : {PriorityClass::kHigh, PriorityClass::kBestEffort}) {
-    const DeviceTime& t = class_time_[static_cast<int>(cls)];
-    j["classes"][PriorityClassName(cls)] =
-        DeviceTimeJson(t.launches, t.device, t.solo);
-  }
-  j["clients"] = nlohmann::json::array();
-  for (const auto& [id, c] : clients_) {
-    if (!c->registered || c->role != ClientRole::kApp) continue;
-    const ClientMemory m = ledger_.Usage(id);
-    j["clients"].push_back({{"id", id},
-                            {"pid", c->peer.pid},
-                            {"uid", c->peer.uid},
-                            {"program", c->program},
-                            {"class", PriorityClassName(c->cls)},
-                            {"kernels_launched", c->launched},
-                            {"kernels_completed", c->completed},
-                            {"in_flight", c->outstanding.size()},
-                            {"memory_persistent", m.persistent},
-                            {"memory_ephemeral", m.ephemeral},
-                            {"memory_limit", m.limit},
-                            {"device_time",
-                             DeviceTimeJson(c->device_time.launches,
-                                            c->device_time.device,
-                                            c->device_time.solo)}});
-  }
-  // What colod takes each kernel to be (duration, registers, shared memory),
-  // per distinct name and shape, the first kMaxKernelsInStats in name order.
-  constexpr size_t kMaxKernelsInStats = 256;
-  j["kernel_shapes"] = kernel_descs_.size();
-  j["kernels"] = nlohmann::json::array();
-  for (const auto& [key, k] : kernel_descs_) {
-    if (j["kernels"].size() == kMaxKernelsInStats) break;
-    j["kernels"].push_back(
-        {{"name", k->name},
-         {"grid", {k->grid.x, k->grid.y, k->grid.z}},
-         {"block", {k->block.x, k->block.y, k->block.z}},
-         {"registers_per_thread", k->registers_per_thread},
-         {"shared_mem_per_block", k->shared_mem_per_block},
-         {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()}});
-  }
-  // Names are printable ASCII already (ReadPrintable); replace, never throw.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace colo::runtime

@@ -1,5 +1,7 @@
 // shim/shim_state.h — the interposer's process-wide state and the helpers
-// that sim mode (shim_runtime.cc) and gate mode (gate_runtime.cc) share.
+// that sim mode (shim_runtime.cc, shim_memory.cc, shim_streams.cc,
+// device_queries.cc, graph_capture.cc) and gate mode (gate_runtime.cc)
+// share.
 // Internal to libcolo_preload.so.
 //
 // Thread safety: State is guarded by State::mu; every helper below REQUIRES
@@ -10,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -162,6 +165,10 @@ int CheckLaunchShape(Dim grid, Dim block);
 // Sim mode's pitched copy: `height` rows of `width` bytes (host memory).
 int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
              size_t width, size_t height);
+// The kernel's registers and static shared memory from its module image or
+// fat binary (device_queries.cc), or nullopt if they cannot be read (PTX
+// only, an unreadable image, an unregistered function). REQUIRES: connected.
+std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func);
 // Pushes a launch of `key` (defining it on the ring first); in gate mode
 // `gate_launch` is handed to the gate client under the new sequence number.
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,

@@ -1,0 +1,52 @@
+// runtime/daemon_client.h — what colod keeps of one connected client: its
+// identity and class, its launch ring, the kernels it defined, its launches
+// in stream order and the synchronizing call it waits in. Internal to colod
+// (daemon.cc and the files beside it); one Daemon owns every Client.
+//
+// Thread safety: touched only on the thread that runs Daemon::Run().
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "runtime/daemon.h"
+
+namespace colo::runtime {
+
+struct Daemon::Client {
+  ClientId id = 0;
+  int fd = -1;
+  PeerIdentity peer;
+  bool registered = false;
+  ClientRole role = ClientRole::kApp;
+  PriorityClass cls = PriorityClass::kBestEffort;
+  std::string program;
+  std::unique_ptr<LaunchRing> ring;
+  int gate_fd = -1;  // gate mode: colod's end of the gate channel.
+  std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
+  struct DefinedKernel {
+    std::string name;
+    BinaryResources binary;
+  };
+  std::unordered_map<uint32_t, DefinedKernel> kernel_names;
+  uint64_t last_seq = 0;           // last launch accepted from the ring.
+  std::set<uint64_t> outstanding;  // submitted, not finished.
+  // Per stream, launches in order: the front one is on the device, the rest
+  // wait for it (CUDA's stream order).
+  std::map<uint32_t, std::deque<uint64_t>> streams;
+  uint64_t watermark = 0;  // every launch <= this has finished.
+  int sticky_error = 0;    // cudaError_t for the next synchronizing call.
+  std::optional<uint64_t> pending_sync;
+  int64_t launched = 0;
+  int64_t completed = 0;
+  DeviceTime device_time;
+  bool broken = false;  // dropped at the next DropDoomed().
+};
+
+}  // namespace colo::runtime

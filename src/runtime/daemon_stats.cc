@@ -1,0 +1,87 @@
+// colod's figures for `colo top` (Daemon::StatsJson): totals, per class and
+// per client, and the kernels as colod takes them to be.
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "runtime/daemon.h"
+#include "runtime/daemon_client.h"
+
+namespace colo::runtime {
+
+namespace {
+
+// A DeviceTime as `colo top` reads it: stretch is device time over solo
+// time (null before any launch has been timed).
+nlohmann::json DeviceTimeJson(int64_t launches, Duration device,
+                              Duration solo) {
+  using Ms = std::chrono::duration<double, std::milli>;
+  nlohmann::json j = {{"launches_timed", launches},
+                      {"device_ms", Ms(device).count()},
+                      {"solo_ms", Ms(solo).count()},
+                      {"stretch", nullptr}};
+  if (solo > Duration(0))
+    j["stretch"] = Ms(device).count() / Ms(solo).count();
+  return j;
+}
+
+}  // namespace
+
+std::string Daemon::StatsJson() const {
+  nlohmann::json j;
+  j["gpu"] = spec_.name;
+  j["device"] = gate_gpu_ ? "cuda" : "sim";
+  j["policy"] = config_.policy;
+  j["kernels_launched"] = kernels_launched_;
+  j["kernels_completed"] = kernels_completed_;
+  j["clients_served"] = clients_served_;
+  j["clients_dropped"] = clients_dropped_;
+  j["connections_rejected"] = connections_rejected_;
+  j["memory_used"] = ledger_.device_used();
+  j["memory_bytes"] = ledger_.device_bytes();
+  j["classes"] = nlohmann::json::object();
+  for (PriorityClass cls : {PriorityClass::kHigh, PriorityClass::kBestEffort}) {
+    const DeviceTime& t = class_time_[static_cast<int>(cls)];
+    j["classes"][PriorityClassName(cls)] =
+        DeviceTimeJson(t.launches, t.device, t.solo);
+  }
+  j["clients"] = nlohmann::json::array();
+  for (const auto& [id, c] : clients_) {
+    if (!c->registered || c->role != ClientRole::kApp) continue;
+    const ClientMemory m = ledger_.Usage(id);
+    j["clients"].push_back({{"id", id},
+                            {"pid", c->peer.pid},
+                            {"uid", c->peer.uid},
+                            {"program", c->program},
+                            {"class", PriorityClassName(c->cls)},
+                            {"kernels_launched", c->launched},
+                            {"kernels_completed", c->completed},
+                            {"in_flight", c->outstanding.size()},
+                            {"memory_persistent", m.persistent},
+                            {"memory_ephemeral", m.ephemeral},
+                            {"memory_limit", m.limit},
+                            {"device_time",
+                             DeviceTimeJson(c->device_time.launches,
+                                            c->device_time.device,
+                                            c->device_time.solo)}});
+  }
+  // What colod takes each kernel to be (duration, registers, shared memory),
+  // per distinct name and shape, the first kMaxKernelsInStats in name order.
+  constexpr size_t kMaxKernelsInStats = 256;
+  j["kernel_shapes"] = kernel_descs_.size();
+  j["kernels"] = nlohmann::json::array();
+  for (const auto& [key, k] : kernel_descs_) {
+    if (j["kernels"].size() == kMaxKernelsInStats) break;
+    j["kernels"].push_back(
+        {{"name", k->name},
+         {"grid", {k->grid.x, k->grid.y, k->grid.z}},
+         {"block", {k->block.x, k->block.y, k->block.z}},
+         {"registers_per_thread", k->registers_per_thread},
+         {"shared_mem_per_block", k->shared_mem_per_block},
+         {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()}});
+  }
+  // Names are printable ASCII already (ReadPrintable); replace, never throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace colo::runtime

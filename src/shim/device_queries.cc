@@ -1,0 +1,217 @@
+// shim/device_queries.cc — what CUDA reports of the device and of a
+// kernel (device properties and attributes, function attributes, occupancy)
+// in sim mode, from colod's description of its simulated GPU and the
+// kernel's registers and static shared memory as read from the program's
+// binaries (the API is declared in shim_runtime.h).
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "colo/gpu_spec.h"
+#include "colo/kernel.h"
+#include "cuda/cuda_abi.h"
+#include "shim/shim_state.h"
+
+namespace colo::shim {
+
+using cuda::kCudaSuccess;
+
+namespace {
+
+// What colod said of its simulated GPU, as the facts CUDA's calls report.
+cuda::DeviceFacts FactsOf(const runtime::WelcomeMsg& w) {
+  cuda::DeviceFacts f;
+  f.name = w.gpu_name;
+  f.memory_bytes = w.memory_bytes;
+  f.sm_count = w.sm_count;
+  f.max_threads_per_sm = w.max_threads_per_sm;
+  f.max_blocks_per_sm = w.max_blocks_per_sm;
+  f.max_threads_per_block = w.max_threads_per_block;
+  f.registers_per_sm = w.registers_per_sm;
+  f.warp_size = w.warp_size;
+  f.shared_mem_per_sm = w.shared_mem_per_sm;
+  f.shared_mem_per_block = w.shared_mem_per_block;
+  f.clock_mhz = w.clock_mhz;
+  const std::string name = w.gpu_name;
+  f.major = name.find("H100") != std::string::npos   ? 9
+            : name.find("V100") != std::string::npos ? 7
+                                                     : 8;
+  return f;
+}
+
+}  // namespace
+
+int GetDeviceProperties(void* prop, int device) {
+  if (prop == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  cuda::FillCudaDeviceProp(prop, FactsOf(s.client->welcome()));
+  return kCudaSuccess;
+}
+
+namespace {
+
+// The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
+// its preset (for the allocation granularities) with the welcome's limits.
+GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
+  Result<GpuSpec> preset = GpuPreset(w.gpu_name);
+  GpuSpec g = preset.ok() ? *preset : GpuSpec{};
+  g.sm_count = w.sm_count;
+  g.max_threads_per_sm = w.max_threads_per_sm;
+  g.max_blocks_per_sm = w.max_blocks_per_sm;
+  g.max_threads_per_block = w.max_threads_per_block;
+  g.registers_per_sm = w.registers_per_sm;
+  g.warp_size = w.warp_size;
+  g.shared_mem_per_sm = w.shared_mem_per_sm;
+  g.max_shared_mem_per_block = w.shared_mem_per_block;
+  return g;
+}
+
+// What a kernel whose binary gives nothing (PTX only, an unreadable image)
+// is taken to use.
+constexpr int kAssumedRegistersPerThread = 32;
+
+// Target architecture for reading binaries: the simulated GPU's.
+int TargetArch(const State& s) {
+  const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+  return d.major * 10 + d.minor;
+}
+
+// `name` in what was read from `source`, reading it with `read` the first
+// time (an unreadable binary is remembered as empty).
+using KernelMap = std::map<std::string, KernelResources>;
+template <typename Key, typename Read>
+std::optional<KernelResources> FindRead(std::unordered_map<Key, KernelMap>& cache, Key source,
+                                        const std::string& name, Read read) {
+  auto cached = cache.find(source);
+  if (cached == cache.end()) {
+    Result<KernelMap> got = read();
+    cached = cache.emplace(source, got.ok() ? std::move(*got) : KernelMap{}).first;
+  }
+  auto k = cached->second.find(name);
+  if (k == cached->second.end()) return std::nullopt;
+  return k->second;
+}
+
+}  // namespace
+
+// Read (for the simulated GPU's architecture) the first time any kernel of
+// that binary needs them.
+std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func) {
+  if (auto m = s.function_module.find(func); m != s.function_module.end()) {
+    return FindRead(s.module_kernels, m->second, s.names[func], [&] {
+      return ReadModuleResources(s.module_images[m->second], TargetArch(s));
+    });
+  }
+  auto image = s.fat_binary_of.find(func);
+  if (image == s.fat_binary_of.end()) return std::nullopt;
+  return FindRead(s.fat_binary_kernels, image->second, s.names[func],
+                  [&] { return ReadRegisteredFatbin(image->second, TargetArch(s)); });
+}
+
+namespace {
+
+// The same, or the assumption above if the binary gives nothing.
+KernelResources ResourcesLocked(State& s, const void* func) {
+  KernelResources assumed;
+  assumed.registers_per_thread = kAssumedRegistersPerThread;
+  return BinaryResourcesLocked(s, func).value_or(assumed);
+}
+
+// The kernel as the occupancy rules see it, for blocks of `threads`.
+KernelDesc OccupancyKernel(const KernelResources& r, int threads, size_t dynamic_smem) {
+  KernelDesc k;
+  k.block = Dim3{threads, 1, 1};
+  k.registers_per_thread = r.registers_per_thread;
+  k.shared_mem_per_block = r.static_shared_bytes + static_cast<int64_t>(dynamic_smem);
+  return k;
+}
+
+}  // namespace
+
+int FuncGetAttributes(void* attr, const void* func) {
+  if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
+  const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+  cuda::FuncFacts f;
+  const KernelResources r = ResourcesLocked(s, func);
+  f.registers_per_thread = r.registers_per_thread;
+  f.static_shared_bytes = r.static_shared_bytes;
+  // The largest block (whole warps) one SM can hold with these registers and
+  // this static shared memory, as the runtime reports it.
+  const GpuSpec spec = SpecOf(s.client->welcome());
+  f.max_threads_per_block = 0;
+  for (int t = d.max_threads_per_block; t > 0 && f.max_threads_per_block == 0; t -= d.warp_size) {
+    Result<Occupancy> o = ComputeOccupancy(spec, OccupancyKernel(r, t, 0));
+    if (o.ok() && o->blocks_per_sm > 0) f.max_threads_per_block = t;
+  }
+  if (r.max_threads_per_block > 0)  // __launch_bounds__
+    f.max_threads_per_block = std::min(f.max_threads_per_block, r.max_threads_per_block);
+  f.binary_version = d.major * 10 + d.minor;
+  // Without an opt-in, static and dynamic shared memory share 48 KiB.
+  f.max_dynamic_shared_bytes =
+      std::max<int>(0, 48 * 1024 - static_cast<int>(r.static_shared_bytes));
+  if (auto it = s.func_settings.find(func); it != s.func_settings.end()) {
+    if (it->second.max_dynamic_shared_bytes >= 0)
+      f.max_dynamic_shared_bytes = it->second.max_dynamic_shared_bytes;
+    f.preferred_carveout = it->second.preferred_carveout;
+  }
+  cuda::FillCudaFuncAttributes(attr, f);
+  return kCudaSuccess;
+}
+
+int FuncSetAttribute(const void* func, int attr, int value) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
+  State::FuncSettings& f = s.func_settings[func];
+  if (attr == cuda::kFuncAttributeMaxDynamicSharedMemorySize) {
+    // Static and dynamic shared memory together stay within the opt-in limit.
+    if (value < 0 || value > s.client->welcome().shared_mem_per_block -
+                                 ResourcesLocked(s, func).static_shared_bytes)
+      return cuda::kCudaErrorInvalidValue;
+    f.max_dynamic_shared_bytes = value;
+    return kCudaSuccess;
+  }
+  if (attr == cuda::kFuncAttributePreferredSharedMemoryCarveout) {
+    if (value < -1 || value > 100) return cuda::kCudaErrorInvalidValue;
+    f.preferred_carveout = value;
+    return kCudaSuccess;
+  }
+  return cuda::kCudaErrorInvalidValue;
+}
+
+int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
+                             int block_size, size_t dynamic_smem) {
+  if (num_blocks == nullptr || block_size <= 0)
+    return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
+  Result<Occupancy> o = ComputeOccupancy(SpecOf(s.client->welcome()),
+                                         OccupancyKernel(ResourcesLocked(s, func), block_size,
+                                                         dynamic_smem));
+  *num_blocks = o.ok() ? static_cast<int>(o->blocks_per_sm) : 0;
+  return kCudaSuccess;
+}
+
+int GetDeviceAttribute(int* value, int attr, int device) {
+  if (value == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (!cuda::DeviceAttribute(FactsOf(s.client->welcome()), attr, value))
+    return cuda::kCudaErrorInvalidValue;
+  return kCudaSuccess;
+}
+
+}  // namespace colo::shim
