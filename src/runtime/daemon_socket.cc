@@ -1,17 +1,23 @@
 // colod's listening socket (Daemon::Bind): where it may go, and how it is
 // made so that a client that sees its path can connect with the final
-// permissions. The destructor in daemon.cc removes it again.
+// permissions; colods starting in one directory take turns. The destructor
+// in daemon.cc removes it again.
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "runtime/daemon.h"
 
@@ -57,6 +63,44 @@ Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
   return OkStatus();  // stale: replaced below.
 }
 
+// An exclusive flock on a directory, released when this goes out of scope.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(int fd) : fd_(fd) {}
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  ~DirectoryLock() { close(fd_); }
+
+ private:
+  int fd_;
+};
+
+// Locks `dir` (the socket's directory) so that two colods starting there at
+// once take turns: each checks the path and puts its socket there while the
+// other waits, so the second sees the first's live socket. Waits up to 5 s
+// (a colod binds in milliseconds). Fails with Unavailable if the directory
+// cannot be opened or stays locked.
+Result<std::unique_ptr<DirectoryLock>> LockSocketDirectory(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    return UnavailableError("cannot open the socket's directory " + dir + ": " +
+                            strerror(errno) +
+                            (errno == ENOENT ? " (does it exist?)" : ""));
+  }
+  auto lock = std::make_unique<DirectoryLock>(fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if ((errno != EWOULDBLOCK && errno != EINTR) ||
+        std::chrono::steady_clock::now() > deadline) {
+      return UnavailableError(
+          "cannot lock the socket's directory " + dir + " (" + strerror(errno) +
+          "): another colod has been starting there for 5 s; try again");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return lock;
+}
+
 }  // namespace
 
 Status Daemon::Bind() {
@@ -71,6 +115,10 @@ Status Daemon::Bind() {
         "socket path " + config_.socket_path + " is too long (at most " +
         std::to_string(sizeof(addr.sun_path) - 1 - 4) + " characters)");
   }
+  const std::string dir =
+      std::filesystem::path(config_.socket_path).parent_path().string();
+  COLO_ASSIGN_OR_RETURN(std::unique_ptr<DirectoryLock> lock,
+                        LockSocketDirectory(dir.empty() ? "." : dir));
   COLO_RETURN_IF_ERROR(CheckSocketPathIsFree(config_.socket_path, "socket"));
   COLO_RETURN_IF_ERROR(
       CheckSocketPathIsFree(temp, "colod's temporary socket"));
@@ -92,14 +140,9 @@ Status Daemon::Bind() {
     return s;
   };
   if (rc != 0) {
-    const std::string dir =
-        std::filesystem::path(config_.socket_path).parent_path().string();
-    return fail(UnavailableError(
-        "cannot create the socket " + config_.socket_path + " (bound first as " +
-        temp + "): " + strerror(errno) +
-        (errno == ENOENT ? " (does the directory " + (dir.empty() ? "." : dir) +
-                               " exist?)"
-                         : std::string())));
+    return fail(UnavailableError("cannot create the socket " +
+                                 config_.socket_path + " (bound first as " +
+                                 temp + "): " + strerror(errno)));
   }
   if (!config_.socket_group.empty()) {
     group* g = getgrnam(config_.socket_group.c_str());

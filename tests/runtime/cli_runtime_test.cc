@@ -1,6 +1,8 @@
 // `colo run`, `colo top` and `colod` as a user types them: exit codes (2 on
 // bad input) and a program run through `colo run` counted by colod.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -9,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
 #include "colod_harness.h"
 
@@ -140,6 +143,81 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
   replacing.Signal(SIGTERM);
   EXPECT_EQ(replacing.Wait(seconds(10)), 0);
   EXPECT_NE(access(stale.c_str(), F_OK), 0) << "removed on a clean stop";
+}
+
+// Two colods started together on one socket: each takes the directory's
+// lock while it checks the path and puts its socket there, so the second
+// finds the first's live socket and exits 1 (without the lock both could
+// find the path free and both serve, one on a socket nobody can reach).
+TEST(CliRuntimeTest, ColodsStartingTogetherTakeTurns) {
+  TempDir dir;
+  const std::string socket = dir.path() + "/race.sock";
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::unique_ptr<Process>> colods;
+    for (int i = 0; i < 2; ++i) {
+      const std::string tag = dir.path() + "/race" + std::to_string(i);
+      colods.push_back(std::make_unique<Process>(
+          std::vector<std::string>{kColod, "--socket", socket},
+          std::map<std::string, std::string>{}, tag + ".out", tag + ".err"));
+    }
+    // One of them gives up; which one is up to the scheduler.
+    int refused = -1;
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          for (int i = 0; i < 2; ++i) {
+            if (colods[i]->Ended()) refused = i;
+          }
+          return refused >= 0;
+        },
+        seconds(10)))
+        << "round " << round << ": neither colod gave up";
+    const std::string err =
+        ReadFile(dir.path() + "/race" + std::to_string(refused) + ".err");
+    EXPECT_EQ(colods[refused]->Wait(seconds(1)), 1) << err;
+    EXPECT_NE(err.find("is listening on " + socket), std::string::npos) << err;
+    Process& serving = *colods[1 - refused];
+    std::string out;
+    EXPECT_EQ(RunColo(dir, {"top", "--once", "--json", "--socket", socket}, &out),
+              0)
+        << "round " << round << ": the other serves the path: " << out;
+    serving.Signal(SIGTERM);
+    EXPECT_EQ(serving.Wait(seconds(10)), 0);
+    EXPECT_NE(access(socket.c_str(), F_OK), 0);
+    EXPECT_NE(access((socket + ".new").c_str(), F_OK), 0);
+  }
+}
+
+// While another process holds the directory's lock, colod waits for it
+// (up to 5 s) instead of checking the path.
+TEST(CliRuntimeTest, ColodWaitsForTheSocketDirectorysLock) {
+  TempDir dir;
+  const std::string socket = dir.path() + "/wait.sock";
+  const int dir_fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dir_fd, 0);
+  ASSERT_EQ(flock(dir_fd, LOCK_EX), 0);
+  Process waiting({kColod, "--socket", socket}, {}, dir.path() + "/w.out",
+                  dir.path() + "/w.err");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_NE(access(socket.c_str(), F_OK), 0) << "no socket while locked";
+  EXPECT_FALSE(waiting.Ended()) << "still waiting";
+  close(dir_fd);  // releases the lock
+  std::string out;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return RunColo(dir, {"top", "--once", "--json", "--socket", socket},
+                       &out) == 0;
+      },
+      seconds(10)))
+      << out << ReadFile(dir.path() + "/w.err");
+  // A directory that does not exist is named as such.
+  Process nowhere({kColod, "--socket", dir.path() + "/none/x.sock"}, {},
+                  dir.path() + "/n.out", dir.path() + "/n.err");
+  EXPECT_EQ(nowhere.Wait(seconds(10)), 1);
+  EXPECT_NE(ReadFile(dir.path() + "/n.err")
+                .find("cannot open the socket's directory " + dir.path() +
+                      "/none: No such file or directory (does it exist?)"),
+            std::string::npos)
+      << ReadFile(dir.path() + "/n.err");
 }
 
 TEST(CliRuntimeTest, TopGivesUpOnAColodThatDoesNotAnswer) {

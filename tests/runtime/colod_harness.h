@@ -107,21 +107,20 @@ class Process {
   // Exit code (128+signal if killed), or -1 if it did not end in `timeout`
   // (then it is killed).
   int Wait(std::chrono::milliseconds timeout) {
-    if (done_) return status_;
-    int st = 0;
-    const bool ended = WaitFor(
-        [&] {
-          pid_t r = waitpid(pid_, &st, WNOHANG);
-          return r == pid_;
-        },
-        timeout);
-    if (!ended) {
+    if (!WaitFor([&] { return Ended(); }, timeout)) {
       Kill();
       return -1;
     }
+    return status_;
+  }
+  // Whether it has ended (its exit code is then Wait's); never kills it.
+  bool Ended() {
+    if (done_) return true;
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) != pid_) return false;
     done_ = true;
     status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return status_;
+    return true;
   }
   void Signal(int sig) {
     if (!done_ && pid_ > 0) kill(pid_, sig);
