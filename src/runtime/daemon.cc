@@ -12,7 +12,6 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -66,17 +65,7 @@ Daemon::~Daemon() {
     if (c->fd >= 0) close(c->fd);
     if (c->gate_fd >= 0) close(c->gate_fd);
   }
-  if (listen_fd_ >= 0) {
-    // Only the socket colod made: whatever replaced it is someone else's.
-    // Removed before the listener closes, so that no starting colod can
-    // take the path for stale and put its own socket there in between.
-    struct stat st {};
-    if (lstat(config_.socket_path.c_str(), &st) == 0 &&
-        std::make_pair(st.st_dev, st.st_ino) == socket_identity_) {
-      unlink(config_.socket_path.c_str());
-    }
-    close(listen_fd_);
-  }
+  ReleaseSocket();
   for (int fd : {epoll_fd_, timer_fd_, stop_fd_, signal_fd_}) {
     if (fd >= 0) close(fd);
   }

@@ -112,7 +112,12 @@ class Daemon final : private cuda::GateSink {
   };
 
   Daemon(const DaemonConfig& config, const GpuSpec& spec);
+  // Takes the lock file and puts the listening socket at its path
+  // (daemon_socket.cc).
   Status Bind();
+  // Removes the socket and the lock file if they are still colod's own, and
+  // closes them.
+  void ReleaseSocket();
   void Accept();
   void OnSocketReadable(Client& c);
   void OnHello(Client& c, Message& m);
@@ -154,6 +159,9 @@ class Daemon final : private cuda::GateSink {
   // The socket's (device, inode) once bound: colod removes its path on exit
   // only while it is still this socket.
   std::pair<dev_t, ino_t> socket_identity_{0, 0};
+  // `<socket>.lock`, flock'ed while colod runs, and its (device, inode).
+  int lock_fd_ = -1;
+  std::pair<dev_t, ino_t> lock_identity_{0, 0};
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
   int stop_fd_ = -1;  // eventfd written by RequestStop.

@@ -1,7 +1,7 @@
-// colod's listening socket (Daemon::Bind): where it may go, and how it is
-// made so that a client that sees its path can connect with the final
-// permissions; colods starting in one directory take turns. The destructor
-// in daemon.cc removes it again.
+// colod's listening socket (Daemon::Bind, Daemon::ReleaseSocket): where it
+// may go, the lock file that keeps a second colod off it, how it is made so
+// that a client that sees its path can connect with the final permissions,
+// and how both are removed again.
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -12,12 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <string>
-#include <thread>
+#include <utility>
 
 #include "runtime/daemon.h"
 
@@ -63,42 +61,69 @@ Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
   return OkStatus();  // stale: replaced below.
 }
 
-// An exclusive flock on a directory, released when this goes out of scope.
-class DirectoryLock {
- public:
-  explicit DirectoryLock(int fd) : fd_(fd) {}
-  DirectoryLock(const DirectoryLock&) = delete;
-  DirectoryLock& operator=(const DirectoryLock&) = delete;
-  ~DirectoryLock() { close(fd_); }
+// Whether `path` still names the file whose (device, inode) is `id`.
+bool StillNames(const std::string& path, std::pair<dev_t, ino_t> id) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 &&
+         std::make_pair(st.st_dev, st.st_ino) == id;
+}
 
- private:
-  int fd_;
-};
-
-// Locks `dir` (the socket's directory) so that two colods starting there at
-// once take turns: each checks the path and puts its socket there while the
-// other waits, so the second sees the first's live socket. Waits up to 5 s
-// (a colod binds in milliseconds). Fails with Unavailable if the directory
-// cannot be opened or stays locked.
-Result<std::unique_ptr<DirectoryLock>> LockSocketDirectory(const std::string& dir) {
-  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    return UnavailableError("cannot open the socket's directory " + dir + ": " +
-                            strerror(errno) +
-                            (errno == ENOENT ? " (does it exist?)" : ""));
-  }
-  auto lock = std::make_unique<DirectoryLock>(fd);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if ((errno != EWOULDBLOCK && errno != EINTR) ||
-        std::chrono::steady_clock::now() > deadline) {
-      return UnavailableError(
-          "cannot lock the socket's directory " + dir + " (" + strerror(errno) +
-          "): another colod has been starting there for 5 s; try again");
+// Takes colod's lock file `path` (created if absent, mode 0600): an
+// exclusive flock that colod holds while it serves `socket`, so that a
+// second colod on the same path is refused before it looks at the socket,
+// even when both start at once. The file must be a regular file of colod's
+// own uid (never followed through a link). Returns the locked fd and the
+// file's identity. Unavailable if another process holds the lock.
+Result<int> TakeSocketLock(const std::string& path, const std::string& socket,
+                           std::pair<dev_t, ino_t>* identity) {
+  auto not_ours = [&](const struct stat& st) {
+    return InvalidArgumentError(
+        path + " is not colod's lock file (" +
+        (S_ISREG(st.st_mode) ? "a file of uid " + std::to_string(st.st_uid)
+                             : std::string("not a regular file")) +
+        "); remove it, or choose another socket");
+  };
+  // A colod that stops removes the file: one that locked it just before
+  // then holds a lock nobody else will find, so it takes the new file.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) == 0 &&
+        (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+      return not_ours(st);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const int fd = open(path.c_str(),
+                        O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                        0600);
+    if (fd < 0) {
+      const std::string dir =
+          std::filesystem::path(path).parent_path().string();
+      return UnavailableError(
+          "cannot create colod's lock file " + path + ": " + strerror(errno) +
+          (errno == ENOENT
+               ? " (does the directory " + (dir.empty() ? "." : dir) + " exist?)"
+               : std::string()));
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+      close(fd);
+      return not_ours(st);
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      close(fd);
+      if (err == EWOULDBLOCK) {
+        return UnavailableError("another colod is serving or starting on " +
+                                socket + " (it holds " + path + ")");
+      }
+      return UnavailableError("cannot lock " + path + ": " + strerror(err));
+    }
+    if (StillNames(path, {st.st_dev, st.st_ino})) {
+      *identity = {st.st_dev, st.st_ino};
+      return fd;
+    }
+    close(fd);
   }
-  return lock;
+  return UnavailableError("colod's lock file " + path +
+                          " kept being replaced; try again");
 }
 
 }  // namespace
@@ -115,10 +140,9 @@ Status Daemon::Bind() {
         "socket path " + config_.socket_path + " is too long (at most " +
         std::to_string(sizeof(addr.sun_path) - 1 - 4) + " characters)");
   }
-  const std::string dir =
-      std::filesystem::path(config_.socket_path).parent_path().string();
-  COLO_ASSIGN_OR_RETURN(std::unique_ptr<DirectoryLock> lock,
-                        LockSocketDirectory(dir.empty() ? "." : dir));
+  COLO_ASSIGN_OR_RETURN(lock_fd_, TakeSocketLock(config_.socket_path + ".lock",
+                                                 config_.socket_path,
+                                                 &lock_identity_));
   COLO_RETURN_IF_ERROR(CheckSocketPathIsFree(config_.socket_path, "socket"));
   COLO_RETURN_IF_ERROR(
       CheckSocketPathIsFree(temp, "colod's temporary socket"));
@@ -166,6 +190,24 @@ Status Daemon::Bind() {
     socket_identity_ = {st.st_dev, st.st_ino};
   }
   return OkStatus();
+}
+
+void Daemon::ReleaseSocket() {
+  // Only the files colod made: whatever replaced them is someone else's.
+  // The socket goes first, while colod still listens and holds the lock, so
+  // that no starting colod can take the path for stale in between.
+  if (listen_fd_ >= 0) {
+    if (StillNames(config_.socket_path, socket_identity_))
+      unlink(config_.socket_path.c_str());
+    close(listen_fd_);
+    listen_fd_ = -1;
+  }
+  if (lock_fd_ >= 0) {
+    const std::string lock = config_.socket_path + ".lock";
+    if (StillNames(lock, lock_identity_)) unlink(lock.c_str());
+    close(lock_fd_);
+    lock_fd_ = -1;
+  }
 }
 
 }  // namespace colo::runtime

@@ -11,7 +11,6 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 #include "colod_harness.h"
 
@@ -123,10 +122,22 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
                  dir.path() + "/d.out", dir.path() + "/d.err");
   EXPECT_EQ(second.Wait(seconds(10)), 1);
   EXPECT_NE(ReadFile(dir.path() + "/d.err")
-                .find("(another colod?) is listening on " + first.socket()),
+                .find("another colod is serving or starting on " +
+                      first.socket()),
             std::string::npos)
       << ReadFile(dir.path() + "/d.err");
   EXPECT_FALSE(first.Stats().is_null()) << "the first colod still answers";
+  // A process that is not colod (no lock file) listening on the path.
+  const std::string foreign = dir.path() + "/foreign.sock";
+  const int listener = MakeSocketFile(foreign, 4);
+  Process third({kColod, "--socket", foreign}, {}, dir.path() + "/f.out",
+                dir.path() + "/f.err");
+  EXPECT_EQ(third.Wait(seconds(10)), 1);
+  EXPECT_NE(ReadFile(dir.path() + "/f.err")
+                .find("(another colod?) is listening on " + foreign),
+            std::string::npos)
+      << ReadFile(dir.path() + "/f.err");
+  close(listener);
   // A stale socket (nobody listening) is replaced.
   const std::string stale = dir.path() + "/stale.sock";
   MakeSocketFile(stale, -1);
@@ -145,10 +156,9 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
   EXPECT_NE(access(stale.c_str(), F_OK), 0) << "removed on a clean stop";
 }
 
-// Two colods started together on one socket: each takes the directory's
-// lock while it checks the path and puts its socket there, so the second
-// finds the first's live socket and exits 1 (without the lock both could
-// find the path free and both serve, one on a socket nobody can reach).
+// Two colods started together on one socket: the first to take the lock
+// file serves, the other exits 1 (without the lock both could find the path
+// free and both serve, one on a socket nobody can reach).
 TEST(CliRuntimeTest, ColodsStartingTogetherTakeTurns) {
   TempDir dir;
   const std::string socket = dir.path() + "/race.sock";
@@ -174,7 +184,10 @@ TEST(CliRuntimeTest, ColodsStartingTogetherTakeTurns) {
     const std::string err =
         ReadFile(dir.path() + "/race" + std::to_string(refused) + ".err");
     EXPECT_EQ(colods[refused]->Wait(seconds(1)), 1) << err;
-    EXPECT_NE(err.find("is listening on " + socket), std::string::npos) << err;
+    EXPECT_NE(err.find("another colod is serving or starting on " + socket +
+                       " (it holds " + socket + ".lock)"),
+              std::string::npos)
+        << err;
     Process& serving = *colods[1 - refused];
     std::string out;
     EXPECT_EQ(RunColo(dir, {"top", "--once", "--json", "--socket", socket}, &out),
@@ -184,23 +197,32 @@ TEST(CliRuntimeTest, ColodsStartingTogetherTakeTurns) {
     EXPECT_EQ(serving.Wait(seconds(10)), 0);
     EXPECT_NE(access(socket.c_str(), F_OK), 0);
     EXPECT_NE(access((socket + ".new").c_str(), F_OK), 0);
+    EXPECT_NE(access((socket + ".lock").c_str(), F_OK), 0) << "removed too";
   }
 }
 
-// While another process holds the directory's lock, colod waits for it
-// (up to 5 s) instead of checking the path.
-TEST(CliRuntimeTest, ColodWaitsForTheSocketDirectorysLock) {
+// colod's lock file: held by another process, the path is refused at once
+// (exit 1) and the file kept; a link or another user's file is not colod's
+// (exit 2, untouched); one left by a killed colod is taken.
+TEST(CliRuntimeTest, ColodsLockFileIsItsOwn) {
   TempDir dir;
-  const std::string socket = dir.path() + "/wait.sock";
-  const int dir_fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  ASSERT_GE(dir_fd, 0);
-  ASSERT_EQ(flock(dir_fd, LOCK_EX), 0);
-  Process waiting({kColod, "--socket", socket}, {}, dir.path() + "/w.out",
-                  dir.path() + "/w.err");
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_NE(access(socket.c_str(), F_OK), 0) << "no socket while locked";
-  EXPECT_FALSE(waiting.Ended()) << "still waiting";
-  close(dir_fd);  // releases the lock
+  const std::string socket = dir.path() + "/held.sock";
+  const std::string lock = socket + ".lock";
+  const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX), 0);
+  Process held({kColod, "--socket", socket}, {}, dir.path() + "/h.out",
+               dir.path() + "/h.err");
+  EXPECT_EQ(held.Wait(seconds(10)), 1);
+  EXPECT_NE(ReadFile(dir.path() + "/h.err")
+                .find("another colod is serving or starting on " + socket),
+            std::string::npos)
+      << ReadFile(dir.path() + "/h.err");
+  EXPECT_NE(access(socket.c_str(), F_OK), 0) << "no socket";
+  EXPECT_EQ(access(lock.c_str(), F_OK), 0) << "the holder's file is kept";
+  close(fd);  // as a killed colod leaves it: unlocked, still there.
+  Process after({kColod, "--socket", socket}, {}, dir.path() + "/a.out",
+                dir.path() + "/a.err");
   std::string out;
   EXPECT_TRUE(WaitFor(
       [&] {
@@ -208,14 +230,32 @@ TEST(CliRuntimeTest, ColodWaitsForTheSocketDirectorysLock) {
                        &out) == 0;
       },
       seconds(10)))
-      << out << ReadFile(dir.path() + "/w.err");
+      << out << ReadFile(dir.path() + "/a.err");
+  after.Signal(SIGTERM);
+  EXPECT_EQ(after.Wait(seconds(10)), 0);
+  EXPECT_NE(access(lock.c_str(), F_OK), 0) << "removed on a clean stop";
+  // A link (even to a file colod could lock) or a directory is refused.
+  std::ofstream(dir.path() + "/target") << "keep\n";
+  ASSERT_EQ(symlink((dir.path() + "/target").c_str(), lock.c_str()), 0);
+  Process linked({kColod, "--socket", socket}, {}, dir.path() + "/l.out",
+                 dir.path() + "/l.err");
+  EXPECT_EQ(linked.Wait(seconds(10)), 2);
+  EXPECT_NE(ReadFile(dir.path() + "/l.err")
+                .find(lock + " is not colod's lock file (not a regular file)"),
+            std::string::npos)
+      << ReadFile(dir.path() + "/l.err");
+  EXPECT_EQ(ReadFile(dir.path() + "/target"), "keep\n");
+  unlink(lock.c_str());
+  ASSERT_EQ(mkdir(lock.c_str(), 0700), 0);
+  Process directory({kColod, "--socket", socket}, {}, dir.path() + "/d.out",
+                    dir.path() + "/d.err");
+  EXPECT_EQ(directory.Wait(seconds(10)), 2) << ReadFile(dir.path() + "/d.err");
   // A directory that does not exist is named as such.
   Process nowhere({kColod, "--socket", dir.path() + "/none/x.sock"}, {},
                   dir.path() + "/n.out", dir.path() + "/n.err");
   EXPECT_EQ(nowhere.Wait(seconds(10)), 1);
   EXPECT_NE(ReadFile(dir.path() + "/n.err")
-                .find("cannot open the socket's directory " + dir.path() +
-                      "/none: No such file or directory (does it exist?)"),
+                .find("(does the directory " + dir.path() + "/none exist?)"),
             std::string::npos)
       << ReadFile(dir.path() + "/n.err");
 }
