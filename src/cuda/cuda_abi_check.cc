@@ -26,6 +26,8 @@ static_assert(kFuncAttributePreferredSharedMemoryCarveout ==
               cudaFuncAttributePreferredSharedMemoryCarveout);
 static_assert(kCudaErrorDevicesUnavailable == cudaErrorDevicesUnavailable);
 static_assert(kCudaErrorNoDevice == cudaErrorNoDevice);
+static_assert(kCudaErrorInvalidMemcpyDirection == cudaErrorInvalidMemcpyDirection);
+static_assert(kCudaErrorInvalidDevice == cudaErrorInvalidDevice);
 static_assert(kCudaErrorSharedObjectSymbolNotFound ==
               cudaErrorSharedObjectSymbolNotFound);
 static_assert(kCudaErrorInvalidResourceHandle ==

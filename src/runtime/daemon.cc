@@ -361,7 +361,7 @@ void Daemon::OnSocketReadable(Client& c) {
       if (!f.ok()) return Drop(c.id, "protocol error: " + f.status().message());
       StatusReplyMsg r;
       if (!ledger_.Release(c.id, f->address).ok())
-        r.cuda_error = cuda::kCudaErrorInvalidDevicePointer;
+        r.cuda_error = cuda::kCudaErrorInvalidValue;
       if (!SendStruct(c.fd, MsgType::kStatusReply, r).ok())
         Drop(c.id, "disconnected");
       return;

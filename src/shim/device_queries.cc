@@ -45,7 +45,8 @@ cuda::DeviceFacts FactsOf(const runtime::WelcomeMsg& w) {
 }  // namespace
 
 int GetDeviceProperties(void* prop, int device) {
-  if (prop == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  if (prop == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (device != 0) return cuda::kCudaErrorInvalidDevice;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
@@ -205,7 +206,8 @@ int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
 }
 
 int GetDeviceAttribute(int* value, int attr, int device) {
-  if (value == nullptr || device != 0) return cuda::kCudaErrorInvalidValue;
+  if (value == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (device != 0) return cuda::kCudaErrorInvalidDevice;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;

@@ -113,7 +113,7 @@ int Malloc(State& s, void** ptr, size_t size, AllocKind kind) {
 
 int Free(State& s, void* ptr, bool driver) {
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidDevicePointer;
+  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidValue;
   // cudaFree waits for the device, so first everything must be issued.
   if (int err = s.gate->WaitIssued(0, s.last_seq, true); err != kCudaSuccess)
     return LoseColod(s, UnavailableError("colod closed the gate channel"));

@@ -26,14 +26,6 @@ const std::map<int, size_t>& DefaultLimits() {
   return kLimits;
 }
 
-// The allocation of `map` (base -> size) that contains `p`, or end().
-template <typename Map>
-typename Map::const_iterator Containing(const Map& map, uintptr_t p) {
-  return std::find_if(map.begin(), map.end(), [p](const auto& kv) {
-    return p >= kv.first && p < kv.first + std::max<size_t>(kv.second, 1);
-  });
-}
-
 thread_local int t_capture_mode = 0;  // cudaStreamCaptureModeGlobal
 
 }  // namespace
@@ -96,14 +88,14 @@ int PointerGetAttributes(void* attr, const void* ptr) {
   std::lock_guard<std::mutex> lock(s.mu);
   const auto p = reinterpret_cast<uintptr_t>(ptr);
   void* q = const_cast<void*>(ptr);
-  if (auto it = Containing(s.allocations, p); it != s.allocations.end()) {
+  if (auto it = AllocationHolding(s.allocations, p); it != s.allocations.end()) {
     if (s.managed.count(it->first)) {
       cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeManaged, 0, q, q);
     } else {
       cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeDevice, 0, q,
                                       nullptr);
     }
-  } else if (Containing(s.pinned, p) != s.pinned.end()) {
+  } else if (AllocationHolding(s.pinned, p) != s.pinned.end()) {
     // Pinned host memory is mapped into the device's address space (UVA).
     cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeHost, 0, q, q);
   } else {

@@ -634,7 +634,7 @@ int cudaSetDevice(int device) {
   COLO_FORWARD_IN_GATE(cudaSetDevice, kCudaErrorSharedObjectSymbolNotFound,
                        device);
   return cs::RecordError(device == 0 ? kCudaSuccess
-                                     : colo::cuda::kCudaErrorInvalidValue);
+                                     : colo::cuda::kCudaErrorInvalidDevice);
 }
 
 int cudaGetLastError(void) {

@@ -5,6 +5,7 @@
 // (synchronous calls) or in stream order through a capture. Gate mode
 // forwards to gate_runtime.cc.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -17,10 +18,69 @@ namespace colo::shim {
 
 using cuda::kCudaSuccess;
 
+AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
+                                                uintptr_t p) {
+  auto it = map.upper_bound(p);
+  if (it == map.begin()) return map.end();
+  --it;
+  return p - it->first < std::max<size_t>(it->second, 1) ? it : map.end();
+}
+
+namespace {
+
+// Sim mode: whether the `bytes` from `p` lie inside one device, managed or
+// pinned allocation (UVA: pinned host memory is addressable by the device).
+bool InAllocation(const State& s, const void* p, size_t bytes) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  for (const AllocationMap* map : {&s.allocations, &s.pinned}) {
+    auto it = AllocationHolding(*map, a);
+    if (it != map->end()) return bytes <= it->second - (a - it->first);
+  }
+  return false;
+}
+
+// Sim mode's checks of a copy of `kind` (cudaMemcpyKind) that touches
+// `dst_span` bytes from `dst` and `src_span` from `src`: an unknown kind is
+// cudaErrorInvalidMemcpyDirection; a side the kind names device memory must
+// lie inside one allocation, and with cudaMemcpyDefault a side that starts
+// in device memory must end there, else cudaErrorInvalidValue (where the
+// memmove would write past an allocation, or into freed memory). Host sides
+// are the program's own memory and are not checked.
+int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
+              size_t src_span, int kind) {
+  enum { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
+  if (kind < kHostToHost || kind > kDefault)
+    return cuda::kCudaErrorInvalidMemcpyDirection;
+  if (dst_span == 0 && src_span == 0) return kCudaSuccess;
+  if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
+  auto device_side = [&](const void* p, size_t span, bool named) {
+    if (named) return InAllocation(s, p, span);
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    return AllocationHolding(s.allocations, a) == s.allocations.end() ||
+           InAllocation(s, p, span);
+  };
+  const bool dst_ok = kind == kHostToHost || kind == kDeviceToHost ||
+                      device_side(dst, dst_span, kind != kDefault);
+  const bool src_ok = kind == kHostToHost || kind == kHostToDevice ||
+                      device_side(src, src_span, kind != kDefault);
+  return dst_ok && src_ok ? kCudaSuccess : cuda::kCudaErrorInvalidValue;
+}
+
+// The bytes a pitched copy of `height` rows of `width` spans from its start.
+// SIZE_MAX (no allocation holds it) where that does not fit a size_t.
+size_t PitchedSpan(size_t pitch, size_t width, size_t height) {
+  if (width == 0 || height == 0) return 0;
+  if (pitch != 0 && height - 1 > (SIZE_MAX - width) / pitch) return SIZE_MAX;
+  return (height - 1) * pitch + width;
+}
+
+}  // namespace
+
 int Malloc(void** ptr, size_t size, AllocKind kind) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = nullptr;
-  if (size == 0) return kCudaSuccess;
+  if (size == 0)  // CUDA: a managed allocation needs a size.
+    return kind == AllocKind::kManaged ? cuda::kCudaErrorInvalidValue : kCudaSuccess;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
@@ -46,7 +106,9 @@ int Free(void* ptr, bool driver) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::Free(s, ptr, driver);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidDevicePointer;
+  // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
+  // deprecated).
+  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidValue;
   s.managed.erase(it->first);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   Result<int> r = s.client->Free(it->first);
@@ -107,11 +169,11 @@ int Memcpy(void* dst, const void* src, size_t count, int kind) {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s)) return gate::Memcpy(s, dst, src, count, kind);
+    if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
+      return err;
   }
   // Like the legacy default stream: a copy waits for the kernels before it.
   if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
-  if (count > 0 && (dst == nullptr || src == nullptr))
-    return cuda::kCudaErrorInvalidValue;
   if (count > 0) std::memmove(dst, src, count);
   return kCudaSuccess;
 }
@@ -123,8 +185,12 @@ int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s))
       return gate::Memcpy2D(s, dst, dpitch, src, spitch, width, height, kind);
+    if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+    if (int err = CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
+                            PitchedSpan(spitch, width, height), kind);
+        err != kCudaSuccess)
+      return err;
   }
-  if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
   if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
   return CopyRows(dst, dpitch, src, spitch, width, height);
 }
@@ -137,7 +203,12 @@ int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
     return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height,
                                kind, stream);
   }
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  if (int err = CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
+                          PitchedSpan(spitch, width, height), kind);
+      err != kCudaSuccess)
+    return err;
   return RunOrCapture(s, lock, stream,
                       CopyOp(dst, dpitch, src, spitch, width, height));
 }
@@ -147,8 +218,9 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::MemcpyAsync(s, dst, src, count, kind, stream);
-  if (count > 0 && (dst == nullptr || src == nullptr))
-    return cuda::kCudaErrorInvalidValue;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
+    return err;
   return RunOrCapture(s, lock, stream, CopyOp(dst, count, src, count, count, 1));
 }
 
@@ -157,8 +229,9 @@ int Memset(void* ptr, int value, size_t count) {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s)) return gate::Memset(s, ptr, value, count);
+    if (count > 0 && !InAllocation(s, ptr, count))
+      return cuda::kCudaErrorInvalidValue;
   }
-  if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   if (count > 0) std::memset(ptr, value, count);
   return kCudaSuccess;
 }
@@ -167,7 +240,9 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
-  if (count > 0 && ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (count > 0 && !InAllocation(s, ptr, count))
+    return cuda::kCudaErrorInvalidValue;
   return RunOrCapture(s, lock, stream,
                       CopyOp(ptr, count, nullptr, count, count, 1,
                              CapturedOp::Kind::kSet, value));
@@ -210,7 +285,10 @@ int CapFreeMemory(size_t* free_bytes) {
 
 int MallocHost(void** ptr, size_t size) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
-  *ptr = size == 0 ? nullptr : std::malloc(size);
+  // Page-aligned, as the driver's pinned allocations are.
+  constexpr size_t kPage = 4096;
+  if (size > SIZE_MAX - kPage) return cuda::kCudaErrorMemoryAllocation;
+  *ptr = size == 0 ? nullptr : std::aligned_alloc(kPage, (size + kPage - 1) / kPage * kPage);
   if (size != 0 && *ptr == nullptr) return cuda::kCudaErrorMemoryAllocation;
   if (*ptr != nullptr) {
     State& s = S();
@@ -221,10 +299,13 @@ int MallocHost(void** ptr, size_t size) {
 }
 
 int FreeHost(void* ptr) {
+  if (ptr == nullptr) return kCudaSuccess;
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    s.pinned.erase(reinterpret_cast<uintptr_t>(ptr));
+    // Only what cudaMallocHost / cudaHostAlloc gave, once.
+    if (s.pinned.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
+      return cuda::kCudaErrorInvalidValue;
   }
   std::free(ptr);
   return kCudaSuccess;

@@ -164,10 +164,18 @@ int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
 // (gate mode calls that one; sim mode's memory is host memory, so managed
 // memory needs nothing more). All are accounted with colod alike.
 enum class AllocKind { kRuntime, kDriver, kManaged };
-// `driver`: cuMemFree_v2 (gate mode calls the driver's).
+// `driver`: cuMemFree_v2 (gate mode calls the driver's). A managed
+// allocation of 0 bytes, or a free of what is not an allocation (or was
+// freed), is cudaErrorInvalidValue.
 int Malloc(void** ptr, size_t size, AllocKind kind = AllocKind::kRuntime);
 int Free(void* ptr, bool driver = false);
-// `kind`: cudaMemcpyKind (gate mode only).
+// `kind`: cudaMemcpyKind. Sim mode checks what CUDA would refuse before
+// touching memory: an unknown kind is cudaErrorInvalidMemcpyDirection; the
+// device side(s) the kind names (with cudaMemcpyDefault, a side that starts
+// in device memory) must lie inside one device, managed or pinned
+// allocation, else cudaErrorInvalidValue; the async forms check the stream
+// (cudaErrorInvalidResourceHandle). Memsets need their bytes inside one
+// allocation. Gate mode leaves the checks to the real runtime.
 int Memcpy(void* dst, const void* src, size_t count, int kind);
 // `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart;
 // cudaErrorInvalidPitchValue if a row is wider than either pitch.
@@ -186,8 +194,9 @@ int MemGetInfo(size_t* free_bytes, size_t* total_bytes);
 // Gate mode: `free_bytes` (the GPU's, from the real runtime) capped by what
 // this client may still allocate under its limit.
 int CapFreeMemory(size_t* free_bytes);
-// Pinned host memory: plain host memory here (nothing to pin), not accounted
-// as device memory.
+// Pinned host memory: page-aligned host memory here (nothing to pin), not
+// accounted as device memory. FreeHost of anything else, or twice, is
+// cudaErrorInvalidValue.
 int MallocHost(void** ptr, size_t size);
 int FreeHost(void* ptr);
 

@@ -84,6 +84,10 @@ struct Event {
   uint64_t capture_ops = 0;
 };
 
+// Allocations, base -> size, in address order: the one holding an address
+// is found in O(log n).
+using AllocationMap = std::map<uintptr_t, size_t>;
+
 struct State {
   std::mutex mu;
   // State below is protected by mu.
@@ -118,13 +122,13 @@ struct State {
       param_sizes;  // gate mode: per kernel.
   uint32_t next_func = 1;
   uint64_t last_seq = 0;  // launches pushed.
-  std::unordered_map<uintptr_t, size_t> allocations;
+  AllocationMap allocations;  // device and managed (sim and gate mode)
   int64_t allocated = 0;
   std::unordered_set<Stream*> streams;
   uint32_t next_stream = 1;
   std::unordered_set<Event*> events;
   std::unordered_set<uintptr_t> managed;  // sim mode: managed allocations.
-  std::unordered_map<uintptr_t, size_t> pinned;  // sim mode: pinned host.
+  AllocationMap pinned;  // sim mode: pinned host memory.
   std::map<int, size_t> limits;  // sim mode: cudaDeviceSetLimit's values.
   std::unordered_set<Graph*> graphs;
   std::unordered_set<GraphExec*> graph_execs;
@@ -162,6 +166,10 @@ inline int ClampStreamPriority(int p) {
 }
 // cudaErrorInvalidConfiguration for an empty grid or block.
 int CheckLaunchShape(Dim grid, Dim block);
+// The allocation in `map` whose bytes include `p` (a zero-size allocation
+// holds its base address), or map.end().
+AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
+                                                uintptr_t p);
 // Sim mode's pitched copy: `height` rows of `width` bytes (host memory).
 int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
              size_t width, size_t height);

@@ -173,6 +173,41 @@ TEST(ColodIntegrationTest, PitchedCopiesMoveExactlyTheBlock) {
   EXPECT_EQ(ValueOf(p->Output(), "bad_pitch_async"), 12) << p->Output();
 }
 
+// What CUDA refuses is refused, before memory is touched (in sim mode
+// device memory is host memory: an unchecked copy past an allocation crashed
+// the program or wrote into freed memory, and cudaFreeHost of a device
+// pointer aborted it in free()).
+TEST(ColodIntegrationTest, MemoryCallsCudaRefusesAreRefused) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "bad", {Program("bad_memory")});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  const std::string out = p->Output();
+  constexpr int kInvalidValue = 1, kInvalidDirection = 21, kInvalidDevice = 101,
+                kInvalidHandle = 400;
+  for (const char* refused :
+       {"h2d_past_end", "d2h_past_end", "d2d_past_end", "default_past_end",
+        "h2d_to_host", "memset_past_end", "memset_host", "pitched_past_end",
+        "async_past_end", "d2h_freed", "memset_freed", "free_twice",
+        "free_host_device", "free_host_stack", "free_host_malloc",
+        "free_host_twice", "managed_zero"}) {
+    EXPECT_EQ(ValueOf(out, refused), kInvalidValue) << refused << "\n" << out;
+  }
+  EXPECT_EQ(ValueOf(out, "bad_kind"), kInvalidDirection) << out;
+  EXPECT_EQ(ValueOf(out, "async_destroyed_stream"), kInvalidHandle) << out;
+  EXPECT_EQ(ValueOf(out, "memset_async_destroyed_stream"), kInvalidHandle) << out;
+  EXPECT_EQ(ValueOf(out, "set_device_1"), kInvalidDevice) << out;
+  EXPECT_EQ(ValueOf(out, "h2d_exact"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "default_host_to_host"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "pinned_page_aligned"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "intact"), 1) << out;
+  EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["memory_used"] == 0;
+  })) << "everything the program allocated was returned";
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
