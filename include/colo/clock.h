@@ -24,6 +24,9 @@ class RealClock final : public Clock {
  public:
   RealClock();
   TimePoint Now() const override;
+  // The steady clock's own reading at `t` (nanoseconds; CLOCK_MONOTONIC on
+  // Linux): for handing a time to another process, which reads that clock.
+  int64_t SteadyNanosAt(TimePoint t) const;
 
  private:
   int64_t epoch_ns_;

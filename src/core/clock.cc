@@ -17,6 +17,10 @@ RealClock::RealClock() : epoch_ns_(SteadyNanos()) {}
 
 TimePoint RealClock::Now() const { return AtNanos(SteadyNanos() - epoch_ns_); }
 
+int64_t RealClock::SteadyNanosAt(TimePoint t) const {
+  return epoch_ns_ + t.time_since_epoch().count();
+}
+
 void SimClock::AdvanceTo(TimePoint t) {
   assert(t >= now_ && "SimClock never runs backwards");
   now_ = t;

@@ -77,6 +77,8 @@ void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
 // cudaFuncAttribute values the interposer answers in sim mode.
 inline constexpr int kFuncAttributeMaxDynamicSharedMemorySize = 8;
 inline constexpr int kFuncAttributePreferredSharedMemoryCarveout = 9;
+// cudaEventCreateWithFlags: an event that keeps no times.
+inline constexpr unsigned kEventDisableTiming = 0x02;
 
 // What cudaFuncGetAttributes reports for a kernel of the simulated GPU.
 struct FuncFacts {

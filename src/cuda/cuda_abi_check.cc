@@ -25,6 +25,7 @@ static_assert(kFuncAttributeMaxDynamicSharedMemorySize ==
 static_assert(kFuncAttributePreferredSharedMemoryCarveout ==
               cudaFuncAttributePreferredSharedMemoryCarveout);
 static_assert(kCudaErrorDevicesUnavailable == cudaErrorDevicesUnavailable);
+static_assert(kEventDisableTiming == cudaEventDisableTiming);
 static_assert(kCudaErrorNoDevice == cudaErrorNoDevice);
 static_assert(kCudaErrorInvalidMemcpyDirection == cudaErrorInvalidMemcpyDirection);
 static_assert(kCudaErrorInvalidDevice == cudaErrorInvalidDevice);

@@ -619,6 +619,8 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     return;  // the client died; its launch still ran out.
   Client& client = *c->second;
   ++client.completed;
+  if (client.ring)
+    PostLaunchEnd(client.ring->control(), seq, wall_.SteadyNanosAt(at));
   if (solo.ok()) client.device_time.Add(took, solo->SoloDuration());
   client.outstanding.erase(seq);
   std::deque<uint64_t>& queue = client.streams[stream];
@@ -689,7 +691,18 @@ void Daemon::OnGateReadable(Client& c) {
 }
 
 void Daemon::UpdateWatermark(Client& c) {
+  const uint64_t before = c.watermark;
   c.watermark = c.outstanding.empty() ? c.last_seq : *c.outstanding.begin() - 1;
+  if (c.ring && c.watermark > before) {
+    // Every launch up to the watermark has ended by now (the simulated now:
+    // the last of them ended at it). Slots further back than kDoneSlots
+    // describe later launches already.
+    const int64_t now = wall_.SteadyNanosAt(driver_.Now());
+    const uint64_t from =
+        std::max(before + 1, c.watermark >= kDoneSlots ? c.watermark - kDoneSlots + 1 : 1);
+    for (uint64_t seq = from; seq <= c.watermark; ++seq)
+      PostAllDone(c.ring->control(), seq, now);
+  }
   if (c.ring) {
     c.ring->control().completed.store(c.watermark, std::memory_order_release);
     c.ring->control().error.store(c.sticky_error, std::memory_order_release);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -29,6 +30,43 @@ uint32_t EntryChecksum(const RingEntry& e) {
     h *= 1099511628211ULL;
   }
   return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+void PostLaunchEnd(RingControl& c, uint64_t seq, int64_t end_ns) {
+  RingControl::DoneSlot& d = c.done[seq % kDoneSlots];
+  d.seq.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  d.end_ns.store(end_ns, std::memory_order_relaxed);
+  d.all_done_ns.store(0, std::memory_order_relaxed);
+  d.seq.store(seq, std::memory_order_release);
+}
+
+void PostAllDone(RingControl& c, uint64_t seq, int64_t at_ns) {
+  RingControl::DoneSlot& d = c.done[seq % kDoneSlots];
+  const uint64_t held = d.seq.load(std::memory_order_relaxed);  // colod wrote it
+  if (held > seq) return;  // already a later launch's
+  if (held != seq) PostLaunchEnd(c, seq, at_ns);
+  // A slot's own end is never later than the moment everything before it
+  // had ended too.
+  d.all_done_ns.store(std::max(at_ns, d.end_ns.load(std::memory_order_relaxed)),
+                      std::memory_order_release);
+}
+
+LaunchEnd ReadLaunchEnd(const RingControl& c, uint64_t seq) {
+  const RingControl::DoneSlot& d = c.done[seq % kDoneSlots];
+  LaunchEnd out;
+  const uint64_t before = d.seq.load(std::memory_order_acquire);
+  if (before > seq) out.state = LaunchEnd::State::kForgotten;
+  if (before != seq) return out;  // 0: being written; smaller: not ended yet
+  out.end_ns = d.end_ns.load(std::memory_order_relaxed);
+  out.all_done_ns = d.all_done_ns.load(std::memory_order_acquire);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (d.seq.load(std::memory_order_relaxed) != seq) {
+    out.state = LaunchEnd::State::kForgotten;  // reused while we read
+    return out;
+  }
+  out.state = LaunchEnd::State::kEnded;
+  return out;
 }
 
 size_t RingBytes() {

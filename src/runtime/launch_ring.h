@@ -23,8 +23,9 @@
 // safety net.
 //
 // colod posts back: `completed` (every launch with sequence <= completed has
-// finished), `error` (a sticky cudaError_t for the next synchronizing call)
-// and `sync_spin_ok` (whether waiting for a sync reply may spin).
+// finished), `error` (a sticky cudaError_t for the next synchronizing call),
+// `sync_spin_ok` (whether waiting for a sync reply may spin) and, per
+// launch, when it ended (`done`: what cudaEventElapsedTime measures).
 //
 // Thread safety: LaunchRing methods are not synchronized; the client
 // serializes its producers, colod's single thread consumes.
@@ -41,6 +42,7 @@ namespace colo::runtime {
 
 inline constexpr uint32_t kRingMagic = 0x52494e47;  // "RING"
 inline constexpr uint32_t kRingCapacity = 1024;     // entries; a power of two.
+inline constexpr uint32_t kDoneSlots = 4096;        // a power of two.
 
 enum class EntryType : uint32_t {
   kDefineKernel = 1,  // func_id gets `name` (before its first launch)
@@ -76,7 +78,37 @@ struct RingControl {
   // blocking at once (colod's clients and colod itself fit the machine's
   // CPUs, the rule CUDA's default scheduling applies to its contexts).
   std::atomic<uint32_t> sync_spin_ok{0};
+  // Written by colod: when launches ended, for cudaEventElapsedTime (steady
+  // clock nanoseconds: CLOCK_MONOTONIC, which both processes read). Slot
+  // seq % kDoneSlots describes launch `seq` (0: none yet): `end_ns` when it
+  // ended on the (simulated) device, `all_done_ns` when it and every launch
+  // before it had ended (0: not yet). Each slot is a seqlock: colod clears
+  // `seq`, writes the times, then sets `seq` (PostLaunchEnd, ReadLaunchEnd).
+  struct DoneSlot {
+    std::atomic<uint64_t> seq{0};
+    std::atomic<int64_t> end_ns{0};
+    std::atomic<int64_t> all_done_ns{0};
+  };
+  alignas(64) DoneSlot done[kDoneSlots];
 };
+
+// colod: launch `seq` ended at `end_ns`.
+void PostLaunchEnd(RingControl& c, uint64_t seq, int64_t end_ns);
+// colod: launch `seq` and every one before it have ended, by `at_ns`. A
+// launch that never posted its end (the device refused it) gets a slot
+// saying it ended then too. REQUIRES: called in increasing `seq` order,
+// before `completed` is raised past seq.
+void PostAllDone(RingControl& c, uint64_t seq, int64_t at_ns);
+
+// The client's view of launch `seq`'s slot.
+struct LaunchEnd {
+  // kRunning: not ended yet (its slot is not written); kForgotten: ended so
+  // long ago that its slot now describes a later launch.
+  enum class State { kRunning, kEnded, kForgotten } state = State::kRunning;
+  int64_t end_ns = 0;       // kEnded
+  int64_t all_done_ns = 0;  // kEnded; 0 until every earlier launch ended too
+};
+LaunchEnd ReadLaunchEnd(const RingControl& c, uint64_t seq);
 
 // The checksum the producer stores and the consumer verifies.
 uint32_t EntryChecksum(const RingEntry& e);

@@ -89,6 +89,7 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
 
 Result<Message> RuntimeClient::Call(MsgType type, const void* payload,
                                     size_t length, MsgType reply) {
+  std::lock_guard<std::mutex> lock(call_mu_);
   COLO_RETURN_IF_ERROR(SendMessage(fd_, type, payload, length));
   COLO_ASSIGN_OR_RETURN(Message m, ReceiveMessage(fd_));
   for (int f : m.fds) close(f);
@@ -126,6 +127,7 @@ void RuntimeClient::SpinUntilReadable(Duration spin) const {
 
 Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq) {
   SyncMsg msg{seq};
+  std::lock_guard<std::mutex> lock(call_mu_);
   COLO_RETURN_IF_ERROR(SendMessage(fd_, MsgType::kSync, &msg, sizeof(msg)));
   if (ring_ && ring_->control().sync_spin_ok.load(std::memory_order_relaxed))
     SpinUntilReadable(sync_spin_);

@@ -7,11 +7,16 @@
 // colod is gone, every call returns Unavailable (the interposer turns that into
 // cudaErrorDevicesUnavailable); nothing here waits forever on a dead peer.
 //
-// Thread safety: none; the interposer serializes calls under its own lock.
+// Thread safety: Alloc, Free, Sync and Stats may be called from several
+// threads at once: they take turns (colod answers one request of a client at
+// a time), so a long Sync delays another thread's round trip but nothing
+// else. The rest is not synchronized (the interposer calls it under its own
+// lock).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "colo/status.h"
@@ -89,6 +94,7 @@ class RuntimeClient {
   Duration sync_spin_{0};
   WelcomeMsg welcome_;
   std::unique_ptr<LaunchRing> ring_;
+  std::mutex call_mu_;  // one round trip on fd_ at a time.
 };
 
 }  // namespace colo::runtime

@@ -30,7 +30,7 @@
 namespace colo::runtime {
 
 inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
-inline constexpr uint32_t kWireVersion = 3;  // 3: kernel resources on the ring.
+inline constexpr uint32_t kWireVersion = 4;  // 4: launch end times on the ring.
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {

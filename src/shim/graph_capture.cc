@@ -68,7 +68,7 @@ void DetachCapture(State& s, Graph* g) {
 
 void RecordEventInCapture(Event* e, Stream* st) {
   e->recorded = true;
-  e->done_ns = -1;
+  e->time_ns = -1;
   e->in_capture = true;
   e->capture = st->capture;
   e->capture_stream = st;

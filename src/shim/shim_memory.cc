@@ -88,7 +88,8 @@ int Malloc(void** ptr, size_t size, AllocKind kind) {
   const size_t rounded = (size + 255) / 256 * 256;
   void* p = std::aligned_alloc(256, rounded);
   if (p == nullptr) return cuda::kCudaErrorMemoryAllocation;
-  Result<int> r = s.client->Alloc(reinterpret_cast<uintptr_t>(p), size);
+  Result<int> r = WithoutStateLock(
+      s, [&] { return s.client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
   if (!r.ok() || *r != kCudaSuccess) {
     std::free(p);
     return r.ok() ? *r : LoseColod(s, r.status());
@@ -109,12 +110,20 @@ int Free(void* ptr, bool driver) {
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
   // deprecated).
   if (it == s.allocations.end()) return cuda::kCudaErrorInvalidValue;
-  s.managed.erase(it->first);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  Result<int> r = s.client->Free(it->first);
-  if (!r.ok()) return LoseColod(s, r.status());
-  s.allocated -= static_cast<int64_t>(it->second);
+  // Forgotten before the round trip, so that a second free of it from
+  // another thread meanwhile is refused rather than freed twice.
+  const uintptr_t base = it->first;
+  const size_t size = it->second;
+  const bool managed = s.managed.erase(base) != 0;
   s.allocations.erase(it);
+  Result<int> r = WithoutStateLock(s, [&] { return s.client->Free(base); });
+  if (!r.ok()) {
+    s.allocations[base] = size;
+    if (managed) s.managed.insert(base);
+    return LoseColod(s, r.status());
+  }
+  s.allocated -= static_cast<int64_t>(size);
   std::free(ptr);
   return *r;
 }

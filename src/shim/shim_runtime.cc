@@ -181,7 +181,8 @@ int SyncTo(State& s, uint64_t seq) {
     return kCudaSuccess;  // nothing to wait for, nothing to report: no round
                           // trip.
   }
-  Result<runtime::SyncReplyMsg> r = s.client->Sync(seq);
+  Result<runtime::SyncReplyMsg> r =
+      WithoutStateLock(s, [&] { return s.client->Sync(seq); });
   if (!r.ok()) return LoseColod(s, r.status());
   return r->cuda_error;
 }

@@ -71,9 +71,16 @@ struct Stream {
   int priority = 0;    // as created, clamped to the device's range.
 };
 struct Event {
-  uint64_t seq = 0;
+  uint64_t seq = 0;  // the last launch before it on its stream (0: none)
   bool recorded = false;
-  int64_t done_ns = -1;  // when this process saw it complete.
+  // Sim mode: when it was recorded, and whether on a default stream (then
+  // it completes when every launch before it has ended, not only its
+  // stream's); when it completed (steady clock ns; -1: not known yet);
+  // whether it keeps times (not cudaEventDisableTiming).
+  int64_t record_ns = 0;
+  bool legacy = false;
+  int64_t time_ns = -1;
+  bool timing = true;
   void* real = nullptr;  // gate mode: the real event.
   // Sim mode: last recorded on a capturing stream (queries answer
   // cudaErrorCapturedEvent); while that capture runs, the point in it: its
@@ -138,6 +145,20 @@ struct State {
 State& S();
 
 int64_t MonotonicNs();
+// Runs `call`, a round trip to colod, with s.mu released, so that other
+// threads' launches, queries and records go on meanwhile (round trips take
+// turns inside RuntimeClient). Whatever `call` returns. REQUIRES: s.mu held
+// by the caller, connected; state read before the call may have changed
+// after it (a stream or event destroyed by another thread).
+template <typename Call>
+auto WithoutStateLock(State& s, Call&& call) {
+  s.mu.unlock();
+  struct Relock {
+    std::mutex& mu;
+    ~Relock() { mu.lock(); }
+  } relock{s.mu};
+  return call();
+}
 // Marks colod as lost, says why once; cudaErrorDevicesUnavailable.
 int LoseColod(State& s, const Status& why);
 // Connects on first use (and in gate mode starts the gate thread).

@@ -3,7 +3,9 @@
 // is a sequence number on the launch ring: synchronizing waits until colod
 // has completed every launch up to it. Gate mode forwards to
 // gate_runtime.cc; captures are graph_capture.cc's.
+#include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include "cuda/cuda_abi.h"
 #include "shim/gate_runtime.h"
@@ -12,6 +14,38 @@
 namespace colo::shim {
 
 using cuda::kCudaSuccess;
+
+namespace {
+
+// When `e` completed (steady clock ns), or nullopt while its work runs: its
+// recording if nothing ran before it, else when its last launch ended (on a
+// default stream: when every launch before it had ended), as colod posted
+// it on the ring. A launch so far back that its slot was reused has ended,
+// but when is no longer known: the event then counts as completing when
+// this process first saw it complete. REQUIRES: s.mu held; e recorded
+// outside a capture; connected if e->seq != 0.
+std::optional<int64_t> EventTime(State& s, Event* e) {
+  if (e->time_ns >= 0) return e->time_ns;
+  int64_t end = e->record_ns;
+  if (e->seq != 0) {
+    const runtime::RingControl& ctl = s.client->ring()->control();
+    const runtime::LaunchEnd l = runtime::ReadLaunchEnd(ctl, e->seq);
+    const int64_t t = l.state != runtime::LaunchEnd::State::kEnded ? 0
+                      : e->legacy                                  ? l.all_done_ns
+                                                                   : l.end_ns;
+    if (t > 0) {
+      end = std::max(end, t);
+    } else if (ctl.completed.load(std::memory_order_acquire) >= e->seq) {
+      end = std::max(end, MonotonicNs());  // ended; its time was reused
+    } else {
+      return std::nullopt;
+    }
+  }
+  e->time_ns = end;
+  return end;
+}
+
+}  // namespace
 
 int StreamCreate(void** stream, unsigned flags, int priority) {
   if (stream == nullptr) return cuda::kCudaErrorInvalidValue;
@@ -79,6 +113,7 @@ int EventCreate(void** event, unsigned flags) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::EventCreate(s, event, flags);
   auto* e = new Event();
+  e->timing = (flags & cuda::kEventDisableTiming) == 0;
   s.events.insert(e);
   *event = e;
   return kCudaSuccess;
@@ -95,13 +130,14 @@ int EventRecord(void* event, void* stream) {
     RecordEventInCapture(e, static_cast<Stream*>(stream));
     return kCudaSuccess;
   }
-  e->seq = IsDefaultStream(stream) ? s.last_seq
-                                   : static_cast<Stream*>(stream)->last_seq;
+  e->seq = LastSeqOf(s, stream);
+  e->legacy = IsDefaultStream(stream);
+  e->record_ns = MonotonicNs();
   e->recorded = true;
   e->in_capture = false;
   e->capture = nullptr;
   e->capture_stream = nullptr;
-  e->done_ns = -1;
+  e->time_ns = -1;
   return kCudaSuccess;
 }
 
@@ -113,9 +149,10 @@ int EventQuery(void* event) {
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
-  const int err = QueryTo(s, e->seq);
-  if (err == kCudaSuccess && e->done_ns < 0) e->done_ns = MonotonicNs();
-  return err;
+  if (e->seq != 0) {
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+  }
+  return EventTime(s, e) ? kCudaSuccess : cuda::kCudaErrorNotReady;
 }
 
 int EventSynchronize(void* event) {
@@ -127,7 +164,10 @@ int EventSynchronize(void* event) {
   if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
   const int err = SyncTo(s, e->seq);
-  if (err == kCudaSuccess && e->done_ns < 0) e->done_ns = MonotonicNs();
+  // Another thread may have destroyed or re-recorded it meanwhile.
+  if (err == kCudaSuccess && s.events.count(e) != 0 && e->recorded &&
+      !e->in_capture)
+    (void)EventTime(s, e);
   return err;
 }
 
@@ -141,9 +181,16 @@ int EventElapsedTime(float* ms, void* start, void* end) {
   if (s.events.count(a) == 0 || s.events.count(b) == 0)
     return cuda::kCudaErrorInvalidResourceHandle;
   if (a->in_capture || b->in_capture) return cuda::kCudaErrorCapturedEvent;
-  // Completion as this process observed it (synchronize or query first).
-  if (a->done_ns < 0 || b->done_ns < 0) return cuda::kCudaErrorNotReady;
-  *ms = static_cast<float>(static_cast<double>(b->done_ns - a->done_ns) * 1e-6);
+  // As CUDA: an event never recorded, or one without timing, has no time.
+  if (!a->recorded || !b->recorded || !a->timing || !b->timing)
+    return cuda::kCudaErrorInvalidResourceHandle;
+  if (a->seq != 0 || b->seq != 0) {
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+  }
+  // When each one's work ended on the (simulated) device.
+  const std::optional<int64_t> ta = EventTime(s, a), tb = EventTime(s, b);
+  if (!ta || !tb) return cuda::kCudaErrorNotReady;
+  *ms = static_cast<float>(static_cast<double>(*tb - *ta) * 1e-6);
   return kCudaSuccess;
 }
 

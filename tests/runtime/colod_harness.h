@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,13 @@ inline long ValueOf(const std::string& text, const std::string& key) {
   size_t p = text.find(key + "=");
   if (p == std::string::npos) return -1;
   return std::strtol(text.c_str() + p + key.size() + 1, nullptr, 10);
+}
+
+// The number after "key=" in `text`, or NaN.
+inline double NumberOf(const std::string& text, const std::string& key) {
+  size_t p = text.find(key + "=");
+  if (p == std::string::npos) return std::nan("");
+  return std::strtod(text.c_str() + p + key.size() + 1, nullptr);
 }
 
 class TempDir {

@@ -208,6 +208,46 @@ TEST(ColodIntegrationTest, MemoryCallsCudaRefusesAreRefused) {
   })) << "everything the program allocated was returned";
 }
 
+// cudaEventElapsedTime measures when each event's work ended on the
+// simulated GPU (colod posts every launch's end on the ring), whatever the
+// program synchronized on: a 20 ms step between two events is 20 ms even
+// when only the last event was synchronized (before, that was
+// cudaErrorNotReady, and an event seen done later than it ended measured
+// when it was seen). And a thread waiting in a sync holds up no other
+// thread: a launch and a query from another thread take far less than the
+// 500 ms kernel the sync waits for (before: ~450 ms, the rest of the sync).
+TEST(ColodIntegrationTest, EventsTimeTheSimulatedKernelsAndSyncsBlockNoOtherThread) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir,
+              "kernels:\n  - {name: event_step, duration_us: 20000}\n"
+              "  - {name: event_long, duration_us: 500000}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "events", {Program("event_timing")});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  const std::string out = p->Output();
+  for (const char* ok : {"split_first_err", "split_second_err", "legacy_err",
+                         "idle_err", "long_err", "other_thread_err"}) {
+    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+  }
+  // From a recording to a step's end: the step (20 ms simulated) plus the
+  // time colod took to pick the launch up; from one step's end to the next
+  // one's: exactly a step (the next one starts when the first ends).
+  EXPECT_GE(NumberOf(out, "split_first_ms"), 19.99) << out;
+  EXPECT_LT(NumberOf(out, "split_first_ms"), 100) << out;
+  EXPECT_NEAR(NumberOf(out, "split_second_ms"), 20.0, 0.01) << out;
+  EXPECT_GE(NumberOf(out, "legacy_ms"), 19.99) << out;
+  EXPECT_LT(NumberOf(out, "legacy_ms"), 100) << out;
+  EXPECT_GE(NumberOf(out, "idle_ms"), 0) << out;
+  EXPECT_LT(NumberOf(out, "idle_ms"), 5) << out;
+  EXPECT_GE(NumberOf(out, "long_ms"), 499.99) << out;
+  EXPECT_LT(NumberOf(out, "long_ms"), 600) << out;
+  EXPECT_EQ(ValueOf(out, "not_ready"), 600) << out;   // cudaErrorNotReady
+  EXPECT_EQ(ValueOf(out, "no_timing"), 400) << out;   // as CUDA answers
+  EXPECT_EQ(ValueOf(out, "unrecorded"), 400) << out;
+  EXPECT_LT(NumberOf(out, "other_thread_ms"), 250) << out;
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;

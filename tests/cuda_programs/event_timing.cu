@@ -1,0 +1,115 @@
+// Event timing and threads, unmodified CUDA, against a colod whose config
+// gives `event_step` 20 ms and `event_long` 500 ms.
+//
+// Timing: cudaEventElapsedTime measures when each event's work ended on the
+// (simulated) device, whatever the program synchronized on:
+//   "split_first_ms" / "split_second_ms": a, step, m, step, b on a stream,
+//     only b synchronized: each gap is one step;
+//   "legacy_ms": a, step, b on the default stream, cudaDeviceSynchronize;
+//   "idle_ms": two events recorded back to back on an idle stream;
+//   "not_ready": b recorded after a long kernel, asked at once (600);
+//   "no_timing": an event created with cudaEventDisableTiming (400);
+//   "unrecorded": an event never recorded (400).
+// Threads: while one thread waits in cudaStreamSynchronize for the long
+// kernel, another launches on its own stream and queries it;
+//   "other_thread_ms": how long that launch and query took (host clock).
+// Exits 3 on an unexpected CUDA error.
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "cuda_check.h"
+
+__global__ void event_step(float* x) { x[threadIdx.x] += 1.0f; }
+__global__ void event_long(float* x) { x[threadIdx.x] *= 2.0f; }
+
+static double Ms(cudaEvent_t a, cudaEvent_t b, int* err) {
+  float ms = -1;
+  *err = static_cast<int>(cudaEventElapsedTime(&ms, a, b));
+  (void)cudaGetLastError();
+  return ms;
+}
+
+int main() {
+  float* x = nullptr;
+  CUDA_CHECK(cudaMalloc(&x, 1024 * sizeof(float)));
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreate(&s));
+  cudaEvent_t a, m, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&m));
+  CUDA_CHECK(cudaEventCreate(&b));
+  int err = 0;
+
+  CUDA_CHECK(cudaEventRecord(a, s));
+  event_step<<<1, 32, 0, s>>>(x);
+  CUDA_CHECK(cudaEventRecord(m, s));
+  event_step<<<1, 32, 0, s>>>(x);
+  CUDA_CHECK(cudaEventRecord(b, s));
+  CUDA_CHECK(cudaEventSynchronize(b));
+  const double first = Ms(a, m, &err);
+  std::printf("split_first_err=%d\nsplit_first_ms=%.3f\n", err, first);
+  const double second = Ms(m, b, &err);
+  std::printf("split_second_err=%d\nsplit_second_ms=%.3f\n", err, second);
+
+  CUDA_CHECK(cudaEventRecord(a, 0));
+  event_step<<<1, 32>>>(x);
+  CUDA_CHECK(cudaEventRecord(b, 0));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double legacy = Ms(a, b, &err);
+  std::printf("legacy_err=%d\nlegacy_ms=%.3f\n", err, legacy);
+
+  CUDA_CHECK(cudaEventRecord(a, s));
+  CUDA_CHECK(cudaEventRecord(b, s));
+  CUDA_CHECK(cudaEventSynchronize(b));
+  const double idle = Ms(a, b, &err);
+  std::printf("idle_err=%d\nidle_ms=%.3f\n", err, idle);
+
+  cudaEvent_t no_timing, unrecorded;
+  CUDA_CHECK(cudaEventCreateWithFlags(&no_timing, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreate(&unrecorded));
+  CUDA_CHECK(cudaEventRecord(no_timing, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  Ms(a, no_timing, &err);
+  std::printf("no_timing=%d\n", err);
+  Ms(a, unrecorded, &err);
+  std::printf("unrecorded=%d\n", err);
+
+  // A long kernel: its end event is not ready at once; meanwhile another
+  // thread's launch and query must not wait for this thread's sync.
+  CUDA_CHECK(cudaEventRecord(a, s));
+  event_long<<<1, 32, 0, s>>>(x);
+  CUDA_CHECK(cudaEventRecord(b, s));
+  Ms(a, b, &err);
+  std::printf("not_ready=%d\n", err);
+  std::atomic<bool> syncing{false};
+  std::atomic<int> other_err{0};
+  std::atomic<double> other_ms{-1};
+  std::thread other([&] {
+    cudaStream_t t;
+    if (cudaStreamCreate(&t) != cudaSuccess) other_err = 1;
+    while (!syncing) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto start = std::chrono::steady_clock::now();
+    event_step<<<1, 32, 0, t>>>(x);
+    const cudaError_t q = cudaStreamQuery(t);
+    other_ms = std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now() - start)
+                   .count();
+    if (q != cudaSuccess && q != cudaErrorNotReady) other_err = static_cast<int>(q);
+    if (cudaStreamSynchronize(t) != cudaSuccess) other_err = 2;
+    cudaStreamDestroy(t);
+  });
+  syncing = true;
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  other.join();
+  std::printf("other_thread_err=%d\nother_thread_ms=%.3f\n", other_err.load(),
+              other_ms.load());
+  const double long_ms = Ms(a, b, &err);
+  std::printf("long_err=%d\nlong_ms=%.3f\n", err, long_ms);
+  CUDA_CHECK(cudaFree(x));
+  return 0;
+}
