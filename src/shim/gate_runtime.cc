@@ -187,6 +187,8 @@ int StreamSynchronize(State& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (int err = SyncTo(s, LastSeqOf(s, stream)); err != kCudaSuccess)
     return err;
+  // SyncTo let other threads run: the stream may be gone.
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaStreamSynchronize, RealStream(stream));
 }
 
@@ -254,6 +256,9 @@ int EventSynchronize(State& s, void* event) {
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
   if (e->recorded) {
     if (int err = SyncTo(s, e->seq); err != kCudaSuccess) return err;
+    // SyncTo let other threads run: the event may be gone.
+    e = FindEvent(s, event);
+    if (e == nullptr) return kCudaErrorInvalidResourceHandle;
   }
   return COLO_CALL_REAL(cudaEventSynchronize, e->real);
 }

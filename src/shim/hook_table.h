@@ -32,6 +32,25 @@
   X(__cudaLaunchKernel)                                 \
   X(__cudaLaunchKernel_ptsz)                            \
   X(cudaLaunchKernel)                                   \
+  /* the same, for --default-stream per-thread */       \
+  X(cudaMemcpy_ptds)                                    \
+  X(cudaMemcpy2D_ptds)                                  \
+  X(cudaMemset_ptds)                                    \
+  X(cudaMemcpyAsync_ptsz)                               \
+  X(cudaMemcpy2DAsync_ptsz)                             \
+  X(cudaMemsetAsync_ptsz)                               \
+  X(cudaStreamSynchronize_ptsz)                         \
+  X(cudaStreamQuery_ptsz)                               \
+  X(cudaStreamWaitEvent_ptsz)                           \
+  X(cudaEventRecord_ptsz)                               \
+  X(cudaStreamGetPriority_ptsz)                         \
+  X(cudaStreamGetFlags_ptsz)                            \
+  X(cudaLaunchKernel_ptsz)                              \
+  X(cudaStreamBeginCapture_ptsz)                        \
+  X(cudaStreamEndCapture_ptsz)                          \
+  X(cudaStreamIsCapturing_ptsz)                         \
+  X(cudaStreamGetCaptureInfo_ptsz)                      \
+  X(cudaGraphLaunch_ptsz)                               \
   /* memory */                                          \
   X(cudaMalloc)                                         \
   X(cudaFree)                                           \
@@ -85,7 +104,7 @@
   X(cudaGraphDestroy)                                   \
   X(cudaFuncSetAttribute)                               \
   X(cudaOccupancyMaxActiveBlocksPerMultiprocessor)      \
-  X(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+  X(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)\
   X(cudaGetDeviceCount)                                 \
   X(cudaGetDevice)                                      \
   X(cudaSetDevice)                                      \

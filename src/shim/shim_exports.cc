@@ -15,52 +15,15 @@
 
 #include "cuda/cuda_abi.h"
 #include "shim/hook_table.h"
+#include "shim/export_forwarding.h"
 #include "shim/fatbin.h"
 #include "shim/registry.h"
 #include "shim/shim_runtime.h"
 
-namespace cs = colo::shim;
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
 using colo::cuda::kCudaErrorUnknown;
 using colo::cuda::kCudaSuccess;
 using colo::cuda::kCuErrorNotFound;
-
-namespace {
-
-template <typename F>
-int Safe(F f) noexcept {
-  try {
-    return cs::RecordError(f());
-  } catch (...) {
-    return cs::RecordError(kCudaErrorUnknown);
-  }
-}
-
-cs::Dim D(colo_dim3 d) { return cs::Dim{d.x, d.y, d.z}; }
-
-}  // namespace
-
-#define COLO_REAL(sym) \
-  reinterpret_cast<decltype(&::sym)>(cs::Real(cs::HookId::k_##sym))
-
-// Forwards to the real `sym` (or returns `unresolved`) in passthrough mode or
-// when re-entered; otherwise falls through to the interposer's own handling.
-#define COLO_FORWARD_IF_NEEDED(sym, unresolved, ...) \
-  cs::ReentryGuard guard_;                           \
-  if (guard_.reentered() || cs::Passthrough()) {     \
-    auto real_ = COLO_REAL(sym);                     \
-    if (real_ == nullptr) return unresolved;         \
-    return real_(__VA_ARGS__);                       \
-  }
-
-// In gate mode (colod runs a real GPU), forwards to the real `sym`: a call
-// that needs no gate. Use after COLO_FORWARD_IF_NEEDED (its guard is held).
-#define COLO_FORWARD_IN_GATE(sym, unresolved, ...) \
-  if (cs::GateMode()) {                            \
-    auto real_ = COLO_REAL(sym);                   \
-    if (real_ == nullptr) return unresolved;       \
-    return real_(__VA_ARGS__);                     \
-  }
 
 // ---- registration ----------------------------------------------------------
 

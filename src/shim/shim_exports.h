@@ -151,4 +151,42 @@ COLO_EXPORT int cuGetProcAddress(const char* symbol, void** pfn,
 COLO_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn,
                                     int cuda_version, unsigned long long flags,
                                     int* symbol_status);
+
+// The same calls as nvcc --default-stream per-thread binds them (the
+// runtime header renames them): stream 0 means the calling thread's
+// default stream (shim_exports_per_thread.cc).
+COLO_EXPORT int cudaMemcpy_ptds(void* dst, const void* src, size_t count,
+                                int kind);
+COLO_EXPORT int cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src,
+                                  size_t spitch, size_t width, size_t height,
+                                  int kind);
+COLO_EXPORT int cudaMemset_ptds(void* dev_ptr, int value, size_t count);
+COLO_EXPORT int cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count,
+                                     int kind, void* stream);
+COLO_EXPORT int cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch,
+                                       const void* src, size_t spitch,
+                                       size_t width, size_t height, int kind,
+                                       void* stream);
+COLO_EXPORT int cudaMemsetAsync_ptsz(void* dev_ptr, int value, size_t count,
+                                     void* stream);
+COLO_EXPORT int cudaStreamSynchronize_ptsz(void* stream);
+COLO_EXPORT int cudaStreamQuery_ptsz(void* stream);
+COLO_EXPORT int cudaStreamWaitEvent_ptsz(void* stream, void* event,
+                                         unsigned flags);
+COLO_EXPORT int cudaEventRecord_ptsz(void* event, void* stream);
+COLO_EXPORT int cudaStreamGetPriority_ptsz(void* stream, int* priority);
+COLO_EXPORT int cudaStreamGetFlags_ptsz(void* stream, unsigned int* flags);
+COLO_EXPORT int cudaLaunchKernel_ptsz(const void* func, colo_dim3 grid,
+                                      colo_dim3 block, void** args,
+                                      size_t shared_mem, void* stream);
+COLO_EXPORT int cudaStreamBeginCapture_ptsz(void* stream, int mode);
+COLO_EXPORT int cudaStreamEndCapture_ptsz(void* stream, void** graph);
+COLO_EXPORT int cudaStreamIsCapturing_ptsz(void* stream, int* status);
+COLO_EXPORT int cudaStreamGetCaptureInfo_ptsz(void* stream, int* status,
+                                              unsigned long long* id,
+                                              void** graph,
+                                              const void*** dependencies,
+                                              const void** edge_data,
+                                              size_t* num_dependencies);
+COLO_EXPORT int cudaGraphLaunch_ptsz(void* exec, void* stream);
 // dlsym is declared by <dlfcn.h>; the library defines it too.

@@ -182,30 +182,37 @@ TEST(ColodIntegrationTest, MemoryCallsCudaRefusesAreRefused) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto p = colod.Run(dir, "bad", {Program("bad_memory")});
-  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
-  const std::string out = p->Output();
-  constexpr int kInvalidValue = 1, kInvalidDirection = 21, kInvalidDevice = 101,
-                kInvalidHandle = 400;
-  for (const char* refused :
-       {"h2d_past_end", "d2h_past_end", "d2d_past_end", "default_past_end",
-        "h2d_to_host", "memset_past_end", "memset_host", "pitched_past_end",
-        "async_past_end", "d2h_freed", "memset_freed", "free_twice",
-        "free_host_device", "free_host_stack", "free_host_malloc",
-        "free_host_twice", "managed_zero"}) {
-    EXPECT_EQ(ValueOf(out, refused), kInvalidValue) << refused << "\n" << out;
+  // Built plainly and with --default-stream per-thread (then its calls are
+  // the runtime's _ptds / _ptsz entry points, which reached the real
+  // runtime before the interposer hooked them: every copy failed).
+  for (const char* program : {"bad_memory", "bad_memory_per_thread"}) {
+    SCOPED_TRACE(program);
+    auto p = colod.Run(dir, "bad", {Program(program)});
+    ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+    const std::string out = p->Output();
+    constexpr int kInvalidValue = 1, kInvalidDirection = 21,
+                  kInvalidDevice = 101, kInvalidHandle = 400;
+    for (const char* refused :
+         {"h2d_past_end", "d2h_past_end", "d2d_past_end", "default_past_end",
+          "h2d_to_host", "memset_past_end", "memset_host", "pitched_past_end",
+          "async_past_end", "d2h_freed", "memset_freed", "free_twice",
+          "free_host_device", "free_host_stack", "free_host_malloc",
+          "free_host_twice", "managed_zero"}) {
+      EXPECT_EQ(ValueOf(out, refused), kInvalidValue) << refused << "\n" << out;
+    }
+    EXPECT_EQ(ValueOf(out, "bad_kind"), kInvalidDirection) << out;
+    EXPECT_EQ(ValueOf(out, "async_destroyed_stream"), kInvalidHandle) << out;
+    EXPECT_EQ(ValueOf(out, "memset_async_destroyed_stream"), kInvalidHandle)
+        << out;
+    EXPECT_EQ(ValueOf(out, "set_device_1"), kInvalidDevice) << out;
+    EXPECT_EQ(ValueOf(out, "h2d_exact"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "default_host_to_host"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "pinned_page_aligned"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "intact"), 1) << out;
+    EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+      return j["memory_used"] == 0;
+    })) << "everything the program allocated was returned";
   }
-  EXPECT_EQ(ValueOf(out, "bad_kind"), kInvalidDirection) << out;
-  EXPECT_EQ(ValueOf(out, "async_destroyed_stream"), kInvalidHandle) << out;
-  EXPECT_EQ(ValueOf(out, "memset_async_destroyed_stream"), kInvalidHandle) << out;
-  EXPECT_EQ(ValueOf(out, "set_device_1"), kInvalidDevice) << out;
-  EXPECT_EQ(ValueOf(out, "h2d_exact"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "default_host_to_host"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "pinned_page_aligned"), 1) << out;
-  EXPECT_EQ(ValueOf(out, "intact"), 1) << out;
-  EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
-    return j["memory_used"] == 0;
-  })) << "everything the program allocated was returned";
 }
 
 // cudaEventElapsedTime measures when each event's work ended on the
@@ -216,36 +223,40 @@ TEST(ColodIntegrationTest, MemoryCallsCudaRefusesAreRefused) {
 // when it was seen). And a thread waiting in a sync holds up no other
 // thread: a launch and a query from another thread take far less than the
 // 500 ms kernel the sync waits for (before: ~450 ms, the rest of the sync).
-TEST(ColodIntegrationTest, EventsTimeTheSimulatedKernelsAndSyncsBlockNoOtherThread) {
+TEST(ColodIntegrationTest,
+     EventsTimeTheSimulatedKernelsAndSyncsBlockNoOtherThread) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
   Colod colod(dir,
               "kernels:\n  - {name: event_step, duration_us: 20000}\n"
               "  - {name: event_long, duration_us: 500000}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto p = colod.Run(dir, "events", {Program("event_timing")});
-  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
-  const std::string out = p->Output();
-  for (const char* ok : {"split_first_err", "split_second_err", "legacy_err",
-                         "idle_err", "long_err", "other_thread_err"}) {
-    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+  for (const char* program : {"event_timing", "event_timing_per_thread"}) {
+    SCOPED_TRACE(program);
+    auto p = colod.Run(dir, "events", {Program(program)});
+    ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+    const std::string out = p->Output();
+    for (const char* ok : {"split_first_err", "split_second_err", "legacy_err",
+                           "idle_err", "long_err", "other_thread_err"}) {
+      EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+    }
+    // From a recording to a step's end: the step (20 ms simulated) plus the
+    // time colod took to pick the launch up; from one step's end to the next
+    // one's: exactly a step (the next one starts when the first ends).
+    EXPECT_GE(NumberOf(out, "split_first_ms"), 19.99) << out;
+    EXPECT_LT(NumberOf(out, "split_first_ms"), 100) << out;
+    EXPECT_NEAR(NumberOf(out, "split_second_ms"), 20.0, 0.01) << out;
+    EXPECT_GE(NumberOf(out, "legacy_ms"), 19.99) << out;
+    EXPECT_LT(NumberOf(out, "legacy_ms"), 100) << out;
+    EXPECT_GE(NumberOf(out, "idle_ms"), 0) << out;
+    EXPECT_LT(NumberOf(out, "idle_ms"), 5) << out;
+    EXPECT_GE(NumberOf(out, "long_ms"), 499.99) << out;
+    EXPECT_LT(NumberOf(out, "long_ms"), 600) << out;
+    EXPECT_EQ(ValueOf(out, "not_ready"), 600) << out;  // cudaErrorNotReady
+    EXPECT_EQ(ValueOf(out, "no_timing"), 400) << out;  // as CUDA answers
+    EXPECT_EQ(ValueOf(out, "unrecorded"), 400) << out;
+    EXPECT_LT(NumberOf(out, "other_thread_ms"), 250) << out;
   }
-  // From a recording to a step's end: the step (20 ms simulated) plus the
-  // time colod took to pick the launch up; from one step's end to the next
-  // one's: exactly a step (the next one starts when the first ends).
-  EXPECT_GE(NumberOf(out, "split_first_ms"), 19.99) << out;
-  EXPECT_LT(NumberOf(out, "split_first_ms"), 100) << out;
-  EXPECT_NEAR(NumberOf(out, "split_second_ms"), 20.0, 0.01) << out;
-  EXPECT_GE(NumberOf(out, "legacy_ms"), 19.99) << out;
-  EXPECT_LT(NumberOf(out, "legacy_ms"), 100) << out;
-  EXPECT_GE(NumberOf(out, "idle_ms"), 0) << out;
-  EXPECT_LT(NumberOf(out, "idle_ms"), 5) << out;
-  EXPECT_GE(NumberOf(out, "long_ms"), 499.99) << out;
-  EXPECT_LT(NumberOf(out, "long_ms"), 600) << out;
-  EXPECT_EQ(ValueOf(out, "not_ready"), 600) << out;   // cudaErrorNotReady
-  EXPECT_EQ(ValueOf(out, "no_timing"), 400) << out;   // as CUDA answers
-  EXPECT_EQ(ValueOf(out, "unrecorded"), 400) << out;
-  EXPECT_LT(NumberOf(out, "other_thread_ms"), 250) << out;
 }
 
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {

@@ -1,0 +1,56 @@
+// shim/export_forwarding.h — what every extern "C" entry point of
+// libcolo_preload.so is made of (shim_exports.cc, shim_exports_per_thread.cc):
+// the real symbol (COLO_REAL), forwarding to it when the interposer must
+// not act (COLO_FORWARD_IF_NEEDED, COLO_FORWARD_IN_GATE), and Safe(), which
+// records the call's error as the thread's last one and keeps exceptions
+// inside. Internal to the export layer; include it in .cc files only.
+#pragma once
+
+#include "cuda/cuda_abi.h"
+#include "shim/hook_table.h"
+#include "shim/shim_exports.h"
+#include "shim/shim_runtime.h"
+
+namespace cs = colo::shim;
+
+namespace colo::shim::exports {
+
+// Runs `f` (a call into colo::shim), records its error as the thread's last
+// one, and turns any exception into cudaErrorUnknown.
+template <typename F>
+int Safe(F f) noexcept {
+  try {
+    return cs::RecordError(f());
+  } catch (...) {
+    return cs::RecordError(cuda::kCudaErrorUnknown);
+  }
+}
+
+inline Dim D(colo_dim3 d) { return Dim{d.x, d.y, d.z}; }
+
+}  // namespace colo::shim::exports
+
+using colo::shim::exports::D;
+using colo::shim::exports::Safe;
+
+#define COLO_REAL(sym) \
+  reinterpret_cast<decltype(&::sym)>(cs::Real(cs::HookId::k_##sym))
+
+// Forwards to the real `sym` (or returns `unresolved`) in passthrough mode or
+// when re-entered; otherwise falls through to the interposer's own handling.
+#define COLO_FORWARD_IF_NEEDED(sym, unresolved, ...) \
+  cs::ReentryGuard guard_;                           \
+  if (guard_.reentered() || cs::Passthrough()) {     \
+    auto real_ = COLO_REAL(sym);                     \
+    if (real_ == nullptr) return unresolved;         \
+    return real_(__VA_ARGS__);                       \
+  }
+
+// In gate mode (colod runs a real GPU), forwards to the real `sym`: a call
+// that needs no gate. Use after COLO_FORWARD_IF_NEEDED (its guard is held).
+#define COLO_FORWARD_IN_GATE(sym, unresolved, ...) \
+  if (cs::GateMode()) {                            \
+    auto real_ = COLO_REAL(sym);                   \
+    if (real_ == nullptr) return unresolved;       \
+    return real_(__VA_ARGS__);                     \
+  }

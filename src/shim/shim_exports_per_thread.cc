@@ -1,0 +1,160 @@
+// The entry points nvcc binds for programs built with --default-stream
+// per-thread (cuda_runtime_api.h renames the calls to `<name>_ptds` and
+// `<name>_ptsz`): the same as their plain forms (shim_exports.cc), except
+// that stream 0 is the calling thread's default stream, cudaStreamPerThread.
+// Without them such a program's copies, syncs and records reached the real
+// runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
+#include "shim/export_forwarding.h"
+
+using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
+
+namespace {
+
+// Stream 0 of a per-thread-default-stream program: cudaStreamPerThread.
+void* PerThread(void* stream) {
+  return stream != nullptr ? stream : reinterpret_cast<void*>(0x2);
+}
+
+}  // namespace
+
+int cudaMemcpy_ptds(void* dst, const void* src, size_t count, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpy_ptds, kCudaErrorSharedObjectSymbolNotFound,
+                         dst, src, count, kind);
+  return Safe([&] { return cs::Memcpy(dst, src, count, kind); });
+}
+
+int cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
+                      size_t width, size_t height, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpy2D_ptds,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, dpitch, src,
+                         spitch, width, height, kind);
+  return Safe([&] {
+    return cs::Memcpy2D(dst, dpitch, src, spitch, width, height, kind);
+  });
+}
+
+int cudaMemset_ptds(void* dev_ptr, int value, size_t count) {
+  COLO_FORWARD_IF_NEEDED(cudaMemset_ptds, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, value, count);
+  return Safe([&] { return cs::Memset(dev_ptr, value, count); });
+}
+
+int cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, int kind,
+                         void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, src, count,
+                         kind, stream);
+  return Safe([&] {
+    return cs::MemcpyAsync(dst, src, count, kind, PerThread(stream));
+  });
+}
+
+int cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src,
+                           size_t spitch, size_t width, size_t height, int kind,
+                           void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpy2DAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, dpitch, src,
+                         spitch, width, height, kind, stream);
+  return Safe([&] {
+    return cs::Memcpy2DAsync(dst, dpitch, src, spitch, width, height, kind,
+                             PerThread(stream));
+  });
+}
+
+int cudaMemsetAsync_ptsz(void* dev_ptr, int value, size_t count, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemsetAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, value,
+                         count, stream);
+  return Safe([&] {
+    return cs::MemsetAsync(dev_ptr, value, count, PerThread(stream));
+  });
+}
+
+int cudaStreamSynchronize_ptsz(void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamSynchronize_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream);
+  return Safe([&] { return cs::StreamSynchronize(PerThread(stream)); });
+}
+
+int cudaStreamQuery_ptsz(void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamQuery_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream);
+  return Safe([&] { return cs::StreamQuery(PerThread(stream)); });
+}
+
+int cudaStreamWaitEvent_ptsz(void* stream, void* event, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamWaitEvent_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, event,
+                         flags);
+  return Safe(
+      [&] { return cs::StreamWaitEvent(PerThread(stream), event, flags); });
+}
+
+int cudaEventRecord_ptsz(void* event, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaEventRecord_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, event, stream);
+  return Safe([&] { return cs::EventRecord(event, PerThread(stream)); });
+}
+
+int cudaStreamGetPriority_ptsz(void* stream, int* priority) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamGetPriority_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream,
+                         priority);
+  return Safe(
+      [&] { return cs::StreamGetPriority(PerThread(stream), priority); });
+}
+
+int cudaStreamGetFlags_ptsz(void* stream, unsigned int* flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamGetFlags_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, flags);
+  return Safe([&] { return cs::StreamGetFlags(PerThread(stream), flags); });
+}
+
+int cudaLaunchKernel_ptsz(const void* func, colo_dim3 grid, colo_dim3 block,
+                          void** args, size_t shared_mem, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaLaunchKernel_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, func, grid,
+                         block, args, shared_mem, stream);
+  return Safe([&] {
+    return cs::Launch(func, D(grid), D(block), shared_mem, PerThread(stream),
+                      args);
+  });
+}
+
+int cudaStreamBeginCapture_ptsz(void* stream, int mode) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamBeginCapture_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, mode);
+  return Safe([&] { return cs::StreamBeginCapture(PerThread(stream), mode); });
+}
+
+int cudaStreamEndCapture_ptsz(void* stream, void** graph) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamEndCapture_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, graph);
+  return Safe([&] { return cs::StreamEndCapture(PerThread(stream), graph); });
+}
+
+int cudaStreamIsCapturing_ptsz(void* stream, int* status) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamIsCapturing_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, status);
+  return Safe([&] { return cs::StreamIsCapturing(PerThread(stream), status); });
+}
+
+int cudaStreamGetCaptureInfo_ptsz(void* stream, int* status,
+                                  unsigned long long* id, void** graph,
+                                  const void*** dependencies,
+                                  const void** edge_data,
+                                  size_t* num_dependencies) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamGetCaptureInfo_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, status,
+                         id, graph, dependencies, edge_data, num_dependencies);
+  return Safe([&] {
+    return cs::StreamGetCaptureInfo(PerThread(stream), status, id, graph,
+                                    dependencies, edge_data, num_dependencies);
+  });
+}
+
+int cudaGraphLaunch_ptsz(void* exec, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphLaunch_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, exec, stream);
+  return Safe([&] { return cs::GraphLaunch(exec, PerThread(stream)); });
+}
