@@ -19,6 +19,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <deque>
+#include <unordered_set>
 
 #include "colo/gpu_spec.h"
 #include "colo/workload.h"
@@ -526,9 +527,9 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   auto f = std::make_unique<InFlight>();
   f->client = c.id;
   f->seq = e.seq;
-  // One KernelDesc per distinct (name, shape), kept for colod's lifetime:
-  // SimGpu caches its kernel models by KernelDesc address, so an address
-  // must never be reused for a different kernel.
+  // One KernelDesc per distinct (name, shape): SimGpu caches its kernel
+  // models by KernelDesc address, so a descriptor is dropped only with its
+  // model, and only when the table is full and no launch of it is in flight.
   const Client::DefinedKernel& def = name->second;
   const KernelShapeKey shape{
       def.name,
@@ -536,6 +537,8 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
       e.shared_mem,
       {def.binary.registers_per_thread,
        static_cast<int>(def.binary.static_shared_bytes)}};
+  if (kernel_descs_.size() >= kMaxKernelShapes && !kernel_descs_.count(shape))
+    ForgetIdleKernelShapes();
   std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
   if (!desc) {
     desc = std::make_unique<KernelDesc>(
@@ -688,6 +691,19 @@ void Daemon::OnGateReadable(Client& c) {
     driver_.CatchUp();
     (void)gate_gpu_->Complete(f->second->device_id);
   }
+}
+
+void Daemon::ForgetIdleKernelShapes() {
+  std::unordered_set<const KernelDesc*> in_use;
+  for (const auto& [key, f] : in_flight_) in_use.insert(f->kernel);
+  const size_t before = kernel_descs_.size();
+  std::erase_if(kernel_descs_, [&](const auto& kv) {
+    if (in_use.count(kv.second.get())) return false;
+    sim_gpu_->ForgetKernel(kv.second.get());
+    return true;
+  });
+  Log("kernel shape table full (%zu shapes): forgot the %zu not in flight",
+      before, before - kernel_descs_.size());
 }
 
 void Daemon::UpdateWatermark(Client& c) {

@@ -133,6 +133,9 @@ class Daemon final : private cuda::GateSink {
   // Gate mode: reads the client's kDone packets.
   void OnGateReadable(Client& c);
   void UpdateWatermark(Client& c);
+  // Drops the kernel descriptors (and SimGpu's models of them) that no
+  // launch in flight uses.
+  void ForgetIdleKernelShapes();
   void ReplySyncIfDone(Client& c);
   void Drop(ClientId id, const std::string& reason);
   void DropDoomed();
@@ -171,6 +174,9 @@ class Daemon final : private cuda::GateSink {
   std::vector<std::pair<ClientId, std::string>>
       doomed_;  // drops deferred out of callbacks.
   std::unordered_map<uint64_t, std::unique_ptr<InFlight>> in_flight_;
+  // At most kMaxKernelShapes (then the idle ones are forgotten): a program
+  // with ever new shapes must not grow colod without end.
+  static constexpr size_t kMaxKernelShapes = 1 << 16;
   std::map<KernelShapeKey, std::unique_ptr<KernelDesc>> kernel_descs_;
   uint64_t next_launch_key_ = 1;
   ClientId next_client_ = 1;

@@ -63,6 +63,9 @@ Result<FormChoice> PriorityPolicy::FormFor(const KernelDesc& k) {
   if (auto it = forms_.find(key); it != forms_.end()) return it->second;
   COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(k));
   const FormChoice f = ChooseForm(t, k.transformable, options_.preemption_bound, options_.slice_launch_gap);
+  // A bounded cache: a program with ever new shapes (dynamic batch or
+  // sequence sizes) must not grow colod without end; profiles are cheap.
+  if (forms_.size() >= kMaxCachedForms) forms_.clear();
   forms_.emplace(key, f);
   return f;
 }

@@ -100,6 +100,9 @@ class PriorityPolicy final : public ForwardingPolicy {
   std::deque<BeWork> be_;
   LaunchId next_id_ = 1ULL << 62;  // distinct from device ids
   std::optional<TimePoint> pump_at_;
+  // Per (kernel name, blocks, threads per block); cleared when it reaches
+  // kMaxCachedForms.
+  static constexpr size_t kMaxCachedForms = 1 << 16;
   std::map<std::tuple<std::string, int64_t, int64_t>, FormChoice> forms_;
 };
 

@@ -91,6 +91,9 @@ class SimGpu final : public Device, public Model {
   void ReleaseClient(ClientId client) override;
   Status Retreat(LaunchId id) override;
   Result<KernelTiming> ProfileKernel(const KernelDesc& kernel) override;
+  // Drops the cached model of `kernel`, after which its address may be
+  // reused for another kernel. REQUIRES: no launch of it is unfinished.
+  void ForgetKernel(const KernelDesc* kernel) { models_.erase(kernel); }
 
   // Model.
   std::optional<TimePoint> NextEventTime() const override;

@@ -259,6 +259,30 @@ TEST(ColodIntegrationTest,
   }
 }
 
+// colod keeps one kernel descriptor (and SimGpu one model) per kernel shape
+// it has seen, at most 65,536 of them: a program whose shapes never repeat
+// (70,000 launches, each a new grid) used to grow colod by ~400 bytes a
+// shape for its lifetime; now the idle shapes are forgotten when the table
+// is full, and every launch still completes.
+TEST(ColodIntegrationTest, KernelShapesDoNotGrowColodWithoutBound) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "kernels:\n  - {name: shape_step, duration_us: 1}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  constexpr int kLaunches = 70000, kMaxShapes = 1 << 16;
+  auto p = colod.Run(dir, "shapes",
+                     {Program("many_shapes"), std::to_string(kLaunches)});
+  ASSERT_EQ(p->Wait(seconds(120)), 0) << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "launched"), kLaunches) << p->Output();
+  const nlohmann::json stats = colod.Stats();
+  ASSERT_FALSE(stats.is_null());
+  EXPECT_LE(stats["kernel_shapes"].get<int>(), kMaxShapes) << stats.dump();
+  EXPECT_GT(stats["kernel_shapes"].get<int>(), 0) << stats.dump();
+  EXPECT_EQ(stats["kernels_completed"].get<int>(), kLaunches) << stats.dump();
+  EXPECT_TRUE(colod.LogHas("kernel shape table full (65536 shapes): forgot"))
+      << colod.Log();
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
