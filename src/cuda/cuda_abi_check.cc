@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "cuda/cuda_abi.h"
@@ -61,7 +62,10 @@ void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
   std::memset(&p, 0, sizeof(p));
   std::strncpy(p.name, f.name, sizeof(p.name) - 1);
   p.totalGlobalMem = static_cast<size_t>(f.memory_bytes);
-  p.sharedMemPerBlock = static_cast<size_t>(f.shared_mem_per_block);
+  // Without an opt-in a block gets 48 KiB (cudaFuncSetAttribute raises it
+  // up to the opt-in limit).
+  p.sharedMemPerBlock =
+      static_cast<size_t>(std::min<long long>(48 * 1024, f.shared_mem_per_block));
   p.sharedMemPerBlockOptin = static_cast<size_t>(f.shared_mem_per_block);
   p.sharedMemPerMultiprocessor = static_cast<size_t>(f.shared_mem_per_sm);
   p.regsPerBlock = 65536;
@@ -82,6 +86,17 @@ void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
   p.concurrentKernels = 1;
   p.asyncEngineCount = 2;
   p.unifiedAddressing = 1;
+  // What the interposer supports (managed and mapped host memory), and what
+  // it does not, said plainly so that frameworks take the other path:
+  // stream-ordered allocation pools, cooperative and cluster launches.
+  p.managedMemory = 1;
+  p.concurrentManagedAccess = 1;
+  p.canMapHostMemory = 1;
+  p.pageableMemoryAccess = 0;
+  p.memoryPoolsSupported = 0;
+  p.cooperativeLaunch = 0;
+  p.clusterLaunch = 0;
+  p.persistingL2CacheMaxSize = 0;
   std::memcpy(out, &p, sizeof(p));
 }
 
@@ -137,6 +152,19 @@ bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {
     case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; return true;
     case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; return true;
     case cudaDevAttrIntegrated: *value = 0; return true;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; return true;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; return true;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; return true;
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; return true;
+    case cudaDevAttrMemoryPoolsSupported: *value = p.memoryPoolsSupported; return true;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; return true;
+    case cudaDevAttrClusterLaunch: *value = p.clusterLaunch; return true;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; return true;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; return true;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; return true;
+    case cudaDevAttrPciBusId: *value = p.pciBusID; return true;
+    case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; return true;
+    case cudaDevAttrPciDomainId: *value = p.pciDomainID; return true;
     default: return false;
   }
 }

@@ -4,6 +4,7 @@
 // kernel's registers and static shared memory as read from the program's
 // binaries (the API is declared in shim_runtime.h).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -134,6 +135,39 @@ KernelDesc OccupancyKernel(const KernelResources& r, int threads, size_t dynamic
 
 }  // namespace
 
+namespace {
+
+// The dynamic shared memory a launch of `func` may ask for: what
+// cudaFuncSetAttribute allowed, else 48 KiB less its static shared memory.
+int64_t MaxDynamicSharedLocked(State& s, const void* func,
+                               const KernelResources& r) {
+  if (auto it = s.func_settings.find(func);
+      it != s.func_settings.end() && it->second.max_dynamic_shared_bytes >= 0)
+    return it->second.max_dynamic_shared_bytes;
+  return std::max<int64_t>(0, 48 * 1024 - r.static_shared_bytes);
+}
+
+}  // namespace
+
+int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
+                      size_t shared_mem) {
+  if (func == nullptr) return cuda::kCudaErrorInvalidDeviceFunction;
+  const runtime::WelcomeMsg& w = s.client->welcome();
+  const auto max_threads = static_cast<uint64_t>(w.max_threads_per_block);
+  const uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  if (block.x > max_threads || block.y > max_threads || block.z > 64 ||
+      threads > max_threads || grid.x > 2147483647u || grid.y > 65535 ||
+      grid.z > 65535) {
+    return cuda::kCudaErrorInvalidConfiguration;
+  }
+  if (s.gate == nullptr &&
+      static_cast<int64_t>(std::min<size_t>(shared_mem, INT64_MAX)) >
+          MaxDynamicSharedLocked(s, func, ResourcesLocked(s, func))) {
+    return cuda::kCudaErrorInvalidValue;
+  }
+  return kCudaSuccess;
+}
+
 int FuncGetAttributes(void* attr, const void* func) {
   if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
@@ -158,12 +192,9 @@ int FuncGetAttributes(void* attr, const void* func) {
   f.binary_version = d.major * 10 + d.minor;
   // Without an opt-in, static and dynamic shared memory share 48 KiB.
   f.max_dynamic_shared_bytes =
-      std::max<int>(0, 48 * 1024 - static_cast<int>(r.static_shared_bytes));
-  if (auto it = s.func_settings.find(func); it != s.func_settings.end()) {
-    if (it->second.max_dynamic_shared_bytes >= 0)
-      f.max_dynamic_shared_bytes = it->second.max_dynamic_shared_bytes;
+      static_cast<int>(MaxDynamicSharedLocked(s, func, r));
+  if (auto it = s.func_settings.find(func); it != s.func_settings.end())
     f.preferred_carveout = it->second.preferred_carveout;
-  }
   cuda::FillCudaFuncAttributes(attr, f);
   return kCudaSuccess;
 }

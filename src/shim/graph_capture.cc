@@ -128,6 +128,11 @@ int CaptureKernel(void* stream, const void* key,
                   const char* unnamed_prefix, Dim grid, Dim block,
                   size_t shared_mem) {
   if (int err = CheckLaunchShape(grid, block); err != kCudaSuccess) return err;
+  State& s = S();  // its lock is held by the launch that captures
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
+      err != kCudaSuccess)
+    return err;
   CapturedOp op;
   op.key = key;
   op.unnamed_prefix = unnamed_prefix;

@@ -225,6 +225,9 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (int err = CheckLaunchShape(grid, block); err != kCudaSuccess) return err;
+  if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
+      err != kCudaSuccess)
+    return err;
   auto id = s.func_ids.find(key);
   if (id == s.func_ids.end()) {
     runtime::RingEntry def;

@@ -191,6 +191,16 @@ int CheckLaunchShape(Dim grid, Dim block);
 // holds its base address), or map.end().
 AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
                                                 uintptr_t p);
+// What CUDA checks when a kernel is launched, against the device colod
+// describes: block dimensions (x and y within the device's threads per
+// block, z within 64, their product within threads per block) and grid
+// (y and z within 65535) give cudaErrorInvalidConfiguration; a null function
+// cudaErrorInvalidDeviceFunction; in sim mode, more dynamic shared memory
+// than the kernel may use (48 KiB less its static shared memory, or what
+// cudaFuncSetAttribute allowed) cudaErrorInvalidValue (device_queries.cc).
+// REQUIRES: connected.
+int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
+                      size_t shared_mem);
 // Sim mode's pitched copy: `height` rows of `width` bytes (host memory).
 int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
              size_t width, size_t height);

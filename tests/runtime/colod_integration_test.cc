@@ -283,6 +283,43 @@ TEST(ColodIntegrationTest, KernelShapesDoNotGrowColodWithoutBound) {
       << colod.Log();
 }
 
+// A launch CUDA refuses fails at once, with CUDA's error, where
+// cudaGetLastError after `<<<>>>` looks for it (before, colod refused it
+// later and the error surfaced at a sync of any stream, as
+// cudaErrorLaunchFailure for a grid or shared memory too large); the device
+// reports 48 KiB of shared memory per block without an opt-in, and says
+// which features the interposer has (managed memory) and has not (memory
+// pools, cooperative launches) rather than refusing the query.
+TEST(ColodIntegrationTest, LaunchesCudaRefusesFailAtTheLaunch) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "limits", {Program("bad_launch")});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  const std::string out = p->Output();
+  constexpr int kInvalidValue = 1, kInvalidConfiguration = 9,
+                kInvalidDeviceFunction = 98;
+  EXPECT_EQ(ValueOf(out, "block_2048"), kInvalidConfiguration) << out;
+  EXPECT_EQ(ValueOf(out, "grid_y_70000"), kInvalidConfiguration) << out;
+  EXPECT_EQ(ValueOf(out, "block_z_128"), kInvalidConfiguration) << out;
+  EXPECT_EQ(ValueOf(out, "shared_100k"), kInvalidValue) << out;
+  EXPECT_EQ(ValueOf(out, "shared_100k_opted_in"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "null_function"), kInvalidDeviceFunction) << out;
+  EXPECT_EQ(ValueOf(out, "sync_other"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "sync_same"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "shared_per_block"), 48 * 1024) << out;
+  EXPECT_GT(ValueOf(out, "shared_per_block_optin"), 48 * 1024) << out;
+  for (const char* q : {"managed_memory_err", "memory_pools_err", "cooperative_err"})
+    EXPECT_EQ(ValueOf(out, q), 0) << q << "\n" << out;
+  EXPECT_EQ(ValueOf(out, "managed_memory"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "memory_pools"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "cooperative"), 0) << out;
+  EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_completed"] == 1;  // only the opted-in launch ran
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
