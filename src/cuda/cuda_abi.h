@@ -6,6 +6,8 @@
 // constants; thread-safe.
 #pragma once
 
+#include <cstddef>
+
 namespace colo::cuda {
 
 // cudaError_t values (driver_types.h).
@@ -18,6 +20,9 @@ inline constexpr int kCudaErrorInvalidConfiguration = 9;
 inline constexpr int kCudaErrorInvalidDevicePointer = 17;
 inline constexpr int kCudaErrorInvalidMemcpyDirection = 21;
 inline constexpr int kCudaErrorInvalidDevice = 101;
+inline constexpr int kCudaErrorInvalidSymbol = 13;
+inline constexpr int kCudaErrorHostMemoryAlreadyRegistered = 712;
+inline constexpr int kCudaErrorHostMemoryNotRegistered = 713;
 inline constexpr int kCudaErrorInvalidDeviceFunction = 98;
 inline constexpr int kCudaErrorDevicesUnavailable = 46;
 inline constexpr int kCudaErrorNoDevice = 100;
@@ -77,6 +82,15 @@ void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
 // cudaFuncAttribute values the interposer answers in sim mode.
 inline constexpr int kFuncAttributeMaxDynamicSharedMemorySize = 8;
 inline constexpr int kFuncAttributePreferredSharedMemoryCarveout = 9;
+// cudaLaunchConfig_t's layout (cudaLaunchKernelExC), without the CUDA type.
+struct LaunchConfig {
+  unsigned grid[3];
+  unsigned block[3];
+  size_t dynamic_smem_bytes;
+  void* stream;
+  void* attrs;
+  unsigned num_attrs;
+};
 // cudaEventCreateWithFlags: an event that keeps no times.
 inline constexpr unsigned kEventDisableTiming = 0x02;
 

@@ -27,9 +27,21 @@ static_assert(kFuncAttributePreferredSharedMemoryCarveout ==
               cudaFuncAttributePreferredSharedMemoryCarveout);
 static_assert(kCudaErrorDevicesUnavailable == cudaErrorDevicesUnavailable);
 static_assert(kEventDisableTiming == cudaEventDisableTiming);
+static_assert(sizeof(LaunchConfig) == sizeof(cudaLaunchConfig_t));
+static_assert(offsetof(LaunchConfig, block) == offsetof(cudaLaunchConfig_t, blockDim));
+static_assert(offsetof(LaunchConfig, dynamic_smem_bytes) ==
+              offsetof(cudaLaunchConfig_t, dynamicSmemBytes));
+static_assert(offsetof(LaunchConfig, stream) == offsetof(cudaLaunchConfig_t, stream));
+static_assert(offsetof(LaunchConfig, attrs) == offsetof(cudaLaunchConfig_t, attrs));
+static_assert(offsetof(LaunchConfig, num_attrs) == offsetof(cudaLaunchConfig_t, numAttrs));
 static_assert(kCudaErrorNoDevice == cudaErrorNoDevice);
 static_assert(kCudaErrorInvalidMemcpyDirection == cudaErrorInvalidMemcpyDirection);
 static_assert(kCudaErrorInvalidDevice == cudaErrorInvalidDevice);
+static_assert(kCudaErrorInvalidSymbol == cudaErrorInvalidSymbol);
+static_assert(kCudaErrorHostMemoryAlreadyRegistered ==
+              cudaErrorHostMemoryAlreadyRegistered);
+static_assert(kCudaErrorHostMemoryNotRegistered ==
+              cudaErrorHostMemoryNotRegistered);
 static_assert(kCudaErrorSharedObjectSymbolNotFound ==
               cudaErrorSharedObjectSymbolNotFound);
 static_assert(kCudaErrorInvalidResourceHandle ==

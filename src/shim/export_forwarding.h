@@ -28,9 +28,20 @@ int Safe(F f) noexcept {
 
 inline Dim D(colo_dim3 d) { return Dim{d.x, d.y, d.z}; }
 
+// cudaEventRecordWithFlags (shim_exports_secondary.cc): flags 0 or
+// cudaEventRecordExternal record as cudaEventRecord does.
+int RecordWithFlags(void* event, void* stream, unsigned flags);
+// cudaLaunchKernelExC: the launch `config` (a cudaLaunchConfig_t) describes;
+// launch attributes are not modelled. `per_thread`: stream 0 is
+// cudaStreamPerThread.
+int LaunchEx(const void* config, const void* func, void** args,
+             bool per_thread);
+
 }  // namespace colo::shim::exports
 
 using colo::shim::exports::D;
+using colo::shim::exports::LaunchEx;
+using colo::shim::exports::RecordWithFlags;
 using colo::shim::exports::Safe;
 
 #define COLO_REAL(sym) \

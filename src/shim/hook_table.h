@@ -51,6 +51,16 @@
   X(cudaStreamIsCapturing_ptsz)                         \
   X(cudaStreamGetCaptureInfo_ptsz)                      \
   X(cudaGraphLaunch_ptsz)                               \
+  X(cudaMemcpyToSymbol_ptds)                            \
+  X(cudaMemcpyFromSymbol_ptds)                          \
+  X(cudaMemcpyToSymbolAsync_ptsz)                       \
+  X(cudaMemcpyFromSymbolAsync_ptsz)                     \
+  X(cudaMemset2D_ptds)                                  \
+  X(cudaMemset2DAsync_ptsz)                             \
+  X(cudaLaunchHostFunc_ptsz)                            \
+  X(cudaStreamAddCallback_ptsz)                         \
+  X(cudaEventRecordWithFlags_ptsz)                      \
+  X(cudaLaunchKernelExC_ptsz)                           \
   /* memory */                                          \
   X(cudaMalloc)                                         \
   X(cudaFree)                                           \
@@ -93,6 +103,28 @@
   X(cudaDeviceGetLimit)                                 \
   X(cudaDeviceSetLimit)                                 \
   X(cudaPointerGetAttributes)                           \
+  /* less often used (shim_exports_secondary.cc) */     \
+  X(cudaMemcpyToSymbol)                                 \
+  X(cudaMemcpyFromSymbol)                               \
+  X(cudaMemcpyToSymbolAsync)                            \
+  X(cudaMemcpyFromSymbolAsync)                          \
+  X(cudaGetSymbolAddress)                               \
+  X(cudaGetSymbolSize)                                  \
+  X(cudaMallocPitch)                                    \
+  X(cudaMemset2D)                                       \
+  X(cudaMemset2DAsync)                                  \
+  X(cudaHostRegister)                                   \
+  X(cudaHostUnregister)                                 \
+  X(cudaHostGetDevicePointer)                           \
+  X(cudaSetDeviceFlags)                                 \
+  X(cudaGetDeviceFlags)                                 \
+  X(cudaDeviceReset)                                    \
+  X(cudaDeviceCanAccessPeer)                            \
+  X(cudaLaunchHostFunc)                                 \
+  X(cudaStreamAddCallback)                              \
+  X(cudaEventRecordWithFlags)                           \
+  X(cudaLaunchKernelExC)                                \
+  X(cudaDriverGetVersion)                               \
   X(cudaStreamBeginCapture)                             \
   X(cudaStreamEndCapture)                               \
   X(cudaStreamIsCapturing)                              \

@@ -95,7 +95,8 @@ int PointerGetAttributes(void* attr, const void* ptr) {
       cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeDevice, 0, q,
                                       nullptr);
     }
-  } else if (AllocationHolding(s.pinned, p) != s.pinned.end()) {
+  } else if (AllocationHolding(s.pinned, p) != s.pinned.end() ||
+             AllocationHolding(s.registered, p) != s.registered.end()) {
     // Pinned host memory is mapped into the device's address space (UVA).
     cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeHost, 0, q, q);
   } else {
@@ -103,6 +104,32 @@ int PointerGetAttributes(void* attr, const void* ptr) {
                                     cuda::kCudaInvalidDeviceId, nullptr,
                                     nullptr);
   }
+  return kCudaSuccess;
+}
+
+int SetDeviceFlags(unsigned flags) {
+  // cudaDeviceScheduleMask (0x07: at most one of spin / yield / blocking
+  // sync), cudaDeviceMapHost (0x08), cudaDeviceLmemResizeToMax (0x10).
+  if ((flags & ~0x1Fu) != 0 || (flags & 0x07u) == 0x03u || (flags & 0x07u) > 0x04u)
+    return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.device_flags = flags;
+  return kCudaSuccess;
+}
+
+int GetDeviceFlags(unsigned* flags) {
+  if (flags == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  *flags = s.device_flags | 0x08u;  // host memory is always mapped (UVA)
+  return kCudaSuccess;
+}
+
+int DeviceCanAccessPeer(int* can_access, int device, int peer) {
+  if (can_access == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (device != 0 || peer != 0) return cuda::kCudaErrorInvalidDevice;
+  *can_access = 0;  // colod's one GPU has no peer
   return kCudaSuccess;
 }
 

@@ -77,6 +77,7 @@ void __cudaRegisterVar(void** handle, char* host_var, char* device_address,
   try {
     cs::RegisterVar(handle, host_var, device_address, device_name, ext, size,
                     constant, global);
+    cs::RegisterSymbol(host_var, size, cs::FatBinaryOf(handle));
   } catch (...) {
   }
 }

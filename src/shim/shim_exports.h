@@ -189,4 +189,68 @@ COLO_EXPORT int cudaStreamGetCaptureInfo_ptsz(void* stream, int* status,
                                               const void** edge_data,
                                               size_t* num_dependencies);
 COLO_EXPORT int cudaGraphLaunch_ptsz(void* exec, void* stream);
+
+// Calls programs use less often (shim_exports_secondary.cc; their
+// per-thread forms in shim_exports_per_thread.cc).
+COLO_EXPORT int cudaMemcpyToSymbol(const void* symbol, const void* src,
+                                   size_t count, size_t offset, int kind);
+COLO_EXPORT int cudaMemcpyToSymbol_ptds(const void* symbol, const void* src,
+                                        size_t count, size_t offset, int kind);
+COLO_EXPORT int cudaMemcpyFromSymbol(void* dst, const void* symbol,
+                                     size_t count, size_t offset, int kind);
+COLO_EXPORT int cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol,
+                                          size_t count, size_t offset,
+                                          int kind);
+COLO_EXPORT int cudaMemcpyToSymbolAsync(const void* symbol, const void* src,
+                                        size_t count, size_t offset, int kind,
+                                        void* stream);
+COLO_EXPORT int cudaMemcpyToSymbolAsync_ptsz(const void* symbol,
+                                             const void* src, size_t count,
+                                             size_t offset, int kind,
+                                             void* stream);
+COLO_EXPORT int cudaMemcpyFromSymbolAsync(void* dst, const void* symbol,
+                                          size_t count, size_t offset, int kind,
+                                          void* stream);
+COLO_EXPORT int cudaMemcpyFromSymbolAsync_ptsz(void* dst, const void* symbol,
+                                               size_t count, size_t offset,
+                                               int kind, void* stream);
+COLO_EXPORT int cudaGetSymbolAddress(void** dev_ptr, const void* symbol);
+COLO_EXPORT int cudaGetSymbolSize(size_t* size, const void* symbol);
+COLO_EXPORT int cudaMallocPitch(void** dev_ptr, size_t* pitch, size_t width,
+                                size_t height);
+COLO_EXPORT int cudaMemset2D(void* dev_ptr, size_t pitch, int value,
+                             size_t width, size_t height);
+COLO_EXPORT int cudaMemset2D_ptds(void* dev_ptr, size_t pitch, int value,
+                                  size_t width, size_t height);
+COLO_EXPORT int cudaMemset2DAsync(void* dev_ptr, size_t pitch, int value,
+                                  size_t width, size_t height, void* stream);
+COLO_EXPORT int cudaMemset2DAsync_ptsz(void* dev_ptr, size_t pitch, int value,
+                                       size_t width, size_t height,
+                                       void* stream);
+COLO_EXPORT int cudaHostRegister(void* ptr, size_t size, unsigned flags);
+COLO_EXPORT int cudaHostUnregister(void* ptr);
+COLO_EXPORT int cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr,
+                                         unsigned flags);
+COLO_EXPORT int cudaSetDeviceFlags(unsigned flags);
+COLO_EXPORT int cudaGetDeviceFlags(unsigned* flags);
+COLO_EXPORT int cudaDeviceReset(void);
+COLO_EXPORT int cudaDeviceCanAccessPeer(int* can_access, int device, int peer);
+COLO_EXPORT int cudaLaunchHostFunc(void* stream, void (*fn)(void*), void* data);
+COLO_EXPORT int cudaLaunchHostFunc_ptsz(void* stream, void (*fn)(void*),
+                                        void* data);
+COLO_EXPORT int cudaStreamAddCallback(void* stream,
+                                      void (*callback)(void*, int, void*),
+                                      void* data, unsigned flags);
+COLO_EXPORT int cudaStreamAddCallback_ptsz(void* stream,
+                                           void (*callback)(void*, int, void*),
+                                           void* data, unsigned flags);
+COLO_EXPORT int cudaEventRecordWithFlags(void* event, void* stream,
+                                         unsigned flags);
+COLO_EXPORT int cudaEventRecordWithFlags_ptsz(void* event, void* stream,
+                                              unsigned flags);
+COLO_EXPORT int cudaLaunchKernelExC(const void* config, const void* func,
+                                    void** args);
+COLO_EXPORT int cudaLaunchKernelExC_ptsz(const void* config, const void* func,
+                                         void** args);
+COLO_EXPORT int cudaDriverGetVersion(int* version);
 // dlsym is declared by <dlfcn.h>; the library defines it too.

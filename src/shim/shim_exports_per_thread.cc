@@ -158,3 +158,101 @@ int cudaGraphLaunch_ptsz(void* exec, void* stream) {
                          kCudaErrorSharedObjectSymbolNotFound, exec, stream);
   return Safe([&] { return cs::GraphLaunch(exec, PerThread(stream)); });
 }
+
+int cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count,
+                            size_t offset, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyToSymbol_ptds,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, src,
+                         count, offset, kind);
+  return Safe([&] {
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, nullptr, false);
+  });
+}
+
+int cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t count,
+                              size_t offset, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyFromSymbol_ptds,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
+                         count, offset, kind);
+  return Safe([&] {
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, nullptr,
+                                false);
+  });
+}
+
+int cudaMemcpyToSymbolAsync_ptsz(const void* symbol, const void* src,
+                                 size_t count, size_t offset, int kind,
+                                 void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyToSymbolAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, src,
+                         count, offset, kind, stream);
+  return Safe([&] {
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind,
+                              PerThread(stream), true);
+  });
+}
+
+int cudaMemcpyFromSymbolAsync_ptsz(void* dst, const void* symbol, size_t count,
+                                   size_t offset, int kind, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyFromSymbolAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
+                         count, offset, kind, stream);
+  return Safe([&] {
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind,
+                                PerThread(stream), true);
+  });
+}
+
+int cudaMemset2D_ptds(void* dev_ptr, size_t pitch, int value, size_t width,
+                      size_t height) {
+  COLO_FORWARD_IF_NEEDED(cudaMemset2D_ptds,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
+                         value, width, height);
+  return Safe([&] {
+    return cs::Memset2D(dev_ptr, pitch, value, width, height, nullptr, false);
+  });
+}
+
+int cudaMemset2DAsync_ptsz(void* dev_ptr, size_t pitch, int value, size_t width,
+                           size_t height, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemset2DAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
+                         value, width, height, stream);
+  return Safe([&] {
+    return cs::Memset2D(dev_ptr, pitch, value, width, height, PerThread(stream),
+                        true);
+  });
+}
+
+int cudaLaunchHostFunc_ptsz(void* stream, void (*fn)(void*), void* data) {
+  COLO_FORWARD_IF_NEEDED(cudaLaunchHostFunc_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, fn,
+                         data);
+  return Safe([&] { return cs::LaunchHostFunc(PerThread(stream), fn, data); });
+}
+
+int cudaStreamAddCallback_ptsz(void* stream,
+                               void (*callback)(void*, int, void*), void* data,
+                               unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamAddCallback_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, callback,
+                         data, flags);
+  return Safe([&] {
+    return cs::StreamAddCallback(PerThread(stream), callback, data, flags);
+  });
+}
+
+int cudaEventRecordWithFlags_ptsz(void* event, void* stream, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaEventRecordWithFlags_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, event, stream,
+                         flags);
+  return Safe([&] { return RecordWithFlags(event, PerThread(stream), flags); });
+}
+
+int cudaLaunchKernelExC_ptsz(const void* config, const void* func,
+                             void** args) {
+  COLO_FORWARD_IF_NEEDED(cudaLaunchKernelExC_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, config, func,
+                         args);
+  return Safe([&] { return LaunchEx(config, func, args, true); });
+}

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "cuda/cuda_abi.h"
 #include "shim/gate_runtime.h"
@@ -32,7 +33,7 @@ namespace {
 // pinned allocation (UVA: pinned host memory is addressable by the device).
 bool InAllocation(const State& s, const void* p, size_t bytes) {
   const auto a = reinterpret_cast<uintptr_t>(p);
-  for (const AllocationMap* map : {&s.allocations, &s.pinned}) {
+  for (const AllocationMap* map : {&s.allocations, &s.pinned, &s.registered}) {
     auto it = AllocationHolding(*map, a);
     if (it != map->end()) return bytes <= it->second - (a - it->first);
   }
@@ -317,6 +318,182 @@ int FreeHost(void* ptr) {
       return cuda::kCudaErrorInvalidValue;
   }
   std::free(ptr);
+  return kCudaSuccess;
+}
+
+namespace {
+
+enum CopyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
+
+// The symbol's shadow if `symbol` is registered and [offset, offset + count)
+// lies inside it; else the error.
+int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
+                char** bytes) {
+  auto it = s.symbols.find(symbol);
+  if (it == s.symbols.end()) return cuda::kCudaErrorInvalidSymbol;
+  if (offset > it->second.size || count > it->second.size - offset)
+    return cuda::kCudaErrorInvalidValue;
+  *bytes = static_cast<char*>(const_cast<void*>(symbol)) + offset;
+  return kCudaSuccess;
+}
+
+// A copy to or from a symbol: checked like any copy with the symbol's side
+// as device memory, run at once (after the kernels before it unless
+// `async`); not recorded into a capture.
+int SymbolCopy(void* dst, const void* src, size_t count, int kind, void* stream,
+               bool async, bool to_symbol) {
+  State& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (s.gate) return cuda::kCudaErrorNotSupported;
+  if (async) {
+    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+    if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+  }
+  const void* other = to_symbol ? src : dst;
+  if (kind == kHostToHost || kind == (to_symbol ? kDeviceToHost : kHostToDevice))
+    return cuda::kCudaErrorInvalidMemcpyDirection;
+  if (kind < kHostToHost || kind > kDefault) return cuda::kCudaErrorInvalidMemcpyDirection;
+  // The other side: host memory, or (device to device) an allocation.
+  if (count > 0 && other == nullptr) return cuda::kCudaErrorInvalidValue;
+  if (kind == kDeviceToDevice && count > 0 && !InAllocation(s, other, count))
+    return cuda::kCudaErrorInvalidValue;
+  lock.unlock();
+  if (!async) {
+    if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
+  }
+  if (count > 0) std::memmove(dst, src, count);
+  return kCudaSuccess;
+}
+
+}  // namespace
+
+int MemcpyToSymbol(const void* symbol, const void* src, size_t count,
+                   size_t offset, int kind, void* stream, bool async) {
+  char* bytes = nullptr;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
+      return err;
+  }
+  return SymbolCopy(bytes, src, count, kind, stream, async, true);
+}
+
+int MemcpyFromSymbol(void* dst, const void* symbol, size_t count,
+                     size_t offset, int kind, void* stream, bool async) {
+  char* bytes = nullptr;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
+      return err;
+  }
+  return SymbolCopy(dst, bytes, count, kind, stream, async, false);
+}
+
+int GetSymbolAddress(void** dev_ptr, const void* symbol) {
+  if (dev_ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.symbols.count(symbol)) return cuda::kCudaErrorInvalidSymbol;
+  *dev_ptr = const_cast<void*>(symbol);
+  return kCudaSuccess;
+}
+
+int GetSymbolSize(size_t* size, const void* symbol) {
+  if (size == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.symbols.find(symbol);
+  if (it == s.symbols.end()) return cuda::kCudaErrorInvalidSymbol;
+  *size = it->second.size;
+  return kCudaSuccess;
+}
+
+int MallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  if (ptr == nullptr || pitch == nullptr) return cuda::kCudaErrorInvalidValue;
+  constexpr size_t kPitchAlignment = 512;
+  if (width > SIZE_MAX - kPitchAlignment) return cuda::kCudaErrorMemoryAllocation;
+  const size_t padded = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  if (height != 0 && padded > SIZE_MAX / height) return cuda::kCudaErrorMemoryAllocation;
+  *pitch = padded;
+  return Malloc(ptr, padded * height);
+}
+
+int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
+             void* stream, bool async) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (s.gate) return cuda::kCudaErrorNotSupported;
+    if (async) {
+      if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+      if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+    }
+    if (width == 0 || height == 0) return kCudaSuccess;
+    if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
+      return cuda::kCudaErrorInvalidValue;
+  }
+  for (size_t row = 0; row < height; ++row)
+    std::memset(static_cast<char*>(ptr) + row * pitch, value, width);
+  return kCudaSuccess;
+}
+
+int HostRegister(void* ptr, size_t size, unsigned flags) {
+  (void)flags;  // portable / mapped / read-only: all the same here
+  if (ptr == nullptr || size == 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  const auto base = reinterpret_cast<uintptr_t>(ptr);
+  if (base > UINTPTR_MAX - size) return cuda::kCudaErrorInvalidValue;
+  // Overlapping pinned or registered memory: the first byte inside one, or
+  // one that starts inside [base, base + size).
+  for (const AllocationMap* map : {&s.pinned, &s.registered}) {
+    auto next = map->lower_bound(base);
+    if (AllocationHolding(*map, base) != map->end() ||
+        (next != map->end() && next->first < base + size))
+      return cuda::kCudaErrorHostMemoryAlreadyRegistered;
+  }
+  s.registered[base] = size;
+  return kCudaSuccess;
+}
+
+int HostUnregister(void* ptr) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.registered.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
+    return cuda::kCudaErrorHostMemoryNotRegistered;
+  return kCudaSuccess;
+}
+
+int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags) {
+  if (dev_ptr == nullptr || flags != 0) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  const auto p = reinterpret_cast<uintptr_t>(host_ptr);
+  if (AllocationHolding(s.pinned, p) == s.pinned.end() &&
+      AllocationHolding(s.registered, p) == s.registered.end())
+    return cuda::kCudaErrorInvalidValue;
+  *dev_ptr = host_ptr;  // UVA: the same address
+  return kCudaSuccess;
+}
+
+int DeviceReset() {
+  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
+  std::vector<uintptr_t> bases;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.gate) return cuda::kCudaErrorNotSupported;
+    for (const auto& [base, size] : s.allocations) bases.push_back(base);
+    s.func_settings.clear();
+    s.device_flags = 0;
+  }
+  for (uintptr_t base : bases) {
+    if (int err = Free(reinterpret_cast<void*>(base)); err != kCudaSuccess) return err;
+  }
   return kCudaSuccess;
 }
 

@@ -323,6 +323,16 @@ void ForgetFatBinary(const void* fat_binary) {
   s.fat_binary_kernels.erase(fat_binary);
   std::erase_if(s.fat_binary_of,
                 [&](const auto& kv) { return kv.second == fat_binary; });
+  std::erase_if(s.symbols, [&](const auto& kv) {
+    return kv.second.fat_binary == fat_binary;
+  });
+}
+
+void RegisterSymbol(const void* host_var, size_t size, const void* fat_binary) {
+  if (host_var == nullptr) return;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.symbols[host_var] = State::Symbol{size, fat_binary};
 }
 
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream) {

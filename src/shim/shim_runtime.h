@@ -75,6 +75,9 @@ void RegisterFunction(const void* host_fun, const char* device_name,
                       const void* fat_binary);
 // Drops what was read from, or remembered about, `fat_binary` (unloaded).
 void ForgetFatBinary(const void* fat_binary);
+// A __device__ or __constant__ variable: its host shadow and size
+// (__cudaRegisterVar); the symbol the calls below take.
+void RegisterSymbol(const void* host_var, size_t size, const void* fat_binary);
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream);
 int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream);
 // `args`: the kernel's parameter pointers (gate mode copies the values).
@@ -219,6 +222,51 @@ int EventElapsedTime(float* ms, void* start, void* end);
 int EventDestroy(void* event);
 
 int DeviceSynchronize();
+
+// Sim mode's forms of further runtime calls (shim_memory.cc, shim_streams.cc,
+// runtime_queries.cc); gate mode answers cudaErrorNotSupported for
+// those that must keep their order behind the program's kernels, and the
+// export layer forwards the rest to the real runtime.
+//
+// Symbols: the variable's bytes are its host shadow. An unregistered symbol
+// is cudaErrorInvalidSymbol; `offset` + `count` beyond its size, or a source
+// / destination the kind calls device memory outside an allocation,
+// cudaErrorInvalidValue; a kind that does not fit (to a symbol from device
+// to host, say) cudaErrorInvalidMemcpyDirection. The synchronous forms wait
+// for the kernels before them, as cudaMemcpy does.
+int MemcpyToSymbol(const void* symbol, const void* src, size_t count,
+                   size_t offset, int kind, void* stream, bool async);
+int MemcpyFromSymbol(void* dst, const void* symbol, size_t count,
+                     size_t offset, int kind, void* stream, bool async);
+int GetSymbolAddress(void** dev_ptr, const void* symbol);
+int GetSymbolSize(size_t* size, const void* symbol);
+// Rows padded to a multiple of 512 bytes.
+int MallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
+// `height` rows of `width` bytes, `pitch` apart, inside one allocation.
+int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
+             void* stream, bool async);
+// Host memory the program allocated itself, made addressable like pinned
+// memory (cudaErrorHostMemoryAlreadyRegistered if it overlaps registered or
+// pinned memory); unregistering needs the registered base
+// (cudaErrorHostMemoryNotRegistered). The device pointer of pinned or
+// registered host memory is the host pointer (UVA).
+int HostRegister(void* ptr, size_t size, unsigned flags);
+int HostUnregister(void* ptr);
+int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags);
+int SetDeviceFlags(unsigned flags);
+int GetDeviceFlags(unsigned* flags);
+// Waits for the device, then returns every allocation to colod (CUDA
+// destroys the context; streams and events stay usable here).
+int DeviceReset();
+int DeviceCanAccessPeer(int* can_access, int device, int peer);
+// Host work in stream order: the calling thread waits for the stream, then
+// runs it (CUDA runs it on a thread of its own when the stream gets there;
+// the order is the same, the caller returns later). Not while the stream
+// captures (cudaErrorStreamCaptureUnsupported). AddCallback's `flags` must
+// be 0.
+int LaunchHostFunc(void* stream, void (*fn)(void*), void* data);
+int StreamAddCallback(void* stream, void (*fn)(void*, int, void*), void* data,
+                      unsigned flags);
 int GetDeviceProperties(void* prop, int device);
 
 }  // namespace colo::shim

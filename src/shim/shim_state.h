@@ -136,6 +136,15 @@ struct State {
   std::unordered_set<Event*> events;
   std::unordered_set<uintptr_t> managed;  // sim mode: managed allocations.
   AllocationMap pinned;  // sim mode: pinned host memory.
+  AllocationMap registered;  // sim mode: cudaHostRegister'ed host memory.
+  // __device__ / __constant__ variables: host shadow -> size, and the fat
+  // binary each came with (sim mode's device copy is the shadow itself).
+  struct Symbol {
+    size_t size = 0;
+    const void* fat_binary = nullptr;
+  };
+  std::unordered_map<const void*, Symbol> symbols;
+  unsigned device_flags = 0;  // sim mode: cudaSetDeviceFlags.
   std::map<int, size_t> limits;  // sim mode: cudaDeviceSetLimit's values.
   std::unordered_set<Graph*> graphs;
   std::unordered_set<GraphExec*> graph_execs;

@@ -211,4 +211,37 @@ int DeviceSynchronize() {
   return SyncTo(s, s.last_seq);
 }
 
+namespace {
+
+// Waits until `stream`'s work before now has ended, then runs `run` on this
+// thread without the interposer's lock.
+template <typename Run>
+int AfterStream(void* stream, Run run) {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (s.gate) return cuda::kCudaErrorNotSupported;
+    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+    if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+  }
+  const int err = StreamSynchronize(stream);
+  if (err != kCudaSuccess) return err;
+  run(err);
+  return kCudaSuccess;
+}
+
+}  // namespace
+
+int LaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
+  if (fn == nullptr) return cuda::kCudaErrorInvalidValue;
+  return AfterStream(stream, [&](int) { fn(data); });
+}
+
+int StreamAddCallback(void* stream, void (*fn)(void*, int, void*), void* data,
+                      unsigned flags) {
+  if (fn == nullptr || flags != 0) return cuda::kCudaErrorInvalidValue;
+  return AfterStream(stream, [&](int status) { fn(stream, status, data); });
+}
+
 }  // namespace colo::shim

@@ -320,6 +320,62 @@ TEST(ColodIntegrationTest, LaunchesCudaRefusesFailAtTheLaunch) {
   })) << colod.Stats().dump();
 }
 
+// Runtime calls programs use less often work in sim mode as CUDA documents
+// them (before, each reached the real runtime, which has no GPU behind
+// colod, and failed with cudaErrorInsufficientDriver): symbols, pitched
+// memory, registered host memory, device flags, the driver version, peer
+// access, host callbacks, event records with flags, cudaLaunchKernelEx and
+// cudaDeviceReset; built plainly and with --default-stream per-thread.
+TEST(ColodIntegrationTest, LessCommonRuntimeCallsWorkInSimMode) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  for (const char* program : {"runtime_extras", "runtime_extras_per_thread"}) {
+    SCOPED_TRACE(program);
+    auto p = colod.Run(dir, "extras", {Program(program)});
+    ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+    const std::string out = p->Output();
+    for (const char* ok :
+         {"to_symbol", "from_symbol", "to_symbol_async", "from_symbol_async",
+          "symbol_address", "symbol_size_err", "malloc_pitch", "memset2d",
+          "memset2d_async", "host_register", "host_device_pointer",
+          "host_unregister", "set_flags", "can_access_peer", "host_func",
+          "callback", "record_with_flags", "launch_ex", "reset"}) {
+      EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+    }
+    // What the calls gave back.
+    for (const char* yes :
+         {"symbol_round_trip", "symbol_address_set", "memset2d_rows",
+          "host_device_pointer_same", "flags_blocking_sync",
+          "driver_at_least_runtime"}) {
+      EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
+    }
+    EXPECT_EQ(ValueOf(out, "symbol_async_value"), 7) << out;
+    EXPECT_EQ(ValueOf(out, "symbol_size"), 64) << out;
+    EXPECT_EQ(ValueOf(out, "pitch_bytes"), 512) << out;
+    EXPECT_EQ(ValueOf(out, "registered_type"), 1) << out;  // cudaMemoryTypeHost
+    EXPECT_EQ(ValueOf(out, "peer_access"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "host_work_ran"), 11) << out;  // both, in order
+    // And what CUDA refuses.
+    EXPECT_EQ(ValueOf(out, "to_symbol_past_end"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "not_a_symbol"), 13) << out;  // cudaErrorInvalidSymbol
+    EXPECT_EQ(ValueOf(out, "to_symbol_wrong_kind"), 21) << out;
+    EXPECT_EQ(ValueOf(out, "memset2d_wider_than_pitch"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "memset2d_past_end"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "host_register_again"), 712) << out;
+    EXPECT_EQ(ValueOf(out, "host_unregister_again"), 713) << out;
+    EXPECT_EQ(ValueOf(out, "set_flags_bad"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "can_access_peer_1"), 101) << out;
+    EXPECT_EQ(ValueOf(out, "record_with_bad_flags"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "launch_ex_too_big"), 9) << out;
+    EXPECT_EQ(ValueOf(out, "free_after_reset"), 1) << out;  // reset freed it
+    EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+      return j["memory_used"] == 0;
+    }));
+  }
+}
+
 TEST(ColodIntegrationTest, ColodDeathGivesAClearCudaErrorNotAHang) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;

@@ -1,0 +1,232 @@
+// The extern "C" layer for runtime calls programs use less often than those
+// of shim_exports.cc: symbols (__constant__ / __device__ variables), pitched
+// memory, registered host memory, device flags and reset, peer access, host
+// callbacks in stream order, event records with flags and launches with a
+// launch configuration (cudaLaunchKernelExC). Before, they reached the real
+// runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
+// Gate mode forwards those that need no order behind the program's kernels.
+#include <cstring>
+
+#include "shim/export_forwarding.h"
+
+using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
+using colo::cuda::kCudaSuccess;
+
+namespace colo::shim::exports {
+
+// cudaEventRecordWithFlags: 0 or cudaEventRecordExternal (1) record as
+// cudaEventRecord does.
+int RecordWithFlags(void* event, void* stream, unsigned flags) {
+  if (flags > 1) return cuda::kCudaErrorInvalidValue;
+  return cs::EventRecord(event, stream);
+}
+
+// cudaLaunchKernelExC: the launch its configuration describes; launch
+// attributes (cluster dimensions, priorities, ...) are not modelled.
+// `per_thread`: stream 0 is cudaStreamPerThread.
+int LaunchEx(const void* config, const void* func, void** args,
+             bool per_thread) {
+  if (config == nullptr) return cuda::kCudaErrorInvalidValue;
+  cuda::LaunchConfig c;
+  std::memcpy(&c, config, sizeof(c));
+  void* stream = c.stream;
+  if (per_thread && stream == nullptr) stream = reinterpret_cast<void*>(0x2);
+  return cs::Launch(func, Dim{c.grid[0], c.grid[1], c.grid[2]},
+                    Dim{c.block[0], c.block[1], c.block[2]},
+                    c.dynamic_smem_bytes, stream, args);
+}
+
+}  // namespace colo::shim::exports
+
+int cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count,
+                       size_t offset, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyToSymbol,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, src,
+                         count, offset, kind);
+  return Safe([&] {
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, nullptr, false);
+  });
+}
+
+int cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count,
+                         size_t offset, int kind) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyFromSymbol,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
+                         count, offset, kind);
+  return Safe([&] {
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, nullptr,
+                                false);
+  });
+}
+
+int cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
+                            size_t offset, int kind, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyToSymbolAsync,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, src,
+                         count, offset, kind, stream);
+  return Safe([&] {
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, stream, true);
+  });
+}
+
+int cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count,
+                              size_t offset, int kind, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemcpyFromSymbolAsync,
+                         kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
+                         count, offset, kind, stream);
+  return Safe([&] {
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, stream, true);
+  });
+}
+
+int cudaGetSymbolAddress(void** dev_ptr, const void* symbol) {
+  COLO_FORWARD_IF_NEEDED(cudaGetSymbolAddress,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, symbol);
+  COLO_FORWARD_IN_GATE(cudaGetSymbolAddress,
+                       kCudaErrorSharedObjectSymbolNotFound, dev_ptr, symbol);
+  return Safe([&] { return cs::GetSymbolAddress(dev_ptr, symbol); });
+}
+
+int cudaGetSymbolSize(size_t* size, const void* symbol) {
+  COLO_FORWARD_IF_NEEDED(cudaGetSymbolSize,
+                         kCudaErrorSharedObjectSymbolNotFound, size, symbol);
+  COLO_FORWARD_IN_GATE(cudaGetSymbolSize, kCudaErrorSharedObjectSymbolNotFound,
+                       size, symbol);
+  return Safe([&] { return cs::GetSymbolSize(size, symbol); });
+}
+
+int cudaMallocPitch(void** dev_ptr, size_t* pitch, size_t width,
+                    size_t height) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocPitch, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, pitch, width, height);
+  return Safe([&] { return cs::MallocPitch(dev_ptr, pitch, width, height); });
+}
+
+int cudaMemset2D(void* dev_ptr, size_t pitch, int value, size_t width,
+                 size_t height) {
+  COLO_FORWARD_IF_NEEDED(cudaMemset2D, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, pitch, value, width, height);
+  return Safe([&] {
+    return cs::Memset2D(dev_ptr, pitch, value, width, height, nullptr, false);
+  });
+}
+
+int cudaMemset2DAsync(void* dev_ptr, size_t pitch, int value, size_t width,
+                      size_t height, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemset2DAsync,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
+                         value, width, height, stream);
+  return Safe([&] {
+    return cs::Memset2D(dev_ptr, pitch, value, width, height, stream, true);
+  });
+}
+
+int cudaHostRegister(void* ptr, size_t size, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaHostRegister, kCudaErrorSharedObjectSymbolNotFound,
+                         ptr, size, flags);
+  COLO_FORWARD_IN_GATE(cudaHostRegister, kCudaErrorSharedObjectSymbolNotFound,
+                       ptr, size, flags);
+  return Safe([&] { return cs::HostRegister(ptr, size, flags); });
+}
+
+int cudaHostUnregister(void* ptr) {
+  COLO_FORWARD_IF_NEEDED(cudaHostUnregister,
+                         kCudaErrorSharedObjectSymbolNotFound, ptr);
+  COLO_FORWARD_IN_GATE(cudaHostUnregister, kCudaErrorSharedObjectSymbolNotFound,
+                       ptr);
+  return Safe([&] { return cs::HostUnregister(ptr); });
+}
+
+int cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaHostGetDevicePointer,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr,
+                         host_ptr, flags);
+  COLO_FORWARD_IN_GATE(cudaHostGetDevicePointer,
+                       kCudaErrorSharedObjectSymbolNotFound, dev_ptr, host_ptr,
+                       flags);
+  return Safe(
+      [&] { return cs::HostGetDevicePointer(dev_ptr, host_ptr, flags); });
+}
+
+int cudaSetDeviceFlags(unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaSetDeviceFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, flags);
+  COLO_FORWARD_IN_GATE(cudaSetDeviceFlags, kCudaErrorSharedObjectSymbolNotFound,
+                       flags);
+  return Safe([&] { return cs::SetDeviceFlags(flags); });
+}
+
+int cudaGetDeviceFlags(unsigned* flags) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDeviceFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, flags);
+  COLO_FORWARD_IN_GATE(cudaGetDeviceFlags, kCudaErrorSharedObjectSymbolNotFound,
+                       flags);
+  return Safe([&] { return cs::GetDeviceFlags(flags); });
+}
+
+int cudaDeviceReset(void) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceReset, kCudaErrorSharedObjectSymbolNotFound);
+  return Safe([&] { return cs::DeviceReset(); });
+}
+
+int cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  COLO_FORWARD_IF_NEEDED(cudaDeviceCanAccessPeer,
+                         kCudaErrorSharedObjectSymbolNotFound, can_access,
+                         device, peer);
+  COLO_FORWARD_IN_GATE(cudaDeviceCanAccessPeer,
+                       kCudaErrorSharedObjectSymbolNotFound, can_access, device,
+                       peer);
+  return Safe(
+      [&] { return cs::DeviceCanAccessPeer(can_access, device, peer); });
+}
+
+int cudaLaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
+  COLO_FORWARD_IF_NEEDED(cudaLaunchHostFunc,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, fn,
+                         data);
+  return Safe([&] { return cs::LaunchHostFunc(stream, fn, data); });
+}
+
+int cudaStreamAddCallback(void* stream, void (*callback)(void*, int, void*),
+                          void* data, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaStreamAddCallback,
+                         kCudaErrorSharedObjectSymbolNotFound, stream, callback,
+                         data, flags);
+  return Safe(
+      [&] { return cs::StreamAddCallback(stream, callback, data, flags); });
+}
+
+int cudaEventRecordWithFlags(void* event, void* stream, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaEventRecordWithFlags,
+                         kCudaErrorSharedObjectSymbolNotFound, event, stream,
+                         flags);
+  return Safe([&] { return RecordWithFlags(event, stream, flags); });
+}
+
+int cudaLaunchKernelExC(const void* config, const void* func, void** args) {
+  COLO_FORWARD_IF_NEEDED(cudaLaunchKernelExC,
+                         kCudaErrorSharedObjectSymbolNotFound, config, func,
+                         args);
+  return Safe([&] { return LaunchEx(config, func, args, false); });
+}
+
+// The driver's version: in sim mode the CUDA runtime's own (colod's GPU
+// "has" a driver as new as the runtime the program uses).
+int cudaDriverGetVersion(int* version) {
+  COLO_FORWARD_IF_NEEDED(cudaDriverGetVersion,
+                         kCudaErrorSharedObjectSymbolNotFound, version);
+  COLO_FORWARD_IN_GATE(cudaDriverGetVersion,
+                       kCudaErrorSharedObjectSymbolNotFound, version);
+  if (version == nullptr)
+    return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
+  using Dlsym = void* (*)(void*, const char*);
+  using GetVersion = int (*)(int*);
+  auto real_dlsym = reinterpret_cast<Dlsym>(cs::Real(cs::HookId::k_dlsym));
+  auto runtime_version = real_dlsym == nullptr
+                             ? nullptr
+                             : reinterpret_cast<GetVersion>(real_dlsym(
+                                   RTLD_NEXT, "cudaRuntimeGetVersion"));
+  if (runtime_version == nullptr || runtime_version(version) != kCudaSuccess)
+    *version = 13000;
+  return kCudaSuccess;
+}
