@@ -345,6 +345,7 @@ void Daemon::OnSocketReadable(Client& c) {
       StatusReplyMsg r;
       Status s = ledger_.Reserve(
           c.id, a->address, static_cast<int64_t>(a->bytes), c.launched == 0);
+      if (s.ok()) PostDeviceFree();
       if (!s.ok()) {
         r.cuda_error = s.code() == StatusCode::kResourceExhausted
                            ? cuda::kCudaErrorMemoryAllocation
@@ -363,6 +364,7 @@ void Daemon::OnSocketReadable(Client& c) {
       StatusReplyMsg r;
       if (!ledger_.Release(c.id, f->address).ok())
         r.cuda_error = cuda::kCudaErrorInvalidValue;
+      PostDeviceFree();
       if (!SendStruct(c.fd, MsgType::kStatusReply, r).ok())
         Drop(c.id, "disconnected");
       return;
@@ -434,6 +436,7 @@ void Daemon::OnHello(Client& c, Message& m) {
     c.cls = d.granted;
     policy_->SetClientClass(c.id, c.cls);
     ledger_.AddClient(c.id, config_.memory_limit_bytes);
+    PostDeviceFree();
     ++clients_served_;
     Log("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id, c.peer.pid,
         c.peer.uid, c.program.c_str(), PriorityClassName(c.cls), d.reason.c_str());
@@ -693,6 +696,13 @@ void Daemon::OnGateReadable(Client& c) {
   }
 }
 
+void Daemon::PostDeviceFree() {
+  const int64_t left = ledger_.device_bytes() - ledger_.device_used();
+  for (auto& [id, c] : clients_) {
+    if (c->ring) c->ring->control().device_free.store(left, std::memory_order_release);
+  }
+}
+
 void Daemon::ForgetIdleKernelShapes() {
   std::unordered_set<const KernelDesc*> in_use;
   for (const auto& [key, f] : in_flight_) in_use.insert(f->kernel);
@@ -769,6 +779,7 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
   }
   const int64_t returned =
       c.registered && c.role == ClientRole::kApp ? ledger_.RemoveClient(id) : 0;
+  if (returned > 0) PostDeviceFree();
   if (c.registered && c.role == ClientRole::kApp) policy_->ReleaseClient(id);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   if (c.ring) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.ring->eventfd(), nullptr);

@@ -133,6 +133,8 @@ class Daemon final : private cuda::GateSink {
   // Gate mode: reads the client's kDone packets.
   void OnGateReadable(Client& c);
   void UpdateWatermark(Client& c);
+  // Posts the device's free memory on every client's ring.
+  void PostDeviceFree();
   // Drops the kernel descriptors (and SimGpu's models of them) that no
   // launch in flight uses.
   void ForgetIdleKernelShapes();

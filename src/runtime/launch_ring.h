@@ -78,6 +78,10 @@ struct RingControl {
   // blocking at once (colod's clients and colod itself fit the machine's
   // CPUs, the rule CUDA's default scheduling applies to its contexts).
   std::atomic<uint32_t> sync_spin_ok{0};
+  // Written by colod whenever device memory is reserved or returned: what
+  // the device has left for everyone (bytes; -1: not posted yet), so that
+  // cudaMemGetInfo counts the other clients' allocations too.
+  alignas(64) std::atomic<int64_t> device_free{-1};
   // Written by colod: when launches ended, for cudaEventElapsedTime (steady
   // clock nanoseconds: CLOCK_MONOTONIC, which both processes read). Slot
   // seq % kDoneSlots describes launch `seq` (0: none yet): `end_ns` when it

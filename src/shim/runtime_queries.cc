@@ -107,6 +107,18 @@ int PointerGetAttributes(void* attr, const void* ptr) {
   return kCudaSuccess;
 }
 
+int DeviceCount(int* count) {
+  if (count == nullptr) return cuda::kCudaErrorInvalidValue;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  // colod's one (simulated) GPU, when colod is there; otherwise none, as
+  // CUDA answers on a machine without a GPU (frameworks then run on the
+  // CPU instead of failing at their first allocation).
+  const bool reachable = Connected(s) == kCudaSuccess;
+  *count = reachable ? 1 : 0;
+  return reachable ? kCudaSuccess : cuda::kCudaErrorNoDevice;
+}
+
 int SetDeviceFlags(unsigned flags) {
   // cudaDeviceScheduleMask (0x07: at most one of spin / yield / blocking
   // sync), cudaDeviceMapHost (0x08), cudaDeviceLmemResizeToMax (0x10).

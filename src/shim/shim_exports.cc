@@ -575,10 +575,7 @@ int cudaGetDeviceCount(int* count) {
                          kCudaErrorSharedObjectSymbolNotFound, count);
   COLO_FORWARD_IN_GATE(cudaGetDeviceCount, kCudaErrorSharedObjectSymbolNotFound,
                        count);
-  if (count == nullptr)
-    return cs::RecordError(colo::cuda::kCudaErrorInvalidValue);
-  *count = 1;  // colod's one (simulated) GPU.
-  return kCudaSuccess;
+  return Safe([&] { return cs::DeviceCount(count); });
 }
 
 int cudaGetDevice(int* device) {

@@ -261,13 +261,17 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
 namespace {
 
 // What this client may still allocate: its limit (or the device's memory)
-// less what it holds. REQUIRES: s.mu held, connected.
+// less what it holds, and no more than the device has left. REQUIRES: s.mu held, connected.
 int64_t LeftUnderLimit(const State& s) {
   const runtime::WelcomeMsg& w = s.client->welcome();
   const int64_t cap = w.memory_limit > 0 && w.memory_limit < w.memory_bytes
                           ? w.memory_limit
                           : w.memory_bytes;
-  return cap > s.allocated ? cap - s.allocated : 0;
+  const int64_t own = cap > s.allocated ? cap - s.allocated : 0;
+  // Nor more than the device has left, other clients' allocations counted.
+  const int64_t device =
+      s.client->ring()->control().device_free.load(std::memory_order_acquire);
+  return device >= 0 ? std::min(own, device) : own;
 }
 
 }  // namespace

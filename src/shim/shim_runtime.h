@@ -253,6 +253,8 @@ int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
 int HostRegister(void* ptr, size_t size, unsigned flags);
 int HostUnregister(void* ptr);
 int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags);
+// 1 with colod; 0 and cudaErrorNoDevice where colod cannot be reached.
+int DeviceCount(int* count);
 int SetDeviceFlags(unsigned flags);
 int GetDeviceFlags(unsigned* flags);
 // Waits for the device, then returns every allocation to colod (CUDA

@@ -413,6 +413,16 @@ TEST(ColodIntegrationTest, NoColodGivesACudaErrorAtOnce) {
   EXPECT_NE(ReadFile(dir.path() + "/err")
                 .find("colo: lost colod: cannot reach colod"),
             std::string::npos);
+  // Asked how many GPUs there are, the answer is none (as CUDA answers on a
+  // machine without one), not colod's one GPU.
+  Process count({Program("gate_smoke")},
+                {{"LD_PRELOAD", kPreload},
+                 {"COLO_SOCKET", dir.path() + "/none.sock"}},
+                dir.path() + "/count.out", dir.path() + "/count.err");
+  count.Wait(seconds(10));
+  EXPECT_EQ(ValueOf(count.Output(), "device_count_error"), 100)  // NoDevice
+      << count.Output();
+  EXPECT_EQ(ValueOf(count.Output(), "device_count"), 0) << count.Output();
 }
 
 TEST(ColodIntegrationTest, DriverApiThroughDlsymAndCuGetProcAddress) {
@@ -519,6 +529,27 @@ TEST(ColodIntegrationTest, MemGetInfoReportsWhatTheClientMayStillAllocate) {
   EXPECT_EQ(ValueOf(out, "mem_info_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "mem_free"), (1 << 20) - 4096) << out;
   EXPECT_EQ(ValueOf(out, "mem_total"), 40LL << 30) << out;
+}
+
+TEST(ColodIntegrationTest, MemGetInfoCountsOtherClientsAllocations) {
+  // Another client holds 39 of the A100's 40 GiB: a program without a limit
+  // of its own is told what the device has left (1 GiB less the 4 KiB it
+  // holds itself), not 40 GiB less its own (which colod would refuse).
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  runtime::ClientOptions o;
+  o.socket_path = colod.socket();
+  o.program = "holder";
+  auto holder = runtime::RuntimeClient::Connect(o);
+  ASSERT_TRUE(holder.ok()) << holder.status().message();
+  Result<int> held = (*holder)->Alloc(0x10000, 39ULL << 30);
+  ASSERT_TRUE(held.ok() && *held == 0);
+  auto p = colod.Run(dir, "smoke", {Program("gate_smoke")});
+  ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "mem_free"), (1LL << 30) - 4096) << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "mem_total"), 40LL << 30) << p->Output();
 }
 
 TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
