@@ -341,23 +341,25 @@ int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
   return kCudaSuccess;
 }
 
-// A copy to or from a symbol: checked like any copy with the symbol's side
-// as device memory, run at once (after the kernels before it unless
-// `async`); not recorded into a capture.
-int SymbolCopy(void* dst, const void* src, size_t count, int kind, void* stream,
-               bool async, bool to_symbol) {
+// A copy of `count` bytes between the symbol (from `offset`) and `other`,
+// checked like any copy with the symbol's side as device memory, run at once
+// (after the kernels before it unless `async`); not recorded into a capture.
+int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
+               int kind, void* stream, bool async, bool to_symbol) {
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (s.gate) return cuda::kCudaErrorNotSupported;
+  char* bytes = nullptr;
+  if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
+    return err;
   if (async) {
     if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
     if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
   }
-  const void* other = to_symbol ? src : dst;
-  if (kind == kHostToHost || kind == (to_symbol ? kDeviceToHost : kHostToDevice))
+  if (kind < kHostToHost || kind > kDefault || kind == kHostToHost ||
+      kind == (to_symbol ? kDeviceToHost : kHostToDevice))
     return cuda::kCudaErrorInvalidMemcpyDirection;
-  if (kind < kHostToHost || kind > kDefault) return cuda::kCudaErrorInvalidMemcpyDirection;
   // The other side: host memory, or (device to device) an allocation.
   if (count > 0 && other == nullptr) return cuda::kCudaErrorInvalidValue;
   if (kind == kDeviceToDevice && count > 0 && !InAllocation(s, other, count))
@@ -366,7 +368,12 @@ int SymbolCopy(void* dst, const void* src, size_t count, int kind, void* stream,
   if (!async) {
     if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
   }
-  if (count > 0) std::memmove(dst, src, count);
+  if (count > 0) {
+    if (to_symbol)
+      std::memmove(bytes, other, count);
+    else
+      std::memmove(other, bytes, count);
+  }
   return kCudaSuccess;
 }
 
@@ -374,26 +381,13 @@ int SymbolCopy(void* dst, const void* src, size_t count, int kind, void* stream,
 
 int MemcpyToSymbol(const void* symbol, const void* src, size_t count,
                    size_t offset, int kind, void* stream, bool async) {
-  char* bytes = nullptr;
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
-      return err;
-  }
-  return SymbolCopy(bytes, src, count, kind, stream, async, true);
+  return SymbolCopy(symbol, offset, const_cast<void*>(src), count, kind, stream,
+                    async, true);
 }
 
 int MemcpyFromSymbol(void* dst, const void* symbol, size_t count,
                      size_t offset, int kind, void* stream, bool async) {
-  char* bytes = nullptr;
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
-      return err;
-  }
-  return SymbolCopy(dst, bytes, count, kind, stream, async, false);
+  return SymbolCopy(symbol, offset, dst, count, kind, stream, async, false);
 }
 
 int GetSymbolAddress(void** dev_ptr, const void* symbol) {
