@@ -373,7 +373,10 @@ void Daemon::OnSocketReadable(Client& c) {
       Result<SyncMsg> s = PayloadAs<SyncMsg>(m);
       if (!s.ok()) return Drop(c.id, "protocol error: " + s.status().message());
       if (!DrainRing(c)) return;
+      if (s->scope > static_cast<uint32_t>(SyncScope::kLaunch))
+        return Drop(c.id, "protocol error: sync scope " + std::to_string(s->scope));
       c.pending_sync = s->seq;
+      c.pending_sync_scope = static_cast<SyncScope>(s->scope);
       ReplySyncIfDone(c);
       return;
     }
@@ -736,8 +739,13 @@ void Daemon::UpdateWatermark(Client& c) {
 }
 
 void Daemon::ReplySyncIfDone(Client& c) {
-  if (!c.pending_sync || c.watermark < std::min(*c.pending_sync, c.last_seq))
-    return;
+  if (!c.pending_sync) return;
+  const bool done =
+      c.pending_sync_scope == SyncScope::kLaunch
+          ? std::min(*c.pending_sync, c.last_seq) <= c.watermark ||
+                c.outstanding.count(std::min(*c.pending_sync, c.last_seq)) == 0
+          : c.watermark >= std::min(*c.pending_sync, c.last_seq);
+  if (!done) return;
   if (*c.pending_sync > c.last_seq) {
     // The client says it launched more than its ring holds: impossible.
     doomed_.emplace_back(c.id, "protocol error: sync on launch " +

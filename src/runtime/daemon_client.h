@@ -43,6 +43,7 @@ struct Daemon::Client {
   uint64_t watermark = 0;  // every launch <= this has finished.
   int sticky_error = 0;    // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;
+  SyncScope pending_sync_scope = SyncScope::kAllBefore;
   int64_t launched = 0;
   int64_t completed = 0;
   DeviceTime device_time;

@@ -34,6 +34,9 @@ uint32_t EntryChecksum(const RingEntry& e) {
 
 void PostLaunchEnd(RingControl& c, uint64_t seq, int64_t end_ns) {
   RingControl::DoneSlot& d = c.done[seq % kDoneSlots];
+  // Launches on different streams end out of order: an old one ending late
+  // must not take the slot back from a later one.
+  if (d.seq.load(std::memory_order_relaxed) > seq) return;  // colod wrote it
   d.seq.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
   d.end_ns.store(end_ns, std::memory_order_relaxed);

@@ -96,7 +96,8 @@ struct RingControl {
   alignas(64) DoneSlot done[kDoneSlots];
 };
 
-// colod: launch `seq` ended at `end_ns`.
+// colod: launch `seq` ended at `end_ns` (nothing if its slot already
+// describes a later launch).
 void PostLaunchEnd(RingControl& c, uint64_t seq, int64_t end_ns);
 // colod: launch `seq` and every one before it have ended, by `at_ns`. A
 // launch that never posted its end (the device refused it) gets a slot

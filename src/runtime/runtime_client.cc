@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace colo::runtime {
 
@@ -125,9 +126,20 @@ void RuntimeClient::SpinUntilReadable(Duration spin) const {
   }
 }
 
-Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq) {
-  SyncMsg msg{seq};
-  std::lock_guard<std::mutex> lock(call_mu_);
+Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq, SyncScope scope,
+                                         const std::function<bool()>& done) {
+  SyncMsg msg;
+  msg.seq = seq;
+  msg.scope = static_cast<uint32_t>(scope);
+  std::unique_lock<std::mutex> lock(call_mu_, std::defer_lock);
+  if (done) {
+    while (!lock.try_lock()) {
+      if (done()) return SyncReplyMsg{};
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  } else {
+    lock.lock();
+  }
   COLO_RETURN_IF_ERROR(SendMessage(fd_, MsgType::kSync, &msg, sizeof(msg)));
   if (ring_ && ring_->control().sync_spin_ok.load(std::memory_order_relaxed))
     SpinUntilReadable(sync_spin_);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -73,8 +74,13 @@ class RuntimeClient {
   Result<int> Alloc(uint64_t address, uint64_t bytes);
   // Returns the allocation at `address` to colod's accounting.
   Result<int> Free(uint64_t address);
-  // Waits until every launch with sequence <= seq has finished.
-  Result<SyncReplyMsg> Sync(uint64_t seq);
+  // Waits until every launch with sequence <= seq has finished (kAllBefore)
+  // or launch `seq` has (kLaunch). While another thread's round trip holds
+  // the socket, `done` (if given) is asked every 20 us: when it says the
+  // wait is over, Sync returns success without a round trip.
+  Result<SyncReplyMsg> Sync(uint64_t seq,
+                            SyncScope scope = SyncScope::kAllBefore,
+                            const std::function<bool()>& done = {});
   // colod's state as JSON text (the `colo top` view).
   Result<std::string> Stats();
 

@@ -106,8 +106,15 @@ struct StatusReplyMsg {
   int32_t reserved = 0;
 };
 
+// What a sync waits for: every launch up to `seq` (the legacy default
+// stream, the device), or launch `seq` alone, and with it every earlier
+// launch of its stream (stream order: a stream or an event on one).
+enum class SyncScope : uint32_t { kAllBefore = 0, kLaunch = 1 };
+
 struct SyncMsg {
-  uint64_t seq = 0;  // wait until every launch with sequence <= seq finished.
+  uint64_t seq = 0;
+  uint32_t scope = 0;  // SyncScope
+  uint32_t reserved = 0;
 };
 
 struct SyncReplyMsg {

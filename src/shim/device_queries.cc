@@ -160,7 +160,9 @@ int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
       grid.z > 65535) {
     return cuda::kCudaErrorInvalidConfiguration;
   }
-  if (s.gate == nullptr &&
+  // Driver-API functions opt in with cuFuncSetAttribute, which the
+  // interposer does not see: their launches are not checked here.
+  if (s.gate == nullptr && s.function_module.count(func) == 0 &&
       static_cast<int64_t>(std::min<size_t>(shared_mem, INT64_MAX)) >
           MaxDynamicSharedLocked(s, func, ResourcesLocked(s, func))) {
     return cuda::kCudaErrorInvalidValue;

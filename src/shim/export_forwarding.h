@@ -28,6 +28,12 @@ int Safe(F f) noexcept {
 
 inline Dim D(colo_dim3 d) { return Dim{d.x, d.y, d.z}; }
 
+// A stream argument of a per-thread-default-stream entry point (`_ptsz`,
+// `_ptds`): there stream 0 is the calling thread's own default stream.
+inline void* PerThread(void* stream) {
+  return OwnStream(stream != nullptr ? stream : reinterpret_cast<void*>(0x2));
+}
+
 // cudaEventRecordWithFlags (shim_exports_secondary.cc): flags 0 or
 // cudaEventRecordExternal record as cudaEventRecord does.
 int RecordWithFlags(void* event, void* stream, unsigned flags);
@@ -41,6 +47,7 @@ int LaunchEx(const void* config, const void* func, void** args,
 
 using colo::shim::exports::D;
 using colo::shim::exports::LaunchEx;
+using colo::shim::exports::PerThread;
 using colo::shim::exports::RecordWithFlags;
 using colo::shim::exports::Safe;
 

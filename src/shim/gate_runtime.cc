@@ -185,7 +185,7 @@ int StreamCreate(State& s, void** stream, unsigned flags, int priority) {
 
 int StreamSynchronize(State& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = SyncTo(s, LastSeqOf(s, stream)); err != kCudaSuccess)
+  if (int err = SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream)); err != kCudaSuccess)
     return err;
   // SyncTo let other threads run: the stream may be gone.
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -194,7 +194,7 @@ int StreamSynchronize(State& s, void* stream) {
 
 int StreamQuery(State& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = QueryTo(s, LastSeqOf(s, stream)); err != kCudaSuccess)
+  if (int err = QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream)); err != kCudaSuccess)
     return err;
   return COLO_CALL_REAL(cudaStreamQuery, RealStream(stream));
 }

@@ -88,7 +88,11 @@ int PointerGetAttributes(void* attr, const void* ptr) {
   std::lock_guard<std::mutex> lock(s.mu);
   const auto p = reinterpret_cast<uintptr_t>(ptr);
   void* q = const_cast<void*>(ptr);
-  if (auto it = AllocationHolding(s.allocations, p); it != s.allocations.end()) {
+  if (AllocationHolding(s.symbols, p) != s.symbols.end()) {
+    // A __device__ / __constant__ variable (sim mode: its host shadow).
+    cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeDevice, 0, q, nullptr);
+  } else if (auto it = AllocationHolding(s.allocations, p);
+             it != s.allocations.end()) {
     if (s.managed.count(it->first)) {
       cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeManaged, 0, q, q);
     } else {
@@ -120,9 +124,10 @@ int DeviceCount(int* count) {
 }
 
 int SetDeviceFlags(unsigned flags) {
-  // cudaDeviceScheduleMask (0x07: at most one of spin / yield / blocking
-  // sync), cudaDeviceMapHost (0x08), cudaDeviceLmemResizeToMax (0x10).
-  if ((flags & ~0x1Fu) != 0 || (flags & 0x07u) == 0x03u || (flags & 0x07u) > 0x04u)
+  // cudaDeviceMask (0xff): cudaDeviceScheduleMask (0x07: at most one of
+  // spin / yield / blocking sync), cudaDeviceMapHost (0x08),
+  // cudaDeviceLmemResizeToMax (0x10), cudaDeviceSyncMemops (0x80).
+  if ((flags & ~0xFFu) != 0 || (flags & 0x07u) == 0x03u || (flags & 0x07u) > 0x04u)
     return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);

@@ -141,7 +141,7 @@ int __cudaLaunchKernel(void* kernel, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream, args);
+    return cs::Launch(kernel, D(grid), D(block), shared_mem, cs::OwnStream(stream), args);
   });
 }
 
@@ -151,7 +151,7 @@ int __cudaLaunchKernel_ptsz(void* kernel, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(kernel, D(grid), D(block), shared_mem, stream, args);
+    return cs::Launch(kernel, D(grid), D(block), shared_mem, PerThread(stream), args);
   });
 }
 
@@ -160,7 +160,7 @@ int cudaLaunchKernel(const void* func, colo_dim3 grid, colo_dim3 block,
   COLO_FORWARD_IF_NEEDED(cudaLaunchKernel, kCudaErrorSharedObjectSymbolNotFound,
                          func, grid, block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(func, D(grid), D(block), shared_mem, stream, args);
+    return cs::Launch(func, D(grid), D(block), shared_mem, cs::OwnStream(stream), args);
   });
 }
 
@@ -210,7 +210,7 @@ int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
                          src, spitch, width, height, kind, stream);
   return Safe([&] {
     return cs::Memcpy2DAsync(dst, dpitch, src, spitch, width, height, kind,
-                             stream);
+                             cs::OwnStream(stream));
   });
 }
 
@@ -218,7 +218,7 @@ int cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind,
                     void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dst, src, count, kind, stream);
-  return Safe([&] { return cs::MemcpyAsync(dst, src, count, kind, stream); });
+  return Safe([&] { return cs::MemcpyAsync(dst, src, count, kind, cs::OwnStream(stream)); });
 }
 
 int cudaMemset(void* dev_ptr, int value, size_t count) {
@@ -230,7 +230,7 @@ int cudaMemset(void* dev_ptr, int value, size_t count) {
 int cudaMemsetAsync(void* dev_ptr, int value, size_t count, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemsetAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr, value, count, stream);
-  return Safe([&] { return cs::MemsetAsync(dev_ptr, value, count, stream); });
+  return Safe([&] { return cs::MemsetAsync(dev_ptr, value, count, cs::OwnStream(stream)); });
 }
 
 int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
@@ -296,13 +296,13 @@ int cudaStreamCreateWithPriority(void** stream, unsigned flags, int priority) {
 int cudaStreamSynchronize(void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaStreamSynchronize,
                          kCudaErrorSharedObjectSymbolNotFound, stream);
-  return Safe([&] { return cs::StreamSynchronize(stream); });
+  return Safe([&] { return cs::StreamSynchronize(cs::OwnStream(stream)); });
 }
 
 int cudaStreamQuery(void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaStreamQuery, kCudaErrorSharedObjectSymbolNotFound,
                          stream);
-  return Safe([&] { return cs::StreamQuery(stream); });
+  return Safe([&] { return cs::StreamQuery(cs::OwnStream(stream)); });
 }
 
 int cudaStreamDestroy(void* stream) {
@@ -315,7 +315,7 @@ int cudaStreamWaitEvent(void* stream, void* event, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaStreamWaitEvent,
                          kCudaErrorSharedObjectSymbolNotFound, stream, event,
                          flags);
-  return Safe([&] { return cs::StreamWaitEvent(stream, event, flags); });
+  return Safe([&] { return cs::StreamWaitEvent(cs::OwnStream(stream), event, flags); });
 }
 
 int cudaEventCreate(void** event) {
@@ -333,7 +333,7 @@ int cudaEventCreateWithFlags(void** event, unsigned flags) {
 int cudaEventRecord(void* event, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaEventRecord, kCudaErrorSharedObjectSymbolNotFound,
                          event, stream);
-  return Safe([&] { return cs::EventRecord(event, stream); });
+  return Safe([&] { return cs::EventRecord(event, cs::OwnStream(stream)); });
 }
 
 int cudaEventQuery(void* event) {
@@ -410,13 +410,13 @@ int cudaStreamGetPriority(void* stream, int* priority) {
   COLO_FORWARD_IF_NEEDED(cudaStreamGetPriority,
                          kCudaErrorSharedObjectSymbolNotFound, stream,
                          priority);
-  return Safe([&] { return cs::StreamGetPriority(stream, priority); });
+  return Safe([&] { return cs::StreamGetPriority(cs::OwnStream(stream), priority); });
 }
 
 int cudaStreamGetFlags(void* stream, unsigned int* flags) {
   COLO_FORWARD_IF_NEEDED(cudaStreamGetFlags,
                          kCudaErrorSharedObjectSymbolNotFound, stream, flags);
-  return Safe([&] { return cs::StreamGetFlags(stream, flags); });
+  return Safe([&] { return cs::StreamGetFlags(cs::OwnStream(stream), flags); });
 }
 
 int cudaThreadExchangeStreamCaptureMode(int* mode) {
@@ -458,19 +458,19 @@ int cudaPointerGetAttributes(void* attr, const void* ptr) {
 int cudaStreamBeginCapture(void* stream, int mode) {
   COLO_FORWARD_IF_NEEDED(cudaStreamBeginCapture,
                          kCudaErrorSharedObjectSymbolNotFound, stream, mode);
-  return Safe([&] { return cs::StreamBeginCapture(stream, mode); });
+  return Safe([&] { return cs::StreamBeginCapture(cs::OwnStream(stream), mode); });
 }
 
 int cudaStreamEndCapture(void* stream, void** graph) {
   COLO_FORWARD_IF_NEEDED(cudaStreamEndCapture,
                          kCudaErrorSharedObjectSymbolNotFound, stream, graph);
-  return Safe([&] { return cs::StreamEndCapture(stream, graph); });
+  return Safe([&] { return cs::StreamEndCapture(cs::OwnStream(stream), graph); });
 }
 
 int cudaStreamIsCapturing(void* stream, int* status) {
   COLO_FORWARD_IF_NEEDED(cudaStreamIsCapturing,
                          kCudaErrorSharedObjectSymbolNotFound, stream, status);
-  return Safe([&] { return cs::StreamIsCapturing(stream, status); });
+  return Safe([&] { return cs::StreamIsCapturing(cs::OwnStream(stream), status); });
 }
 
 int cudaStreamGetCaptureInfo(void* stream, int* status,
@@ -482,7 +482,7 @@ int cudaStreamGetCaptureInfo(void* stream, int* status,
                          kCudaErrorSharedObjectSymbolNotFound, stream, status,
                          id, graph, dependencies, edge_data, num_dependencies);
   return Safe([&] {
-    return cs::StreamGetCaptureInfo(stream, status, id, graph, dependencies,
+    return cs::StreamGetCaptureInfo(cs::OwnStream(stream), status, id, graph, dependencies,
                                     edge_data, num_dependencies);
   });
 }
@@ -505,7 +505,7 @@ int cudaGraphInstantiateWithFlags(void** exec, void* graph,
 int cudaGraphLaunch(void* exec, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaGraphLaunch, kCudaErrorSharedObjectSymbolNotFound,
                          exec, stream);
-  return Safe([&] { return cs::GraphLaunch(exec, stream); });
+  return Safe([&] { return cs::GraphLaunch(exec, cs::OwnStream(stream)); });
 }
 
 int cudaGraphExecDestroy(void* exec) {
@@ -632,11 +632,18 @@ int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
   COLO_FORWARD_IF_NEEDED(cuLaunchKernel, kCuErrorNotFound, f, grid_x, grid_y,
                          grid_z, block_x, block_y, block_z, shared_mem, stream,
                          params, extra);
-  // The driver's CUresult numbers coincide with the runtime's for these errors.
   return Safe([&] {
-    return cs::DriverLaunch(f, cs::Dim{grid_x, grid_y, grid_z},
-                            cs::Dim{block_x, block_y, block_z}, shared_mem,
-                            stream, params, extra);
+    const int err = cs::DriverLaunch(f, cs::Dim{grid_x, grid_y, grid_z},
+                                     cs::Dim{block_x, block_y, block_z},
+                                     shared_mem, cs::OwnStream(stream), params, extra);
+    // As CUresult: the driver has no "invalid configuration" or "invalid
+    // device function" (it says invalid value, invalid handle); the other
+    // errors the launch can give have the same numbers in both APIs.
+    if (err == colo::cuda::kCudaErrorInvalidConfiguration)
+      return colo::cuda::kCuErrorInvalidValue;
+    if (err == colo::cuda::kCudaErrorInvalidDeviceFunction)
+      return colo::cuda::kCuErrorInvalidHandle;
+    return err;
   });
 }
 

@@ -8,14 +8,6 @@
 
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
 
-namespace {
-
-// Stream 0 of a per-thread-default-stream program: cudaStreamPerThread.
-void* PerThread(void* stream) {
-  return stream != nullptr ? stream : reinterpret_cast<void*>(0x2);
-}
-
-}  // namespace
 
 int cudaMemcpy_ptds(void* dst, const void* src, size_t count, int kind) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpy_ptds, kCudaErrorSharedObjectSymbolNotFound,

@@ -29,8 +29,7 @@ int LaunchEx(const void* config, const void* func, void** args,
   if (config == nullptr) return cuda::kCudaErrorInvalidValue;
   cuda::LaunchConfig c;
   std::memcpy(&c, config, sizeof(c));
-  void* stream = c.stream;
-  if (per_thread && stream == nullptr) stream = reinterpret_cast<void*>(0x2);
+  void* stream = per_thread ? PerThread(c.stream) : OwnStream(c.stream);
   return cs::Launch(func, Dim{c.grid[0], c.grid[1], c.grid[2]},
                     Dim{c.block[0], c.block[1], c.block[2]},
                     c.dynamic_smem_bytes, stream, args);
@@ -65,7 +64,7 @@ int cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, src,
                          count, offset, kind, stream);
   return Safe([&] {
-    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, stream, true);
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, cs::OwnStream(stream), true);
   });
 }
 
@@ -75,7 +74,7 @@ int cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
                          count, offset, kind, stream);
   return Safe([&] {
-    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, stream, true);
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, cs::OwnStream(stream), true);
   });
 }
 
@@ -117,7 +116,7 @@ int cudaMemset2DAsync(void* dev_ptr, size_t pitch, int value, size_t width,
                          kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
                          value, width, height, stream);
   return Safe([&] {
-    return cs::Memset2D(dev_ptr, pitch, value, width, height, stream, true);
+    return cs::Memset2D(dev_ptr, pitch, value, width, height, cs::OwnStream(stream), true);
   });
 }
 
@@ -184,7 +183,7 @@ int cudaLaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
   COLO_FORWARD_IF_NEEDED(cudaLaunchHostFunc,
                          kCudaErrorSharedObjectSymbolNotFound, stream, fn,
                          data);
-  return Safe([&] { return cs::LaunchHostFunc(stream, fn, data); });
+  return Safe([&] { return cs::LaunchHostFunc(cs::OwnStream(stream), fn, data); });
 }
 
 int cudaStreamAddCallback(void* stream, void (*callback)(void*, int, void*),
@@ -200,7 +199,7 @@ int cudaEventRecordWithFlags(void* event, void* stream, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaEventRecordWithFlags,
                          kCudaErrorSharedObjectSymbolNotFound, event, stream,
                          flags);
-  return Safe([&] { return RecordWithFlags(event, stream, flags); });
+  return Safe([&] { return RecordWithFlags(event, cs::OwnStream(stream), flags); });
 }
 
 int cudaLaunchKernelExC(const void* config, const void* func, void** args) {

@@ -29,11 +29,15 @@ AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
 
 namespace {
 
+// cudaMemcpyKind.
+enum CopyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
+
 // Sim mode: whether the `bytes` from `p` lie inside one device, managed or
 // pinned allocation (UVA: pinned host memory is addressable by the device).
 bool InAllocation(const State& s, const void* p, size_t bytes) {
   const auto a = reinterpret_cast<uintptr_t>(p);
-  for (const AllocationMap* map : {&s.allocations, &s.pinned, &s.registered}) {
+  for (const AllocationMap* map :
+       {&s.allocations, &s.symbols, &s.pinned, &s.registered}) {
     auto it = AllocationHolding(*map, a);
     if (it != map->end()) return bytes <= it->second - (a - it->first);
   }
@@ -49,7 +53,6 @@ bool InAllocation(const State& s, const void* p, size_t bytes) {
 // are the program's own memory and are not checked.
 int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
               size_t src_span, int kind) {
-  enum { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
   if (kind < kHostToHost || kind > kDefault)
     return cuda::kCudaErrorInvalidMemcpyDirection;
   if (dst_span == 0 && src_span == 0) return kCudaSuccess;
@@ -327,15 +330,13 @@ int FreeHost(void* ptr) {
 
 namespace {
 
-enum CopyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
-
 // The symbol's shadow if `symbol` is registered and [offset, offset + count)
 // lies inside it; else the error.
 int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
                 char** bytes) {
-  auto it = s.symbols.find(symbol);
+  auto it = s.symbols.find(reinterpret_cast<uintptr_t>(symbol));
   if (it == s.symbols.end()) return cuda::kCudaErrorInvalidSymbol;
-  if (offset > it->second.size || count > it->second.size - offset)
+  if (offset > it->second || count > it->second - offset)
     return cuda::kCudaErrorInvalidValue;
   *bytes = static_cast<char*>(const_cast<void*>(symbol)) + offset;
   return kCudaSuccess;
@@ -394,7 +395,8 @@ int GetSymbolAddress(void** dev_ptr, const void* symbol) {
   if (dev_ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  if (!s.symbols.count(symbol)) return cuda::kCudaErrorInvalidSymbol;
+  if (!s.symbols.count(reinterpret_cast<uintptr_t>(symbol)))
+    return cuda::kCudaErrorInvalidSymbol;
   *dev_ptr = const_cast<void*>(symbol);
   return kCudaSuccess;
 }
@@ -403,9 +405,9 @@ int GetSymbolSize(size_t* size, const void* symbol) {
   if (size == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.symbols.find(symbol);
+  auto it = s.symbols.find(reinterpret_cast<uintptr_t>(symbol));
   if (it == s.symbols.end()) return cuda::kCudaErrorInvalidSymbol;
-  *size = it->second.size;
+  *size = it->second;
   return kCudaSuccess;
 }
 
@@ -440,8 +442,10 @@ int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
 }
 
 int HostRegister(void* ptr, size_t size, unsigned flags) {
-  (void)flags;  // portable / mapped / read-only: all the same here
-  if (ptr == nullptr || size == 0) return cuda::kCudaErrorInvalidValue;
+  // Portable (1), mapped (2), I/O memory (4), read-only (8): all the same
+  // here; any other bit is an error, as in CUDA.
+  if (ptr == nullptr || size == 0 || (flags & ~0xFu) != 0)
+    return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   const auto base = reinterpret_cast<uintptr_t>(ptr);

@@ -173,26 +173,45 @@ int Push(State& s, const runtime::RingEntry& e) {
 
 }  // namespace
 
-int SyncTo(State& s, uint64_t seq) {
+namespace {
+
+// Whether what a sync of `scope` on `seq` waits for has ended, as the ring
+// tells: the watermark, or (kLaunch) launch seq's own end.
+bool Ended(const runtime::RingControl& ctl, uint64_t seq,
+           runtime::SyncScope scope) {
+  if (ctl.completed.load(std::memory_order_acquire) >= seq) return true;
+  return scope == runtime::SyncScope::kLaunch &&
+         runtime::ReadLaunchEnd(ctl, seq).state !=
+             runtime::LaunchEnd::State::kRunning;
+}
+
+}  // namespace
+
+int SyncTo(State& s, uint64_t seq, runtime::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  runtime::RingControl& ctl = s.client->ring()->control();
-  if (ctl.completed.load(std::memory_order_acquire) >= seq &&
-      ctl.error.load(std::memory_order_acquire) == 0) {
-    return kCudaSuccess;  // nothing to wait for, nothing to report: no round
-                          // trip.
-  }
+  const runtime::RingControl& ctl = s.client->ring()->control();
+  // Nothing to wait for and nothing to report: no round trip.
+  auto done = [&ctl, seq, scope] {
+    return ctl.error.load(std::memory_order_acquire) == 0 &&
+           Ended(ctl, seq, scope);
+  };
+  if (done()) return kCudaSuccess;
   Result<runtime::SyncReplyMsg> r =
-      WithoutStateLock(s, [&] { return s.client->Sync(seq); });
+      WithoutStateLock(s, [&] { return s.client->Sync(seq, scope, done); });
   if (!r.ok()) return LoseColod(s, r.status());
   return r->cuda_error;
 }
 
-int QueryTo(State& s, uint64_t seq) {
+int QueryTo(State& s, uint64_t seq, runtime::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  return s.client->ring()->control().completed.load(
-             std::memory_order_acquire) >= seq
+  return Ended(s.client->ring()->control(), seq, scope)
              ? kCudaSuccess
              : cuda::kCudaErrorNotReady;
+}
+
+runtime::SyncScope ScopeOf(void* stream) {
+  return IsDefaultStream(stream) ? runtime::SyncScope::kAllBefore
+                                 : runtime::SyncScope::kLaunch;
 }
 
 bool IsDefaultStream(void* stream) {
@@ -209,6 +228,43 @@ int CheckStream(State& s, void* stream) {
 uint64_t LastSeqOf(State& s, void* stream) {
   return IsDefaultStream(stream) ? s.last_seq
                                  : static_cast<Stream*>(stream)->last_seq;
+}
+
+namespace {
+
+// The calling thread's own default stream (sim mode), and what destroys it
+// when the thread ends.
+thread_local Stream* t_own_stream = nullptr;
+struct OwnStreamReaper {
+  ~OwnStreamReaper() {
+    if (t_own_stream == nullptr) return;
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.streams.count(t_own_stream) != 0) {
+      ForgetCaptureStream(s, t_own_stream);
+      s.streams.erase(t_own_stream);
+      delete t_own_stream;
+    }
+    t_own_stream = nullptr;
+  }
+};
+thread_local OwnStreamReaper t_own_stream_reaper;
+
+}  // namespace
+
+void* OwnStream(void* stream) {
+  if (stream != reinterpret_cast<void*>(0x2)) return stream;
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (InGate(s)) return stream;
+  if (t_own_stream == nullptr || s.streams.count(t_own_stream) == 0) {
+    (void)&t_own_stream_reaper;  // constructed now: it runs at thread exit
+    auto* st = new Stream();
+    st->id = s.next_stream++;
+    s.streams.insert(st);
+    t_own_stream = st;
+  }
+  return t_own_stream;
 }
 
 int CheckLaunchShape(Dim grid, Dim block) {
@@ -323,8 +379,10 @@ void ForgetFatBinary(const void* fat_binary) {
   s.fat_binary_kernels.erase(fat_binary);
   std::erase_if(s.fat_binary_of,
                 [&](const auto& kv) { return kv.second == fat_binary; });
-  std::erase_if(s.symbols, [&](const auto& kv) {
-    return kv.second.fat_binary == fat_binary;
+  std::erase_if(s.symbol_fat_binary, [&](const auto& kv) {
+    if (kv.second != fat_binary) return false;
+    s.symbols.erase(kv.first);
+    return true;
   });
 }
 
@@ -332,7 +390,9 @@ void RegisterSymbol(const void* host_var, size_t size, const void* fat_binary) {
   if (host_var == nullptr) return;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  s.symbols[host_var] = State::Symbol{size, fat_binary};
+  const auto base = reinterpret_cast<uintptr_t>(host_var);
+  s.symbols[base] = size;
+  s.symbol_fat_binary[base] = fat_binary;
 }
 
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream) {

@@ -78,6 +78,13 @@ void ForgetFatBinary(const void* fat_binary);
 // A __device__ or __constant__ variable: its host shadow and size
 // (__cudaRegisterVar); the symbol the calls below take.
 void RegisterSymbol(const void* host_var, size_t size, const void* fat_binary);
+// The stream the interposer works on for a stream argument: for
+// cudaStreamPerThread (0x2), in sim mode, the calling thread's own default
+// stream (a stream of its own, made on first use and destroyed when the
+// thread ends: independent of other threads' default streams, as in CUDA);
+// any other value as it is. In gate mode the real runtime's per-thread
+// stream serves.
+void* OwnStream(void* stream);
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream);
 int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream);
 // `args`: the kernel's parameter pointers (gate mode copies the values).

@@ -137,13 +137,11 @@ struct State {
   std::unordered_set<uintptr_t> managed;  // sim mode: managed allocations.
   AllocationMap pinned;  // sim mode: pinned host memory.
   AllocationMap registered;  // sim mode: cudaHostRegister'ed host memory.
-  // __device__ / __constant__ variables: host shadow -> size, and the fat
-  // binary each came with (sim mode's device copy is the shadow itself).
-  struct Symbol {
-    size_t size = 0;
-    const void* fat_binary = nullptr;
-  };
-  std::unordered_map<const void*, Symbol> symbols;
+  // __device__ / __constant__ variables: host shadow -> size (sim mode's
+  // device copy is the shadow itself, device memory like an allocation),
+  // and the fat binary each came with.
+  AllocationMap symbols;
+  std::unordered_map<uintptr_t, const void*> symbol_fat_binary;
   unsigned device_flags = 0;  // sim mode: cudaSetDeviceFlags.
   std::map<int, size_t> limits;  // sim mode: cudaDeviceSetLimit's values.
   std::unordered_set<Graph*> graphs;
@@ -175,10 +173,17 @@ int Connected(State& s);
 // Connected to colod in gate mode (connects first if needed; an unreachable
 // colod is not gate mode: the sim path reports it).
 bool InGate(State& s);
-// Waits until launches <= seq finished (a round trip only if needed).
-int SyncTo(State& s, uint64_t seq);
-// cudaSuccess if launches <= seq finished, else cudaErrorNotReady.
-int QueryTo(State& s, uint64_t seq);
+// Waits until launches <= seq finished (kAllBefore: the legacy default
+// stream, the device), or launch seq and its stream's earlier ones did
+// (kLaunch: a stream, an event on one); a round trip only if needed.
+int SyncTo(State& s, uint64_t seq,
+           runtime::SyncScope scope = runtime::SyncScope::kAllBefore);
+// cudaSuccess if what SyncTo would wait for has finished, else
+// cudaErrorNotReady.
+int QueryTo(State& s, uint64_t seq,
+            runtime::SyncScope scope = runtime::SyncScope::kAllBefore);
+// kAllBefore for a default stream, kLaunch for one of the program's.
+runtime::SyncScope ScopeOf(void* stream);
 // 0, cudaStreamLegacy (0x1) and cudaStreamPerThread (0x2).
 bool IsDefaultStream(void* stream);
 // cudaErrorInvalidResourceHandle unless `stream` is default or ours.
@@ -205,8 +210,9 @@ AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
 // block, z within 64, their product within threads per block) and grid
 // (y and z within 65535) give cudaErrorInvalidConfiguration; a null function
 // cudaErrorInvalidDeviceFunction; in sim mode, more dynamic shared memory
-// than the kernel may use (48 KiB less its static shared memory, or what
-// cudaFuncSetAttribute allowed) cudaErrorInvalidValue (device_queries.cc).
+// than a runtime kernel may use (48 KiB less its static shared memory, or
+// what cudaFuncSetAttribute allowed) cudaErrorInvalidValue
+// (device_queries.cc).
 // REQUIRES: connected.
 int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
                       size_t shared_mem);

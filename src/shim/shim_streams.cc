@@ -17,6 +17,12 @@ using cuda::kCudaSuccess;
 
 namespace {
 
+// What waiting for `e` waits for: on a default stream every launch before
+// it, else its stream's.
+runtime::SyncScope EventScope(const Event* e) {
+  return e->legacy ? runtime::SyncScope::kAllBefore : runtime::SyncScope::kLaunch;
+}
+
 // When `e` completed (steady clock ns), or nullopt while its work runs: its
 // recording if nothing ran before it, else when its last launch ended (on a
 // default stream: when every launch before it had ended), as colod posted
@@ -36,7 +42,9 @@ std::optional<int64_t> EventTime(State& s, Event* e) {
     if (t > 0) {
       end = std::max(end, t);
     } else if (ctl.completed.load(std::memory_order_acquire) >= e->seq) {
-      end = std::max(end, MonotonicNs());  // ended; its time was reused
+      // Ended, but its slot was reused: when is no longer known, only that
+      // it was before now.
+      end = std::max(end, MonotonicNs());
     } else {
       return std::nullopt;
     }
@@ -67,9 +75,7 @@ int StreamSynchronize(void* stream) {
   if (InGate(s)) return gate::StreamSynchronize(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
-  return SyncTo(s, IsDefaultStream(stream)
-                       ? s.last_seq
-                       : static_cast<Stream*>(stream)->last_seq);
+  return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
 }
 
 int StreamQuery(void* stream) {
@@ -78,9 +84,7 @@ int StreamQuery(void* stream) {
   if (InGate(s)) return gate::StreamQuery(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
-  return QueryTo(s, IsDefaultStream(stream)
-                        ? s.last_seq
-                        : static_cast<Stream*>(stream)->last_seq);
+  return QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream));
 }
 
 int StreamDestroy(void* stream) {
@@ -104,7 +108,7 @@ int StreamWaitEvent(void* stream, void* event, unsigned flags) {
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (int err = WaitEventInCapture(s, stream, e); err >= 0) return err;
   if (!e->recorded) return kCudaSuccess;
-  return SyncTo(s, e->seq);
+  return SyncTo(s, e->seq, EventScope(e));
 }
 
 int EventCreate(void** event, unsigned flags) {
@@ -138,6 +142,10 @@ int EventRecord(void* event, void* stream) {
   e->capture = nullptr;
   e->capture_stream = nullptr;
   e->time_ns = -1;
+  // Work before it that has already ended: the event completes now. Taken
+  // now, because that work's end may be gone from the ring by the time the
+  // event is asked about (a later time would be wrong).
+  if (e->seq == 0 || s.client != nullptr) (void)EventTime(s, e);
   return kCudaSuccess;
 }
 
@@ -163,7 +171,7 @@ int EventSynchronize(void* event) {
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
-  const int err = SyncTo(s, e->seq);
+  const int err = SyncTo(s, e->seq, EventScope(e));
   // Another thread may have destroyed or re-recorded it meanwhile.
   if (err == kCudaSuccess && s.events.count(e) != 0 && e->recorded &&
       !e->in_capture)

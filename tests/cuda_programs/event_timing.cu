@@ -1,5 +1,5 @@
 // Event timing and threads, unmodified CUDA, against a colod whose config
-// gives `event_step` 20 ms and `event_long` 500 ms.
+// gives `event_step` 20 ms, `event_long` 500 ms and `event_tiny` 5 us.
 //
 // Timing: cudaEventElapsedTime measures when each event's work ended on the
 // (simulated) device, whatever the program synchronized on:
@@ -9,10 +9,18 @@
 //   "idle_ms": two events recorded back to back on an idle stream;
 //   "not_ready": b recorded after a long kernel, asked at once (600);
 //   "no_timing": an event created with cudaEventDisableTiming (400);
-//   "unrecorded": an event never recorded (400).
+//   "unrecorded": an event never recorded (400);
+//   "loop_ms": 5000 tiny launches between two events (more launches than
+//     colod keeps end times for), only the end synchronized;
+//   "beside_long_ms": the same on one stream while another runs the long
+//     kernel, which ends after all of them.
 // Threads: while one thread waits in cudaStreamSynchronize for the long
 // kernel, another launches on its own stream and queries it;
 //   "other_thread_ms": how long that launch and query took (host clock).
+// Per-thread default streams: while one thread waits for the long kernel on
+// its cudaStreamPerThread, another runs a step on its own and syncs it;
+//   "own_stream_ms": how long that step and sync took (one step, not the
+//   rest of the long kernel).
 // Exits 3 on an unexpected CUDA error.
 #include <cuda_runtime.h>
 
@@ -25,6 +33,7 @@
 
 __global__ void event_step(float* x) { x[threadIdx.x] += 1.0f; }
 __global__ void event_long(float* x) { x[threadIdx.x] *= 2.0f; }
+__global__ void event_tiny(float* x) { x[threadIdx.x] -= 1.0f; }
 
 static double Ms(cudaEvent_t a, cudaEvent_t b, int* err) {
   float ms = -1;
@@ -68,6 +77,25 @@ int main() {
   const double idle = Ms(a, b, &err);
   std::printf("idle_err=%d\nidle_ms=%.3f\n", err, idle);
 
+  constexpr int kTinyLaunches = 5000;
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaEventRecord(a, s));
+  for (int i = 0; i < kTinyLaunches; ++i) event_tiny<<<1, 32, 0, s>>>(x);
+  CUDA_CHECK(cudaEventRecord(b, s));
+  CUDA_CHECK(cudaEventSynchronize(b));
+  const double loop = Ms(a, b, &err);
+  std::printf("loop_err=%d\nloop_ms=%.3f\n", err, loop);
+  cudaStream_t side;
+  CUDA_CHECK(cudaStreamCreate(&side));
+  event_long<<<1, 32, 0, side>>>(x);
+  CUDA_CHECK(cudaEventRecord(a, s));
+  for (int i = 0; i < kTinyLaunches; ++i) event_tiny<<<1, 32, 0, s>>>(x);
+  CUDA_CHECK(cudaEventRecord(b, s));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double beside = Ms(a, b, &err);
+  std::printf("beside_long_err=%d\nbeside_long_ms=%.3f\n", err, beside);
+  CUDA_CHECK(cudaStreamDestroy(side));
+
   cudaEvent_t no_timing, unrecorded;
   CUDA_CHECK(cudaEventCreateWithFlags(&no_timing, cudaEventDisableTiming));
   CUDA_CHECK(cudaEventCreate(&unrecorded));
@@ -110,6 +138,26 @@ int main() {
               other_ms.load());
   const double long_ms = Ms(a, b, &err);
   std::printf("long_err=%d\nlong_ms=%.3f\n", err, long_ms);
+
+  event_long<<<1, 32, 0, cudaStreamPerThread>>>(x);
+  std::atomic<bool> started{false};
+  std::atomic<int> own_err{0};
+  std::atomic<double> own_ms{-1};
+  std::thread peer([&] {
+    while (!started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto start = std::chrono::steady_clock::now();
+    event_step<<<1, 32, 0, cudaStreamPerThread>>>(x);
+    own_err = static_cast<int>(cudaStreamSynchronize(cudaStreamPerThread));
+    own_ms = std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - start)
+                 .count();
+  });
+  started = true;
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+  peer.join();
+  std::printf("own_stream_err=%d\nown_stream_ms=%.3f\n", own_err.load(),
+              own_ms.load());
   CUDA_CHECK(cudaFree(x));
   return 0;
 }

@@ -229,7 +229,8 @@ TEST(ColodIntegrationTest,
   TempDir dir;
   Colod colod(dir,
               "kernels:\n  - {name: event_step, duration_us: 20000}\n"
-              "  - {name: event_long, duration_us: 500000}\n");
+              "  - {name: event_long, duration_us: 500000}\n"
+              "  - {name: event_tiny, duration_us: 5}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
   for (const char* program : {"event_timing", "event_timing_per_thread"}) {
     SCOPED_TRACE(program);
@@ -256,6 +257,21 @@ TEST(ColodIntegrationTest,
     EXPECT_EQ(ValueOf(out, "no_timing"), 400) << out;  // as CUDA answers
     EXPECT_EQ(ValueOf(out, "unrecorded"), 400) << out;
     EXPECT_LT(NumberOf(out, "other_thread_ms"), 250) << out;
+    // 5000 launches of 5 us: 25 ms plus colod's pick-up, whether or not the
+    // first one's end is still on the ring (it was negative once it was
+    // not) and whether or not a long kernel beside them ends later (its end
+    // took back a later launch's place: 500 ms).
+    for (const char* loop : {"loop_ms", "beside_long_ms"}) {
+      EXPECT_GE(NumberOf(out, loop), 24.99) << loop << "\n" << out;
+      EXPECT_LT(NumberOf(out, loop), 400) << loop << "\n" << out;
+    }
+    EXPECT_EQ(ValueOf(out, "loop_err"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "beside_long_err"), 0) << out;
+    // Each thread's default stream is its own: a 20 ms step on one ends
+    // while the other thread's 500 ms kernel still runs.
+    EXPECT_EQ(ValueOf(out, "own_stream_err"), 0) << out;
+    EXPECT_GE(NumberOf(out, "own_stream_ms"), 19.99) << out;
+    EXPECT_LT(NumberOf(out, "own_stream_ms"), 250) << out;
   }
 }
 
