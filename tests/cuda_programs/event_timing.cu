@@ -12,7 +12,7 @@
 //   "unrecorded": an event never recorded (400);
 //   "loop_ms": 5000 tiny launches between two events (more launches than
 //     colod keeps end times for), only the end synchronized;
-//   "beside_long_ms": the same on one stream while another runs the long
+//   "beside_ms": the same on one stream while another runs the long
 //     kernel, which ends after all of them.
 // Threads: while one thread waits in cudaStreamSynchronize for the long
 // kernel, another launches on its own stream and queries it;
@@ -93,7 +93,7 @@ int main() {
   CUDA_CHECK(cudaEventRecord(b, s));
   CUDA_CHECK(cudaDeviceSynchronize());
   const double beside = Ms(a, b, &err);
-  std::printf("beside_long_err=%d\nbeside_long_ms=%.3f\n", err, beside);
+  std::printf("beside_err=%d\nbeside_ms=%.3f\n", err, beside);
   CUDA_CHECK(cudaStreamDestroy(side));
 
   cudaEvent_t no_timing, unrecorded;
