@@ -100,7 +100,9 @@ int Malloc(State& s, void** ptr, size_t size, AllocKind kind) {
       (void)COLO_CALL_REAL(cudaFree, p);
     }
   };
-  Result<int> r = s.client->Alloc(reinterpret_cast<uintptr_t>(p), size);
+  // The round trip without the state lock, as in sim mode.
+  Result<int> r = WithoutStateLock(
+      s, [&] { return s.client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
   if (!r.ok() || *r != kCudaSuccess) {
     release();
     return r.ok() ? *r : LoseColod(s, r.status());
@@ -117,10 +119,17 @@ int Free(State& s, void* ptr, bool driver) {
   // cudaFree waits for the device, so first everything must be issued.
   if (int err = s.gate->WaitIssued(0, s.last_seq, true); err != kCudaSuccess)
     return LoseColod(s, UnavailableError("colod closed the gate channel"));
-  Result<int> r = s.client->Free(it->first);
-  if (!r.ok()) return LoseColod(s, r.status());
-  s.allocated -= static_cast<int64_t>(it->second);
+  // Forgotten before the round trip (made without the state lock), so that
+  // a second free of it from another thread meanwhile is refused.
+  const uintptr_t base = it->first;
+  const size_t size = it->second;
   s.allocations.erase(it);
+  Result<int> r = WithoutStateLock(s, [&] { return s.client->Free(base); });
+  if (!r.ok()) {
+    s.allocations[base] = size;
+    return LoseColod(s, r.status());
+  }
+  s.allocated -= static_cast<int64_t>(size);
   return driver ? FromCu(COLO_CALL_REAL(cuMemFree_v2,
                                         reinterpret_cast<uintptr_t>(ptr)))
                 : COLO_CALL_REAL(cudaFree, ptr);

@@ -244,11 +244,13 @@ int GraphLaunch(void* exec, void* stream) {
     return kCudaSuccess;
   }
   for (const CapturedOp& op : e->ops) {
-    const int err = op.kind == CapturedOp::Kind::kKernel
-                        ? LaunchLocked(s, op.key, op.unnamed_prefix, op.grid,
-                                       op.block, op.shared_mem, stream,
-                                       nullptr)
-                        : RunCapturedCopy(op);
+    int err = kCudaSuccess;
+    if (op.kind == CapturedOp::Kind::kKernel) {
+      err = LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block,
+                         op.shared_mem, stream, nullptr);
+    } else if (err = CheckCapturedCopy(s, op); err == kCudaSuccess) {
+      err = RunCapturedCopy(op);  // its memory is still allocated
+    }
     if (err != kCudaSuccess) return err;
   }
   return kCudaSuccess;

@@ -80,6 +80,16 @@ size_t PitchedSpan(size_t pitch, size_t width, size_t height) {
 
 }  // namespace
 
+int CheckCapturedCopy(const State& s, const CapturedOp& op) {
+  if (op.kind == CapturedOp::Kind::kSet)
+    return op.width == 0 || InAllocation(s, op.dst, op.width)
+               ? kCudaSuccess
+               : cuda::kCudaErrorInvalidValue;
+  return CheckCopy(s, op.dst, PitchedSpan(op.dpitch, op.width, op.height),
+                   op.src, PitchedSpan(op.spitch, op.width, op.height),
+                   op.copy_kind);
+}
+
 int Malloc(void** ptr, size_t size, AllocKind kind) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = nullptr;
@@ -137,11 +147,12 @@ namespace {
 // A copy of `height` rows of `width` bytes (kSet: a memset of `width` bytes
 // to `value`), as sim mode runs it or a capture records it.
 CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
-                  size_t width, size_t height,
+                  size_t width, size_t height, int copy_kind,
                   CapturedOp::Kind kind = CapturedOp::Kind::kCopy,
                   int value = 0) {
   CapturedOp op;
   op.kind = kind;
+  op.copy_kind = copy_kind;
   op.dst = dst;
   op.src = src;
   op.dpitch = dpitch;
@@ -153,14 +164,15 @@ CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
 }
 
 // Sim mode's async copies and memsets: recorded if `stream` captures, else
-// run at once, after `lock` (on s.mu) is released.
+// run at once, still under `lock` (on s.mu, after their checks: a free from
+// another thread cannot come in between).
 int RunOrCapture(State& s, std::unique_lock<std::mutex>& lock, void* stream,
                  const CapturedOp& op) {
   if (CapturingInto(s, stream)) {
     RecordCaptured(stream, op);
     return kCudaSuccess;
   }
-  lock.unlock();
+  (void)lock;
   return RunCapturedCopy(op);
 }
 
@@ -177,18 +189,38 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
   return kCudaSuccess;
 }
 
-int Memcpy(void* dst, const void* src, size_t count, int kind) {
+namespace {
+
+// Sim mode's synchronous copies, like the legacy default stream's: checked
+// (so that a refused copy fails at once), then after the kernels before
+// them checked again and run under the lock, so that a free from another
+// thread meanwhile cannot leave the copy writing freed memory.
+template <typename Check, typename Copy>
+int SyncThenCopy(State& s, Check check, Copy copy) {
   {
-    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = check(); err != kCudaSuccess) return err;
+  }
+  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = check(); err != kCudaSuccess) return err;
+  return copy();
+}
+
+}  // namespace
+
+int Memcpy(void* dst, const void* src, size_t count, int kind) {
+  State& s = S();
+  {
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s)) return gate::Memcpy(s, dst, src, count, kind);
-    if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
-      return err;
   }
-  // Like the legacy default stream: a copy waits for the kernels before it.
-  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
-  if (count > 0) std::memmove(dst, src, count);
-  return kCudaSuccess;
+  return SyncThenCopy(
+      s, [&] { return CheckCopy(s, dst, count, src, count, kind); },
+      [&] {
+        if (count > 0) std::memmove(dst, src, count);
+        return kCudaSuccess;
+      });
 }
 
 int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -198,14 +230,15 @@ int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s))
       return gate::Memcpy2D(s, dst, dpitch, src, spitch, width, height, kind);
-    if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
-    if (int err = CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
-                            PitchedSpan(spitch, width, height), kind);
-        err != kCudaSuccess)
-      return err;
   }
-  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
-  return CopyRows(dst, dpitch, src, spitch, width, height);
+  if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  return SyncThenCopy(
+      S(),
+      [&] {
+        return CheckCopy(S(), dst, PitchedSpan(dpitch, width, height), src,
+                         PitchedSpan(spitch, width, height), kind);
+      },
+      [&] { return CopyRows(dst, dpitch, src, spitch, width, height); });
 }
 
 int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -223,7 +256,7 @@ int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
       err != kCudaSuccess)
     return err;
   return RunOrCapture(s, lock, stream,
-                      CopyOp(dst, dpitch, src, spitch, width, height));
+                      CopyOp(dst, dpitch, src, spitch, width, height, kind));
 }
 
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
@@ -234,7 +267,8 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
     return err;
-  return RunOrCapture(s, lock, stream, CopyOp(dst, count, src, count, count, 1));
+  return RunOrCapture(s, lock, stream,
+                      CopyOp(dst, count, src, count, count, 1, kind));
 }
 
 int Memset(void* ptr, int value, size_t count) {
@@ -244,8 +278,8 @@ int Memset(void* ptr, int value, size_t count) {
     if (InGate(s)) return gate::Memset(s, ptr, value, count);
     if (count > 0 && !InAllocation(s, ptr, count))
       return cuda::kCudaErrorInvalidValue;
+    if (count > 0) std::memset(ptr, value, count);
   }
-  if (count > 0) std::memset(ptr, value, count);
   return kCudaSuccess;
 }
 
@@ -257,7 +291,7 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   if (count > 0 && !InAllocation(s, ptr, count))
     return cuda::kCudaErrorInvalidValue;
   return RunOrCapture(s, lock, stream,
-                      CopyOp(ptr, count, nullptr, count, count, 1,
+                      CopyOp(ptr, count, nullptr, count, count, 1, kDefault,
                              CapturedOp::Kind::kSet, value));
 }
 
@@ -343,39 +377,47 @@ int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
 }
 
 // A copy of `count` bytes between the symbol (from `offset`) and `other`,
-// checked like any copy with the symbol's side as device memory, run at once
-// (after the kernels before it unless `async`); not recorded into a capture.
+// checked like any copy with the symbol's side as device memory; the
+// synchronous form after the kernels before it (SyncThenCopy), the async one
+// at once; not recorded into a capture.
 int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
                int kind, void* stream, bool async, bool to_symbol) {
   State& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
-  if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate) return cuda::kCudaErrorNotSupported;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (s.gate) return cuda::kCudaErrorNotSupported;
+    if (async) {
+      if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+      if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+    }
+  }
   char* bytes = nullptr;
-  if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
-    return err;
-  if (async) {
-    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-    if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
-  }
-  if (kind < kHostToHost || kind > kDefault || kind == kHostToHost ||
-      kind == (to_symbol ? kDeviceToHost : kHostToDevice))
-    return cuda::kCudaErrorInvalidMemcpyDirection;
-  // The other side: host memory, or (device to device) an allocation.
-  if (count > 0 && other == nullptr) return cuda::kCudaErrorInvalidValue;
-  if (kind == kDeviceToDevice && count > 0 && !InAllocation(s, other, count))
-    return cuda::kCudaErrorInvalidValue;
-  lock.unlock();
-  if (!async) {
-    if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
-  }
-  if (count > 0) {
-    if (to_symbol)
-      std::memmove(bytes, other, count);
-    else
-      std::memmove(other, bytes, count);
-  }
-  return kCudaSuccess;
+  auto check = [&] {
+    if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
+      return err;
+    if (kind < kHostToHost || kind > kDefault || kind == kHostToHost ||
+        kind == (to_symbol ? kDeviceToHost : kHostToDevice))
+      return cuda::kCudaErrorInvalidMemcpyDirection;
+    // The other side: host memory, or (device to device) an allocation.
+    if (count > 0 && other == nullptr) return cuda::kCudaErrorInvalidValue;
+    if (kind == kDeviceToDevice && count > 0 && !InAllocation(s, other, count))
+      return cuda::kCudaErrorInvalidValue;
+    return kCudaSuccess;
+  };
+  auto copy = [&] {
+    if (count > 0) {
+      if (to_symbol)
+        std::memmove(bytes, other, count);
+      else
+        std::memmove(other, bytes, count);
+    }
+    return kCudaSuccess;
+  };
+  if (!async) return SyncThenCopy(s, check, copy);
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = check(); err != kCudaSuccess) return err;
+  return copy();
 }
 
 }  // namespace

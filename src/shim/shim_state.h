@@ -36,7 +36,9 @@ struct CapturedOp {
   const char* unnamed_prefix = "kernel";
   Dim grid, block;
   size_t shared_mem = 0;
-  // kCopy: rows of `width` bytes (one row for a plain copy); kSet: bytes.
+  // kCopy: rows of `width` bytes (one row for a plain copy), of
+  // cudaMemcpyKind `copy_kind`; kSet: bytes.
+  int copy_kind = 4;  // cudaMemcpyDefault
   void* dst = nullptr;
   const void* src = nullptr;
   size_t dpitch = 0, spitch = 0, width = 0, height = 1;
@@ -230,6 +232,9 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  GateLaunch* gate_launch);
 // The graph `stream` is capturing into (sim mode), or null.
 Graph* CapturingInto(State& s, void* stream);
+// Whether a recorded copy or memset may run now: the checks the copy got
+// when it was recorded, made again (its memory may have been freed since).
+int CheckCapturedCopy(const State& s, const CapturedOp& op);
 // Runs one captured copy or memset now (sim mode: host memory).
 int RunCapturedCopy(const CapturedOp& op);
 // Appends `op` to the capture `stream` records into (it must be capturing).

@@ -70,6 +70,25 @@ int main() {
               Code(cudaMemcpy(host, freed, 4, cudaMemcpyDeviceToHost)));
   std::printf("memset_freed=%d\n", Code(cudaMemset(freed, 0, 64)));
   std::printf("free_twice=%d\n", Code(cudaFree(freed)));
+  // A graph whose copy's memory was freed after the capture: refused when
+  // the graph is launched, not written.
+  char* captured = nullptr;
+  CUDA_CHECK(cudaMalloc(&captured, 256));
+  cudaStream_t cs;
+  CUDA_CHECK(cudaStreamCreate(&cs));
+  CUDA_CHECK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal));
+  CUDA_CHECK(cudaMemcpyAsync(captured, host, 256, cudaMemcpyHostToDevice, cs));
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaStreamEndCapture(cs, &graph));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  std::printf("graph_copy=%d\n", Code(cudaGraphLaunch(exec, cs)));
+  CUDA_CHECK(cudaStreamSynchronize(cs));
+  CUDA_CHECK(cudaFree(captured));
+  std::printf("graph_copy_freed=%d\n", Code(cudaGraphLaunch(exec, cs)));
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(cs));
   // cudaFreeHost of what cudaMallocHost did not give, or twice.
   std::printf("free_host_device=%d\n", Code(cudaFreeHost(small)));
   std::printf("free_host_stack=%d\n", Code(cudaFreeHost(&on_stack)));

@@ -197,7 +197,7 @@ TEST(ColodIntegrationTest, MemoryCallsCudaRefusesAreRefused) {
           "h2d_to_host", "memset_past_end", "memset_host", "pitched_past_end",
           "async_past_end", "d2h_freed", "memset_freed", "free_twice",
           "free_host_device", "free_host_stack", "free_host_malloc",
-          "free_host_twice", "managed_zero"}) {
+          "free_host_twice", "managed_zero", "graph_copy_freed"}) {
       EXPECT_EQ(ValueOf(out, refused), kInvalidValue) << refused << "\n" << out;
     }
     EXPECT_EQ(ValueOf(out, "bad_kind"), kInvalidDirection) << out;
@@ -206,6 +206,7 @@ TEST(ColodIntegrationTest, MemoryCallsCudaRefusesAreRefused) {
         << out;
     EXPECT_EQ(ValueOf(out, "set_device_1"), kInvalidDevice) << out;
     EXPECT_EQ(ValueOf(out, "h2d_exact"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "graph_copy"), 0) << out;
     EXPECT_EQ(ValueOf(out, "default_host_to_host"), 0) << out;
     EXPECT_EQ(ValueOf(out, "pinned_page_aligned"), 1) << out;
     EXPECT_EQ(ValueOf(out, "intact"), 1) << out;
