@@ -160,9 +160,10 @@ int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
       grid.z > 65535) {
     return cuda::kCudaErrorInvalidConfiguration;
   }
-  // Driver-API functions opt in with cuFuncSetAttribute, which the
-  // interposer does not see: their launches are not checked here.
-  if (s.gate == nullptr && s.function_module.count(func) == 0 &&
+  // Only kernels nvcc registered (__cudaRegisterFunction): driver-API
+  // functions opt in with cuFuncSetAttribute, which the interposer does not
+  // see, so their launches are not checked here.
+  if (s.gate == nullptr && s.fat_binary_of.count(func) != 0 &&
       static_cast<int64_t>(std::min<size_t>(shared_mem, INT64_MAX)) >
           MaxDynamicSharedLocked(s, func, ResourcesLocked(s, func))) {
     return cuda::kCudaErrorInvalidValue;

@@ -56,6 +56,12 @@ int main() {
   size_t size = 0;
   std::printf("symbol_address=%d\n", Code(cudaGetSymbolAddress(&address, extras_counter)));
   std::printf("symbol_address_set=%d\n", address != nullptr ? 1 : 0);
+  cudaPointerAttributes symbol_attr;
+  CUDA_CHECK(cudaPointerGetAttributes(&symbol_attr, address));
+  std::printf("symbol_pointer_type=%d\n", static_cast<int>(symbol_attr.type));
+  // Its address is device memory to the ordinary copies.
+  std::printf("copy_to_symbol_address=%d\n",
+              Code(cudaMemcpy(address, &seven, sizeof(int), cudaMemcpyHostToDevice)));
   std::printf("symbol_size_err=%d\n", Code(cudaGetSymbolSize(&size, extras_table)));
   std::printf("symbol_size=%zu\n", size);
   // Pitched memory.

@@ -369,6 +369,8 @@ TEST(ColodIntegrationTest, LessCommonRuntimeCallsWorkInSimMode) {
       EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
     }
     EXPECT_EQ(ValueOf(out, "symbol_async_value"), 7) << out;
+    EXPECT_EQ(ValueOf(out, "symbol_pointer_type"), 2) << out;  // device
+    EXPECT_EQ(ValueOf(out, "copy_to_symbol_address"), 0) << out;
     EXPECT_EQ(ValueOf(out, "symbol_size"), 64) << out;
     EXPECT_EQ(ValueOf(out, "pitch_bytes"), 512) << out;
     EXPECT_EQ(ValueOf(out, "registered_type"), 1) << out;  // cudaMemoryTypeHost
