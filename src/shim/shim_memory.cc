@@ -385,12 +385,8 @@ int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
   State& s = S();
   {
     std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) return cuda::kCudaErrorNotSupported;
-    if (async) {
-      if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-      if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
-    }
+    if (int err = CheckSimStreamCall(s, stream, async); err != kCudaSuccess)
+      return err;
   }
   char* bytes = nullptr;
   auto check = [&] {
@@ -468,18 +464,14 @@ int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) return cuda::kCudaErrorNotSupported;
-    if (async) {
-      if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-      if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
-    }
+    if (int err = CheckSimStreamCall(s, stream, async); err != kCudaSuccess)
+      return err;
     if (width == 0 || height == 0) return kCudaSuccess;
     if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
       return cuda::kCudaErrorInvalidValue;
+    for (size_t row = 0; row < height; ++row)  // under the lock that checked
+      std::memset(static_cast<char*>(ptr) + row * pitch, value, width);
   }
-  for (size_t row = 0; row < height; ++row)
-    std::memset(static_cast<char*>(ptr) + row * pitch, value, width);
   return kCudaSuccess;
 }
 

@@ -225,6 +225,16 @@ int CheckStream(State& s, void* stream) {
   return cuda::kCudaErrorInvalidResourceHandle;
 }
 
+int CheckSimStreamCall(State& s, void* stream, bool async) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (s.gate) return cuda::kCudaErrorNotSupported;
+  if (!async) return kCudaSuccess;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  return CapturingInto(s, stream) != nullptr
+             ? cuda::kCudaErrorStreamCaptureUnsupported
+             : kCudaSuccess;
+}
+
 uint64_t LastSeqOf(State& s, void* stream) {
   return IsDefaultStream(stream) ? s.last_seq
                                  : static_cast<Stream*>(stream)->last_seq;

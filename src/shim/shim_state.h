@@ -190,6 +190,11 @@ runtime::SyncScope ScopeOf(void* stream);
 bool IsDefaultStream(void* stream);
 // cudaErrorInvalidResourceHandle unless `stream` is default or ours.
 int CheckStream(State& s, void* stream);
+// The checks of a call sim mode alone carries out in stream order (gate
+// mode: cudaErrorNotSupported): connected, and for an async form (`async`)
+// a valid stream that is not capturing
+// (cudaErrorStreamCaptureUnsupported).
+int CheckSimStreamCall(State& s, void* stream, bool async);
 // The last launch pushed on `stream` (every stream's for the default one).
 uint64_t LastSeqOf(State& s, void* stream);
 // The stream priorities colo reports (lower is higher, as in CUDA): the range

@@ -228,10 +228,8 @@ int AfterStream(void* stream, Run run) {
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) return cuda::kCudaErrorNotSupported;
-    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-    if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+    if (int err = CheckSimStreamCall(s, stream, true); err != kCudaSuccess)
+      return err;
   }
   const int err = StreamSynchronize(stream);
   if (err != kCudaSuccess) return err;
