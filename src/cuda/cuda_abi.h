@@ -17,7 +17,6 @@ inline constexpr int kCudaErrorInvalidPitchValue = 12;
 inline constexpr int kCudaErrorMemoryAllocation = 2;
 inline constexpr int kCudaErrorInitializationError = 3;
 inline constexpr int kCudaErrorInvalidConfiguration = 9;
-inline constexpr int kCudaErrorInvalidDevicePointer = 17;
 inline constexpr int kCudaErrorInvalidMemcpyDirection = 21;
 inline constexpr int kCudaErrorInvalidDevice = 101;
 inline constexpr int kCudaErrorInvalidSymbol = 13;

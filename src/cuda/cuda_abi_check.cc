@@ -18,7 +18,6 @@ static_assert(kCudaErrorInvalidPitchValue == cudaErrorInvalidPitchValue);
 static_assert(kCudaErrorMemoryAllocation == cudaErrorMemoryAllocation);
 static_assert(kCudaErrorInitializationError == cudaErrorInitializationError);
 static_assert(kCudaErrorInvalidConfiguration == cudaErrorInvalidConfiguration);
-static_assert(kCudaErrorInvalidDevicePointer == cudaErrorInvalidDevicePointer);
 static_assert(kCudaErrorInvalidDeviceFunction ==
               cudaErrorInvalidDeviceFunction);
 static_assert(kFuncAttributeMaxDynamicSharedMemorySize ==

@@ -740,11 +740,11 @@ void Daemon::UpdateWatermark(Client& c) {
 
 void Daemon::ReplySyncIfDone(Client& c) {
   if (!c.pending_sync) return;
-  const bool done =
-      c.pending_sync_scope == SyncScope::kLaunch
-          ? std::min(*c.pending_sync, c.last_seq) <= c.watermark ||
-                c.outstanding.count(std::min(*c.pending_sync, c.last_seq)) == 0
-          : c.watermark >= std::min(*c.pending_sync, c.last_seq);
+  // (The watermark stays below every outstanding launch.)
+  const uint64_t target = std::min(*c.pending_sync, c.last_seq);
+  const bool done = c.pending_sync_scope == SyncScope::kLaunch
+                        ? c.outstanding.count(target) == 0
+                        : c.watermark >= target;
   if (!done) return;
   if (*c.pending_sync > c.last_seq) {
     // The client says it launched more than its ring holds: impossible.

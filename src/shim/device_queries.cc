@@ -155,7 +155,9 @@ int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
   const runtime::WelcomeMsg& w = s.client->welcome();
   const auto max_threads = static_cast<uint64_t>(w.max_threads_per_block);
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
-  if (block.x > max_threads || block.y > max_threads || block.z > 64 ||
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
+      block.y == 0 || block.z == 0 || block.x > max_threads ||
+      block.y > max_threads || block.z > 64 ||
       threads > max_threads || grid.x > 2147483647u || grid.y > 65535 ||
       grid.z > 65535) {
     return cuda::kCudaErrorInvalidConfiguration;
@@ -163,7 +165,7 @@ int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
   // Only kernels nvcc registered (__cudaRegisterFunction): driver-API
   // functions opt in with cuFuncSetAttribute, which the interposer does not
   // see, so their launches are not checked here.
-  if (s.gate == nullptr && s.fat_binary_of.count(func) != 0 &&
+  if (shared_mem > 0 && s.gate == nullptr && s.fat_binary_of.count(func) != 0 &&
       static_cast<int64_t>(std::min<size_t>(shared_mem, INT64_MAX)) >
           MaxDynamicSharedLocked(s, func, ResourcesLocked(s, func))) {
     return cuda::kCudaErrorInvalidValue;

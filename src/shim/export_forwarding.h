@@ -1,5 +1,6 @@
 // shim/export_forwarding.h — what every extern "C" entry point of
-// libcolo_preload.so is made of (shim_exports.cc, shim_exports_per_thread.cc):
+// libcolo_preload.so is made of (shim_exports.cc, shim_exports_per_thread.cc,
+// shim_exports_secondary.cc):
 // the real symbol (COLO_REAL), forwarding to it when the interposer must
 // not act (COLO_FORWARD_IF_NEEDED, COLO_FORWARD_IN_GATE), and Safe(), which
 // records the call's error as the thread's last one and keeps exceptions

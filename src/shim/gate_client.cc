@@ -33,7 +33,6 @@ F RealFn(HookId id) {
   return reinterpret_cast<F>(Real(id));
 }
 
-constexpr unsigned kEventDisableTiming = 2;  // cudaEventDisableTiming.
 
 }  // namespace
 
@@ -158,7 +157,7 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
     auto record = RealFn<EventRecordFn>(HookId::k_cudaEventRecord);
     err = create == nullptr || record == nullptr
               ? cuda::kCudaErrorSharedObjectSymbolNotFound
-              : create(&event, kEventDisableTiming);
+              : create(&event, cuda::kEventDisableTiming);
     if (err == cuda::kCudaSuccess) err = record(event, l.stream);
   }
   {

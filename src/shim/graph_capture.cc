@@ -31,9 +31,10 @@ Graph* CapturingInto(State& s, void* stream) {
 }
 
 int RunCapturedCopy(const CapturedOp& op) {
-  if (op.kind == CapturedOp::Kind::kSet) {
+  if (op.kind == CapturedOp::Kind::kSet) {  // `height` rows, `dpitch` apart
     if (op.width > 0 && op.dst == nullptr) return cuda::kCudaErrorInvalidValue;
-    if (op.width > 0) std::memset(op.dst, op.value, op.width);
+    for (size_t row = 0; op.width > 0 && row < op.height; ++row)
+      std::memset(static_cast<char*>(op.dst) + row * op.dpitch, op.value, op.width);
     return kCudaSuccess;
   }
   return CopyRows(op.dst, op.dpitch, op.src, op.spitch, op.width, op.height);
@@ -127,7 +128,6 @@ void ForgetCaptureStream(State& s, Stream* st) {
 int CaptureKernel(void* stream, const void* key,
                   const char* unnamed_prefix, Dim grid, Dim block,
                   size_t shared_mem) {
-  if (int err = CheckLaunchShape(grid, block); err != kCudaSuccess) return err;
   State& s = S();  // its lock is held by the launch that captures
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);

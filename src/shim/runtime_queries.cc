@@ -2,7 +2,7 @@
 // around their streams and buffers (PyTorch: the stream priority range, a
 // stream's priority, the thread's capture mode, whether a buffer is pinned),
 // answered by the interposer without GPU work. Declared in shim_runtime.h.
-#include <algorithm>
+#include <utility>
 
 #include "cuda/cuda_abi.h"
 #include "shim/shim_state.h"

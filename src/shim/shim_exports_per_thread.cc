@@ -220,7 +220,7 @@ int cudaLaunchHostFunc_ptsz(void* stream, void (*fn)(void*), void* data) {
   COLO_FORWARD_IF_NEEDED(cudaLaunchHostFunc_ptsz,
                          kCudaErrorSharedObjectSymbolNotFound, stream, fn,
                          data);
-  return Safe([&] { return cs::LaunchHostFunc(PerThread(stream), fn, data); });
+  return Safe([&] { return cs::LaunchHostFunc(stream != nullptr ? stream : reinterpret_cast<void*>(0x2), fn, data); });
 }
 
 int cudaStreamAddCallback_ptsz(void* stream,
@@ -230,7 +230,7 @@ int cudaStreamAddCallback_ptsz(void* stream,
                          kCudaErrorSharedObjectSymbolNotFound, stream, callback,
                          data, flags);
   return Safe([&] {
-    return cs::StreamAddCallback(PerThread(stream), callback, data, flags);
+    return cs::StreamAddCallback(stream != nullptr ? stream : reinterpret_cast<void*>(0x2), callback, data, flags);
   });
 }
 

@@ -183,7 +183,7 @@ int cudaLaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
   COLO_FORWARD_IF_NEEDED(cudaLaunchHostFunc,
                          kCudaErrorSharedObjectSymbolNotFound, stream, fn,
                          data);
-  return Safe([&] { return cs::LaunchHostFunc(cs::OwnStream(stream), fn, data); });
+  return Safe([&] { return cs::LaunchHostFunc(stream, fn, data); });
 }
 
 int cudaStreamAddCallback(void* stream, void (*callback)(void*, int, void*),

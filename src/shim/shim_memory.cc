@@ -1,8 +1,8 @@
 // shim/shim_memory.cc — sim mode's device memory, copies and memsets (the
 // API is declared in shim_runtime.h). Device memory is host memory here: an
 // allocation is 256-byte aligned host memory that colod's ledger has agreed
-// to; copies and memsets run on the host, after the kernels before them
-// (synchronous calls) or in stream order through a capture. Gate mode
+// to; copies and memsets run on the host (synchronous copies after the
+// kernels before them), or are recorded by a capturing stream. Gate mode
 // forwards to gate_runtime.cc.
 #include <algorithm>
 #include <cstdint>
@@ -82,7 +82,7 @@ size_t PitchedSpan(size_t pitch, size_t width, size_t height) {
 
 int CheckCapturedCopy(const State& s, const CapturedOp& op) {
   if (op.kind == CapturedOp::Kind::kSet)
-    return op.width == 0 || InAllocation(s, op.dst, op.width)
+    return op.width == 0 || InAllocation(s, op.dst, PitchedSpan(op.dpitch, op.width, op.height))
                ? kCudaSuccess
                : cuda::kCudaErrorInvalidValue;
   return CheckCopy(s, op.dst, PitchedSpan(op.dpitch, op.width, op.height),
@@ -164,15 +164,13 @@ CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
 }
 
 // Sim mode's async copies and memsets: recorded if `stream` captures, else
-// run at once, still under `lock` (on s.mu, after their checks: a free from
-// another thread cannot come in between).
-int RunOrCapture(State& s, std::unique_lock<std::mutex>& lock, void* stream,
-                 const CapturedOp& op) {
+// run at once. REQUIRES: s.mu held since their checks (a free from another
+// thread cannot come in between).
+int RunOrCapture(State& s, void* stream, const CapturedOp& op) {
   if (CapturingInto(s, stream)) {
     RecordCaptured(stream, op);
     return kCudaSuccess;
   }
-  (void)lock;
   return RunCapturedCopy(op);
 }
 
@@ -255,7 +253,7 @@ int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                           PitchedSpan(spitch, width, height), kind);
       err != kCudaSuccess)
     return err;
-  return RunOrCapture(s, lock, stream,
+  return RunOrCapture(s, stream,
                       CopyOp(dst, dpitch, src, spitch, width, height, kind));
 }
 
@@ -267,7 +265,7 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
     return err;
-  return RunOrCapture(s, lock, stream,
+  return RunOrCapture(s, stream,
                       CopyOp(dst, count, src, count, count, 1, kind));
 }
 
@@ -290,7 +288,7 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (count > 0 && !InAllocation(s, ptr, count))
     return cuda::kCudaErrorInvalidValue;
-  return RunOrCapture(s, lock, stream,
+  return RunOrCapture(s, stream,
                       CopyOp(ptr, count, nullptr, count, count, 1, kDefault,
                              CapturedOp::Kind::kSet, value));
 }
@@ -376,44 +374,27 @@ int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
   return kCudaSuccess;
 }
 
-// A copy of `count` bytes between the symbol (from `offset`) and `other`,
-// checked like any copy with the symbol's side as device memory; the
-// synchronous form after the kernels before it (SyncThenCopy), the async one
-// at once; not recorded into a capture.
+// A copy of `count` bytes between the symbol (from `offset`) and `other`:
+// the symbol's bytes are device memory to the ordinary copies, so once the
+// symbol is found and the direction fits, it is one (checked, ordered,
+// capturable). Gate mode: cudaErrorNotSupported.
 int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
                int kind, void* stream, bool async, bool to_symbol) {
-  State& s = S();
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = CheckSimStreamCall(s, stream, async); err != kCudaSuccess)
-      return err;
-  }
   char* bytes = nullptr;
-  auto check = [&] {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (s.gate) return cuda::kCudaErrorNotSupported;
     if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
       return err;
-    if (kind < kHostToHost || kind > kDefault || kind == kHostToHost ||
-        kind == (to_symbol ? kDeviceToHost : kHostToDevice))
-      return cuda::kCudaErrorInvalidMemcpyDirection;
-    // The other side: host memory, or (device to device) an allocation.
-    if (count > 0 && other == nullptr) return cuda::kCudaErrorInvalidValue;
-    if (kind == kDeviceToDevice && count > 0 && !InAllocation(s, other, count))
-      return cuda::kCudaErrorInvalidValue;
-    return kCudaSuccess;
-  };
-  auto copy = [&] {
-    if (count > 0) {
-      if (to_symbol)
-        std::memmove(bytes, other, count);
-      else
-        std::memmove(other, bytes, count);
-    }
-    return kCudaSuccess;
-  };
-  if (!async) return SyncThenCopy(s, check, copy);
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (int err = check(); err != kCudaSuccess) return err;
-  return copy();
+  }
+  if (kind == kHostToHost || kind == (to_symbol ? kDeviceToHost : kHostToDevice))
+    return cuda::kCudaErrorInvalidMemcpyDirection;
+  void* dst = to_symbol ? bytes : other;
+  const void* src = to_symbol ? static_cast<const void*>(other) : bytes;
+  return async ? MemcpyAsync(dst, src, count, kind, stream)
+               : Memcpy(dst, src, count, kind);
 }
 
 }  // namespace
@@ -461,18 +442,19 @@ int MallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
 
 int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
              void* stream, bool async) {
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = CheckSimStreamCall(s, stream, async); err != kCudaSuccess)
-      return err;
-    if (width == 0 || height == 0) return kCudaSuccess;
-    if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
-      return cuda::kCudaErrorInvalidValue;
-    for (size_t row = 0; row < height; ++row)  // under the lock that checked
-      std::memset(static_cast<char*>(ptr) + row * pitch, value, width);
+  State& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (s.gate) return cuda::kCudaErrorNotSupported;
+  if (async) {
+    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   }
-  return kCudaSuccess;
+  if (width == 0 || height == 0) return kCudaSuccess;
+  if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
+    return cuda::kCudaErrorInvalidValue;
+  return RunOrCapture(s, async ? stream : nullptr,
+                      CopyOp(ptr, pitch, nullptr, pitch, width, height, kDefault,
+                             CapturedOp::Kind::kSet, value));
 }
 
 int HostRegister(void* ptr, size_t size, unsigned flags) {
@@ -517,12 +499,16 @@ int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags) {
 }
 
 int DeviceReset() {
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) return cuda::kCudaErrorNotSupported;
+  }
   if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
   std::vector<uintptr_t> bases;
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    if (s.gate) return cuda::kCudaErrorNotSupported;
     for (const auto& [base, size] : s.allocations) bases.push_back(base);
     s.func_settings.clear();
     s.device_flags = 0;

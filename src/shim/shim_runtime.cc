@@ -225,16 +225,6 @@ int CheckStream(State& s, void* stream) {
   return cuda::kCudaErrorInvalidResourceHandle;
 }
 
-int CheckSimStreamCall(State& s, void* stream, bool async) {
-  if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate) return cuda::kCudaErrorNotSupported;
-  if (!async) return kCudaSuccess;
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  return CapturingInto(s, stream) != nullptr
-             ? cuda::kCudaErrorStreamCaptureUnsupported
-             : kCudaSuccess;
-}
-
 uint64_t LastSeqOf(State& s, void* stream) {
   return IsDefaultStream(stream) ? s.last_seq
                                  : static_cast<Stream*>(stream)->last_seq;
@@ -247,14 +237,7 @@ namespace {
 thread_local Stream* t_own_stream = nullptr;
 struct OwnStreamReaper {
   ~OwnStreamReaper() {
-    if (t_own_stream == nullptr) return;
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (s.streams.count(t_own_stream) != 0) {
-      ForgetCaptureStream(s, t_own_stream);
-      s.streams.erase(t_own_stream);
-      delete t_own_stream;
-    }
+    if (t_own_stream != nullptr) (void)StreamDestroy(t_own_stream);
     t_own_stream = nullptr;
   }
 };
@@ -264,25 +247,19 @@ thread_local OwnStreamReaper t_own_stream_reaper;
 
 void* OwnStream(void* stream) {
   if (stream != reinterpret_cast<void*>(0x2)) return stream;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (InGate(s)) return stream;
-  if (t_own_stream == nullptr || s.streams.count(t_own_stream) == 0) {
-    (void)&t_own_stream_reaper;  // constructed now: it runs at thread exit
-    auto* st = new Stream();
-    st->id = s.next_stream++;
-    s.streams.insert(st);
-    t_own_stream = st;
+  // Made once per thread (sim mode only) and removed only at its exit: no
+  // lock needed to hand it out again.
+  if (t_own_stream != nullptr) return t_own_stream;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (InGate(s)) return stream;
   }
-  return t_own_stream;
-}
-
-int CheckLaunchShape(Dim grid, Dim block) {
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
-      block.y == 0 || block.z == 0) {
-    return cuda::kCudaErrorInvalidConfiguration;
-  }
-  return kCudaSuccess;
+  (void)&t_own_stream_reaper;  // constructed now: it runs at thread exit
+  void* made = nullptr;
+  if (StreamCreate(&made, 0, 0) != kCudaSuccess) return stream;
+  t_own_stream = static_cast<Stream*>(made);
+  return made;
 }
 
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
@@ -290,7 +267,6 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  GateLaunch* gate_launch) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = CheckLaunchShape(grid, block); err != kCudaSuccess) return err;
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)
     return err;

@@ -232,8 +232,9 @@ int DeviceSynchronize();
 
 // Sim mode's forms of further runtime calls (shim_memory.cc, shim_streams.cc,
 // runtime_queries.cc); gate mode answers cudaErrorNotSupported for
-// those that must keep their order behind the program's kernels, and the
-// export layer forwards the rest to the real runtime.
+// those that must keep their order behind the program's kernels,
+// cudaMallocPitch allocates through Malloc's gate path, and the export layer
+// forwards the rest to the real runtime.
 //
 // Symbols: the variable's bytes are its host shadow. An unregistered symbol
 // is cudaErrorInvalidSymbol; `offset` + `count` beyond its size, or a source

@@ -36,8 +36,8 @@ struct CapturedOp {
   const char* unnamed_prefix = "kernel";
   Dim grid, block;
   size_t shared_mem = 0;
-  // kCopy: rows of `width` bytes (one row for a plain copy), of
-  // cudaMemcpyKind `copy_kind`; kSet: bytes.
+  // Rows of `width` bytes, `dpitch` / `spitch` apart (one row for a plain
+  // copy or memset); kCopy of cudaMemcpyKind `copy_kind`.
   int copy_kind = 4;  // cudaMemcpyDefault
   void* dst = nullptr;
   const void* src = nullptr;
@@ -190,11 +190,6 @@ runtime::SyncScope ScopeOf(void* stream);
 bool IsDefaultStream(void* stream);
 // cudaErrorInvalidResourceHandle unless `stream` is default or ours.
 int CheckStream(State& s, void* stream);
-// The checks of a call sim mode alone carries out in stream order (gate
-// mode: cudaErrorNotSupported): connected, and for an async form (`async`)
-// a valid stream that is not capturing
-// (cudaErrorStreamCaptureUnsupported).
-int CheckSimStreamCall(State& s, void* stream, bool async);
 // The last launch pushed on `stream` (every stream's for the default one).
 uint64_t LastSeqOf(State& s, void* stream);
 // The stream priorities colo reports (lower is higher, as in CUDA): the range
@@ -206,14 +201,12 @@ inline int ClampStreamPriority(int p) {
          : p < kGreatestStreamPriority ? kGreatestStreamPriority
                                        : p;
 }
-// cudaErrorInvalidConfiguration for an empty grid or block.
-int CheckLaunchShape(Dim grid, Dim block);
 // The allocation in `map` whose bytes include `p` (a zero-size allocation
 // holds its base address), or map.end().
 AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
                                                 uintptr_t p);
 // What CUDA checks when a kernel is launched, against the device colod
-// describes: block dimensions (x and y within the device's threads per
+// describes: an empty grid or block, block dimensions (x and y within the device's threads per
 // block, z within 64, their product within threads per block) and grid
 // (y and z within 65535) give cudaErrorInvalidConfiguration; a null function
 // cudaErrorInvalidDeviceFunction; in sim mode, more dynamic shared memory

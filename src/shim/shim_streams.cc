@@ -223,17 +223,17 @@ namespace {
 
 // Waits until `stream`'s work before now has ended, then runs `run` on this
 // thread without the interposer's lock.
+// (StreamSynchronize checks the stream and refuses a capturing one.)
 template <typename Run>
 int AfterStream(void* stream, Run run) {
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = CheckSimStreamCall(s, stream, true); err != kCudaSuccess)
-      return err;
+    if (InGate(s)) return cuda::kCudaErrorNotSupported;
   }
-  const int err = StreamSynchronize(stream);
-  if (err != kCudaSuccess) return err;
-  run(err);
+  if (int err = StreamSynchronize(OwnStream(stream)); err != kCudaSuccess)
+    return err;
+  run();
   return kCudaSuccess;
 }
 
@@ -241,13 +241,14 @@ int AfterStream(void* stream, Run run) {
 
 int LaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
   if (fn == nullptr) return cuda::kCudaErrorInvalidValue;
-  return AfterStream(stream, [&](int) { fn(data); });
+  return AfterStream(stream, [&] { fn(data); });
 }
 
 int StreamAddCallback(void* stream, void (*fn)(void*, int, void*), void* data,
                       unsigned flags) {
   if (fn == nullptr || flags != 0) return cuda::kCudaErrorInvalidValue;
-  return AfterStream(stream, [&](int status) { fn(stream, status, data); });
+  // The callback gets the handle the program passed.
+  return AfterStream(stream, [&] { fn(stream, cuda::kCudaSuccess, data); });
 }
 
 }  // namespace colo::shim
