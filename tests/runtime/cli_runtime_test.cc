@@ -80,6 +80,18 @@ TEST(CliRuntimeTest, RunLeavesTheProgramsOptionsToTheProgram) {
       << "a directory: " << out;
 }
 
+// Whether `colo top` reaches a colod on `socket` within 10 s (one that is
+// still starting); `out` gets the last attempt's output.
+bool TopReachesColod(const TempDir& dir, const std::string& socket,
+                     std::string* out) {
+  return WaitFor(
+      [&] {
+        return RunColo(dir, {"top", "--once", "--json", "--socket", socket},
+                       out) == 0;
+      },
+      seconds(10));
+}
+
 // A Unix socket at `path` that nobody listens on (as a killed colod leaves
 // it), or, with `listen_backlog` >= 0, one that accepts connections into
 // its backlog and never answers (as a stopped colod would). Returns the fd
@@ -144,12 +156,7 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
   Process replacing({kColod, "--socket", stale}, {}, dir.path() + "/r.out",
                     dir.path() + "/r.err");
   std::string out;
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        return RunColo(dir, {"top", "--once", "--json", "--socket", stale},
-                       &out) == 0;
-      },
-      seconds(10)))
+  EXPECT_TRUE(TopReachesColod(dir, stale, &out))
       << out << ReadFile(dir.path() + "/r.err");
   replacing.Signal(SIGTERM);
   EXPECT_EQ(replacing.Wait(seconds(10)), 0);
@@ -224,12 +231,7 @@ TEST(CliRuntimeTest, ColodsLockFileIsItsOwn) {
   Process after({kColod, "--socket", socket}, {}, dir.path() + "/a.out",
                 dir.path() + "/a.err");
   std::string out;
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        return RunColo(dir, {"top", "--once", "--json", "--socket", socket},
-                       &out) == 0;
-      },
-      seconds(10)))
+  EXPECT_TRUE(TopReachesColod(dir, socket, &out))
       << out << ReadFile(dir.path() + "/a.err");
   after.Signal(SIGTERM);
   EXPECT_EQ(after.Wait(seconds(10)), 0);

@@ -59,18 +59,17 @@ inline bool WaitFor(const std::function<bool()>& pred,
   return pred();
 }
 
-// The integer after "key=" in `text`, or -1.
-inline long ValueOf(const std::string& text, const std::string& key) {
-  size_t p = text.find(key + "=");
-  if (p == std::string::npos) return -1;
-  return std::strtol(text.c_str() + p + key.size() + 1, nullptr, 10);
-}
-
 // The number after "key=" in `text`, or NaN.
 inline double NumberOf(const std::string& text, const std::string& key) {
   size_t p = text.find(key + "=");
   if (p == std::string::npos) return std::nan("");
   return std::strtod(text.c_str() + p + key.size() + 1, nullptr);
+}
+
+// The integer after "key=" in `text` (its integer part), or -1.
+inline long ValueOf(const std::string& text, const std::string& key) {
+  const double n = NumberOf(text, key);
+  return std::isnan(n) ? -1 : static_cast<long>(n);
 }
 
 class TempDir {
