@@ -88,13 +88,51 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
   return c;
 }
 
+Status RuntimeClient::Send(MsgType type, const void* payload, size_t length) {
+  std::lock_guard<std::mutex> lock(send_mu_);
+  return SendMessage(fd_, type, payload, length);
+}
+
+Result<Message> RuntimeClient::AwaitReply(Slot slot, Duration spin) {
+  std::unique_lock<std::mutex> lock(recv_mu_);
+  for (;;) {
+    if (replies_[slot]) {
+      Message m = std::move(*replies_[slot]);
+      replies_[slot].reset();
+      return m;
+    }
+    if (!broken_.ok()) return broken_;
+    if (reading_) {
+      recv_cv_.wait(lock);
+      continue;
+    }
+    reading_ = true;
+    lock.unlock();
+    SpinUntilReadable(spin);
+    Result<Message> got = ReceiveMessage(fd_);
+    lock.lock();
+    reading_ = false;
+    if (got.ok()) {
+      for (int f : got->fds) close(f);
+      got->fds.clear();
+      const Slot to = got->type == MsgType::kSyncReply ? kSyncSlot : kCallSlot;
+      if (replies_[to]) {
+        broken_ = InternalError("colod sent a reply nobody asked for");
+      } else {
+        replies_[to] = std::move(*got);
+      }
+    } else {
+      broken_ = got.status();
+    }
+    recv_cv_.notify_all();
+  }
+}
+
 Result<Message> RuntimeClient::Call(MsgType type, const void* payload,
                                     size_t length, MsgType reply) {
   std::lock_guard<std::mutex> lock(call_mu_);
-  COLO_RETURN_IF_ERROR(SendMessage(fd_, type, payload, length));
-  COLO_ASSIGN_OR_RETURN(Message m, ReceiveMessage(fd_));
-  for (int f : m.fds) close(f);
-  m.fds.clear();
+  COLO_RETURN_IF_ERROR(Send(type, payload, length));
+  COLO_ASSIGN_OR_RETURN(Message m, AwaitReply(kCallSlot, Duration(0)));
   if (m.type != reply) return InternalError("colod sent an unexpected reply");
   return m;
 }
@@ -131,7 +169,7 @@ Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq, SyncScope scope,
   SyncMsg msg;
   msg.seq = seq;
   msg.scope = static_cast<uint32_t>(scope);
-  std::unique_lock<std::mutex> lock(call_mu_, std::defer_lock);
+  std::unique_lock<std::mutex> lock(sync_mu_, std::defer_lock);
   if (done) {
     while (!lock.try_lock()) {
       if (done()) return SyncReplyMsg{};
@@ -140,13 +178,11 @@ Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq, SyncScope scope,
   } else {
     lock.lock();
   }
-  COLO_RETURN_IF_ERROR(SendMessage(fd_, MsgType::kSync, &msg, sizeof(msg)));
-  if (ring_ && ring_->control().sync_spin_ok.load(std::memory_order_relaxed))
-    SpinUntilReadable(sync_spin_);
-  COLO_ASSIGN_OR_RETURN(Message m, ReceiveMessage(fd_));
-  for (int f : m.fds) close(f);
-  if (m.type != MsgType::kSyncReply)
-    return InternalError("colod sent an unexpected reply");
+  COLO_RETURN_IF_ERROR(Send(MsgType::kSync, &msg, sizeof(msg)));
+  const bool spin =
+      ring_ && ring_->control().sync_spin_ok.load(std::memory_order_relaxed);
+  COLO_ASSIGN_OR_RETURN(Message m,
+                        AwaitReply(kSyncSlot, spin ? sync_spin_ : Duration(0)));
   return PayloadAs<SyncReplyMsg>(m);
 }
 

@@ -8,16 +8,22 @@
 // cudaErrorDevicesUnavailable); nothing here waits forever on a dead peer.
 //
 // Thread safety: Alloc, Free, Sync and Stats may be called from several
-// threads at once: they take turns (colod answers one request of a client at
-// a time), so a long Sync delays another thread's round trip but nothing
-// else. The rest is not synchronized (the interposer calls it under its own
-// lock).
+// threads at once. Syncs take turns among themselves, and so do the other
+// calls, but one of each may be in flight together: colod answers an Alloc
+// at once even while it holds back a Sync's reply, and whichever thread is
+// reading the socket hands the other's reply over. So a long Sync delays
+// another thread's Sync, not its Alloc or Free. Once a reply cannot be read
+// (colod gone, a timeout, a malformed message), every later call fails with
+// that error: the replies could no longer be matched to their requests. The
+// rest is not synchronized (the interposer calls it under its own lock).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "colo/status.h"
@@ -91,6 +97,14 @@ class RuntimeClient {
   RuntimeClient() = default;
   Result<Message> Call(MsgType type, const void* payload, size_t length,
                        MsgType reply);
+  // Which of the two requests that may be in flight a reply answers.
+  enum Slot { kSyncSlot = 0, kCallSlot = 1 };
+  // Sends one message (sends take turns).
+  Status Send(MsgType type, const void* payload, size_t length);
+  // Waits for the reply of `slot`'s request: reads the socket if no other
+  // thread is (spinning `spin` first), keeping a reply that belongs to the
+  // other slot for its waiter.
+  Result<Message> AwaitReply(Slot slot, Duration spin);
 
   // Polls `fd_` for input (yielding between polls) for up to `spin`.
   void SpinUntilReadable(Duration spin) const;
@@ -100,7 +114,16 @@ class RuntimeClient {
   Duration sync_spin_{0};
   WelcomeMsg welcome_;
   std::unique_ptr<LaunchRing> ring_;
-  std::mutex call_mu_;  // one round trip on fd_ at a time.
+  std::mutex sync_mu_;  // one Sync in flight at a time.
+  std::mutex call_mu_;  // one Alloc, Free or Stats in flight at a time.
+  std::mutex send_mu_;  // one message written to fd_ at a time.
+  // The replies read so far and not yet taken, whether a thread is reading
+  // fd_, and the error that ended reading (all under recv_mu_).
+  std::mutex recv_mu_;
+  std::condition_variable recv_cv_;
+  std::optional<Message> replies_[2];
+  bool reading_ = false;
+  Status broken_;
 };
 
 }  // namespace colo::runtime

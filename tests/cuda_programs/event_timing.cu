@@ -16,7 +16,8 @@
 //     kernel, which ends after all of them.
 // Threads: while one thread waits in cudaStreamSynchronize for the long
 // kernel, another launches on its own stream and queries it;
-//   "other_thread_ms": how long that launch and query took (host clock).
+//   "other_thread_ms": how long that launch and query took (host clock);
+//   "other_thread_alloc_ms": how long a cudaMalloc and cudaFree then took.
 // Per-thread default streams: while one thread waits for the long kernel on
 // its cudaStreamPerThread, another runs a step on its own and syncs it;
 //   "own_stream_ms": how long that step and sync took (one step, not the
@@ -116,6 +117,7 @@ int main() {
   std::atomic<bool> syncing{false};
   std::atomic<int> other_err{0};
   std::atomic<double> other_ms{-1};
+  std::atomic<double> other_alloc_ms{-1};
   std::thread other([&] {
     cudaStream_t t;
     if (cudaStreamCreate(&t) != cudaSuccess) other_err = 1;
@@ -128,6 +130,15 @@ int main() {
                    std::chrono::steady_clock::now() - start)
                    .count();
     if (q != cudaSuccess && q != cudaErrorNotReady) other_err = static_cast<int>(q);
+    // An allocation and a free are round trips to colod: they must not
+    // wait for the sync's either.
+    const auto alloc_start = std::chrono::steady_clock::now();
+    float* y = nullptr;
+    if (cudaMalloc(&y, 1 << 20) != cudaSuccess) other_err = 3;
+    if (cudaFree(y) != cudaSuccess) other_err = 4;
+    other_alloc_ms = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - alloc_start)
+                         .count();
     if (cudaStreamSynchronize(t) != cudaSuccess) other_err = 2;
     cudaStreamDestroy(t);
   });
@@ -136,6 +147,7 @@ int main() {
   other.join();
   std::printf("other_thread_err=%d\nother_thread_ms=%.3f\n", other_err.load(),
               other_ms.load());
+  std::printf("other_thread_alloc_ms=%.3f\n", other_alloc_ms.load());
   const double long_ms = Ms(a, b, &err);
   std::printf("long_err=%d\nlong_ms=%.3f\n", err, long_ms);
 
