@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace colo::place {
 namespace {
@@ -10,7 +11,8 @@ int64_t KeyCode(const std::array<int, 3>& key, int64_t base) {
   return ((key[0] + 1) * base + (key[1] + 1)) * base + (key[2] + 1);
 }
 
-constexpr int64_t kDenseLimit = 1 << 22;  // cache entries held in a flat vector
+// MIG profiles a GPU may have for the planner (one bit each in a class).
+constexpr size_t kMaxMigProfiles = 32;
 
 }  // namespace
 
@@ -45,6 +47,11 @@ Result<GroupEvaluator> GroupEvaluator::Create(
         "GPU '" + gpu.name +
         "' has no MIG profiles; MIG needs e.g. A100 or H100");
   }
+  if (options.allow_mig && gpu.mig_profiles.size() > kMaxMigProfiles) {
+    return InvalidArgumentError("GPU '" + gpu.name + "' has more than " +
+                                std::to_string(kMaxMigProfiles) +
+                                " MIG profiles");
+  }
   GroupEvaluator e;
   e.types_ = std::move(types);
   e.gpu_ = gpu;
@@ -75,38 +82,76 @@ Result<GroupEvaluator> GroupEvaluator::Create(
       e.mig_y_[a * e.n_mig_ + m] = std::clamp(y.value_or(f), 0.0, 1.0);
     }
   }
-  const int64_t base = static_cast<int64_t>(e.types_.size()) + 1;
-  if (base * base * base <= kDenseLimit) {
-    e.dense_.resize(base * base * base);
-    e.dense_set_.assign(base * base * base, false);
+  // MIG classes: a job's MIG outcome depends on its profile and on which
+  // instances it may use (its memory fits, its floor is kept).
+  const double gib_per_eighth =
+      static_cast<double>(gpu.memory_bytes) / 8.0 / (1024.0 * 1024.0 * 1024.0);
+  std::map<std::pair<int, uint32_t>, int> class_index;
+  for (const JobType& t : e.types_) {
+    uint32_t allowed = 0;
+    for (size_t m = 0; m < e.n_mig_; ++m) {
+      const MigProfile& mp = gpu.mig_profiles[m];
+      const double y = e.mig_y_[static_cast<size_t>(t.profile) * e.n_mig_ + m];
+      if (t.memory_gib <= mp.memory_eighths * gib_per_eighth -
+                              options.mig_reserve_gib &&
+          (!t.high || y >= options.high_priority_floor))
+        allowed |= 1u << m;
+    }
+    auto [it, fresh] = class_index.emplace(
+        std::make_pair(t.profile, allowed),
+        static_cast<int>(e.mig_classes_.size()));
+    if (fresh) e.mig_classes_.push_back(it->first);
+    e.mig_class_.push_back(it->second);
   }
   return e;
 }
 
-const GroupOutcome& GroupEvaluator::Evaluate(const std::array<int, 3>& key) {
-  const int64_t code = KeyCode(key, static_cast<int64_t>(types_.size()) + 1);
-  if (!dense_.empty()) {
-    if (!dense_set_[code]) {
-      dense_[code] = Compute(key);
-      dense_set_[code] = true;
-    }
-    return dense_[code];
-  }
-  auto it = sparse_.find(code);
-  if (it == sparse_.end()) it = sparse_.emplace(code, Compute(key)).first;
-  return it->second;
-}
-
-GroupOutcome GroupEvaluator::Compute(const std::array<int, 3>& key) const {
-  GroupOutcome out;
+int GroupEvaluator::Count(const std::array<int, 3>& key, bool* fits) const {
   int k = 0;
   double memory = 0;
   while (k < 3 && key[k] >= 0) memory += types_[key[k++]].memory_gib;
+  *fits = memory <= options_.memory_gib;
+  return k;
+}
+
+bool GroupEvaluator::Mps(const std::array<int, 3>& key, int k, double* total,
+                         std::array<double, 3>* normalized) const {
+  bool floors = true;
+  *total = 0;
+  for (int i = 0; i < k; ++i) {
+    double y = 1.0;
+    for (int j = 0; j < k; ++j) {
+      if (j != i) y *= Pair(types_[key[i]].profile, types_[key[j]].profile);
+    }
+    if (normalized) (*normalized)[i] = y;
+    *total += y;
+    if (types_[key[i]].high && y < options_.high_priority_floor) floors = false;
+  }
+  return floors;
+}
+
+double GroupEvaluator::Total(const std::array<int, 3>& key) {
+  if (n_mig_ > 0) {
+    const GroupOutcome out = Evaluate(key);
+    return out.feasible ? out.total : -INFINITY;
+  }
+  bool fits = false;
+  const int k = Count(key, &fits);
+  if (!fits) return -INFINITY;
+  if (k <= 1) return k;
+  double total = 0;
+  return Mps(key, k, &total, nullptr) ? total : -INFINITY;
+}
+
+GroupOutcome GroupEvaluator::Evaluate(const std::array<int, 3>& key) {
+  GroupOutcome out;
+  bool fits = false;
+  const int k = Count(key, &fits);
   if (k == 0) {
     out.feasible = true;
     return out;
   }
-  if (memory > options_.memory_gib) {
+  if (!fits) {
     out.why = Infeasible::kMemory;
   } else if (k == 1) {
     out.feasible = true;
@@ -114,38 +159,46 @@ GroupOutcome GroupEvaluator::Compute(const std::array<int, 3>& key) const {
     out.total = out.normalized[0] = 1.0;
     return out;
   } else {
-    // MPS: pairwise predictions, composed multiplicatively for a third job.
-    bool floors = true;
-    double total = 0;
-    for (int i = 0; i < k; ++i) {
-      double y = 1.0;
-      for (int j = 0; j < k; ++j) {
-        if (j != i) y *= Pair(types_[key[i]].profile, types_[key[j]].profile);
-      }
-      out.normalized[i] = y;
-      total += y;
-      if (types_[key[i]].high && y < options_.high_priority_floor)
-        floors = false;
-    }
-    out.total = total;
-    out.feasible = floors;
+    out.feasible = Mps(key, k, &out.total, &out.normalized);
     out.mode = GpuMode::kMps;
-    if (!floors) out.why = Infeasible::kFloor;
+    if (!out.feasible) out.why = Infeasible::kFloor;
   }
-  if (k >= 2 && n_mig_ > 0) BestMig(key, k, &out);
+  if (k >= 2 && n_mig_ > 0) {
+    // The members by MIG class (slot[i]: the member in class-key place i).
+    std::array<int, 3> slot{0, 1, 2};
+    std::sort(slot.begin(), slot.begin() + k, [&](int a, int b) {
+      return mig_class_[key[a]] < mig_class_[key[b]];
+    });
+    std::array<int, 3> ckey{-1, -1, -1};
+    for (int i = 0; i < k; ++i) ckey[i] = mig_class_[key[slot[i]]];
+    const int64_t code =
+        KeyCode(ckey, static_cast<int64_t>(mig_classes_.size()) + 1);
+    auto it = mig_cache_.find(code);
+    if (it == mig_cache_.end()) it = mig_cache_.emplace(code, BestMig(ckey, k)).first;
+    const MigChoice& c = it->second;
+    if (c.feasible && (!out.feasible || c.total > out.total)) {
+      out.feasible = true;
+      out.why = Infeasible::kNone;
+      out.mode = GpuMode::kMig;
+      out.total = c.total;
+      for (int i = 0; i < k; ++i) {
+        out.normalized[slot[i]] = c.normalized[i];
+        out.mig_profile[slot[i]] = c.mig_profile[i];
+      }
+    }
+  }
   if (!out.feasible) out.total = 0;
   return out;
 }
 
-// Tries every assignment of MIG profiles to the k jobs that fits (compute
-// slices <= 7, memory eighths <= 8, each job's memory in its instance) and
-// keeps the floors; replaces *out if it beats it.
-void GroupEvaluator::BestMig(const std::array<int, 3>& key, int k,
-                             GroupOutcome* out) const {
+// Tries every assignment of MIG profiles to the k classes that fits
+// (compute slices <= 7, memory eighths <= 8, each profile one the class may
+// use) and keeps the one with the highest total.
+GroupEvaluator::MigChoice GroupEvaluator::BestMig(const std::array<int, 3>& key,
+                                                  int k) const {
+  MigChoice best;
   const size_t n = n_mig_;
   std::array<size_t, 3> m{0, 0, 0};
-  const double gib_per_eighth =
-      static_cast<double>(gpu_.memory_bytes) / 8.0 / (1024.0 * 1024.0 * 1024.0);
   while (true) {
     int slices = 0, eighths = 0;
     bool ok = true;
@@ -153,28 +206,25 @@ void GroupEvaluator::BestMig(const std::array<int, 3>& key, int k,
     std::array<double, 3> y{};
     for (int i = 0; i < k && ok; ++i) {
       const MigProfile& mp = gpu_.mig_profiles[m[i]];
-      const JobType& t = types_[key[i]];
+      const auto& [profile, allowed] = mig_classes_[key[i]];
       slices += mp.compute_slices;
       eighths += mp.memory_eighths;
-      y[i] = mig_y_[static_cast<size_t>(t.profile) * n + m[i]];
-      ok = t.memory_gib <= mp.memory_eighths * gib_per_eighth -
-                               options_.mig_reserve_gib &&
-           (!t.high || y[i] >= options_.high_priority_floor);
+      y[i] = mig_y_[static_cast<size_t>(profile) * n + m[i]];
+      ok = (allowed >> m[i]) & 1u;
       total += y[i];
     }
     if (ok && slices <= 7 && eighths <= 8 &&
-        (!out->feasible || total > out->total)) {
-      out->feasible = true;
-      out->why = Infeasible::kNone;
-      out->mode = GpuMode::kMig;
-      out->total = total;
-      out->normalized = y;
-      for (int i = 0; i < k; ++i) out->mig_profile[i] = static_cast<int>(m[i]);
+        (!best.feasible || total > best.total)) {
+      best.feasible = true;
+      best.total = total;
+      best.normalized = y;
+      for (int i = 0; i < k; ++i) best.mig_profile[i] = static_cast<int>(m[i]);
     }
     int i = 0;
     while (i < k && ++m[i] == n) m[i++] = 0;
     if (i == k) break;
   }
+  return best;
 }
 
 }  // namespace colo::place

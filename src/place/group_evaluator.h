@@ -17,7 +17,11 @@
 // A group is feasible when its memory fits (the GPU's, or each job's MIG
 // instance's: its share of the GPU's memory less the per-instance reserve)
 // and every high-priority member keeps the floor. Of MPS and MIG
-// the one with the higher total wins. Results are cached.
+// the one with the higher total wins. MPS outcomes are computed on each call
+// (a few table lookups); MIG outcomes, a search over instance assignments,
+// are cached by what they depend on: each member's profile and the MIG
+// profiles it may use (its memory fits, its floor is kept), so jobs that
+// differ only in memory share entries.
 //
 // Thread-compatible (the cache mutates); not for concurrent use.
 #pragma once
@@ -83,7 +87,10 @@ class GroupEvaluator {
 
   // Outcome of the types in `key` (ascending type ids, -1 for empty slots
   // at the end, e.g. {2, 5, -1}).
-  const GroupOutcome& Evaluate(const std::array<int, 3>& key);
+  GroupOutcome Evaluate(const std::array<int, 3>& key);
+  // Evaluate(key).total if feasible, else -inf (the search's hot path:
+  // without MIG it fills no outcome).
+  double Total(const std::array<int, 3>& key);
 
   // Clamped prediction of `own` profile next to `partner` profile.
   double Pair(int own_profile, int partner_profile) const {
@@ -97,8 +104,23 @@ class GroupEvaluator {
 
  private:
   GroupEvaluator() = default;
-  GroupOutcome Compute(const std::array<int, 3>& key) const;
-  void BestMig(const std::array<int, 3>& key, int k, GroupOutcome* out) const;
+  // The best MIG assignment of up to three jobs, by MIG class.
+  struct MigChoice {
+    bool feasible = false;
+    double total = 0;
+    std::array<double, 3> normalized{};
+    std::array<int, 3> mig_profile{-1, -1, -1};
+  };
+  // Tries every assignment of MIG profiles to the k classes of `key`
+  // (ascending class ids) that fits the GPU's slices and memory.
+  MigChoice BestMig(const std::array<int, 3>& key, int k) const;
+  // Members and memory of `key`; whether the memory fits.
+  int Count(const std::array<int, 3>& key, bool* fits) const;
+  // MPS: each member's prediction next to the others (pairwise, composed
+  // multiplicatively), into normalized[] if given; their total; false if
+  // a high-priority member falls below the floor.
+  bool Mps(const std::array<int, 3>& key, int k, double* total,
+           std::array<double, 3>* normalized) const;
 
   std::vector<JobType> types_;
   GpuSpec gpu_;
@@ -107,9 +129,10 @@ class GroupEvaluator {
   std::vector<double> pair_;  // n_profiles^2
   size_t n_mig_ = 0;
   std::vector<double> mig_y_;  // n_profiles x MIG profiles: y on that instance
-  std::vector<GroupOutcome> dense_;  // cache when types are few
-  std::vector<bool> dense_set_;
-  std::unordered_map<int64_t, GroupOutcome> sparse_;
+  // MIG class of each type: its profile and the MIG profiles it may use.
+  std::vector<int> mig_class_;
+  std::vector<std::pair<int, uint32_t>> mig_classes_;  // (profile, allowed)
+  std::unordered_map<int64_t, MigChoice> mig_cache_;
 };
 
 }  // namespace colo::place

@@ -10,6 +10,10 @@ namespace colo::place {
 namespace {
 
 constexpr double kEps = 1e-9;
+// Waiting job types a step looks at: the take-over step (per local-search
+// pass), and the local improvement after a kick (it runs often).
+constexpr size_t kWaitingKindsTried = 16;
+constexpr size_t kWaitingKindsPolished = 4;
 
 // Insertion sort of the first n (<= 3) entries.
 void SortKey(std::array<int, 3>& k, int n) {
@@ -29,7 +33,10 @@ PlacementSearch::PlacementSearch(GroupEvaluator* eval,
       groups_(o.gpus, {-1, -1, -1}),
       size_(o.gpus, 0),
       cur_(o.gpus, 0.0),
-      group_of_(type_.size(), -1) {}
+      group_of_(type_.size(), -1) {
+  std::set<int>& empty = kinds_[Kind{0, {-1, -1, -1}}];
+  for (int g = 0; g < o.gpus; ++g) empty.insert(empty.end(), g);
+}
 
 double PlacementSearch::Total() const {
   return std::accumulate(cur_.begin(), cur_.end(), 0.0);
@@ -46,8 +53,10 @@ std::array<int, 3> PlacementSearch::KeyOf(int g) const {
   return k;
 }
 
-const GroupOutcome* PlacementSearch::Changed(int g, int out, int in) const {
-  std::array<int, 3> k{-1, -1, -1};
+bool PlacementSearch::ChangedKey(int g, int out, int in,
+                                 std::array<int, 3>* key) const {
+  std::array<int, 3>& k = *key;
+  k = {-1, -1, -1};
   int n = 0;
   if (g >= 0) {
     for (int i = 0; i < size_[g]; ++i) {
@@ -55,36 +64,117 @@ const GroupOutcome* PlacementSearch::Changed(int g, int out, int in) const {
     }
   }
   if (in >= 0) {
-    if (n >= o_.max_jobs_per_gpu) return nullptr;
+    if (n >= o_.max_jobs_per_gpu) return false;
     k[n++] = type_[in];
   }
   SortKey(k, n);
-  return &eval_.Evaluate(k);
+  return true;
 }
 
 double PlacementSearch::Alt(int g, int out, int in) const {
-  const GroupOutcome* r = Changed(g, out, in);
-  return r && r->feasible ? r->total : -INFINITY;
+  std::array<int, 3> k;
+  return ChangedKey(g, out, in, &k) ? eval_.Total(k) : -INFINITY;
 }
 
 Infeasible PlacementSearch::WhyNot(int g, int in) const {
-  const GroupOutcome* r = Changed(g, -1, in);
-  return !r || r->feasible ? Infeasible::kNone : r->why;
+  std::array<int, 3> k;
+  if (!ChangedKey(g, -1, in, &k)) return Infeasible::kNone;
+  const GroupOutcome r = eval_.Evaluate(k);
+  return r.feasible ? Infeasible::kNone : r.why;
+}
+
+int64_t PlacementSearch::KindCode(int g) const {
+  const int64_t base = static_cast<int64_t>(eval_.types().size()) + 1;
+  const std::array<int, 3> k = KeyOf(g);
+  return ((k[0] + 1) * base + (k[1] + 1)) * base + (k[2] + 1);
+}
+
+void PlacementSearch::Refresh(int g, bool before) {
+  ++changes_;
+  const Kind kind{size_[g], KeyOf(g)};
+  if (!before) {
+    kinds_[kind].insert(g);
+    return;
+  }
+  auto it = kinds_.find(kind);
+  it->second.erase(g);
+  if (it->second.empty()) kinds_.erase(it);
+}
+
+void PlacementSearch::Account(double group_total, int sign) {
+  if (std::isfinite(group_total)) {
+    total_ += sign * group_total;
+  } else {
+    not_allowed_ += sign;
+  }
 }
 
 void PlacementSearch::Add(int g, int job) {
+  Refresh(g, true);
   groups_[g][size_[g]++] = job;
   group_of_[job] = g;
+  Account(cur_[g], -1);
   cur_[g] = Alt(g, -1, -1);
+  Account(cur_[g], +1);
+  if (High(job)) ++high_placed_;
+  Refresh(g, false);
+  if (logging_) log_.push_back({true, g, job});
 }
 
 void PlacementSearch::Remove(int g, int job) {
+  Refresh(g, true);
   auto& m = groups_[g];
   auto it = std::find(m.begin(), m.begin() + size_[g], job);
   *it = m[--size_[g]];
   m[size_[g]] = -1;
   group_of_[job] = -1;
+  Account(cur_[g], -1);
   cur_[g] = Alt(g, -1, -1);
+  Account(cur_[g], +1);
+  if (High(job)) --high_placed_;
+  Refresh(g, false);
+  if (logging_) log_.push_back({false, g, job});
+}
+
+void PlacementSearch::UndoTo(size_t mark) {
+  const bool was = logging_;
+  logging_ = false;
+  while (log_.size() > mark) {
+    const Change c = log_.back();
+    log_.pop_back();
+    if (c.added) {
+      Remove(c.gpu, c.job);
+    } else {
+      Add(c.gpu, c.job);
+    }
+  }
+  logging_ = was;
+}
+
+std::vector<int> PlacementSearch::Representatives() const {
+  std::vector<int> out;
+  for (const auto& [kind, gpus] : kinds_) {
+    auto it = gpus.begin();
+    out.push_back(*it);
+    if (++it != gpus.end()) out.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<int> PlacementSearch::KindGpus(int skip) const {
+  std::vector<int> out;
+  out.reserve(kinds_.size());
+  for (const auto& [kind, gpus] : kinds_) {
+    auto it = gpus.begin();
+    if (*it == skip && ++it == gpus.end()) continue;
+    out.push_back(*it);
+  }
+  return out;
+}
+
+bool PlacementSearch::Better(int high, double total, int than_high,
+                             double than_total) const {
+  return high > than_high || (high == than_high && total > than_total + kEps);
 }
 
 void PlacementSearch::Greedy() {
@@ -98,13 +188,8 @@ void PlacementSearch::Greedy() {
   for (int j : order) {
     double best = -INFINITY;
     int best_g = -1;
-    bool empty_tried = false;
-    for (int g = 0; g < o_.gpus; ++g) {
+    for (int g : KindGpus(-1)) {
       if (size_[g] >= o_.max_jobs_per_gpu) continue;
-      if (size_[g] == 0) {
-        if (empty_tried) continue;  // all empty GPUs are alike
-        empty_tried = true;
-      }
       const double gain = Alt(g, -1, j) - cur_[g];
       if (gain > best + kEps) {
         best = gain;
@@ -130,13 +215,8 @@ bool PlacementSearch::MoveStep(int job) {
     best = loss;
     best_g = -1;
   }
-  bool empty_tried = false;
-  for (int g = 0; g < o_.gpus; ++g) {
-    if (g == a || size_[g] >= o_.max_jobs_per_gpu) continue;
-    if (size_[g] == 0) {
-      if (empty_tried) continue;
-      empty_tried = true;
-    }
+  for (int g : KindGpus(a)) {
+    if (size_[g] >= o_.max_jobs_per_gpu) continue;
     const double delta = loss + Alt(g, -1, job) - cur_[g];
     if (delta > best) {
       best = delta;
@@ -153,7 +233,9 @@ bool PlacementSearch::MoveStep(int job) {
 bool PlacementSearch::SwapStep(int a, int b) {
   if (type_[a] == type_[b]) return false;
   const int ga = group_of_[a], gb = group_of_[b];
-  const double delta = Alt(ga, a, b) + Alt(gb, b, a) - cur_[ga] - cur_[gb];
+  const double to_a = Alt(ga, a, b);
+  if (!std::isfinite(to_a)) return false;
+  const double delta = to_a + Alt(gb, b, a) - cur_[ga] - cur_[gb];
   if (!(delta > kEps)) return false;
   Remove(ga, a);
   Remove(gb, b);
@@ -168,10 +250,8 @@ bool PlacementSearch::SwapStep(int a, int b) {
 bool PlacementSearch::WaitingStep(int job) {
   double best = High(job) ? -INFINITY : kEps;
   int best_g = -1, best_out = -1;
-  bool empty_tried = false;
-  for (int g = 0; g < o_.gpus; ++g) {
-    if (size_[g] < o_.max_jobs_per_gpu && !(size_[g] == 0 && empty_tried)) {
-      empty_tried = empty_tried || size_[g] == 0;
+  for (int g : KindGpus(-1)) {
+    if (size_[g] < o_.max_jobs_per_gpu) {
       const double delta = Alt(g, -1, job) - cur_[g];
       if (std::isfinite(delta) && delta > best) {
         best = delta;
@@ -196,6 +276,56 @@ bool PlacementSearch::WaitingStep(int job) {
   return true;
 }
 
+// A waiting high-priority job takes over a GPU: the jobs there wait, and then
+// they and the other waiting jobs are placed again where they can be. Kept
+// if the plan is better (e.g. two high-priority jobs that can share take the
+// GPU of one that can share with nobody). True if kept.
+bool PlacementSearch::TakeOverStep(int job) {
+  if (group_of_[job] >= 0) return false;  // placed by an earlier step
+  if (!std::isfinite(Alt(-1, -1, job))) return false;  // fits no GPU alone
+  const bool was = logging_;
+  logging_ = true;
+  bool kept = false;
+  for (int g : KindGpus(-1)) {
+    if (size_[g] == 0) continue;  // then WaitingStep would have placed it
+    const size_t mark = log_.size();
+    const int high = high_placed_;
+    const double total = total_;
+    std::vector<int> again = Members(g);
+    for (int k : again) Remove(g, k);
+    Add(g, job);
+    for (int k : WaitingKinds(kWaitingKindsTried)) {
+      if (std::find(again.begin(), again.end(), k) == again.end())
+        again.push_back(k);
+    }
+    std::stable_sort(again.begin(), again.end(),
+                     [&](int a, int b) { return High(a) > High(b); });
+    for (int k : again) {
+      if (group_of_[k] < 0) WaitingStep(k);
+    }
+    if (Better(high_placed_, total_, high, total)) {
+      kept = true;
+      break;
+    }
+    UndoTo(mark);
+  }
+  logging_ = was;
+  if (!logging_) log_.clear();
+  return kept;
+}
+
+std::vector<int> PlacementSearch::WaitingKinds(size_t limit) const {
+  std::vector<int> high, rest;
+  std::set<int> seen;
+  for (int j = 0; j < static_cast<int>(type_.size()); ++j) {
+    if (group_of_[j] >= 0 || !seen.insert(type_[j]).second) continue;
+    (High(j) ? high : rest).push_back(j);
+  }
+  high.insert(high.end(), rest.begin(), rest.end());
+  if (high.size() > limit) high.resize(limit);
+  return high;
+}
+
 int PlacementSearch::LocalSearch() {
   int passes = 0;
   bool improved = true;
@@ -203,11 +333,28 @@ int PlacementSearch::LocalSearch() {
     improved = false;
     ++passes;
     for (int j = 0; j < static_cast<int>(type_.size()); ++j) {
-      improved |= group_of_[j] < 0 ? WaitingStep(j) : MoveStep(j);
+      if (group_of_[j] >= 0) {
+        improved |= MoveStep(j);
+        continue;
+      }
+      auto failed = waiting_failed_at_.find(type_[j]);
+      if (failed != waiting_failed_at_.end() && failed->second == changes_)
+        continue;  // nothing changed since a job of its type found no place
+      if (WaitingStep(j)) {
+        improved = true;
+      } else {
+        waiting_failed_at_[type_[j]] = changes_;
+      }
     }
-    for (int ga = 0; ga < o_.gpus; ++ga) {
-      for (int gb = ga + 1; gb < o_.gpus; ++gb) {
-        bool swapped = true;
+    const std::vector<int> reps = Representatives();
+    for (size_t x = 0; x < reps.size(); ++x) {
+      for (size_t y = x + 1; y < reps.size(); ++y) {
+        const int ga = reps[x], gb = reps[y];
+        if (size_[ga] == 0 && size_[gb] == 0) continue;
+        const std::pair<int64_t, int64_t> kinds =
+            std::minmax(KindCode(ga), KindCode(gb));
+        if (no_swap_.count(kinds)) continue;
+        bool swapped = true, any = false;
         while (swapped) {
           swapped = false;
           for (int ia = 0; ia < size_[ga] && !swapped; ++ia) {
@@ -215,9 +362,14 @@ int PlacementSearch::LocalSearch() {
               swapped = SwapStep(groups_[ga][ia], groups_[gb][ib]);
             }
           }
-          improved |= swapped;
+          any |= swapped;
         }
+        improved |= any;
+        if (!any) no_swap_.insert(kinds);
       }
+    }
+    for (int h : WaitingKinds(kWaitingKindsTried)) {
+      if (High(h)) improved |= TakeOverStep(h);
     }
   }
   return passes;
@@ -234,6 +386,7 @@ void PlacementSearch::Polish(std::vector<int> jobs) {
           around.push_back(groups_[group_of_[j]][i]);
       }
     }
+    for (int j : WaitingKinds(kWaitingKindsPolished)) around.push_back(j);
     std::sort(around.begin(), around.end());
     around.erase(std::unique(around.begin(), around.end()), around.end());
     for (int j : around) {
@@ -246,10 +399,10 @@ void PlacementSearch::Polish(std::vector<int> jobs) {
         continue;
       }
       bool swapped = false;
-      for (int g = 0; g < o_.gpus && !swapped; ++g) {
-        if (g == group_of_[j]) continue;
+      for (int g : KindGpus(group_of_[j])) {
         for (int i = 0; i < size_[g] && !swapped; ++i)
           swapped = SwapStep(j, groups_[g][i]);
+        if (swapped) break;
       }
       improved |= swapped;
     }
@@ -261,15 +414,14 @@ int PlacementSearch::Perturb(int rounds, uint64_t seed) {
   const int n = static_cast<int>(type_.size());
   if (n < 2 || rounds <= 0) return 0;
   std::mt19937_64 rng(seed);
-  double best = Total();
+  int best_high = high_placed_;
+  double best = total_;
   int kept = 0;
+  logging_ = true;
   for (int r = 0; r < rounds; ++r) {
-    const auto groups = groups_;
-    const auto sizes = size_;
-    const auto cur = cur_;
-    const auto group_of = group_of_;
-    // Kick: two jobs each go to a random GPU with room, to the waiting list
-    // (best effort only), or trade places with a job there.
+    log_.clear();
+    // Kick: two jobs each go to a random GPU with room, to the waiting list,
+    // or trade places with a job there.
     std::vector<int> kicked;
     for (int k = 0; k < 2; ++k) {
       const int j = static_cast<int>(rng() % static_cast<uint64_t>(n));
@@ -278,14 +430,13 @@ int PlacementSearch::Perturb(int rounds, uint64_t seed) {
       const int from = group_of_[j];
       if (g == from) continue;
       if (g == o_.gpus) {
-        if (from < 0 || High(j)) continue;
+        if (from < 0) continue;
         Remove(from, j);
       } else if (size_[g] < o_.max_jobs_per_gpu) {
         if (from >= 0) Remove(from, j);
         Add(g, j);
       } else {
         const int other = groups_[g][rng() % static_cast<uint64_t>(size_[g])];
-        if (from < 0 && High(other)) continue;
         Remove(g, other);
         if (from >= 0) {
           Remove(from, j);
@@ -298,21 +449,17 @@ int PlacementSearch::Perturb(int rounds, uint64_t seed) {
     }
     if (kicked.empty()) continue;
     Polish(kicked);
-    // Keep if the total rose, every group is allowed and every high-priority
-    // job placed before still is.
-    const double total = Total();
-    bool highs = true;
-    for (int j : kicked) highs = highs && !(High(j) && group_of_[j] < 0);
-    if (highs && std::isfinite(total) && total > best + kEps) {
-      best = total;
+    // Keep if the plan is better and every group is allowed.
+    if (not_allowed_ == 0 && Better(high_placed_, total_, best_high, best)) {
+      best_high = high_placed_;
+      best = total_;
       ++kept;
     } else {
-      groups_ = groups;
-      size_ = sizes;
-      cur_ = cur;
-      group_of_ = group_of;
+      UndoTo(0);
     }
   }
+  logging_ = false;
+  log_.clear();
   return kept;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 #include "place/placement_search.h"
@@ -24,9 +25,9 @@ std::string Names(const std::vector<PlannedJob>& jobs,
 // Why job j is alone on its GPU (called after the search).
 std::string AloneReason(int j, const std::vector<PlannedJob>& jobs,
                         GroupEvaluator& eval, const std::vector<int>& job_type,
-                        const PlanOptions& o) {
+                        const PlanOptions& o, bool everyone_alone) {
   if (o.max_jobs_per_gpu == 1) return "alone: max_jobs_per_gpu is 1";
-  if (static_cast<int>(jobs.size()) <= o.gpus) {
+  if (static_cast<int>(jobs.size()) <= o.gpus && everyone_alone) {
     return "alone: enough GPUs for every job to run alone (sharing only lowers "
            "predicted throughput)";
   }
@@ -39,7 +40,7 @@ std::string AloneReason(int j, const std::vector<PlannedJob>& jobs,
     seen_type[job_type[k]] = true;
     std::array<int, 3> key{std::min(job_type[j], job_type[k]),
                            std::max(job_type[j], job_type[k]), -1};
-    const GroupOutcome& out = eval.Evaluate(key);
+    const GroupOutcome out = eval.Evaluate(key);
     if (!out.feasible) {
       (out.why == Infeasible::kMemory ? memory_blocked : floor_blocked)++;
     } else if (out.total > best_total) {
@@ -70,8 +71,10 @@ std::string AloneReason(int j, const std::vector<PlannedJob>& jobs,
 }
 
 // Why waiting job j got no GPU (called after the search).
-std::string WaitingReason(int j, const PlacementSearch& s, const Plan& plan,
-                          const PlanOptions& o, double capacity) {
+// `j` indexes plan.jobs, `sj` is the same job in the search.
+std::string WaitingReason(int j, int sj, const PlacementSearch& s,
+                          const Plan& plan, const PlanOptions& o,
+                          double capacity) {
   const PlannedJob& pj = plan.jobs[j];
   if (pj.memory_gib > capacity) {
     return fmt::format("waiting: needs {:.1f} GiB, a GPU has {:.1f} GiB usable",
@@ -83,9 +86,9 @@ std::string WaitingReason(int j, const PlacementSearch& s, const Plan& plan,
     if (s.size(g) >= o.max_jobs_per_gpu) continue;
     ++with_room;
     const double before = s.Current(g);
-    const double after = s.Alt(g, -1, j);
+    const double after = s.Alt(g, -1, sj);
     if (!std::isfinite(after)) {
-      (s.WhyNot(g, j) == Infeasible::kMemory ? by_memory : by_floor)++;
+      (s.WhyNot(g, sj) == Infeasible::kMemory ? by_memory : by_floor)++;
       continue;
     }
     ++allowed;
@@ -154,13 +157,14 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
     return InvalidArgumentError("GPU '" + gpu.name +
                                 "' has no memory left after the reserve");
 
-  // Job types: (profile, priority, memory).
+  // Job types: (profile, priority, memory), numbered in a canonical order
+  // (high priority first, then larger memory, then profile name) so that
+  // the plan does not depend on the order of the jobs file.
   std::vector<profile::WorkloadProfile> profiles;
   std::map<std::string, int> profile_index;
-  std::map<std::tuple<int, bool, double>, int> type_index;
-  std::vector<JobType> types;
-  std::vector<int> job_type;
-  for (const JobRequest& j : jobs) {
+  std::map<std::tuple<bool, double, std::string>, int> type_of;  // -> first job
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRequest& j = jobs[i];
     auto [pit, fresh] = profile_index.emplace(
         j.profile.name, static_cast<int>(profiles.size()));
     if (fresh) {
@@ -172,12 +176,34 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
       }
       profiles.push_back(j.profile);
     }
-    const bool high = j.priority == PriorityClass::kHigh;
-    auto [tit, tfresh] =
-        type_index.emplace(std::make_tuple(pit->second, high, j.memory_gib),
-                           static_cast<int>(types.size()));
-    if (tfresh) types.push_back(JobType{pit->second, high, j.memory_gib});
-    job_type.push_back(tit->second);
+    // Negated so that the map's order is the canonical one.
+    type_of.emplace(std::make_tuple(j.priority != PriorityClass::kHigh,
+                                    -j.memory_gib, j.profile.name),
+                    static_cast<int>(i));
+  }
+  std::vector<JobType> types;
+  std::map<std::tuple<bool, double, std::string>, int> type_index;
+  for (const auto& [k, first] : type_of) {
+    const JobRequest& j = jobs[first];
+    type_index[k] = static_cast<int>(types.size());
+    types.push_back(JobType{profile_index[j.profile.name],
+                            j.priority == PriorityClass::kHigh, j.memory_gib});
+  }
+  std::vector<int> job_type;  // by input order
+  for (const JobRequest& j : jobs) {
+    job_type.push_back(type_index[std::make_tuple(
+        j.priority != PriorityClass::kHigh, -j.memory_gib, j.profile.name)]);
+  }
+  // The search's jobs: by type, then input order. search_job[i] is input
+  // job i's number there; input_job its inverse.
+  std::vector<int> input_job(jobs.size());
+  std::iota(input_job.begin(), input_job.end(), 0);
+  std::stable_sort(input_job.begin(), input_job.end(),
+                   [&](int a, int b) { return job_type[a] < job_type[b]; });
+  std::vector<int> search_job(jobs.size()), search_type(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    search_job[input_job[i]] = static_cast<int>(i);
+    search_type[i] = job_type[input_job[i]];
   }
   GroupOptions go;
   go.memory_gib = capacity;
@@ -195,7 +221,7 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   so.gpus = std::min<int>(o.gpus, static_cast<int>(jobs.size()));
   Plan plan;
   plan.gpu = gpu.name;
-  PlacementSearch search(&eval, job_type, so);
+  PlacementSearch search(&eval, search_type, so);
   search.Greedy();
   plan.passes = search.LocalSearch();
   plan.improving_kicks = search.Perturb(so.perturbation_rounds, so.seed);
@@ -215,10 +241,10 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
       plan.gpus.push_back(std::move(pg));
       continue;
     }
-    pg.jobs = search.Members(g);
+    for (int sj : search.Members(g)) pg.jobs.push_back(input_job[sj]);
     std::sort(pg.jobs.begin(), pg.jobs.end());
     const std::array<int, 3> key = search.KeyOf(g);
-    const GroupOutcome& out = eval.Evaluate(key);
+    const GroupOutcome out = eval.Evaluate(key);
     pg.mode = out.mode;
     pg.total = out.total;
     std::array<bool, 3> slot_used{false, false, false};
@@ -238,18 +264,23 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
     plan.total += pg.total;
     plan.gpus.push_back(std::move(pg));
   }
+  const bool everyone_alone =
+      std::all_of(plan.gpus.begin(), plan.gpus.end(),
+                  [](const PlannedGpu& g) { return g.jobs.size() <= 1; });
   for (size_t j = 0; j < plan.jobs.size(); ++j) {
     PlannedJob& pj = plan.jobs[j];
     if (pj.gpu < 0) {
       ++plan.waiting;
-      pj.reason = WaitingReason(static_cast<int>(j), search, plan, so, capacity);
+      pj.reason = WaitingReason(static_cast<int>(j), search_job[j], search,
+                                plan, so, capacity);
       continue;
     }
     ++plan.placed;
     const PlannedGpu& pg = plan.gpus[pj.gpu];
     if (pg.jobs.size() == 1) {
       pj.reason =
-          AloneReason(static_cast<int>(j), plan.jobs, eval, job_type, o);
+          AloneReason(static_cast<int>(j), plan.jobs, eval, job_type, o,
+                      everyone_alone);
     } else {
       pj.reason = fmt::format("shares GPU {} ({}) with {}", pg.index,
                               GpuModeName(pg.mode),

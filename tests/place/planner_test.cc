@@ -190,6 +190,86 @@ TEST(PlannerTest, NoSharingThatLowersTheTotal) {
   EXPECT_EQ(p->waiting, 1);
 }
 
+TEST(PlannerTest, MoreHighPriorityJobsPlacedComesFirst) {
+  // One GPU, three high-priority jobs. W (SM 100 %, the largest, so the
+  // greedy start places it first) keeps its 0.8 floor beside nobody
+  // (1 - 0.5 * 1 * 0.5 = 0.75 next to a V); the two V (SM 50 %) keep
+  // 1 - 0.5 * 0.25 = 0.875 beside each other. Two placed beat one.
+  PlanOptions o;
+  o.gpus = 1;
+  Result<Plan> p = PlanPlacement(
+      {Job("W", 100, 16, true), Job("V1", 50, 3, true), Job("V2", 50, 3, true)},
+      ProductModel(), *GpuPreset("V100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(Named(*p, "W").gpu, -1) << FormatPlanTable(*p);
+  EXPECT_EQ(Named(*p, "V1").gpu, 0);
+  EXPECT_EQ(Named(*p, "V2").gpu, 0);
+  EXPECT_NEAR(p->total, 1.75, 1e-9);
+}
+
+TEST(PlannerTest, TheOrderOfTheJobsFileDoesNotChangeThePlan) {
+  // Twelve jobs of different SM use, memory and priority on three GPUs, in
+  // six orders: the same groups (as sets of names) and the same total.
+  std::vector<JobRequest> jobs;
+  for (int i = 0; i < 12; ++i) {
+    jobs.push_back(Job("j" + std::to_string(i), 10 + (i * 37) % 91,
+                       1 + (i * 5) % 11, i % 5 == 0));
+  }
+  PlanOptions o;
+  o.gpus = 3;
+  auto groups = [&](const std::vector<JobRequest>& order, double* total) {
+    Result<Plan> p = PlanPlacement(order, ProductModel(), *GpuPreset("V100"), o);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    std::vector<std::vector<std::string>> out;
+    for (const PlannedGpu& g : p->gpus) {
+      std::vector<std::string> names;
+      for (int j : g.jobs) names.push_back(p->jobs[j].name);
+      std::sort(names.begin(), names.end());
+      out.push_back(names);
+    }
+    std::sort(out.begin(), out.end());
+    *total = p->total;
+    return out;
+  };
+  double first_total = 0;
+  const auto first = groups(jobs, &first_total);
+  std::vector<JobRequest> order = jobs;
+  for (int round = 0; round < 5; ++round) {
+    std::reverse(order.begin(), order.end());
+    std::rotate(order.begin(), order.begin() + 1 + round, order.end());
+    double total = 0;
+    EXPECT_EQ(groups(order, &total), first) << "order " << round;
+    EXPECT_DOUBLE_EQ(total, first_total) << "order " << round;
+  }
+  // Two high-priority jobs alike in memory, one GPU, floor 0.9: S (SM 100 %)
+  // keeps it beside nobody; V (SM 30 %) beside the best-effort B
+  // (1 - 0.5 * 0.09 = 0.955 each). Either order: V and B, 1.91.
+  o.gpus = 1;
+  o.high_priority_floor = 0.9;
+  const JobRequest s = Job("S", 100, 4, true), v = Job("V", 30, 4, true),
+                   b = Job("B", 30, 4);
+  for (const auto& order : {std::vector<JobRequest>{s, v, b},
+                            std::vector<JobRequest>{v, s, b}}) {
+    double total = 0;
+    groups(order, &total);
+    EXPECT_NEAR(total, 1.91, 1e-9);
+  }
+}
+
+TEST(PlannerTest, WithAGpuForEachJobNoneShares) {
+  // Jobs that use no SM at all are predicted at 1.0 next to anyone, so
+  // sharing ties with running alone; with a GPU each, none shares.
+  PlanOptions o;
+  o.gpus = 4;
+  Result<Plan> p = PlanPlacement(
+      {Job("A", 0, 4, true), Job("B", 0, 4), Job("C", 0, 4)}, ProductModel(),
+      *GpuPreset("V100"), o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  for (const PlannedGpu& g : p->gpus) EXPECT_LE(g.jobs.size(), 1u);
+  EXPECT_NE(Named(*p, "B").reason.find("enough GPUs"), std::string::npos)
+      << Named(*p, "B").reason;
+}
+
 TEST(PlannerTest, MigWhenInstancesBeatSharing) {
   // Two heavy jobs on one A100: MPS gives 0.5 + 0.5. Their MPS curves reach
   // 90 % of solo at 30 % of the SMs and 95 % at 50 %. MIG: 3g.20gb has
@@ -267,7 +347,7 @@ double BruteForce(const std::vector<JobRequest>& jobs, int gpus,
         if (static_cast<int>(m.size()) > o.max_jobs_per_gpu) return;
         std::array<int, 3> key{-1, -1, -1};
         for (size_t k = 0; k < m.size(); ++k) key[k] = m[k];
-        const GroupOutcome& out = e.Evaluate(key);
+        const GroupOutcome out = e.Evaluate(key);
         if (!out.feasible) return;
         total += out.total;
       }
