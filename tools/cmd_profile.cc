@@ -67,6 +67,16 @@ Result<std::vector<profile::MpsPoint>> ParseMps(const std::string& s) {
                                   "': expected an MPS active-thread percentage "
                                   "in [1, 100] (50, not 0.5)");
     }
+    if (!out.empty() && !(p.active_thread_pct > out.back().active_thread_pct)) {
+      return InvalidArgumentError(
+          "--mps: '" + item + "': percentages must ascend (after " +
+          fmt::format("{:g}", out.back().active_thread_pct) +
+          "), e.g. 50:17.8,100:29.2");
+    }
+    if (!(p.throughput > 0)) {
+      return InvalidArgumentError("--mps: '" + item +
+                                  "': expected a throughput > 0");
+    }
     out.push_back(p);
     pos = comma + 1;
   }
@@ -77,6 +87,31 @@ Result<std::vector<profile::MpsPoint>> ParseMps(const std::string& s) {
         "e.g. ...,100:29.2); the curve is read relative to it");
   }
   return out;
+}
+
+// The nvidia-smi / DCGM options as flags: a bad one is named as the user
+// wrote it, before the readers' own checks (which name their fields).
+Status CheckLogFlags(const ImportFlags& f) {
+  auto at_least_0 = [](const char* flag, int64_t v) -> Status {
+    if (v >= 0) return OkStatus();
+    return InvalidArgumentError(std::string(flag) + " must be >= 0 (got " +
+                                std::to_string(v) + ")");
+  };
+  const profile::SmiLogOptions& smi = f.smi_options;
+  COLO_RETURN_IF_ERROR(at_least_0("--smi-gpu", smi.gpu));
+  COLO_RETURN_IF_ERROR(at_least_0("--smi-skip", smi.skip_first));
+  COLO_RETURN_IF_ERROR(at_least_0("--smi-devices", smi.devices_per_sample));
+  COLO_RETURN_IF_ERROR(at_least_0("--pid", smi.pid));
+  if (smi.devices_per_sample > 0 && smi.gpu >= smi.devices_per_sample) {
+    return InvalidArgumentError(
+        "--smi-gpu " + std::to_string(smi.gpu) +
+        " must be below --smi-devices " +
+        std::to_string(smi.devices_per_sample) + " (GPUs 0.." +
+        std::to_string(smi.devices_per_sample - 1) + " per sample)");
+  }
+  COLO_RETURN_IF_ERROR(at_least_0("--dcgm-gpu", f.dcgm_options.gpu));
+  COLO_RETURN_IF_ERROR(at_least_0("--dcgm-skip", f.dcgm_options.skip_first));
+  return OkStatus();
 }
 
 Status WriteText(const std::string& text, const std::string& path) {
@@ -153,6 +188,7 @@ Status RunImport(const ImportFlags& f) {
         "nothing to import: give --ncu, --smi, --dcgm and/or "
         "--solo-throughput");
   }
+  COLO_RETURN_IF_ERROR(CheckLogFlags(f));
   profile::WorkloadProfile p;
   p.name = f.name;
   // A preset's alias ("V100") is stored under the preset's full name, which

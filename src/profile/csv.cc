@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace colo::profile {
@@ -48,6 +49,16 @@ bool ParseFiniteDouble(std::string_view s, double* out) {
   const double v = std::strtod(buf.c_str(), &end);
   if (end != buf.c_str() + buf.size() || errno == ERANGE || !std::isfinite(v)) return false;
   *out = v;
+  return true;
+}
+
+bool ParseIndex(std::string_view s, int* out) {
+  double v = 0;
+  if (!ParseFiniteDouble(s, &v) || v < 0 || v != std::floor(v) ||
+      v > std::numeric_limits<int>::max()) {
+    return false;
+  }
+  *out = static_cast<int>(v);
   return true;
 }
 
@@ -159,15 +170,7 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
     if (rows.empty()) return InvalidArgumentError(table.path + ": empty file, expected a header line");
     table.header = rows[0].cells;
     for (auto& h : table.header) h = std::string(TrimSpaces(h));
-    for (size_t i = 0; i < table.header.size(); ++i) {
-      for (size_t j = 0; j < i; ++j) {
-        if (!table.header[i].empty() && table.header[i] == table.header[j]) {
-          return InvalidArgumentError(table.Where(rows[0]) + ": column '" + table.header[i] +
-                                      "' appears twice (fields " + std::to_string(j + 1) + " and " +
-                                      std::to_string(i + 1) + ")");
-        }
-      }
-    }
+    COLO_RETURN_IF_ERROR(CheckUniqueColumns(table.header, table.Where(rows[0])));
     first = 1;
   }
   table.rows.assign(std::make_move_iterator(rows.begin() + first), std::make_move_iterator(rows.end()));
@@ -175,6 +178,18 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
     COLO_RETURN_IF_ERROR(CheckRowWidths(table));
   }
   return table;
+}
+
+Status CheckUniqueColumns(const std::vector<std::string>& names, const std::string& where) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (!names[i].empty() && names[i] == names[j]) {
+        return InvalidArgumentError(where + ": column '" + names[i] + "' appears twice (fields " +
+                                    std::to_string(j + 1) + " and " + std::to_string(i + 1) + ")");
+      }
+    }
+  }
+  return OkStatus();
 }
 
 Status CheckRowWidths(const CsvTable& table) {

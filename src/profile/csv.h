@@ -67,6 +67,13 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
 // checks unless told not to; for readers that drop trailer rows first).
 Status CheckRowWidths(const CsvTable& table);
 
+// InvalidArgument "<where>: column 'X' appears twice (fields 2 and 4)" for
+// the first non-empty name in `names` that repeats: a header naming a column
+// twice would otherwise let file order decide which one counts. Fields are
+// numbered from 1 in `names`. (ParseCsv checks its header with it.)
+Status CheckUniqueColumns(const std::vector<std::string>& names,
+                          const std::string& where);
+
 // Reads and parses a file. NotFound if it cannot be opened.
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options = {});
 
@@ -87,6 +94,11 @@ std::vector<std::string> SplitWhitespace(std::string_view line);
 // allowed). Returns false on anything else, including NaN/inf, hexadecimal
 // and empty.
 bool ParseFiniteDouble(std::string_view s, double* out);
+
+// Parses an index (of a GPU, a device) from the whole of `s`: a whole number
+// in [0, INT_MAX] ("3", surrounding spaces allowed). Returns false on anything
+// else: "0.5" is not GPU 0, and "1e10" or "-1" is no GPU at all.
+bool ParseIndex(std::string_view s, int* out);
 
 // `s` without the UTF-8 byte-order mark it may start with.
 std::string_view WithoutByteOrderMark(std::string_view s);

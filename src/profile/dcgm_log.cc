@@ -59,6 +59,8 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
       if (tok[0] != "#Entity") header.insert(header.begin(), tok[0].substr(7));
       std::erase_if(
           header, [](const std::string& h) { return h.empty() || h == "ID"; });
+      // "SMACT ... SMACT" would let the first win and drop the other's data.
+      COLO_RETURN_IF_ERROR(CheckUniqueColumns(header, where));
     } else if (!tok.empty() && tok[0] != "ID" && tok[0].front() != '#') {
       if (header.empty()) {
         return InvalidArgumentError(where +
@@ -72,12 +74,14 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
             std::to_string(tok.size()) + " fields");
       }
       if (tok[0] != "GPU") continue;  // GPU-I, GPU-CI, ... entities
-      double id = 0;
-      if (!ParseFiniteDouble(tok[1], &id)) {
-        return InvalidArgumentError(
-            where + ": expected a GPU index after 'GPU', got '" + tok[1] + "'");
+      int id = 0;
+      if (!ParseIndex(tok[1], &id)) {
+        return InvalidArgumentError(where +
+                                    ": expected a GPU index (a whole number "
+                                    ">= 0) after 'GPU', got '" +
+                                    tok[1] + "'");
       }
-      if (static_cast<int>(id) != o.gpu) continue;
+      if (id != o.gpu) continue;
       std::vector<std::optional<double>> values;
       for (size_t i = 0; i < header.size(); ++i) {
         const std::string& cell = tok[i + 2];
@@ -142,8 +146,10 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
   if (out.samples == 0) {
     return InvalidArgumentError(
         path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
-        std::to_string(samples.size()) +
-        " found, skip_first = " + std::to_string(o.skip_first) +
+        std::to_string(samples.size()) + " found" +
+        (o.skip_first > 0
+             ? ", the first " + std::to_string(o.skip_first) + " skipped"
+             : "") +
         (o.skip_idle ? ", idle samples skipped" : "") + ")");
   }
   if (smact.n == 0 && smocc.n == 0 && drama.n == 0) {

@@ -41,8 +41,10 @@ struct DcgmSummary {
   std::optional<double> dram_active_pct;   // DRAMA mean x 100.
 };
 
-// InvalidArgument on a missing header, a malformed line (file:line), a value
-// that is neither a number nor "N/A", or no sample left for the GPU.
+// InvalidArgument on a missing header, a header naming a column twice, a
+// malformed line, a GPU index that is not a whole number >= 0, a value that
+// is neither a number nor "N/A" (each at file:line), or no sample left for
+// the GPU.
 Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
                                  const DcgmLogOptions& options = {});
 Result<DcgmSummary> ReadDcgmLog(const std::string& path,

@@ -109,7 +109,8 @@ struct RawMetric {
 
 // A kernel's metrics by name, and where it came from.
 struct RawKernel {
-  std::string id, process_id, name, grid, block, nvtx;
+  std::string id, process_id, name, grid, block;
+  std::string nvtx_push_pop, nvtx_start_end;  // the NVTX cells as written
   int line = 0;
   std::map<std::string, std::vector<RawMetric>> metrics;
 };
@@ -120,7 +121,13 @@ struct MetricSpec {
   std::vector<std::string> details;  // details-page "Metric Name"s
   std::vector<std::string> raw;      // raw-page column names
   enum Kind { kTime, kPercent, kBytes, kCount } kind;
+  double max = 0;            // largest value in colo's unit; 0: kMaxConverted.
+  const char* max_why = "";  // where `max` comes from, for messages
 };
+
+// Every value ends up a 64-bit integer (ns, bytes, counts); a kernel of more
+// than 10^15 of anything is a unit mistake, not a measurement.
+constexpr double kMaxConverted = 1e15;
 
 const MetricSpec kDuration{
     "Duration", {"Duration"}, {"gpu__time_duration.sum"}, MetricSpec::kTime};
@@ -142,11 +149,33 @@ const MetricSpec kMem{
 const MetricSpec kRegs{"Registers Per Thread",
                        {"Registers Per Thread"},
                        {"launch__registers_per_thread"},
-                       MetricSpec::kCount};
+                       MetricSpec::kCount,
+                       255,
+                       " (the most a CUDA thread can have)"};
 const MetricSpec kSmem{"Static Shared Memory Per Block",
                        {"Static Shared Memory Per Block"},
                        {"launch__shared_mem_per_block_static"},
                        MetricSpec::kBytes};
+
+bool IsCountUnit(const std::string& unit) {
+  return unit.empty() || unit == "register/thread" || unit == "thread" ||
+         unit == "block";
+}
+
+// Whether `unit` is one `spec`'s values can be written in.
+bool UnitFits(const MetricSpec& spec, const std::string& unit) {
+  switch (spec.kind) {
+    case MetricSpec::kTime:
+      return NanosPer(unit) != 0;
+    case MetricSpec::kPercent:
+      return unit == "%";
+    case MetricSpec::kBytes:
+      return BytesPer(unit) != 0;
+    case MetricSpec::kCount:
+      return IsCountUnit(unit);
+  }
+  return false;
+}
 
 std::string KernelTag(const std::string& path, const RawKernel& k, int line) {
   return path + ":" + std::to_string(line) + ": kernel ID " + k.id + " '" +
@@ -166,10 +195,13 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
                                 m.value + "'");
   }
   if (v < 0) return InvalidArgumentError(tag + ": negative value " + m.value);
-  // Every value ends up a 64-bit integer (ns, bytes, counts); a kernel of
-  // more than 10^15 of anything is a unit mistake, not a measurement.
-  constexpr double kMaxConverted = 1e15;
   auto checked = [&](double converted) -> Result<double> {
+    if (spec.max > 0 && converted > spec.max) {
+      return InvalidArgumentError(
+          tag + ": " + TrimmedCopy(m.value) + " " + m.unit +
+          " is out of range, expected at most " +
+          std::to_string(static_cast<long long>(spec.max)) + spec.max_why);
+    }
     if (converted > kMaxConverted) {
       return InvalidArgumentError(tag + ": " + TrimmedCopy(m.value) + " " +
                                   m.unit + " is out of range");
@@ -209,8 +241,7 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
       return checked(v * f);
     }
     case MetricSpec::kCount:
-      if (m.unit != "" && m.unit != "register/thread" && m.unit != "thread" &&
-          m.unit != "block") {
+      if (!IsCountUnit(m.unit)) {
         return InvalidArgumentError(tag + ": unit '" + m.unit +
                                     "', expected a count (no unit, "
                                     "register/thread, thread or block)");
@@ -238,32 +269,35 @@ Result<double> DetailsMetric(const std::string& path, const RawKernel& k,
     if (!found && !it->second.empty()) found = &it->second.front();
     if (found) break;
   }
-  if (found) {
-    // The same metric twice in one unit (two exports pasted together, a
-    // kernel ID reused) would otherwise be settled silently by file order.
-    for (const std::string& name : spec.details) {
-      auto it = k.metrics.find(name);
-      if (it == k.metrics.end()) continue;
-      for (const RawMetric& m : it->second) {
-        if (&m != found && m.unit == found->unit &&
-            TrimmedCopy(m.value) != TrimmedCopy(found->value)) {
-          return InvalidArgumentError(
-              KernelTag(path, k, m.line) + ": metric '" + spec.what +
-              "' is " + TrimmedCopy(m.value) + " " + m.unit + " here but " +
-              TrimmedCopy(found->value) + " " + found->unit + " at line " +
-              std::to_string(found->line) +
-              " (one kernel ID per launch expected)");
-        }
-      }
-    }
-  }
   if (!found) {
     return InvalidArgumentError(
         KernelTag(path, k, k.line) + ": no metric '" + spec.what +
         "' (profile with `--section SpeedOfLight --section LaunchStats`, "
         "or `--set basic` or fuller)");
   }
-  return Convert(path, k, spec, *found);
+  COLO_ASSIGN_OR_RETURN(const double value, Convert(path, k, spec, *found));
+  // The same metric twice (two exports pasted together, a kernel ID reused)
+  // would otherwise be settled silently by file order; "100 usecond" and
+  // "5 msecond" differ although neither unit does. Compared in colo's unit,
+  // so "1.02 msecond" and "1,020 usecond" agree. A row in a unit of another
+  // kind is another metric of that name (Memory Throughput in Gbyte/second).
+  for (const std::string& name : spec.details) {
+    auto it = k.metrics.find(name);
+    if (it == k.metrics.end()) continue;
+    for (const RawMetric& m : it->second) {
+      if (&m == found || !UnitFits(spec, m.unit)) continue;
+      COLO_ASSIGN_OR_RETURN(const double other, Convert(path, k, spec, m));
+      if (std::fabs(other - value) > 1e-9 * std::max(std::fabs(value), 1.0)) {
+        return InvalidArgumentError(
+            KernelTag(path, k, m.line) + ": metric '" + spec.what + "' is " +
+            TrimmedCopy(m.value) + " " + m.unit + " here but " +
+            TrimmedCopy(found->value) + " " + found->unit + " at line " +
+            std::to_string(found->line) +
+            " (one kernel ID per launch expected)");
+      }
+    }
+  }
+  return value;
 }
 
 // "7  \"<default domain>:train:none:none:none:none:none:none\"  \"...\"" ->
@@ -296,8 +330,55 @@ std::vector<std::string> ParseNvtxStack(const std::string& cell,
   return out;
 }
 
+std::string Dims(const Dim3& d) {
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
+         std::to_string(d.z) + ")";
+}
+
+// CUDA's launch limits (gridDim.x < 2^31, gridDim.y/z <= 65535, at most 1024
+// threads per block, blockDim.z <= 64): a launch past them is a corrupt
+// export, and within them grid.Count() fits in int64. The products
+// SummarizeKernels forms (threads = grid x block, shared memory = grid x
+// bytes per block) must fit too. `grid_total`: the grid is ncu's scalar Grid
+// Size (a total in x), not the "(x, y, z)" cell.
+Status CheckLaunchShape(const std::string& tag, const NcuKernel& k,
+                        bool grid_total) {
+  const Dim3& g = k.grid;
+  const Dim3& b = k.block;
+  if (g.x < 1 || g.y < 1 || g.z < 1 || b.x < 1 || b.y < 1 || b.z < 1)
+    return InvalidArgumentError(tag +
+                                ": empty launch (grid or block of size 0)");
+  if ((!grid_total && g.x > kMaxGridX) || g.y > kMaxGridYZ ||
+      g.z > kMaxGridYZ) {
+    return InvalidArgumentError(
+        tag + ": grid " + Dims(g) +
+        " exceeds CUDA's limits (2147483647, 65535, 65535)");
+  }
+  constexpr int64_t kMaxThreadsPerBlock = 1024;
+  if (b.x > kMaxThreadsPerBlock || b.y > kMaxThreadsPerBlock || b.z > 64 ||
+      b.x * b.y * b.z > kMaxThreadsPerBlock) {
+    return InvalidArgumentError(
+        tag + ": block " + Dims(b) +
+        " exceeds CUDA's limits (at most 1024 threads per block, z <= 64)");
+  }
+  int64_t blocks = 0, product = 0;
+  if (__builtin_mul_overflow(g.x, g.y, &blocks) ||
+      __builtin_mul_overflow(blocks, g.z, &blocks) ||
+      __builtin_mul_overflow(blocks, b.Count(), &product)) {
+    return InvalidArgumentError(tag + ": grid " + Dims(g) + " x block " +
+                                Dims(b) + " threads overflow a 64-bit count");
+  }
+  if (__builtin_mul_overflow(blocks, k.static_shared_bytes, &product)) {
+    return InvalidArgumentError(
+        tag + ": grid " + Dims(g) + " x " +
+        std::to_string(k.static_shared_bytes) +
+        " bytes of static shared memory per block overflow a 64-bit count");
+  }
+  return OkStatus();
+}
+
 Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
-                              bool details, bool nvtx_start_end,
+                              bool details,
                               const std::map<std::string, int>& raw_cols,
                               const CsvRow* raw_row,
                               const std::vector<std::string>& units) {
@@ -340,9 +421,11 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
   k.static_shared_bytes = std::llround(smem);
 
   // Launch shape: the "(x, y, z)" columns when present, else the scalar
-  // Launch Statistics metrics / launch__*_size columns.
+  // Launch Statistics metrics / launch__*_size columns (a total count, at
+  // most kMaxConverted).
+  bool grid_total = false;
   auto shape = [&](const std::string& cell, const char* metric,
-                   const char* raw_metric, Dim3* out) -> Status {
+                   const char* raw_metric, Dim3* out, bool* total) -> Status {
     if (!TrimmedCopy(cell).empty()) {
       if (ParseDim3(cell, out)) return OkStatus();
       return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": '" +
@@ -352,17 +435,18 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
     const MetricSpec spec{metric, {metric}, {raw_metric}, MetricSpec::kCount};
     COLO_ASSIGN_OR_RETURN(double v, get(spec));
     *out = Dim3{static_cast<int64_t>(std::llround(v)), 1, 1};
+    if (total) *total = true;
     return OkStatus();
   };
   COLO_RETURN_IF_ERROR(
-      shape(rk.grid, "Grid Size", "launch__grid_size", &k.grid));
+      shape(rk.grid, "Grid Size", "launch__grid_size", &k.grid, &grid_total));
   COLO_RETURN_IF_ERROR(
-      shape(rk.block, "Block Size", "launch__block_size", &k.block));
-  if (k.grid.Count() <= 0 || k.block.Count() <= 0) {
-    return InvalidArgumentError(KernelTag(path, rk, rk.line) +
-                                ": empty launch (grid or block of size 0)");
-  }
-  k.nvtx_ranges = ParseNvtxStack(rk.nvtx, nvtx_start_end);
+      shape(rk.block, "Block Size", "launch__block_size", &k.block, nullptr));
+  COLO_RETURN_IF_ERROR(
+      CheckLaunchShape(KernelTag(path, rk, rk.line), k, grid_total));
+  k.nvtx_ranges = ParseNvtxStack(rk.nvtx_push_pop, false);
+  for (std::string& r : ParseNvtxStack(rk.nvtx_start_end, true))
+    k.nvtx_ranges.push_back(std::move(r));
   return k;
 }
 
@@ -385,8 +469,10 @@ bool ParseDim3(std::string_view s, Dim3* out) {
   while (pos <= t.size()) {
     const size_t comma = std::min(t.find(',', pos), t.size());
     double d = 0;
+    // Below 2^63, so that the cast is defined; CheckLaunchShape applies
+    // CUDA's far smaller limits.
     if (n == 3 || !ParseFiniteDouble(t.substr(pos, comma - pos), &d) || d < 0 ||
-        d != std::floor(d)) {
+        d != std::floor(d) || d >= 0x1p63) {
       return false;
     }
     v[n++] = static_cast<int64_t>(d);
@@ -417,16 +503,17 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   const std::optional<int> c_pid = OptColumn(table, "Process ID");
   const std::optional<int> c_grid = OptColumn(table, "Grid Size");
   const std::optional<int> c_block = OptColumn(table, "Block Size");
-  std::optional<int> c_nvtx;
-  bool nvtx_start_end = false;
+  // `ncu --nvtx` exports have both NVTX columns: the push/pop range stack
+  // and the start/end ranges open at the launch. A kernel is in a range
+  // named in either.
+  std::optional<int> c_push_pop, c_start_end;
   for (size_t i = 0; i < table.header.size(); ++i) {
-    if (table.header[i].find("Push/Pop_Range") != std::string::npos ||
-        (!c_nvtx &&
-         table.header[i].find("Start/Stop_Range") != std::string::npos)) {
-      nvtx_start_end =
-          table.header[i].find("Start/Stop_Range") != std::string::npos;
-      c_nvtx = static_cast<int>(i);
-      if (!nvtx_start_end) break;
+    if (!c_push_pop &&
+        table.header[i].find("Push/Pop_Range") != std::string::npos) {
+      c_push_pop = static_cast<int>(i);
+    } else if (!c_start_end &&
+               table.header[i].find("Start/Stop_Range") != std::string::npos) {
+      c_start_end = static_cast<int>(i);
     }
   }
   const bool details = OptColumn(table, "Metric Name").has_value();
@@ -462,10 +549,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
         k.name = cell(r, c_name);
         k.grid = cell(r, c_grid);
         k.block = cell(r, c_block);
-        k.nvtx = c_nvtx ? r.cells.size() > static_cast<size_t>(*c_nvtx)
-                              ? r.cells[*c_nvtx]
-                              : ""
-                        : "";
+        k.nvtx_push_pop = cell(r, c_push_pop);
+        k.nvtx_start_end = cell(r, c_start_end);
         k.line = r.line;
         raw.push_back(std::move(k));
       }
@@ -473,9 +558,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
           RawMetric{TrimmedCopy(unit), std::string(value), r.line});
     }
     for (const RawKernel& rk : raw) {
-      COLO_ASSIGN_OR_RETURN(
-          NcuKernel k,
-          BuildKernel(path, rk, true, nvtx_start_end, {}, nullptr, {}));
+      COLO_ASSIGN_OR_RETURN(NcuKernel k,
+                            BuildKernel(path, rk, true, {}, nullptr, {}));
       kernels.push_back(std::move(k));
     }
   } else {
@@ -510,16 +594,16 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
       rk.name = cell(r, c_name);
       rk.grid = cell(r, c_grid);
       rk.block = cell(r, c_block);
-      rk.nvtx = c_nvtx ? r.cells[*c_nvtx] : "";
+      rk.nvtx_push_pop = cell(r, c_push_pop);
+      rk.nvtx_start_end = cell(r, c_start_end);
       rk.line = r.line;
       if (rk.id.empty()) {
         return InvalidArgumentError(
             table.Where(r) +
             ": empty 'ID' cell (expected the kernel's launch ID)");
       }
-      COLO_ASSIGN_OR_RETURN(
-          NcuKernel k,
-          BuildKernel(path, rk, false, nvtx_start_end, cols, &r, units));
+      COLO_ASSIGN_OR_RETURN(NcuKernel k,
+                            BuildKernel(path, rk, false, cols, &r, units));
       kernels.push_back(std::move(k));
     }
   }
@@ -529,7 +613,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   std::string want = options.nvtx_range;
   while (!want.empty() && want.back() == '/') want.pop_back();
   if (want.empty()) return kernels;
-  if (!c_nvtx) {
+  if (!c_push_pop && !c_start_end) {
     return InvalidArgumentError(
         path + ": an NVTX range ('" + want +
         "') was asked for, but the export has no NVTX column "
@@ -569,6 +653,13 @@ Result<KernelSummary> SummarizeKernels(const std::vector<NcuKernel>& kernels) {
   if (!(total > 0)) {
     return InvalidArgumentError(
         "kernels have zero total duration; cannot weight by duration");
+  }
+  for (const NcuKernel& k : kernels) {
+    // ParseNcuCsv's kernels have passed this; a caller's own need not have,
+    // and the products below must not overflow.
+    COLO_RETURN_IF_ERROR(CheckLaunchShape(
+        "kernel ID " + k.id + " (line " + std::to_string(k.line) + ")", k,
+        /*grid_total=*/true));
   }
   for (const NcuKernel& k : kernels) {
     const double w = static_cast<double>(k.duration.count()) / total;

@@ -22,10 +22,13 @@
 // name the file, line, kernel and metric.
 //
 // NVTX: with `ncu --nvtx`, the export has a column whose name contains
-// "Push/Pop_Range" (or "Start/Stop_Range"); each cell lists the range stack,
-// e.g. `7  "<default domain>:train_step:none:none:none:none:none:none"`.
-// NcuImportOptions::nvtx_range keeps only kernels whose stack contains a range
-// of that name.
+// "Push/Pop_Range", whose cells list the range stack after the thread id, e.g.
+// `7  "<default domain>:train_step:none:none:none:none:none:none"`, and one
+// whose name contains "Start/Stop_Range", whose cells list the start/end
+// ranges open at the launch, each with a leading id, e.g.
+// `"1:<default domain>:step:none:none:none:none:none:none"`. Either may be
+// empty. NcuImportOptions::nvtx_range keeps only kernels inside a range of
+// that name in either column.
 //
 // Thread-compatible free functions.
 #pragma once
@@ -54,8 +57,9 @@ struct NcuKernel {
   double sm_throughput_pct = 0;
   double dram_throughput_pct = 0;
   double memory_throughput_pct = 0;
-  std::vector<std::string>
-      nvtx_ranges;  // range names on the stack, outermost first.
+  // NVTX range names: the push/pop stack, outermost first, then the
+  // start/end ranges open at the launch.
+  std::vector<std::string> nvtx_ranges;
 };
 
 struct NcuImportOptions {
@@ -66,9 +70,13 @@ struct NcuImportOptions {
 };
 
 // Parses an export; `path` names it in messages. InvalidArgument for a
-// missing column or metric, a bad unit, or an unparsable / empty / NaN cell
-// (file:line, kernel and metric named); NotFound if the NVTX filter matches no
-// kernel (the ranges present are listed).
+// missing column or metric, a bad unit, an unparsable / empty / NaN cell, one
+// metric given twice for a kernel with different values (compared in colo's
+// unit; both lines named), more than 255 registers per thread, a grid or
+// block past CUDA's limits (grid x < 2^31, y and z <= 65535; 1024 threads per
+// block, z <= 64) or a grid x block / grid x shared-memory product past
+// int64 (file:line, kernel and metric named); NotFound if the NVTX filter
+// matches no kernel (the ranges present are listed).
 Result<std::vector<NcuKernel>> ParseNcuCsv(
     std::string_view text, const std::string& path,
     const NcuImportOptions& options = {});
@@ -77,11 +85,14 @@ Result<std::vector<NcuKernel>> ReadNcuCsv(const std::string& path,
 
 // Duration-weighted means of the kernels (KACE's aggregation: threads =
 // grid x block, registers = threads x registers/thread, static shared memory
-// = grid x per-block bytes). InvalidArgument if `kernels` is empty or their
-// total duration is zero.
+// = grid x per-block bytes). InvalidArgument if `kernels` is empty, their
+// total duration is zero, or a kernel's block or grid y / z is past CUDA's
+// limits or its grid x block / grid x shared memory is past int64 (its ID and
+// line named; a grid given as a total in x may exceed 2^31 - 1 there).
 Result<KernelSummary> SummarizeKernels(const std::vector<NcuKernel>& kernels);
 
-// Parses "(256, 1, 1)" or "256". False on anything else.
+// Parses "(256, 1, 1)" or "256": whole numbers >= 0 and below 2^63. False
+// on anything else. (The caller checks CUDA's limits.)
 bool ParseDim3(std::string_view s, Dim3* out);
 
 }  // namespace colo::profile

@@ -59,8 +59,10 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
   if (n == 0) {
     return InvalidArgumentError(
         path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
-        std::to_string(s.sm.size()) +
-        " found, skip_first = " + std::to_string(o.skip_first) +
+        std::to_string(s.sm.size()) + " found" +
+        (o.skip_first > 0
+             ? ", the first " + std::to_string(o.skip_first) + " skipped"
+             : "") +
         (o.skip_idle ? ", idle samples skipped" : "") +
         (n_without_sm > 0 ? ", " + std::to_string(n_without_sm) +
                                 " without an 'sm' figure ('-')"
@@ -110,6 +112,8 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
     if (t.front() == '#') {
       std::vector<std::string> tok = SplitWhitespace(t.substr(1));
       if (std::find(tok.begin(), tok.end(), "gpu") != tok.end()) {
+        // "# gpu sm mem sm" would let the last 'sm' win silently.
+        COLO_RETURN_IF_ERROR(CheckUniqueColumns(tok, where));
         header = tok;
         pmon = std::find(tok.begin(), tok.end(), "pid") != tok.end();
       }
@@ -121,8 +125,12 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
                                   "(expected nvidia-smi dmon or pmon output)");
     }
     std::vector<std::string> tok = SplitWhitespace(t);
-    if (tok.size() <
-        header.size() - (pmon ? 1 : 0)) {  // pmon's command may be blank
+    // pmon's command (its last column) may be blank, or a name with spaces.
+    // Any other row wider than the header is two rows run together or a
+    // column the header lacks: which figure is which would be a guess.
+    const bool command_last = pmon && header.back() == "command";
+    if (tok.size() < header.size() - (pmon ? 1 : 0) ||
+        (tok.size() > header.size() && !command_last)) {
       return InvalidArgumentError(
           where + ": expected " + std::to_string(header.size()) +
           " fields like the header, found " + std::to_string(tok.size()));
@@ -130,13 +138,14 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < header.size() && i < tok.size(); ++i)
       row[header[i]] = tok[i];
-    double gpu = -1;
-    if (!ParseFiniteDouble(row["gpu"], &gpu)) {
+    int gpu = -1;
+    if (!ParseIndex(row["gpu"], &gpu)) {
       return InvalidArgumentError(
-          where + ": column 'gpu': expected a GPU index, got '" + row["gpu"] +
-          "'");
+          where +
+          ": column 'gpu': expected a GPU index (a whole number >= 0), got '" +
+          row["gpu"] + "'");
     }
-    if (static_cast<int>(gpu) != o.gpu) continue;
+    if (gpu != o.gpu) continue;
     if (pmon) {
       const std::string& pid = row["pid"];
       if (pid == "-") continue;  // no process on the GPU in this sample
@@ -282,22 +291,42 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
     }
   }
   Series s;
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const CsvRow& r = t.rows[i];
-    if (!r.cells.empty() && SplitWhitespace(r.cells[0]) == SplitWhitespace(t.header[0]))
-      continue;  // repeated header
+  // Lines of samples so far: a GPU's place in its sample is its line's
+  // position in this count, which repeated headers are not part of.
+  int64_t sample_lines = 0;
+  for (const CsvRow& r : t.rows) {
+    if (SplitWhitespace(r.cells[0]) == SplitWhitespace(t.header[0]) ||
+        TrimSpaces(r.cells[*c_util]).starts_with("utilization.gpu")) {
+      // nvidia-smi repeats the header; one that differs from the first
+      // would make the columns below mean something else.
+      for (size_t c = 0; c < t.header.size(); ++c) {
+        if (TrimmedCopy(r.cells[c]) != t.header[c]) {
+          return InvalidArgumentError(
+              t.Where(r) + ": a repeated header line that differs from the " +
+              "first: field " + std::to_string(c + 1) + " is '" +
+              TrimmedCopy(r.cells[c]) + "', expected '" + t.header[c] + "'");
+        }
+      }
+      continue;
+    }
+    const int64_t position = sample_lines++;
     if (c_index) {
-      COLO_ASSIGN_OR_RETURN(std::optional<double> idx,
-                            QueryValue(t, r, *c_index, 1e6));
-      if (!idx || static_cast<int>(*idx) != o.gpu) continue;
+      COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, *c_index));
+      int idx = 0;
+      if (!ParseIndex(cell, &idx)) {
+        return InvalidArgumentError(
+            t.Where(r) + ": column '" + t.header[*c_index] +
+            "': expected a GPU index (a whole number >= 0), got '" +
+            std::string(cell) + "'");
+      }
+      if (idx != o.gpu) continue;
     } else if (o.devices_per_sample > 0) {
-      if (static_cast<int>(i % static_cast<size_t>(o.devices_per_sample)) !=
-          o.gpu)
-        continue;
+      if (position % o.devices_per_sample != o.gpu) continue;
     } else if (o.gpu != 0) {
       return InvalidArgumentError(
           path + ": no 'index' column to find GPU " + std::to_string(o.gpu) +
-          " (add index to --query-gpu, or give devices_per_sample)");
+          " (add index to --query-gpu, or give the number of lines per "
+          "sample, --smi-devices)");
     }
     COLO_ASSIGN_OR_RETURN(std::optional<double> util,
                           QueryValue(t, r, *c_util, 100));

@@ -15,7 +15,7 @@
 //     --format=csv [-l 1]`: CSV (read with profile/csv.h), values with units
 //     ("91 %", "419 MiB"). Devices are told apart by an "index" column, or by
 //     position when SmiLogOptions::devices_per_sample says how many lines each
-//     sample has.
+//     sample has (a repeated header line is skipped, not counted as one).
 // Errors name file:line and what was expected. Thread-compatible.
 #pragma once
 
@@ -54,8 +54,12 @@ struct SmiSummary {
   bool assumed_one_gpu = false;
 };
 
-// InvalidArgument on an unknown format, a malformed line, a cell that is not
-// a number or "-", or no sample left for the GPU (after skipping).
+// InvalidArgument on an unknown format, a malformed line (a row narrower or
+// wider than its header; pmon's last column, the command, may be blank or
+// hold spaces), a header naming a column twice, a GPU index that is not a
+// whole number >= 0, a repeated --query-gpu header that differs from the
+// first, a cell that is not a number or "-", or no sample left for the GPU
+// (after skipping). Each names file:line.
 Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path,
                                const SmiLogOptions& options = {});
 Result<SmiSummary> ReadSmiLog(const std::string& path,

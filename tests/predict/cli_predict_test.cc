@@ -412,5 +412,33 @@ TEST_F(CliPredictTest, PlanNamesTheJobWhoseProfileTheModelCannotRead) {
       << r.err;
 }
 
+TEST_F(CliPredictTest, ProfileImportNamesTheFlagOfABadLogOption) {
+  // Checked before any file is read, and named as the user wrote them.
+  const std::string smi = kSrc + "/tests/profile/testdata/smi_dmon.txt";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--smi-devices", "-3"}, "--smi-devices must be >= 0 (got -3)"},
+      {{"--smi-devices", "5", "--smi-gpu", "5"},
+       "--smi-gpu 5 must be below --smi-devices 5"},
+      {{"--smi-gpu", "-1"}, "--smi-gpu must be >= 0 (got -1)"},
+      {{"--smi-skip", "-2"}, "--smi-skip must be >= 0 (got -2)"},
+      {{"--dcgm-gpu", "-1"}, "--dcgm-gpu must be >= 0 (got -1)"},
+      {{"--dcgm-skip", "-4"}, "--dcgm-skip must be >= 0 (got -4)"},
+      // Not "workload 'x': mps_scaling must have ascending ...".
+      {{"--solo-throughput", "29.2", "--mps", "50:17.8,50:20,100:29.2"},
+       "--mps: '50:20': percentages must ascend (after 50)"},
+      {{"--solo-throughput", "29.2", "--mps", "50:0,100:29.2"},
+       "--mps: '50:0': expected a throughput > 0"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = {"profile", "import", "--name", "x",
+                                     "--smi", smi};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    ProcessResult r = Run(argv);
+    EXPECT_EQ(r.exit_code, 2) << flags[0];
+    EXPECT_NE(r.err.find("colo: error: " + message), std::string::npos)
+        << flags[0] << ": " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace colo::test

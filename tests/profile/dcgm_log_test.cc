@@ -86,5 +86,34 @@ TEST(DcgmLogTest, Errors) {
       << s.status().message();
 }
 
+TEST(DcgmLogTest, AHeaderNamingAColumnTwiceIsAnError) {
+  // Two SMACT columns: taking the first would drop the other's data.
+  Result<DcgmSummary> s = ParseDcgmLog(
+      "#Entity   SMACT   SMOCC   SMACT\nID\nGPU 0     0.5     0.2     0.9\n",
+      "d.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("d.log:1: column 'SMACT' appears twice"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST(DcgmLogTest, AGpuIndexMustBeAWholeNumberInRange) {
+  // "GPU 0.5" is not GPU 0; "GPU 1e10" is no GPU to drop silently.
+  const std::string hdr = "#Entity   SMACT   SMOCC   DRAMA\nID\n";
+  for (const char* id : {"0.5", "1e10", "-1"}) {
+    Result<DcgmSummary> s =
+        ParseDcgmLog(hdr + "GPU 0     0.5     0.2     0.1\nGPU " + id +
+                         "   0.4   0.2   0.1\n",
+                     "d.log");
+    ASSERT_FALSE(s.ok()) << id;
+    EXPECT_NE(s.status().message().find(
+                  std::string("d.log:4: expected a GPU index (a whole number "
+                              ">= 0) after 'GPU', got '") +
+                  id + "'"),
+              std::string::npos)
+        << s.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace colo::profile

@@ -154,6 +154,51 @@ TEST(NcuCsvTest, AKernelIdTwiceIsAnError) {
       << k.status().message();
 }
 
+// Inserts, after the details-page row holding `row_text`, a copy of that row
+// with `from` replaced by `to`: the same metric given again for the kernel.
+std::string WithRowRepeated(std::string t, const std::string& row_text,
+                            const std::string& from, const std::string& to) {
+  const size_t p = t.find(row_text);
+  EXPECT_NE(p, std::string::npos) << row_text;
+  if (p == std::string::npos) return t;
+  const size_t start = t.rfind('\n', p) + 1, stop = t.find('\n', p) + 1;
+  t.insert(stop, Replace(t.substr(start, stop - start), from, to));
+  return t;
+}
+
+TEST(NcuCsvTest, AMetricTwiceInTwoUnitsIsComparedInColosUnit) {
+  // Kernel 1's Duration is "48.35" usecond (line 31). Given again at line 32
+  // as "5" msecond, it is another value although neither unit repeats:
+  // 48 350 ns against 5 000 000 ns; file order must not decide.
+  const std::string row = "\"Duration\",\"usecond\",\"48.35\"";
+  const std::string details = Fixture("ncu_details.csv");
+  Result<std::vector<NcuKernel>> k =
+      ParseNcuCsv(WithRowRepeated(details, row, "\"usecond\",\"48.35\"",
+                                  "\"msecond\",\"5\""),
+                  "d.csv");
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      k.status().message().find(
+          "d.csv:32: kernel ID 1 'void at::native::vectorized_elementwise"),
+      std::string::npos)
+      << k.status().message();
+  EXPECT_NE(k.status().message().find(
+                "metric 'Duration' is 5 msecond here but 48.35 usecond at "
+                "line 31"),
+            std::string::npos)
+      << k.status().message();
+  // The same duration in another unit is the same value: 0.04835 msecond =
+  // 48 350 ns, accepted whichever row comes first.
+  k = ParseNcuCsv(WithRowRepeated(details, row, "\"usecond\",\"48.35\"",
+                                  "\"msecond\",\"0.04835\""),
+                  "d.csv");
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ((*k)[1].duration.count(), 48350);
+  // A "Memory Throughput" in Gbyte/second beside the % one is another metric
+  // of that name (the fixture has one per kernel), not a second value.
+}
+
 TEST(NcuCsvTest, ACountWithAnUnknownUnitIsAnError) {
   std::string raw = Fixture("ncu_raw.csv");
   Result<std::vector<NcuKernel>> k = ParseNcuCsv(
@@ -179,6 +224,39 @@ TEST(NcuCsvTest, NvtxFilter) {
   ASSERT_TRUE(k.ok()) << k.status().ToString();
   ASSERT_EQ(k->size(), 1u);
   EXPECT_EQ((*k)[0].id, "0");
+}
+
+TEST(NcuCsvTest, NvtxFilterReadsBothThePushPopAndTheStartEndColumn) {
+  // ncu --nvtx writes both columns. Kernel 0 is in push/pop train_step /
+  // forward (no start/end range), kernel 1 only in start/end range "step"
+  // (id 1, empty push/pop cell), kernel 2 in push/pop eval and start/end step.
+  const std::string path = kDir + "ncu_raw_start_end.csv";
+  Result<std::vector<NcuKernel>> k = ReadNcuCsv(path);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 3u);
+  EXPECT_EQ((*k)[0].nvtx_ranges,
+            (std::vector<std::string>{"train_step", "forward"}));
+  EXPECT_EQ((*k)[1].nvtx_ranges, std::vector<std::string>{"step"});
+  // The push/pop stack first, then the start/end ranges.
+  EXPECT_EQ((*k)[2].nvtx_ranges, (std::vector<std::string>{"eval", "step"}));
+  NcuImportOptions o;
+  o.nvtx_range = "step";  // kernels 1 and 2
+  k = ReadNcuCsv(path, o);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 2u);
+  EXPECT_EQ((*k)[0].id, "1");
+  EXPECT_EQ((*k)[1].id, "2");
+  o.nvtx_range = "train_step/";  // kernel 0 only
+  k = ReadNcuCsv(path, o);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].id, "0");
+  o.nvtx_range = "backward";  // the ranges of both columns are listed
+  k = ReadNcuCsv(path, o);
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("eval, forward, step, train_step"),
+            std::string::npos)
+      << k.status().message();
 }
 
 TEST(NcuCsvTest, NvtxRangeNotFoundListsTheRanges) {
@@ -312,6 +390,82 @@ TEST(NcuCsvTest, NoTableIsAnError) {
             std::string::npos);
 }
 
+TEST(NcuCsvTest, ALaunchPastCudasLimitsIsAnErrorAtItsLine) {
+  // Kernel 0 of the raw page (line 4): 122 registers/thread, grid (80, 2, 1),
+  // block (128, 1, 1), 16 384 bytes of static shared memory per block.
+  const std::string raw = Fixture("ncu_raw.csv");
+  const std::string at = "r.csv:4: kernel ID 0 'ampere_sgemm_128x64_tn': ";
+  struct Case {
+    const char *from, *to, *message;
+  };
+  for (const Case& c : std::vector<Case>{
+           // A thread has at most 255 registers; 5e9 would wrap an int to a
+           // plausible figure, 3e9 to a negative one.
+           {"\"160\",\"122\"", "\"160\",\"256\"",
+            "metric 'Registers Per Thread': 256 register/thread is out of "
+            "range, expected at most 255"},
+           {"\"160\",\"122\"", "\"160\",\"5,000,000,000\"",
+            "5,000,000,000 register/thread is out of range"},
+           {"\"160\",\"122\"", "\"160\",\"3,000,000,000\"",
+            "3,000,000,000 register/thread is out of range"},
+           // gridDim.x < 2^31, gridDim.y and z <= 65535: 2^32 x 2^32 blocks
+           // would wrap their int64 count to 0.
+           {"\"(80, 2, 1)\"", "\"(4294967296, 4294967296, 1)\"",
+            "grid (4294967296, 4294967296, 1) exceeds CUDA's limits"},
+           {"\"(80, 2, 1)\"", "\"(2147483648, 1, 1)\"",
+            "grid (2147483648, 1, 1) exceeds CUDA's limits"},
+           {"\"(80, 2, 1)\"", "\"(80, 65536, 1)\"",
+            "grid (80, 65536, 1) exceeds CUDA's limits"},
+           // At most 1024 threads per block (z at most 64).
+           {"\"(128, 1, 1)\"", "\"(2048, 1, 1)\"",
+            "block (2048, 1, 1) exceeds CUDA's limits"},
+           {"\"(128, 1, 1)\"", "\"(32, 32, 2)\"",
+            "block (32, 32, 2) exceeds CUDA's limits"},
+           // Within CUDA's limits, 2147483647 x 65535 x 65535 blocks of 1024
+           // threads are ~9.4e21 threads, past int64 (~9.2e18).
+           {"\"(80, 2, 1)\",\"0\"", "\"(2147483647, 65535, 65535)\",\"0\"",
+            "grid (2147483647, 65535, 65535) x block (128, 1, 1) threads "
+            "overflow a 64-bit count"},
+           // Past int64 before any limit: not a count a launch can have.
+           {"\"(80, 2, 1)\"", "\"(1e30, 1, 1)\"",
+            "'Grid Size': expected \"(x, y, z)\", got '(1e30, 1, 1)'"},
+       }) {
+    Result<std::vector<NcuKernel>> k =
+        ParseNcuCsv(Replace(raw, c.from, c.to), "r.csv");
+    ASSERT_FALSE(k.ok()) << c.to;
+    EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(k.status().message().find(at), 0u) << k.status().message();
+    EXPECT_NE(k.status().message().find(c.message), std::string::npos)
+        << k.status().message();
+  }
+  // The limits themselves are launches CUDA takes.
+  Result<std::vector<NcuKernel>> k = ParseNcuCsv(
+      Replace(Replace(Replace(raw, "\"160\",\"122\"", "\"160\",\"255\""),
+                      "\"(80, 2, 1)\"", "\"(2147483647, 1, 1)\""),
+              "\"(128, 1, 1)\"", "\"(16, 16, 4)\""),
+      "r.csv");
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ((*k)[0].registers_per_thread, 255);
+  EXPECT_EQ((*k)[0].grid.Count(), 2147483647);
+  EXPECT_EQ((*k)[0].block.Count(), 1024);
+}
+
+TEST(NcuCsvTest, SummaryRefusesAKernelWhoseThreadsOverflow) {
+  // Kernels built by a caller, not read from a file: (2^31 - 1) x 65535 x
+  // 65535 blocks x 1024 threads is past int64.
+  NcuKernel k;
+  k.id = "7";
+  k.line = 12;
+  k.grid = Dim3{2147483647, 65535, 65535};
+  k.block = Dim3{1024, 1, 1};
+  k.duration = Nanoseconds(1000);
+  Result<KernelSummary> s = SummarizeKernels({k});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("kernel ID 7 (line 12): grid"),
+            std::string::npos)
+      << s.status().message();
+}
+
 TEST(NcuCsvTest, ParseDim3) {
   Dim3 d;
   ASSERT_TRUE(ParseDim3("(80, 2, 1)", &d));
@@ -321,6 +475,9 @@ TEST(NcuCsvTest, ParseDim3) {
   EXPECT_FALSE(ParseDim3("(1, 2, 3, 4)", &d));
   EXPECT_FALSE(ParseDim3("(1.5, 1, 1)", &d));
   EXPECT_FALSE(ParseDim3("", &d));
+  // Past int64 (2^63 and more): no defined conversion, so not a Dim3.
+  EXPECT_FALSE(ParseDim3("(9223372036854775808, 1, 1)", &d));
+  EXPECT_FALSE(ParseDim3("1e30", &d));
 }
 
 }  // namespace

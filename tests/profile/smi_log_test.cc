@@ -198,6 +198,105 @@ TEST(SmiLogTest, QueryGpuLinesSharingATimestampAreSeveralGpus) {
   EXPECT_TRUE(s->assumed_one_gpu);
 }
 
+TEST(SmiLogTest, QueryGpuRepeatedHeaderDoesNotShiftTheDevices) {
+  // nvidia-smi -l repeats the header. With 2 lines per sample, GPU 0 is the
+  // first line of each sample: 90 % both times (a repeated header counted as
+  // a line would put the second sample's GPU-B at GPU 0's place: 45 %).
+  const std::string text =
+      "name, utilization.gpu [%], memory.used [MiB]\n"
+      "NVIDIA A100-SXM4-40GB, 90 %, 100 MiB\n"
+      "NVIDIA A100-SXM4-40GB, 0 %, 0 MiB\n"
+      "name, utilization.gpu [%], memory.used [MiB]\n"
+      "NVIDIA A100-SXM4-40GB, 90 %, 100 MiB\n"
+      "NVIDIA A100-SXM4-40GB, 0 %, 0 MiB\n";
+  SmiLogOptions o;
+  o.devices_per_sample = 2;
+  Result<SmiSummary> s = ParseSmiLog(text, "q.csv", o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->samples, 2);
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 90.0);
+  EXPECT_DOUBLE_EQ(*s->memory_used_mib, 100.0);
+  o.gpu = 1;  // 0 % both times
+  s = ParseSmiLog(text, "q.csv", o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 0.0);
+  // A repeated header unlike the first changes what the columns mean.
+  std::string other = text;
+  other.replace(other.rfind("[MiB]\n"), 5, "[KiB]");
+  o.gpu = 0;
+  s = ParseSmiLog(other, "q.csv", o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "q.csv:4: a repeated header line that differs from the first: "
+                "field 3 is 'memory.used [KiB]', expected 'memory.used [MiB]'"),
+            std::string::npos)
+      << s.status().message();
+  // So does one whose first column is another: it is no sample either.
+  other = text;
+  other.replace(other.rfind("name,"), 4, "uuid");
+  s = ParseSmiLog(other, "q.csv", o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "q.csv:4: a repeated header line that differs from the first: "
+                "field 1 is 'uuid', expected 'name'"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST(SmiLogTest, DmonRowWiderThanItsHeaderIsAnError) {
+  Result<SmiSummary> s = ParseSmiLog(
+      "# gpu sm mem\n# Idx % %\n    0   97   41    5\n", "wide.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "wide.log:3: expected 3 fields like the header, found 4"),
+            std::string::npos)
+      << s.status().message();
+  // pmon's last column, the command, may hold a space: not a wider row.
+  s = ParseSmiLog(
+      "# gpu        pid  type    sm   mem   enc   dec   command\n"
+      "# Idx          #   C/G     %     %     %     %   name\n"
+      "    0       4242     C    93    38     -     -   Web Content\n",
+      "pmon.log");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_DOUBLE_EQ(s->sm_util_pct, 93.0);
+}
+
+TEST(SmiLogTest, DmonHeaderNamingAColumnTwiceIsAnError) {
+  // Which 'sm' is the SM figure? Not the last one by accident.
+  Result<SmiSummary> s =
+      ParseSmiLog("# gpu sm mem sm\n# Idx % % %\n    0 10 20 90\n", "d.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "d.log:1: column 'sm' appears twice (fields 2 and 4)"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST(SmiLogTest, AGpuIndexMustBeAWholeNumberInRange) {
+  // "0.5" is not GPU 0, and "1e10" is no GPU to drop silently.
+  const std::string hdr = "# gpu sm mem\n# Idx % %\n";
+  for (const char* gpu : {"0.5", "1e10", "-1"}) {
+    Result<SmiSummary> s =
+        ParseSmiLog(hdr + "    0 90 40\n    " + gpu + " 10 40\n", "d.log");
+    ASSERT_FALSE(s.ok()) << gpu;
+    EXPECT_NE(s.status().message().find(
+                  std::string("d.log:4: column 'gpu': expected a GPU index (a "
+                              "whole number >= 0), got '") +
+                  gpu + "'"),
+              std::string::npos)
+        << s.status().message();
+  }
+  // The index column of a --query-gpu CSV likewise.
+  Result<SmiSummary> s =
+      ParseSmiLog("index, utilization.gpu [%]\n0, 90 %\n0.5, 10 %\n", "q.csv");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "q.csv:3: column 'index': expected a GPU index (a whole "
+                "number >= 0), got '0.5'"),
+            std::string::npos)
+      << s.status().message();
+}
+
 TEST(SmiLogTest, QueryGpuNotAvailableUtilizationIsAnError) {
   const std::string text =
       "index, name, utilization.gpu [%], utilization.memory [%], memory.used "
