@@ -126,6 +126,19 @@ Result<PairDataset> BuildPairDataset(
   }
   if (ds.pairs.empty())
     return InvalidArgumentError("no pair measurement left after exclusions");
+  // In a canonical order (each pair's workloads by name, the pairs by those
+  // names): cross-validation folds go by position, and must not depend on
+  // the order of the rows in the file.
+  for (PairSample& p : ds.pairs) {
+    if (p.a > p.b) {
+      std::swap(p.a, p.b);
+      std::swap(p.norm_a, p.norm_b);
+    }
+  }
+  std::sort(ds.pairs.begin(), ds.pairs.end(),
+            [](const PairSample& x, const PairSample& y) {
+              return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+            });
   return ds;
 }
 

@@ -54,6 +54,8 @@ struct PairDataOptions {
 struct PairDataset {
   std::vector<profile::WorkloadProfile>
       profiles;  // the workloads the pairs use, sorted by name.
+  // Each with a < b, sorted by (a, b): not in the file's order, so that
+  // cross-validation folds do not depend on it.
   std::vector<PairSample> pairs;
   std::vector<std::string> excluded;  // names actually dropped.
   int dropped_pairs = 0;              // pairs dropped with them.

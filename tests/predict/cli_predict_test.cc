@@ -361,17 +361,17 @@ TEST_F(CliPredictTest, PairNeedsOnlyProfilesAndClampsLikePlan) {
            "--model", model, "bert-base-cased_batch8-inf",
            "vit-base-patch16-224_batch16-inf"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("bert-base-cased_batch8-inf: 0.874\n"),
+  EXPECT_NE(r.out.find("bert-base-cased_batch8-inf: 0.876\n"),
             std::string::npos)
       << r.out;
   // With the measurements at hand, they are printed beside.
   r = Run({"predict", "pair", "--kace", kData + "/kace", "--model", model,
            "bert-base-cased_batch8-inf", "vit-base-patch16-224_batch16-inf"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("bert-base-cased_batch8-inf: 0.874 (measured "),
+  EXPECT_NE(r.out.find("bert-base-cased_batch8-inf: 0.876 (measured "),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("sum: 1.660 (measured "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sum: 1.661 (measured "), std::string::npos) << r.out;
 }
 
 TEST_F(CliPredictTest, PlanOptionsOutOfRangeExit2) {

@@ -37,10 +37,37 @@ TEST(PairDataTest, NormalizesBySoloThroughput) {
   EXPECT_DOUBLE_EQ(d->pairs[0].norm_a, 0.5);
   EXPECT_DOUBLE_EQ(d->pairs[0].norm_b, 0.75);
   EXPECT_DOUBLE_EQ(PairOutcome(d->pairs[0]), 1.25);
-  // c next to a: 20 / 40; a next to c: 10 / 10.
-  EXPECT_DOUBLE_EQ(d->pairs[1].norm_a, 0.5);
-  EXPECT_DOUBLE_EQ(d->pairs[1].norm_b, 1.0);
+  // Held as (a, c), the workloads in name order: a next to c: 10 / 10;
+  // c next to a: 20 / 40.
+  EXPECT_EQ(d->profiles[d->pairs[1].a].name, "a");
+  EXPECT_EQ(d->profiles[d->pairs[1].b].name, "c");
+  EXPECT_DOUBLE_EQ(d->pairs[1].norm_a, 1.0);
+  EXPECT_DOUBLE_EQ(d->pairs[1].norm_b, 0.5);
   EXPECT_EQ(d->pairs[1].where, path + ":3");
+}
+
+TEST(PairDataTest, TheOrderOfTheRowsDoesNotMatter) {
+  // Cross-validation folds go by position in `pairs`: the same pairs in
+  // another order, or with their columns swapped, give the same dataset.
+  TempDir dir;
+  auto d1 = BuildPairDataset(
+      *ReadPairMeasurements(dir.Write(
+          "p1.csv", std::string(kHeader) + "b,c,1,2\na,b,5,15\nc,a,20,10\n")),
+      Profiles());
+  auto d2 = BuildPairDataset(
+      *ReadPairMeasurements(dir.Write(
+          "p2.csv", std::string(kHeader) + "a,c,10,20\nc,b,2,1\nb,a,15,5\n")),
+      Profiles());
+  ASSERT_TRUE(d1.ok() && d2.ok());
+  ASSERT_EQ(d1->pairs.size(), 3u);
+  ASSERT_EQ(d2->pairs.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(d1->pairs[i].a, d2->pairs[i].a) << i;
+    EXPECT_EQ(d1->pairs[i].b, d2->pairs[i].b) << i;
+    EXPECT_LT(d1->pairs[i].a, d1->pairs[i].b) << i;
+    EXPECT_DOUBLE_EQ(d1->pairs[i].norm_a, d2->pairs[i].norm_a) << i;
+    EXPECT_DOUBLE_EQ(d1->pairs[i].norm_b, d2->pairs[i].norm_b) << i;
+  }
 }
 
 TEST(PairDataTest, WorkloadWithoutProfileNamesFileAndLine) {
