@@ -84,6 +84,15 @@ Result<InterferenceModel> ParseModelJson(std::string_view text,
         "'intercept' and a 'terms' array; write one with `colo predict "
         "train`)");
   }
+  // Versions this build writes: 1 (linear), 2 (with the residual).
+  if (j.contains("version") &&
+      !(j["version"].is_number_integer() &&
+        (j["version"].get<int64_t>() == 1 || j["version"].get<int64_t>() == 2))) {
+    return InvalidArgumentError(
+        source + ": model version " + j["version"].dump() +
+        " is not one this colo reads (1 or 2); write it again with this "
+        "colo's `colo predict train`");
+  }
   InterferenceModel m;
   if (j.contains("description") && j["description"].is_string())
     m.description = j["description"];
@@ -101,6 +110,11 @@ Result<InterferenceModel> ParseModelJson(std::string_view text,
     }
     Result<PairTerm> term = ParsePairTerm(t["term"].get<std::string>());
     if (!term.ok()) return term.status().WithContext(at);
+    if (std::find(m.linear.names.begin(), m.linear.names.end(),
+                  term->Name()) != m.linear.names.end()) {
+      return InvalidArgumentError(at + ": term '" + term->Name() +
+                                  "' is already in the model");
+    }
     m.terms.push_back(*term);
     m.linear.names.push_back(term->Name());
     for (const char* key : {"mean", "scale", "weight"}) {

@@ -161,6 +161,23 @@ TEST(ModelTrainingTest, ModelJsonRoundTrip) {
       << bad.status().message();
   EXPECT_NE(bad.status().message().find("unknown base feature 'nonsense'"),
             std::string::npos);
+  // A term twice would count twice; a version this build does not write
+  // may mean something else.
+  bad = ParseModelJson(
+      R"({"intercept": 1, "terms": [{"term": "own.sm_util", "mean": 0, "scale": 1, "weight": 1},)"
+      R"( {"term": "own.sm_util", "mean": 0, "scale": 1, "weight": 1}]})",
+      "m.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "m.json: terms[1]: term 'own.sm_util' is already in the model"),
+            std::string::npos)
+      << bad.status().message();
+  bad = ParseModelJson(
+      R"({"version": 99, "intercept": 1, "terms": []})", "m.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("m.json: model version 99"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace
