@@ -13,6 +13,8 @@ int64_t KeyCode(const std::array<int, 3>& key, int64_t base) {
 
 // MIG profiles a GPU may have for the planner (one bit each in a class).
 constexpr size_t kMaxMigProfiles = 32;
+// MIG cache entries indexed directly (4 bytes each) when the classes are few.
+constexpr int64_t kDenseMigSlots = int64_t{1} << 22;
 
 }  // namespace
 
@@ -131,16 +133,17 @@ bool GroupEvaluator::Mps(const std::array<int, 3>& key, int k, double* total,
 }
 
 double GroupEvaluator::Total(const std::array<int, 3>& key) {
-  if (n_mig_ > 0) {
-    const GroupOutcome out = Evaluate(key);
-    return out.feasible ? out.total : -INFINITY;
-  }
   bool fits = false;
   const int k = Count(key, &fits);
-  if (!fits) return -INFINITY;
-  if (k <= 1) return k;
-  double total = 0;
-  return Mps(key, k, &total, nullptr) ? total : -INFINITY;
+  if (k <= 1) return fits ? k : -INFINITY;
+  double total = -INFINITY;
+  if (fits && !Mps(key, k, &total, nullptr)) total = -INFINITY;
+  if (n_mig_ > 0) {
+    std::array<int, 3> slot;
+    const MigChoice& c = MigOf(key, k, &slot);
+    if (c.feasible) total = std::max(total, c.total);
+  }
+  return total;
 }
 
 GroupOutcome GroupEvaluator::Evaluate(const std::array<int, 3>& key) {
@@ -164,18 +167,8 @@ GroupOutcome GroupEvaluator::Evaluate(const std::array<int, 3>& key) {
     if (!out.feasible) out.why = Infeasible::kFloor;
   }
   if (k >= 2 && n_mig_ > 0) {
-    // The members by MIG class (slot[i]: the member in class-key place i).
-    std::array<int, 3> slot{0, 1, 2};
-    std::sort(slot.begin(), slot.begin() + k, [&](int a, int b) {
-      return mig_class_[key[a]] < mig_class_[key[b]];
-    });
-    std::array<int, 3> ckey{-1, -1, -1};
-    for (int i = 0; i < k; ++i) ckey[i] = mig_class_[key[slot[i]]];
-    const int64_t code =
-        KeyCode(ckey, static_cast<int64_t>(mig_classes_.size()) + 1);
-    auto it = mig_cache_.find(code);
-    if (it == mig_cache_.end()) it = mig_cache_.emplace(code, BestMig(ckey, k)).first;
-    const MigChoice& c = it->second;
+    std::array<int, 3> slot;
+    const MigChoice& c = MigOf(key, k, &slot);
     if (c.feasible && (!out.feasible || c.total > out.total)) {
       out.feasible = true;
       out.why = Infeasible::kNone;
@@ -189,6 +182,37 @@ GroupOutcome GroupEvaluator::Evaluate(const std::array<int, 3>& key) {
   }
   if (!out.feasible) out.total = 0;
   return out;
+}
+
+const GroupEvaluator::MigChoice& GroupEvaluator::MigOf(
+    const std::array<int, 3>& key, int k, std::array<int, 3>* slot) {
+  *slot = {0, 1, 2};
+  std::sort(slot->begin(), slot->begin() + k, [&](int a, int b) {
+    return mig_class_[key[a]] < mig_class_[key[b]];
+  });
+  std::array<int, 3> ckey{-1, -1, -1};
+  for (int i = 0; i < k; ++i) ckey[i] = mig_class_[key[(*slot)[i]]];
+  return CachedMig(KeyCode(ckey, static_cast<int64_t>(mig_classes_.size()) + 1),
+                   ckey, k);
+}
+
+const GroupEvaluator::MigChoice& GroupEvaluator::CachedMig(
+    int64_t code, const std::array<int, 3>& key, int k) {
+  if (mig_slot_.empty()) {
+    const int64_t base = static_cast<int64_t>(mig_classes_.size()) + 1;
+    if (base * base * base <= kDenseMigSlots) mig_slot_.assign(base * base * base, -1);
+  }
+  if (!mig_slot_.empty()) {
+    int32_t& slot = mig_slot_[code];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(mig_choices_.size());
+      mig_choices_.push_back(BestMig(key, k));
+    }
+    return mig_choices_[slot];
+  }
+  auto it = mig_cache_.find(code);
+  if (it == mig_cache_.end()) it = mig_cache_.emplace(code, BestMig(key, k)).first;
+  return it->second;
 }
 
 // Tries every assignment of MIG profiles to the k classes that fits

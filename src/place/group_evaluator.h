@@ -132,6 +132,16 @@ class GroupEvaluator {
   // MIG class of each type: its profile and the MIG profiles it may use.
   std::vector<int> mig_class_;
   std::vector<std::pair<int, uint32_t>> mig_classes_;  // (profile, allowed)
+  // The best MIG assignment of the k members of `key`; slot[i] is the
+  // member in the choice's place i.
+  const MigChoice& MigOf(const std::array<int, 3>& key, int k,
+                         std::array<int, 3>* slot);
+  // The cache: by class-key code, in mig_choices_ through mig_slot_ (-1: not
+  // yet) when the classes are few, else in mig_cache_.
+  const MigChoice& CachedMig(int64_t code, const std::array<int, 3>& key,
+                             int k);
+  std::vector<int32_t> mig_slot_;
+  std::vector<MigChoice> mig_choices_;
   std::unordered_map<int64_t, MigChoice> mig_cache_;
 };
 
