@@ -16,6 +16,11 @@
 
 namespace colo {
 
+// MIG hardware limits (NVIDIA Multi-Instance GPU User Guide): a GPU has 7
+// compute slices and 8 memory slices to divide among its instances.
+inline constexpr int kMigComputeSlices = 7;
+inline constexpr int kMigMemoryEighths = 8;
+
 // One MIG GPU-instance profile, e.g. "1g.5gb" on the A100-40GB.
 struct MigProfile {
   std::string name;         // NVIDIA's profile name, e.g. "3g.20gb".
@@ -45,6 +50,13 @@ struct GpuSpec {
   std::vector<MigProfile> mig_profiles; // empty if the GPU has no MIG.
 
   // Checks that every field is in range. InvalidArgument names the field.
+  // Besides positive sizes: the name has no control characters;
+  // max_shared_mem_per_block + reserved_shared_mem_per_block <=
+  // shared_mem_per_sm (so their sum never overflows); MIG profiles have
+  // non-empty, unique names without control characters, 1..7 compute slices,
+  // 1..sm_count SMs and 1..8 memory eighths, and the instances of one profile
+  // that fit in 7 compute slices (7 / compute_slices of them, rounded down)
+  // have at most sm_count SMs together.
   Status Validate() const;
 
   // Peak FP32 issue of one SM relative to another GPU's SM (clock x lanes).

@@ -17,12 +17,21 @@ namespace colo {
 
 struct Dim3 {
   int64_t x = 1, y = 1, z = 1;
-  int64_t Count() const { return x * y * z; }
+  // x * y * z, or INT64_MAX where that product would not fit in int64 (it
+  // never wraps: a wrapped count of 0 or 256 would pass the limit checks).
+  // Within CUDA's limits below it always fits: (2^31 - 1) * 65535^2 < 2^63.
+  int64_t Count() const;
 };
 
-// CUDA's grid limits (compute capability 3.0 and later).
+// CUDA's launch limits (compute capability 3.0 and later; CUDA C++
+// Programming Guide, "Technical Specifications per Compute Capability"):
+// gridDim.x up to 2^31 - 1, gridDim.y and z up to 65535; blockDim.x and y
+// up to 1024, blockDim.z up to 64, and at most 1024 threads per block in all
+// (GpuSpec::max_threads_per_block, checked by ComputeOccupancy).
 inline constexpr int64_t kMaxGridX = 2147483647;
 inline constexpr int64_t kMaxGridYZ = 65535;
+inline constexpr int64_t kMaxBlockXY = 1024;
+inline constexpr int64_t kMaxBlockZ = 64;
 
 struct KernelDesc {
   std::string name;
@@ -39,7 +48,8 @@ struct KernelDesc {
   int64_t Blocks() const { return grid.Count(); }
   int64_t ThreadsPerBlock() const { return block.Count(); }
 
-  // Checks shape and profile ranges. InvalidArgument names the kernel.
+  // Checks shape (CUDA's grid and block limits above) and profile ranges.
+  // InvalidArgument names the kernel.
   Status Validate() const;
 };
 
@@ -60,8 +70,10 @@ struct Occupancy {
 // limit, threads/SM over threads/block (in whole warps), registers/SM over
 // registers/block (allocated per warp, rounded up to the allocation unit) and
 // shared memory/SM over shared memory/block (plus the reservation).
-// InvalidArgument if a single block cannot fit on an SM at all (too many
-// threads, registers or shared memory), naming the resource.
+// InvalidArgument if a block exceeds CUDA's block limits or the GPU's
+// threads per block, or a single block cannot fit on an SM at all (too many
+// threads, registers or shared memory), naming the resource. Never overflows,
+// whatever `k` holds; REQUIRES: gpu.Validate() is OK.
 Result<Occupancy> ComputeOccupancy(const GpuSpec& gpu, const KernelDesc& k);
 
 }  // namespace colo

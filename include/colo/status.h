@@ -72,6 +72,14 @@ inline Status InternalError(std::string m) {
   return Status(StatusCode::kInternal, std::move(m));
 }
 
+// Whether `text` holds a control character (a byte below 0x20, or 0x7f),
+// which would break a one-line message or a report's table.
+bool HasControlCharacter(std::string_view text);
+// `text` with each control character written as a C escape ("\n", "\t",
+// "\r", else "\x07"), so that a message quoting user text stays one line.
+// Other bytes (UTF-8 included) are kept.
+std::string EscapeControlCharacters(std::string_view text);
+
 // Result<T>: a T on success, a non-OK Status on failure.
 template <typename T>
 class [[nodiscard]] Result {

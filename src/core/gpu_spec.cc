@@ -102,6 +102,53 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
+// The MIG profiles of `gpu`: named, unique, in range, and each fitting the
+// GPU as many times as its compute slices allow (see GpuSpec::Validate).
+Status ValidateMigProfiles(const GpuSpec& gpu) {
+  const std::vector<MigProfile>& profiles = gpu.mig_profiles;
+  const std::string prefix = "gpu '" + gpu.name + "': MIG profile ";
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const MigProfile& p = profiles[i];
+    if (p.name.empty() || HasControlCharacter(p.name)) {
+      return InvalidArgumentError(prefix + std::to_string(i + 1) + " ('" +
+                                  EscapeControlCharacters(p.name) +
+                                  "'): expected a non-empty name without control characters");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (profiles[j].name == p.name) {
+        return InvalidArgumentError(prefix + "'" + p.name + "' is given twice (profiles " +
+                                    std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                                    "); names must be unique");
+      }
+    }
+    if (p.sm_count <= 0 || p.sm_count > gpu.sm_count || p.memory_eighths <= 0 ||
+        p.memory_eighths > kMigMemoryEighths || p.compute_slices <= 0 ||
+        p.compute_slices > kMigComputeSlices) {
+      return InvalidArgumentError(prefix + "'" + p.name +
+                                  "' needs 1..7 compute slices, 1..sm_count "
+                                  "SMs and 1..8 memory eighths");
+    }
+  }
+  // As many instances of a profile as its compute slices allow on one GPU
+  // (7 / slices, rounded down) must fit in the GPU's SMs together. The
+  // published profiles pass (A100: 7 x 14 = 98 of 108 SMs, 2 x 42 = 84; H100:
+  // 7 x 16 = 112 of 132, 2 x 60 = 120); a rule per compute slice (SMs at most
+  // slices / 7 of the GPU's) would refuse the H100's 3g.40gb, whose 60 SMs
+  // are more than 3/7 of 132.
+  for (const MigProfile& p : profiles) {
+    const int64_t copies = kMigComputeSlices / p.compute_slices;
+    if (copies * p.sm_count > gpu.sm_count) {
+      return InvalidArgumentError(
+          prefix + "'" + p.name + "': " + std::to_string(copies) +
+          " instances of it fit in the GPU's 7 compute slices, and they would need " +
+          std::to_string(copies * p.sm_count) + " SMs of its " + std::to_string(gpu.sm_count) +
+          " (expected at most " + std::to_string(gpu.sm_count / copies) + " SMs for a " +
+          std::to_string(p.compute_slices) + "-slice profile)");
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Status GpuSpec::Validate() const {
@@ -111,6 +158,10 @@ Status GpuSpec::Validate() const {
                                 " must be > 0, got " + std::to_string(v));
   };
   if (name.empty()) return InvalidArgumentError("gpu: name must not be empty");
+  if (HasControlCharacter(name)) {
+    return InvalidArgumentError("gpu '" + EscapeControlCharacters(name) +
+                                "': name must not hold control characters");
+  }
   COLO_RETURN_IF_ERROR(positive("sm_count", sm_count));
   COLO_RETURN_IF_ERROR(positive("max_threads_per_sm", max_threads_per_sm));
   COLO_RETURN_IF_ERROR(positive("max_blocks_per_sm", max_blocks_per_sm));
@@ -126,24 +177,22 @@ Status GpuSpec::Validate() const {
   COLO_RETURN_IF_ERROR(positive("copy_bandwidth", copy_bandwidth));
   COLO_RETURN_IF_ERROR(positive("sm_clock_mhz", sm_clock_mhz));
   COLO_RETURN_IF_ERROR(positive("fp32_lanes_per_sm", fp32_lanes_per_sm));
-  if (reserved_shared_mem_per_block < 0) {
-    return InvalidArgumentError("gpu '" + name +
-                                "': reserved_shared_mem_per_block must be >= 0");
-  }
   if (max_shared_mem_per_block > shared_mem_per_sm) {
     return InvalidArgumentError(
         "gpu '" + name +
         "': max_shared_mem_per_block must not exceed shared_mem_per_sm");
   }
-  for (const auto& p : mig_profiles) {
-    if (p.sm_count <= 0 || p.sm_count > sm_count || p.memory_eighths <= 0 ||
-        p.memory_eighths > 8 || p.compute_slices <= 0 || p.compute_slices > 7) {
-      return InvalidArgumentError("gpu '" + name + "': MIG profile '" + p.name +
-                                  "' needs 1..7 compute slices, 1..sm_count "
-                                  "SMs and 1..8 memory eighths");
-    }
+  // A block using the most shared memory still fits on an SM with its
+  // reservation (true of every CUDA GPU: 163 + 1 KiB of 164 KiB on the A100),
+  // and no sum of the two can overflow.
+  if (reserved_shared_mem_per_block < 0 ||
+      reserved_shared_mem_per_block > shared_mem_per_sm - max_shared_mem_per_block) {
+    return InvalidArgumentError(
+        "gpu '" + name + "': reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
+        "max_shared_mem_per_block (" + std::to_string(shared_mem_per_sm - max_shared_mem_per_block) +
+        " bytes), got " + std::to_string(reserved_shared_mem_per_block));
   }
-  return OkStatus();
+  return ValidateMigProfiles(*this);
 }
 
 double GpuSpec::SmSpeedRelativeTo(const GpuSpec& other) const {

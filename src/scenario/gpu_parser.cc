@@ -85,7 +85,7 @@ Result<MigProfile> ParseMigProfile(const YamlValue& value) {
   MigProfile p;
   COLO_ASSIGN_OR_RETURN(YamlValue name,
                         map.Require("name", "a profile name such as 3g.20gb"));
-  COLO_ASSIGN_OR_RETURN(p.name, name.String("a profile name such as 3g.20gb"));
+  COLO_ASSIGN_OR_RETURN(p.name, name.Name("MIG profile name such as 3g.20gb"));
   struct {
     const char* key;
     int* out;
@@ -126,7 +126,7 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> name,
                         field("name", true, "the GPU's name"));
   if (name) {
-    COLO_ASSIGN_OR_RETURN(gpu.name, name->String("the GPU's name"));
+    COLO_ASSIGN_OR_RETURN(gpu.name, name->Name("GPU name"));
   }
   for (const auto& f : kIntFields) {
     const std::string expected = "an integer >= " + std::to_string(f.min);
@@ -160,8 +160,17 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
                           migs->Sequence("a sequence of MIG profiles"));
     gpu.mig_profiles.clear();
-    for (const YamlValue& item : items) {
-      COLO_ASSIGN_OR_RETURN(MigProfile p, ParseMigProfile(item));
+    for (size_t i = 0; i < items.size(); ++i) {
+      COLO_ASSIGN_OR_RETURN(MigProfile p, ParseMigProfile(items[i]));
+      // A name given twice would count both profiles' slices for one job.
+      for (size_t j = 0; j < i; ++j) {
+        if (gpu.mig_profiles[j].name == p.name) {
+          return items[i].Error("MIG profile name '" + p.name +
+                                "' is already used by " + items[j].path() +
+                                " (line " + std::to_string(items[j].line()) +
+                                "); expected unique names");
+        }
+      }
       gpu.mig_profiles.push_back(std::move(p));
     }
   }

@@ -103,9 +103,13 @@ Result<std::string> ParseMig(const YamlValue& v, const GpuSpec& gpu) {
 }
 
 // The kind, arrivals and iterations, which constrain each other.
+// `kind_guess` says how the importer guessed the kind when the entry gives
+// none ("" if it did not guess from a name), for the messages it explains.
 Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context,
-                            bool inline_kernels, Workload* w) {
+                            bool inline_kernels, const std::string& kind_guess,
+                            Workload* w) {
   const std::optional<YamlValue> arrivals = map.Get("arrivals");
+  std::string why;  // after "this job is <kind>".
   if (auto v = map.Get("kind")) {
     COLO_ASSIGN_OR_RETURN(std::string kind, v->String("training or inference"));
     if (kind == "training") {
@@ -118,20 +122,27 @@ Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context,
   } else if (inline_kernels && arrivals) {
     w->kind =
         WorkloadKind::kInference;  // arrivals make inline kernels a request.
+  } else if (!kind_guess.empty()) {
+    why = " (" + kind_guess + ")";
   }
   if (w->kind == WorkloadKind::kInference) {
-    COLO_ASSIGN_OR_RETURN(YamlValue a,
-                          map.Require("arrivals", kArrivalsExpected));
-    COLO_ASSIGN_OR_RETURN(w->arrivals, ParseArrivals(a, context.base_dir));
+    if (!arrivals) {
+      return map.self().Error(
+          std::string("missing key 'arrivals' (expected ") + kArrivalsExpected +
+          ")" + (why.empty() ? "" : "; this job is inference" + why));
+    }
+    COLO_ASSIGN_OR_RETURN(w->arrivals,
+                          ParseArrivals(*arrivals, context.base_dir));
     if (auto v = map.Get("iterations")) {
-      return v->Error("only valid for training jobs; this job is inference");
+      return v->Error("only valid for training jobs; this job is inference" +
+                      why);
     }
     return OkStatus();
   }
   if (arrivals) {
     return arrivals->Error(
-        "only valid for inference jobs; this job is training (set kind: "
-        "inference to serve requests)");
+        "only valid for inference jobs; this job is training" +
+        (why.empty() ? " (set kind: inference to serve requests)" : why));
   }
   if (auto v = map.Get("iterations")) {
     COLO_ASSIGN_OR_RETURN(w->iterations,
@@ -179,6 +190,16 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
   COLO_ASSIGN_OR_RETURN(
       Workload w, ParseWorkload(workload_value, context.base_dir, context.gpu));
   const bool inline_kernels = workload_value.node()["kernels"].IsDefined();
+  // The Orion importer takes the kind from the table's file name.
+  std::string kind_guess;
+  if (workload_value.node()["orion"].IsDefined()) {
+    kind_guess = std::string("its kind was guessed from the Orion table's "
+                             "file name '") +
+                 w.name + "', which " +
+                 (w.kind == WorkloadKind::kTraining ? "has" : "lacks") +
+                 " '_fb' as Orion's training tables' names have; give kind: "
+                 "training or kind: inference to state it";
+  }
   sim::JobSpec job;
   // The runner scales kernel durations from the profiling GPU; the presets it
   // knows by name, REEF's MI50 it needs in full.
@@ -186,7 +207,8 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
       w.profiled_on == mi50.name) {
     job.profiled_on = mi50;
   }
-  COLO_RETURN_IF_ERROR(ParseKindAndArrivals(map, context, inline_kernels, &w));
+  COLO_RETURN_IF_ERROR(
+      ParseKindAndArrivals(map, context, inline_kernels, kind_guess, &w));
   if (auto v = map.Get("class")) {
     COLO_ASSIGN_OR_RETURN(std::string c, v->String("high or best-effort"));
     if (c == "high") {
@@ -228,7 +250,21 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
                     "an integer in 1.." + std::to_string(kMaxCopies),
                     [](int64_t x) { return x >= 1 && x <= kMaxCopies; }));
   }
-  ParsedJob parsed{{}, value, name_value, mig};
+  // Checked before the copies are made: the limit bounds the memory.
+  const int64_t kernels = copies * static_cast<int64_t>(w.kernels.size());
+  if (kernels > context.kernel_budget) {
+    return copies_value.value_or(value).Error(
+        "the scenario's jobs would hold " +
+        std::to_string(kMaxScenarioKernels - context.kernel_budget + kernels) +
+        " kernel launches with this job's " + std::to_string(copies) + " x " +
+        std::to_string(w.kernels.size()) + ", more than the limit of " +
+        std::to_string(kMaxScenarioKernels) +
+        " per scenario; expected fewer copies, jobs or kernels");
+  }
+  ParsedJob parsed{{},     value,
+                   name_value, mig,
+                   map.Get("memory"), map.Get("arrivals"),
+                   kernels};
   for (int64_t i = 1; i <= copies; ++i) {
     sim::JobSpec copy = job;
     copy.name = copies_value ? name + "-" + std::to_string(i) : name;

@@ -16,6 +16,7 @@
 // Thread-compatible; never throws.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,11 +28,19 @@
 
 namespace colo::scenario {
 
+// The most kernel launches a scenario's jobs may hold together, copies
+// included: every copy holds its workload's kernels (sim::JobSpec owns its
+// Workload), and the simulator models each. 10^6 launch descriptions take
+// about 250 MB; 100 copies of Orion's largest table hold 477,700.
+inline constexpr int64_t kMaxScenarioKernels = 1'000'000;
+
 // What a job entry needs from the rest of the scenario.
 struct JobContext {
   std::string base_dir;  // relative paths resolve against this.
   GpuSpec gpu;  // the scenario's GPU (MIG profiles, profiled_on default).
   sim::SharingMode mode = sim::SharingMode::kMps;
+  // Kernel launches the jobs before this one left of kMaxScenarioKernels.
+  int64_t kernel_budget = kMaxScenarioKernels;
 };
 
 struct ParsedJob {
@@ -39,11 +48,15 @@ struct ParsedJob {
       jobs;         // one, or `copies` of it named name-1 .. name-N.
   YamlValue entry;  // the jobs[i] entry, for messages.
   YamlValue name;   // its name: value.
-  std::optional<YamlValue> mig;  // its mig: value, if any.
+  std::optional<YamlValue> mig;       // its mig: value, if any.
+  std::optional<YamlValue> memory;    // its memory: value, if any.
+  std::optional<YamlValue> arrivals;  // its arrivals: value, if any.
+  int64_t kernels = 0;  // kernel launches held by all of `jobs` together.
 };
 
 // Parses `value` (one jobs[i] entry). The jobs' workloads pass
-// Workload::Validate(). InvalidArgument / NotFound at the offending line
+// Workload::Validate(), and hold at most context.kernel_budget kernel
+// launches together. InvalidArgument / NotFound at the offending line
 // (see workload_parser.h for workload files; arrival traces alike).
 Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context);
 

@@ -11,13 +11,17 @@ namespace {
 constexpr const char* kExpected =
     "a policy name or a mapping {name, <options of that policy>}";
 
-// One option key: its YAML name, the field it sets, the unit of the number
-// and whether 0 is allowed.
+// One option key: its YAML name, the field it sets, the unit of the number,
+// whether 0 is allowed, and for a period the policy wakes up at whether or
+// not there is work, its smallest value and why (a period of 1 ns would make
+// a run take hours).
 struct OptionKey {
   const char* name;
   Duration sched::PolicyOptions::*field;
   Duration unit;
   bool zero_ok;
+  Duration min{0};
+  const char* min_why = nullptr;
 };
 
 const OptionKey kOptionKeys[] = {
@@ -31,8 +35,13 @@ const OptionKey kOptionKeys[] = {
      Microseconds(1), true},
     {"orion_be_cap_us", &sched::PolicyOptions::orion_be_cap, Microseconds(1),
      false},
+    // TGS's controller adjusts the best-effort rate from what it observed
+    // over a period (10 ms by default); one below 1 ms sees a kernel or two,
+    // and costs a controller event per period.
     {"tgs_period_ms", &sched::PolicyOptions::tgs_period, Milliseconds(1),
-     false},
+     false, Milliseconds(1),
+     "a controller period below 1 ms observes too few kernels, and the run "
+     "would mostly run the controller"},
 };
 
 std::string ValidNames() {
@@ -56,12 +65,15 @@ Result<sched::PolicyKind> ParseName(const YamlValue& value) {
 // Reads one option's number into `options` (in its unit, rounded to ns).
 Status ParseOption(const OptionKey& key, const YamlValue& value,
                    sched::PolicyOptions* options) {
-  COLO_ASSIGN_OR_RETURN(
-      options->*key.field,
-      value.Time(key.unit == Microseconds(1)
-                     ? YamlValue::TimeUnit::kMicroseconds
-                     : YamlValue::TimeUnit::kMilliseconds,
-                 key.zero_ok));
+  const YamlValue::TimeUnit unit = key.unit == Microseconds(1)
+                                       ? YamlValue::TimeUnit::kMicroseconds
+                                       : YamlValue::TimeUnit::kMilliseconds;
+  if (key.min > Duration(0)) {
+    COLO_ASSIGN_OR_RETURN(options->*key.field,
+                          value.TimeAtLeast(unit, key.min, key.min_why));
+  } else {
+    COLO_ASSIGN_OR_RETURN(options->*key.field, value.Time(unit, key.zero_ok));
+  }
   options->explicitly_set.push_back(key.name);
   return OkStatus();
 }

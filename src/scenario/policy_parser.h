@@ -11,7 +11,7 @@
 //     slice_launch_gap_us: 3              # priority: >= 0
 //     harvest_block_us: 100               # priority: >= 0 (0: off)
 //     orion_be_cap_us: 250                # orion: > 0
-//     tgs_period_ms: 10                   # tgs: > 0
+//     tgs_period_ms: 10                   # tgs: >= 1
 //
 // Every option read sets its sched::PolicyOptions field and appends its YAML
 // name to PolicyOptions::explicitly_set; an option that does not belong to

@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -21,9 +23,12 @@ namespace {
 constexpr const char* kTopExpected =
     "a scenario mapping {name, gpu, mode, policy, time_slice, seed, "
     "duration_s, sample_interval_ms, jobs}";
-// MIG hardware limits (NVIDIA MIG User Guide): 7 compute and 8 memory slices.
-constexpr int kMigComputeSlices = 7;
-constexpr int kMigMemoryEighths = 8;
+// The smallest time-slicing quantum. The driver's own are about 1 ms and
+// more (its default about 2 ms; NVIDIA DRIVE OS takes timeslices of at least
+// 1000 us); a tenth of that still leaves room to study short quanta, and keeps
+// a run to at most 10^4 switches per simulated second (0.001 us made 10 ms
+// simulated take 7 s).
+constexpr Duration kMinQuantum = Microseconds(100);
 
 Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(YamlMap map,
@@ -31,14 +36,26 @@ Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
                                   {"quantum_us", "switch_cost_us"}));
   sim::TimeSliceOptions options;
   if (auto v = map.Get("quantum_us")) {
-    COLO_ASSIGN_OR_RETURN(options.quantum,
-                          v->Time(YamlValue::TimeUnit::kMicroseconds, false));
+    COLO_ASSIGN_OR_RETURN(
+        options.quantum,
+        v->TimeAtLeast(YamlValue::TimeUnit::kMicroseconds, kMinQuantum,
+                       "a quantum below 100 us is shorter than any driver's, "
+                       "and the run would mostly switch"));
   }
   if (auto v = map.Get("switch_cost_us")) {
     COLO_ASSIGN_OR_RETURN(options.switch_cost,
                           v->Time(YamlValue::TimeUnit::kMicroseconds, true));
   }
   return options;
+}
+
+std::string FormatMiB(int64_t bytes) {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB",
+                static_cast<double>(bytes) / kMiB);
+  return text;
 }
 
 // Job names must be unique after `copies` expansion; MIG instances must fit
@@ -48,6 +65,7 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
   std::map<std::string, const ParsedJob*> owner;
   int compute_slices = 0;
   int memory_eighths = 0;
+  int64_t sms = 0;
   for (const ParsedJob& p : parsed) {
     for (const sim::JobSpec& job : p.jobs) {
       auto [it, inserted] = owner.emplace(job.name, &p);
@@ -57,20 +75,114 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
                             std::to_string(it->second->entry.line()) + ")");
       }
       if (job.mig_profile.empty()) continue;
-      for (const MigProfile& profile : gpu.mig_profiles) {
-        if (profile.name != job.mig_profile) continue;
-        compute_slices += profile.compute_slices;
-        memory_eighths += profile.memory_eighths;
-      }
+      // GpuSpec::Validate keeps profile names unique: one match.
+      const auto profile = std::find_if(
+          gpu.mig_profiles.begin(), gpu.mig_profiles.end(),
+          [&](const MigProfile& m) { return m.name == job.mig_profile; });
+      if (profile == gpu.mig_profiles.end()) continue;  // ParseMig checked.
+      compute_slices += profile->compute_slices;
+      memory_eighths += profile->memory_eighths;
+      sms += profile->sm_count;
       if (compute_slices > kMigComputeSlices ||
-          memory_eighths > kMigMemoryEighths) {
+          memory_eighths > kMigMemoryEighths || sms > gpu.sm_count) {
         return p.mig->Error(
             "the MIG instances do not fit on one " + gpu.name + ": with job '" +
             job.name + "' they need " + std::to_string(compute_slices) +
             " of " + std::to_string(kMigComputeSlices) +
-            " compute slices and " + std::to_string(memory_eighths) + " of " +
-            std::to_string(kMigMemoryEighths) + " memory slices");
+            " compute slices, " + std::to_string(memory_eighths) + " of " +
+            std::to_string(kMigMemoryEighths) + " memory slices and " +
+            std::to_string(sms) + " of " + std::to_string(gpu.sm_count) +
+            " SMs");
       }
+    }
+  }
+  return OkStatus();
+}
+
+// Every job's memory (persistent + ephemeral peak, held for the whole run)
+// must fit where it runs: alone on the GPU in mode exclusive, on its own
+// instance in mode mig, and together with every other job on the GPU in the
+// modes that share it (mps, streams, time-slicing: a process switched out
+// keeps its memory).
+Status CheckMemoryFits(const std::vector<ParsedJob>& parsed,
+                       const GpuSpec& gpu, sim::SharingMode mode) {
+  const bool shared = mode != sim::SharingMode::kExclusive &&
+                      mode != sim::SharingMode::kMig;
+  int64_t total = 0;  // shared modes: the jobs so far; at most memory_bytes.
+  for (const ParsedJob& p : parsed) {
+    const YamlValue& at = p.memory ? *p.memory : p.entry;
+    for (const sim::JobSpec& job : p.jobs) {
+      // Each at most 2^60 bytes (ParseMemory): no sum below can overflow.
+      const int64_t need = job.workload.memory.PeakBytes();
+      if (mode == sim::SharingMode::kMig) {
+        COLO_ASSIGN_OR_RETURN(GpuSpec instance, gpu.MigSlice(job.mig_profile));
+        if (need > instance.memory_bytes) {
+          return at.Error("job '" + job.name + "' needs " + FormatMiB(need) +
+                          " (persistent + ephemeral peak), more than its " +
+                          job.mig_profile + " instance's " +
+                          FormatMiB(instance.memory_bytes));
+        }
+      } else if (!shared) {
+        if (need > gpu.memory_bytes) {
+          return at.Error("job '" + job.name + "' needs " + FormatMiB(need) +
+                          " (persistent + ephemeral peak), more than " +
+                          gpu.name + "'s " + FormatMiB(gpu.memory_bytes));
+        }
+      } else {
+        if (need > gpu.memory_bytes - total) {
+          return at.Error(
+              "the jobs' memory does not fit on one " + gpu.name +
+              ": with job '" + job.name + "' the jobs sharing it in mode " +
+              sim::SharingModeName(mode) + " need " + FormatMiB(total + need) +
+              " (persistent + ephemeral peak, summed) of " +
+              FormatMiB(gpu.memory_bytes));
+        }
+        total += need;
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// The requests a job's arrivals bring over the run, on average (a trace's
+// are already loaded, and counted by its file).
+double ExpectedRequests(const sim::JobSpec& job, Duration run) {
+  const Workload& w = job.workload;
+  if (w.kind != WorkloadKind::kInference ||
+      w.arrivals.kind == ArrivalKind::kTrace || job.start >= run) {
+    return 0;
+  }
+  return w.arrivals.rate_per_s * ToSeconds(run - job.start);
+}
+
+std::string FormatG(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+// CheckExpectedRequests at the line of the job that passes the limit.
+Status CheckRequestsAtLines(const std::vector<ParsedJob>& parsed,
+                            Duration run) {
+  double total = 0;
+  for (const ParsedJob& p : parsed) {
+    double job_total = 0;
+    for (const sim::JobSpec& job : p.jobs) {
+      job_total += ExpectedRequests(job, run);
+    }
+    total += job_total;
+    if (total > kMaxExpectedRequests) {
+      const YamlValue& at = p.arrivals ? *p.arrivals : p.entry;
+      return at.Error(
+          "the jobs would bring about " + FormatG(total) +
+          " requests over duration_s (this entry's " + FormatG(job_total) +
+          " at " + FormatG(p.jobs.front().workload.arrivals.rate_per_s) +
+          " requests/s" +
+          (p.jobs.size() > 1 ? " for each of " + std::to_string(p.jobs.size()) +
+                                   " copies"
+                             : "") +
+          "), more than the limit of " + FormatG(kMaxExpectedRequests) +
+          " per run; expected a lower rate or a shorter duration_s");
     }
   }
   return OkStatus();
@@ -131,13 +243,16 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
                         jobs_value.Sequence("a non-empty sequence of jobs"));
   if (items.empty()) return jobs_value.Expected("a non-empty sequence of jobs");
-  const JobContext context{base_dir, spec->gpu, spec->mode};
+  JobContext context{base_dir, spec->gpu, spec->mode};
   std::vector<ParsedJob> parsed;
   for (const YamlValue& item : items) {
     COLO_ASSIGN_OR_RETURN(ParsedJob job, ParseJob(item, context));
+    context.kernel_budget -= job.kernels;
     parsed.push_back(std::move(job));
   }
   COLO_RETURN_IF_ERROR(CheckJobsTogether(parsed, spec->gpu));
+  COLO_RETURN_IF_ERROR(CheckMemoryFits(parsed, spec->gpu, spec->mode));
+  COLO_RETURN_IF_ERROR(CheckRequestsAtLines(parsed, spec->duration));
   if (sample_interval &&
       !sim::SampleCountIsBounded(spec->duration, spec->sample_interval)) {
     return sample_interval->Error(
@@ -155,7 +270,9 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
                                 const std::string& base_dir) {
   sim::ScenarioSpec spec;
   spec.source = file;
-  spec.name = std::filesystem::path(file).stem().string();
+  // Escaped: a stem with a newline would split the report's header.
+  spec.name =
+      EscapeControlCharacters(std::filesystem::path(file).stem().string());
   COLO_ASSIGN_OR_RETURN(
       YAML::Node root,
       ParseSingleYamlDocument(text, file, "one scenario per file"));
@@ -170,7 +287,8 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
   COLO_RETURN_IF_ERROR(ParseTop(top, base_dir, &spec));
   // A backstop: the parsers above check everything Validate() does, at its
   // line.
-  COLO_RETURN_IF_ERROR(spec.Validate().WithContext(file));
+  COLO_RETURN_IF_ERROR(
+      spec.Validate().WithContext(EscapeControlCharacters(file)));
   return spec;
 }
 
@@ -184,25 +302,42 @@ Result<sim::ScenarioSpec> LoadScenarioString(
     return Parse(text, name_for_messages, base_dir);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
-    return InvalidArgumentError(name_for_messages + ":" + std::to_string(line) +
-                                ": " + e.msg);
+    return InvalidArgumentError(EscapeControlCharacters(
+        name_for_messages + ":" + std::to_string(line) + ": " + e.msg));
   } catch (const std::exception& e) {
-    return InternalError(name_for_messages +
-                         ": unexpected error while loading: " + e.what());
+    return InternalError(
+        EscapeControlCharacters(name_for_messages +
+                                ": unexpected error while loading: " + e.what()));
   }
+}
+
+Status CheckExpectedRequests(const sim::ScenarioSpec& spec) {
+  double total = 0;
+  for (const sim::JobSpec& job : spec.jobs) {
+    total += ExpectedRequests(job, spec.duration);
+    if (total > kMaxExpectedRequests) {
+      return InvalidArgumentError(
+          "the jobs would bring about " + FormatG(total) +
+          " requests over the run (up to job '" + job.name +
+          "'), more than the limit of " + FormatG(kMaxExpectedRequests) +
+          " per run; expected a shorter duration or lower rates");
+    }
+  }
+  return OkStatus();
 }
 
 Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  const std::string shown = EscapeControlCharacters(path);
   if (std::filesystem::is_directory(st)) {
-    return InvalidArgumentError(path + ": is a directory, expected a scenario file");
+    return InvalidArgumentError(shown + ": is a directory, expected a scenario file");
   }
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    return InvalidArgumentError(path + ": not a regular file, expected a scenario file");
+    return InvalidArgumentError(shown + ": not a regular file, expected a scenario file");
   }
   if (!std::filesystem::is_regular_file(st)) {
-    return NotFoundError(path + ": scenario file not found");
+    return NotFoundError(shown + ": scenario file not found");
   }
   COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
   std::string base_dir = std::filesystem::path(path).parent_path().string();

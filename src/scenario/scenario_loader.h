@@ -28,9 +28,23 @@ namespace colo::scenario {
 //                    does not exist (the message gives the resolved path);
 //   InvalidArgument  a YAML syntax error, an unknown key, a value of the wrong
 //                    type or range, an unknown GPU or mode, a malformed
-//                    workload file, or a spec that fails Validate();
+//                    workload file, jobs whose memory does not fit the GPU
+//                    (or their MIG instances), more kernel launches than
+//                    kMaxScenarioKernels or requests than
+//                    kMaxExpectedRequests, or a spec that fails Validate();
 //   Internal         an unexpected failure (a bug).
 Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path);
+
+// The most requests a run may expect, over all jobs: every request waits in
+// its job's queue and leaves a latency sample (10^8 of them exhausted memory).
+inline constexpr double kMaxExpectedRequests = 1e7;
+
+// OK, or InvalidArgument naming the job where the jobs' expected requests
+// (rate x (duration - start), summed over the poisson and fixed-rate jobs)
+// pass kMaxExpectedRequests. The loader checks this at the offending line;
+// a caller that changes spec.duration afterwards (`--duration-s`) checks it
+// again with this.
+Status CheckExpectedRequests(const sim::ScenarioSpec& spec);
 
 // Same for scenario text already in memory: `name_for_messages` stands for
 // the file in messages (and gives the default name, its stem), `base_dir` is

@@ -1,5 +1,7 @@
 #include "scenario/workload_parser.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -43,25 +45,50 @@ Result<std::string> ExistingPath(const YamlValue& value,
   return path;
 }
 
-// An int or a sequence of 1 to 3 ints, each >= 1.
-Result<Dim3> ParseDim3(const YamlValue& value) {
-  constexpr const char* kExpected =
-      "an integer in 1..2147483647 or a sequence [x, y, z] of them";
-  auto dim = [&](const YamlValue& v) {
-    return v.Integer(kExpected,
-                     [](int64_t x) { return x >= 1 && x <= kMaxGridX; });
+// CUDA's limits on one launch dimension (include/colo/kernel.h).
+struct Dim3Limits {
+  const char* what;  // "grid" or "block", for messages.
+  int64_t max[3];
+  const char* sequence;  // the limits of [x, y, z], for messages.
+};
+constexpr Dim3Limits kGridLimits = {
+    "grid",
+    {kMaxGridX, kMaxGridYZ, kMaxGridYZ},
+    "x <= 2147483647, y and z <= 65535"};
+constexpr Dim3Limits kBlockLimits = {
+    "block",
+    {kMaxBlockXY, kMaxBlockXY, kMaxBlockZ},
+    "x and y <= 1024, z <= 64; threads in all at most the GPU's "
+    "max_threads_per_block"};
+
+// An int or a sequence of 1 to 3 ints, each >= 1 and within CUDA's limit for
+// its dimension, so that no product of them overflows.
+Result<Dim3> ParseDim3(const YamlValue& value, const Dim3Limits& limits) {
+  const std::string expected =
+      "an integer in 1.." + std::to_string(limits.max[0]) +
+      " or a sequence [x, y, z] of them (CUDA's limits: " + limits.sequence +
+      ")";
+  auto in_range = [&](int i) {
+    return [&limits, i](int64_t x) { return x >= 1 && x <= limits.max[i]; };
   };
   Dim3 d;
   if (value.node().IsScalar()) {
-    COLO_ASSIGN_OR_RETURN(d.x, dim(value));
+    COLO_ASSIGN_OR_RETURN(d.x, value.Integer(expected, in_range(0)));
     return d;
   }
+  auto dim = [&](const YamlValue& v, int i) {
+    static constexpr const char* kAxes[] = {"x", "y", "z"};
+    return v.Integer("an integer in 1.." + std::to_string(limits.max[i]) +
+                         " (CUDA's limit for " + limits.what + " " + kAxes[i] +
+                         ")",
+                     in_range(i));
+  };
   COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
-                        value.Sequence(kExpected));
-  if (items.empty() || items.size() > 3) return value.Expected(kExpected);
+                        value.Sequence(expected));
+  if (items.empty() || items.size() > 3) return value.Expected(expected);
   int64_t* fields[] = {&d.x, &d.y, &d.z};
   for (size_t i = 0; i < items.size(); ++i) {
-    COLO_ASSIGN_OR_RETURN(*fields[i], dim(items[i]));
+    COLO_ASSIGN_OR_RETURN(*fields[i], dim(items[i], static_cast<int>(i)));
   }
   return d;
 }
@@ -81,10 +108,10 @@ Status ParseKernel(const YamlValue& value, size_t index,
   }
   COLO_ASSIGN_OR_RETURN(YamlValue grid,
                         map.Require("grid", "the grid size in blocks"));
-  COLO_ASSIGN_OR_RETURN(k.grid, ParseDim3(grid));
+  COLO_ASSIGN_OR_RETURN(k.grid, ParseDim3(grid, kGridLimits));
   COLO_ASSIGN_OR_RETURN(YamlValue block,
                         map.Require("block", "the block size in threads"));
-  COLO_ASSIGN_OR_RETURN(k.block, ParseDim3(block));
+  COLO_ASSIGN_OR_RETURN(k.block, ParseDim3(block, kBlockLimits));
   constexpr const char* kDuration =
       "a number > 0 (microseconds, measured alone)";
   COLO_ASSIGN_OR_RETURN(YamlValue duration,
@@ -127,6 +154,15 @@ Status ParseKernel(const YamlValue& value, size_t index,
   }
   Status valid = k.Validate();
   if (!valid.ok()) return value.Error(valid.message());
+  // Checked before the copies are made: the limit bounds the memory.
+  const int64_t total = static_cast<int64_t>(out->size()) + repeat;
+  if (total > kMaxKernelsPerWorkload) {
+    return map.Get("repeat").value_or(value).Error(
+        "the workload would hold " + std::to_string(total) +
+        " kernel launches with this kernel's repeats, more than the limit of " +
+        std::to_string(kMaxKernelsPerWorkload) +
+        " per workload; expected fewer repeats or kernels");
+  }
   out->insert(out->end(), static_cast<size_t>(repeat), k);
   return OkStatus();
 }
@@ -137,7 +173,8 @@ Status ParseKernel(const YamlValue& value, size_t index,
 Status CheckKernelOnGpu(const KernelDesc& k, const GpuSpec& gpu) {
   COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, k));
   const int64_t slots = int64_t{gpu.sm_count} * occ.blocks_per_sm;
-  const int64_t waves = (k.Blocks() + slots - 1) / slots;
+  // Rounded up without blocks + slots - 1, which could pass int64.
+  const int64_t waves = k.Blocks() / slots + (k.Blocks() % slots != 0);
   if (k.solo_duration.count() < waves) {
     return InvalidArgumentError(
         "kernel '" + k.name + "': " + std::to_string(waves) + " waves on " +
@@ -148,6 +185,14 @@ Status CheckKernelOnGpu(const KernelDesc& k, const GpuSpec& gpu) {
   return OkStatus();
 }
 
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 // profiled_on: a preset (stored under its full name), the scenario's own
 // GPU, or REEF's MI50 — the GPUs whose speed the runner can scale from.
 Result<std::string> ParseProfiledOn(const YamlValue& value,
@@ -156,16 +201,25 @@ Result<std::string> ParseProfiledOn(const YamlValue& value,
   const std::string expected = "a GPU preset (" + JoinComma(GpuPresetNames()) +
                                "), '" + gpu.name + "' or '" + mi50 + "'";
   COLO_ASSIGN_OR_RETURN(std::string name, value.String(expected));
-  if (name == gpu.name || name == mi50) return name;
+  // Case-insensitive, as GPU presets are everywhere.
+  for (const std::string& known : {gpu.name, mi50}) {
+    if (EqualsIgnoringCase(name, known)) return known;
+  }
   Result<GpuSpec> preset = GpuPreset(name);
   if (!preset.ok()) return value.Expected(expected);
   return preset->name;
 }
 
 // CheckKernelOnGpu for every kernel of an imported table, reported at the
-// scenario line that names the table.
+// scenario line that names the table; and the table's size.
 Status CheckTableOnGpu(const YamlValue& source, const std::string& path,
                        const Workload& w, const GpuSpec& gpu) {
+  if (static_cast<int64_t>(w.kernels.size()) > kMaxKernelsPerWorkload) {
+    return source.Error(path + ": " + std::to_string(w.kernels.size()) +
+                        " kernels, more than the limit of " +
+                        std::to_string(kMaxKernelsPerWorkload) +
+                        " per workload");
+  }
   for (size_t i = 0; i < w.kernels.size(); ++i) {
     Status fits = CheckKernelOnGpu(w.kernels[i], gpu);
     if (!fits.ok()) {

@@ -15,6 +15,7 @@
 // Thread-compatible; never throws.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "colo/gpu_spec.h"
@@ -23,6 +24,11 @@
 #include "scenario/yaml_value.h"
 
 namespace colo::scenario {
+
+// The most kernel launches one workload may hold (after `repeat`): each is
+// stored, and modelled once per GPU it runs on. Orion's largest table has
+// 4,777; an error names the line past it.
+inline constexpr int64_t kMaxKernelsPerWorkload = 1'000'000;
 
 // `path` as written in the scenario, resolved against `base_dir` ("" = the
 // current directory) unless it is absolute; made absolute and lexically

@@ -1,12 +1,25 @@
 #include "scenario/yaml_value.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <system_error>
 
 namespace colo::scenario {
 namespace {
+
+// Levels of nested flow sequences at which yaml-cpp's depth guard (2000
+// parser calls) stops, measured with yaml-cpp 0.7 (ScenarioErrorTest).
+constexpr int kMaxYamlNesting = 500;
+
+constexpr const char* kDecimalOnly =
+    " (integers are read in decimal only, with leading zeros as decimal: 010 "
+    "is 10)";
 
 // Lines from yaml-cpp marks are 0-based and -1 for nodes that were not parsed
 // from the text; fall back to the parent's line then.
@@ -39,6 +52,41 @@ bool DecodeFinite(const YAML::Node& node, double* out) {
   if (!node.IsScalar() || !YAML::convert<double>::decode(node, *out))
     return false;
   return std::isfinite(*out);
+}
+
+// An optional sign and decimal digits only, read exactly (a seed needs all
+// 63 bits, which a double does not hold). Leading zeros are decimal: "010" is
+// 10, as in a number field (yaml-cpp's own integer conversion reads it as
+// octal 8, and "0x10" as hexadecimal).
+bool DecodeDecimalInteger(const std::string& text, int64_t* out) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const bool negative = first != last && *first == '-';
+  if (first != last && (*first == '+' || *first == '-')) ++first;
+  if (first == last || !std::isdigit(static_cast<unsigned char>(*first))) {
+    return false;
+  }
+  // Parsed with its sign so that INT64_MIN reads too.
+  std::string digits = negative ? "-" : "";
+  digits.append(first, last);
+  int64_t v = 0;
+  const auto [end, error] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), v, 10);
+  if (error != std::errc() || end != digits.data() + digits.size()) {
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+// "0x1f", "0o17", "0b101" (after an optional sign): forms YAML readers take
+// for hexadecimal, octal or binary integers, which colo does not read.
+bool LooksNonDecimal(const std::string& text) {
+  size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  if (i + 1 >= text.size() || text[i] != '0') return false;
+  const char base = static_cast<char>(std::tolower(
+      static_cast<unsigned char>(text[i + 1])));
+  return base == 'x' || base == 'o' || base == 'b';
 }
 
 }  // namespace
@@ -83,7 +131,9 @@ Status YamlValue::Error(std::string_view what) const {
 }
 
 Status YamlValue::ErrorWithCode(StatusCode code, std::string_view what) const {
-  return Status(code, Where() + std::string(what));
+  // Escaped as a whole: the file name, a quoted value or an importer's message
+  // may hold a newline or a NUL, and a message must stay one line.
+  return Status(code, EscapeControlCharacters(Where() + std::string(what)));
 }
 
 Status YamlValue::Expected(std::string_view expected) const {
@@ -118,13 +168,19 @@ Result<double> YamlValue::Number(
 Result<int64_t> YamlValue::Integer(
     std::string_view expected,
     const std::function<bool(int64_t)>& valid) const {
+  if (!node_.IsScalar()) return Expected(expected);
   int64_t v;
-  if (!node_.IsScalar() || !YAML::convert<int64_t>::decode(node_, v)) {
-    // Accept integral values written as floating point ("1e6", "3.0").
+  if (!DecodeDecimalInteger(node_.Scalar(), &v)) {
+    // Accept integral values written as floating point ("1e6", "3.0"): the
+    // numbers' own grammar, decimal too.
     double d;
     constexpr double kLimit = 9.2e18;  // inside int64 with margin.
     if (!DecodeFinite(node_, &d) || d != std::floor(d) ||
         std::fabs(d) > kLimit) {
+      if (LooksNonDecimal(node_.Scalar())) {
+        return Error("expected " + std::string(expected) + ", got " +
+                     Describe() + kDecimalOnly);
+      }
       return Expected(expected);
     }
     v = static_cast<int64_t>(d);
@@ -133,19 +189,37 @@ Result<int64_t> YamlValue::Integer(
   return v;
 }
 
-Result<Duration> CheckedTime(double x, TimeUnit unit, bool zero_ok) {
-  double ns_per_unit = 1e3;
-  const char* name = "microseconds";
-  if (unit == TimeUnit::kSeconds) {
-    ns_per_unit = 1e9;
-    name = "seconds";
-  } else if (unit == TimeUnit::kMilliseconds) {
-    ns_per_unit = 1e6;
-    name = "milliseconds";
+namespace {
+
+// Nanoseconds per `unit`, and its name.
+double NsPerUnit(TimeUnit unit, const char** name) {
+  switch (unit) {
+    case TimeUnit::kSeconds:
+      *name = "seconds";
+      return 1e9;
+    case TimeUnit::kMilliseconds:
+      *name = "milliseconds";
+      return 1e6;
+    case TimeUnit::kMicroseconds:
+      break;
   }
+  *name = "microseconds";
+  return 1e3;
+}
+
+std::string FormatG(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+}  // namespace
+
+Result<Duration> CheckedTime(double x, TimeUnit unit, bool zero_ok) {
+  const char* name;
+  const double ns_per_unit = NsPerUnit(unit, &name);
   const double max_ns = static_cast<double>(kMaxTime.count());
-  char max_text[32];
-  std::snprintf(max_text, sizeof max_text, "%g", max_ns / ns_per_unit);
+  const std::string max_text = FormatG(max_ns / ns_per_unit);
   const double ns = std::round(x * ns_per_unit);
   // A positive time that rounds to 0 ns is refused even where 0 is allowed:
   // 0 often means "the default", which is not what was written.
@@ -165,6 +239,19 @@ Result<Duration> YamlValue::Time(TimeUnit unit, bool zero_ok) const {
   Result<Duration> t = CheckedTime(x, unit, zero_ok);
   if (!t.ok()) return Error(t.status().message() + ", got " + Describe());
   return t;
+}
+
+Result<Duration> YamlValue::TimeAtLeast(TimeUnit unit, Duration min,
+                                        std::string_view why) const {
+  Result<Duration> t = Time(unit, false);
+  if (t.ok() && *t >= min) return t;
+  const char* name;
+  const double ns_per_unit = NsPerUnit(unit, &name);
+  return Expected("a number >= " +
+                  FormatG(static_cast<double>(min.count()) / ns_per_unit) +
+                  " and at most " +
+                  FormatG(static_cast<double>(kMaxTime.count()) / ns_per_unit) +
+                  " (" + name + "; " + std::string(why) + ")");
 }
 
 Result<bool> YamlValue::Bool() const {
@@ -259,15 +346,23 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
     while (documents.size() > 1 && documents.back().IsNull())
       documents.pop_back();
     if (documents.size() > 1) {
-      return InvalidArgumentError(
+      return InvalidArgumentError(EscapeControlCharacters(
           file + ":" + std::to_string(LineOf(documents[1].Mark(), 1)) +
           ": a second YAML document (after '---'); expected " +
-          std::string(one_what));
+          std::string(one_what)));
     }
     return documents.empty() ? YAML::Node() : documents.front();
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp words this "bad file", which says nothing of the cause.
+    return InvalidArgumentError(EscapeControlCharacters(
+        file + ":" + std::to_string(LineOf(e.mark, 1)) +
+        ": YAML nested too deeply: sequences and mappings inside one another "
+        "past the YAML parser's limit; expected at most about " +
+        std::to_string(kMaxYamlNesting) + " levels"));
   } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(file + ":" + std::to_string(LineOf(e.mark, 1)) +
-                                ": YAML syntax error: " + e.msg);
+    return InvalidArgumentError(EscapeControlCharacters(
+        file + ":" + std::to_string(LineOf(e.mark, 1)) +
+        ": YAML syntax error: " + e.msg));
   }
 }
 

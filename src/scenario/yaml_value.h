@@ -60,7 +60,8 @@ class YamlValue {
   // "-5", "'abc'", "a sequence", "a mapping", "null": what the user wrote.
   std::string Describe() const;
 
-  // InvalidArgument "file:line: path: <what>".
+  // InvalidArgument "file:line: path: <what>", control characters escaped
+  // (EscapeControlCharacters) so that the message stays one line.
   Status Error(std::string_view what) const;
   // InvalidArgument "file:line: path: expected <expected>, got <Describe()>".
   Status Expected(std::string_view expected) const;
@@ -78,7 +79,10 @@ class YamlValue {
   Result<double> Number(
       std::string_view expected,
       const std::function<bool(double)>& valid = nullptr) const;
-  // An integer (also written as 1e6 or 3.0) within int64 that passes `valid`.
+  // An integer within int64 that passes `valid`, written in decimal ("42",
+  // "-7"; leading zeros are decimal, "010" is 10) or as an integral number
+  // ("1e6", "3.0"); never hexadecimal, octal or binary ("0x10", "0o17": the
+  // message says integers are decimal only).
   Result<int64_t> Integer(
       std::string_view expected,
       const std::function<bool(int64_t)>& valid = nullptr) const;
@@ -89,6 +93,11 @@ class YamlValue {
   // most 1e+09 (microseconds; at least 1 ns)"), naming the real range.
   using TimeUnit = scenario::TimeUnit;
   Result<Duration> Time(TimeUnit unit, bool zero_ok) const;
+  // Time(unit, false) that is also at least `min` (> 0), e.g. a period below
+  // which a run would take hours; otherwise Expected("a number >= 100 and at
+  // most 1e+12 (microseconds; <why>)").
+  Result<Duration> TimeAtLeast(TimeUnit unit, Duration min,
+                               std::string_view why) const;
   // true/false (also yes/no, on/off as YAML 1.1 allows).
   Result<bool> Bool() const;
   // The items of a sequence, each with its path "path[i]" and own line.
@@ -130,7 +139,9 @@ class YamlMap {
 
 // The one YAML document in `text` (a null node for an empty text; empty
 // documents after it, as a trailing '---' makes, are ignored), or
-// InvalidArgument "file:line: YAML syntax error: ..." or, for a second
+// InvalidArgument "file:line: YAML syntax error: ...", "file:line: YAML
+// nested too deeply: ..." (past yaml-cpp's depth limit, about 500 levels),
+// or, for a second
 // document after '---' (which yaml-cpp's Load would silently drop),
 // "file:line: a second YAML document (after '---'); expected <one_what>".
 // Does not throw.

@@ -42,5 +42,62 @@ TEST(GpuSpecTest, ValidateNamesTheBadField) {
   EXPECT_NE(st.message().find("sm_count"), std::string::npos);
 }
 
+// max_shared_mem_per_block + reserved_shared_mem_per_block <= shared_mem_per_sm
+// (A100: 163 KiB + 1 KiB = 164 KiB), so their sum cannot overflow.
+TEST(GpuSpecTest, ReservedSharedMemoryFitsBesideTheLargestBlock) {
+  GpuSpec s = *GpuPreset("A100");
+  s.reserved_shared_mem_per_block = 1024;
+  EXPECT_TRUE(s.Validate().ok());
+  s.reserved_shared_mem_per_block = 1025;
+  EXPECT_FALSE(s.Validate().ok());
+  s.reserved_shared_mem_per_block = 9223372036854775807;
+  Status st = s.Validate();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
+                              "max_shared_mem_per_block (1024 bytes)"),
+            std::string::npos)
+      << st.message();
+}
+
+// The rule for a profile's SMs: floor(7 / compute_slices) instances of it
+// must fit in the GPU's SMs. A100: 7 x 14 = 98 <= 108, 3 x 28, 2 x 42,
+// 1 x 56, 1 x 98; H100: 7 x 16 = 112 <= 132, 3 x 32, 2 x 60 = 120, 64, 132.
+// (A per-slice rule, SMs <= ceil(132 * 3 / 7) = 57, would refuse the H100's
+// 3g.40gb with its 60 SMs.)
+TEST(GpuSpecTest, MigProfilesAreNamedUniqueAndFitTheGpu) {
+  for (const char* preset : {"A100", "H100"}) {
+    EXPECT_TRUE(GpuPreset(preset)->Validate().ok()) << preset;
+  }
+  GpuSpec s = *GpuPreset("A100");
+  auto error = [&](const std::vector<MigProfile>& profiles) {
+    GpuSpec g = s;
+    g.mig_profiles = profiles;
+    return g.Validate().message();
+  };
+  // Counted twice by a loop that did not stop at the first match.
+  EXPECT_NE(error({{"1g.5gb", 1, 14, 1}, {"1g.5gb", 1, 14, 1}}).find("is given twice"),
+            std::string::npos);
+  EXPECT_NE(error({{"", 1, 14, 1}}).find("expected a non-empty name"), std::string::npos);
+  const std::string control = error({{"1g\n5gb", 1, 14, 1}});
+  EXPECT_NE(control.find("'1g\\n5gb'"), std::string::npos) << control;
+  EXPECT_FALSE(HasControlCharacter(control));
+  // Seven 108-SM instances on one 108-SM GPU.
+  EXPECT_NE(error({{"1g.all", 1, 108, 1}}).find("7 instances of it fit in the GPU's 7 compute "
+                                                "slices, and they would need 756 SMs of its 108"),
+            std::string::npos);
+  EXPECT_NE(error({{"1g.16", 1, 16, 1}}).find("expected at most 15 SMs"), std::string::npos);
+  EXPECT_EQ(error({{"1g.15", 1, 15, 1}, {"3g.54", 3, 54, 4}, {"4g.108", 4, 108, 4}}), "");
+  EXPECT_NE(error({{"3g.55", 3, 55, 4}}).find("110 SMs of its 108"), std::string::npos);
+}
+
+TEST(GpuSpecTest, NameWithAControlCharacterIsRefused) {
+  GpuSpec s = *GpuPreset("V100");
+  s.name = "v100\r";
+  Status st = s.Validate();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("'v100\\r': name must not hold control characters"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace colo

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace colo {
 namespace {
 
@@ -73,6 +75,52 @@ TEST(OccupancyTest, ABlockThatCannotFitIsAnError) {
   auto r = ComputeOccupancy(v100, Shape(1024, 255, 0));  // 255 regs * 1024 threads > 64K
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("registers"), std::string::npos);
+}
+
+// 2^30 * 2^30 * 16 = 2^64 wraps to 0 in int64 (a division by zero followed);
+// 536903681 * 2147352580 * 64 wrapped to 256. Count() saturates instead, and
+// both Validate and ComputeOccupancy refuse dimensions past CUDA's limits
+// (x, y <= 1024, z <= 64) before they multiply anything.
+TEST(OccupancyTest, BlockDimensionsPastCudasLimitsNeverWrap) {
+  const Dim3 wraps_to_zero{int64_t{1} << 30, int64_t{1} << 30, 16};
+  EXPECT_EQ(wraps_to_zero.Count(), std::numeric_limits<int64_t>::max());
+  const Dim3 wraps_to_256{536903681, 2147352580, 64};
+  EXPECT_EQ(wraps_to_256.Count(), std::numeric_limits<int64_t>::max());
+  // The largest grid CUDA allows fits: (2^31 - 1) * 65535^2 < 2^63.
+  const Dim3 largest_grid{kMaxGridX, kMaxGridYZ, kMaxGridYZ};
+  EXPECT_EQ(largest_grid.Count(), int64_t{2147483647} * 65535 * 65535);
+
+  auto a100 = *GpuPreset("A100");
+  for (const Dim3& block : {wraps_to_zero, wraps_to_256, Dim3{1, 1, 65}}) {
+    KernelDesc k = Shape(32, 32, 0);
+    k.block = block;
+    EXPECT_FALSE(k.Validate().ok());
+    auto o = ComputeOccupancy(a100, k);
+    ASSERT_FALSE(o.ok());
+    EXPECT_NE(o.status().message().find("exceeds CUDA's limits (1024, 1024, 64)"),
+              std::string::npos)
+        << o.status().message();
+  }
+  // Within each dimension's limit, the product is the GPU's to refuse.
+  KernelDesc k = Shape(32, 32, 0);
+  k.block = {32, 64, 1};
+  EXPECT_TRUE(k.Validate().ok());
+  auto o = ComputeOccupancy(a100, k);
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("2048 threads per block exceed the limit of 1024"),
+            std::string::npos);
+}
+
+// The shared memory check comes before the sum with the reservation, which
+// GpuSpec::Validate bounds: INT64_MAX bytes per block is an error, not a
+// wrapped negative that fits.
+TEST(OccupancyTest, HugeSharedMemoryIsAnErrorNotAnOverflow) {
+  auto a100 = *GpuPreset("A100");
+  auto o = ComputeOccupancy(a100, Shape(128, 32, std::numeric_limits<int64_t>::max()));
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("bytes of shared memory per block exceed"),
+            std::string::npos);
+  EXPECT_FALSE(ComputeOccupancy(a100, Shape(128, 0, 0)).ok());  // no division by 0
 }
 
 }  // namespace

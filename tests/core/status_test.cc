@@ -39,5 +39,16 @@ TEST(StatusTest, MacrosPropagateTheFirstError) {
   EXPECT_EQ(CheckEven(5).code(), StatusCode::kInvalidArgument);
 }
 
+// A message quoting user text stays one line: control characters become C
+// escapes, everything else (UTF-8 included) is kept.
+TEST(StatusTest, EscapeControlCharacters) {
+  EXPECT_EQ(EscapeControlCharacters("plain ü text"), "plain ü text");
+  EXPECT_EQ(EscapeControlCharacters(std::string("a\nb\tc\rd\0e\x7f\x1b", 11)),
+            "a\\nb\\tc\\rd\\x00e\\x7f\\x1b");
+  EXPECT_FALSE(HasControlCharacter("plain ü text"));
+  EXPECT_TRUE(HasControlCharacter(std::string("a\0b", 3)));
+  EXPECT_TRUE(HasControlCharacter("\x7f"));
+}
+
 }  // namespace
 }  // namespace colo

@@ -24,6 +24,26 @@ std::string Job(const std::string& extra = "") {
   return std::string("  - name: j\n    workload: ") + kKernel + "\n" + extra;
 }
 
+// `n` inline kernels of 100000 repeats each, one a line from line 6.
+std::string RepeatedKernels(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += "        - {grid: 1, block: 32, duration_us: 1, repeat: 100000}\n";
+  }
+  return out;
+}
+
+// `n` jobs j0.. of 100000 kernel launches each, two lines each from line 3.
+std::string RepeatedJobs(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += "  - name: j" + std::to_string(i) +
+           "\n    workload: {kernels: [{grid: 1, block: 32, duration_us: 1, "
+           "repeat: 100000}]}\n";
+  }
+  return out;
+}
+
 struct Case {
   const char* name;
   std::string text;
@@ -401,8 +421,8 @@ std::vector<Case> Cases() {
            Job(),
        kBad,
        3,
-       {"time_slice.quantum_us: expected a number > 0 and at most 1e+12 "
-        "(microseconds; at least 1 ns), got 1e16"}},
+       {"time_slice.quantum_us: expected a number >= 100 and at most 1e+12 "
+        "(microseconds; ", "got 1e16"}},
       {"StartPastTheLargestTime",
        kHead + Job("    start_ms: 1e15\n"),
        kBad,
@@ -435,13 +455,245 @@ std::vector<Case> Cases() {
        kBad,
        5,
        {"jobs[0].memory.persistent_mb: expected a number >= 0 and at most "}},
+      // Each dimension within CUDA's limits, 2048 threads in all: the GPU's
+      // max_threads_per_block refuses it.
       {"BlockTooLargeForTheGpuAtTheKernelsLine",
        kHead + "  - name: j\n    workload:\n      kernels:\n"
-               "        - {grid: 1, block: 2048, duration_us: 50}\n",
+               "        - {grid: 1, block: [32, 64], duration_us: 50}\n",
        kBad,
        6,
        {"jobs[0].workload.kernels[0]: kernel 'kernel0': 2048 threads per block "
         "exceed the limit of 1024"}},
+      // 2^30 * 2^30 * 16 = 2^64 threads wrapped to 0 (a SIGFPE in the
+      // occupancy division); now each dimension has CUDA's limit at parse.
+      {"BlockDimensionsWhoseProductWraps",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: [1073741824, 1073741824, 16], "
+               "duration_us: 50}\n",
+       kBad,
+       6,
+       {"jobs[0].workload.kernels[0].block[0]: expected an integer in 1..1024 "
+        "(CUDA's limit for block x), got 1073741824"}},
+      // 536903681 * 2147352580 * 64 wrapped to 256 threads and ran.
+      {"BlockDimensionsThatWrappedTo256Threads",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: [32, 2147352580, 64], "
+               "duration_us: 50}\n",
+       kBad,
+       6,
+       {"block[1]: expected an integer in 1..1024 (CUDA's limit for block y), "
+        "got 2147352580"}},
+      {"BlockZAboveCudasLimit",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: [1, 1, 65], duration_us: 50}\n",
+       kBad,
+       6,
+       {"block[2]: expected an integer in 1..64 (CUDA's limit for block z)"}},
+      {"ScalarBlockAboveCudasLimit",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: 4096, duration_us: 50}\n",
+       kBad,
+       6,
+       {"block: expected an integer in 1..1024 or a sequence [x, y, z] of "
+        "them (CUDA's limits: x and y <= 1024, z <= 64",
+        "got 4096"}},
+      // INT64_MAX + a block's shared memory overflowed in the occupancy sum.
+      {"ReservedSharedMemoryBeyondTheSm",
+       "gpu: {preset: A100, reserved_shared_mem_per_block: "
+       "9223372036854775807}\njobs:\n" + Job(),
+       kBad,
+       1,
+       {"reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
+        "max_shared_mem_per_block (1024 bytes), got 9223372036854775807"}},
+      // 11 kernels of 100000 launches each: the limit is checked before the
+      // 11th kernel's copies are made.
+      {"RepeatPastTheKernelLimitPerWorkload",
+       kHead + "  - name: j\n    workload:\n      kernels:\n" +
+           RepeatedKernels(11),
+       kBad,
+       16,
+       {"jobs[0].workload.kernels[10].repeat: the workload would hold 1100000 "
+        "kernel launches with this kernel's repeats, more than the limit of "
+        "1000000 per workload"}},
+      // Measured before: 2.29 GB and 9 s for these six lines.
+      {"CopiesPastTheKernelLimitPerScenario",
+       kHead + "  - name: j\n    workload: {kernels: [{grid: 1, block: 32, "
+               "duration_us: 1, repeat: 100000}]}\n    copies: 100\n",
+       kBad,
+       5,
+       {"jobs[0].copies: the scenario's jobs would hold 10000000 kernel "
+        "launches with this job's 100 x 100000, more than the limit of 1000000 "
+        "per scenario"}},
+      {"JobsTogetherPastTheKernelLimitPerScenario",
+       kHead + RepeatedJobs(11),
+       kBad,
+       23,
+       {"jobs[10]: the scenario's jobs would hold 1100000 kernel launches"}},
+      // 10^8 queued requests aborted with bad_alloc.
+      {"ArrivalsPastTheRequestLimit",
+       "gpu: A100\nduration_s: 100\njobs:\n" +
+           Job("    arrivals: {fixed: 1e6}\n"),
+       kBad,
+       6,
+       {"jobs[0].arrivals: the jobs would bring about 1e+08 requests over "
+        "duration_s (this entry's 1e+08 at 1e+06 requests/s), more than the "
+        "limit of 1e+07 per run"}},
+      {"ArrivalsOfCopiesPastTheRequestLimit",
+       kHead + Job("    arrivals: {poisson: 2e5}\n    copies: 6\n"),
+       kBad,
+       5,
+       {"about 1.2e+07 requests", "for each of 6 copies"}},
+      // 10 ms simulated took 6.9 s at 0.001 us.
+      {"QuantumBelowTheMinimum",
+       "gpu: A100\nmode: time-slicing\ntime_slice: {quantum_us: 0.001}\n"
+       "jobs:\n" + Job(),
+       kBad,
+       3,
+       {"time_slice.quantum_us: expected a number >= 100 and at most 1e+12 "
+        "(microseconds; a quantum below 100 us",
+        "got 0.001"}},
+      {"TgsPeriodBelowTheMinimum",
+       "gpu: A100\npolicy: {name: tgs, tgs_period_ms: 1e-6}\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"policy.tgs_period_ms: expected a number >= 1 and at most 1e+09 "
+        "(milliseconds; a controller period below 1 ms",
+        "got 1e-6"}},
+      {"MigProfileNameTwice",
+       "gpu:\n  preset: A100\n  mig_profiles:\n"
+       "    - {name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: 1}\n"
+       "    - {name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: 1}\n"
+       "jobs:\n" + Job(),
+       kBad,
+       5,
+       {"gpu.mig_profiles[1]: MIG profile name '1g.5gb' is already used by "
+        "gpu.mig_profiles[0] (line 4)"}},
+      {"MigProfileNameEmpty",
+       "gpu:\n  preset: A100\n  mig_profiles:\n"
+       "    - {name: '', compute_slices: 1, sm_count: 14, memory_eighths: 1}\n"
+       "jobs:\n" + Job(),
+       kBad,
+       4,
+       {"gpu.mig_profiles[0].name: expected a non-empty MIG profile name such "
+        "as 3g.20gb without control characters, got ''"}},
+      {"MigProfileNameWithAControlCharacter",
+       "gpu:\n  preset: A100\n  mig_profiles:\n"
+       "    - {name: \"1g\\t5gb\", compute_slices: 1, sm_count: 14, "
+       "memory_eighths: 1}\njobs:\n" + Job(),
+       kBad,
+       4,
+       {"without control characters, got '1g\\t5gb'"}},
+      // Seven 1-slice instances of 108 SMs ran on one 108-SM GPU.
+      {"MigProfileWithMoreSmsThanItsSlicesAllow",
+       "gpu:\n  preset: A100\n  mig_profiles:\n"
+       "    - {name: 1g.all, compute_slices: 1, sm_count: 108, "
+       "memory_eighths: 1}\nmode: mig\njobs:\n" +
+           Job("    mig: 1g.all\n    copies: 7\n"),
+       kBad,
+       1,
+       {"MIG profile '1g.all': 7 instances of it fit in the GPU's 7 compute "
+        "slices, and they would need 756 SMs of its 108 (expected at most 15 "
+        "SMs for a 1-slice profile)"}},
+      {"MigInstancesNeedMoreSmsThanTheGpu",
+       "gpu:\n  preset: A100\n  mig_profiles:\n"
+       "    - {name: 3g.half, compute_slices: 3, sm_count: 54, memory_eighths: 2}\n"
+       "    - {name: 1g.max, compute_slices: 1, sm_count: 15, memory_eighths: 1}\n"
+       "mode: mig\njobs:\n" +
+           Job("    mig: 3g.half\n") +
+           "  - name: k\n    workload: " + kKernel +
+           "\n    mig: 1g.max\n    copies: 4\n",
+       kBad,
+       13,
+       {"jobs[1].mig: the MIG instances do not fit on one A100-SXM4-40GB: "
+        "with job 'k-4' they need 7 of 7 compute slices, 6 of 8 memory "
+        "slices and 114 of 108 SMs"}},
+      {"GpuNameWithAControlCharacter",
+       "gpu: {preset: A100, name: \"a\\nb\"}\njobs:\n" + Job(),
+       kBad,
+       1,
+       {"gpu.name: expected a non-empty GPU name without control characters, "
+        "got 'a\\nb'"}},
+      {"JobNameWithANulIsEscapedInTheMessage",
+       kHead + "  - name: \"a\\0b\"\n    workload: " + kKernel + "\n",
+       kBad,
+       3,
+       {"got 'a\\x00b'"}},
+      {"UnknownKeyWithANewlineIsEscaped",
+       kHead + Job("    \"arr\\nivals\": 1\n"),
+       kBad,
+       5,
+       {"unknown key 'arr\\nivals'"}},
+      // Memory, checked where each job runs.
+      {"MemoryBeyondTheGpuAlone",
+       "gpu: A100\nmode: exclusive\njobs:\n" +
+           Job("    memory: {persistent_mb: 1000000}\n"),
+       kBad,
+       6,
+       {"jobs[0].memory: job 'j' needs 1000000 MiB (persistent + ephemeral "
+        "peak), more than A100-SXM4-40GB's 40960 MiB"}},
+      {"MemoryOfJobsSharingTheGpu",
+       kHead + Job("    memory: {persistent_mb: 20000, ephemeral_mb: 10000}\n"
+                   "    copies: 7\n"),
+       kBad,
+       5,
+       {"jobs[0].memory: the jobs' memory does not fit on one A100-SXM4-40GB: "
+        "with job 'j-2' the jobs sharing it in mode mps need 60000 MiB "
+        "(persistent + ephemeral peak, summed) of 40960 MiB"}},
+      {"MemoryOfJobsTimeSlicingTheGpu",
+       "gpu: A100\nmode: time-slicing\njobs:\n" +
+           Job("    memory: {persistent_mb: 30000}\n") +
+           "  - name: k\n    workload: " + kKernel + "\n"
+           "    memory: {ephemeral_mb: 20000.5}\n",
+       kBad,
+       9,
+       {"jobs[1].memory: the jobs' memory does not fit", "in mode time-slicing "
+        "need 50000.5 MiB"}},
+      {"MemoryBeyondTheMigInstance",
+       "gpu: A100\nmode: mig\njobs:\n" +
+           Job("    mig: 1g.5gb\n    memory: {persistent_mb: 30000}\n"),
+       kBad,
+       7,
+       {"jobs[0].memory: job 'j' needs 30000 MiB (persistent + ephemeral "
+        "peak), more than its 1g.5gb instance's 5120 MiB"}},
+      // yaml-cpp's integer conversion read 0x10 as 16 and 010 as 8.
+      {"HexadecimalSeed",
+       "gpu: A100\nseed: 0x10\njobs:\n" + Job(),
+       kBad,
+       2,
+       {"seed: expected an integer in 0..9223372036854775807, got '0x10' "
+        "(integers are read in decimal only, with leading zeros as decimal: "
+        "010 is 10)"}},
+      {"OctalFormRepeat",
+       kHead + "  - name: j\n    workload:\n      kernels:\n"
+               "        - {grid: 1, block: 32, duration_us: 1, repeat: 0o17}\n",
+       kBad,
+       6,
+       {"repeat: expected an integer in 1..100000, got '0o17' (integers are "
+        "read in decimal only"}},
+      // yaml-cpp says only "bad file".
+      {"NestedTooDeeply",
+       "gpu: A100\njobs: " + std::string(600, '[') + std::string(600, ']') +
+           "\n",
+       kBad,
+       2,
+       {"YAML nested too deeply", "expected at most about 500 levels"}},
+      {"OrionKindGuessedFromTheNameNeedsArrivals",
+       "gpu: A100\njobs:\n  - name: j\n    workload: {orion: "
+       "orion/resnet50_4_fwd}\n",
+       kBad,
+       3,
+       {"jobs[0]: missing key 'arrivals'", "this job is inference (its kind "
+        "was guessed from the Orion table's file name 'resnet50_4_fwd', which "
+        "lacks '_fb' as Orion's training tables' names have; give kind: "
+        "training or kind: inference to state it)"}},
+      {"OrionKindGuessedAsTrainingRejectsArrivals",
+       "gpu: A100\njobs:\n  - name: j\n    workload: {orion: "
+       "orion/resnet50_32_fb1}\n    arrivals: {poisson: 5}\n",
+       kBad,
+       5,
+       {"jobs[0].arrivals: only valid for inference jobs; this job is "
+        "training (its kind was guessed from the Orion table's file name "
+        "'resnet50_32_fb1', which has '_fb'"}},
       {"WavesShorterThanOneNanosecond",
        kHead + "  - name: j\n    workload:\n      kernels:\n"
                "        - {grid: 2147483647, block: 32, duration_us: 10}\n",
@@ -454,7 +706,8 @@ std::vector<Case> Cases() {
                "        - {grid: [1, 65536], block: 32, duration_us: 10}\n",
        kBad,
        6,
-       {"exceeds CUDA's limits (2147483647, 65535, 65535)"}},
+       {"jobs[0].workload.kernels[0].grid[1]: expected an integer in "
+        "1..65535 (CUDA's limit for grid y), got 65536"}},
   };
 }
 
@@ -472,6 +725,8 @@ TEST_P(ScenarioErrorTest, NamesFileLineAndExpectation) {
       << c.text;
   for (const std::string& phrase : c.phrases)
     EXPECT_THAT(message, HasSubstr(phrase));
+  // One line, whatever the input held.
+  EXPECT_FALSE(HasControlCharacter(message)) << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Loader, ScenarioErrorTest,

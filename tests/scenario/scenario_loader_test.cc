@@ -351,6 +351,147 @@ TEST(ScenarioLoaderTest, ExamplesLoad) {
   EXPECT_GT(loaded, 0);
 }
 
+// Integers are decimal, as numbers are: yaml-cpp's own conversion read
+// "010" as octal 8 (and "0x10" as 16, which ScenarioErrorTest refuses).
+TEST(ScenarioLoaderTest, IntegersAreDecimalWithLeadingZeros) {
+  auto spec = Load(R"(gpu: A100
+seed: 010
+jobs:
+  - name: a
+    workload:
+      kernels: [{grid: [010, 1], block: 064, registers: 032, duration_us: 1, repeat: 010}]
+    copies: 02
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->seed, 10u);
+  ASSERT_EQ(spec->jobs.size(), 2u);
+  const Workload& w = spec->jobs[0].workload;
+  ASSERT_EQ(w.kernels.size(), 10u);
+  EXPECT_EQ(w.kernels[0].grid.x, 10);
+  EXPECT_EQ(w.kernels[0].block.x, 64);
+  EXPECT_EQ(w.kernels[0].registers_per_thread, 32);
+  // The largest seed still reads exactly (a double would round it up).
+  auto big = Load(std::string("gpu: A100\nseed: 9223372036854775807\njobs:\n"
+                              "  - name: a\n    workload: ") +
+                  kKernel + "\n");
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_EQ(big->seed, 9223372036854775807u);
+}
+
+// GPU presets are case-insensitive everywhere, profiled_on's MI50 too.
+TEST(ScenarioLoaderTest, ProfiledOnIsCaseInsensitive) {
+  auto spec = Load(R"(gpu: {preset: A100, name: My-GPU}
+jobs:
+  - name: a
+    workload:
+      profiled_on: mi50
+      kernels: [{grid: 1, block: 64, duration_us: 5}]
+  - name: b
+    workload:
+      profiled_on: my-gpu
+      kernels: [{grid: 1, block: 64, duration_us: 5}]
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->jobs[0].workload.profiled_on, "MI50");
+  EXPECT_EQ(spec->jobs[0].profiled_on.name, "MI50");  // the runner's spec.
+  EXPECT_EQ(spec->jobs[1].workload.profiled_on, "My-GPU");
+}
+
+// A file stem with a newline would split the report's header in two.
+TEST(ScenarioLoaderTest, DefaultNameFromAStemWithANewlineIsEscaped) {
+  auto spec = LoadScenarioString(
+      std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") + kKernel +
+          "\n",
+      "dir/two\nlines.yaml", "");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "two\\nlines");
+  auto bad = LoadScenarioString("gpu: A200\njobs: []\n", "dir/two\nlines.yaml", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              ::testing::StartsWith("dir/two\\nlines.yaml:1: gpu: unknown GPU"));
+}
+
+// The brief's case: a training table under a name without "_fb" is taken
+// for inference; the message says so and how to state the kind.
+TEST(ScenarioLoaderTest, KindGuessedFromAnOrionFileNameIsExplained) {
+  test::ScratchDir dir("kind");
+  std::filesystem::copy_file(
+      std::string(COLO_DATA_DIR) + "/orion/resnet50_32_fb1",
+      dir.path() / "resnet_train.csv");
+  const std::string path = dir.Write(
+      "s.yaml", "gpu: A100\njobs:\n  - name: r\n    workload: {orion: "
+                "resnet_train.csv}\n");
+  auto spec = LoadScenarioFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(
+      spec.status().message(),
+      AllOf(HasSubstr(path + ":3: jobs[0]: missing key 'arrivals'"),
+            HasSubstr("this job is inference (its kind was guessed from the "
+                      "Orion table's file name 'resnet_train.csv', which lacks "
+                      "'_fb' as Orion's training tables' names have; give "
+                      "kind: training or kind: inference to state it)")));
+  dir.Write("s.yaml",
+            "gpu: A100\njobs:\n  - name: r\n    workload: {orion: "
+            "resnet_train.csv}\n    kind: training\n");
+  EXPECT_TRUE(LoadScenarioFile(path).ok());
+}
+
+// Every limit of the loader is inclusive: what is exactly at it loads.
+TEST(ScenarioLoaderTest, ValuesAtTheLimitsLoad) {
+  // quantum 100 us, TGS period 1 ms.
+  auto ts = Load(std::string("gpu: A100\nmode: time-slicing\ntime_slice: "
+                             "{quantum_us: 100, switch_cost_us: 0}\njobs:\n"
+                             "  - name: a\n    workload: ") +
+                 kKernel + "\n");
+  ASSERT_TRUE(ts.ok()) << ts.status().ToString();
+  EXPECT_EQ(ts->time_slice.quantum, Microseconds(100));
+  auto tgs = Load(std::string("gpu: A100\npolicy: {name: tgs, tgs_period_ms: "
+                              "1}\njobs:\n  - name: a\n    workload: ") +
+                  kKernel + "\n");
+  ASSERT_TRUE(tgs.ok()) << tgs.status().ToString();
+  // 10^6 requests/s for 10 s: 10^7 requests; 1 + 999,999 kernel launches.
+  std::string busy_text = std::string("gpu: A100\njobs:\n  - name: a\n"
+                                      "    workload: ") +
+                          kKernel +
+                          "\n    arrivals: {fixed: 1e6}\n  - name: b\n"
+                          "    workload:\n      kernels:\n";
+  for (int repeat : {100000, 100000, 100000, 100000, 100000, 100000, 100000,
+                     100000, 100000, 99999}) {
+    busy_text += "        - {grid: 1, block: 32, duration_us: 1, repeat: " +
+                 std::to_string(repeat) + "}\n";
+  }
+  auto busy = Load(busy_text);
+  ASSERT_TRUE(busy.ok()) << busy.status().ToString();
+  EXPECT_EQ(busy->jobs[1].workload.kernels.size(), 999999u);
+  // Memory: 40960 MiB of jobs on a 40 GiB A100 (mps), 5120 MiB on 1g.5gb.
+  auto full = Load(std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") +
+                   kKernel +
+                   "\n    memory: {persistent_mb: 10240, ephemeral_mb: 10240}\n"
+                   "    copies: 2\n");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  auto mig = Load(std::string("gpu: A100\nmode: mig\njobs:\n  - name: a\n"
+                              "    workload: ") +
+                  kKernel +
+                  "\n    mig: 1g.5gb\n    memory: {persistent_mb: 5120}\n"
+                  "    copies: 7\n");
+  ASSERT_TRUE(mig.ok()) << mig.status().ToString();
+}
+
+// --duration-s changes the run after loading; CheckExpectedRequests checks
+// the requests again.
+TEST(ScenarioLoaderTest, ExpectedRequestsAreCheckedAgainForAnotherDuration) {
+  auto spec = Load(std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") +
+                   kKernel + "\n    arrivals: {poisson: 1e6}\n    start_ms: 1000\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_TRUE(CheckExpectedRequests(*spec).ok());  // 10^6/s for 9 s.
+  spec->duration = Seconds(12);                    // 10^6/s for 11 s.
+  Status st = CheckExpectedRequests(*spec);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("about 1.1e+07 requests over the run (up "
+                                      "to job 'a'), more than the limit of "
+                                      "1e+07"));
+}
+
 TEST(ScenarioLoaderTest, MissingScenarioFileIsNotFound) {
   auto spec = LoadScenarioFile("/nonexistent/dir/s.yaml");
   ASSERT_FALSE(spec.ok());
