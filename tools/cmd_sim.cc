@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,6 +102,8 @@ Status RunSim(const SimFlags& flags) {
           "sample_interval_ms that is more than " +
           std::to_string(sim::kMaxUtilizationSamples) + " utilization samples");
     }
+    if (Status s = scenario::CheckExpectedRequests(spec); !s.ok())
+      return s.WithContext("--duration-s " + flags.duration_s);
   }
   if (flags.out_option->count() > 0 && flags.out.empty()) {
     return InvalidArgumentError("--out: expected a file path, got ''");
@@ -149,6 +152,21 @@ Status RunSim(const SimFlags& flags) {
   return WriteOutput(text, flags.out);
 }
 
+// RunSim, with running out of memory (a run's requests queue without bound
+// when they arrive faster than they are served) as a status: by then the
+// unwinding has freed what the run held.
+Status RunSimCatchingOutOfMemory(const SimFlags& flags) {
+  try {
+    return RunSim(flags);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhaustedError(
+        "out of memory while simulating " + flags.scenario +
+        " (a run holds every request still queued: where requests arrive "
+        "faster than they are served, lower the arrival rates or the "
+        "duration)");
+  }
+}
+
 }  // namespace
 
 void RegisterSimCommand(CLI::App& app, int* exit_code) {
@@ -187,7 +205,9 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
                 "Fuse waves (the default; accepted for older scripts)")
       ->excludes("--wave-by-wave");
   sim->callback(
-      [flags, exit_code] { *exit_code = ReportStatus(RunSim(*flags)); });
+      [flags, exit_code] {
+        *exit_code = ReportStatus(RunSimCatchingOutOfMemory(*flags));
+      });
 }
 
 }  // namespace colo::tools

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
+#include <new>
 
 #include "tools/commands.h"
 
@@ -23,6 +25,15 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "colo: error: %s (see --help)\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    // A command ran out of memory (the commands catch what they can name
+    // better, `colo sim` included): one line and status 1, never an abort.
+    // Thrown from a subcommand's callback, so the memory it held is freed.
+    std::fprintf(stderr, "colo: error: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colo: error: %s\n", e.what());
+    return 1;
   }
   return exit_code;
 }

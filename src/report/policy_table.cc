@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/run_table.h"
+
 namespace colo::report {
 namespace {
 
@@ -106,6 +108,14 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
   if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";
+  for (const sim::RunReport& r : reports) {
+    for (const sim::JobReport& j : r.jobs) {
+      const std::string warning = OverloadWarning(j);
+      if (!warning.empty()) {
+        out += "warning: " + SummarizeRun(r).policy + ": " + warning + "\n";
+      }
+    }
+  }
   return out;
 }
 

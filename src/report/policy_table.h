@@ -13,7 +13,10 @@
 //   SM occ           mean SM occupancy of the GPU(s).
 //
 // A value that does not exist (no high-priority inference job, no
-// best-effort job) prints as "-". Deterministic. Thread-compatible.
+// best-effort job) prints as "-". Below the table, a line "warning: POLICY:
+// ..." per overloaded job of each run (report::OverloadWarning): its latency
+// figures cover only the requests it completed. Deterministic.
+// Thread-compatible.
 #pragma once
 
 #include <optional>

@@ -27,8 +27,14 @@ Json Number(double x) {
 
 Json Millis(Duration d) { return Number(ToMillis(d)); }
 
+Json Count(const std::optional<int64_t>& n) {
+  return n ? Json(*n) : Json(nullptr);
+}
+
+// Null for training jobs and for a service that completed no request: a
+// count of 0 has no percentiles (the table shows "-").
 Json Latency(const std::optional<sim::LatencyStats>& stats) {
-  if (!stats) return nullptr;
+  if (!stats || stats->count == 0) return nullptr;
   Json j;
   j["count"] = stats->count;
   const std::pair<const char*, Duration> fields[] = {{"mean", stats->mean},
@@ -46,7 +52,11 @@ Json Job(const sim::JobReport& job) {
   j["name"] = job.name;
   j["class"] = PriorityClassName(job.priority);
   j["kind"] = WorkloadKindName(job.kind);
+  j["instance"] = job.instance.empty() ? Json(nullptr) : Json(job.instance);
   j["completed"] = job.completed;
+  j["arrived"] = Count(job.arrived);
+  j["unfinished"] = Count(job.unfinished);
+  j["solo_unfinished"] = Count(job.solo_unfinished);
   j["kernels"] = job.kernels;
   j["solo_throughput"] = Number(job.solo_throughput);
   j["shared_throughput"] = Number(job.shared_throughput);

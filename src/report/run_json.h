@@ -5,21 +5,28 @@
 // millisecond / second convenience copies; every double is rounded to 6
 // significant digits and printed by one locale-independent routine, so that
 // identical reports give byte-identical text. Absent values (training jobs'
-// latency, non-finite numbers, "policy" when the run had none) are null. The layout (format
-// "colo.sim.run/1"):
+// latency and request counts, the latency of a service that completed no
+// request, non-finite numbers, "instance" outside mode mig, "policy" when the
+// run had none) are null. The layout (format "colo.sim.run/1"):
 //
 //   {"format", "scenario", "gpu", "mode", "policy", "seed", "duration_ns", "duration_s",
 //    "system_throughput", "kernels_simulated", "wave_by_wave" (true: simulated
 //    with --wave-by-wave, one event per wave),
-//    "jobs": [{"name", "class", "kind", "completed", "kernels",
+//    "jobs": [{"name", "class", "kind", "instance" (mode mig: the name of the
+//              job's entry in "gpus"), "completed", "arrived", "unfinished",
+//              "solo_unfinished" (inference: requests that arrived in the
+//              run, those not finished at its end, and those not finished
+//              at the end of the solo run), "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
 //              "p99_overhead", "shared_latency", "solo_latency"}],
-//    "gpus": [{"name", "mean_sm_occupancy", "mean_sm_active", "mean_dram_util",
+//    "gpus": [{"name" (a MIG instance numbered: "A100-SXM4-40GB/3g.20gb#1"),
+//              "mean_sm_occupancy", "mean_sm_active", "mean_dram_util",
 //              "timeline": [{"start_ns", "start_ms", "sm_occupancy",
 //                            "sm_active", "dram_util"}]}]}
 //
 // with a latency as {"count", "mean_ns", "p50_ns", "p95_ns", "p99_ns",
-// "max_ns", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"}.
+// "max_ns", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"}: the
+// completed requests' (see "unfinished").
 // Thread-compatible.
 #pragma once
 

@@ -62,14 +62,31 @@ std::string RenderColumns(const std::vector<Column>& columns) {
   return out;
 }
 
+std::string Count(const std::optional<int64_t>& n) {
+  return n ? std::to_string(*n) : "-";
+}
+
 std::string JobTable(const std::vector<sim::JobReport>& jobs) {
+  // Which instance each job ran on, under MIG only (elsewhere all share one).
+  const bool instances =
+      std::any_of(jobs.begin(), jobs.end(),
+                  [](const sim::JobReport& j) { return !j.instance.empty(); });
+  // Requests arrived and unfinished, where some job serves requests.
+  const bool requests = std::any_of(
+      jobs.begin(), jobs.end(),
+      [](const sim::JobReport& j) { return j.arrived.has_value(); });
   std::vector<Column> cols = {
       {"job", true, {}},        {"class", true, {}},   {"kind", true, {}},
       {"completed", false, {}}, {"solo/s", false, {}}, {"shared/s", false, {}},
       {"norm", false, {}},      {"p50 ms", false, {}}, {"p95 ms", false, {}},
       {"p99 ms", false, {}},    {"p99 +%", false, {}}};
+  if (requests) {
+    cols.insert(cols.begin() + 4, {Column{"arrived", false, {}},
+                                   Column{"unfinished", false, {}}});
+  }
+  if (instances) cols.insert(cols.begin() + 3, Column{"instance", true, {}});
   for (const sim::JobReport& j : jobs) {
-    const std::string row[] = {
+    std::vector<std::string> row = {
         j.name,
         PriorityClassName(j.priority),
         WorkloadKindName(j.kind),
@@ -84,9 +101,18 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
             ? fmt::format("{:+.1f}%", 100 * *j.p99_overhead)
             : "-",
     };
+    if (requests) {
+      row.insert(row.begin() + 4, {Count(j.arrived), Count(j.unfinished)});
+    }
+    if (instances) row.insert(row.begin() + 3, j.instance);
     for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
   }
-  return RenderColumns(cols);
+  std::string out = RenderColumns(cols);
+  for (const sim::JobReport& j : jobs) {
+    const std::string warning = OverloadWarning(j);
+    if (!warning.empty()) out += "warning: " + warning + "\n";
+  }
+  return out;
 }
 
 std::string GpuSection(const sim::GpuReport& gpu) {
@@ -121,6 +147,28 @@ std::string GpuSection(const sim::GpuReport& gpu) {
 }
 
 }  // namespace
+
+std::string OverloadWarning(const sim::JobReport& job) {
+  if (!job.arrived || !job.unfinished) return "";
+  const int64_t arrived = *job.arrived;
+  auto share = [arrived](int64_t n) {
+    return fmt::format("{} ({:.1f}%)", n,
+                       100.0 * static_cast<double>(n) /
+                           static_cast<double>(std::max<int64_t>(1, arrived)));
+  };
+  const bool shared = sim::TooManyUnfinished(*job.unfinished, arrived);
+  const bool solo = job.solo_unfinished &&
+                    sim::TooManyUnfinished(*job.solo_unfinished, arrived);
+  if (!shared && !solo) return "";
+  std::string text = fmt::format(
+      "job '{}' is overloaded: {} of {} requests unfinished at the "
+      "end of the run",
+      job.name, share(*job.unfinished), arrived);
+  if (job.solo_unfinished)
+    text += ", " + share(*job.solo_unfinished) + " alone";
+  return text + fmt::format("; its latency figures cover only the {} completed",
+                            job.completed);
+}
 
 std::string Sparkline(const std::vector<double>& values, size_t width) {
   if (values.empty() || width == 0) return "";

@@ -125,6 +125,7 @@ void JobDriver::ScheduleNextArrival(TimePoint last) {
 
 void JobDriver::OnArrival() {
   const TimePoint now = loop_.Now();
+  ++arrived_;
   queue_.push_back(now);
   ScheduleNextArrival(now);
   if (!busy_) BeginRequest();

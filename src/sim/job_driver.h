@@ -42,6 +42,8 @@ class JobDriver {
   void Start();
 
   int64_t completed() const { return completed_; }
+  // Inference: requests that have arrived (completed, queued or in service).
+  int64_t arrived() const { return arrived_; }
   // Completed iterations plus the solo-time fraction of the current one
   // (training); completed requests (inference).
   double Progress() const;
@@ -76,6 +78,7 @@ class JobDriver {
   std::deque<TimePoint> queue_;
   bool busy_ = false;
   size_t trace_index_ = 0;
+  int64_t arrived_ = 0;
   int64_t fixed_count_ = 0;
   bool arrivals_over_ = false;
 };

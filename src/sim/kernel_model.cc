@@ -2,10 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace colo::sim {
 namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Every field that shapes how a kernel runs, i.e. all but the name and the
+// MIG profiles (a MIG instance has none of its own).
+bool SameHardware(const GpuSpec& a, const GpuSpec& b) {
+  auto fields = [](const GpuSpec& g) {
+    return std::tie(g.sm_count, g.max_threads_per_sm, g.max_blocks_per_sm, g.registers_per_sm,
+                    g.register_alloc_unit, g.max_registers_per_thread, g.max_threads_per_block,
+                    g.shared_mem_per_sm, g.max_shared_mem_per_block,
+                    g.reserved_shared_mem_per_block, g.warp_size, g.memory_bytes,
+                    g.dram_bandwidth, g.copy_bandwidth, g.sm_clock_mhz, g.fp32_lanes_per_sm);
+  };
+  return fields(a) == fields(b);
+}
+
 }  // namespace
 
 Duration KernelModel::SoloDuration(int sm_count) const {
@@ -13,10 +28,15 @@ Duration KernelModel::SoloDuration(int sm_count) const {
   return block_time * CeilDiv(blocks, slots);
 }
 
+// By specification, not by name: a GPU renamed after another is not that GPU.
 bool SameArchitecture(const GpuSpec& profiled_on, const GpuSpec& target) {
-  if (profiled_on.name == target.name) return true;
-  const std::string prefix = profiled_on.name + "/";
-  return target.name.compare(0, prefix.size(), prefix) == 0;
+  if (SameHardware(profiled_on, target)) return true;
+  for (const MigProfile& p : profiled_on.mig_profiles) {
+    if (p.sm_count != target.sm_count) continue;  // cheap: no copy of the spec.
+    Result<GpuSpec> slice = profiled_on.MigSlice(p.name);
+    if (slice.ok() && SameHardware(*slice, target)) return true;
+  }
+  return false;
 }
 
 Result<KernelModel> BuildKernelModel(const KernelDesc& k, const GpuSpec& profiled_on,

@@ -11,7 +11,8 @@
 //    the compute share by P's SM speed over T's (clock x FP32 lanes), the
 //    memory share by P's DRAM bandwidth per SM over T's; the shares are the
 //    kernel's sm and dram throughput fractions, normalized to sum to 1. A MIG
-//    instance of P counts as P (same SMs, same memory technology).
+//    instance of P counts as P (same SMs, same memory technology). P and T
+//    are compared by their specifications, never by name.
 //  * while running at full speed a block demands `sm_demand` of its SM's
 //    issue capacity (the kernel's sm fraction divided by the blocks it had per
 //    SM in its solo run) and `dram_demand` bytes/s (the kernel's DRAM fraction
@@ -41,7 +42,10 @@ struct KernelModel {
   Duration SoloDuration(int sm_count) const;
 };
 
-// True if `target` is `profiled_on` or one of its MIG instances.
+// True if `target` is `profiled_on` or one of its MIG instances: every field
+// but the name and the MIG profiles equal to those of `profiled_on` or of
+// profiled_on.MigSlice(p) for one of its profiles p. Names are not compared:
+// an A100 renamed "V100-SXM2-32GB" is not a V100.
 bool SameArchitecture(const GpuSpec& profiled_on, const GpuSpec& target);
 
 // Builds the model of `k` (profiled on `profiled_on`) for `target`.

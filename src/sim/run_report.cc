@@ -18,6 +18,12 @@ Duration NearestRank(const std::vector<Duration>& sorted, int64_t percent) {
 
 }  // namespace
 
+bool TooManyUnfinished(int64_t unfinished, int64_t arrived) {
+  return unfinished > 1 &&
+         static_cast<double>(unfinished) >
+             kUnfinishedWarningFraction * static_cast<double>(arrived);
+}
+
 LatencyStats ComputeLatencyStats(std::vector<Duration> samples) {
   LatencyStats stats;
   if (samples.empty()) return stats;

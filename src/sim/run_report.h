@@ -28,7 +28,17 @@ struct JobReport {
   std::string name;
   WorkloadKind kind = WorkloadKind::kTraining;
   PriorityClass priority = PriorityClass::kBestEffort;
+  // The MIG instance the job ran on: the name of its GpuReport (mode mig
+  // only; empty otherwise, where every job ran on the one GPU).
+  std::string instance;
   int64_t completed = 0;          // iterations (training) or requests (inference) finished.
+  // Inference: requests that arrived during the run, and those of them not
+  // finished when it ended (queued or in service), shared run and solo run
+  // (the same arrivals). Absent for training, solo_unfinished also without a
+  // solo baseline. Latencies cover the completed requests only.
+  std::optional<int64_t> arrived;
+  std::optional<int64_t> unfinished;
+  std::optional<int64_t> solo_unfinished;
   int64_t kernels = 0;            // kernels this job completed.
   double shared_throughput = 0;   // completed per second of simulated time, shared run.
   double solo_throughput = 0;     // same, the job alone on the same GPU / instance.
@@ -41,6 +51,14 @@ struct JobReport {
   std::optional<double> p99_overhead;
 };
 
+// A job "left requests unfinished" when more than this fraction of the
+// requests that arrived were not finished at the end of the run, and more
+// than one (the request in service when the run ends is no sign of
+// overload). Its latency figures then describe the completed requests only.
+inline constexpr double kUnfinishedWarningFraction = 0.01;
+// Whether `unfinished` of `arrived` requests pass that threshold.
+bool TooManyUnfinished(int64_t unfinished, int64_t arrived);
+
 struct UtilizationSample {
   TimePoint start;          // bucket start.
   double sm_occupancy = 0;  // mean fraction of SM thread slots in use.
@@ -49,7 +67,9 @@ struct UtilizationSample {
 };
 
 struct GpuReport {
-  std::string name;         // GPU or MIG instance, e.g. "A100-SXM4-40GB/3g.20gb".
+  // The GPU, or a MIG instance numbered in the order of the jobs that ran
+  // on them: "A100-SXM4-40GB/3g.20gb#0", "A100-SXM4-40GB/3g.20gb#1".
+  std::string name;
   std::vector<UtilizationSample> timeline;
   double mean_sm_occupancy = 0;
   double mean_sm_active = 0;

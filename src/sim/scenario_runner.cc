@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "sim/event_loop.h"
 #include "sim/job_driver.h"
@@ -17,6 +18,8 @@ namespace {
 struct JobOutcome {
   double progress = 0;
   int64_t completed = 0;
+  int64_t arrived = 0;   // inference: requests that arrived.
+  std::string instance;  // mode mig: the name of the job's instance's GpuReport.
   int64_t kernels = 0;
   Duration active{0};
   std::vector<Duration> latencies;
@@ -28,16 +31,24 @@ struct RunOutcome {
   int64_t kernels = 0;
 };
 
+// The GPU the job's kernel durations were measured on, as a specification:
+// the one the loader resolved in full (REEF's MI50), else the preset of that
+// name, else the scenario's own GPU. A preset comes before a scenario GPU of
+// the same name, so that a table measured on a V100 stays a V100's on an A100
+// renamed "V100-SXM2-32GB", which then runs it at an A100's speed: whether
+// and how much to rescale is decided by comparing specifications
+// (SameArchitecture), never names. Presets match by their full name only
+// (the loader stores them so): a custom GPU called "a100" is that GPU.
 Result<GpuSpec> ProfilingGpu(const ScenarioSpec& spec, const JobSpec& job) {
-  const std::string& name = job.workload.profiled_on;
-  if (name.empty() || name == spec.gpu.name) return spec.gpu;
   if (!job.profiled_on.name.empty()) return job.profiled_on;
-  auto preset = GpuPreset(name);
-  if (!preset.ok()) {
-    return InvalidArgumentError("job '" + job.name + "': workload profiled on unknown GPU '" +
-                                name + "'");
+  const std::string& name = job.workload.profiled_on;
+  if (name.empty()) return spec.gpu;
+  if (Result<GpuSpec> preset = GpuPreset(name); preset.ok() && preset->name == name) {
+    return *preset;
   }
-  return *preset;
+  if (name == spec.gpu.name) return spec.gpu;
+  return InvalidArgumentError("job '" + job.name + "': workload profiled on unknown GPU '" +
+                              name + "'");
 }
 
 // The event loop as a policy's executor.
@@ -146,6 +157,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     JobOutcome o;
     o.progress = d.Progress();
     o.completed = d.completed();
+    o.arrived = d.arrived();
     o.kernels = d.kernels();
     o.latencies = d.latencies();
     TimePoint until = end;
@@ -153,9 +165,16 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.active = std::max(Duration(0), until - d.start());
     out.jobs.push_back(std::move(o));
   }
-  for (auto& g : gpus) {
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    SimGpu* g = gpus[k].get();
     GpuReport r;
     r.name = g->spec().name;
+    // Two jobs may run on instances of one profile: number them (instance k
+    // runs job k).
+    if (mig) {
+      r.name += "#" + std::to_string(k);
+      out.jobs[k].instance = r.name;
+    }
     r.timeline = g->Timeline(end);
     const UtilizationSample mean = MeanUtilization(r.timeline, end, gopt.sample_interval);
     r.mean_sm_occupancy = mean.sm_occupancy;
@@ -196,16 +215,23 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
     j.name = job.name;
     j.kind = job.workload.kind;
     j.priority = job.workload.priority;
+    j.instance = s.instance;
     j.completed = s.completed;
     j.kernels = s.kernels;
     j.shared_throughput = Throughput(s);
-    if (job.workload.kind == WorkloadKind::kInference) j.shared_latency = ComputeLatencyStats(s.latencies);
+    const bool inference = job.workload.kind == WorkloadKind::kInference;
+    if (inference) {
+      j.arrived = s.arrived;
+      j.unfinished = s.arrived - s.completed;
+      j.shared_latency = ComputeLatencyStats(s.latencies);
+    }
     if (options.solo_baselines) {
       COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true, options));
       const JobOutcome& o = solo.jobs[0];
       j.solo_throughput = Throughput(o);
       if (j.solo_throughput > 0) j.normalized = j.shared_throughput / j.solo_throughput;
-      if (job.workload.kind == WorkloadKind::kInference) {
+      if (inference) {
+        j.solo_unfinished = o.arrived - o.completed;
         j.solo_latency = ComputeLatencyStats(o.latencies);
         if (j.solo_latency->count > 0 && j.shared_latency->count > 0) {
           j.p99_overhead = static_cast<double>(j.shared_latency->p99.count()) /

@@ -46,9 +46,12 @@ struct JobSpec {
   Duration start{0};                  // job starts this long after the run starts. Default: 0.
   std::optional<double> mps_active_thread_percentage;  // MPS only: (0, 100].
   std::string mig_profile;            // MIG only: the profile of the job's instance.
-  // The GPU the workload's kernel durations were measured on, when it is not
-  // a preset (e.g. the REEF tables' AMD MI50). Empty name: look up
-  // workload.profiled_on among the presets (or the scenario's own GPU).
+  // The GPU the workload's kernel durations were measured on, in full, when
+  // a name cannot say it: the REEF tables' AMD MI50 (not a preset), or the
+  // scenario's own GPU where it bears a preset's name. Empty name: the
+  // preset of workload.profiled_on's full name, else the scenario's GPU of
+  // that name. The runner compares it with the GPU it runs on by
+  // specification (sim::SameArchitecture), never by name.
   GpuSpec profiled_on;
 };
 

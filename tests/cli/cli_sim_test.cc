@@ -156,6 +156,48 @@ TEST_F(CliSimTest, ADirectoryOrDeviceIsNotAScenario) {
   EXPECT_THAT(r.err, HasSubstr("/dev/null: not a regular file"));
 }
 
+TEST_F(CliSimTest, RunningOutOfMemoryIsOneErrorLineNotAnAbort) {
+  // 10^6 requests/s of a 10 ms kernel for 9 s (9 x 10^6 requests, within
+  // the loader's cap of 10^7): the service completes 100 a second, so the
+  // rest queue, 8 bytes each, about 72 MB, more than the 64 MiB of address
+  // space the process gets here (it starts in less than 30). The
+  // std::bad_alloc that the queue's growth throws is an error with status
+  // 1, not "terminate called ..." and signal 6.
+  scenario_ = dir_.Write(
+      "s.yaml",
+      "gpu: A100\nduration_s: 9\njobs:\n  - name: infer\n"
+      "    workload: {kernels: [{grid: 108, block: 256, duration_us: 10000}]}\n"
+      "    arrivals: {fixed: 1e6}\n");
+  const ProcessResult r =
+      RunColo({"sim", scenario_}, dir_.path(), rlim_t{64} << 20);
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, StartsWith("colo: error: out of memory while simulating " +
+                                scenario_ + " ("));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliSimTest, AnyCommandRunningOutOfMemoryIsOneErrorLine) {
+  // main() catches what a command lets escape: here `colo profile import`
+  // of a 40 MB nvidia-smi log, 600,000 samples, in 64 MiB of address space.
+  std::string log =
+      "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
+      "# Idx      W      C      C      %      %      %      %    MHz    MHz\n";
+  const std::string sample =
+      "    0    250     60     50     80     40      0      0   877  1380\n";
+  log.reserve(log.size() + 600'000 * sample.size());
+  for (int i = 0; i < 600'000; ++i) log += sample;
+  const std::string path = dir_.Write("smi.log", log);
+  const ProcessResult r =
+      RunColo({"profile", "import", "--name", "x", "--smi", path}, dir_.path(),
+              rlim_t{64} << 20);
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, StartsWith("colo: error: "));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 TEST_F(CliSimTest, TablePrintsEveryJob) {
   const ProcessResult r = Sim(kScenario);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -197,6 +239,20 @@ TEST_F(CliSimTest, OutFileAndDurationOverride) {
   const auto json = nlohmann::json::parse(written);
   EXPECT_EQ(json["duration_ns"], 100'000'000);
   EXPECT_EQ(written, Sim(kScenario, {"--json", "--duration-s", "0.1"}).out);
+}
+
+TEST_F(CliSimTest, ALongerDurationIsCheckedAgainstTheRequestLimit) {
+  // 10^6 requests/s: 1 s loads (10^6), --duration-s 100 would bring 10^8,
+  // past the loader's limit of 10^7: bad input, before anything runs.
+  const ProcessResult r = Sim(
+      "gpu: A100\nduration_s: 1\njobs:\n  - name: infer\n"
+      "    workload: {kernels: [{grid: 108, block: 256, duration_us: 10}]}\n"
+      "    arrivals: {fixed: 1e6}\n",
+      {"--duration-s", "100"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, StartsWith("colo: error: --duration-s 100: "));
+  EXPECT_NE(r.err.find("more than the limit of 1e+07"), std::string::npos)
+      << r.err;
 }
 
 // --policies: one comparison row per policy; bad lists and bounds are bad

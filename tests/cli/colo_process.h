@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@ namespace colo::test {
 
 struct ProcessResult {
   int exit_code = -1;  // -1: did not start or did not exit normally.
+  int signal = 0;      // the signal that ended it, if one did (6: an abort).
   std::string out;
   std::string err;
 };
@@ -33,9 +35,12 @@ inline std::string ReadWholeFile(const std::filesystem::path& path) {
 }
 
 // Runs `colo args...` with stdout and stderr captured in files under
-// `scratch` (so that a large output cannot block on a full pipe).
+// `scratch` (so that a large output cannot block on a full pipe). With
+// `address_space_bytes` > 0, the child runs under that RLIMIT_AS (`ulimit
+// -v`), so that its allocations fail beyond it.
 inline ProcessResult RunColo(const std::vector<std::string>& args,
-                             const std::filesystem::path& scratch) {
+                             const std::filesystem::path& scratch,
+                             rlim_t address_space_bytes = 0) {
   static int call = 0;
   ++call;
   const std::string binary = std::string(COLO_BINARY_DIR) + "/colo";
@@ -57,8 +62,29 @@ inline ProcessResult RunColo(const std::vector<std::string>& args,
 
   ProcessResult result;
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr,
-                                  argv.data(), environ);
+  int spawned = 0;
+  if (address_space_bytes == 0) {
+    spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(),
+                          environ);
+  } else {
+    // posix_spawn cannot set a limit: fork, and in the child only
+    // async-signal-safe calls before exec.
+    pid = fork();
+    if (pid == 0) {
+      const struct rlimit limit = {address_space_bytes, address_space_bytes};
+      const int out =
+          open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err =
+          open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (setrlimit(RLIMIT_AS, &limit) != 0 || out < 0 || err < 0 ||
+          dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
+        _exit(127);
+      }
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    spawned = pid < 0 ? errno : 0;
+  }
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
     result.err =
@@ -72,6 +98,7 @@ inline ProcessResult RunColo(const std::vector<std::string>& args,
   } while (waited < 0 && errno == EINTR);
   if (waited < 0) return result;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   result.out = ReadWholeFile(out_path);
   result.err = ReadWholeFile(err_path);
   return result;

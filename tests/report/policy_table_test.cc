@@ -103,6 +103,20 @@ TEST(PolicyTableTest, RunsSimulatedWaveByWaveAreListedUnderTheTable) {
               ::testing::Not(HasSubstr("wave by wave")));
 }
 
+TEST(PolicyTableTest, OverloadedJobsAreWarnedAboutUnderTheTable) {
+  // Under mps, job "a" left 900 of the 1000 requests that arrived
+  // unfinished: its p50/p99 in the row are those of the 100 it completed.
+  sim::RunReport overloaded = SampleRun("mps");
+  overloaded.jobs[0].arrived = 1000;
+  overloaded.jobs[0].unfinished = 900;
+  const std::string table = FormatPolicyTable({overloaded, SampleRun("priority")});
+  EXPECT_THAT(table, HasSubstr("\nwarning: mps: job 'a' is overloaded: 900 (90.0%) of 1000 "
+                               "requests unfinished at the end of the run; its latency "
+                               "figures cover only the 0 completed\n"));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("warning: priority")));
+  EXPECT_THAT(FormatPolicyTable({SampleRun("mps")}), ::testing::Not(HasSubstr("warning")));
+}
+
 TEST(PolicyTableTest, RunsJsonIsAnArrayInOrder) {
   const auto j = nlohmann::json::parse(FormatRunsJson({SampleRun("tgs"), SampleRun("orion")}));
   ASSERT_TRUE(j.is_array());

@@ -32,6 +32,9 @@ sim::RunReport SampleReport() {
   bert.kind = WorkloadKind::kInference;
   bert.priority = PriorityClass::kHigh;
   bert.completed = 1980;
+  bert.arrived = 1982;  // 2 unfinished: 0.1%, not overloaded.
+  bert.unfinished = 2;
+  bert.solo_unfinished = 1;
   bert.kernels = 1980 * 573;
   bert.shared_throughput = 198;
   bert.solo_throughput = 200;
@@ -101,13 +104,18 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   const Json& bert = j["jobs"][0];
   EXPECT_EQ(KeysOf(bert),
             (std::vector<std::string>{
-                "name", "class", "kind", "completed", "kernels",
-                "solo_throughput", "shared_throughput", "normalized",
-                "p99_overhead", "shared_latency", "solo_latency"}));
+                "name", "class", "kind", "instance", "completed", "arrived",
+                "unfinished", "solo_unfinished", "kernels", "solo_throughput",
+                "shared_throughput", "normalized", "p99_overhead",
+                "shared_latency", "solo_latency"}));
   EXPECT_EQ(bert["name"], "bert");
   EXPECT_EQ(bert["class"], "high");
   EXPECT_EQ(bert["kind"], "inference");
+  EXPECT_TRUE(bert["instance"].is_null());  // not MIG.
   EXPECT_EQ(bert["completed"], 1980);
+  EXPECT_EQ(bert["arrived"], 1982);
+  EXPECT_EQ(bert["unfinished"], 2);
+  EXPECT_EQ(bert["solo_unfinished"], 1);
   EXPECT_EQ(bert["normalized"], 0.99);
   EXPECT_EQ(bert["p99_overhead"], 1.0);
   const Json& lat = bert["shared_latency"];
@@ -126,6 +134,9 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   const Json& resnet = j["jobs"][1];
   EXPECT_EQ(resnet["class"], "best-effort");
   EXPECT_EQ(resnet["kind"], "training");
+  EXPECT_TRUE(resnet["arrived"].is_null());  // no requests in training.
+  EXPECT_TRUE(resnet["unfinished"].is_null());
+  EXPECT_TRUE(resnet["solo_unfinished"].is_null());
   EXPECT_TRUE(resnet["shared_latency"].is_null());
   EXPECT_TRUE(resnet["solo_latency"].is_null());
   EXPECT_TRUE(resnet["p99_overhead"].is_null());
@@ -178,20 +189,112 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, HasSubstr("duration  10s simulated\n"));
   EXPECT_THAT(table, HasSubstr("bert "));
   EXPECT_THAT(table, HasSubstr("resnet50-train "));
-  // bert: 200 solo/s, 198 shared/s, 0.990, p50/p95/p99 50/95/99 ms, +100% p99.
+  EXPECT_THAT(table,
+              ::testing::ContainsRegex(
+                  "job +class +kind +completed +arrived +unfinished +solo/s"));
+  // bert: 1982 requests arrived, 2 unfinished, 200 solo/s, 198 shared/s,
+  // 0.990, p50/p95/p99 50/95/99 ms, +100% p99; resnet: no requests, "-".
   EXPECT_THAT(
       table,
       ::testing::ContainsRegex(
-          "bert +high +inference +1980 +200\\.00 +198\\.00 +0\\.990 +50\\.000 "
-          "+95\\.000 +99\\.000 +\\+100\\.0%"));
-  EXPECT_THAT(table,
-              ::testing::ContainsRegex(
-                  "resnet50-train +best-effort +training +120 [^\n]* -\n"));
+          "bert +high +inference +1980 +1982 +2 +200\\.00 +198\\.00 +0\\.990 "
+          "+50\\.000 +95\\.000 +99\\.000 +\\+100\\.0%"));
+  EXPECT_THAT(
+      table,
+      ::testing::ContainsRegex(
+          "resnet50-train +best-effort +training +120 +- +- [^\n]* -\n"));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("warning")));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("instance")));
   EXPECT_THAT(table, HasSubstr("  SM occupancy  50.0% mean  |"));
   EXPECT_THAT(table, HasSubstr("  DRAM util     30.0% mean  |"));
   EXPECT_THAT(table, HasSubstr("system throughput  1.751"));
   EXPECT_THAT(table, HasSubstr("kernels simulated  123456"));
   EXPECT_EQ(table, FormatRunTable(SampleReport()));
+
+  // Without a job that serves requests, no request columns.
+  sim::RunReport training = SampleReport();
+  training.jobs.erase(training.jobs.begin());
+  EXPECT_THAT(FormatRunTable(training),
+              ::testing::ContainsRegex("job +class +kind +completed +solo/s"));
+}
+
+TEST(RunFormatTest, AServiceThatCompletedNothingHasNullLatency) {
+  // No request completed: no percentiles, "-" in the table and null in the
+  // JSON (not count 0 with 0 ms), like a training job's.
+  sim::RunReport r = SampleReport();
+  r.jobs[0].completed = 0;
+  r.jobs[0].shared_latency = sim::ComputeLatencyStats({});
+  r.jobs[0].solo_latency = sim::ComputeLatencyStats({});
+  r.jobs[0].p99_overhead.reset();
+  const Json j = Json::parse(FormatRunJson(r));
+  EXPECT_TRUE(j["jobs"][0]["shared_latency"].is_null());
+  EXPECT_TRUE(j["jobs"][0]["solo_latency"].is_null());
+  EXPECT_THAT(FormatRunTable(r),
+              ::testing::ContainsRegex(
+                  "\nbert +high +inference +0 [^\n]* - +- +- +-\n"));
+}
+
+TEST(RunFormatTest, AnOverloadedServiceIsWarnedAbout) {
+  // 1000 requests arrived, 100 completed: 900 (90%) were queued or in
+  // service at the end, as many alone. Its latencies describe only the 100,
+  // so the table says so below the jobs.
+  sim::RunReport r = SampleReport();
+  r.jobs[0].completed = 100;
+  r.jobs[0].arrived = 1000;
+  r.jobs[0].unfinished = 900;
+  r.jobs[0].solo_unfinished = 900;
+  const std::string table = FormatRunTable(r);
+  EXPECT_THAT(
+      table,
+      HasSubstr("\nwarning: job 'bert' is overloaded: 900 (90.0%) of 1000 "
+                "requests unfinished at the end of the run, 900 (90.0%) "
+                "alone; its latency figures cover only the 100 completed\n"));
+  EXPECT_EQ(Json::parse(FormatRunJson(r))["jobs"][0]["unfinished"], 900);
+
+  // The threshold: more than 1% of the arrivals and more than one request
+  // (the one in service when the run ends is no overload).
+  auto warned = [&](int64_t unfinished, int64_t arrived,
+                    std::optional<int64_t> solo = std::nullopt) {
+    r.jobs[0].arrived = arrived;
+    r.jobs[0].unfinished = unfinished;
+    r.jobs[0].solo_unfinished = solo;
+    return FormatRunTable(r).find("warning: job 'bert'") != std::string::npos;
+  };
+  EXPECT_FALSE(warned(10, 1000));  // 1.0%
+  EXPECT_TRUE(warned(11, 1000));   // 1.1%
+  EXPECT_FALSE(warned(1, 20));     // 5%, but one request
+  EXPECT_TRUE(warned(2, 20));
+  EXPECT_TRUE(warned(0, 1000, 50));  // overloaded alone
+  EXPECT_FALSE(warned(0, 0));
+}
+
+TEST(RunFormatTest, MigInstancesAreNamedPerJob) {
+  // Two jobs on two 3g.20gb instances: each row and JSON job names its
+  // instance, which is the name of its "gpus" entry.
+  sim::RunReport r = SampleReport();
+  r.mode = "mig";
+  r.jobs[0].instance = "A100-SXM4-40GB/3g.20gb#0";
+  r.jobs[1].instance = "A100-SXM4-40GB/3g.20gb#1";
+  r.gpus[0].name = "A100-SXM4-40GB/3g.20gb#0";
+  r.gpus.push_back(r.gpus[0]);
+  r.gpus[1].name = "A100-SXM4-40GB/3g.20gb#1";
+  const std::string table = FormatRunTable(r);
+  EXPECT_THAT(
+      table, ::testing::ContainsRegex("job +class +kind +instance +completed"));
+  EXPECT_THAT(
+      table, ::testing::ContainsRegex(
+                 "\nbert +high +inference +A100-SXM4-40GB/3g\\.20gb#0 +1980 "));
+  EXPECT_THAT(
+      table,
+      ::testing::ContainsRegex(
+          "\nresnet50-train +best-effort +training +A100-SXM4-40GB/3g\\.20gb#1 "
+          "+120 "));
+  EXPECT_THAT(table, HasSubstr("\ngpu A100-SXM4-40GB/3g.20gb#0\n"));
+  EXPECT_THAT(table, HasSubstr("\ngpu A100-SXM4-40GB/3g.20gb#1\n"));
+  const Json j = Json::parse(FormatRunJson(r));
+  EXPECT_EQ(j["jobs"][0]["instance"], j["gpus"][0]["name"]);
+  EXPECT_EQ(j["jobs"][1]["instance"], j["gpus"][1]["name"]);
+  EXPECT_NE(j["gpus"][0]["name"], j["gpus"][1]["name"]);
 }
 
 TEST(RunFormatTest, PolicyNameInTableAndJson) {

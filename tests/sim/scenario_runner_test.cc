@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/kernel_model.h"
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -78,8 +79,102 @@ TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
   // The instance has 42 of 108 SMs: the 864-block kernel needs
   // ceil(864 / (42 x 8)) = 3 waves of 1 ms instead of 1 -> 1/3 of solo speed.
   EXPECT_NEAR(ra->jobs[0].normalized.value_or(-1), 1.0 / 3, 0.01);
+  // The two instances of one profile are told apart, and each job says
+  // which it ran on.
   ASSERT_EQ(rb->gpus.size(), 2u);
-  EXPECT_EQ(rb->gpus[0].name, "A100-SXM4-40GB/3g.20gb");
+  EXPECT_EQ(rb->gpus[0].name, "A100-SXM4-40GB/3g.20gb#0");
+  EXPECT_EQ(rb->gpus[1].name, "A100-SXM4-40GB/3g.20gb#1");
+  EXPECT_EQ(rb->jobs[0].instance, rb->gpus[0].name);
+  EXPECT_EQ(rb->jobs[1].instance, rb->gpus[1].name);
+}
+
+TEST(ScenarioRunnerTest, OnlyMigJobsNameAnInstanceAndOnlyServicesCountRequests) {
+  ScenarioSpec s;
+  s.name = "mps";
+  s.gpu = kA100;
+  s.duration = Milliseconds(20);
+  s.jobs = {FullGpuJob("a", 3), FullGpuJob("b", 3)};
+  auto r = RunScenario(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->gpus.size(), 1u);
+  EXPECT_EQ(r->gpus[0].name, "A100-SXM4-40GB");
+  EXPECT_EQ(r->jobs[0].instance, "");
+  EXPECT_EQ(r->jobs[1].instance, "");
+  EXPECT_FALSE(r->jobs[0].arrived.has_value());  // training: no requests.
+  EXPECT_FALSE(r->jobs[0].unfinished.has_value());
+  EXPECT_FALSE(r->jobs[0].solo_unfinished.has_value());
+}
+
+TEST(ScenarioRunnerTest, AnOverloadedServiceCountsTheRequestsItLeftUnfinished) {
+  // 1000 requests/s at fixed times 0, 1, ..., 999 ms; each takes one 10 ms
+  // kernel (108 blocks: one wave), so the service completes one per 10 ms:
+  // request i ends at 10 (i + 1) ms, and 100 end within the second, the
+  // last at exactly 1 s. The other 900 are queued at the end, in the shared
+  // run as alone (the job runs by itself). The latencies, 9 i + 10 ms, cover
+  // the 100 only: the p99 (nearest rank, the 99th) is 9 x 98 + 10 = 892 ms.
+  Workload inf = TrainingOf("inf", {TestKernel("i", 108, Milliseconds(10), 0.5, 0.3)}, kA100);
+  inf.kind = WorkloadKind::kInference;
+  inf.arrivals.kind = ArrivalKind::kFixedRate;
+  inf.arrivals.rate_per_s = 1000;
+  ScenarioSpec s;
+  s.name = "overload";
+  s.gpu = kA100;
+  s.duration = Seconds(1);
+  s.jobs = {Job("inf", inf)};
+  auto r = RunScenario(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const JobReport& j = r->jobs[0];
+  ASSERT_TRUE(j.arrived && j.unfinished && j.solo_unfinished);
+  EXPECT_EQ(*j.arrived, 1000);
+  EXPECT_EQ(j.completed, 100);
+  EXPECT_EQ(*j.unfinished, 900);
+  EXPECT_EQ(*j.solo_unfinished, 900);
+  EXPECT_EQ(j.shared_latency->count, 100);
+  EXPECT_EQ(j.shared_latency->p99, Milliseconds(892));
+  EXPECT_TRUE(TooManyUnfinished(*j.unfinished, *j.arrived));
+}
+
+TEST(ScenarioRunnerTest, ARenamedGpuRunsAtItsOwnSpeed) {
+  // A table profiled on the V100 (as Orion's are) runs on an A100 renamed
+  // "V100-SXM2-32GB" exactly as on the A100: rescaling compares the GPUs'
+  // specifications, not their names. On the real V100 it runs at the speed
+  // it was profiled at, which differs.
+  const GpuSpec v100 = *GpuPreset("V100");
+  auto run = [&](const GpuSpec& gpu) {
+    ScenarioSpec s;
+    s.name = "renamed";
+    s.gpu = gpu;
+    s.duration = Milliseconds(200);
+    s.jobs = {Job("t", TrainingOf("t", {TestKernel("k", 640, Milliseconds(2), 0.6, 0.6)}, v100))};
+    auto r = RunScenario(s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->jobs[0].shared_throughput : -1.0;
+  };
+  GpuSpec renamed = kA100;
+  renamed.name = v100.name;
+  EXPECT_DOUBLE_EQ(run(renamed), run(kA100));
+  EXPECT_NE(run(v100), run(kA100));
+  // On the V100 itself: 640 blocks in one wave of 80 x 8, 2 ms each.
+  EXPECT_NEAR(run(v100), 500.0, 1e-6);
+}
+
+TEST(ScenarioRunnerTest, SameArchitectureComparesSpecificationsNotNames) {
+  const GpuSpec v100 = *GpuPreset("V100");
+  GpuSpec renamed = kA100;
+  renamed.name = v100.name;
+  EXPECT_TRUE(SameArchitecture(kA100, kA100));
+  EXPECT_TRUE(SameArchitecture(kA100, renamed));
+  EXPECT_FALSE(SameArchitecture(v100, renamed));
+  // A MIG instance of P counts as P, under any name; not the other way.
+  GpuSpec slice = *kA100.MigSlice("3g.20gb");
+  EXPECT_TRUE(SameArchitecture(kA100, slice));
+  slice.name = "mine";
+  EXPECT_TRUE(SameArchitecture(kA100, slice));
+  EXPECT_FALSE(SameArchitecture(slice, kA100));
+  // Same name, other figures: not the same GPU.
+  GpuSpec faster = kA100;
+  faster.sm_clock_mhz *= 2;
+  EXPECT_FALSE(SameArchitecture(kA100, faster));
 }
 
 TEST(ScenarioRunnerTest, MpsOverlapsSmallJobsButTimeSlicingCannot) {
