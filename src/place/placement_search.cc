@@ -38,10 +38,6 @@ PlacementSearch::PlacementSearch(GroupEvaluator* eval,
   for (int g = 0; g < o.gpus; ++g) empty.insert(empty.end(), g);
 }
 
-double PlacementSearch::Total() const {
-  return std::accumulate(cur_.begin(), cur_.end(), 0.0);
-}
-
 std::vector<int> PlacementSearch::Members(int g) const {
   return std::vector<int>(groups_[g].begin(), groups_[g].begin() + size_[g]);
 }

@@ -41,8 +41,6 @@ class PlacementSearch {
   int LocalSearch();                       // passes run
   int Perturb(int rounds, uint64_t seed);  // rounds that improved the plan
 
-  double Total() const;
-  int HighPlaced() const { return high_placed_; }
   int group_of(int job) const { return group_of_[job]; }
   int size(int g) const { return size_[g]; }
   std::vector<int> Members(int g) const;
@@ -60,7 +58,7 @@ class PlacementSearch {
  private:
   // A kind of group: its size and sorted type key.
   using Kind = std::pair<int, std::array<int, 3>>;
-  // One change, for undoing a rejected kick.
+  // One change, for undoing a rejected kick or take-over.
   struct Change {
     bool added;
     int gpu, job;
@@ -109,7 +107,8 @@ class PlacementSearch {
   // and Remove count changes).
   struct PairHash {
     size_t operator()(const std::pair<int64_t, int64_t>& p) const {
-      return std::hash<int64_t>()(p.first * 1000003 ^ p.second);
+      return std::hash<uint64_t>()(static_cast<uint64_t>(p.first) * 1000003u ^
+                                   static_cast<uint64_t>(p.second));
     }
   };
   std::unordered_set<std::pair<int64_t, int64_t>, PairHash> no_swap_;

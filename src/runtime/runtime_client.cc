@@ -88,9 +88,24 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
   return c;
 }
 
-Status RuntimeClient::Send(MsgType type, const void* payload, size_t length) {
+Status RuntimeClient::Send(Slot slot, MsgType type, const void* payload,
+                           size_t length) {
+  {
+    // Asked before the request leaves, so that a reply read at once by
+    // another thread finds its slot expecting it.
+    std::lock_guard<std::mutex> lock(recv_mu_);
+    if (!broken_.ok()) return broken_;
+    asked_[slot] = true;
+  }
   std::lock_guard<std::mutex> lock(send_mu_);
-  return SendMessage(fd_, type, payload, length);
+  Status sent = SendMessage(fd_, type, payload, length);
+  if (!sent.ok()) {
+    // Part of it may have left: what colod reads next is unknowable.
+    std::lock_guard<std::mutex> recv_lock(recv_mu_);
+    if (broken_.ok()) broken_ = sent;
+    recv_cv_.notify_all();
+  }
+  return sent;
 }
 
 Result<Message> RuntimeClient::AwaitReply(Slot slot, Duration spin) {
@@ -116,9 +131,10 @@ Result<Message> RuntimeClient::AwaitReply(Slot slot, Duration spin) {
       for (int f : got->fds) close(f);
       got->fds.clear();
       const Slot to = got->type == MsgType::kSyncReply ? kSyncSlot : kCallSlot;
-      if (replies_[to]) {
+      if (!asked_[to] || replies_[to]) {
         broken_ = InternalError("colod sent a reply nobody asked for");
       } else {
+        asked_[to] = false;
         replies_[to] = std::move(*got);
       }
     } else {
@@ -131,9 +147,14 @@ Result<Message> RuntimeClient::AwaitReply(Slot slot, Duration spin) {
 Result<Message> RuntimeClient::Call(MsgType type, const void* payload,
                                     size_t length, MsgType reply) {
   std::lock_guard<std::mutex> lock(call_mu_);
-  COLO_RETURN_IF_ERROR(Send(type, payload, length));
+  COLO_RETURN_IF_ERROR(Send(kCallSlot, type, payload, length));
   COLO_ASSIGN_OR_RETURN(Message m, AwaitReply(kCallSlot, Duration(0)));
-  if (m.type != reply) return InternalError("colod sent an unexpected reply");
+  if (m.type != reply) {
+    std::lock_guard<std::mutex> recv_lock(recv_mu_);
+    broken_ = InternalError("colod sent an unexpected reply");
+    recv_cv_.notify_all();
+    return broken_;
+  }
   return m;
 }
 
@@ -178,7 +199,7 @@ Result<SyncReplyMsg> RuntimeClient::Sync(uint64_t seq, SyncScope scope,
   } else {
     lock.lock();
   }
-  COLO_RETURN_IF_ERROR(Send(MsgType::kSync, &msg, sizeof(msg)));
+  COLO_RETURN_IF_ERROR(Send(kSyncSlot, MsgType::kSync, &msg, sizeof(msg)));
   const bool spin =
       ring_ && ring_->control().sync_spin_ok.load(std::memory_order_relaxed);
   COLO_ASSIGN_OR_RETURN(Message m,

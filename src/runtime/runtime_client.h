@@ -81,9 +81,9 @@ class RuntimeClient {
   // Returns the allocation at `address` to colod's accounting.
   Result<int> Free(uint64_t address);
   // Waits until every launch with sequence <= seq has finished (kAllBefore)
-  // or launch `seq` has (kLaunch). While another thread's round trip holds
-  // the socket, `done` (if given) is asked every 20 us: when it says the
-  // wait is over, Sync returns success without a round trip.
+  // or launch `seq` has (kLaunch). While another thread's Sync is in
+  // flight, `done` (if given) is asked every 20 us: when it says the wait
+  // is over, Sync returns success without a round trip.
   Result<SyncReplyMsg> Sync(uint64_t seq,
                             SyncScope scope = SyncScope::kAllBefore,
                             const std::function<bool()>& done = {});
@@ -99,8 +99,9 @@ class RuntimeClient {
                        MsgType reply);
   // Which of the two requests that may be in flight a reply answers.
   enum Slot { kSyncSlot = 0, kCallSlot = 1 };
-  // Sends one message (sends take turns).
-  Status Send(MsgType type, const void* payload, size_t length);
+  // Sends one message for `slot`'s request (sends take turns), which then
+  // expects its reply; a failed send fails every later call.
+  Status Send(Slot slot, MsgType type, const void* payload, size_t length);
   // Waits for the reply of `slot`'s request: reads the socket if no other
   // thread is (spinning `spin` first), keeping a reply that belongs to the
   // other slot for its waiter.
@@ -121,6 +122,7 @@ class RuntimeClient {
   // fd_, and the error that ended reading (all under recv_mu_).
   std::mutex recv_mu_;
   std::condition_variable recv_cv_;
+  bool asked_[2] = {false, false};  // a request of the slot awaits its reply
   std::optional<Message> replies_[2];
   bool reading_ = false;
   Status broken_;

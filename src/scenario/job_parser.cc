@@ -202,10 +202,14 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
   }
   sim::JobSpec job;
   // The runner scales kernel durations from the profiling GPU; the presets it
-  // knows by name, REEF's MI50 it needs in full.
+  // knows by name, REEF's MI50 and the scenario's own GPU (for inline kernels
+  // said, or taken by default, to be measured on it: it may bear a preset's
+  // name with other figures) it needs in full.
   if (const GpuSpec mi50 = profile::ReefMi50Spec();
       w.profiled_on == mi50.name) {
     job.profiled_on = mi50;
+  } else if (inline_kernels && w.profiled_on == context.gpu.name) {
+    job.profiled_on = context.gpu;
   }
   COLO_RETURN_IF_ERROR(
       ParseKindAndArrivals(map, context, inline_kernels, kind_guess, &w));

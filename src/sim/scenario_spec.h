@@ -48,7 +48,8 @@ struct JobSpec {
   std::string mig_profile;            // MIG only: the profile of the job's instance.
   // The GPU the workload's kernel durations were measured on, in full, when
   // a name cannot say it: the REEF tables' AMD MI50 (not a preset), or the
-  // scenario's own GPU where it bears a preset's name. Empty name: the
+  // scenario's own GPU for inline kernels measured on it (the loader sets
+  // both). Empty name: the
   // preset of workload.profiled_on's full name, else the scenario's GPU of
   // that name. The runner compares it with the GPU it runs on by
   // specification (sim::SameArchitecture), never by name.

@@ -492,6 +492,20 @@ TEST(ScenarioLoaderTest, ExpectedRequestsAreCheckedAgainForAnotherDuration) {
                                       "1e+07"));
 }
 
+TEST(ScenarioLoaderTest, InlineKernelsAreMeasuredOnTheScenariosOwnGpu) {
+  // A GPU that keeps a preset's name with other figures: inline kernels are
+  // taken as measured on it, in full (the runner compares specifications, and
+  // would otherwise rescale them from the stock A100).
+  auto s = Load(
+      "gpu: {preset: A100, sm_count: 54, mig_profiles: []}\n"
+      "duration_s: 0.1\njobs:\n"
+      "  - name: t\n"
+      "    workload: {kernels: [{grid: 54, block: 256, duration_us: 100}]}\n");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->jobs[0].profiled_on.name, s->gpu.name);
+  EXPECT_EQ(s->jobs[0].profiled_on.sm_count, 54);
+}
+
 TEST(ScenarioLoaderTest, MissingScenarioFileIsNotFound) {
   auto spec = LoadScenarioFile("/nonexistent/dir/s.yaml");
   ASSERT_FALSE(spec.ok());
