@@ -7,16 +7,16 @@
 namespace colo::place {
 namespace {
 
-int64_t KeyCode(const std::array<int, 3>& key, int64_t base) {
-  return ((key[0] + 1) * base + (key[1] + 1)) * base + (key[2] + 1);
-}
-
 // MIG profiles a GPU may have for the planner (one bit each in a class).
 constexpr size_t kMaxMigProfiles = 32;
 // MIG cache entries indexed directly (4 bytes each) when the classes are few.
 constexpr int64_t kDenseMigSlots = int64_t{1} << 22;
 
 }  // namespace
+
+int64_t KeyCode(const std::array<int, 3>& key, int64_t base) {
+  return ((key[0] + 1) * base + (key[1] + 1)) * base + (key[2] + 1);
+}
 
 const char* GpuModeName(GpuMode m) {
   switch (m) {

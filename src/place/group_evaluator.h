@@ -46,6 +46,10 @@ struct JobType {
   double memory_gib = 0;
 };
 
+// One number for a sorted key of up to three ids in [0, base - 1) (-1 for
+// an empty slot): distinct keys, distinct numbers. REQUIRES: base^3 fits.
+int64_t KeyCode(const std::array<int, 3>& key, int64_t base);
+
 enum class GpuMode { kIdle, kAlone, kMps, kMig };
 const char* GpuModeName(GpuMode m);  // "idle", "alone", "mps", "mig"
 

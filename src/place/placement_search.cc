@@ -80,9 +80,7 @@ Infeasible PlacementSearch::WhyNot(int g, int in) const {
 }
 
 int64_t PlacementSearch::KindCode(int g) const {
-  const int64_t base = static_cast<int64_t>(eval_.types().size()) + 1;
-  const std::array<int, 3> k = KeyOf(g);
-  return ((k[0] + 1) * base + (k[1] + 1)) * base + (k[2] + 1);
+  return KeyCode(KeyOf(g), static_cast<int64_t>(eval_.types().size()) + 1);
 }
 
 void PlacementSearch::Refresh(int g, bool before) {

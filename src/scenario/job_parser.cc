@@ -18,12 +18,6 @@ constexpr const char* kArrivalsExpected =
     "a mapping with one of poisson: <requests/s>, fixed: <requests/s> or "
     "trace: <file>";
 
-std::string FormatRate(double r) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", r);
-  return text;
-}
-
 Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
                                   const std::string& base_dir) {
   COLO_ASSIGN_OR_RETURN(
@@ -53,7 +47,7 @@ Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
                                             : ArrivalKind::kFixedRate;
   COLO_ASSIGN_OR_RETURN(
       arrivals.rate_per_s,
-      v.Number("a number > 0 and at most " + FormatRate(kMaxArrivalRatePerS) +
+      v.Number("a number > 0 and at most " + FormatG(kMaxArrivalRatePerS) +
                    " (requests/s)",
                [](double x) { return x > 0 && x <= kMaxArrivalRatePerS; }));
   return arrivals;

@@ -155,12 +155,6 @@ double ExpectedRequests(const sim::JobSpec& job, Duration run) {
   return w.arrivals.rate_per_s * ToSeconds(run - job.start);
 }
 
-std::string FormatG(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
-
 // CheckExpectedRequests at the line of the job that passes the limit.
 Status CheckRequestsAtLines(const std::vector<ParsedJob>& parsed,
                             Duration run) {

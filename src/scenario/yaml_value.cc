@@ -207,13 +207,13 @@ double NsPerUnit(TimeUnit unit, const char** name) {
   return 1e3;
 }
 
+}  // namespace
+
 std::string FormatG(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", x);
   return text;
 }
-
-}  // namespace
 
 Result<Duration> CheckedTime(double x, TimeUnit unit, bool zero_ok) {
   const char* name;

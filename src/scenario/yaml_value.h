@@ -152,4 +152,7 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
 // ", "-joined, for messages.
 std::string JoinComma(const std::vector<std::string>& items);
 
+// `x` as printf's %g writes it (1e+07, 0.25), for numbers in messages.
+std::string FormatG(double x);
+
 }  // namespace colo::scenario
