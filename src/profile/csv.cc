@@ -226,4 +226,16 @@ Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options)
   return ParseCsv(text, path, options);
 }
 
+Status NoSampleLeftError(const std::string& path, int gpu, size_t found,
+                         int skip_first, bool skip_idle,
+                         const std::string& extra) {
+  return InvalidArgumentError(
+      path + ": no sample of GPU " + std::to_string(gpu) + " left (" +
+      std::to_string(found) + " found" +
+      (skip_first > 0 ? ", the first " + std::to_string(skip_first) + " skipped"
+                      : "") +
+      (skip_idle ? ", idle samples skipped" : "") +
+      (extra.empty() ? "" : ", " + extra) + ")");
+}
+
 }  // namespace colo::profile

@@ -100,6 +100,13 @@ bool ParseFiniteDouble(std::string_view s, double* out);
 // else: "0.5" is not GPU 0, and "1e10" or "-1" is no GPU at all.
 bool ParseIndex(std::string_view s, int* out);
 
+// InvalidArgument "PATH: no sample of GPU G left (N found, the first K
+// skipped, idle samples skipped, EXTRA)" (the parts that apply), for a log
+// whose samples of the GPU were all absent or skipped.
+Status NoSampleLeftError(const std::string& path, int gpu, size_t found,
+                         int skip_first, bool skip_idle,
+                         const std::string& extra = "");
+
 // `s` without the UTF-8 byte-order mark it may start with.
 std::string_view WithoutByteOrderMark(std::string_view s);
 

@@ -144,13 +144,8 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     add(c_drama, drama);
   }
   if (out.samples == 0) {
-    return InvalidArgumentError(
-        path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
-        std::to_string(samples.size()) + " found" +
-        (o.skip_first > 0
-             ? ", the first " + std::to_string(o.skip_first) + " skipped"
-             : "") +
-        (o.skip_idle ? ", idle samples skipped" : "") + ")");
+    return NoSampleLeftError(path, o.gpu, samples.size(), o.skip_first,
+                             o.skip_idle);
   }
   if (smact.n == 0 && smocc.n == 0 && drama.n == 0) {
     return InvalidArgumentError(

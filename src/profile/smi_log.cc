@@ -57,17 +57,11 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
     if (s.fb[i]) fb = std::max(fb, *s.fb[i]);
   }
   if (n == 0) {
-    return InvalidArgumentError(
-        path + ": no sample of GPU " + std::to_string(o.gpu) + " left (" +
-        std::to_string(s.sm.size()) + " found" +
-        (o.skip_first > 0
-             ? ", the first " + std::to_string(o.skip_first) + " skipped"
-             : "") +
-        (o.skip_idle ? ", idle samples skipped" : "") +
-        (n_without_sm > 0 ? ", " + std::to_string(n_without_sm) +
-                                " without an 'sm' figure ('-')"
-                          : "") +
-        ")");
+    return NoSampleLeftError(
+        path, o.gpu, s.sm.size(), o.skip_first, o.skip_idle,
+        n_without_sm > 0 ? std::to_string(n_without_sm) +
+                               " without an 'sm' figure ('-')"
+                         : "");
   }
   out.samples = n;
   out.sm_util_pct = sm / static_cast<double>(n);
