@@ -68,6 +68,27 @@ struct GpuSpec {
   Result<GpuSpec> MigSlice(std::string_view profile_name) const;
 };
 
+// What the MIG instances meant for one GPU need together, counted one
+// instance at a time: a GPU holds them only if they need at most 7 compute
+// slices, 8 memory slices and its SMs.
+struct MigTally {
+  int compute_slices = 0;
+  int memory_eighths = 0;
+  int64_t sm_count = 0;
+
+  void Add(const MigProfile& p) {
+    compute_slices += p.compute_slices;
+    memory_eighths += p.memory_eighths;
+    sm_count += p.sm_count;
+  }
+  bool FitsOn(const GpuSpec& gpu) const {
+    return compute_slices <= kMigComputeSlices && memory_eighths <= kMigMemoryEighths &&
+           sm_count <= gpu.sm_count;
+  }
+  // "8 of 7 compute slices, 8 of 8 memory slices and 112 of 108 SMs".
+  std::string Need(const GpuSpec& gpu) const;
+};
+
 // Names of the presets, for messages: "V100-SXM2-32GB, A100-SXM4-40GB, ...".
 std::vector<std::string> GpuPresetNames();
 

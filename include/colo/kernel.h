@@ -23,6 +23,9 @@ struct Dim3 {
   int64_t Count() const;
 };
 
+// "(x, y, z)", as error messages print a grid or a block.
+std::string FormatDim3(const Dim3& d);
+
 // CUDA's launch limits (compute capability 3.0 and later; CUDA C++
 // Programming Guide, "Technical Specifications per Compute Capability"):
 // gridDim.x up to 2^31 - 1, gridDim.y and z up to 65535; blockDim.x and y

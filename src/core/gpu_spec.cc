@@ -200,6 +200,13 @@ double GpuSpec::SmSpeedRelativeTo(const GpuSpec& other) const {
          (static_cast<double>(other.sm_clock_mhz) * other.fp32_lanes_per_sm);
 }
 
+std::string MigTally::Need(const GpuSpec& gpu) const {
+  return std::to_string(compute_slices) + " of " + std::to_string(kMigComputeSlices) +
+         " compute slices, " + std::to_string(memory_eighths) + " of " +
+         std::to_string(kMigMemoryEighths) + " memory slices and " + std::to_string(sm_count) +
+         " of " + std::to_string(gpu.sm_count) + " SMs";
+}
+
 Result<GpuSpec> GpuSpec::MigSlice(std::string_view profile_name) const {
   for (const auto& p : mig_profiles) {
     if (p.name != profile_name) continue;

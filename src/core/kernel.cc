@@ -28,8 +28,6 @@ int64_t Dim3::Count() const {
   return xyz;
 }
 
-namespace {
-
 std::string FormatDim3(const Dim3& d) {
   // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "(" + s.
   std::string out = "(";
@@ -41,6 +39,8 @@ std::string FormatDim3(const Dim3& d) {
   out += ")";
   return out;
 }
+
+namespace {
 
 // CUDA's per-dimension block limits. Within them a block's thread count is at
 // most 1024 * 1024 * 64 = 2^26, so products of it stay far inside int64.

@@ -90,6 +90,16 @@ struct LaunchConfig {
   void* attrs;
   unsigned num_attrs;
 };
+// cudaMemLocation's layout (cudaMemPrefetchAsync takes one by value) and
+// the cudaMemLocationType values.
+struct MemLocation {
+  int type;
+  int id;
+};
+inline constexpr int kMemLocationTypeDevice = 1;
+inline constexpr int kMemLocationTypeHost = 2;
+inline constexpr int kMemLocationTypeHostNuma = 3;
+inline constexpr int kMemLocationTypeHostNumaCurrent = 4;
 // cudaEventCreateWithFlags: an event that keeps no times.
 inline constexpr unsigned kEventDisableTiming = 0x02;
 

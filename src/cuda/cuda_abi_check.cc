@@ -33,6 +33,14 @@ static_assert(offsetof(LaunchConfig, dynamic_smem_bytes) ==
 static_assert(offsetof(LaunchConfig, stream) == offsetof(cudaLaunchConfig_t, stream));
 static_assert(offsetof(LaunchConfig, attrs) == offsetof(cudaLaunchConfig_t, attrs));
 static_assert(offsetof(LaunchConfig, num_attrs) == offsetof(cudaLaunchConfig_t, numAttrs));
+static_assert(sizeof(MemLocation) == sizeof(cudaMemLocation));
+static_assert(offsetof(MemLocation, type) == offsetof(cudaMemLocation, type));
+static_assert(offsetof(MemLocation, id) == offsetof(cudaMemLocation, id));
+static_assert(kMemLocationTypeDevice == cudaMemLocationTypeDevice);
+static_assert(kMemLocationTypeHost == cudaMemLocationTypeHost);
+static_assert(kMemLocationTypeHostNuma == cudaMemLocationTypeHostNuma);
+static_assert(kMemLocationTypeHostNumaCurrent ==
+              cudaMemLocationTypeHostNumaCurrent);
 static_assert(kCudaErrorNoDevice == cudaErrorNoDevice);
 static_assert(kCudaErrorInvalidMemcpyDirection == cudaErrorInvalidMemcpyDirection);
 static_assert(kCudaErrorInvalidDevice == cudaErrorInvalidDevice);
@@ -99,7 +107,9 @@ void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
   p.unifiedAddressing = 1;
   // What the interposer supports (managed and mapped host memory), and what
   // it does not, said plainly so that frameworks take the other path:
-  // stream-ordered allocation pools, cooperative and cluster launches.
+  // memory pools (cudaMallocAsync / cudaFreeAsync work on the device's
+  // memory, but the pool API, cudaDeviceGetDefaultMemPool and
+  // cudaMemPool*, does not), cooperative and cluster launches.
   p.managedMemory = 1;
   p.concurrentManagedAccess = 1;
   p.canMapHostMemory = 1;

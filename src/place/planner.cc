@@ -162,7 +162,12 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   // the plan does not depend on the order of the jobs file.
   std::vector<profile::WorkloadProfile> profiles;
   std::map<std::string, int> profile_index;
-  std::map<std::tuple<bool, double, std::string>, int> type_of;  // -> first job
+  // Negated so that the map's order is the canonical one.
+  auto type_key = [](const JobRequest& j) {
+    return std::make_tuple(j.priority != PriorityClass::kHigh, -j.memory_gib, j.profile.name);
+  };
+  // Each type's first job, then (below) its number.
+  std::map<std::tuple<bool, double, std::string>, int> type_of;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const JobRequest& j = jobs[i];
     auto [pit, fresh] = profile_index.emplace(
@@ -176,24 +181,17 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
       }
       profiles.push_back(j.profile);
     }
-    // Negated so that the map's order is the canonical one.
-    type_of.emplace(std::make_tuple(j.priority != PriorityClass::kHigh,
-                                    -j.memory_gib, j.profile.name),
-                    static_cast<int>(i));
+    type_of.emplace(type_key(j), static_cast<int>(i));
   }
   std::vector<JobType> types;
-  std::map<std::tuple<bool, double, std::string>, int> type_index;
-  for (const auto& [k, first] : type_of) {
-    const JobRequest& j = jobs[first];
-    type_index[k] = static_cast<int>(types.size());
+  for (auto& [k, number] : type_of) {
+    const JobRequest& j = jobs[number];
+    number = static_cast<int>(types.size());
     types.push_back(JobType{profile_index[j.profile.name],
                             j.priority == PriorityClass::kHigh, j.memory_gib});
   }
   std::vector<int> job_type;  // by input order
-  for (const JobRequest& j : jobs) {
-    job_type.push_back(type_index[std::make_tuple(
-        j.priority != PriorityClass::kHigh, -j.memory_gib, j.profile.name)]);
-  }
+  for (const JobRequest& j : jobs) job_type.push_back(type_of.at(type_key(j)));
   // The search's jobs: by type, then input order. search_job[i] is input
   // job i's number there; input_job its inverse.
   std::vector<int> input_job(jobs.size());

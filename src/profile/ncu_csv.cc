@@ -330,11 +330,6 @@ std::vector<std::string> ParseNvtxStack(const std::string& cell,
   return out;
 }
 
-std::string Dims(const Dim3& d) {
-  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
-         std::to_string(d.z) + ")";
-}
-
 // CUDA's launch limits (gridDim.x < 2^31, gridDim.y/z <= 65535, at most 1024
 // threads per block, blockDim.z <= 64): a launch past them is a corrupt
 // export, and within them grid.Count() fits in int64. The products
@@ -351,26 +346,28 @@ Status CheckLaunchShape(const std::string& tag, const NcuKernel& k,
   if ((!grid_total && g.x > kMaxGridX) || g.y > kMaxGridYZ ||
       g.z > kMaxGridYZ) {
     return InvalidArgumentError(
-        tag + ": grid " + Dims(g) +
+        tag + ": grid " + FormatDim3(g) +
         " exceeds CUDA's limits (2147483647, 65535, 65535)");
   }
-  constexpr int64_t kMaxThreadsPerBlock = 1024;
-  if (b.x > kMaxThreadsPerBlock || b.y > kMaxThreadsPerBlock || b.z > 64 ||
+  // Every GPU colo knows allows 1024 threads per block
+  // (GpuSpec::max_threads_per_block); the profile names no GPU to ask.
+  constexpr int64_t kMaxThreadsPerBlock = kMaxBlockXY;
+  if (b.x > kMaxBlockXY || b.y > kMaxBlockXY || b.z > kMaxBlockZ ||
       b.x * b.y * b.z > kMaxThreadsPerBlock) {
     return InvalidArgumentError(
-        tag + ": block " + Dims(b) +
+        tag + ": block " + FormatDim3(b) +
         " exceeds CUDA's limits (at most 1024 threads per block, z <= 64)");
   }
   int64_t blocks = 0, product = 0;
   if (__builtin_mul_overflow(g.x, g.y, &blocks) ||
       __builtin_mul_overflow(blocks, g.z, &blocks) ||
       __builtin_mul_overflow(blocks, b.Count(), &product)) {
-    return InvalidArgumentError(tag + ": grid " + Dims(g) + " x block " +
-                                Dims(b) + " threads overflow a 64-bit count");
+    return InvalidArgumentError(tag + ": grid " + FormatDim3(g) + " x block " +
+                                FormatDim3(b) + " threads overflow a 64-bit count");
   }
   if (__builtin_mul_overflow(blocks, k.static_shared_bytes, &product)) {
     return InvalidArgumentError(
-        tag + ": grid " + Dims(g) + " x " +
+        tag + ": grid " + FormatDim3(g) + " x " +
         std::to_string(k.static_shared_bytes) +
         " bytes of static shared memory per block overflow a 64-bit count");
   }

@@ -110,7 +110,7 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
   if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";
   for (const sim::RunReport& r : reports) {
     for (const sim::JobReport& j : r.jobs) {
-      const std::string warning = OverloadWarning(j);
+      const std::string warning = UnfinishedWarning(j);
       if (!warning.empty()) {
         out += "warning: " + SummarizeRun(r).policy + ": " + warning + "\n";
       }

@@ -14,7 +14,7 @@
 //
 // A value that does not exist (no high-priority inference job, no
 // best-effort job) prints as "-". Below the table, a line "warning: POLICY:
-// ..." per overloaded job of each run (report::OverloadWarning): its latency
+// ..." per job of each run that left too many requests unfinished (report::UnfinishedWarning): its latency
 // figures cover only the requests it completed. Deterministic.
 // Thread-compatible.
 #pragma once

@@ -109,7 +109,7 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
   }
   std::string out = RenderColumns(cols);
   for (const sim::JobReport& j : jobs) {
-    const std::string warning = OverloadWarning(j);
+    const std::string warning = UnfinishedWarning(j);
     if (!warning.empty()) out += "warning: " + warning + "\n";
   }
   return out;
@@ -148,7 +148,7 @@ std::string GpuSection(const sim::GpuReport& gpu) {
 
 }  // namespace
 
-std::string OverloadWarning(const sim::JobReport& job) {
+std::string UnfinishedWarning(const sim::JobReport& job) {
   if (!job.arrived || !job.unfinished) return "";
   const int64_t arrived = *job.arrived;
   auto share = [arrived](int64_t n) {
@@ -161,7 +161,7 @@ std::string OverloadWarning(const sim::JobReport& job) {
                     sim::TooManyUnfinished(*job.solo_unfinished, arrived);
   if (!shared && !solo) return "";
   std::string text = fmt::format(
-      "job '{}' is overloaded: {} of {} requests unfinished at the "
+      "job '{}' left {} of {} requests unfinished at the "
       "end of the run",
       job.name, share(*job.unfinished), arrived);
   if (job.solo_unfinished)

@@ -6,7 +6,7 @@
 // that arrived and those unfinished at the end where some job serves
 // requests, solo and shared throughput, normalized throughput, shared request
 // latency p50/p95/p99 and the p99 overhead over solo), a warning line per
-// overloaded job (OverloadWarning), then per GPU or MIG instance the mean SM
+// job that left too many requests unfinished (UnfinishedWarning), then per GPU or MIG instance the mean SM
 // occupancy, SM activity and DRAM utilization with a sparkline of the
 // timeline, and the system throughput. Deterministic: the same report gives
 // the same text. Thread-compatible.
@@ -25,10 +25,13 @@ std::string FormatRunTable(const sim::RunReport& report);
 // For an inference job that left more requests unfinished than
 // sim::TooManyUnfinished allows, in the shared run or alone: one line (no
 // newline, no "warning: " prefix) that says so and that its latency figures
-// cover the completed requests only, e.g. "job 'bert' is overloaded: 900
+// cover the completed requests only (the unfinished ones would add the
+// longest waits). It names no cause: a queue that grows (overload or a
+// starved service) and long latencies that keep a few requests in flight at
+// the end both leave requests unfinished, e.g. "job 'bert' left 900
 // (90.0%) of 1000 requests unfinished at the end of the run, 900 (90.0%) alone;
 // its latency figures cover only the 100 completed". Empty otherwise.
-std::string OverloadWarning(const sim::JobReport& job);
+std::string UnfinishedWarning(const sim::JobReport& job);
 
 // One character per value in [0, 1] from " .:-=+*#%@" (blank = 0, '@' = 1;
 // values outside are clamped). Longer series are averaged down to at most

@@ -591,7 +591,9 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     LaunchRequest req;
     req.client = c.id;
     req.kernel = f.kernel;
-    req.priority = c.cls == PriorityClass::kHigh ? 1 : 0;
+    // No stream priority here: the policy gives one where it means to
+    // (priority-streams, priority, orion); under mps, time-slice and tgs a
+    // high-priority client's launches queue like any other's, as in colo sim.
     req.tag = key;
     req.on_complete = [this, key](LaunchId, TimePoint at) {
       OnLaunchComplete(key, at);

@@ -90,9 +90,9 @@ Result<MigProfile> ParseMigProfile(const YamlValue& value) {
     const char* key;
     int* out;
     int max;
-  } fields[] = {{"compute_slices", &p.compute_slices, 7},
+  } fields[] = {{"compute_slices", &p.compute_slices, kMigComputeSlices},
                 {"sm_count", &p.sm_count, 1 << 20},
-                {"memory_eighths", &p.memory_eighths, 8}};
+                {"memory_eighths", &p.memory_eighths, kMigMemoryEighths}};
   for (const auto& f : fields) {
     const std::string expected = "an integer in 1.." + std::to_string(f.max);
     COLO_ASSIGN_OR_RETURN(YamlValue v, map.Require(f.key, expected));

@@ -35,11 +35,8 @@ const OptionKey kOptionKeys[] = {
      Microseconds(1), true},
     {"orion_be_cap_us", &sched::PolicyOptions::orion_be_cap, Microseconds(1),
      false},
-    // TGS's controller adjusts the best-effort rate from what it observed
-    // over a period (10 ms by default); one below 1 ms sees a kernel or two,
-    // and costs a controller event per period.
     {"tgs_period_ms", &sched::PolicyOptions::tgs_period, Milliseconds(1),
-     false, Milliseconds(1),
+     false, sched::PolicyOptions::kMinTgsPeriod,
      "a controller period below 1 ms observes too few kernels, and the run "
      "would mostly run the controller"},
 };

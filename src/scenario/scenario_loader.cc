@@ -23,13 +23,6 @@ namespace {
 constexpr const char* kTopExpected =
     "a scenario mapping {name, gpu, mode, policy, time_slice, seed, "
     "duration_s, sample_interval_ms, jobs}";
-// The smallest time-slicing quantum. The driver's own are about 1 ms and
-// more (its default about 2 ms; NVIDIA DRIVE OS takes timeslices of at least
-// 1000 us); a tenth of that still leaves room to study short quanta, and keeps
-// a run to at most 10^4 switches per simulated second (0.001 us made 10 ms
-// simulated take 7 s).
-constexpr Duration kMinQuantum = Microseconds(100);
-
 Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(YamlMap map,
                         value.Map("a mapping {quantum_us, switch_cost_us}",
@@ -38,7 +31,7 @@ Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
   if (auto v = map.Get("quantum_us")) {
     COLO_ASSIGN_OR_RETURN(
         options.quantum,
-        v->TimeAtLeast(YamlValue::TimeUnit::kMicroseconds, kMinQuantum,
+        v->TimeAtLeast(YamlValue::TimeUnit::kMicroseconds, sim::TimeSliceOptions::kMinQuantum,
                        "a quantum below 100 us is shorter than any driver's, "
                        "and the run would mostly switch"));
   }
@@ -63,9 +56,7 @@ std::string FormatMiB(int64_t bytes) {
 Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
                          const GpuSpec& gpu) {
   std::map<std::string, const ParsedJob*> owner;
-  int compute_slices = 0;
-  int memory_eighths = 0;
-  int64_t sms = 0;
+  MigTally mig;
   for (const ParsedJob& p : parsed) {
     for (const sim::JobSpec& job : p.jobs) {
       auto [it, inserted] = owner.emplace(job.name, &p);
@@ -80,19 +71,10 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
           gpu.mig_profiles.begin(), gpu.mig_profiles.end(),
           [&](const MigProfile& m) { return m.name == job.mig_profile; });
       if (profile == gpu.mig_profiles.end()) continue;  // ParseMig checked.
-      compute_slices += profile->compute_slices;
-      memory_eighths += profile->memory_eighths;
-      sms += profile->sm_count;
-      if (compute_slices > kMigComputeSlices ||
-          memory_eighths > kMigMemoryEighths || sms > gpu.sm_count) {
-        return p.mig->Error(
-            "the MIG instances do not fit on one " + gpu.name + ": with job '" +
-            job.name + "' they need " + std::to_string(compute_slices) +
-            " of " + std::to_string(kMigComputeSlices) +
-            " compute slices, " + std::to_string(memory_eighths) + " of " +
-            std::to_string(kMigMemoryEighths) + " memory slices and " +
-            std::to_string(sms) + " of " + std::to_string(gpu.sm_count) +
-            " SMs");
+      mig.Add(*profile);
+      if (!mig.FitsOn(gpu)) {
+        return p.mig->Error("the MIG instances do not fit on one " + gpu.name +
+                            ": with job '" + job.name + "' they need " + mig.Need(gpu));
       }
     }
   }

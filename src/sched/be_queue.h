@@ -1,5 +1,5 @@
 // sched/be_queue.h — bookkeeping shared by the policies that hold best-effort
-// launches back: the client classes, the high-priority launches in flight,
+// launches back: the client classes, a hook on high-priority completions,
 // and the best-effort launches waiting for their turn (each issued whole).
 // Thread safety: none.
 #pragma once
@@ -24,23 +24,19 @@ class BeQueue {
   // Waiting best-effort launches, in arrival order.
   std::deque<LaunchRequest>& waiting() { return waiting_; }
 
-  // Wraps a high-priority launch's callback so that hp_in_flight() counts it
-  // and `on_idle` runs after the client's own callback whenever it drops to 0.
-  void TrackHigh(LaunchRequest& r, std::function<void()> on_change) {
-    ++hp_in_flight_;
+  // Wraps a high-priority launch's callback so that `on_change` runs after
+  // the client's own callback when the launch completes.
+  static void TrackHigh(LaunchRequest& r, std::function<void()> on_change) {
     auto done = std::move(r.on_complete);
-    r.on_complete = [this, done = std::move(done), on_change](LaunchId id, TimePoint t) {
-      --hp_in_flight_;
+    r.on_complete = [done = std::move(done), on_change](LaunchId id, TimePoint t) {
       if (done) done(id, t);
       on_change();
     };
   }
-  int hp_in_flight() const { return hp_in_flight_; }
 
  private:
   std::map<ClientId, PriorityClass> classes_;
   std::deque<LaunchRequest> waiting_;
-  int hp_in_flight_ = 0;
 };
 
 }  // namespace colo::sched

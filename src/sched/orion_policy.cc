@@ -31,6 +31,7 @@ Result<LaunchId> OrionPolicy::Submit(LaunchRequest request) {
     }
     return sub;
   }
+  COLO_RETURN_IF_ERROR(CheckLaunch(device_, request).status());
   q_.waiting().push_back(std::move(request));
   Pump();
   return LaunchId{0};

@@ -1,6 +1,7 @@
 #include "sched/policy.h"
 
 #include <algorithm>
+#include <string>
 
 #include "sched/orion_policy.h"
 #include "sched/passthrough_policy.h"
@@ -70,7 +71,10 @@ Status PolicyOptions::Validate(PolicyKind kind) const {
   if (slice_launch_gap.count() < 0) return InvalidArgumentError("slice_launch_gap_us must be >= 0");
   if (harvest_block_bound.count() < 0) return InvalidArgumentError("harvest_block_us must be >= 0");
   if (orion_be_cap.count() <= 0) return InvalidArgumentError("orion_be_cap_us must be > 0");
-  if (tgs_period.count() <= 0) return InvalidArgumentError("tgs_period_ms must be > 0");
+  if (tgs_period < kMinTgsPeriod) {
+    return InvalidArgumentError("tgs_period_ms must be >= " + FormatDuration(kMinTgsPeriod) +
+                                ", got " + FormatDuration(tgs_period));
+  }
   const auto valid = PolicyOptionNames(kind);
   for (const auto& name : explicitly_set) {
     if (std::find(valid.begin(), valid.end(), name) != valid.end()) continue;
@@ -81,6 +85,18 @@ Status PolicyOptions::Validate(PolicyKind kind) const {
                                 (list.empty() ? " (it takes no options)" : " (its options: " + list + ")"));
   }
   return OkStatus();
+}
+
+Result<KernelTiming> CheckLaunch(Device& device, const LaunchRequest& r) {
+  if (r.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  COLO_ASSIGN_OR_RETURN(KernelTiming t, device.ProfileKernel(*r.kernel));
+  const int64_t end = r.end_block < 0 ? t.blocks : r.end_block;
+  if (r.first_block < 0 || r.first_block >= end || end > t.blocks) {
+    return InvalidArgumentError("kernel '" + r.kernel->name + "': slice [" + std::to_string(r.first_block) +
+                                ", " + std::to_string(end) + ") is empty or outside its " +
+                                std::to_string(t.blocks) + " blocks");
+  }
+  return t;
 }
 
 std::unique_ptr<Policy> MakePolicy(PolicyKind kind, const PolicyOptions& options, Device& device,

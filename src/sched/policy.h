@@ -67,18 +67,31 @@ struct PolicyOptions {
   Duration orion_be_cap = Microseconds(250);
   // tgs: control period of the rate controller. Default: 10 ms.
   Duration tgs_period = Milliseconds(10);
+  // The shortest period Validate accepts: the controller adjusts the rate
+  // from what it observed over a period, and one below 1 ms sees a kernel or
+  // two (and costs a controller event per period).
+  static constexpr Duration kMinTgsPeriod = Milliseconds(1);
 
   // Which fields were set explicitly (by a scenario or a flag), by name, so
   // that an option given to the wrong policy is an error.
   std::vector<std::string> explicitly_set;
 
-  // InvalidArgument if a value is out of range (e.g. a bound <= 0) or an
+  // InvalidArgument if a value is out of range (e.g. a bound <= 0, a TGS
+  // period below kMinTgsPeriod) or an
   // explicitly set option does not belong to `kind`.
   Status Validate(PolicyKind kind) const;
 };
 
 // The option names each policy accepts (for messages and the loader).
 std::vector<std::string> PolicyOptionNames(PolicyKind kind);
+
+// What Device::Submit checks before it accepts a launch, for policies that
+// accept a launch now and hand it to the device later: the kernel runs on
+// `device` (its profile, returned) and the slice [first_block, end_block) is
+// non-empty and within the grid. InvalidArgument otherwise, naming the
+// kernel. A launch accepted unchecked and refused later would never
+// complete, and nobody would be told.
+Result<KernelTiming> CheckLaunch(Device& device, const LaunchRequest& r);
 
 class Policy : public Device {
  public:

@@ -58,18 +58,6 @@ bool PriorityPolicy::IsHigh(ClientId c) const {
   return it != classes_.end() && it->second == PriorityClass::kHigh;
 }
 
-Result<FormChoice> PriorityPolicy::FormFor(const KernelDesc& k) {
-  const auto key = std::make_tuple(k.name, k.grid.Count(), k.block.Count());
-  if (auto it = forms_.find(key); it != forms_.end()) return it->second;
-  COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(k));
-  const FormChoice f = ChooseForm(t, k.transformable, options_.preemption_bound, options_.slice_launch_gap);
-  // A bounded cache: a program with ever new shapes (dynamic batch or
-  // sequence sizes) must not grow colod without end; profiles are cheap.
-  if (forms_.size() >= kMaxCachedForms) forms_.clear();
-  forms_.emplace(key, f);
-  return f;
-}
-
 Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
   if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
   if (IsHigh(request.client)) {
@@ -85,10 +73,17 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
       hp_use_.Sub(use);
       if (--hp_outstanding_ == 0) {
         hp_idle_since_ = t;
-        SchedulePump(t + options_.min_idle);
+        pump_.At(t + options_.min_idle);
       }
       if (done) done(id, t);
     };
+    auto id = device_.Submit(std::move(request));
+    if (!id.ok()) {
+      // Refused: it will never run or complete, so it is not in flight.
+      hp_use_.Sub(use);
+      --hp_outstanding_;
+      return id;
+    }
     // Persistent best-effort workers get out of the way, except those that
     // harvest slots the high-priority launches leave free.
     for (auto& w : be_) {
@@ -98,29 +93,20 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
       }
     }
     RetreatWhatNoLongerFits();
-    auto id = device_.Submit(std::move(request));
     HarvestPending();
     return id;
   }
-  COLO_ASSIGN_OR_RETURN(KernelTiming t, device_.ProfileKernel(*request.kernel));
+  COLO_ASSIGN_OR_RETURN(KernelTiming t, CheckLaunch(device_, request));
   BeWork w;
   w.id = next_id_++;
   w.next = request.first_block;
   w.end = request.end_block < 0 ? t.blocks : request.end_block;
+  w.timing = t;
   w.request = std::move(request);
   be_.push_back(std::move(w));
   const LaunchId id = be_.back().id;
   Pump();
   return id;
-}
-
-void PriorityPolicy::SchedulePump(TimePoint at) {
-  if (pump_at_ && *pump_at_ <= at) return;
-  pump_at_ = at;
-  executor_.After(at - executor_.Now(), [this, at] {
-    if (pump_at_ == at) pump_at_.reset();
-    Pump();
-  });
 }
 
 void PriorityPolicy::Pump() {
@@ -131,7 +117,7 @@ void PriorityPolicy::Pump() {
   }
   const Duration idle = now - hp_idle_since_;
   if (has_high_ && idle < options_.min_idle) {
-    SchedulePump(hp_idle_since_ + options_.min_idle);
+    pump_.At(hp_idle_since_ + options_.min_idle);
     return;
   }
   for (auto& w : be_) {
@@ -173,9 +159,7 @@ void PriorityPolicy::HarvestPending() {
 
 void PriorityPolicy::Harvest(BeWork& w) {
   const KernelDesc& k = *w.request.kernel;
-  if (!k.transformable) return;
-  auto t = device_.ProfileKernel(k);
-  if (!t.ok() || t->persistent_block_time > options_.harvest_block_bound) return;
+  if (!k.transformable || w.timing.persistent_block_time > options_.harvest_block_bound) return;
   auto occ = ComputeOccupancy(device_.spec(), k);
   if (!occ.ok()) return;
   const GpuSpec& gpu = device_.spec();
@@ -211,12 +195,14 @@ bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) 
 void PriorityPolicy::Issue(BeWork& w) {
   const TimePoint now = executor_.Now();
   const bool long_idle = !has_high_ || now - hp_idle_since_ >= options_.long_idle;
-  auto form = FormFor(*w.request.kernel);
-  FormChoice f = form.ok() ? *form : FormChoice{};
-  if (long_idle) f = FormChoice{};  // untransformed
+  FormChoice f;  // whole, untransformed
+  if (!long_idle) {
+    f = ChooseForm(w.timing, w.request.kernel->transformable, options_.preemption_bound,
+                   options_.slice_launch_gap);
+  }
   if (!long_idle && f.form == KernelForm::kWhole && f.latency > options_.preemption_bound) {
     // Gated: cannot be cut, would exceed the bound; wait for a long idle.
-    SchedulePump(hp_idle_since_ + options_.long_idle);
+    pump_.At(hp_idle_since_ + options_.long_idle);
     return;
   }
   const int64_t end = f.form == KernelForm::kSlices ? std::min(w.end, w.next + f.slice_blocks) : w.end;

@@ -3,9 +3,10 @@
 // High-priority kernels launch at once, at the higher stream priority, and a
 // high-priority launch asks every running persistent best-effort launch to
 // retreat. Best-effort kernels launch only while every high-priority client
-// has been idle for `min_idle`, one client-level kernel per best-effort
-// client at a time, in the form chosen from the kernel's solo profile (cached
-// per kernel, grid and block):
+// has been idle for `min_idle`, each waiting launch in the form chosen from
+// its kernel's solo profile (Device::ProfileKernel, asked once per launch: a
+// kernel's name and launch shape do not fix its timing, and kernel tables
+// give many kernels the same name and grid):
 //   whole       if its estimated duration is within the preemption bound, or
 //               if the high-priority clients have been idle for `long_idle`;
 //   persistent  workers = one wave, if retreat latency + one logical block
@@ -32,8 +33,6 @@
 
 #include <deque>
 #include <map>
-#include <string>
-#include <tuple>
 
 #include "sched/policy.h"
 #include "sched/sm_room.h"
@@ -65,6 +64,7 @@ class PriorityPolicy final : public ForwardingPolicy {
   struct BeWork {
     LaunchId id = 0;
     LaunchRequest request;   // the client's launch (kernel, range, callback).
+    KernelTiming timing;     // its kernel's solo profile, asked once at Submit.
     int64_t next = 0;        // first block not yet run.
     int64_t end = 0;
     bool in_flight = false;
@@ -77,7 +77,6 @@ class PriorityPolicy final : public ForwardingPolicy {
 
   bool IsHigh(ClientId c) const;
   void Pump();
-  void SchedulePump(TimePoint at);
   void Issue(BeWork& w);
   // Harvests for every best-effort launch not in flight (if enabled).
   void HarvestPending();
@@ -87,11 +86,11 @@ class PriorityPolicy final : public ForwardingPolicy {
   bool Launch(BeWork& w, int64_t end, int64_t persistent_workers);
   SmUse UsedBesideHigh() const;
   void RetreatWhatNoLongerFits();
-  Result<FormChoice> FormFor(const KernelDesc& k);
   void OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done);
 
   PolicyOptions options_;
   Executor& executor_;
+  Wakeup pump_{executor_, [this] { Pump(); }};
   std::map<ClientId, PriorityClass> classes_;
   bool has_high_ = false;
   int hp_outstanding_ = 0;
@@ -99,11 +98,6 @@ class PriorityPolicy final : public ForwardingPolicy {
   TimePoint hp_idle_since_ = TimeZero();
   std::deque<BeWork> be_;
   LaunchId next_id_ = 1ULL << 62;  // distinct from device ids
-  std::optional<TimePoint> pump_at_;
-  // Per (kernel name, blocks, threads per block); cleared when it reaches
-  // kMaxCachedForms.
-  static constexpr size_t kMaxCachedForms = 1 << 16;
-  std::map<std::tuple<std::string, int64_t, int64_t>, FormChoice> forms_;
 };
 
 }  // namespace colo::sched

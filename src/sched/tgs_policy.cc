@@ -20,35 +20,37 @@ Result<LaunchId> TgsPolicy::Submit(LaunchRequest request) {
     const TimePoint submitted = executor_.Now();
     auto done = std::move(request.on_complete);
     request.on_complete = [this, solo, submitted, done = std::move(done)](LaunchId id, TimePoint at) {
+      --hp_in_flight_;
       hp_solo_ns_ += solo;
       hp_actual_ns_ += static_cast<double>((at - submitted).count());
       if (done) done(id, at);
     };
-    return device_.Submit(std::move(request));
+    ++hp_in_flight_;
+    auto id = device_.Submit(std::move(request));
+    if (!id.ok()) --hp_in_flight_;  // refused: never runs
+    return id;
   }
+  COLO_RETURN_IF_ERROR(CheckLaunch(device_, request).status());
   q_.waiting().push_back(std::move(request));
   Pump();
   return LaunchId{0};
 }
+
+Duration TgsPolicy::Gap() const { return Duration(static_cast<int64_t>(std::llround(1e9 / rate_))); }
 
 void TgsPolicy::Pump() {
   auto& waiting = q_.waiting();
   const TimePoint now = executor_.Now();
   while (!waiting.empty()) {
     if (now < next_allowed_) {
-      if (!pump_scheduled_) {
-        pump_scheduled_ = true;
-        executor_.After(next_allowed_ - now, [this] {
-          pump_scheduled_ = false;
-          Pump();
-        });
-      }
+      pump_.At(next_allowed_);
       return;
     }
     LaunchRequest r = std::move(waiting.front());
     waiting.pop_front();
-    next_allowed_ = now + Duration(static_cast<int64_t>(std::llround(1e9 / rate_)));
-    (void)device_.Submit(std::move(r));
+    last_launch_ = now;
+    next_allowed_ = now + Gap();
+    (void)device_.Submit(std::move(r));  // CheckLaunch passed in Submit.
   }
 }
 
@@ -60,9 +62,16 @@ void TgsPolicy::Control() {
     } else {
       rate_ = std::min(kMaxRate, rate_ + 0.1 * kMaxRate);
     }
+  } else if (hp_in_flight_ == 0) {
+    // The service was idle all period: nothing slowed it.
+    rate_ = std::min(kMaxRate, rate_ + 0.1 * kMaxRate);
   }
   hp_solo_ns_ = 0;
   hp_actual_ns_ = 0;
+  // The new rate applies from the last launch on, not after the gap the old
+  // one set (at 1 launch/s, a second).
+  if (last_launch_) next_allowed_ = *last_launch_ + Gap();
+  Pump();
   executor_.After(options_.tgs_period, [this] { Control(); });
 }
 

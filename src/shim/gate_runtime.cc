@@ -175,6 +175,16 @@ int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream) {
   return COLO_CALL_REAL(cudaMemsetAsync, ptr, value, count, RealStream(stream));
 }
 
+int MemPrefetchAsync(State& s, const void* ptr, size_t count,
+                     int location_type, int location_id, unsigned flags,
+                     void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaMemPrefetchAsync, ptr, count,
+                        colo_mem_location{location_type, location_id}, flags,
+                        RealStream(stream));
+}
+
 int StreamCreate(State& s, void** stream, unsigned flags, int priority) {
   void* real = nullptr;
   if (int err =

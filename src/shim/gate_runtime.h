@@ -33,6 +33,10 @@ int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream);
 int Memset(State& s, void* ptr, int value, size_t count);
 int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream);
+// The real cudaMemPrefetchAsync, once `stream`'s launches were issued.
+int MemPrefetchAsync(State& s, const void* ptr, size_t count,
+                     int location_type, int location_id, unsigned flags,
+                     void* stream);
 int StreamCreate(State& s, void** stream, unsigned flags, int priority);
 int StreamSynchronize(State& s, void* stream);
 int StreamQuery(State& s, void* stream);

@@ -61,6 +61,9 @@
   X(cudaStreamAddCallback_ptsz)                         \
   X(cudaEventRecordWithFlags_ptsz)                      \
   X(cudaLaunchKernelExC_ptsz)                           \
+  X(cudaMallocAsync_ptsz)                               \
+  X(cudaFreeAsync_ptsz)                                 \
+  X(cudaMemPrefetchAsync_ptsz)                          \
   /* memory */                                          \
   X(cudaMalloc)                                         \
   X(cudaFree)                                           \
@@ -75,6 +78,9 @@
   X(cudaMallocHost)                                     \
   X(cudaHostAlloc)                                      \
   X(cudaFreeHost)                                       \
+  X(cudaMallocAsync)                                    \
+  X(cudaFreeAsync)                                      \
+  X(cudaMemPrefetchAsync)                               \
   /* streams and events */                              \
   X(cudaStreamCreate)                                   \
   X(cudaStreamCreateWithFlags)                          \

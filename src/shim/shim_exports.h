@@ -6,6 +6,7 @@
 //   dim3                  -> colo_dim3  (three unsigned ints)
 //   cudaStream_t, cudaEvent_t, cudaKernel_t, CUfunction, CUstream -> void*
 //   CUdeviceptr, cuuint64_t -> unsigned long long
+//   struct cudaMemLocation -> colo_mem_location (two ints, by value)
 // Every symbol here is in hook_table.h's COLO_HOOKED_SYMBOLS, and the exports
 // test checks that the library exports exactly that list.
 #pragma once
@@ -16,6 +17,12 @@
 
 struct colo_dim3 {
   unsigned x, y, z;
+};
+
+// struct cudaMemLocation (cuda_abi.h's MemLocation, checked against it).
+struct colo_mem_location {
+  int type;
+  int id;
 };
 
 #define COLO_EXPORT extern "C" __attribute__((visibility("default")))
@@ -253,4 +260,18 @@ COLO_EXPORT int cudaLaunchKernelExC(const void* config, const void* func,
 COLO_EXPORT int cudaLaunchKernelExC_ptsz(const void* config, const void* func,
                                          void** args);
 COLO_EXPORT int cudaDriverGetVersion(int* version);
+
+// Stream-ordered allocation and managed-memory prefetch
+// (stream_ordered_memory.cc; CUDA 13 signatures).
+COLO_EXPORT int cudaMallocAsync(void** dev_ptr, size_t size, void* stream);
+COLO_EXPORT int cudaMallocAsync_ptsz(void** dev_ptr, size_t size,
+                                     void* stream);
+COLO_EXPORT int cudaFreeAsync(void* dev_ptr, void* stream);
+COLO_EXPORT int cudaFreeAsync_ptsz(void* dev_ptr, void* stream);
+COLO_EXPORT int cudaMemPrefetchAsync(const void* dev_ptr, size_t count,
+                                     colo_mem_location location,
+                                     unsigned flags, void* stream);
+COLO_EXPORT int cudaMemPrefetchAsync_ptsz(const void* dev_ptr, size_t count,
+                                          colo_mem_location location,
+                                          unsigned flags, void* stream);
 // dlsym is declared by <dlfcn.h>; the library defines it too.

@@ -248,3 +248,28 @@ int cudaLaunchKernelExC_ptsz(const void* config, const void* func,
                          args);
   return Safe([&] { return LaunchEx(config, func, args, true); });
 }
+
+int cudaMallocAsync_ptsz(void** dev_ptr, size_t size, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, size,
+                         stream);
+  return Safe([&] { return cs::MallocAsync(dev_ptr, size, PerThread(stream)); });
+}
+
+int cudaFreeAsync_ptsz(void* dev_ptr, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaFreeAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, stream);
+  return Safe([&] { return cs::FreeAsync(dev_ptr, PerThread(stream)); });
+}
+
+int cudaMemPrefetchAsync_ptsz(const void* dev_ptr, size_t count,
+                              colo_mem_location location, unsigned flags,
+                              void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemPrefetchAsync_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, count,
+                         location, flags, stream);
+  return Safe([&] {
+    return cs::MemPrefetchAsync(dev_ptr, count, location.type, location.id,
+                                flags, PerThread(stream));
+  });
+}

@@ -2,7 +2,8 @@
 // of shim_exports.cc: symbols (__constant__ / __device__ variables), pitched
 // memory, registered host memory, device flags and reset, peer access, host
 // callbacks in stream order, event records with flags and launches with a
-// launch configuration (cudaLaunchKernelExC). Before, they reached the real
+// launch configuration (cudaLaunchKernelExC), stream-ordered allocation and
+// managed-memory prefetch. Before, they reached the real
 // runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
 // Gate mode forwards those that need no order behind the program's kernels.
 #include <cstring>
@@ -228,4 +229,30 @@ int cudaDriverGetVersion(int* version) {
   if (runtime_version == nullptr || runtime_version(version) != kCudaSuccess)
     *version = 13000;
   return kCudaSuccess;
+}
+
+// ---- stream-ordered allocation, prefetch (stream_ordered_memory.cc) ----
+
+int cudaMallocAsync(void** dev_ptr, size_t size, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocAsync, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, size, stream);
+  return Safe([&] { return cs::MallocAsync(dev_ptr, size, cs::OwnStream(stream)); });
+}
+
+int cudaFreeAsync(void* dev_ptr, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaFreeAsync, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, stream);
+  return Safe([&] { return cs::FreeAsync(dev_ptr, cs::OwnStream(stream)); });
+}
+
+int cudaMemPrefetchAsync(const void* dev_ptr, size_t count,
+                         colo_mem_location location, unsigned flags,
+                         void* stream) {
+  COLO_FORWARD_IF_NEEDED(cudaMemPrefetchAsync,
+                         kCudaErrorSharedObjectSymbolNotFound, dev_ptr, count,
+                         location, flags, stream);
+  return Safe([&] {
+    return cs::MemPrefetchAsync(dev_ptr, count, location.type, location.id,
+                                flags, cs::OwnStream(stream));
+  });
 }

@@ -210,6 +210,36 @@ int CapFreeMemory(size_t* free_bytes);
 int MallocHost(void** ptr, size_t size);
 int FreeHost(void* ptr);
 
+// Stream-ordered allocation (stream_ordered_memory.cc). MallocAsync
+// allocates at once through Malloc (accounted with colod, refused over the
+// limit with cudaErrorMemoryAllocation; size 0 gives a null pointer), so the
+// memory is usable by anything after it on `stream` (and by everything
+// else: sooner than CUDA promises). FreeAsync returns the memory once the
+// work before it on `stream` has completed: the calling thread waits for
+// the stream (an asynchronous error that wait reports is returned and the
+// memory stays allocated), then frees as Free does; a pointer that is not
+// an allocation (or was freed already) is cudaErrorInvalidValue at once,
+// without waiting and without a round trip; a null pointer does nothing.
+// Both check the stream (cudaErrorInvalidResourceHandle). On a capturing
+// stream CUDA would record a memory node, which sim mode's graphs do not
+// model: cudaErrorStreamCaptureUnsupported, the capture is invalidated
+// (ending it gives cudaErrorStreamCaptureInvalidated) and nothing is
+// allocated or freed. Gate mode: the same, on the real runtime's cudaMalloc
+// / cudaFree (gate::Malloc, gate::Free), so colod accounts them.
+int MallocAsync(void** ptr, size_t size, void* stream);
+int FreeAsync(void* ptr, void* stream);
+// cudaMemPrefetchAsync: in sim mode managed memory is host memory, so a
+// prefetch that passes CUDA's checks is a no-op success (also while the
+// stream captures: there is nothing to record). Checks: the stream
+// (cudaErrorInvalidResourceHandle), `flags` 0, a location of type device
+// with id 0 (another id: cudaErrorInvalidDevice), host or host NUMA current,
+// or host NUMA with an id >= 0 (else cudaErrorInvalidValue), and the
+// `count` bytes from `ptr` inside one cudaMallocManaged allocation (else
+// cudaErrorInvalidValue: device, pinned or unregistered host memory).
+// Gate mode: the real prefetch, after the stream's launches were issued.
+int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
+                     int location_id, unsigned flags, void* stream);
+
 // `flags`, `priority`: gate mode gives them to the real stream (in sim mode
 // the class colod granted decides).
 int StreamCreate(void** stream, unsigned flags, int priority);

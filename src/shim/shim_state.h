@@ -1,7 +1,7 @@
 // shim/shim_state.h — the interposer's process-wide state and the helpers
 // that sim mode (shim_runtime.cc, shim_memory.cc, shim_streams.cc,
-// device_queries.cc, graph_capture.cc) and gate mode (gate_runtime.cc)
-// share.
+// device_queries.cc, graph_capture.cc, stream_ordered_memory.cc) and gate
+// mode (gate_runtime.cc) share.
 // Internal to libcolo_preload.so.
 //
 // Thread safety: State is guarded by State::mu; every helper below REQUIRES

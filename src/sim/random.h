@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string_view>
 
 namespace colo::sim {
 
@@ -34,6 +35,16 @@ class Rng {
 inline uint64_t DeriveSeed(uint64_t seed, uint64_t index) {
   Rng r(seed ^ (0xd1b54a32d192ed03ULL * (index + 1)));
   return r.Next();
+}
+
+// A seed for the stream named `name` (a job's name): the same name draws the
+// same numbers wherever its job sits in the scenario. FNV-1a of the name.
+inline uint64_t DeriveSeed(uint64_t seed, std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : name) {
+    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  }
+  return DeriveSeed(seed, h);
 }
 
 }  // namespace colo::sim

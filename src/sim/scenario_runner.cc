@@ -139,7 +139,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
                             : 0;
     o.start = TimeZero() + job.start;
     o.end = end;
-    o.seed = DeriveSeed(spec.seed, indices[i]);
+    o.seed = DeriveSeed(spec.seed, std::string_view(job.name));
     Device& target = policy ? static_cast<Device&>(*policy) : static_cast<Device&>(*gpu_of[i]);
     drivers.push_back(std::make_unique<JobDriver>(loop, target, job.workload, o, [&] {
       if (--running == 0) loop.Stop();

@@ -18,17 +18,11 @@ constexpr struct {
     {SharingMode::kStreams, "streams"},
 };
 
-// MIG hardware: 7 compute slices and 8 memory slices per GPU (NVIDIA MIG
-// User Guide, "Supported GPU Instance Profiles").
-constexpr int kMigComputeSlices = 7;
-constexpr int kMigMemoryEighths = 8;
-
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 // Checks the per-job fields that only some modes allow.
 Status ValidateModeFields(const ScenarioSpec& spec) {
-  int compute_slices = 0;
-  int memory_eighths = 0;
+  MigTally mig;
   for (const JobSpec& job : spec.jobs) {
     const std::string where = "job " + Quote(job.name) + ": ";
     if (job.mps_active_thread_percentage) {
@@ -62,18 +56,12 @@ Status ValidateModeFields(const ScenarioSpec& spec) {
     if (!slice.ok())
       return InvalidArgumentError(where + slice.status().message());
     for (const MigProfile& p : spec.gpu.mig_profiles) {
-      if (p.name != job.mig_profile) continue;
-      compute_slices += p.compute_slices;
-      memory_eighths += p.memory_eighths;
+      if (p.name == job.mig_profile) mig.Add(p);
     }
-    if (compute_slices > kMigComputeSlices ||
-        memory_eighths > kMigMemoryEighths) {
-      return InvalidArgumentError(
-          where + "the MIG instances do not fit on one " + spec.gpu.name +
-          ": up to this job they need " + std::to_string(compute_slices) +
-          " of " + std::to_string(kMigComputeSlices) + " compute slices and " +
-          std::to_string(memory_eighths) + " of " +
-          std::to_string(kMigMemoryEighths) + " memory slices");
+    if (!mig.FitsOn(spec.gpu)) {
+      return InvalidArgumentError(where + "the MIG instances do not fit on one " +
+                                  spec.gpu.name + ": up to this job they need " +
+                                  mig.Need(spec.gpu));
     }
   }
   return OkStatus();
@@ -99,9 +87,9 @@ Result<SharingMode> ParseSharingMode(std::string_view name) {
 }
 
 Status TimeSliceOptions::Validate() const {
-  if (quantum.count() <= 0) {
-    return InvalidArgumentError("time_slice: quantum must be > 0, got " +
-                                FormatDuration(quantum));
+  if (quantum < kMinQuantum) {
+    return InvalidArgumentError("time_slice: quantum must be >= " + FormatDuration(kMinQuantum) +
+                                ", got " + FormatDuration(quantum));
   }
   if (switch_cost.count() < 0) {
     return InvalidArgumentError("time_slice: switch_cost must be >= 0, got " +

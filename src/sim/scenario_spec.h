@@ -37,6 +37,13 @@ struct TimeSliceOptions {
   // GPU idle time per context switch (save and restore of SM state).
   // Default: 50 us.
   Duration switch_cost = Microseconds(50);
+  // The shortest quantum Validate accepts. The driver's own are about 1 ms
+  // and more (its default about 2 ms; NVIDIA DRIVE OS takes timeslices of at
+  // least 1000 us); a tenth of that still leaves room to study short quanta,
+  // and keeps a run to at most 10^4 switches per simulated second (0.001 us
+  // made 10 ms simulated take 7 s).
+  static constexpr Duration kMinQuantum = Microseconds(100);
+  // InvalidArgument unless quantum >= kMinQuantum and switch_cost >= 0.
   Status Validate() const;
 };
 

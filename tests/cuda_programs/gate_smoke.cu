@@ -1,6 +1,8 @@
 // Unmodified CUDA, for gate mode (colod's `device: cuda`): asks for the
 // device count, allocates, asks for free memory, launches a kernel that adds 1 to every element,
-// synchronizes and copies back. Prints key=value lines: the errors of each
+// synchronizes and copies back, then allocates and frees stream-ordered
+// (cudaMallocAsync / cudaFreeAsync on the default stream; one allocation
+// within the limit, one of 2 MiB). Prints key=value lines: the errors of each
 // step and kernel_ran=1 only if the copy shows every element incremented
 // (a kernel really ran: never in sim mode, where kernels are not executed).
 // Exits 0 whatever the errors (the test reads them).
@@ -37,6 +39,15 @@ int main() {
     }
     cudaFree(d);
   }
+  int* e = nullptr;
+  std::printf("malloc_async_error=%d\n", (int)cudaMallocAsync(&e, 8192, 0));
+  cudaMemGetInfo(&mem_free, &mem_total);
+  std::printf("mem_free_async=%zu\n", mem_free);
+  int* big = nullptr;
+  std::printf("malloc_async_big_error=%d\n",
+              (int)cudaMallocAsync(&big, 2 << 20, 0));
+  std::printf("free_async_error=%d\n", (int)cudaFreeAsync(e, 0));
+  std::printf("free_async_again_error=%d\n", (int)cudaFreeAsync(e, 0));
   std::printf("kernel_ran=%d\n", ran);
   return 0;
 }

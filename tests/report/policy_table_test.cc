@@ -110,7 +110,7 @@ TEST(PolicyTableTest, OverloadedJobsAreWarnedAboutUnderTheTable) {
   overloaded.jobs[0].arrived = 1000;
   overloaded.jobs[0].unfinished = 900;
   const std::string table = FormatPolicyTable({overloaded, SampleRun("priority")});
-  EXPECT_THAT(table, HasSubstr("\nwarning: mps: job 'a' is overloaded: 900 (90.0%) of 1000 "
+  EXPECT_THAT(table, HasSubstr("\nwarning: mps: job 'a' left 900 (90.0%) of 1000 "
                                "requests unfinished at the end of the run; its latency "
                                "figures cover only the 0 completed\n"));
   EXPECT_THAT(table, ::testing::Not(HasSubstr("warning: priority")));

@@ -246,7 +246,7 @@ TEST(RunFormatTest, AnOverloadedServiceIsWarnedAbout) {
   const std::string table = FormatRunTable(r);
   EXPECT_THAT(
       table,
-      HasSubstr("\nwarning: job 'bert' is overloaded: 900 (90.0%) of 1000 "
+      HasSubstr("\nwarning: job 'bert' left 900 (90.0%) of 1000 "
                 "requests unfinished at the end of the run, 900 (90.0%) "
                 "alone; its latency figures cover only the 100 completed\n"));
   EXPECT_EQ(Json::parse(FormatRunJson(r))["jobs"][0]["unfinished"], 900);

@@ -107,5 +107,30 @@ TEST(ColodIntegrationTest, ThePolicyDecidesInTheLivePath) {
       << "time slicing makes the service wait for the trainer's quanta";
 }
 
+TEST(ColodIntegrationTest, OnlyPoliciesThatUseStreamPrioritiesGiveThem) {
+  SKIP_WITHOUT_PROGRAMS();
+  // The trainer's 3 ms kernels have 8192 blocks of 512 threads: 19 waves
+  // of 432 on colod's A100. Under priority-streams a layer's blocks go ahead of
+  // the waves still waiting, so it waits for at most one wave (about 160
+  // us); under mps they queue behind the kernel's remaining waves, up to
+  // 3 ms, as in `colo sim`. colod used to give every high-priority client
+  // the higher stream priority whatever the policy, which made mps behave
+  // like priority-streams. Medians of three alternating runs, as above.
+  std::vector<double> stretch[2];
+  const char* policies[2] = {"mps", "priority-streams"};
+  for (int trial = 0; trial < 3; ++trial) {
+    for (int p = 0; p < 2; ++p) {
+      const InferenceRun run = RunInferenceNextToTraining(policies[p]);
+      ASSERT_GT(run.stretch, 0)
+          << policies[p] << ": colod did not time 160 high-priority launches";
+      stretch[p].push_back(run.stretch);
+    }
+  }
+  std::printf("high-priority stretch (colod): mps %.2fx, priority-streams %.2fx\n",
+              Median3(stretch[0]), Median3(stretch[1]));
+  EXPECT_GT(Median3(stretch[0]), 2 * Median3(stretch[1]))
+      << "under mps the service's layers wait behind the trainer's waves";
+}
+
 }  // namespace
 }  // namespace colo::testing

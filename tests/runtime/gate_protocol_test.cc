@@ -351,6 +351,14 @@ TEST(GateProtocolTest,
   EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+  // Stream-ordered allocation: the runtime's cudaMalloc, accounted with
+  // colod (8 KiB held; 2 MiB over the 1 MiB limit refused), freed after
+  // the stream; a second free refused.
+  EXPECT_EQ(ValueOf(out, "malloc_async_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "mem_free_async"), (1 << 20) - 8192) << out;
+  EXPECT_EQ(ValueOf(out, "malloc_async_big_error"), 2) << out;
+  EXPECT_EQ(ValueOf(out, "free_async_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "free_async_again_error"), 1) << out;
   EXPECT_NE(out.find("fake_cudart: launches=1 on_main_thread=0"),
             std::string::npos)
       << out;

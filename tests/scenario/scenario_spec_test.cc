@@ -66,7 +66,11 @@ TEST(ScenarioSpecTest, BasicFields) {
   ExpectInvalid(spec, "has no kernels");
   spec = ValidSpec();
   spec.time_slice.quantum = Duration(0);
-  ExpectInvalid(spec, "quantum must be > 0");
+  ExpectInvalid(spec, "quantum must be >= 100us");
+  spec.time_slice.quantum = Microseconds(99);
+  ExpectInvalid(spec, "quantum must be >= 100us, got 99us");
+  spec.time_slice.quantum = Microseconds(100);
+  EXPECT_TRUE(spec.Validate().ok());
 }
 
 TEST(ScenarioSpecTest, MpsPercentage) {
@@ -97,6 +101,21 @@ TEST(ScenarioSpecTest, MigProfiles) {
   spec.mode = SharingMode::kMps;
   spec.jobs[1].mig_profile = "4g.20gb";
   ExpectInvalid(spec, "only valid in mode mig, not mps");
+}
+
+TEST(ScenarioSpecTest, MigInstancesMustFitTheGpusSmsTogether) {
+  // Each profile fits alone (two 3-slice instances of 50 SMs, one 4-slice
+  // of 60, on 100 SMs), and 3 + 4 slices fit, but 50 + 60 SMs do not.
+  ScenarioSpec spec = ValidSpec();
+  spec.gpu.sm_count = 100;
+  spec.gpu.mig_profiles = {{"3g.half", 3, 50, 4}, {"4g.more", 4, 60, 4}};
+  ASSERT_TRUE(spec.gpu.Validate().ok());
+  spec.mode = SharingMode::kMig;
+  spec.jobs[0].mig_profile = "3g.half";
+  spec.jobs[1].mig_profile = "3g.half";
+  EXPECT_TRUE(spec.Validate().ok());
+  spec.jobs[1].mig_profile = "4g.more";
+  ExpectInvalid(spec, "need 7 of 7 compute slices, 8 of 8 memory slices and 110 of 100 SMs");
 }
 
 TEST(SharingModeTest, NamesRoundTrip) {

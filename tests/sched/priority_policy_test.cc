@@ -3,7 +3,10 @@
 // arrives; the high-priority kernel must finish within the preemption bound
 // plus its own solo time, and every best-effort block must still run exactly
 // once. Under mps the same high-priority kernel waits behind the best-effort
-// one (so the bound check can fail).
+// one (so the bound check can fail). Also, on the same rig: the priority
+// policy's form for kernels that share a name and shape, high-priority
+// launches the device refuses, every policy's refusal of launches the
+// device cannot run, and TGS's rate once the service is idle.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -351,5 +354,240 @@ TEST(PriorityPolicyHarvestTest, KernelsWithLongBlocksAreNotHarvested) {
   for (TimePoint t : out.be_launch_times) EXPECT_GE(t, out.hp_done[0]);
 }
 
+
+// The form cache must not hand one kernel's form to another that shares its
+// name and launch shape (Orion's tables name every cuDNN convolution "Conv"
+// and give same-sized ones the same grid, with durations 3x apart).
+// Best effort, on the A100 with the high-priority client idle since 0: a
+// 50 us kernel "k" (one wave of 864 blocks, whole: within the 100 us bound)
+// completes, then its twin with 5 ms blocks that cannot be transformed
+// (transformable false) is submitted. The twin exceeds the bound and cannot
+// be cut, so it is gated until the high-priority client has been idle for
+// long_idle (5 ms); a high-priority kernel arriving at 1 ms runs at once,
+// alone, and the twin runs once, whole, never persistent.
+TEST(PriorityPolicyFormTest, ATwinOfACachedKernelGetsAFormOfItsOwn) {
+  const KernelDesc short_k = TestKernel("k", 864, Microseconds(50), 0.5, 0.3);
+  KernelDesc long_twin = TestKernel("k", 864, Milliseconds(5), 0.5, 0.3);
+  long_twin.transformable = false;
+  PolicyOptions options;
+  Rig rig(PolicyKind::kPriority, options, &long_twin);
+  int short_done = 0, twin_done = 0;
+  TimePoint short_at{}, twin_at{}, hp_done{};
+  LaunchRequest s;
+  s.client = kBe;
+  s.kernel = &short_k;
+  s.on_complete = [&](LaunchId, TimePoint t) {
+    ++short_done;
+    short_at = t;
+    rig.SubmitBe(long_twin, &twin_done, &twin_at);
+  };
+  ASSERT_TRUE(rig.policy->Submit(std::move(s)).ok());
+  int twin_launches = 0;
+  rig.device.on_launch = [&](int64_t workers) {
+    ++twin_launches;
+    EXPECT_EQ(workers, 0) << "a non-transformable kernel was made persistent";
+  };
+  rig.loop.At(kHpAt, [&] {
+    LaunchRequest h;
+    h.client = kHp;
+    h.kernel = &kHpKernel;
+    h.on_complete = [&](LaunchId, TimePoint t) { hp_done = t; };
+    EXPECT_TRUE(rig.policy->Submit(std::move(h)).ok());
+  });
+  rig.loop.RunUntil(AtNanos(Seconds(1).count()));
+  ASSERT_EQ(short_done, 1);
+  EXPECT_LT(short_at, kHpAt);
+  EXPECT_LE(hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
+  EXPECT_EQ(twin_done, 1);
+  EXPECT_EQ(twin_launches, 1);
+  ASSERT_EQ(rig.device.ran.size(), 1u);
+  EXPECT_EQ(rig.device.ran[0], std::make_pair(int64_t{0}, int64_t{864}));
+}
+
+// The other direction: a transformable kernel cached as persistent, then a
+// non-transformable twin of it. `cut`: 100 waves of 40 us (4 ms); bound
+// 50 us: persistent (2 + 42 = 44 us, efficiency 0.952) beats slices of one
+// wave (40 / 43 = 0.930); it runs from 20 us to about 4.2 ms. Its twin,
+// submitted then, exceeds the bound and cannot be cut: it waits for the
+// long idle (5 ms) and runs whole, one launch over the whole grid, never as
+// persistent workers or slices.
+TEST(PriorityPolicyFormTest, ANonTransformableTwinOfAPersistentKernelIsNeverCut) {
+  const KernelDesc cut = TestKernel("k2", 86400, Milliseconds(4), 0.5, 0.3);
+  KernelDesc uncut = cut;
+  uncut.transformable = false;
+  PolicyOptions options;
+  options.preemption_bound = Microseconds(50);
+  Rig rig(PolicyKind::kPriority, options, &uncut);
+  int cut_done = 0, uncut_done = 0;
+  TimePoint at{};
+  LaunchRequest c;
+  c.client = kBe;
+  c.kernel = &cut;
+  c.on_complete = [&](LaunchId, TimePoint) {
+    ++cut_done;
+    rig.SubmitBe(uncut, &uncut_done, &at);
+  };
+  ASSERT_TRUE(rig.policy->Submit(std::move(c)).ok());
+  std::vector<int64_t> workers;
+  rig.device.on_launch = [&](int64_t w) { workers.push_back(w); };
+  rig.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(cut_done, 1);
+  EXPECT_EQ(uncut_done, 1);
+  EXPECT_GE(at, AtNanos((options.long_idle + Milliseconds(4)).count()));
+  EXPECT_EQ(workers, std::vector<int64_t>{0});
+  ASSERT_EQ(rig.device.ran.size(), 1u);
+  EXPECT_EQ(rig.device.ran[0], std::make_pair(int64_t{0}, int64_t{86400}));
+}
+
+// A high-priority launch the device refuses (here: a slice past its grid)
+// never runs, so it must not count as a high-priority kernel in flight: a
+// best-effort kernel submitted next (one wave of 1 ms blocks, too long to
+// harvest) still runs, 20 us (min_idle) later.
+TEST(PriorityPolicyHighPriorityTest, ARefusedHighPriorityLaunchDoesNotBlockBestEffortForever) {
+  const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
+  PolicyOptions options;
+  Rig rig(PolicyKind::kPriority, options, &be);
+  LaunchRequest h;
+  h.client = kHp;
+  h.kernel = &kHpKernel;
+  h.first_block = 0;
+  h.end_block = 1'000'000;
+  int hp_callbacks = 0;
+  h.on_complete = [&](LaunchId, TimePoint) { ++hp_callbacks; };
+  EXPECT_EQ(rig.policy->Submit(std::move(h)).status().code(), StatusCode::kInvalidArgument);
+  int be_done = 0;
+  TimePoint be_at{};
+  rig.SubmitBe(be, &be_done, &be_at);
+  rig.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(hp_callbacks, 0);
+  EXPECT_EQ(be_done, 1);
+  EXPECT_LE(be_at, AtNanos((options.min_idle + Milliseconds(1) + kSlack).count()));
+}
+
+// Every policy is a Device to its clients: a launch the GPU cannot run (an
+// empty slice, a slice past the grid, a block that does not fit an SM) is
+// refused by Submit with InvalidArgument, for either class, rather than
+// accepted and then never run (its callback never firing). A valid
+// best-effort launch after the refusals still completes.
+TEST(PolicySeamTest, EveryPolicyRefusesLaunchesTheDeviceCannotRun) {
+  KernelDesc too_big = TestKernel("too-big", 108, Microseconds(50), 0.5, 0.3);
+  too_big.block = {1024, 1, 1};
+  too_big.registers_per_thread = 255;  // 261120 registers > 65536 per SM.
+  const KernelDesc ok = TestKernel("ok", 864, Microseconds(50), 0.5, 0.3);
+  for (PolicyKind kind : AllPolicies()) {
+    SCOPED_TRACE(PolicyName(kind));
+    PolicyOptions options;
+    Rig rig(kind, options, &ok);
+    int callbacks = 0;
+    auto submit = [&](ClientId client, const KernelDesc& k, int64_t first, int64_t end) {
+      LaunchRequest r;
+      r.client = client;
+      r.kernel = &k;
+      r.first_block = first;
+      r.end_block = end;
+      r.on_complete = [&](LaunchId, TimePoint) { ++callbacks; };
+      return rig.policy->Submit(std::move(r)).status();
+    };
+    for (ClientId client : {kHp, kBe}) {
+      EXPECT_EQ(submit(client, ok, 10, 10).code(), StatusCode::kInvalidArgument) << "empty slice";
+      EXPECT_EQ(submit(client, ok, 0, 865).code(), StatusCode::kInvalidArgument) << "past the grid";
+      EXPECT_EQ(submit(client, ok, -1, 10).code(), StatusCode::kInvalidArgument) << "negative start";
+      EXPECT_EQ(submit(client, too_big, 0, -1).code(), StatusCode::kInvalidArgument) << "block too big";
+    }
+    EXPECT_TRUE(submit(kBe, ok, 0, -1).ok());
+    rig.loop.RunUntil(AtNanos(Seconds(1).count()));
+    EXPECT_EQ(callbacks, 1);
+  }
+}
+
+// A device that completes each launch after its kernel's solo duration,
+// stretched by `hp_stretch` for the high-priority client: it stands in for
+// a GPU on which best-effort work slows the service down by that factor.
+class StretchingDevice final : public Device {
+ public:
+  StretchingDevice(sim::EventLoop& loop, double hp_stretch) : loop_(loop), hp_stretch_(hp_stretch) {}
+  const GpuSpec& spec() const override { return spec_; }
+  Result<LaunchId> Submit(LaunchRequest r) override {
+    const double stretch = r.client == kHp ? hp_stretch_ : 1.0;
+    const Duration d(static_cast<int64_t>(static_cast<double>(r.kernel->solo_duration.count()) * stretch));
+    const LaunchId id = next_id_++;
+    loop_.After(d, [this, id, done = std::move(r.on_complete)] {
+      if (done) done(id, loop_.Now());
+    });
+    return id;
+  }
+  void ReleaseClient(ClientId) override {}
+  Status Retreat(LaunchId) override { return FailedPreconditionError("not persistent"); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override {
+    KernelTiming t;
+    t.blocks = t.blocks_per_wave = 1;
+    t.block_time = t.persistent_block_time = k.solo_duration;
+    return t;
+  }
+
+ private:
+  sim::EventLoop& loop_;
+  double hp_stretch_;
+  GpuSpec spec_ = *GpuPreset("A100");
+  LaunchId next_id_ = 1;
+};
+
+// TGS halves the best-effort rate in every period in which the service ran
+// slower than 0.9 of its solo speed. For 200 ms the service (a 100 us kernel
+// every 1 ms) runs at half speed, 20 periods: the rate falls to its floor
+// (1 launch/s). Then the service stops for good. With nothing to protect the
+// rate must come back: a best-effort chain of 100 kernels of 10 us (each
+// submitted when the previous one completes), started at 195 ms, ends
+// within 100 ms of the service's last kernel, not 100 s later.
+TEST(TgsPolicyTest, TheRateRecoversOnceTheServiceIsIdle) {
+  sim::EventLoop loop;
+  LoopExecutor executor(loop);
+  StretchingDevice device(loop, /*hp_stretch=*/2.0);
+  PolicyOptions options;
+  std::unique_ptr<Policy> policy = MakePolicy(PolicyKind::kTgs, options, device, executor);
+  policy->SetClientClass(kHp, PriorityClass::kHigh);
+  policy->SetClientClass(kBe, PriorityClass::kBestEffort);
+  const KernelDesc hp = TestKernel("hp", 1, Microseconds(100), 0.5, 0.3);
+  const KernelDesc be = TestKernel("be", 1, Microseconds(10), 0.5, 0.3);
+  for (int i = 0; i < 200; ++i) {
+    loop.At(AtNanos(Milliseconds(i).count()), [&] {
+      LaunchRequest h;
+      h.client = kHp;
+      h.kernel = &hp;
+      EXPECT_TRUE(policy->Submit(std::move(h)).ok());
+    });
+  }
+  int be_done = 0;
+  TimePoint last_be{};
+  std::function<void()> submit_be = [&] {
+    LaunchRequest b;
+    b.client = kBe;
+    b.kernel = &be;
+    b.on_complete = [&](LaunchId, TimePoint t) {
+      last_be = t;
+      if (++be_done < 100) submit_be();
+    };
+    EXPECT_TRUE(policy->Submit(std::move(b)).ok());
+  };
+  loop.At(AtNanos(Milliseconds(195).count()), [&] { submit_be(); });
+  loop.RunUntil(AtNanos(Seconds(10).count()));
+  EXPECT_EQ(be_done, 100);
+  EXPECT_LE(last_be, AtNanos(Milliseconds(300).count()));
+}
+
 }  // namespace
+TEST(PolicyOptionsTest, TheMinimumsHoldForEveryCallerNotOnlyTheScenarioLoader) {
+  // colod and the benchmarks build PolicyOptions without the loader: its
+  // Validate refuses a TGS period below 1 ms on its own.
+  PolicyOptions o;
+  EXPECT_TRUE(o.Validate(PolicyKind::kTgs).ok());
+  o.tgs_period = Microseconds(999);
+  const Status s = o.Validate(PolicyKind::kTgs);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("tgs_period_ms must be >= 1ms, got 999us"), std::string::npos)
+      << s.message();
+  o.tgs_period = PolicyOptions::kMinTgsPeriod;
+  EXPECT_TRUE(o.Validate(PolicyKind::kTgs).ok());
+}
+
 }  // namespace colo::sched

@@ -1,0 +1,111 @@
+// shim/stream_ordered_memory.cc — stream-ordered allocation
+// (cudaMallocAsync, cudaFreeAsync) and managed-memory prefetch
+// (cudaMemPrefetchAsync); the API and its behaviour are declared in
+// shim_runtime.h. Before, these calls reached the real runtime, which has no
+// GPU behind colod in sim mode (cudaErrorInsufficientDriver).
+//
+// The allocations are the ordinary ones (Malloc / Free in shim_memory.cc,
+// gate::Malloc / gate::Free in gate mode), so colod's ledger accounts them
+// exactly as cudaMalloc's: there is no pool of the interposer's own that
+// could hold memory colod does not see. The stream order of a free is kept
+// the way cudaLaunchHostFunc keeps it (shim_streams.cc): the calling thread
+// waits for the stream, then frees.
+#include <cstdint>
+#include <mutex>
+
+#include "cuda/cuda_abi.h"
+#include "shim/gate_runtime.h"
+#include "shim/shim_state.h"
+
+namespace colo::shim {
+
+using cuda::kCudaSuccess;
+
+namespace {
+
+// What a stream-ordered allocation call does on `stream` before it
+// allocates or frees: cudaErrorInvalidResourceHandle for a stream that is
+// not one; on a capturing stream (sim mode only: gate mode has no
+// captures), where CUDA would record a memory node that sim mode's graphs do
+// not model, cudaErrorStreamCaptureUnsupported, and the capture is
+// invalidated as the runtime invalidates a capture on an operation it cannot
+// capture. REQUIRES: s.mu held.
+int CheckOrderingStream(State& s, void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (Graph* g = CapturingInto(s, stream)) {
+    g->invalidated = true;
+    return cuda::kCudaErrorStreamCaptureUnsupported;
+  }
+  return kCudaSuccess;
+}
+
+}  // namespace
+
+int MallocAsync(void** ptr, size_t size, void* stream) {
+  if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (int err = CheckOrderingStream(s, stream); err != kCudaSuccess) {
+      *ptr = nullptr;
+      return err;
+    }
+  }
+  // At once: the memory is there before anything after it on the stream.
+  return Malloc(ptr, size);
+}
+
+int FreeAsync(void* ptr, void* stream) {
+  if (ptr == nullptr) return kCudaSuccess;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (int err = CheckOrderingStream(s, stream); err != kCudaSuccess)
+      return err;
+    // Not an allocation, or freed already: refused at once (Free checks
+    // again after the wait, for a free from another thread meanwhile).
+    if (s.allocations.count(reinterpret_cast<uintptr_t>(ptr)) == 0)
+      return cuda::kCudaErrorInvalidValue;
+  }
+  // The work before the free on its stream has completed: then the memory
+  // goes back to colod.
+  if (int err = StreamSynchronize(stream); err != kCudaSuccess) return err;
+  return Free(ptr);
+}
+
+int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
+                     int location_id, unsigned flags, void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (s.gate) {
+    return gate::MemPrefetchAsync(s, ptr, count, location_type, location_id,
+                                  flags, stream);
+  }
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (flags != 0) return cuda::kCudaErrorInvalidValue;
+  switch (location_type) {
+    case cuda::kMemLocationTypeDevice:
+      if (location_id != 0) return cuda::kCudaErrorInvalidDevice;  // one GPU
+      break;
+    case cuda::kMemLocationTypeHost:
+    case cuda::kMemLocationTypeHostNumaCurrent:
+      break;  // the id is ignored
+    case cuda::kMemLocationTypeHostNuma:
+      if (location_id < 0) return cuda::kCudaErrorInvalidValue;
+      break;
+    default:
+      return cuda::kCudaErrorInvalidValue;
+  }
+  // Managed memory only, the whole range inside one allocation.
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  auto it = AllocationHolding(s.allocations, p);
+  if (it == s.allocations.end() || s.managed.count(it->first) == 0 ||
+      count > it->second - (p - it->first))
+    return cuda::kCudaErrorInvalidValue;
+  return kCudaSuccess;  // host memory already: nothing to move
+}
+
+}  // namespace colo::shim
