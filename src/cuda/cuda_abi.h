@@ -128,4 +128,24 @@ void FillCudaPointerAttributes(void* attr, int memory_type, int device,
 // for an attribute these facts do not cover.
 bool DeviceAttribute(const DeviceFacts& facts, int attr, int* value);
 
+// What the interposer cannot put under colod, in either mode: memory pools
+// (an allocation from a pool would not be in colod's ledger) and
+// cooperative launches (colod grants and times launches one kernel at a
+// time, and cannot promise a cooperative grid all of its blocks at once).
+// Sim mode never reports them; gate mode forwards the real GPU's
+// properties, so these hide them there.
+//
+// Sets the cudaDeviceProp fields memoryPoolsSupported and cooperativeLaunch
+// to 0. REQUIRES: `prop` points to a writable struct cudaDeviceProp.
+void HideUngatedFeatures(void* prop);
+// True for the cudaDeviceAttr values of those features
+// (cudaDevAttrMemoryPoolsSupported, cudaDevAttrCooperativeLaunch): the
+// interposer answers 0 for them.
+bool IsUngatedFeatureAttribute(int attr);
+// True if the launch `config` (a cudaLaunchConfig_t) asks for a cooperative
+// launch (its cudaLaunchAttributeCooperative attribute is nonzero).
+// REQUIRES: `config` is a readable cudaLaunchConfig_t whose attrs point to
+// num_attrs readable attributes (or num_attrs is 0).
+bool AsksForCooperativeLaunch(const void* config);
+
 }  // namespace colo::cuda

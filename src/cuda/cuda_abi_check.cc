@@ -190,4 +190,25 @@ bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {
   }
 }
 
+void HideUngatedFeatures(void* prop) {
+  auto* p = static_cast<cudaDeviceProp*>(prop);
+  p->memoryPoolsSupported = 0;
+  p->cooperativeLaunch = 0;
+}
+
+bool IsUngatedFeatureAttribute(int attr) {
+  return attr == cudaDevAttrMemoryPoolsSupported ||
+         attr == cudaDevAttrCooperativeLaunch;
+}
+
+bool AsksForCooperativeLaunch(const void* config) {
+  const auto* c = static_cast<const cudaLaunchConfig_t*>(config);
+  for (unsigned i = 0; i < c->numAttrs; ++i) {
+    if (c->attrs[i].id == cudaLaunchAttributeCooperative &&
+        c->attrs[i].val.cooperative != 0)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace colo::cuda

@@ -148,6 +148,20 @@
   X(cudaSetDevice)                                      \
   X(cudaGetLastError)                                   \
   X(cudaPeekAtLastError)                                \
+  /* refused: pools, cooperative (shim_exports_refused.cc) */ \
+  X(cudaDeviceGetDefaultMemPool)                        \
+  X(cudaDeviceGetMemPool)                               \
+  X(cudaDeviceSetMemPool)                               \
+  X(cudaMemGetDefaultMemPool)                           \
+  X(cudaMemGetMemPool)                                  \
+  X(cudaMemSetMemPool)                                  \
+  X(cudaMemPoolCreate)                                  \
+  X(cudaMemPoolImportFromShareableHandle)               \
+  X(cudaMemPoolImportPointer)                           \
+  X(cudaMallocFromPoolAsync)                            \
+  X(cudaMallocFromPoolAsync_ptsz)                       \
+  X(cudaLaunchCooperativeKernel)                        \
+  X(cudaLaunchCooperativeKernel_ptsz)                   \
   /* driver API */                                      \
   X(cuLaunchKernel)                                     \
   X(cuMemAlloc_v2)                                      \

@@ -362,6 +362,20 @@ int cudaEventDestroy(void* event) {
 
 // ---- device ----------------------------------------------------------------
 
+namespace {
+
+// Gate mode: the real GPU's cudaDeviceProp, less the features colod cannot
+// gate (memory pools, cooperative launches: shim_exports_refused.cc).
+template <typename RealFn>
+int RealPropertiesLessUngated(RealFn real, void* prop, int device) {
+  if (real == nullptr) return kCudaErrorSharedObjectSymbolNotFound;
+  const int err = real(prop, device);
+  if (err == kCudaSuccess && prop != nullptr) colo::cuda::HideUngatedFeatures(prop);
+  return err;
+}
+
+}  // namespace
+
 int cudaDeviceSynchronize(void) {
   COLO_FORWARD_IF_NEEDED(cudaDeviceSynchronize,
                          kCudaErrorSharedObjectSymbolNotFound);
@@ -371,8 +385,8 @@ int cudaDeviceSynchronize(void) {
 int cudaGetDeviceProperties(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);
-  COLO_FORWARD_IN_GATE(cudaGetDeviceProperties,
-                       kCudaErrorSharedObjectSymbolNotFound, prop, device);
+  if (cs::GateMode())
+    return RealPropertiesLessUngated(COLO_REAL(cudaGetDeviceProperties), prop, device);
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 
@@ -380,9 +394,14 @@ int cudaDeviceGetAttribute(int* value, int attr, int device) {
   COLO_FORWARD_IF_NEEDED(cudaDeviceGetAttribute,
                          kCudaErrorSharedObjectSymbolNotFound, value, attr,
                          device);
-  COLO_FORWARD_IN_GATE(cudaDeviceGetAttribute,
-                       kCudaErrorSharedObjectSymbolNotFound, value, attr,
-                       device);
+  if (cs::GateMode()) {
+    auto real = COLO_REAL(cudaDeviceGetAttribute);
+    if (real == nullptr) return kCudaErrorSharedObjectSymbolNotFound;
+    const int err = real(value, attr, device);
+    if (err == kCudaSuccess && colo::cuda::IsUngatedFeatureAttribute(attr))
+      *value = 0;  // what shim_exports_refused.cc refuses
+    return err;
+  }
   return Safe([&] { return cs::GetDeviceAttribute(value, attr, device); });
 }
 
@@ -565,8 +584,8 @@ int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 int cudaGetDeviceProperties_v2(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties_v2,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);
-  COLO_FORWARD_IN_GATE(cudaGetDeviceProperties_v2,
-                       kCudaErrorSharedObjectSymbolNotFound, prop, device);
+  if (cs::GateMode())
+    return RealPropertiesLessUngated(COLO_REAL(cudaGetDeviceProperties_v2), prop, device);
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 

@@ -274,4 +274,35 @@ COLO_EXPORT int cudaMemPrefetchAsync(const void* dev_ptr, size_t count,
 COLO_EXPORT int cudaMemPrefetchAsync_ptsz(const void* dev_ptr, size_t count,
                                           colo_mem_location location,
                                           unsigned flags, void* stream);
+
+// What colod cannot account or gate, refused with cudaErrorNotSupported in
+// both modes (shim_exports_refused.cc; CUDA 13 signatures, handles and
+// structs as void*): the memory-pool API, every call that hands out a pool
+// or allocates from one, and cooperative launches.
+COLO_EXPORT int cudaDeviceGetDefaultMemPool(void** pool, int device);
+COLO_EXPORT int cudaDeviceGetMemPool(void** pool, int device);
+COLO_EXPORT int cudaDeviceSetMemPool(int device, void* pool);
+COLO_EXPORT int cudaMemGetDefaultMemPool(void** pool, void* location,
+                                         int type);
+COLO_EXPORT int cudaMemGetMemPool(void** pool, void* location, int type);
+COLO_EXPORT int cudaMemSetMemPool(void* location, int type, void* pool);
+COLO_EXPORT int cudaMemPoolCreate(void** pool, const void* props);
+COLO_EXPORT int cudaMemPoolImportFromShareableHandle(void** pool,
+                                                     void* handle,
+                                                     int handle_type,
+                                                     unsigned flags);
+COLO_EXPORT int cudaMemPoolImportPointer(void** ptr, void* pool,
+                                         void* export_data);
+COLO_EXPORT int cudaMallocFromPoolAsync(void** ptr, size_t size, void* pool,
+                                        void* stream);
+COLO_EXPORT int cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size,
+                                             void* pool, void* stream);
+COLO_EXPORT int cudaLaunchCooperativeKernel(const void* func, colo_dim3 grid,
+                                            colo_dim3 block, void** args,
+                                            size_t shared_mem, void* stream);
+COLO_EXPORT int cudaLaunchCooperativeKernel_ptsz(const void* func,
+                                                 colo_dim3 grid,
+                                                 colo_dim3 block, void** args,
+                                                 size_t shared_mem,
+                                                 void* stream);
 // dlsym is declared by <dlfcn.h>; the library defines it too.

@@ -23,13 +23,19 @@ int RecordWithFlags(void* event, void* stream, unsigned flags) {
 }
 
 // cudaLaunchKernelExC: the launch its configuration describes; launch
-// attributes (cluster dimensions, priorities, ...) are not modelled.
+// attributes (cluster dimensions, priorities, ...) are not modelled, except
+// that a cooperative launch is refused (cudaErrorNotSupported), as
+// cudaLaunchCooperativeKernel is (shim_exports_refused.cc).
 // `per_thread`: stream 0 is cudaStreamPerThread.
 int LaunchEx(const void* config, const void* func, void** args,
              bool per_thread) {
   if (config == nullptr) return cuda::kCudaErrorInvalidValue;
   cuda::LaunchConfig c;
   std::memcpy(&c, config, sizeof(c));
+  if (c.num_attrs != 0 && c.attrs == nullptr)
+    return cuda::kCudaErrorInvalidValue;
+  if (cuda::AsksForCooperativeLaunch(config))
+    return cuda::kCudaErrorNotSupported;
   void* stream = per_thread ? PerThread(c.stream) : OwnStream(c.stream);
   return cs::Launch(func, Dim{c.grid[0], c.grid[1], c.grid[2]},
                     Dim{c.block[0], c.block[1], c.block[2]},

@@ -2,7 +2,10 @@
 // device count, allocates, asks for free memory, launches a kernel that adds 1 to every element,
 // synchronizes and copies back, then allocates and frees stream-ordered
 // (cudaMallocAsync / cudaFreeAsync on the default stream; one allocation
-// within the limit, one of 2 MiB). Prints key=value lines: the errors of each
+// within the limit, one of 2 MiB), then asks whether memory pools and
+// cooperative launches are supported (and the warp size, an attribute the
+// real runtime answers) and for the default memory pool. Prints key=value
+// lines: the errors of each
 // step and kernel_ran=1 only if the copy shows every element incremented
 // (a kernel really ran: never in sim mode, where kernels are not executed).
 // Exits 0 whatever the errors (the test reads them).
@@ -48,6 +51,17 @@ int main() {
               (int)cudaMallocAsync(&big, 2 << 20, 0));
   std::printf("free_async_error=%d\n", (int)cudaFreeAsync(e, 0));
   std::printf("free_async_again_error=%d\n", (int)cudaFreeAsync(e, 0));
+  // What colod cannot gate: hidden and refused whatever the GPU has.
+  int pools = -1, cooperative = -1, warp = -1;
+  std::printf("pools_attr_error=%d\n",
+              (int)cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
+  cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0);
+  cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0);
+  std::printf("pools_attr=%d\ncooperative_attr=%d\nwarp_attr=%d\n", pools,
+              cooperative, warp);
+  cudaMemPool_t pool = nullptr;
+  std::printf("default_pool_error=%d\n",
+              (int)cudaDeviceGetDefaultMemPool(&pool, 0));
   std::printf("kernel_ran=%d\n", ran);
   return 0;
 }

@@ -359,6 +359,14 @@ TEST(GateProtocolTest,
   EXPECT_EQ(ValueOf(out, "malloc_async_big_error"), 2) << out;
   EXPECT_EQ(ValueOf(out, "free_async_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "free_async_again_error"), 1) << out;
+  // The runtime has memory pools and cooperative launches (every attribute
+  // reads 1, the warp size too); colod can gate neither, so the program is
+  // told they are missing and the pool is refused.
+  EXPECT_EQ(ValueOf(out, "pools_attr_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "warp_attr"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "pools_attr"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "cooperative_attr"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "default_pool_error"), 801) << out;
   EXPECT_NE(out.find("fake_cudart: launches=1 on_main_thread=0"),
             std::string::npos)
       << out;

@@ -4,7 +4,8 @@
 // tests/cuda_programs/gate_smoke. Device memory is host memory; a launch of
 // gate_smoke's add_one kernel runs it on the host with the arguments the
 // launch carries (so a wrong argument capture shows as wrong data); an event
-// completes 2 ms after it is recorded (so completion really is polled).
+// completes 2 ms after it is recorded (so completion really is polled);
+// every device attribute reads 1 and the default memory pool exists.
 // Counts launches per thread to stderr at exit ("fake_cudart: ...").
 // Not a CUDA implementation: only what that program and the interposer use.
 #include <pthread.h>
@@ -98,6 +99,19 @@ int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return 0;
 }
 int cudaDeviceSynchronize() { return 0; }
+// A GPU that has every feature: each attribute reads 1, and the default
+// memory pool is there (so what gate mode hides or refuses is the
+// interposer's doing, not this runtime's).
+int cudaDeviceGetAttribute(int* value, int, int device) {
+  if (device != 0) return 101;  // cudaErrorInvalidDevice
+  *value = 1;
+  return 0;
+}
+int cudaDeviceGetDefaultMemPool(void** pool, int device) {
+  if (device != 0) return 101;
+  *pool = &g_handle_storage;
+  return 0;
+}
 int cudaStreamSynchronize(void*) { return 0; }  // nothing queued here
 int cudaGetLastError() { return 0; }
 int cudaPeekAtLastError() { return 0; }
