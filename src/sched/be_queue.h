@@ -24,6 +24,27 @@ class BeQueue {
   // Waiting best-effort launches, in arrival order.
   std::deque<LaunchRequest>& waiting() { return waiting_; }
 
+  // Queues a best-effort launch the policy holds back and returns the id
+  // its Submit answers: one of the queue's own (2^62 and up, apart from
+  // the device's), which the launch's callbacks report too, whatever id the
+  // device gives it once it is issued.
+  LaunchId Hold(LaunchRequest r) {
+    const LaunchId id = next_held_id_++;
+    if (r.on_complete) {
+      r.on_complete = [id, done = std::move(r.on_complete)](LaunchId, TimePoint t) {
+        done(id, t);
+      };
+    }
+    if (r.on_retreated) {
+      r.on_retreated = [id, retreated = std::move(r.on_retreated)](LaunchId, TimePoint t,
+                                                                   int64_t next) {
+        retreated(id, t, next);
+      };
+    }
+    waiting_.push_back(std::move(r));
+    return id;
+  }
+
   // Wraps a high-priority launch's callback so that `on_change` runs after
   // the client's own callback when the launch completes.
   static void TrackHigh(LaunchRequest& r, std::function<void()> on_change) {
@@ -37,6 +58,7 @@ class BeQueue {
  private:
   std::map<ClientId, PriorityClass> classes_;
   std::deque<LaunchRequest> waiting_;
+  LaunchId next_held_id_ = LaunchId{1} << 62;
 };
 
 }  // namespace colo::sched

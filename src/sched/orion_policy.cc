@@ -32,9 +32,9 @@ Result<LaunchId> OrionPolicy::Submit(LaunchRequest request) {
     return sub;
   }
   COLO_RETURN_IF_ERROR(CheckLaunch(device_, request).status());
-  q_.waiting().push_back(std::move(request));
+  const LaunchId id = q_.Hold(std::move(request));
   Pump();
-  return LaunchId{0};
+  return id;
 }
 
 void OrionPolicy::Pump() {

@@ -31,9 +31,9 @@ Result<LaunchId> TgsPolicy::Submit(LaunchRequest request) {
     return id;
   }
   COLO_RETURN_IF_ERROR(CheckLaunch(device_, request).status());
-  q_.waiting().push_back(std::move(request));
+  const LaunchId id = q_.Hold(std::move(request));
   Pump();
-  return LaunchId{0};
+  return id;
 }
 
 Duration TgsPolicy::Gap() const { return Duration(static_cast<int64_t>(std::llround(1e9 / rate_))); }

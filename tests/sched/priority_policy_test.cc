@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -497,6 +499,41 @@ TEST(PolicySeamTest, EveryPolicyRefusesLaunchesTheDeviceCannotRun) {
     EXPECT_TRUE(submit(kBe, ok, 0, -1).ok());
     rig.loop.RunUntil(AtNanos(Seconds(1).count()));
     EXPECT_EQ(callbacks, 1);
+  }
+}
+
+// A policy is a Device to its clients: each launch's id is its own, and its
+// completion reports that id. orion and tgs answered 0 for every
+// best-effort launch they held back, and its callback then reported the
+// device's id for it.
+TEST(PolicySeamTest, EveryLaunchGetsAnIdOfItsOwnThatItsCompletionReports) {
+  const KernelDesc hp = TestKernel("hp", 864, Microseconds(500), 0.6, 0.4);
+  const KernelDesc be = TestKernel("be", 864, Microseconds(50), 0.6, 0.4);
+  for (PolicyKind kind : AllPolicies()) {
+    SCOPED_TRACE(PolicyName(kind));
+    Rig rig(kind, PolicyOptions{}, &be);
+    std::vector<LaunchId> submitted;
+    std::map<LaunchId, int> reported;  // id -> completions reporting it
+    auto submit = [&](ClientId client, const KernelDesc& k) {
+      LaunchRequest r;
+      r.client = client;
+      r.kernel = &k;
+      r.on_complete = [&](LaunchId id, TimePoint) { ++reported[id]; };
+      auto id = rig.policy->Submit(std::move(r));
+      ASSERT_TRUE(id.ok()) << id.status().message();
+      submitted.push_back(*id);
+    };
+    // Best-effort launches arrive while the service runs, so the policies
+    // that hold them back do.
+    submit(kHp, hp);
+    for (int i = 0; i < 3; ++i) submit(kBe, be);
+    submit(kHp, hp);
+    for (int i = 0; i < 2; ++i) submit(kBe, be);
+    rig.loop.RunUntil(AtNanos(Seconds(1).count()));
+    std::set<LaunchId> distinct(submitted.begin(), submitted.end());
+    EXPECT_EQ(distinct.size(), submitted.size()) << "ids repeat";
+    EXPECT_EQ(reported.size(), submitted.size());
+    for (LaunchId id : submitted) EXPECT_EQ(reported[id], 1) << "launch " << id;
   }
 }
 
