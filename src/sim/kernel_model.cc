@@ -63,7 +63,9 @@ Result<KernelModel> BuildKernelModel(const KernelDesc& k, const GpuSpec& profile
     scale = compute_share / target.SmSpeedRelativeTo(profiled_on) +
             memory_share * (bw_per_sm_p / bw_per_sm_t);
   }
-  const int64_t block_ns = std::max<int64_t>(1, std::llround(block_ns_p * scale));
+  const int64_t waves_t = CeilDiv(m.blocks, int64_t{target.sm_count} * occ_t.blocks_per_sm);
+  const int64_t block_ns =
+      std::max<int64_t>(std::llround(block_ns_p * scale), CeilDiv(kMinKernelTime.count(), waves_t));
   m.block_time = Duration(block_ns);
 
   // Demands: what the kernel used alone, spread over the blocks it had

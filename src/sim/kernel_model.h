@@ -13,6 +13,9 @@
 //    kernel's sm and dram throughput fractions, normalized to sum to 1. A MIG
 //    instance of P counts as P (same SMs, same memory technology). P and T
 //    are compared by their specifications, never by name.
+//  * a kernel takes at least kMinKernelTime on the simulated GPU: where
+//    the scaled solo duration (waves x block time) is shorter, the block
+//    time is raised to reach it.
 //  * while running at full speed a block demands `sm_demand` of its SM's
 //    issue capacity (the kernel's sm fraction divided by the blocks it had per
 //    SM in its solo run) and `dram_demand` bytes/s (the kernel's DRAM fraction
@@ -30,6 +33,15 @@
 #include "colo/time.h"
 
 namespace colo::sim {
+
+// The shortest a kernel runs on the simulated GPU, from its first block's
+// start to its last block's end. A real GPU cannot start and retire a grid
+// much faster: the shortest kernels in Orion's Nsight Compute tables
+// (data/orion) take 2.7 us on a V100. The floor also bounds what a run
+// costs: one stream completes at most a million kernels per simulated
+// second, however short its kernels are said to be (a kernel of 1 ns, a
+// typo for 1 us, made a 20 s scenario take hours).
+inline constexpr Duration kMinKernelTime = Microseconds(1);
 
 struct KernelModel {
   const KernelDesc* desc = nullptr;  // not owned; outlives the model.

@@ -39,6 +39,24 @@ TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitch
   EXPECT_NEAR(r->system_throughput, 2.0 / 2.05, 0.01);
 }
 
+TEST(ScenarioRunnerTest, KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) {
+  // A training job of one 1-block kernel "of 1 ns" per iteration (a typo
+  // for 1 us) ran a billion kernels per simulated second, hours of work for
+  // a 20 s scenario. At kMinKernelTime (1 us) each, 100 ms is 100,000
+  // kernels, alone and shared alike, so the job's throughput is still
+  // normalized against itself.
+  ScenarioSpec s;
+  s.name = "tiny";
+  s.gpu = kA100;
+  s.duration = Milliseconds(100);
+  s.jobs = {Job("tiny", TrainingOf("tiny", {TestKernel("tiny-k", 1, Nanoseconds(1), 0.1, 0.1)}, kA100))};
+  auto r = RunScenario(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->kernels_simulated, 100000);
+  EXPECT_EQ(r->jobs[0].completed, 100000);
+  EXPECT_NEAR(r->jobs[0].normalized.value_or(-1), 1.0, 1e-9);
+}
+
 TEST(ScenarioRunnerTest, AJobThatCompletesNothingAloneHasNoNormalizedThroughput) {
   // "late" starts after the run ends: 0 completions alone and shared. Its
   // normalized throughput is 0/0, absent rather than 0, and the system

@@ -47,6 +47,32 @@ TEST(SimGpuTest, AKernelAloneTakesItsSoloTime) {
   EXPECT_EQ(done, AtNanos(100000));
 }
 
+TEST(SimGpuTest, NoKernelRunsShorterThanTheMinimumKernelTime) {
+  // 1 block said to take 1 ns, and 2000 blocks (3 waves of 864 slots) said
+  // to take 30 ns in all: each takes kMinKernelTime (1 us; the 3-wave one
+  // in waves of ceil(1000 / 3) = 334 ns). A kernel at the floor is
+  // unchanged (1 us), as is a 2-wave one of 2 us.
+  struct Case {
+    int64_t blocks;
+    Duration said, takes;
+  };
+  for (const Case& c : {Case{1, Nanoseconds(1), Microseconds(1)},
+                        Case{2000, Nanoseconds(30), Nanoseconds(3 * 334)},
+                        Case{1, Microseconds(1), Microseconds(1)},
+                        Case{1000, Microseconds(2), Microseconds(2)}}) {
+    SCOPED_TRACE(c.blocks);
+    Bench b(kA100);
+    KernelDesc k = TestKernel("k", c.blocks, c.said, 0.6, 0.4);
+    TimePoint done{};
+    b.Launch(k, 0, &done);
+    b.loop.RunUntil(AtNanos(Seconds(1).count()));
+    EXPECT_EQ(done, TimePoint{} + c.takes);
+    auto t = b.gpu.ProfileKernel(k);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->SoloDuration(), c.takes) << "the profile policies see agrees";
+  }
+}
+
 TEST(SimGpuTest, TwoMemoryBoundKernelsOverPeakDramEachSlowTo1Over1_4) {
   // Each kernel: 432 blocks = half of the 864 slots, one wave, 70% of peak
   // DRAM when alone. Both fit at once (4 + 4 blocks per SM), SM issue use is
