@@ -122,7 +122,11 @@ void PriorityPolicy::Pump() {
   }
   for (auto& w : be_) {
     if (!w.in_flight) {
-      Issue(w);
+      if (w.ready_at > now) {
+        pump_.At(w.ready_at);
+      } else {
+        Issue(w);
+      }
     } else if (w.harvesting && !w.retreating) {
       // Idle now: relaunch it at full width.
       w.retreating = true;
@@ -152,8 +156,14 @@ void PriorityPolicy::RetreatWhatNoLongerFits() {
 
 void PriorityPolicy::HarvestPending() {
   if (options_.harvest_block_bound.count() <= 0) return;
+  const TimePoint now = executor_.Now();
   for (auto& w : be_) {
-    if (!w.in_flight) Harvest(w);
+    if (w.in_flight) continue;
+    if (w.ready_at > now) {
+      pump_.At(w.ready_at);  // Pump harvests while the service is busy
+    } else {
+      Harvest(w);
+    }
   }
 }
 
@@ -223,12 +233,10 @@ void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_
     Pump();
     return;
   }
-  // More of this kernel to run: the next slice after the host launch gap.
-  if (options_.slice_launch_gap.count() > 0) {
-    executor_.After(options_.slice_launch_gap, [this] { Pump(); });
-  } else {
-    Pump();
-  }
+  // More of this kernel to run: the next slice after the host launch gap,
+  // also if something else wakes the policy sooner.
+  it->ready_at = executor_.Now() + options_.slice_launch_gap;
+  Pump();
 }
 
 }  // namespace colo::sched

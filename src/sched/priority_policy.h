@@ -73,6 +73,9 @@ class PriorityPolicy final : public ForwardingPolicy {
     bool retreating = false;
     SmUse harvest_use;        // what a harvesting launch holds per SM.
     LaunchId device_id = 0;
+    // Its next launch not before: `slice_launch_gap` of host time after the
+    // last one of it ended, whatever else wakes the policy meanwhile.
+    TimePoint ready_at = TimeZero();
   };
 
   bool IsHigh(ClientId c) const;

@@ -203,6 +203,51 @@ TEST(PriorityPolicySimTest, SlicedBestEffortKernelLetsTheHighPriorityKernelInWit
   EXPECT_EQ(out.kernels_completed, out.be_launches_completed + 1);
 }
 
+TEST(PriorityPolicySimTest, EverySliceWaitsOutTheLaunchGapWhateverWakesThePolicy) {
+  // Best effort A: 100 waves of 864 blocks, 100 us per wave. Bound 104 us:
+  // persistent 2 + 105 = 107 us does not meet it, slices of one wave
+  // (100 us) do. Slice launch gap 30 us. Best effort B (another client): one
+  // wave of 10 us, issued beside A's first slice at 20 us (min_idle), runs
+  // when that slice frees the SMs (120..130 us). Its completion wakes the
+  // policy inside A's gap: A's second slice still waits for 120 + 30 =
+  // 150 us (it went at 130 us), and every later one 100 + 30 us after the
+  // one before, until the service has been idle for long_idle (5 ms).
+  const KernelDesc a = TestKernel("a", 86400, Milliseconds(10), 0.5, 0.3);
+  const KernelDesc b = TestKernel("b", 864, Microseconds(10), 0.5, 0.3);
+  PolicyOptions options;
+  options.preemption_bound = Microseconds(104);
+  options.slice_launch_gap = Microseconds(30);
+  Rig rig(PolicyKind::kPriority, options, &a);
+  std::vector<TimePoint> issued;
+  rig.device.on_launch = [&](int64_t workers) {
+    EXPECT_EQ(workers, 0) << "slices, not persistent workers";
+    issued.push_back(rig.loop.Now());
+  };
+  constexpr ClientId kOtherBe = kBe + 1;
+  rig.policy->SetClientClass(kOtherBe, PriorityClass::kBestEffort);
+  int a_callbacks = 0, b_callbacks = 0;
+  TimePoint a_done{}, b_done{};
+  rig.SubmitBe(a, &a_callbacks, &a_done);
+  LaunchRequest r;
+  r.client = kOtherBe;
+  r.kernel = &b;
+  r.on_complete = [&](LaunchId, TimePoint t) {
+    ++b_callbacks;
+    b_done = t;
+  };
+  ASSERT_TRUE(rig.policy->Submit(std::move(r)).ok());
+  rig.loop.RunUntil(AtNanos(Seconds(1).count()));
+  EXPECT_EQ(b_callbacks, 1);
+  EXPECT_EQ(ToNanos(b_done), 130'000);
+  ASSERT_GE(issued.size(), 3u);
+  EXPECT_EQ(ToNanos(issued[0]), 20'000);
+  EXPECT_EQ(ToNanos(issued[1]), 150'000);
+  for (size_t i = 2; i < issued.size() && issued[i] < AtNanos(Milliseconds(5).count()); ++i)
+    EXPECT_EQ(ToNanos(issued[i]) - ToNanos(issued[i - 1]), 130'000) << "slice " << i;
+  EXPECT_EQ(a_callbacks, 1);
+  ExpectEveryBlockRanOnce(rig.device.ran, 86400);
+}
+
 TEST(PriorityPolicySimTest, PersistentBestEffortKernelRetreatsWithinTheBound) {
   // Best effort: 100 waves, 50 us per wave (5 ms alone). Bound 60 us:
   // persistent 2 + 52.5 = 54.5 us (efficiency 0.952) beats slices of one
