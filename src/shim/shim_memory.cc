@@ -1,9 +1,16 @@
 // shim/shim_memory.cc — sim mode's device memory, copies and memsets (the
 // API is declared in shim_runtime.h). Device memory is host memory here: an
-// allocation is 256-byte aligned host memory that colod's ledger has agreed
-// to; copies and memsets run on the host (synchronous copies after the
-// kernels before them), or are recorded by a capturing stream. Gate mode
-// forwards to gate_runtime.cc.
+// allocation is a page-aligned anonymous mapping, made without reserving
+// host memory for it (MAP_NORESERVE), that colod's ledger has agreed to. A
+// page takes host memory only once a copy or memset writes it (kernels do
+// not run in sim mode), and a memset to zero over whole pages gives them
+// back, so a program may hold up to the simulated GPU's memory on a host
+// with less. Copies and memsets run on the host (synchronous copies after
+// the kernels before them), or are recorded by a capturing stream. Gate
+// mode forwards to gate_runtime.cc.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +35,58 @@ AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
 }
 
 namespace {
+
+size_t PageSize() {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+// The bytes mapped for an allocation of `size` (whole pages); 0 if that
+// does not fit a size_t.
+size_t MappedBytes(size_t size) {
+  const size_t page = PageSize();
+  return size > SIZE_MAX - page ? 0 : (size + page - 1) / page * page;
+}
+
+// A device allocation's memory: `bytes` (whole pages) of address space that
+// reserve no host memory until written; nullptr if the kernel refused it.
+void* MapDeviceMemory(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// Whether [p, p + count) lies inside one device or managed allocation (a
+// mapping of MapDeviceMemory's), not in pinned memory or a symbol's shadow.
+bool InDeviceAllocation(const State& s, const void* p, size_t count) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = AllocationHolding(s.allocations, a);
+  return it != s.allocations.end() && count <= it->second - (a - it->first);
+}
+
+// A memset of `count` bytes of `value` at `p` in a device allocation. Zeros
+// over whole pages are given back instead of written (MADV_DONTNEED: a
+// private anonymous page reads as zeros afterwards and holds no host memory
+// until written again); only the partial pages at the ends are written.
+// REQUIRES: InDeviceAllocation(p, count).
+void FillDeviceBytes(void* p, int value, size_t count) {
+  auto* bytes = static_cast<char*>(p);
+  if (static_cast<unsigned char>(value) != 0) {
+    std::memset(bytes, value, count);
+    return;
+  }
+  const size_t page = PageSize();
+  const auto a = reinterpret_cast<uintptr_t>(bytes);
+  const uintptr_t first = (a + page - 1) / page * page;
+  const uintptr_t last = (a + count) / page * page;
+  if (last <= first || madvise(reinterpret_cast<void*>(first), last - first,
+                               MADV_DONTNEED) != 0) {
+    std::memset(bytes, 0, count);
+    return;
+  }
+  std::memset(bytes, 0, first - a);
+  std::memset(reinterpret_cast<char*>(last), 0, a + count - last);
+}
 
 // cudaMemcpyKind.
 enum CopyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
@@ -99,13 +158,13 @@ int Malloc(void** ptr, size_t size, AllocKind kind) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (s.gate) return gate::Malloc(s, ptr, size, kind);
-  const size_t rounded = (size + 255) / 256 * 256;
-  void* p = std::aligned_alloc(256, rounded);
+  const size_t mapped = MappedBytes(size);
+  void* p = mapped == 0 ? nullptr : MapDeviceMemory(mapped);
   if (p == nullptr) return cuda::kCudaErrorMemoryAllocation;
   Result<int> r = WithoutStateLock(
       s, [&] { return s.client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
   if (!r.ok() || *r != kCudaSuccess) {
-    std::free(p);
+    munmap(p, mapped);
     return r.ok() ? *r : LoseColod(s, r.status());
   }
   s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
@@ -138,7 +197,7 @@ int Free(void* ptr, bool driver) {
     return LoseColod(s, r.status());
   }
   s.allocated -= static_cast<int64_t>(size);
-  std::free(ptr);
+  munmap(ptr, MappedBytes(size));
   return *r;
 }
 
@@ -276,7 +335,11 @@ int Memset(void* ptr, int value, size_t count) {
     if (InGate(s)) return gate::Memset(s, ptr, value, count);
     if (count > 0 && !InAllocation(s, ptr, count))
       return cuda::kCudaErrorInvalidValue;
-    if (count > 0) std::memset(ptr, value, count);
+    if (count > 0 && InDeviceAllocation(s, ptr, count)) {
+      FillDeviceBytes(ptr, value, count);
+    } else if (count > 0) {
+      std::memset(ptr, value, count);
+    }
   }
   return kCudaSuccess;
 }
@@ -288,6 +351,10 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (count > 0 && !InAllocation(s, ptr, count))
     return cuda::kCudaErrorInvalidValue;
+  if (count > 0 && !CapturingInto(s, stream) && InDeviceAllocation(s, ptr, count)) {
+    FillDeviceBytes(ptr, value, count);
+    return kCudaSuccess;
+  }
   return RunOrCapture(s, stream,
                       CopyOp(ptr, count, nullptr, count, count, 1, kDefault,
                              CapturedOp::Kind::kSet, value));

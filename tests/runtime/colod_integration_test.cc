@@ -592,6 +592,31 @@ TEST(ColodIntegrationTest, MemGetInfoCountsOtherClientsAllocations) {
   EXPECT_EQ(ValueOf(p->Output(), "mem_total"), 40LL << 30) << p->Output();
 }
 
+TEST(ColodIntegrationTest, SimulatedDeviceMemoryTakesHostMemoryOnlyWhereWritten) {
+  // 32 GiB of the simulated A100's 40, cleared whole twice (cudaMemset,
+  // cudaMemsetAsync), 4 MiB written and read back, a 3-page memset to 7
+  // inside pages: the program's resident memory stays that of a small
+  // program (under 512 MiB), on a host that may have less than 32 GiB.
+  // Before, the allocation was host heap memory: refused on such a host,
+  // and 32 GiB resident once cleared on a larger one.
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "sparse", {Program("sparse_memory"), "32"});
+  ASSERT_EQ(p->Wait(seconds(60)), 0) << p->Output();
+  const std::string out = p->Output();
+  for (const char* ok : {"alloc", "memset", "memset_async", "free"})
+    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+  for (const char* yes : {"round_trip", "set_seven", "cleared"})
+    EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
+  EXPECT_GT(ValueOf(out, "rss_mib"), 0) << out;
+  EXPECT_LT(ValueOf(out, "rss_mib"), 512) << out;
+  EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["memory_used"] == 0 && j["clients"].empty();
+  })) << colod.Stats().dump();
+}
+
 TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
   // On the simulated A100 (2048 threads, 32 blocks, 64 K registers, 164 KiB
   // of shared memory an SM, 1 KiB reserved a block), `scale` (a few
