@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace colo::shim {
@@ -124,32 +125,92 @@ int MaxThreadsAttribute(std::string_view info) {
   return 0;
 }
 
+// A cubin's section table, checked against the image.
+class CubinSections {
+ public:
+  static Result<CubinSections> Open(std::string_view elf) {
+    const auto* b = reinterpret_cast<const unsigned char*>(elf.data());
+    if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(b, ELFMAG, SELFMAG) != 0 ||
+        b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
+      return InvalidArgumentError("cubin: not a 64-bit little-endian ELF image");
+    CubinSections c(elf, Load<Elf64_Ehdr>(b));
+    const Elf64_Ehdr& eh = c.eh_;
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > elf.size() ||
+        eh.e_shnum > (elf.size() - eh.e_shoff) / sizeof(Elf64_Shdr) ||
+        eh.e_shstrndx >= eh.e_shnum)
+      return InvalidArgumentError("cubin: section table outside the image");
+    COLO_ASSIGN_OR_RETURN(c.names_, c.Contents(eh.e_shstrndx));
+    return c;
+  }
+
+  size_t count() const { return eh_.e_shnum; }
+  Elf64_Shdr Header(size_t i) const {
+    return Load<Elf64_Shdr>(reinterpret_cast<const unsigned char*>(elf_.data()) + eh_.e_shoff +
+                            i * sizeof(Elf64_Shdr));
+  }
+  // Section i's name.
+  Result<std::string_view> Name(size_t i) const { return StringAt(names_, Header(i).sh_name); }
+  // Section i's bytes (empty for NOBITS), within the image.
+  Result<std::string_view> Contents(size_t i) const {
+    const Elf64_Shdr s = Header(i);
+    if (s.sh_type == SHT_NOBITS) return std::string_view();
+    if (s.sh_offset > elf_.size() || s.sh_size > elf_.size() - s.sh_offset)
+      return InvalidArgumentError("cubin: section outside the image");
+    return elf_.substr(s.sh_offset, s.sh_size);
+  }
+  // The NUL-terminated string at `at` of string table `table`.
+  static Result<std::string_view> StringAt(std::string_view table, size_t at) {
+    if (at >= table.size()) return InvalidArgumentError("cubin: bad string offset");
+    const std::string_view rest = table.substr(at);
+    return rest.substr(0, rest.find('\0'));
+  }
+
+ private:
+  CubinSections(std::string_view elf, const Elf64_Ehdr& eh) : elf_(elf), eh_(eh) {}
+  std::string_view elf_;
+  Elf64_Ehdr eh_;
+  std::string_view names_;
+};
+
+// The cubin entry of `entries` for `target_arch`: the highest architecture
+// not above it, else the oldest; nullptr if there is none.
+const Entry* BestCubin(const std::vector<Entry>& entries, int target_arch) {
+  const Entry* best = nullptr;
+  for (const Entry& e : entries) {
+    if (e.kind != kKindCubin) continue;
+    const bool fits = e.arch <= target_arch;
+    if (best == nullptr) {
+      best = &e;
+    } else if (fits && (best->arch > target_arch || e.arch > best->arch)) {
+      best = &e;
+    } else if (!fits && best->arch > target_arch && e.arch < best->arch) {
+      best = &e;
+    }
+  }
+  return best;
+}
+
+// The container nvcc's wrapper points to.
+Result<const unsigned char*> WrappedContainer(const void* wrapper) {
+  if (wrapper == nullptr) return InvalidArgumentError("fat binary: null wrapper");
+  const auto* w = static_cast<const unsigned char*>(wrapper);
+  if (Load<uint32_t>(w) != kWrapperMagic)
+    return InvalidArgumentError("fat binary: wrapper magic is not 0x466243B1");
+  const auto* image = Load<const unsigned char*>(w + 8);
+  if (image == nullptr || Load<uint32_t>(image) != kContainerMagic)
+    return InvalidArgumentError("fat binary: wrapper points to no 0xBA55ED50 container");
+  return image;
+}
+
 }  // namespace
 
 Result<std::map<std::string, KernelResources>> ReadCubinResources(
     std::string_view elf, int arch) {
-  const auto* b = reinterpret_cast<const unsigned char*>(elf.data());
-  if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(b, ELFMAG, SELFMAG) != 0 ||
-      b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
-    return InvalidArgumentError("cubin: not a 64-bit little-endian ELF image");
-  const auto eh = Load<Elf64_Ehdr>(b);
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > elf.size() ||
-      eh.e_shnum > (elf.size() - eh.e_shoff) / sizeof(Elf64_Shdr) ||
-      eh.e_shstrndx >= eh.e_shnum)
-    return InvalidArgumentError("cubin: section table outside the image");
-  auto section = [&](size_t i) {
-    return Load<Elf64_Shdr>(b + eh.e_shoff + i * sizeof(Elf64_Shdr));
-  };
-  const Elf64_Shdr names = section(eh.e_shstrndx);
-  if (names.sh_offset > elf.size() || names.sh_size > elf.size() - names.sh_offset)
-    return InvalidArgumentError("cubin: section names outside the image");
-  const std::string_view strtab(elf.data() + names.sh_offset, names.sh_size);
+  COLO_ASSIGN_OR_RETURN(CubinSections sections, CubinSections::Open(elf));
   std::map<std::string, KernelResources> out;
-  for (size_t i = 0; i < eh.e_shnum; ++i) {
-    const Elf64_Shdr s = section(i);
-    if (s.sh_name >= strtab.size()) return InvalidArgumentError("cubin: bad section name");
-    const std::string_view rest = strtab.substr(s.sh_name);
-    const std::string_view name = rest.substr(0, rest.find('\0'));
+  for (size_t i = 0; i < sections.count(); ++i) {
+    const Elf64_Shdr s = sections.Header(i);
+    COLO_ASSIGN_OR_RETURN(std::string_view name, sections.Name(i));
     static constexpr std::string_view kText = ".text.", kShared = ".nv.shared.",
                                       kInfo = ".nv.info.";
     if (name.substr(0, kText.size()) == kText && name.size() > kText.size()) {
@@ -157,9 +218,8 @@ Result<std::map<std::string, KernelResources>> ReadCubinResources(
       r.registers_per_thread = static_cast<int>(s.sh_info >> 24);
       r.arch = arch;
     } else if (name.substr(0, kInfo.size()) == kInfo && name.size() > kInfo.size()) {
-      if (s.sh_offset > elf.size() || s.sh_size > elf.size() - s.sh_offset)
-        return InvalidArgumentError("cubin: section outside the image");
-      const int bound = MaxThreadsAttribute(elf.substr(s.sh_offset, s.sh_size));
+      COLO_ASSIGN_OR_RETURN(std::string_view info, sections.Contents(i));
+      const int bound = MaxThreadsAttribute(info);
       if (bound > 0) out[std::string(name.substr(kInfo.size()))].max_threads_per_block = bound;
     } else if (name.substr(0, kShared.size()) == kShared && name.size() > kShared.size()) {
       KernelResources& r = out[std::string(name.substr(kShared.size()))];
@@ -176,18 +236,7 @@ Result<std::map<std::string, KernelResources>> ReadFatbinResources(
     const void* image, size_t size, int target_arch) {
   COLO_ASSIGN_OR_RETURN(std::vector<Entry> entries,
                         Entries(static_cast<const unsigned char*>(image), size));
-  const Entry* best = nullptr;
-  for (const Entry& e : entries) {
-    if (e.kind != kKindCubin) continue;
-    const bool fits = e.arch <= target_arch;
-    if (best == nullptr) {
-      best = &e;
-    } else if (fits && (best->arch > target_arch || e.arch > best->arch)) {
-      best = &e;
-    } else if (!fits && best->arch > target_arch && e.arch < best->arch) {
-      best = &e;
-    }
-  }
+  const Entry* best = BestCubin(entries, target_arch);
   if (best == nullptr) return std::map<std::string, KernelResources>{};
   COLO_ASSIGN_OR_RETURN(std::string elf, Payload(*best));
   return ReadCubinResources(elf, best->arch);
@@ -195,14 +244,49 @@ Result<std::map<std::string, KernelResources>> ReadFatbinResources(
 
 Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
     const void* wrapper, int target_arch) {
-  if (wrapper == nullptr) return InvalidArgumentError("fat binary: null wrapper");
-  const auto* w = static_cast<const unsigned char*>(wrapper);
-  if (Load<uint32_t>(w) != kWrapperMagic)
-    return InvalidArgumentError("fat binary: wrapper magic is not 0x466243B1");
-  const auto* image = Load<const unsigned char*>(w + 8);
-  if (image == nullptr || Load<uint32_t>(image) != kContainerMagic)
-    return InvalidArgumentError("fat binary: wrapper points to no 0xBA55ED50 container");
+  COLO_ASSIGN_OR_RETURN(const unsigned char* image, WrappedContainer(wrapper));
   return ReadFatbinResources(image, ContainerSize(image), target_arch);
+}
+
+Result<std::map<std::string, std::string>> ReadCubinInitialValues(std::string_view elf) {
+  COLO_ASSIGN_OR_RETURN(CubinSections sections, CubinSections::Open(elf));
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < sections.count(); ++i) {
+    const Elf64_Shdr symtab = sections.Header(i);
+    if (symtab.sh_type != SHT_SYMTAB) continue;
+    if (symtab.sh_link >= sections.count())
+      return InvalidArgumentError("cubin: symbol table names no string table");
+    COLO_ASSIGN_OR_RETURN(std::string_view symbols, sections.Contents(i));
+    COLO_ASSIGN_OR_RETURN(std::string_view names, sections.Contents(symtab.sh_link));
+    for (size_t at = 0; at + sizeof(Elf64_Sym) <= symbols.size(); at += sizeof(Elf64_Sym)) {
+      const auto sym = Load<Elf64_Sym>(reinterpret_cast<const unsigned char*>(symbols.data()) + at);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx >= sections.count()) continue;
+      COLO_ASSIGN_OR_RETURN(std::string_view section, sections.Name(sym.st_shndx));
+      if (section != ".nv.global.init") continue;
+      COLO_ASSIGN_OR_RETURN(std::string_view data, sections.Contents(sym.st_shndx));
+      if (sym.st_value > data.size() || sym.st_size > data.size() - sym.st_value)
+        return InvalidArgumentError("cubin: a variable's initial value lies outside its section");
+      COLO_ASSIGN_OR_RETURN(std::string_view name, CubinSections::StringAt(names, sym.st_name));
+      out[std::string(name)] = std::string(data.substr(sym.st_value, sym.st_size));
+    }
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> ReadRegisteredInitialValues(const void* wrapper) {
+  COLO_ASSIGN_OR_RETURN(const unsigned char* image, WrappedContainer(wrapper));
+  return ReadFatbinInitialValues(image, ContainerSize(image));
+}
+
+Result<std::map<std::string, std::string>> ReadFatbinInitialValues(const void* image,
+                                                                   size_t size) {
+  COLO_ASSIGN_OR_RETURN(std::vector<Entry> entries,
+                        Entries(static_cast<const unsigned char*>(image), size));
+  // Any cubin: a variable's initial value does not depend on the architecture.
+  const Entry* best = BestCubin(entries, std::numeric_limits<int>::max());
+  if (best == nullptr) return std::map<std::string, std::string>{};
+  COLO_ASSIGN_OR_RETURN(std::string elf, Payload(*best));
+  return ReadCubinInitialValues(elf);
 }
 
 Result<std::string> CopyModuleImage(const void* image) {

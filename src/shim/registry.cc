@@ -189,6 +189,17 @@ void RegisterManagedVar(void** handle, void** host_var_ptr,
   Add(rec);
 }
 
+std::vector<ManagedVar> ManagedVarsOf(void** handle) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<ManagedVar> out;
+  for (const Record& rec : r.records) {
+    if (rec.kind == Record::kManagedVar && rec.handle == handle)
+      out.push_back(ManagedVar{rec.host_var_ptr, rec.device_name, rec.size});
+  }
+  return out;
+}
+
 char InitModule(void** handle) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mu);

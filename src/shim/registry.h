@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace colo::shim {
 
@@ -31,6 +32,17 @@ void RegisterManagedVar(void** handle, void** host_var_ptr,
                         char* device_address, const char* device_name, int ext,
                         size_t size, int constant, int global);
 char InitModule(void** handle);
+
+// A `__managed__` variable: where the program keeps its pointer to it (the
+// runtime sets *host_var_ptr at __cudaInitModule), its device name and size.
+struct ManagedVar {
+  void** host_var_ptr = nullptr;
+  const char* device_name = nullptr;
+  size_t size = 0;
+};
+// The managed variables recorded under `handle` (ours), for sim mode to give
+// them storage; none once the records were replayed into the real runtime.
+std::vector<ManagedVar> ManagedVarsOf(void** handle);
 
 // The fat binary wrapper registered under `handle` (ours), or nullptr after
 // UnregisterFatBinary (its library may be gone).

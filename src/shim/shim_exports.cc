@@ -98,7 +98,10 @@ void __cudaRegisterManagedVar(void** handle, void** host_var_ptr,
 char __cudaInitModule(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaInitModule, 0, handle);
   try {
-    return cs::InitModule(handle);
+    // Gate mode: the real runtime has the module (replayed) and sets the
+    // managed variables' pointers; sim mode gives them storage itself.
+    if (cs::GateMode()) return cs::InitModule(handle);
+    return cs::InitManagedVars(handle);
   } catch (...) {
     return 0;
   }

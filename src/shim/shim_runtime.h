@@ -174,6 +174,15 @@ int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
 // (gate mode calls that one; sim mode's memory is host memory, so managed
 // memory needs nothing more). All are accounted with colod alike.
 enum class AllocKind { kRuntime, kDriver, kManaged };
+
+// __cudaInitModule in sim mode: gives each `__managed__` variable of the
+// module `handle` (ours) its storage, once: managed memory from Malloc
+// (colod accounts it, as the runtime counts managed memory), holding the
+// variable's initial value from the module's cubin (zeros without one), and
+// sets the program's pointer to it. Without colod (Malloc refused), host
+// memory colod does not see, so that the program's host code still runs.
+// Returns 1 (initialized), 0 if even host memory ran out.
+char InitManagedVars(void** handle);
 // `driver`: cuMemFree_v2 (gate mode calls the driver's). A managed
 // allocation of 0 bytes, or a free of what is not an allocation (or was
 // freed), is cudaErrorInvalidValue.

@@ -1,5 +1,5 @@
-// Stream-ordered allocation (cudaMallocAsync / cudaFreeAsync) and
-// cudaMemPrefetchAsync in sim mode: an nvcc-built program under the
+// Stream-ordered allocation (cudaMallocAsync / cudaFreeAsync),
+// cudaMemPrefetchAsync and `__managed__` variables in sim mode: an nvcc-built program under the
 // interposer against a colod process; colod's ledger is read while the
 // program holds its memory and after it returned it, before it exits (a
 // client's exit would return everything anyway).
@@ -97,6 +97,30 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
   }
   EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["kernels_completed"] == 4;
+  })) << colod.Stats().dump();
+}
+
+// `__managed__` variables: nvcc's code reads each one's pointer, which the
+// runtime sets at __cudaInitModule, on the first host access. Sim mode gives
+// them managed memory (accounted with colod) holding their initializers.
+// Before, the pointer stayed null and that first access was a segfault.
+TEST(ColodIntegrationTest, ManagedVariablesHaveStorageAndInitialValuesInSimMode) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "kernels:\n  - {name: touch_managed, duration_us: 100}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "managed", {Program("managed_vars")});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  const std::string out = p->Output();
+  EXPECT_EQ(ValueOf(out, "initialized"), 26) << out;  // 5 + 6 + 7 + 8
+  EXPECT_EQ(ValueOf(out, "zeroed"), 0) << out;
+  for (const char* yes : {"written", "same_storage"})
+    EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
+  for (const char* ok : {"sync", "prefetch", "pointer_attr"})
+    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+  EXPECT_EQ(ValueOf(out, "pointer_type"), 3) << out;  // cudaMemoryTypeManaged
+  EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["kernels_completed"] == 1 && j["memory_used"] == 0;
   })) << colod.Stats().dump();
 }
 

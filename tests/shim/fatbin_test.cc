@@ -163,5 +163,60 @@ TEST(FatbinTest, DamagedImagesAreErrorsNotCrashes) {
   EXPECT_FALSE(ReadRegisteredFatbin(not_a_wrapper, 80).ok());
 }
 
+// nvcc's wrapper of a container, as __cudaRegisterFatBinary receives it.
+struct Wrapper {
+  uint32_t magic = 0x466243B1;
+  uint32_t version = 1;
+  const void* container = nullptr;
+  const void* unused = nullptr;
+};
+
+TEST(FatbinTest, InitialValuesOfDeviceVariablesComeFromTheCubin) {
+  // tests/cuda_programs/managed_vars.cu: `__managed__ int seeded[4] = {5,
+  // 6, 7, 8}` and `__managed__ long plain[256]` (no initializer: zeros, not
+  // listed).
+  SKIP_WITHOUT_NVCC();
+  std::map<std::string, std::string> values;
+  for (const std::string& c : Containers(kPrograms + "managed_vars")) {
+    Wrapper w;
+    w.container = c.data();
+    auto r = ReadRegisteredInitialValues(&w);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    values.insert(r->begin(), r->end());
+  }
+  ASSERT_EQ(values.count("seeded"), 1u);
+  const int32_t expected[4] = {5, 6, 7, 8};
+  EXPECT_EQ(values["seeded"], std::string(reinterpret_cast<const char*>(expected), sizeof expected));
+  EXPECT_EQ(values.count("plain"), 0u);
+  EXPECT_FALSE(ReadRegisteredInitialValues(nullptr).ok());
+  const uint32_t not_a_wrapper[4] = {1, 2, 3, 4};
+  EXPECT_FALSE(ReadRegisteredInitialValues(not_a_wrapper).ok());
+  EXPECT_FALSE(ReadCubinInitialValues("plain text, not an ELF image").ok());
+}
+
+TEST(FatbinTest, DamagedImagesGiveInitialValuesOrErrorsNotCrashes) {
+  // Every cut-off copy of the container is refused; every byte changed in
+  // turn gives an answer or an error, never a read outside the copy (the
+  // sanitizer build checks that).
+  SKIP_WITHOUT_NVCC();
+  int containers = 0;
+  for (const std::string& c : Containers(kPrograms + "managed_vars")) {
+    ++containers;
+    ASSERT_TRUE(ReadFatbinInitialValues(c.data(), c.size()).ok());
+    for (size_t n = 0; n < c.size(); n += 3) {
+      const std::string cut = c.substr(0, n);
+      EXPECT_FALSE(ReadFatbinInitialValues(cut.data(), cut.size()).ok()) << n;
+    }
+    int refused = 0;
+    for (size_t i = 0; i < c.size(); i += 5) {
+      std::string bad = c;
+      bad[i] = static_cast<char>(bad[i] ^ 0x5A);
+      refused += !ReadFatbinInitialValues(bad.data(), bad.size()).ok();
+    }
+    EXPECT_GT(refused, 0);
+  }
+  EXPECT_GT(containers, 0);
+}
+
 }  // namespace
 }  // namespace colo::shim
