@@ -1,8 +1,8 @@
 // Stream-ordered allocation (cudaMallocAsync / cudaFreeAsync),
-// cudaMemPrefetchAsync and `__managed__` variables in sim mode: an nvcc-built program under the
-// interposer against a colod process; colod's ledger is read while the
-// program holds its memory and after it returned it, before it exits (a
-// client's exit would return everything anyway).
+// cudaMemPrefetchAsync and `__managed__` variables in sim mode: nvcc-built
+// programs under the interposer against a colod process; colod's ledger is
+// read while a program holds its memory and after it returned it, before it
+// exits (a client's exit would return everything anyway).
 #include <gtest/gtest.h>
 
 #include "colod_harness.h"
