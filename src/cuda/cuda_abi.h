@@ -100,6 +100,10 @@ inline constexpr int kMemLocationTypeDevice = 1;
 inline constexpr int kMemLocationTypeHost = 2;
 inline constexpr int kMemLocationTypeHostNuma = 3;
 inline constexpr int kMemLocationTypeHostNumaCurrent = 4;
+// cudaMemoryAdvise values, the first and the last.
+inline constexpr int kMemAdviseSetReadMostly = 1;
+inline constexpr int kMemAdviseUnsetReadMostly = 2;
+inline constexpr int kMemAdviseUnsetAccessedBy = 6;
 // cudaEventCreateWithFlags: an event that keeps no times.
 inline constexpr unsigned kEventDisableTiming = 0x02;
 

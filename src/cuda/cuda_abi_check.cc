@@ -66,6 +66,9 @@ static_assert(kMemoryTypeManaged == cudaMemoryTypeManaged);
 static_assert(kCudaErrorStreamCaptureUnsupported ==
               cudaErrorStreamCaptureUnsupported);
 static_assert(kCudaErrorUnknown == cudaErrorUnknown);
+static_assert(kMemAdviseSetReadMostly == cudaMemAdviseSetReadMostly);
+static_assert(kMemAdviseUnsetReadMostly == cudaMemAdviseUnsetReadMostly);
+static_assert(kMemAdviseUnsetAccessedBy == cudaMemAdviseUnsetAccessedBy);
 static_assert(kCuSuccess == CUDA_SUCCESS);
 static_assert(kCuErrorInvalidValue == CUDA_ERROR_INVALID_VALUE);
 static_assert(kCuErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);

@@ -81,6 +81,7 @@
   X(cudaMallocAsync)                                    \
   X(cudaFreeAsync)                                      \
   X(cudaMemPrefetchAsync)                               \
+  X(cudaMemAdvise)                                      \
   /* streams and events */                              \
   X(cudaStreamCreate)                                   \
   X(cudaStreamCreateWithFlags)                          \

@@ -271,6 +271,8 @@ COLO_EXPORT int cudaFreeAsync_ptsz(void* dev_ptr, void* stream);
 COLO_EXPORT int cudaMemPrefetchAsync(const void* dev_ptr, size_t count,
                                      colo_mem_location location,
                                      unsigned flags, void* stream);
+COLO_EXPORT int cudaMemAdvise(const void* dev_ptr, size_t count, int advice,
+                              colo_mem_location location);
 COLO_EXPORT int cudaMemPrefetchAsync_ptsz(const void* dev_ptr, size_t count,
                                           colo_mem_location location,
                                           unsigned flags, void* stream);

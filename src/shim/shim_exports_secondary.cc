@@ -2,8 +2,8 @@
 // of shim_exports.cc: symbols (__constant__ / __device__ variables), pitched
 // memory, registered host memory, device flags and reset, peer access, host
 // callbacks in stream order, event records with flags and launches with a
-// launch configuration (cudaLaunchKernelExC), stream-ordered allocation and
-// managed-memory prefetch. Before, they reached the real
+// launch configuration (cudaLaunchKernelExC), stream-ordered allocation,
+// managed-memory prefetch and advice. Before, they reached the real
 // runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
 // Gate mode forwards those that need no order behind the program's kernels.
 #include <cstring>
@@ -260,5 +260,17 @@ int cudaMemPrefetchAsync(const void* dev_ptr, size_t count,
   return Safe([&] {
     return cs::MemPrefetchAsync(dev_ptr, count, location.type, location.id,
                                 flags, cs::OwnStream(stream));
+  });
+}
+
+int cudaMemAdvise(const void* dev_ptr, size_t count, int advice,
+                  colo_mem_location location) {
+  COLO_FORWARD_IF_NEEDED(cudaMemAdvise, kCudaErrorSharedObjectSymbolNotFound,
+                         dev_ptr, count, advice, location);
+  // No order behind the program's kernels to keep: the real call at once.
+  COLO_FORWARD_IN_GATE(cudaMemAdvise, kCudaErrorSharedObjectSymbolNotFound,
+                       dev_ptr, count, advice, location);
+  return Safe([&] {
+    return cs::MemAdvise(dev_ptr, count, advice, location.type, location.id);
   });
 }

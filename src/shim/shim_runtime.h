@@ -248,6 +248,15 @@ int FreeAsync(void* ptr, void* stream);
 // Gate mode: the real prefetch, after the stream's launches were issued.
 int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
                      int location_id, unsigned flags, void* stream);
+// cudaMemAdvise, sim mode (gate mode calls the real one): managed memory is
+// host memory, so advice that passes CUDA's checks is a no-op success.
+// Checks: `advice` a cudaMemoryAdvise value (1-6); for the preferred-location
+// and accessed-by advice, the location as for a prefetch (read-mostly
+// ignores it); `count` > 0 bytes from `ptr` inside one managed allocation or
+// `__managed__` variable. Else cudaErrorInvalidValue (cudaErrorInvalidDevice
+// for a device other than 0).
+int MemAdvise(const void* ptr, size_t count, int advice, int location_type,
+              int location_id);
 
 // `flags`, `priority`: gate mode gives them to the real stream (in sim mode
 // the class colod granted decides).

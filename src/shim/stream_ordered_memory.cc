@@ -1,7 +1,7 @@
 // shim/stream_ordered_memory.cc — stream-ordered allocation
-// (cudaMallocAsync, cudaFreeAsync) and managed-memory prefetch
-// (cudaMemPrefetchAsync); the API and its behaviour are declared in
-// shim_runtime.h. Before, these calls reached the real runtime, which has no
+// (cudaMallocAsync, cudaFreeAsync), managed-memory prefetch and advice
+// (cudaMemPrefetchAsync, cudaMemAdvise); the API and its behaviour are
+// declared in shim_runtime.h. Before, these calls reached the real runtime, which has no
 // GPU behind colod in sim mode (cudaErrorInsufficientDriver).
 //
 // The allocations are the ordinary ones (Malloc / Free in shim_memory.cc,
@@ -37,6 +37,33 @@ int CheckOrderingStream(State& s, void* stream) {
     return cuda::kCudaErrorStreamCaptureUnsupported;
   }
   return kCudaSuccess;
+}
+
+// CUDA's checks of a cudaMemLocation on this one-GPU device: a device with
+// id 0 (another id: cudaErrorInvalidDevice), the host or the current host
+// NUMA node (the id is ignored), a host NUMA node with an id >= 0; else
+// cudaErrorInvalidValue.
+int CheckLocation(int type, int id) {
+  switch (type) {
+    case cuda::kMemLocationTypeDevice:
+      return id == 0 ? kCudaSuccess : cuda::kCudaErrorInvalidDevice;
+    case cuda::kMemLocationTypeHost:
+    case cuda::kMemLocationTypeHostNumaCurrent:
+      return kCudaSuccess;
+    case cuda::kMemLocationTypeHostNuma:
+      return id >= 0 ? kCudaSuccess : cuda::kCudaErrorInvalidValue;
+    default:
+      return cuda::kCudaErrorInvalidValue;
+  }
+}
+
+// Whether the `count` bytes from `ptr` lie inside one cudaMallocManaged
+// allocation (or a `__managed__` variable's). REQUIRES: s.mu held.
+bool InManagedAllocation(const State& s, const void* ptr, size_t count) {
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  auto it = AllocationHolding(s.allocations, p);
+  return it != s.allocations.end() && s.managed.count(it->first) != 0 &&
+         count <= it->second - (p - it->first);
 }
 
 }  // namespace
@@ -86,26 +113,25 @@ int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
   }
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (flags != 0) return cuda::kCudaErrorInvalidValue;
-  switch (location_type) {
-    case cuda::kMemLocationTypeDevice:
-      if (location_id != 0) return cuda::kCudaErrorInvalidDevice;  // one GPU
-      break;
-    case cuda::kMemLocationTypeHost:
-    case cuda::kMemLocationTypeHostNumaCurrent:
-      break;  // the id is ignored
-    case cuda::kMemLocationTypeHostNuma:
-      if (location_id < 0) return cuda::kCudaErrorInvalidValue;
-      break;
-    default:
-      return cuda::kCudaErrorInvalidValue;
-  }
+  if (int err = CheckLocation(location_type, location_id); err != kCudaSuccess) return err;
   // Managed memory only, the whole range inside one allocation.
-  const auto p = reinterpret_cast<uintptr_t>(ptr);
-  auto it = AllocationHolding(s.allocations, p);
-  if (it == s.allocations.end() || s.managed.count(it->first) == 0 ||
-      count > it->second - (p - it->first))
-    return cuda::kCudaErrorInvalidValue;
+  if (!InManagedAllocation(s, ptr, count)) return cuda::kCudaErrorInvalidValue;
   return kCudaSuccess;  // host memory already: nothing to move
+}
+
+int MemAdvise(const void* ptr, size_t count, int advice, int location_type,
+              int location_id) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (advice < cuda::kMemAdviseSetReadMostly || advice > cuda::kMemAdviseUnsetAccessedBy)
+    return cuda::kCudaErrorInvalidValue;
+  // Read-mostly ignores the location; the others name one.
+  if (advice != cuda::kMemAdviseSetReadMostly && advice != cuda::kMemAdviseUnsetReadMostly) {
+    if (int err = CheckLocation(location_type, location_id); err != kCudaSuccess) return err;
+  }
+  if (count == 0 || !InManagedAllocation(s, ptr, count)) return cuda::kCudaErrorInvalidValue;
+  return kCudaSuccess;  // one host memory: nothing to place differently
 }
 
 }  // namespace colo::shim

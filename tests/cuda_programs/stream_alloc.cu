@@ -1,8 +1,9 @@
-// Stream-ordered allocation and managed-memory prefetch, unmodified CUDA:
-// cudaMallocAsync, a kernel on the memory, cudaFreeAsync, and
-// cudaMemPrefetchAsync, with what CUDA refuses (null pointer, destroyed
-// stream, double or unknown free, prefetch of non-managed memory, bad
-// location or flags, the calls in a stream capture).
+// Stream-ordered allocation and managed-memory prefetch and advice,
+// unmodified CUDA: cudaMallocAsync, a kernel on the memory, cudaFreeAsync,
+// cudaMemPrefetchAsync and cudaMemAdvise, with what CUDA refuses (null
+// pointer, destroyed stream, double or unknown free, prefetch or advice on
+// non-managed memory, bad location, flags or advice, the calls in a stream
+// capture).
 // Usage: stream_alloc [DIR]
 // Prints "name=V" lines (V: a cudaError_t, or a value the case names);
 // exits 3 on an unexpected CUDA error in the set-up. With DIR, at each
@@ -150,6 +151,28 @@ int main(int argc, char** argv) {
                                                in, 64, Location(cudaMemLocationTypeDevice, 0), 0, s)));
   std::printf("prefetch_destroyed_stream=%d\n", Code(cudaMemPrefetchAsync(
                                                     m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, gone)));
+  // Advice: managed memory only; the location matters for all but
+  // read-mostly.
+  std::printf("advise_read_mostly=%d\n", Code(cudaMemAdvise(
+      m, 8192, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeInvalid, 0))));
+  std::printf("advise_preferred_device=%d\n", Code(cudaMemAdvise(
+      m, 4096, cudaMemAdviseSetPreferredLocation, Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_accessed_by_host=%d\n", Code(cudaMemAdvise(
+      m + 4096, 4096, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeHost, 0))));
+  std::printf("advise_unset_accessed_by=%d\n", Code(cudaMemAdvise(
+      m, 8192, cudaMemAdviseUnsetAccessedBy, Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_unknown=%d\n", Code(cudaMemAdvise(
+      m, 8192, static_cast<cudaMemoryAdvise>(99), Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_other_device=%d\n", Code(cudaMemAdvise(
+      m, 8192, cudaMemAdviseSetPreferredLocation, Location(cudaMemLocationTypeDevice, 1))));
+  std::printf("advise_bad_location=%d\n", Code(cudaMemAdvise(
+      m, 8192, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeInvalid, 0))));
+  std::printf("advise_past_end=%d\n", Code(cudaMemAdvise(
+      m + 4096, 8192, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_empty=%d\n", Code(cudaMemAdvise(
+      m, 0, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_device_memory=%d\n", Code(cudaMemAdvise(
+      b, 64, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeDevice, 0))));
   CUDA_CHECK(cudaStreamSynchronize(s));
   std::printf("managed_intact=%d\n", m[0] == 5 && m[8191] == 5 ? 1 : 0);
   CUDA_CHECK(cudaFree(m));

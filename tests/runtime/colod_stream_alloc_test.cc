@@ -60,7 +60,9 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
     for (const char* ok :
          {"malloc_async", "launch", "malloc_async_default", "malloc_async_zero",
           "free_async", "free_async_null", "prefetch_device", "prefetch_host",
-          "prefetch_default_stream", "free_async_default"}) {
+          "prefetch_default_stream", "free_async_default",
+          "advise_read_mostly", "advise_preferred_device",
+          "advise_accessed_by_host", "advise_unset_accessed_by"}) {
       EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
     }
     for (const char* yes :
@@ -90,6 +92,10 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
     EXPECT_EQ(ValueOf(out, "prefetch_device_memory"), 1) << out;
     EXPECT_EQ(ValueOf(out, "prefetch_host_memory"), 1) << out;
     EXPECT_EQ(ValueOf(out, "prefetch_destroyed_stream"), 400) << out;
+    for (const char* refused : {"advise_unknown", "advise_bad_location", "advise_past_end",
+                                "advise_empty", "advise_device_memory"})
+      EXPECT_EQ(ValueOf(out, refused), 1) << refused << "\n" << out;
+    EXPECT_EQ(ValueOf(out, "advise_other_device"), 101) << out;
     // colod ran both kernels of each run, and nothing is left held.
     EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
       return j["clients"].empty() && j["memory_used"] == 0;
