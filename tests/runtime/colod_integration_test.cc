@@ -2,6 +2,7 @@
 // libcolo_preload.so against a real colod process on SimGpu in wall-clock
 // mode: the whole path, on a machine without a GPU.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -600,6 +601,14 @@ TEST(ColodIntegrationTest, SimulatedDeviceMemoryTakesHostMemoryOnlyWhereWritten)
   // Before, the allocation was host heap memory: refused on such a host,
   // and 32 GiB resident once cleared on a larger one.
   SKIP_WITHOUT_PROGRAMS();
+  // What the host must allow: 32 GiB of address space that reserves
+  // nothing (refused under strict overcommit or a smaller RLIMIT_AS).
+  if (ReadFile("/proc/sys/vm/overcommit_memory").substr(0, 1) == "2")
+    GTEST_SKIP() << "vm.overcommit_memory is 2 here: the kernel reserves "
+                    "memory for every mapping, so 32 GiB cannot be mapped";
+  if (rlimit as{}; getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+                   as.rlim_cur < (rlim_t{33} << 30))
+    GTEST_SKIP() << "RLIMIT_AS is " << as.rlim_cur << " bytes: too small for 32 GiB";
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
