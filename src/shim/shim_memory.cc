@@ -34,6 +34,13 @@ AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
   return p - it->first < std::max<size_t>(it->second, 1) ? it : map.end();
 }
 
+AllocationMap::const_iterator AllocationSpanning(const AllocationMap& map,
+                                                 const void* p, size_t count) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = AllocationHolding(map, a);
+  return it != map.end() && count <= it->second - (a - it->first) ? it : map.end();
+}
+
 namespace {
 
 size_t PageSize() {
@@ -59,9 +66,7 @@ void* MapDeviceMemory(size_t bytes) {
 // Whether [p, p + count) lies inside one device or managed allocation (a
 // mapping of MapDeviceMemory's), not in pinned memory or a symbol's shadow.
 bool InDeviceAllocation(const State& s, const void* p, size_t count) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = AllocationHolding(s.allocations, a);
-  return it != s.allocations.end() && count <= it->second - (a - it->first);
+  return AllocationSpanning(s.allocations, p, count) != s.allocations.end();
 }
 
 // A memset of `count` bytes of `value` at `p` in a device allocation. Zeros

@@ -205,6 +205,10 @@ inline int ClampStreamPriority(int p) {
 // holds its base address), or map.end().
 AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
                                                 uintptr_t p);
+// The same, if that allocation also holds the `count` bytes from `p`; else
+// map.end().
+AllocationMap::const_iterator AllocationSpanning(const AllocationMap& map,
+                                                 const void* p, size_t count);
 // What CUDA checks when a kernel is launched, against the device colod
 // describes: an empty grid or block, block dimensions (x and y within the device's threads per
 // block, z within 64, their product within threads per block) and grid

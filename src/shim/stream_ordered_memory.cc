@@ -60,10 +60,8 @@ int CheckLocation(int type, int id) {
 // Whether the `count` bytes from `ptr` lie inside one cudaMallocManaged
 // allocation (or a `__managed__` variable's). REQUIRES: s.mu held.
 bool InManagedAllocation(const State& s, const void* ptr, size_t count) {
-  const auto p = reinterpret_cast<uintptr_t>(ptr);
-  auto it = AllocationHolding(s.allocations, p);
-  return it != s.allocations.end() && s.managed.count(it->first) != 0 &&
-         count <= it->second - (p - it->first);
+  auto it = AllocationSpanning(s.allocations, ptr, count);
+  return it != s.allocations.end() && s.managed.count(it->first) != 0;
 }
 
 }  // namespace

@@ -100,10 +100,10 @@ struct Rig {
     policy->SetClientClass(kBe, PriorityClass::kBestEffort);
   }
 
-  // Submits `k` for the best-effort client now.
-  void SubmitBe(const KernelDesc& k, int* callbacks, TimePoint* done) {
+  // Submits `k` for best-effort client `client` now.
+  void SubmitBe(const KernelDesc& k, int* callbacks, TimePoint* done, ClientId client = kBe) {
     LaunchRequest b;
-    b.client = kBe;
+    b.client = client;
     b.kernel = &k;
     b.on_complete = [callbacks, done](LaunchId, TimePoint t) {
       ++*callbacks;
@@ -228,14 +228,7 @@ TEST(PriorityPolicySimTest, EverySliceWaitsOutTheLaunchGapWhateverWakesThePolicy
   int a_callbacks = 0, b_callbacks = 0;
   TimePoint a_done{}, b_done{};
   rig.SubmitBe(a, &a_callbacks, &a_done);
-  LaunchRequest r;
-  r.client = kOtherBe;
-  r.kernel = &b;
-  r.on_complete = [&](LaunchId, TimePoint t) {
-    ++b_callbacks;
-    b_done = t;
-  };
-  ASSERT_TRUE(rig.policy->Submit(std::move(r)).ok());
+  rig.SubmitBe(b, &b_callbacks, &b_done, kOtherBe);
   rig.loop.RunUntil(AtNanos(Seconds(1).count()));
   EXPECT_EQ(b_callbacks, 1);
   EXPECT_EQ(ToNanos(b_done), 130'000);
