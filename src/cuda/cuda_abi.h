@@ -106,6 +106,9 @@ inline constexpr int kMemAdviseUnsetReadMostly = 2;
 inline constexpr int kMemAdviseUnsetAccessedBy = 6;
 // cudaEventCreateWithFlags: an event that keeps no times.
 inline constexpr unsigned kEventDisableTiming = 0x02;
+// cudaStreamCreateWithFlags: a stream not ordered with the legacy default
+// stream.
+inline constexpr unsigned kStreamNonBlocking = 0x01;
 
 // What cudaFuncGetAttributes reports for a kernel of the simulated GPU.
 struct FuncFacts {

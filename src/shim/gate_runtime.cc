@@ -211,6 +211,41 @@ int StreamSynchronize(State& s, void* stream) {
   return COLO_CALL_REAL(cudaStreamSynchronize, RealStream(stream));
 }
 
+int LaunchHostFunc(State& s, void* stream, void (*fn)(void*), void* data) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  // The real stream must have the launches before it first.
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  return COLO_CALL_REAL(cudaLaunchHostFunc, RealStream(stream), fn, data);
+}
+
+namespace {
+
+// A callback the real runtime calls with its own stream, for a program that
+// gave the interposer's.
+struct ProgramCallback {
+  void (*fn)(void*, int, void*);
+  void* handle;  // the stream as the program named it
+  void* data;
+};
+void CallWithProgramsStream(void*, int status, void* p) {
+  auto* c = static_cast<ProgramCallback*>(p);
+  c->fn(c->handle, status, c->data);
+  delete c;
+}
+
+}  // namespace
+
+int StreamAddCallback(State& s, void* stream, void* handle,
+                      void (*fn)(void*, int, void*), void* data) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  auto* c = new ProgramCallback{fn, handle, data};
+  const int err = COLO_CALL_REAL(cudaStreamAddCallback, RealStream(stream),
+                                 CallWithProgramsStream, c, 0u);
+  if (err != kCudaSuccess) delete c;
+  return err;
+}
+
 int StreamQuery(State& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (int err = QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream)); err != kCudaSuccess)

@@ -38,6 +38,12 @@ int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,
                      void* stream);
 int StreamCreate(State& s, void** stream, unsigned flags, int priority);
+// The real cudaLaunchHostFunc / cudaStreamAddCallback, once `stream`'s
+// launches were issued; the callback is passed `handle`, the stream as the
+// program named it.
+int LaunchHostFunc(State& s, void* stream, void (*fn)(void*), void* data);
+int StreamAddCallback(State& s, void* stream, void* handle,
+                      void (*fn)(void*, int, void*), void* data);
 int StreamSynchronize(State& s, void* stream);
 int StreamQuery(State& s, void* stream);
 int StreamDestroy(State& s, void* stream);

@@ -243,13 +243,25 @@ int GraphLaunch(void* exec, void* stream) {
     ++static_cast<Stream*>(stream)->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
-  for (const CapturedOp& op : e->ops) {
+  // A copy: the lock is let go while an operation waits for a host
+  // function before it.
+  const std::vector<CapturedOp> ops = e->ops;
+  for (const CapturedOp& op : ops) {
     int err = kCudaSuccess;
     if (op.kind == CapturedOp::Kind::kKernel) {
       err = LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block,
                          op.shared_mem, stream, nullptr);
-    } else if (err = CheckCapturedCopy(s, op); err == kCudaSuccess) {
-      err = RunCapturedCopy(op);  // its memory is still allocated
+    } else if (op.kind == CapturedOp::Kind::kHost) {
+      if (err = CheckStream(s, stream); err == kCudaSuccess) {
+        PendingHostFunc f;
+        f.fn = op.host_fn;
+        f.data = op.host_data;
+        EnqueueHostFunc(s, stream, f);
+      }
+    } else if (err = AfterHostFuncs(s, stream); err == kCudaSuccess) {
+      // Checked again: its memory may have been freed since the capture.
+      if (err = CheckCapturedCopy(s, op); err == kCudaSuccess)
+        err = RunCapturedCopy(op);
     }
     if (err != kCudaSuccess) return err;
   }

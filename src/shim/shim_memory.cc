@@ -184,6 +184,9 @@ int Free(void* ptr, bool driver) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::Free(s, ptr, driver);
+  // As cudaFree waits for the device: a pending host function may still
+  // use the memory.
+  (void)AfterHostFuncs(s, kEveryStream);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
   // deprecated).
@@ -229,7 +232,8 @@ CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
 
 // Sim mode's async copies and memsets: recorded if `stream` captures, else
 // run at once. REQUIRES: s.mu held since their checks (a free from another
-// thread cannot come in between).
+// thread cannot come in between), made after the host functions before them
+// had run (AfterHostFuncs).
 int RunOrCapture(State& s, void* stream, const CapturedOp& op) {
   if (CapturingInto(s, stream)) {
     RecordCaptured(stream, op);
@@ -311,7 +315,7 @@ int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
     return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height,
                                kind, stream);
   }
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
   if (int err = CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
                           PitchedSpan(spitch, width, height), kind);
@@ -326,7 +330,7 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::MemcpyAsync(s, dst, src, count, kind, stream);
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
     return err;
   return RunOrCapture(s, stream,
@@ -338,6 +342,7 @@ int Memset(void* ptr, int value, size_t count) {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s)) return gate::Memset(s, ptr, value, count);
+    if (int err = AfterHostFuncs(s, nullptr); err != kCudaSuccess) return err;
     if (count > 0 && !InAllocation(s, ptr, count))
       return cuda::kCudaErrorInvalidValue;
     if (count > 0 && InDeviceAllocation(s, ptr, count)) {
@@ -353,7 +358,7 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (count > 0 && !InAllocation(s, ptr, count))
     return cuda::kCudaErrorInvalidValue;
   if (count > 0 && !CapturingInto(s, stream) && InDeviceAllocation(s, ptr, count)) {
@@ -424,6 +429,7 @@ int FreeHost(void* ptr) {
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
+    (void)AfterHostFuncs(s, kEveryStream);  // one may still use it
     // Only what cudaMallocHost / cudaHostAlloc gave, once.
     if (s.pinned.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
       return cuda::kCudaErrorInvalidValue;
@@ -518,9 +524,8 @@ int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
   std::unique_lock<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (s.gate) return cuda::kCudaErrorNotSupported;
-  if (async) {
-    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  }
+  if (int err = AfterHostFuncs(s, async ? stream : nullptr); err != kCudaSuccess)
+    return err;
   if (width == 0 || height == 0) return kCudaSuccess;
   if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
     return cuda::kCudaErrorInvalidValue;
@@ -553,6 +558,7 @@ int HostRegister(void* ptr, size_t size, unsigned flags) {
 int HostUnregister(void* ptr) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  (void)AfterHostFuncs(s, kEveryStream);  // one may still use it
   if (s.registered.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
     return cuda::kCudaErrorHostMemoryNotRegistered;
   return kCudaSuccess;

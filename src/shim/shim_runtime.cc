@@ -66,6 +66,7 @@ void ResetInChild() {
   s.allocated = 0;
   for (Stream* st : s.streams) st->last_seq = 0;
   for (Event* e : s.events) e->recorded = false;
+  ForgetHostFuncsInChild(s);
   s.mu.unlock();
 }
 
@@ -267,6 +268,11 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  GateLaunch* gate_launch) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  // Sim mode: behind the host functions it is ordered after (gate mode
+  // hands those to the real stream).
+  if (s.gate == nullptr) {
+    if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
+  }
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)
     return err;

@@ -317,11 +317,11 @@ int GetDeviceFlags(unsigned* flags);
 // destroys the context; streams and events stay usable here).
 int DeviceReset();
 int DeviceCanAccessPeer(int* can_access, int device, int peer);
-// Host work in stream order: the calling thread waits for the stream, then
-// runs it (CUDA runs it on a thread of its own when the stream gets there;
-// the order is the same, the caller returns later). Not while the stream
-// captures (cudaErrorStreamCaptureUnsupported). AddCallback's `flags` must
-// be 0.
+// Host work in stream order (host_funcs.cc): returns at once; a worker
+// thread runs `fn` once the stream's work before it has ended (a callback
+// after an error too, passed the error), and later work ordered behind it
+// waits for it. LaunchHostFunc captures into a graph; AddCallback does not
+// (cudaErrorStreamCaptureUnsupported), and its `flags` must be 0.
 int LaunchHostFunc(void* stream, void (*fn)(void*), void* data);
 int StreamAddCallback(void* stream, void (*fn)(void*, int, void*), void* data,
                       unsigned flags);

@@ -8,7 +8,9 @@
 // it held.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,7 +32,7 @@ namespace colo::shim {
 // One operation recorded while a stream captures (sim mode): replayed, in
 // order, on the stream a graph is launched on.
 struct CapturedOp {
-  enum class Kind { kKernel, kCopy, kSet } kind = Kind::kKernel;
+  enum class Kind { kKernel, kCopy, kSet, kHost } kind = Kind::kKernel;
   // kKernel: what LaunchLocked takes.
   const void* key = nullptr;
   const char* unnamed_prefix = "kernel";
@@ -43,6 +45,9 @@ struct CapturedOp {
   const void* src = nullptr;
   size_t dpitch = 0, spitch = 0, width = 0, height = 1;
   int value = 0;
+  // kHost: cudaLaunchHostFunc's function and its argument.
+  void (*host_fn)(void*) = nullptr;
+  void* host_data = nullptr;
 };
 struct Graph {
   std::vector<CapturedOp> ops;
@@ -91,6 +96,22 @@ struct Event {
   Graph* capture = nullptr;
   Stream* capture_stream = nullptr;
   uint64_t capture_ops = 0;
+};
+
+// Sim mode: a host function enqueued on a stream and not yet finished
+// (host_funcs.cc). It runs once the launches before it on its stream have
+// ended: launch `seq` under `scope`, as SyncTo waits.
+struct PendingHostFunc {
+  const void* stream = nullptr;  // its Stream; null: the legacy default stream.
+  bool blocking = true;  // ordered with the legacy default stream (not cudaStreamNonBlocking)
+  uint64_t seq = 0;
+  runtime::SyncScope scope = runtime::SyncScope::kAllBefore;
+  // cudaLaunchHostFunc's function, or cudaStreamAddCallback's callback with
+  // the stream handle the program passed.
+  void (*fn)(void*) = nullptr;
+  void (*callback)(void*, int, void*) = nullptr;
+  void* handle = nullptr;
+  void* data = nullptr;
 };
 
 // Allocations, base -> size, in address order: the one holding an address
@@ -149,6 +170,12 @@ struct State {
   std::unordered_set<Graph*> graphs;
   std::unordered_set<GraphExec*> graph_execs;
   uint64_t next_capture_id = 1;
+  // Sim mode: host functions waiting or running, in the order they were
+  // enqueued (the front one is the worker's); signalled whenever one is
+  // added or finishes; whether the worker thread runs.
+  std::deque<PendingHostFunc> host_funcs;
+  std::condition_variable host_funcs_changed;
+  bool host_func_worker = false;
 };
 
 State& S();
@@ -258,6 +285,24 @@ void RecordEventInCapture(Event* e, Stream* st);
 // cudaErrorCapturedEvent for a capture that has ended). Returns -1 when
 // neither applies (an ordinary wait).
 int WaitEventInCapture(State& s, void* stream, Event* e);
+// Sim mode's host functions (host_funcs.cc). kEveryStream: the device.
+inline void* const kEveryStream = reinterpret_cast<void*>(~uintptr_t{0});
+// Waits, with s.mu released, until no host function that work on `stream`
+// is ordered behind is pending: those on `stream`, and across the legacy
+// default stream and the streams that block with it; on kEveryStream, all.
+// Returns CheckStream's answer for `stream`, checked again after the wait
+// (another thread may have destroyed it meanwhile). It does not wait for a
+// capturing stream (its work is recorded, not run), nor on the worker
+// thread (a host function calling CUDA, which CUDA forbids).
+int AfterHostFuncs(State& s, void* stream);
+// Whether such a host function is pending (cudaStreamQuery).
+bool HostFuncsPending(State& s, void* stream);
+// Enqueues `f` (its stream fields are filled in here) behind `stream`'s
+// launches so far, starting the worker thread if needed. REQUIRES:
+// connected, `stream` checked.
+void EnqueueHostFunc(State& s, void* stream, PendingHostFunc f);
+// In a child after fork(): no worker and nothing pending.
+void ForgetHostFuncsInChild(State& s);
 // A stream about to be destroyed: a capture it began is abandoned; one it
 // joined is invalidated.
 void ForgetCaptureStream(State& s, Stream* st);

@@ -75,6 +75,7 @@ int StreamSynchronize(void* stream) {
   if (InGate(s)) return gate::StreamSynchronize(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
 }
 
@@ -84,6 +85,7 @@ int StreamQuery(void* stream) {
   if (InGate(s)) return gate::StreamQuery(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+  if (HostFuncsPending(s, stream)) return cuda::kCudaErrorNotReady;
   return QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream));
 }
 
@@ -134,6 +136,10 @@ int EventRecord(void* event, void* stream) {
     RecordEventInCapture(e, static_cast<Stream*>(stream));
     return kCudaSuccess;
   }
+  // The event completes after the host functions before it: recorded once
+  // they have run.
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
+  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   e->seq = LastSeqOf(s, stream);
   e->legacy = IsDefaultStream(stream);
   e->record_ns = MonotonicNs();
@@ -216,39 +222,8 @@ int DeviceSynchronize() {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::DeviceSynchronize(s);
+  if (int err = AfterHostFuncs(s, kEveryStream); err != kCudaSuccess) return err;
   return SyncTo(s, s.last_seq);
-}
-
-namespace {
-
-// Waits until `stream`'s work before now has ended, then runs `run` on this
-// thread without the interposer's lock.
-// (StreamSynchronize checks the stream and refuses a capturing one.)
-template <typename Run>
-int AfterStream(void* stream, Run run) {
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (InGate(s)) return cuda::kCudaErrorNotSupported;
-  }
-  if (int err = StreamSynchronize(OwnStream(stream)); err != kCudaSuccess)
-    return err;
-  run();
-  return kCudaSuccess;
-}
-
-}  // namespace
-
-int LaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
-  if (fn == nullptr) return cuda::kCudaErrorInvalidValue;
-  return AfterStream(stream, [&] { fn(data); });
-}
-
-int StreamAddCallback(void* stream, void (*fn)(void*, int, void*), void* data,
-                      unsigned flags) {
-  if (fn == nullptr || flags != 0) return cuda::kCudaErrorInvalidValue;
-  // The callback gets the handle the program passed.
-  return AfterStream(stream, [&] { fn(stream, cuda::kCudaSuccess, data); });
 }
 
 }  // namespace colo::shim

@@ -8,8 +8,8 @@
 // gate::Malloc / gate::Free in gate mode), so colod's ledger accounts them
 // exactly as cudaMalloc's: there is no pool of the interposer's own that
 // could hold memory colod does not see. The stream order of a free is kept
-// the way cudaLaunchHostFunc keeps it (shim_streams.cc): the calling thread
-// waits for the stream, then frees.
+// by the calling thread: it waits for the stream (and the host functions
+// on it), then frees.
 #include <cstdint>
 #include <mutex>
 

@@ -4,8 +4,9 @@
 // (cudaMallocAsync / cudaFreeAsync on the default stream; one allocation
 // within the limit, one of 2 MiB), then asks whether memory pools and
 // cooperative launches are supported (and the warp size, an attribute the
-// real runtime answers) and for the default memory pool. Prints key=value
-// lines: the errors of each
+// real runtime answers) and for the default memory pool. Between those, on a
+// stream of its own, a second kernel with a host function and a stream
+// callback behind it. Prints key=value lines: the errors of each
 // step and kernel_ran=1 only if the copy shows every element incremented
 // (a kernel really ran: never in sim mode, where kernels are not executed).
 // Exits 0 whatever the errors (the test reads them).
@@ -16,6 +17,17 @@
 __global__ void add_one(int* p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] += 1;
+}
+
+static void MarkRan(void* p) { *static_cast<int*>(p) = 1; }
+
+struct StreamSeen {
+  cudaStream_t expected;
+  int ok;
+};
+static void CUDART_CB SeeStream(cudaStream_t s, cudaError_t status, void* p) {
+  auto* seen = static_cast<StreamSeen*>(p);
+  seen->ok = s == seen->expected && status == cudaSuccess;
 }
 
 int main() {
@@ -40,6 +52,20 @@ int main() {
       ran = 1;
       for (int i = 0; i < kN; ++i) ran &= h[i] == 1;
     }
+    // Host work behind a kernel ("host_func_ran", "callback_stream_ok": 1
+    // if the function ran and the callback got this stream, by the sync).
+    cudaStream_t hs = nullptr;
+    std::printf("stream_error=%d\n", (int)cudaStreamCreate(&hs));
+    add_one<<<kN / 256, 256, 0, hs>>>(d, kN);
+    int host_ran = 0;
+    StreamSeen seen{hs, 0};
+    std::printf("host_func_error=%d\n",
+                (int)cudaLaunchHostFunc(hs, MarkRan, &host_ran));
+    std::printf("callback_error=%d\n",
+                (int)cudaStreamAddCallback(hs, SeeStream, &seen, 0));
+    std::printf("host_sync_error=%d\n", (int)cudaStreamSynchronize(hs));
+    std::printf("host_func_ran=%d\ncallback_stream_ok=%d\n", host_ran, seen.ok);
+    cudaStreamDestroy(hs);
     cudaFree(d);
   }
   int* e = nullptr;

@@ -367,12 +367,21 @@ TEST(GateProtocolTest,
   EXPECT_EQ(ValueOf(out, "pools_attr"), 0) << out;
   EXPECT_EQ(ValueOf(out, "cooperative_attr"), 0) << out;
   EXPECT_EQ(ValueOf(out, "default_pool_error"), 801) << out;
-  EXPECT_NE(out.find("fake_cudart: launches=1 on_main_thread=0"),
+  // Host work goes to the runtime's stream only after the kernel before it
+  // was issued there, and the callback is given the program's stream.
+  EXPECT_EQ(ValueOf(out, "stream_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "host_func_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "callback_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "host_sync_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "host_func_ran"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
+  EXPECT_NE(out.find("fake_cudart: launches=2 on_main_thread=0 host_work=2 "
+                     "launches_before_host_work=2"),
             std::string::npos)
       << out;
   const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 1);
-  EXPECT_EQ(s["kernels_completed"], 1);
+  EXPECT_EQ(s["kernels_launched"], 2);
+  EXPECT_EQ(s["kernels_completed"], 2);
   EXPECT_EQ(s["memory_used"], 0);
 }
 
@@ -391,9 +400,11 @@ TEST(GateProtocolTest, GateModeRunsARealKernel) {
   EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "host_func_ran"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
   const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 1);
-  EXPECT_EQ(s["kernels_completed"], 1);
+  EXPECT_EQ(s["kernels_launched"], 2);
+  EXPECT_EQ(s["kernels_completed"], 2);
 }
 
 TEST(GateProtocolTest, DeviceCudaWithoutAGpuSaysNoCudaDevice) {

@@ -53,5 +53,12 @@ TEST(CudaAbiTest, ACooperativeLaunchIsFoundAmongTheAttributes) {
   EXPECT_FALSE(AsksForCooperativeLaunch(&config)) << "asked not to be";
 }
 
+TEST(CudaAbiTest, FlagsAndErrorsAreTheToolkitsValues) {
+  EXPECT_EQ(kStreamNonBlocking, static_cast<unsigned>(cudaStreamNonBlocking));
+  EXPECT_EQ(kEventDisableTiming, static_cast<unsigned>(cudaEventDisableTiming));
+  EXPECT_EQ(kCudaErrorStreamCaptureUnsupported,
+            static_cast<int>(cudaErrorStreamCaptureUnsupported));
+}
+
 }  // namespace
 }  // namespace colo::cuda

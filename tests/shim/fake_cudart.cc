@@ -5,8 +5,11 @@
 // gate_smoke's add_one kernel runs it on the host with the arguments the
 // launch carries (so a wrong argument capture shows as wrong data); an event
 // completes 2 ms after it is recorded (so completion really is polled);
-// every device attribute reads 1 and the default memory pool exists.
-// Counts launches per thread to stderr at exit ("fake_cudart: ...").
+// every device attribute reads 1 and the default memory pool exists; a
+// host function or stream callback runs at once (the kernels before it
+// already have), and streams are tokens. Counts launches per thread, host
+// functions and callbacks, and the launches made before the first of those,
+// to stderr at exit ("fake_cudart: ...").
 // Not a CUDA implementation: only what that program and the interposer use.
 #include <pthread.h>
 
@@ -31,6 +34,8 @@ std::mutex g_mu;
 std::map<const void*, std::string> g_names;  // host stub -> device name.
 std::atomic<int> g_launches{0};
 std::atomic<int> g_launches_on_main{0};
+std::atomic<int> g_host_work{0};
+std::atomic<int> g_launches_before_host_work{-1};
 pthread_t g_main = pthread_self();  // the loading thread.
 int g_handle_storage = 0;
 
@@ -41,8 +46,11 @@ struct Event {
 
 struct Report {
   ~Report() {
-    std::fprintf(stderr, "fake_cudart: launches=%d on_main_thread=%d\n",
-                 g_launches.load(), g_launches_on_main.load());
+    std::fprintf(stderr,
+                 "fake_cudart: launches=%d on_main_thread=%d host_work=%d "
+                 "launches_before_host_work=%d\n",
+                 g_launches.load(), g_launches_on_main.load(),
+                 g_host_work.load(), g_launches_before_host_work.load());
   }
 } g_report;
 
@@ -145,6 +153,32 @@ int cudaLaunchKernel(const void* func, Dim3 grid, Dim3 block, void** args,
   const long threads =
       static_cast<long>(grid.x) * grid.y * grid.z * block.x * block.y * block.z;
   for (long i = 0; i < threads && i < n; ++i) p[i] += 1;
+  return 0;
+}
+
+int cudaStreamCreateWithPriority(void** stream, unsigned, int) {
+  *stream = new char(0);
+  return 0;
+}
+int cudaStreamDestroy(void* stream) {
+  delete static_cast<char*>(stream);
+  return 0;
+}
+
+void CountHostWork() {
+  int none = -1;
+  g_launches_before_host_work.compare_exchange_strong(none, g_launches.load());
+  ++g_host_work;
+}
+int cudaLaunchHostFunc(void*, void (*fn)(void*), void* data) {
+  CountHostWork();
+  fn(data);
+  return 0;
+}
+int cudaStreamAddCallback(void* stream, void (*fn)(void*, int, void*),
+                          void* data, unsigned) {
+  CountHostWork();
+  fn(stream, 0, data);
   return 0;
 }
 
