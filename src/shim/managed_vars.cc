@@ -15,6 +15,7 @@
 #include "shim/fatbin.h"
 #include "shim/registry.h"
 #include "shim/shim_runtime.h"
+#include "shim/shim_state.h"
 
 namespace colo::shim {
 
@@ -43,6 +44,9 @@ char InitManagedVars(void** handle) {
         std::memcpy(p, it->second.data(), std::min(v.size, it->second.size()));
     }
     *v.host_var_ptr = p;
+    State& s = S();
+    std::lock_guard<std::mutex> state_lock(s.mu);
+    s.managed_vars[reinterpret_cast<uintptr_t>(p)] = v.size;
   }
   return 1;
 }

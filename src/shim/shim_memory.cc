@@ -189,8 +189,10 @@ int Free(void* ptr, bool driver) {
   (void)AfterHostFuncs(s, kEveryStream);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
-  // deprecated).
-  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidValue;
+  // deprecated). A __managed__ variable's storage is not the program's to
+  // free.
+  if (it == s.allocations.end() || s.managed_vars.count(it->first))
+    return cuda::kCudaErrorInvalidValue;
   if (int err = Connected(s); err != kCudaSuccess) return err;
   // Forgotten before the round trip, so that a second free of it from
   // another thread meanwhile is refused rather than freed twice.
@@ -440,13 +442,13 @@ int FreeHost(void* ptr) {
 
 namespace {
 
-// The symbol's shadow if `symbol` is registered and [offset, offset + count)
+// The symbol's bytes if `symbol` is a variable and [offset, offset + count)
 // lies inside it; else the error.
 int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
                 char** bytes) {
-  auto it = s.symbols.find(reinterpret_cast<uintptr_t>(symbol));
-  if (it == s.symbols.end()) return cuda::kCudaErrorInvalidSymbol;
-  if (offset > it->second || count > it->second - offset)
+  const std::optional<size_t> size = SymbolSize(s, symbol);
+  if (!size) return cuda::kCudaErrorInvalidSymbol;
+  if (offset > *size || count > *size - offset)
     return cuda::kCudaErrorInvalidValue;
   *bytes = static_cast<char*>(const_cast<void*>(symbol)) + offset;
   return kCudaSuccess;
@@ -477,6 +479,15 @@ int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
 
 }  // namespace
 
+std::optional<size_t> SymbolSize(const State& s, const void* symbol) {
+  const auto p = reinterpret_cast<uintptr_t>(symbol);
+  for (const AllocationMap* m : {&s.symbols, &s.managed_vars}) {
+    auto it = m->find(p);
+    if (it != m->end()) return it->second;
+  }
+  return std::nullopt;
+}
+
 int MemcpyToSymbol(const void* symbol, const void* src, size_t count,
                    size_t offset, int kind, void* stream, bool async) {
   return SymbolCopy(symbol, offset, const_cast<void*>(src), count, kind, stream,
@@ -492,8 +503,7 @@ int GetSymbolAddress(void** dev_ptr, const void* symbol) {
   if (dev_ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  if (!s.symbols.count(reinterpret_cast<uintptr_t>(symbol)))
-    return cuda::kCudaErrorInvalidSymbol;
+  if (!SymbolSize(s, symbol)) return cuda::kCudaErrorInvalidSymbol;
   *dev_ptr = const_cast<void*>(symbol);
   return kCudaSuccess;
 }
@@ -502,9 +512,9 @@ int GetSymbolSize(size_t* size, const void* symbol) {
   if (size == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.symbols.find(reinterpret_cast<uintptr_t>(symbol));
-  if (it == s.symbols.end()) return cuda::kCudaErrorInvalidSymbol;
-  *size = it->second;
+  const std::optional<size_t> found = SymbolSize(s, symbol);
+  if (!found) return cuda::kCudaErrorInvalidSymbol;
+  *size = *found;
   return kCudaSuccess;
 }
 
@@ -587,7 +597,10 @@ int DeviceReset() {
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    for (const auto& [base, size] : s.allocations) bases.push_back(base);
+    // Not the storage of __managed__ variables: the program reaches them
+    // through pointers nvcc set once.
+    for (const auto& [base, size] : s.allocations)
+      if (!s.managed_vars.count(base)) bases.push_back(base);
     s.func_settings.clear();
     s.device_flags = 0;
   }

@@ -165,6 +165,10 @@ struct State {
   // and the fat binary each came with.
   AllocationMap symbols;
   std::unordered_map<uintptr_t, const void*> symbol_fat_binary;
+  // Sim mode: `__managed__` variables' storage, base -> size (managed
+  // allocations, also in `allocations`): the symbol the program names them
+  // by is that storage (managed_vars.cc).
+  AllocationMap managed_vars;
   unsigned device_flags = 0;  // sim mode: cudaSetDeviceFlags.
   std::map<int, size_t> limits;  // sim mode: cudaDeviceSetLimit's values.
   std::unordered_set<Graph*> graphs;
@@ -236,6 +240,9 @@ AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
 // map.end().
 AllocationMap::const_iterator AllocationSpanning(const AllocationMap& map,
                                                  const void* p, size_t count);
+// The size of the variable `symbol` names (a __device__ / __constant__
+// variable's shadow or a __managed__ variable's storage), or nullopt.
+std::optional<size_t> SymbolSize(const State& s, const void* symbol);
 // What CUDA checks when a kernel is launched, against the device colod
 // describes: an empty grid or block, block dimensions (x and y within the device's threads per
 // block, z within 64, their product within threads per block) and grid

@@ -5,6 +5,12 @@
 // summed: 0), "written" (1 if a host write reads back), "sync",
 // "prefetch", "pointer_attr" (each call's cudaError_t), "pointer_type" (3:
 // managed), "same_storage" (1 if a second access reaches the same memory).
+// Then the variables as symbols: "to_symbol", "from_symbol", "address",
+// "size_call" (each call's cudaError_t), "symbol_round_trip" (1 if the copies
+// wrote and read the variable), "address_is_storage" (1 if the symbol's
+// address is the variable's), "symbol_size" (16), "free_variable" (cudaFree
+// of its storage: 1, not the program's), "device_reset" and "after_reset" (1 if the
+// variable is still there to write and read after cudaDeviceReset).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -37,5 +43,25 @@ int main() {
   int* first = &seeded[0];
   int* again = &seeded[0];
   std::printf("same_storage=%d\n", first == again && plain[17] == 1234);
+
+  const int values[4] = {40, 41, 42, 43};
+  std::printf("to_symbol=%d\n",
+              (int)cudaMemcpyToSymbol(seeded, values, sizeof(values)));
+  int back[2] = {0, 0};
+  std::printf("from_symbol=%d\n",
+              (int)cudaMemcpyFromSymbol(back, seeded, sizeof(back), 2 * sizeof(int)));
+  std::printf("symbol_round_trip=%d\n",
+              seeded[0] == 40 && back[0] == 42 && back[1] == 43);
+  void* address = nullptr;
+  std::printf("address=%d\n", (int)cudaGetSymbolAddress(&address, seeded));
+  std::printf("address_is_storage=%d\n", address == static_cast<void*>(&seeded[0]));
+  size_t size = 0;
+  std::printf("size_call=%d\n", (int)cudaGetSymbolSize(&size, seeded));
+  std::printf("symbol_size=%zu\n", size);
+  std::printf("free_variable=%d\n", (int)cudaFree(&seeded[0]));
+  (void)cudaGetLastError();
+  std::printf("device_reset=%d\n", (int)cudaDeviceReset());
+  plain[3] = 77;
+  std::printf("after_reset=%d\n", plain[3] == 77);
   return 0;
 }

@@ -110,6 +110,7 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
 // runtime sets at __cudaInitModule, on the first host access. Sim mode gives
 // them managed memory (accounted with colod) holding their initializers.
 // Before, the pointer stayed null and that first access was a segfault.
+// The symbol calls take the variable by that storage.
 TEST(ColodIntegrationTest, ManagedVariablesHaveStorageAndInitialValuesInSimMode) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
@@ -125,6 +126,14 @@ TEST(ColodIntegrationTest, ManagedVariablesHaveStorageAndInitialValuesInSimMode)
   for (const char* ok : {"sync", "prefetch", "pointer_attr"})
     EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
   EXPECT_EQ(ValueOf(out, "pointer_type"), 3) << out;  // cudaMemoryTypeManaged
+  // The variables are symbols too (before: cudaErrorInvalidSymbol), their
+  // storage is not the program's to free, and cudaDeviceReset keeps it.
+  for (const char* ok : {"to_symbol", "from_symbol", "address", "size_call", "device_reset"})
+    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+  for (const char* yes : {"symbol_round_trip", "address_is_storage", "after_reset"})
+    EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
+  EXPECT_EQ(ValueOf(out, "symbol_size"), 16) << out;
+  EXPECT_EQ(ValueOf(out, "free_variable"), 1) << out;  // cudaErrorInvalidValue
   EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["kernels_completed"] == 1 && j["memory_used"] == 0;
   })) << colod.Stats().dump();
