@@ -47,6 +47,8 @@ struct GpuSpec {
   double copy_bandwidth = 0;            // bytes/s host<->device, achievable (PCIe/NVLink-C2C).
   int sm_clock_mhz = 0;                 // boost clock.
   int fp32_lanes_per_sm = 0;            // FP32 FMA units per SM.
+  int64_t l2_cache_bytes = 0;           // L2 cache; 0: not known.
+  int memory_bus_bits = 0;              // DRAM interface width; 0: not known.
   std::vector<MigProfile> mig_profiles; // empty if the GPU has no MIG.
 
   // Checks that every field is in range. InvalidArgument names the field.
@@ -56,14 +58,16 @@ struct GpuSpec {
   // non-empty, unique names without control characters, 1..7 compute slices,
   // 1..sm_count SMs and 1..8 memory eighths, and the instances of one profile
   // that fit in 7 compute slices (7 / compute_slices of them, rounded down)
-  // have at most sm_count SMs together.
+  // have at most sm_count SMs together. l2_cache_bytes (at most 2 GiB, as
+  // CUDA reports it in an int) and memory_bus_bits may be 0: not known.
   Status Validate() const;
 
   // Peak FP32 issue of one SM relative to another GPU's SM (clock x lanes).
   double SmSpeedRelativeTo(const GpuSpec& other) const;
 
-  // The spec of one MIG instance of this GPU: SMs, memory and DRAM bandwidth
-  // of the profile, per-SM limits unchanged, no MIG profiles of its own.
+  // The spec of one MIG instance of this GPU: SMs, memory, DRAM bandwidth,
+  // L2 and bus width of the profile (the last four by its memory slices),
+  // per-SM limits unchanged, no MIG profiles of its own.
   // NotFound if this GPU has no profile of that name (the message lists them).
   Result<GpuSpec> MigSlice(std::string_view profile_name) const;
 };
@@ -88,6 +92,11 @@ struct MigTally {
   // "8 of 7 compute slices, 8 of 8 memory slices and 112 of 108 SMs".
   std::string Need(const GpuSpec& gpu) const;
 };
+
+// The DRAM clock that gives the spec's bandwidth over its bus (two
+// transfers a clock, as CUDA's memory clock rate counts), in kHz; 0 if the
+// bus width is not known.
+int MemoryClockKhz(const GpuSpec& gpu);
 
 // Names of the presets, for messages: "V100-SXM2-32GB, A100-SXM4-40GB, ...".
 std::vector<std::string> GpuPresetNames();

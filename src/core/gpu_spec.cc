@@ -13,7 +13,8 @@ constexpr int64_t kGiB = 1024LL * 1024 * 1024;
 // Architecture" whitepaper (2017), Table 1 (80 SMs, 64 FP32 cores/SM, boost
 // 1530 MHz, 900 GB/s HBM2); CUDA C++ Programming Guide, "Technical
 // Specifications per Compute Capability", CC 7.0 (2048 threads, 32 blocks,
-// 64K registers, 96 KB shared memory per SM and per block). Copy bandwidth:
+// 64K registers, 96 KB shared memory per SM and per block). L2 6144 KB and
+// a 4096-bit HBM2 interface (the whitepaper's Table 1). Copy bandwidth:
 // PCIe 3.0 x16, ~12 GB/s achievable.
 GpuSpec V100() {
   GpuSpec s;
@@ -30,6 +31,8 @@ GpuSpec V100() {
   s.copy_bandwidth = 12e9;
   s.sm_clock_mhz = 1530;
   s.fp32_lanes_per_sm = 64;
+  s.l2_cache_bytes = 6144 * kKiB;
+  s.memory_bus_bits = 4096;
   return s;
 }
 
@@ -38,8 +41,9 @@ GpuSpec V100() {
 // 1410 MHz, 1555 GB/s HBM2); CUDA Programming Guide CC 8.0 (2048 threads,
 // 32 blocks, 64K registers, 164 KB shared memory per SM, 163 KB per block,
 // 1 KB reserved per block); "NVIDIA Multi-Instance GPU User Guide", A100-40GB
-// profiles (1g.5gb 14 SMs ... 7g.40gb 98 SMs; memory in eighths). Copy:
-// PCIe 4.0 x16, ~25 GB/s achievable.
+// profiles (1g.5gb 14 SMs ... 7g.40gb 98 SMs; memory in eighths). L2 40 MB
+// and a 5120-bit HBM2 interface (the whitepaper's Table 3). Copy: PCIe 4.0
+// x16, ~25 GB/s achievable.
 GpuSpec A100() {
   GpuSpec s;
   s.name = "A100-SXM4-40GB";
@@ -55,6 +59,8 @@ GpuSpec A100() {
   s.copy_bandwidth = 25e9;
   s.sm_clock_mhz = 1410;
   s.fp32_lanes_per_sm = 64;
+  s.l2_cache_bytes = 40960 * kKiB;
+  s.memory_bus_bits = 5120;
   s.mig_profiles = {{"1g.5gb", 1, 14, 1},  {"2g.10gb", 2, 28, 2},
                     {"3g.20gb", 3, 42, 4}, {"4g.20gb", 4, 56, 4},
                     {"7g.40gb", 7, 98, 8}};
@@ -66,7 +72,8 @@ GpuSpec A100() {
 // 1980 MHz, 3352 GB/s HBM3); CUDA Programming Guide CC 9.0 (2048 threads,
 // 32 blocks, 64K registers, 228 KB shared memory per SM, 227 KB per block,
 // 1 KB reserved); MIG User Guide, H100-80GB profiles (1g.10gb 16 SMs,
-// 2g.20gb 32, 3g.40gb 60, 4g.40gb 64, 7g.80gb 132). Copy: PCIe 5.0 x16,
+// 2g.20gb 32, 3g.40gb 60, 4g.40gb 64, 7g.80gb 132). L2 50 MB and a
+// 5120-bit HBM3 interface (the whitepaper's Table 3). Copy: PCIe 5.0 x16,
 // ~50 GB/s achievable.
 GpuSpec H100() {
   GpuSpec s;
@@ -83,6 +90,8 @@ GpuSpec H100() {
   s.copy_bandwidth = 50e9;
   s.sm_clock_mhz = 1980;
   s.fp32_lanes_per_sm = 128;
+  s.l2_cache_bytes = 51200 * kKiB;
+  s.memory_bus_bits = 5120;
   s.mig_profiles = {{"1g.10gb", 1, 16, 1},  {"2g.20gb", 2, 32, 2},
                     {"3g.40gb", 3, 60, 4},  {"4g.40gb", 4, 64, 4},
                     {"7g.80gb", 7, 132, 8}};
@@ -177,6 +186,16 @@ Status GpuSpec::Validate() const {
   COLO_RETURN_IF_ERROR(positive("copy_bandwidth", copy_bandwidth));
   COLO_RETURN_IF_ERROR(positive("sm_clock_mhz", sm_clock_mhz));
   COLO_RETURN_IF_ERROR(positive("fp32_lanes_per_sm", fp32_lanes_per_sm));
+  if (l2_cache_bytes < 0 || l2_cache_bytes > int64_t{2147483647}) {
+    return InvalidArgumentError("gpu '" + name +
+                                "': l2_cache_bytes must be in 0..2147483647 (0: not known), got " +
+                                std::to_string(l2_cache_bytes));
+  }
+  if (memory_bus_bits < 0) {
+    return InvalidArgumentError("gpu '" + name +
+                                "': memory_bus_bits must be >= 0 (0: not known), got " +
+                                std::to_string(memory_bus_bits));
+  }
   if (max_shared_mem_per_block > shared_mem_per_sm) {
     return InvalidArgumentError(
         "gpu '" + name +
@@ -193,6 +212,12 @@ Status GpuSpec::Validate() const {
         " bytes), got " + std::to_string(reserved_shared_mem_per_block));
   }
   return ValidateMigProfiles(*this);
+}
+
+int MemoryClockKhz(const GpuSpec& gpu) {
+  if (gpu.memory_bus_bits <= 0) return 0;
+  const double bus_bytes = gpu.memory_bus_bits / 8.0;
+  return static_cast<int>(gpu.dram_bandwidth / (2.0 * bus_bytes) / 1e3 + 0.5);
 }
 
 double GpuSpec::SmSpeedRelativeTo(const GpuSpec& other) const {
@@ -215,6 +240,8 @@ Result<GpuSpec> GpuSpec::MigSlice(std::string_view profile_name) const {
     slice.sm_count = p.sm_count;
     slice.memory_bytes = memory_bytes / 8 * p.memory_eighths;
     slice.dram_bandwidth = dram_bandwidth * p.memory_eighths / 8.0;
+    slice.l2_cache_bytes = l2_cache_bytes / 8 * p.memory_eighths;
+    slice.memory_bus_bits = memory_bus_bits / 8 * p.memory_eighths;
     slice.mig_profiles.clear();
     return slice;
   }

@@ -69,12 +69,16 @@ struct DeviceFacts {
   long long shared_mem_per_sm = 0;
   long long shared_mem_per_block = 0;
   int clock_mhz = 0;
+  long long l2_cache_bytes = 0;
+  int memory_bus_bits = 0;
+  int memory_clock_khz = 0;
   int major = 8;  // compute capability reported.
   int minor = 0;
 };
 
 // Fills the cudaDeviceProp (CUDA 13 layout) at `prop` from `facts`: zeroes
-// it, then sets the name, memory, SM and per-SM/per-block limits.
+// it, then sets the name, memory (size, L2, bus width), SM and
+// per-SM/per-block limits (0 where a fact is not known).
 // REQUIRES: `prop` points to a writable struct cudaDeviceProp.
 void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
 

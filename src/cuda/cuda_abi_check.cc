@@ -121,6 +121,8 @@ void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
   p.cooperativeLaunch = 0;
   p.clusterLaunch = 0;
   p.persistingL2CacheMaxSize = 0;
+  p.l2CacheSize = static_cast<int>(f.l2_cache_bytes);
+  p.memoryBusWidth = f.memory_bus_bits;
   std::memcpy(out, &p, sizeof(p));
 }
 
@@ -167,6 +169,7 @@ bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {
     case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; return true;
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; return true;
     case cudaDevAttrClockRate: *value = f.clock_mhz * 1000; return true;  // kHz
+    case cudaDevAttrMemoryClockRate: *value = f.memory_clock_khz; return true;
     case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; return true;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; return true;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; return true;

@@ -117,6 +117,8 @@ Result<GpuSpec> QueryCudaGpuSpec(int ordinal) {
   const double mem_khz = a(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
   const double bus_bits = a(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
   s.dram_bandwidth = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;  // DDR.
+  s.memory_bus_bits = static_cast<int>(bus_bits);
+  s.l2_cache_bytes = a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   // Not attributes: FP32 lanes per SM by compute capability (64 on 7.x and
   // 8.0, 128 on later parts) and a PCIe 4 x16 copy rate.
   const int major = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);

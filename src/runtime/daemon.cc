@@ -467,6 +467,9 @@ void Daemon::OnHello(Client& c, Message& m) {
   w.registers_per_sm = spec_.registers_per_sm;
   w.warp_size = spec_.warp_size;
   w.clock_mhz = spec_.sm_clock_mhz;
+  w.l2_cache_bytes = spec_.l2_cache_bytes;
+  w.memory_bus_bits = spec_.memory_bus_bits;
+  w.memory_clock_khz = MemoryClockKhz(spec_);
   if (!SendStruct(c.fd, MsgType::kWelcome, w).ok()) Drop(c.id, "disconnected");
 }
 

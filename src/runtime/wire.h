@@ -30,7 +30,9 @@
 namespace colo::runtime {
 
 inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
-inline constexpr uint32_t kWireVersion = 4;  // 4: launch end times on the ring.
+// 4: launch end times on the ring; 5: L2, bus width and memory clock in
+// the welcome.
+inline constexpr uint32_t kWireVersion = 5;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -86,6 +88,9 @@ struct WelcomeMsg {
   int32_t warp_size = 32;
   int32_t clock_mhz = 0;
   uint32_t device_mode = 0;  // DeviceMode.
+  int64_t l2_cache_bytes = 0;     // 0: not known.
+  int32_t memory_bus_bits = 0;    // 0: not known.
+  int32_t memory_clock_khz = 0;   // 0: not known.
 };
 
 struct RejectedMsg {

@@ -39,6 +39,7 @@ constexpr IntField kIntFields[] = {
     {"warp_size", &GpuSpec::warp_size, false, 1},
     {"sm_clock_mhz", &GpuSpec::sm_clock_mhz, true, 1},
     {"fp32_lanes_per_sm", &GpuSpec::fp32_lanes_per_sm, true, 1},
+    {"memory_bus_bits", &GpuSpec::memory_bus_bits, false, 0},
 };
 constexpr Int64Field kInt64Fields[] = {
     {"shared_mem_per_sm", &GpuSpec::shared_mem_per_sm, true, 1, "bytes"},
@@ -47,6 +48,7 @@ constexpr Int64Field kInt64Fields[] = {
     {"reserved_shared_mem_per_block", &GpuSpec::reserved_shared_mem_per_block,
      false, 0, "bytes"},
     {"memory_bytes", &GpuSpec::memory_bytes, true, 1, "bytes"},
+    {"l2_cache_bytes", &GpuSpec::l2_cache_bytes, false, 0, "bytes"},
 };
 constexpr DoubleField kDoubleFields[] = {
     {"dram_bandwidth", &GpuSpec::dram_bandwidth, "bytes/s"},

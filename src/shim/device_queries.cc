@@ -36,6 +36,9 @@ cuda::DeviceFacts FactsOf(const runtime::WelcomeMsg& w) {
   f.shared_mem_per_sm = w.shared_mem_per_sm;
   f.shared_mem_per_block = w.shared_mem_per_block;
   f.clock_mhz = w.clock_mhz;
+  f.l2_cache_bytes = w.l2_cache_bytes;
+  f.memory_bus_bits = w.memory_bus_bits;
+  f.memory_clock_khz = w.memory_clock_khz;
   const std::string name = w.gpu_name;
   f.major = name.find("H100") != std::string::npos   ? 9
             : name.find("V100") != std::string::npos ? 7

@@ -30,8 +30,47 @@ TEST(GpuSpecTest, MigSliceHasItsShareOfSmsMemoryAndBandwidth) {
   EXPECT_EQ(s.sm_count, 42);
   EXPECT_EQ(s.memory_bytes, a100.memory_bytes / 2);
   EXPECT_DOUBLE_EQ(s.dram_bandwidth, a100.dram_bandwidth / 2);
+  EXPECT_EQ(s.l2_cache_bytes, a100.l2_cache_bytes / 2);
+  EXPECT_EQ(s.memory_bus_bits, 2560);
   EXPECT_FALSE(a100.MigSlice("9g.99gb").ok());
   EXPECT_FALSE(GpuPreset("V100")->MigSlice("1g.5gb").ok());
+}
+
+// The whitepapers' L2 and bus widths; the memory clock they imply from the
+// peak bandwidth matches the clock the parts report (nvidia-smi and
+// cudaDevAttrMemoryClockRate: 877 MHz V100, 1215 MHz A100-40GB, 2619 MHz
+// H100 SXM5) to 0.5%.
+TEST(GpuSpecTest, PresetsCarryL2BusWidthAndAMemoryClockThatFitsTheirBandwidth) {
+  const struct {
+    const char* gpu;
+    int64_t l2_kib;
+    int bus_bits;
+    double published_mhz;
+  } parts[] = {{"V100", 6144, 4096, 877}, {"A100", 40960, 5120, 1215}, {"H100", 51200, 5120, 2619}};
+  for (const auto& p : parts) {
+    SCOPED_TRACE(p.gpu);
+    const GpuSpec g = *GpuPreset(p.gpu);
+    EXPECT_EQ(g.l2_cache_bytes, p.l2_kib * 1024);
+    EXPECT_EQ(g.memory_bus_bits, p.bus_bits);
+    EXPECT_NEAR(MemoryClockKhz(g) / 1e3, p.published_mhz, p.published_mhz * 0.005);
+  }
+  GpuSpec unknown = *GpuPreset("A100");
+  unknown.memory_bus_bits = 0;
+  EXPECT_EQ(MemoryClockKhz(unknown), 0);
+}
+
+TEST(GpuSpecTest, L2AndBusWidthMayBeUnknownButNotNegativeOrBeyondAnInt) {
+  GpuSpec s = *GpuPreset("A100");
+  s.l2_cache_bytes = 0;
+  s.memory_bus_bits = 0;
+  EXPECT_TRUE(s.Validate().ok()) << s.Validate().ToString();
+  s.l2_cache_bytes = -1;
+  EXPECT_NE(s.Validate().message().find("l2_cache_bytes"), std::string::npos);
+  s.l2_cache_bytes = int64_t{1} << 31;
+  EXPECT_NE(s.Validate().message().find("l2_cache_bytes"), std::string::npos);
+  s.l2_cache_bytes = 0;
+  s.memory_bus_bits = -8;
+  EXPECT_NE(s.Validate().message().find("memory_bus_bits"), std::string::npos);
 }
 
 TEST(GpuSpecTest, ValidateNamesTheBadField) {

@@ -53,6 +53,14 @@ TEST(ColodIntegrationTest, InferenceNextToTrainingCountsEveryKernel) {
   // compute capability 8.0.
   EXPECT_EQ(ValueOf(infer->Output(), "attr_sms"), 108) << infer->Output();
   EXPECT_NE(infer->Output().find("cc=8.0"), std::string::npos) << infer->Output();
+  // The memory system, from the same preset: 40 MiB of L2, a 5120-bit bus,
+  // and the clock that gives 1555 GB/s over it (1214.8 MHz; the part
+  // reports 1215).
+  for (const char* l2 : {"prop_l2", "attr_l2"})
+    EXPECT_EQ(ValueOf(infer->Output(), l2), 40L << 20) << l2 << "\n" << infer->Output();
+  for (const char* bus : {"prop_bus", "attr_bus"})
+    EXPECT_EQ(ValueOf(infer->Output(), bus), 5120) << bus << "\n" << infer->Output();
+  EXPECT_EQ(ValueOf(infer->Output(), "attr_mem_khz"), 1214844) << infer->Output();
   // Every launch the programs made reached colod and finished on the simulated
   // GPU.
   ASSERT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {

@@ -214,6 +214,8 @@ jobs:
   EXPECT_EQ(spec->gpu.memory_bytes, 20LL << 30);
   EXPECT_DOUBLE_EQ(spec->gpu.dram_bandwidth, 7.775e11);
   EXPECT_EQ(spec->gpu.warp_size, 32);  // optional field, GpuSpec default.
+  EXPECT_EQ(spec->gpu.l2_cache_bytes, 0);  // optional: not known.
+  EXPECT_EQ(spec->gpu.memory_bus_bits, 0);
   ASSERT_EQ(spec->gpu.mig_profiles.size(), 2u);
   EXPECT_EQ(spec->gpu.mig_profiles[1].sm_count, 21);
   ASSERT_EQ(spec->jobs.size(),
@@ -231,6 +233,22 @@ TEST(ScenarioLoaderTest, PresetWithOverrides) {
   EXPECT_EQ(spec->gpu.name, "v100-half");
   EXPECT_EQ(spec->gpu.sm_count, 40);
   EXPECT_DOUBLE_EQ(spec->gpu.dram_bandwidth, 900e9);  // from the preset.
+  EXPECT_EQ(spec->gpu.l2_cache_bytes, 6144 * 1024);
+}
+
+TEST(ScenarioLoaderTest, L2AndBusWidthAreOptionalGpuFieldsCheckedLikeTheOthers) {
+  auto spec = Load(std::string("gpu: {preset: A100, l2_cache_bytes: 20971520, "
+                               "memory_bus_bits: 2560}\njobs:\n  - name: a\n    workload: ") +
+                   kKernel + "\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->gpu.l2_cache_bytes, 20 << 20);
+  EXPECT_EQ(spec->gpu.memory_bus_bits, 2560);
+  auto bad = Load(std::string("gpu: {preset: A100, l2_cache_bytes: -1}\njobs:\n"
+                              "  - name: a\n    workload: ") +
+                  kKernel + "\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("l2_cache_bytes"), std::string::npos)
+      << bad.status().ToString();
 }
 
 TEST(ScenarioLoaderTest, CopiesExpandToNumberedJobs) {
