@@ -175,6 +175,38 @@ int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream) {
   return COLO_CALL_REAL(cudaMemsetAsync, ptr, value, count, RealStream(stream));
 }
 
+int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
+               size_t count, int kind, void* stream, bool async,
+               bool to_symbol) {
+  if (async) {
+    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  }
+  if (int err = WaitIssued(s, async ? stream : nullptr); err != kCudaSuccess)
+    return err;
+  if (to_symbol) {
+    return async ? COLO_CALL_REAL(cudaMemcpyToSymbolAsync, symbol, other, count,
+                                  offset, kind, RealStream(stream))
+                 : COLO_CALL_REAL(cudaMemcpyToSymbol, symbol, other, count,
+                                  offset, kind);
+  }
+  return async ? COLO_CALL_REAL(cudaMemcpyFromSymbolAsync, other, symbol, count,
+                                offset, kind, RealStream(stream))
+               : COLO_CALL_REAL(cudaMemcpyFromSymbol, other, symbol, count,
+                                offset, kind);
+}
+
+int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
+             size_t height, void* stream, bool async) {
+  if (async) {
+    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  }
+  if (int err = WaitIssued(s, async ? stream : nullptr); err != kCudaSuccess)
+    return err;
+  return async ? COLO_CALL_REAL(cudaMemset2DAsync, ptr, pitch, value, width,
+                                height, RealStream(stream))
+               : COLO_CALL_REAL(cudaMemset2D, ptr, pitch, value, width, height);
+}
+
 int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,
                      void* stream) {

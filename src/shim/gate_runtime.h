@@ -33,6 +33,15 @@ int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream);
 int Memset(State& s, void* ptr, int value, size_t count);
 int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream);
+// The real symbol copy (cudaMemcpyTo/FromSymbol[Async]: the real runtime
+// has the variables, registered at the replay) and 2D memset
+// (cudaMemset2D[Async]), after the launches CUDA orders them behind: on
+// `stream` if `async`, else on every stream.
+int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
+               size_t count, int kind, void* stream, bool async,
+               bool to_symbol);
+int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
+             size_t height, void* stream, bool async);
 // The real cudaMemPrefetchAsync, once `stream`'s launches were issued.
 int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,

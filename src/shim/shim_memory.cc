@@ -457,7 +457,7 @@ int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
 // A copy of `count` bytes between the symbol (from `offset`) and `other`:
 // the symbol's bytes are device memory to the ordinary copies, so once the
 // symbol is found and the direction fits, it is one (checked, ordered,
-// capturable). Gate mode: cudaErrorNotSupported.
+// capturable). Gate mode: the real runtime's, which has the variables.
 int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
                int kind, void* stream, bool async, bool to_symbol) {
   char* bytes = nullptr;
@@ -465,7 +465,10 @@ int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) return cuda::kCudaErrorNotSupported;
+    if (s.gate) {
+      return gate::SymbolCopy(s, symbol, offset, other, count, kind, stream,
+                              async, to_symbol);
+    }
     if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
       return err;
   }
@@ -533,7 +536,8 @@ int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate) return cuda::kCudaErrorNotSupported;
+  if (s.gate)
+    return gate::Memset2D(s, ptr, pitch, value, width, height, stream, async);
   if (int err = AfterHostFuncs(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
   if (width == 0 || height == 0) return kCudaSuccess;

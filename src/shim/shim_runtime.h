@@ -279,12 +279,14 @@ int EventDestroy(void* event);
 int DeviceSynchronize();
 
 // Sim mode's forms of further runtime calls (shim_memory.cc, shim_streams.cc,
-// runtime_queries.cc); gate mode answers cudaErrorNotSupported for
-// those that must keep their order behind the program's kernels,
-// cudaMallocPitch allocates through Malloc's gate path, and the export layer
-// forwards the rest to the real runtime.
+// runtime_queries.cc); in gate mode the symbol copies and 2D memsets are the
+// real runtime's once the kernels before them were issued (gate_runtime.h),
+// cudaDeviceReset answers cudaErrorNotSupported, cudaMallocPitch allocates
+// through Malloc's gate path, and the export layer forwards the rest to the
+// real runtime.
 //
-// Symbols: the variable's bytes are its host shadow. An unregistered symbol
+// Symbols: the variable's bytes are its host shadow (a __managed__
+// variable's: its managed storage). An unregistered symbol
 // is cudaErrorInvalidSymbol; `offset` + `count` beyond its size, or a source
 // / destination the kind calls device memory outside an allocation,
 // cudaErrorInvalidValue; a kind that does not fit (to a symbol from device

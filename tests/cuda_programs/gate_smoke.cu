@@ -6,7 +6,9 @@
 // cooperative launches are supported (and the warp size, an attribute the
 // real runtime answers) and for the default memory pool. Between those, on a
 // stream of its own, a second kernel with a host function and a stream
-// callback behind it. Prints key=value lines: the errors of each
+// callback behind it, then a __device__ variable written and read back by
+// symbol copies and a 2D memset of the array. Prints key=value lines: the
+// errors of each
 // step and kernel_ran=1 only if the copy shows every element incremented
 // (a kernel really ran: never in sim mode, where kernels are not executed).
 // Exits 0 whatever the errors (the test reads them).
@@ -18,6 +20,8 @@ __global__ void add_one(int* p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] += 1;
 }
+
+__device__ int shift;
 
 static void MarkRan(void* p) { *static_cast<int*>(p) = 1; }
 
@@ -66,6 +70,22 @@ int main() {
     std::printf("host_sync_error=%d\n", (int)cudaStreamSynchronize(hs));
     std::printf("host_func_ran=%d\ncallback_stream_ok=%d\n", host_ran, seen.ok);
     cudaStreamDestroy(hs);
+    // "symbol_round_trip": 1 if the variable reads back what was written;
+    // "memset2d_rows": 1 if two rows of 64 ints had their first 16 set to
+    // -1 and the rest left at 2 (two add_one kernels).
+    const int value = 41;
+    int back = 0;
+    std::printf("to_symbol_error=%d\n",
+                (int)cudaMemcpyToSymbol(shift, &value, sizeof(value)));
+    std::printf("from_symbol_error=%d\n",
+                (int)cudaMemcpyFromSymbol(&back, shift, sizeof(back)));
+    std::printf("symbol_round_trip=%d\n", back == value);
+    std::printf("memset2d_error=%d\n",
+                (int)cudaMemset2D(d, 64 * sizeof(int), 0xff, 16 * sizeof(int), 2));
+    static int rows[128];
+    int rows_ok = cudaMemcpy(rows, d, sizeof(rows), cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (int i = 0; i < 128; ++i) rows_ok &= rows[i] == (i % 64 < 16 ? -1 : 2);
+    std::printf("memset2d_rows=%d\n", rows_ok);
     cudaFree(d);
   }
   int* e = nullptr;

@@ -375,6 +375,12 @@ TEST(GateProtocolTest,
   EXPECT_EQ(ValueOf(out, "host_sync_error"), 0) << out;
   EXPECT_EQ(ValueOf(out, "host_func_ran"), 1) << out;
   EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
+  // Symbol copies and 2D memsets go to the runtime, which has the variable
+  // (before: cudaErrorNotSupported).
+  for (const char* ok : {"to_symbol_error", "from_symbol_error", "memset2d_error"})
+    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+  EXPECT_EQ(ValueOf(out, "symbol_round_trip"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "memset2d_rows"), 1) << out;
   EXPECT_NE(out.find("fake_cudart: launches=2 on_main_thread=0 host_work=2 "
                      "launches_before_host_work=2"),
             std::string::npos)
@@ -402,6 +408,8 @@ TEST(GateProtocolTest, GateModeRunsARealKernel) {
   EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
   EXPECT_EQ(ValueOf(out, "host_func_ran"), 1) << out;
   EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "symbol_round_trip"), 1) << out;
+  EXPECT_EQ(ValueOf(out, "memset2d_rows"), 1) << out;
   const nlohmann::json s = colod.Stats();
   EXPECT_EQ(s["kernels_launched"], 2);
   EXPECT_EQ(s["kernels_completed"], 2);

@@ -7,7 +7,8 @@
 // completes 2 ms after it is recorded (so completion really is polled);
 // every device attribute reads 1 and the default memory pool exists; a
 // host function or stream callback runs at once (the kernels before it
-// already have), and streams are tokens. Counts launches per thread, host
+// already have), and streams are tokens; a variable's storage is its host
+// shadow (symbol copies and 2D memsets are host copies and memsets). Counts launches per thread, host
 // functions and callbacks, and the launches made before the first of those,
 // to stderr at exit ("fake_cudart: ...").
 // Not a CUDA implementation: only what that program and the interposer use.
@@ -179,6 +180,22 @@ int cudaStreamAddCallback(void* stream, void (*fn)(void*, int, void*),
                           void* data, unsigned) {
   CountHostWork();
   fn(stream, 0, data);
+  return 0;
+}
+
+int cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count,
+                       size_t offset, int) {
+  std::memcpy(static_cast<char*>(const_cast<void*>(symbol)) + offset, src, count);
+  return 0;
+}
+int cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count,
+                         size_t offset, int) {
+  std::memcpy(dst, static_cast<const char*>(symbol) + offset, count);
+  return 0;
+}
+int cudaMemset2D(void* p, size_t pitch, int value, size_t width, size_t height) {
+  for (size_t row = 0; row < height; ++row)
+    std::memset(static_cast<char*>(p) + row * pitch, value, width);
   return 0;
 }
 
