@@ -132,6 +132,8 @@
   X(cudaEventRecordWithFlags)                           \
   X(cudaLaunchKernelExC)                                \
   X(cudaDriverGetVersion)                               \
+  X(cudaGetDriverEntryPoint)                            \
+  X(cudaGetDriverEntryPointByVersion)                   \
   X(cudaStreamBeginCapture)                             \
   X(cudaStreamEndCapture)                               \
   X(cudaStreamIsCapturing)                              \

@@ -260,6 +260,15 @@ COLO_EXPORT int cudaLaunchKernelExC(const void* config, const void* func,
 COLO_EXPORT int cudaLaunchKernelExC_ptsz(const void* config, const void* func,
                                          void** args);
 COLO_EXPORT int cudaDriverGetVersion(int* version);
+// The driver entry points colo hooks are its own (as cuGetProcAddress and
+// dlsym hand them out); any other symbol is the real runtime's answer.
+// `status`: a cudaDriverEntryPointQueryResult.
+COLO_EXPORT int cudaGetDriverEntryPoint(const char* symbol, void** fn,
+                                        unsigned long long flags, int* status);
+COLO_EXPORT int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
+                                                 unsigned cuda_version,
+                                                 unsigned long long flags,
+                                                 int* status);
 
 // Stream-ordered allocation and managed-memory prefetch
 // (stream_ordered_memory.cc; CUDA 13 signatures).

@@ -237,6 +237,54 @@ int cudaDriverGetVersion(int* version) {
   return kCudaSuccess;
 }
 
+namespace {
+
+// A driver symbol colo hooks (cuMemAlloc, cuLaunchKernel, ...), by the base
+// name the entry-point calls take, or null.
+void* OwnDriverSymbol(const char* symbol) {
+  if (symbol == nullptr || std::strncmp(symbol, "cu", 2) != 0 ||
+      std::strncmp(symbol, "cuda", 4) == 0)
+    return nullptr;
+  return cs::OwnSymbol(symbol);
+}
+
+// Hands out colo's own entry point for `symbol` if it has one (status
+// cudaDriverEntryPointSuccess); false otherwise.
+bool GiveOwnEntryPoint(const char* symbol, void** fn, int* status) {
+  void* own = OwnDriverSymbol(symbol);
+  if (own == nullptr) return false;
+  *fn = own;
+  if (status != nullptr) *status = 0;  // cudaDriverEntryPointSuccess
+  return true;
+}
+
+}  // namespace
+
+int cudaGetDriverEntryPoint(const char* symbol, void** fn,
+                            unsigned long long flags, int* status) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPoint,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
+                         flags, status);
+  if (fn == nullptr) return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
+  if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
+  auto real = COLO_REAL(cudaGetDriverEntryPoint);
+  if (real == nullptr) return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
+  return real(symbol, fn, flags, status);
+}
+
+int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
+                                     unsigned cuda_version,
+                                     unsigned long long flags, int* status) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPointByVersion,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
+                         cuda_version, flags, status);
+  if (fn == nullptr) return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
+  if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
+  auto real = COLO_REAL(cudaGetDriverEntryPointByVersion);
+  if (real == nullptr) return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
+  return real(symbol, fn, cuda_version, flags, status);
+}
+
 // ---- stream-ordered allocation, prefetch (stream_ordered_memory.cc) ----
 
 int cudaMallocAsync(void** dev_ptr, size_t size, void* stream) {
