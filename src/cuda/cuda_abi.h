@@ -139,6 +139,36 @@ void FillCudaPointerAttributes(void* attr, int memory_type, int device,
 // for an attribute these facts do not cover.
 bool DeviceAttribute(const DeviceFacts& facts, int attr, int* value);
 
+// The driver API's answers from the runtime's (sim mode answers both from
+// the same facts). Room enough for a cudaFuncAttributes or a
+// cudaPointerAttributes (checked against the headers):
+inline constexpr size_t kRuntimeAttributesBytes = 512;
+inline constexpr int kCuErrorInvalidContext = 201;
+inline constexpr int kCuErrorUnknown = 999;
+// cuFuncGetAttribute's value of `cu_attr` (a CUfunction_attribute) from a
+// filled cudaFuncAttributes; false for an attribute it does not hold.
+bool CuFuncAttribute(const void* runtime_attrs, int cu_attr, int* value);
+// cuPointerGetAttribute's answer for `cu_attr` (a CUpointer_attribute) from
+// a filled cudaPointerAttributes, written to `data` (an int, unsigned, or
+// pointer, as the attribute's type); CUDA_ERROR_INVALID_VALUE for memory
+// CUDA does not know or an attribute not answered. `context` is the
+// context handle to report.
+int CuPointerAttribute(const void* runtime_attrs, int cu_attr, void* context,
+                       void* data);
+// A CUlaunchConfig's launch: grid, block, dynamic shared memory, stream,
+// and whether it asks for a cooperative launch or carries any attribute.
+struct CuLaunch {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_mem;
+  void* stream;
+  bool cooperative;
+  bool has_attributes;
+};
+// REQUIRES: `config` is a readable CUlaunchConfig whose attrs point to
+// numAttrs readable attributes (or numAttrs is 0).
+CuLaunch ReadCuLaunchConfig(const void* config);
+
 // What the interposer cannot put under colod, in either mode: memory pools
 // (an allocation from a pool would not be in colod's ledger) and
 // cooperative launches (colod grants and times launches one kernel at a

@@ -196,6 +196,117 @@ bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {
   }
 }
 
+// cuDeviceGetAttribute takes the same numbers as cudaDeviceGetAttribute for
+// every attribute DeviceAttribute answers.
+static_assert(cudaDevAttrMaxThreadsPerBlock == (int)CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+static_assert(cudaDevAttrMaxBlockDimX == (int)CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+static_assert(cudaDevAttrMaxBlockDimY == (int)CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+static_assert(cudaDevAttrMaxBlockDimZ == (int)CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+static_assert(cudaDevAttrMaxGridDimX == (int)CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+static_assert(cudaDevAttrMaxGridDimY == (int)CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+static_assert(cudaDevAttrMaxGridDimZ == (int)CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+static_assert(cudaDevAttrMaxSharedMemoryPerBlock == (int)CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+static_assert(cudaDevAttrMaxSharedMemoryPerBlockOptin == (int)CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+static_assert(cudaDevAttrMaxSharedMemoryPerMultiprocessor == (int)CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+static_assert(cudaDevAttrWarpSize == (int)CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+static_assert(cudaDevAttrMaxRegistersPerBlock == (int)CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+static_assert(cudaDevAttrMaxRegistersPerMultiprocessor == (int)CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+static_assert(cudaDevAttrClockRate == (int)CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+static_assert(cudaDevAttrMemoryClockRate == (int)CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+static_assert(cudaDevAttrMultiProcessorCount == (int)CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+static_assert(cudaDevAttrMaxThreadsPerMultiProcessor == (int)CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+static_assert(cudaDevAttrMaxBlocksPerMultiprocessor == (int)CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+static_assert(cudaDevAttrComputeCapabilityMajor == (int)CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+static_assert(cudaDevAttrComputeCapabilityMinor == (int)CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(cudaDevAttrConcurrentKernels == (int)CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS);
+static_assert(cudaDevAttrAsyncEngineCount == (int)CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
+static_assert(cudaDevAttrUnifiedAddressing == (int)CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+static_assert(cudaDevAttrIntegrated == (int)CU_DEVICE_ATTRIBUTE_INTEGRATED);
+static_assert(cudaDevAttrManagedMemory == (int)CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+static_assert(cudaDevAttrConcurrentManagedAccess == (int)CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
+static_assert(cudaDevAttrCanMapHostMemory == (int)CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
+static_assert(cudaDevAttrPageableMemoryAccess == (int)CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
+static_assert(cudaDevAttrMemoryPoolsSupported == (int)CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
+static_assert(cudaDevAttrCooperativeLaunch == (int)CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
+static_assert(cudaDevAttrClusterLaunch == (int)CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
+static_assert(cudaDevAttrMaxPersistingL2CacheSize == (int)CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+static_assert(cudaDevAttrL2CacheSize == (int)CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+static_assert(cudaDevAttrGlobalMemoryBusWidth == (int)CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+static_assert(cudaDevAttrPciBusId == (int)CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+static_assert(cudaDevAttrPciDeviceId == (int)CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+static_assert(cudaDevAttrPciDomainId == (int)CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+
+static_assert(sizeof(cudaFuncAttributes) <= kRuntimeAttributesBytes);
+static_assert(sizeof(cudaPointerAttributes) <= kRuntimeAttributesBytes);
+static_assert(kCuErrorInvalidContext == CUDA_ERROR_INVALID_CONTEXT);
+static_assert(kCuErrorUnknown == CUDA_ERROR_UNKNOWN);
+static_assert(kCudaErrorInvalidDevice == (int)CUDA_ERROR_INVALID_DEVICE);
+static_assert(kCudaErrorDevicesUnavailable == (int)CUDA_ERROR_DEVICE_UNAVAILABLE);
+
+bool CuFuncAttribute(const void* runtime_attrs, int cu_attr, int* value) {
+  const auto* a = static_cast<const cudaFuncAttributes*>(runtime_attrs);
+  switch (static_cast<CUfunction_attribute>(cu_attr)) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a->maxThreadsPerBlock; return true;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = static_cast<int>(a->sharedSizeBytes); return true;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = static_cast<int>(a->constSizeBytes); return true;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = static_cast<int>(a->localSizeBytes); return true;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = a->numRegs; return true;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *value = a->ptxVersion; return true;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *value = a->binaryVersion; return true;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = a->cacheModeCA; return true;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = a->maxDynamicSharedSizeBytes; return true;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *value = a->preferredShmemCarveout; return true;
+    default: return false;
+  }
+}
+
+int CuPointerAttribute(const void* runtime_attrs, int cu_attr, void* context,
+                       void* data) {
+  const auto* a = static_cast<const cudaPointerAttributes*>(runtime_attrs);
+  if (a->type == cudaMemoryTypeUnregistered) return CUDA_ERROR_INVALID_VALUE;
+  switch (static_cast<CUpointer_attribute>(cu_attr)) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<void**>(data) = context; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      // The driver says host or device; managed memory is device memory to
+      // it (CU_POINTER_ATTRIBUTE_IS_MANAGED tells it apart).
+      *static_cast<unsigned*>(data) =
+          a->type == cudaMemoryTypeHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+      // Host memory here is mapped: its device address is its host address.
+      *static_cast<CUdeviceptr*>(data) = reinterpret_cast<CUdeviceptr>(
+          a->devicePointer != nullptr ? a->devicePointer : a->hostPointer);
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (a->hostPointer == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<void**>(data) = a->hostPointer;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<unsigned*>(data) = a->type == cudaMemoryTypeManaged;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int*>(data) = a->device;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CuLaunch ReadCuLaunchConfig(const void* config) {
+  const auto* c = static_cast<const CUlaunchConfig*>(config);
+  CuLaunch l{{c->gridDimX, c->gridDimY, c->gridDimZ},
+             {c->blockDimX, c->blockDimY, c->blockDimZ},
+             c->sharedMemBytes,
+             c->hStream,
+             false,
+             c->numAttrs > 0};
+  for (unsigned i = 0; i < c->numAttrs; ++i) {
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && c->attrs[i].value.cooperative != 0)
+      l.cooperative = true;
+  }
+  return l;
+}
+
 void HideUngatedFeatures(void* prop) {
   auto* p = static_cast<cudaDeviceProp*>(prop);
   p->memoryPoolsSupported = 0;

@@ -29,6 +29,16 @@ int Safe(F f) noexcept {
 
 inline Dim D(colo_dim3 d) { return Dim{d.x, d.y, d.z}; }
 
+// A runtime call's cudaError_t as the driver's CUresult: the driver has no
+// "invalid configuration" or "invalid device function" (it says invalid
+// value, invalid handle); the other errors colo gives have the same numbers
+// in both APIs.
+inline int AsCuLaunchError(int err) {
+  if (err == cuda::kCudaErrorInvalidConfiguration) return cuda::kCuErrorInvalidValue;
+  if (err == cuda::kCudaErrorInvalidDeviceFunction) return cuda::kCuErrorInvalidHandle;
+  return err;
+}
+
 // A stream argument of a per-thread-default-stream entry point (`_ptsz`,
 // `_ptds`): there stream 0 is the calling thread's own default stream.
 inline void* PerThread(void* stream) {
@@ -46,6 +56,7 @@ int LaunchEx(const void* config, const void* func, void** args,
 
 }  // namespace colo::shim::exports
 
+using colo::shim::exports::AsCuLaunchError;
 using colo::shim::exports::D;
 using colo::shim::exports::LaunchEx;
 using colo::shim::exports::PerThread;

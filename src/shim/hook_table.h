@@ -175,6 +175,21 @@
   X(cuModuleGetFunction)                                \
   X(cuGetProcAddress)                                   \
   X(cuGetProcAddress_v2)                                \
+  X(cuInit)                                             \
+  X(cuDeviceGet)                                        \
+  X(cuDeviceGetCount)                                   \
+  X(cuDeviceGetAttribute)                               \
+  X(cuCtxGetCurrent)                                    \
+  X(cuCtxSetCurrent)                                    \
+  X(cuCtxGetDevice)                                     \
+  X(cuCtxSynchronize)                                   \
+  X(cuDevicePrimaryCtxRetain)                           \
+  X(cuDevicePrimaryCtxRelease_v2)                       \
+  X(cuFuncGetAttribute)                                 \
+  X(cuFuncSetAttribute)                                 \
+  X(cuFuncSetCacheConfig)                               \
+  X(cuPointerGetAttribute)                              \
+  X(cuLaunchKernelEx)                                   \
   /* the loader, so late-loaded libraries are caught */ \
   X(dlsym)
 

@@ -655,17 +655,9 @@ int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                          grid_z, block_x, block_y, block_z, shared_mem, stream,
                          params, extra);
   return Safe([&] {
-    const int err = cs::DriverLaunch(f, cs::Dim{grid_x, grid_y, grid_z},
-                                     cs::Dim{block_x, block_y, block_z},
-                                     shared_mem, cs::OwnStream(stream), params, extra);
-    // As CUresult: the driver has no "invalid configuration" or "invalid
-    // device function" (it says invalid value, invalid handle); the other
-    // errors the launch can give have the same numbers in both APIs.
-    if (err == colo::cuda::kCudaErrorInvalidConfiguration)
-      return colo::cuda::kCuErrorInvalidValue;
-    if (err == colo::cuda::kCudaErrorInvalidDeviceFunction)
-      return colo::cuda::kCuErrorInvalidHandle;
-    return err;
+    return AsCuLaunchError(cs::DriverLaunch(
+        f, cs::Dim{grid_x, grid_y, grid_z}, cs::Dim{block_x, block_y, block_z},
+        shared_mem, cs::OwnStream(stream), params, extra));
   });
 }
 

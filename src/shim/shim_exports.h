@@ -158,6 +158,27 @@ COLO_EXPORT int cuGetProcAddress(const char* symbol, void** pfn,
 COLO_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn,
                                     int cuda_version, unsigned long long flags,
                                     int* symbol_status);
+// What a JIT compiler's loader asks the driver (Triton's: the device, the
+// current context, a function's registers and spills, pointer kinds) and
+// cuLaunchKernelEx (shim_exports_driver.cc). CUdevice is an int, CUcontext
+// and CUfunction pointers, the attribute enums ints.
+COLO_EXPORT int cuInit(unsigned flags);
+COLO_EXPORT int cuDeviceGet(int* device, int ordinal);
+COLO_EXPORT int cuDeviceGetCount(int* count);
+COLO_EXPORT int cuDeviceGetAttribute(int* value, int attr, int device);
+COLO_EXPORT int cuCtxGetCurrent(void** context);
+COLO_EXPORT int cuCtxSetCurrent(void* context);
+COLO_EXPORT int cuCtxGetDevice(int* device);
+COLO_EXPORT int cuCtxSynchronize();
+COLO_EXPORT int cuDevicePrimaryCtxRetain(void** context, int device);
+COLO_EXPORT int cuDevicePrimaryCtxRelease_v2(int device);
+COLO_EXPORT int cuFuncGetAttribute(int* value, int attr, void* function);
+COLO_EXPORT int cuFuncSetAttribute(void* function, int attr, int value);
+COLO_EXPORT int cuFuncSetCacheConfig(void* function, int config);
+COLO_EXPORT int cuPointerGetAttribute(void* data, int attr,
+                                      unsigned long long ptr);
+COLO_EXPORT int cuLaunchKernelEx(const void* config, void* function,
+                                 void** params, void** extra);
 
 // The same calls as nvcc --default-stream per-thread binds them (the
 // runtime header renames them): stream 0 means the calling thread's

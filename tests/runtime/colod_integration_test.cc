@@ -759,6 +759,34 @@ TEST(ColodIntegrationTest, DriverApiModulesCarryTheirKernelsResources) {
                                        Program(c.image), "_Z5heavyPdi"});
     ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
     ExpectColodKernel(colod, "_Z5heavyPdi", want.registers, want.static_shared_bytes);
+    // What Triton's loader asks the driver, answered from the simulated GPU
+    // and the same image (before: the real driver, which has no GPU here).
+    const std::string out = p->Output();
+    for (const char* ok : {"init", "device_get", "ctx_current", "ctx_set", "ctx_retain",
+                           "ctx_device", "ctx_release", "smem_raised", "cache_config",
+                           "ctx_sync"})
+      EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+    for (const char* yes : {"ctx_nonnull", "ctx_same", "ptr_device_same"})
+      EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
+    const GpuSpec gpu = *GpuPreset(c.gpu);
+    EXPECT_EQ(ValueOf(out, "sm_count"), gpu.sm_count) << out;
+    EXPECT_EQ(ValueOf(out, "smem_optin"), gpu.max_shared_mem_per_block) << out;
+    EXPECT_EQ(ValueOf(out, "num_regs"), want.registers) << out;
+    EXPECT_EQ(ValueOf(out, "static_smem"), want.static_shared_bytes) << out;
+    EXPECT_EQ(ValueOf(out, "dynamic_smem"), 65536) << out;
+    EXPECT_EQ(ValueOf(out, "cache_config_bad"), 1) << out;   // CUDA_ERROR_INVALID_VALUE
+    EXPECT_EQ(ValueOf(out, "bad_function"), 400) << out;     // CUDA_ERROR_INVALID_HANDLE
+    EXPECT_EQ(ValueOf(out, "ptr_type"), 2) << out;           // CU_MEMORYTYPE_DEVICE
+    EXPECT_EQ(ValueOf(out, "ptr_managed"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "ptr_host_pointer"), 1) << out;   // device memory: none
+    EXPECT_EQ(ValueOf(out, "ptr_unknown"), 1) << out;        // not CUDA's memory
+    // cuLaunchKernelEx: the three launches ran through colod; the cooperative
+    // one was refused before it (CUDA_ERROR_NOT_SUPPORTED).
+    EXPECT_EQ(ValueOf(out, "launch_ex_cooperative"), 801) << out;
+    EXPECT_EQ(ValueOf(out, "launched"), 3) << out;
+    EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+      return j["kernels_launched"] == 3 && j["kernels_completed"] == 3;
+    })) << colod.Stats().dump();
   }
 }
 
