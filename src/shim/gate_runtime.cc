@@ -42,6 +42,12 @@ int WaitIssued(State& s, void* stream) {
   return s.gate->WaitIssued(st->id, st->last_seq, false);
 }
 
+// `stream` is one (cudaErrorInvalidResourceHandle if not), and WaitIssued.
+int CheckedIssued(State& s, void* stream) {
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  return WaitIssued(s, stream);
+}
+
 Event* FindEvent(State& s, void* event) {
   auto* e = static_cast<Event*>(event);
   return s.events.count(e) != 0 ? e : nullptr;
@@ -150,16 +156,14 @@ int Memcpy2D(State& s, void* dst, size_t dpitch, const void* src,
 int Memcpy2DAsync(State& s, void* dst, size_t dpitch, const void* src,
                   size_t spitch, size_t width, size_t height, int kind,
                   void* stream) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemcpy2DAsync, dst, dpitch, src, spitch, width,
                         height, kind, RealStream(stream));
 }
 
 int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
                 void* stream) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemcpyAsync, dst, src, count, kind,
                         RealStream(stream));
 }
@@ -170,18 +174,14 @@ int Memset(State& s, void* ptr, int value, size_t count) {
 }
 
 int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemsetAsync, ptr, value, count, RealStream(stream));
 }
 
 int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
                size_t count, int kind, void* stream, bool async,
                bool to_symbol) {
-  if (async) {
-    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  }
-  if (int err = WaitIssued(s, async ? stream : nullptr); err != kCudaSuccess)
+  if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
   if (to_symbol) {
     return async ? COLO_CALL_REAL(cudaMemcpyToSymbolAsync, symbol, other, count,
@@ -197,10 +197,7 @@ int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
 
 int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
              size_t height, void* stream, bool async) {
-  if (async) {
-    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  }
-  if (int err = WaitIssued(s, async ? stream : nullptr); err != kCudaSuccess)
+  if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
   return async ? COLO_CALL_REAL(cudaMemset2DAsync, ptr, pitch, value, width,
                                 height, RealStream(stream))
@@ -210,8 +207,7 @@ int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
 int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,
                      void* stream) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemPrefetchAsync, ptr, count,
                         colo_mem_location{location_type, location_id}, flags,
                         RealStream(stream));
@@ -244,9 +240,8 @@ int StreamSynchronize(State& s, void* stream) {
 }
 
 int LaunchHostFunc(State& s, void* stream, void (*fn)(void*), void* data) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   // The real stream must have the launches before it first.
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaLaunchHostFunc, RealStream(stream), fn, data);
 }
 
@@ -269,8 +264,7 @@ void CallWithProgramsStream(void*, int status, void* p) {
 
 int StreamAddCallback(State& s, void* stream, void* handle,
                       void (*fn)(void*, int, void*), void* data) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   auto* c = new ProgramCallback{fn, handle, data};
   const int err = COLO_CALL_REAL(cudaStreamAddCallback, RealStream(stream),
                                  CallWithProgramsStream, c, 0u);
@@ -321,8 +315,7 @@ int EventCreate(State& s, void** event, unsigned flags) {
 int EventRecord(State& s, void* event, void* stream) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
+  if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   e->seq = LastSeqOf(s, stream);
   e->recorded = true;
   return COLO_CALL_REAL(cudaEventRecord, e->real, RealStream(stream));

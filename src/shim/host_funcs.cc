@@ -49,13 +49,24 @@ bool OrderedBehind(const PendingHostFunc& f, const void* key, bool blocking) {
   return false;
 }
 
-bool AnyPending(const State& s, void* stream) {
-  if (stream == kEveryStream) return !s.host_funcs.empty();
-  const void* key = HostFuncKey(stream);
-  const bool blocking = Blocking(stream);
+// What work on a stream waits for: every pending host function, or those
+// `OrderedBehind` says.
+struct Waiter {
+  bool every;
+  const void* key;
+  bool blocking;
+};
+// REQUIRES: `stream` is kEveryStream or checked.
+Waiter WaiterFor(void* stream) {
+  if (stream == kEveryStream) return {true, nullptr, true};
+  return {false, HostFuncKey(stream), Blocking(stream)};
+}
+
+bool Pending(const State& s, const Waiter& w) {
+  if (w.every) return !s.host_funcs.empty();
   return std::any_of(s.host_funcs.begin(), s.host_funcs.end(),
                      [&](const PendingHostFunc& f) {
-                       return OrderedBehind(f, key, blocking);
+                       return OrderedBehind(f, w.key, w.blocking);
                      });
 }
 
@@ -92,23 +103,17 @@ int AfterHostFuncs(State& s, void* stream) {
     // Work recorded into a capture does not run now.
     if (CapturingInto(s, stream)) return kCudaSuccess;
   }
-  if (t_host_func_worker || !AnyPending(s, stream)) return kCudaSuccess;
-  const void* key = every ? nullptr : HostFuncKey(stream);
-  const bool blocking = every || Blocking(stream);
+  // Taken now: the stream may be destroyed while this waits.
+  const Waiter w = WaiterFor(stream);
+  if (t_host_func_worker || !Pending(s, w)) return kCudaSuccess;
   std::unique_lock<std::mutex> lock(s.mu, std::adopt_lock);
-  s.host_funcs_changed.wait(lock, [&] {
-    return every ? s.host_funcs.empty()
-                 : std::none_of(s.host_funcs.begin(), s.host_funcs.end(),
-                                [&](const PendingHostFunc& f) {
-                                  return OrderedBehind(f, key, blocking);
-                                });
-  });
+  s.host_funcs_changed.wait(lock, [&] { return !Pending(s, w); });
   lock.release();  // the caller's lock holds it again
   return every ? kCudaSuccess : CheckStream(s, stream);
 }
 
 bool HostFuncsPending(State& s, void* stream) {
-  return !t_host_func_worker && AnyPending(s, stream);
+  return !t_host_func_worker && Pending(s, WaiterFor(stream));
 }
 
 void EnqueueHostFunc(State& s, void* stream, PendingHostFunc f) {
