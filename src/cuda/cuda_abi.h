@@ -94,6 +94,33 @@ struct LaunchConfig {
   void* attrs;
   unsigned num_attrs;
 };
+// The 3D copy's types (cudaMalloc3D, cudaMemcpy3D, cudaMemset3D): layouts
+// of cudaPitchedPtr, cudaExtent, cudaPos and cudaMemcpy3DParms.
+struct PitchedPtr {
+  void* ptr;
+  size_t pitch;  // bytes between rows
+  size_t xsize;  // bytes in a row
+  size_t ysize;  // rows in a slice
+};
+struct Extent {
+  size_t width;  // bytes, for linear memory
+  size_t height;
+  size_t depth;
+};
+struct Pos {
+  size_t x, y, z;
+};
+struct Memcpy3DParms {
+  void* src_array;
+  Pos src_pos;
+  PitchedPtr src_ptr;
+  void* dst_array;
+  Pos dst_pos;
+  PitchedPtr dst_ptr;
+  Extent extent;
+  int kind;
+};
+
 // cudaMemLocation's layout (cudaMemPrefetchAsync takes one by value) and
 // the cudaMemLocationType values.
 struct MemLocation {

@@ -204,6 +204,23 @@ int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
                : COLO_CALL_REAL(cudaMemset2D, ptr, pitch, value, width, height);
 }
 
+int Memcpy3D(State& s, const cuda::Memcpy3DParms* params, void* stream, bool async) {
+  if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
+    return err;
+  return async ? COLO_CALL_REAL(cudaMemcpy3DAsync, params, RealStream(stream))
+               : COLO_CALL_REAL(cudaMemcpy3D, params);
+}
+
+int Memset3D(State& s, cuda::PitchedPtr ptr, int value, cuda::Extent extent,
+             void* stream, bool async) {
+  if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
+    return err;
+  const colo_pitched_ptr p{ptr.ptr, ptr.pitch, ptr.xsize, ptr.ysize};
+  const colo_extent e{extent.width, extent.height, extent.depth};
+  return async ? COLO_CALL_REAL(cudaMemset3DAsync, p, value, e, RealStream(stream))
+               : COLO_CALL_REAL(cudaMemset3D, p, value, e);
+}
+
 int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,
                      void* stream) {

@@ -42,6 +42,10 @@ int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
                bool to_symbol);
 int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
              size_t height, void* stream, bool async);
+// The same for the 3D forms (cudaMemcpy3D[Async], cudaMemset3D[Async]).
+int Memcpy3D(State& s, const cuda::Memcpy3DParms* params, void* stream, bool async);
+int Memset3D(State& s, cuda::PitchedPtr ptr, int value, cuda::Extent extent,
+             void* stream, bool async);
 // The real cudaMemPrefetchAsync, once `stream`'s launches were issued.
 int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,

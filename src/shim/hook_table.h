@@ -133,6 +133,15 @@
   X(cudaLaunchKernelExC)                                \
   X(cudaDriverGetVersion)                               \
   X(cudaGetDriverEntryPoint)                            \
+  X(cudaMalloc3D)                                       \
+  X(cudaMemcpy3D)                                       \
+  X(cudaMemcpy3D_ptds)                                  \
+  X(cudaMemcpy3DAsync)                                  \
+  X(cudaMemcpy3DAsync_ptsz)                             \
+  X(cudaMemset3D)                                       \
+  X(cudaMemset3D_ptds)                                  \
+  X(cudaMemset3DAsync)                                  \
+  X(cudaMemset3DAsync_ptsz)                             \
   X(cudaGetDriverEntryPointByVersion)                   \
   X(cudaStreamBeginCapture)                             \
   X(cudaStreamEndCapture)                               \

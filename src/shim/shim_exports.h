@@ -25,6 +25,16 @@ struct colo_mem_location {
   int id;
 };
 
+// struct cudaPitchedPtr and struct cudaExtent, passed by value (cuda_abi.h's
+// PitchedPtr and Extent, checked against the toolkit's).
+struct colo_pitched_ptr {
+  void* ptr;
+  size_t pitch, xsize, ysize;
+};
+struct colo_extent {
+  size_t width, height, depth;
+};
+
 #define COLO_EXPORT extern "C" __attribute__((visibility("default")))
 
 COLO_EXPORT void** __cudaRegisterFatBinary(void* fat_cubin);
@@ -281,6 +291,19 @@ COLO_EXPORT int cudaLaunchKernelExC(const void* config, const void* func,
 COLO_EXPORT int cudaLaunchKernelExC_ptsz(const void* config, const void* func,
                                          void** args);
 COLO_EXPORT int cudaDriverGetVersion(int* version);
+// 3D copies of pitched memory (shim_exports_3d.cc); `params` is a
+// const cudaMemcpy3DParms*.
+COLO_EXPORT int cudaMalloc3D(colo_pitched_ptr* ptr, colo_extent extent);
+COLO_EXPORT int cudaMemcpy3D(const void* params);
+COLO_EXPORT int cudaMemcpy3D_ptds(const void* params);
+COLO_EXPORT int cudaMemcpy3DAsync(const void* params, void* stream);
+COLO_EXPORT int cudaMemcpy3DAsync_ptsz(const void* params, void* stream);
+COLO_EXPORT int cudaMemset3D(colo_pitched_ptr ptr, int value, colo_extent extent);
+COLO_EXPORT int cudaMemset3D_ptds(colo_pitched_ptr ptr, int value, colo_extent extent);
+COLO_EXPORT int cudaMemset3DAsync(colo_pitched_ptr ptr, int value,
+                                  colo_extent extent, void* stream);
+COLO_EXPORT int cudaMemset3DAsync_ptsz(colo_pitched_ptr ptr, int value,
+                                       colo_extent extent, void* stream);
 // The driver entry points colo hooks are its own (as cuGetProcAddress and
 // dlsym hand them out); any other symbol is the real runtime's answer.
 // `status`: a cudaDriverEntryPointQueryResult.

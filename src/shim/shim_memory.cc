@@ -96,8 +96,8 @@ void FillDeviceBytes(void* p, int value, size_t count) {
 // cudaMemcpyKind.
 enum CopyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
 
-// Sim mode: whether the `bytes` from `p` lie inside one device, managed or
-// pinned allocation (UVA: pinned host memory is addressable by the device).
+}  // namespace
+
 bool InAllocation(const State& s, const void* p, size_t bytes) {
   const auto a = reinterpret_cast<uintptr_t>(p);
   for (const AllocationMap* map :
@@ -108,13 +108,6 @@ bool InAllocation(const State& s, const void* p, size_t bytes) {
   return false;
 }
 
-// Sim mode's checks of a copy of `kind` (cudaMemcpyKind) that touches
-// `dst_span` bytes from `dst` and `src_span` from `src`: an unknown kind is
-// cudaErrorInvalidMemcpyDirection; a side the kind names device memory must
-// lie inside one allocation, and with cudaMemcpyDefault a side that starts
-// in device memory must end there, else cudaErrorInvalidValue (where the
-// memmove would write past an allocation, or into freed memory). Host sides
-// are the program's own memory and are not checked.
 int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
               size_t src_span, int kind) {
   if (kind < kHostToHost || kind > kDefault)
@@ -134,15 +127,11 @@ int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
   return dst_ok && src_ok ? kCudaSuccess : cuda::kCudaErrorInvalidValue;
 }
 
-// The bytes a pitched copy of `height` rows of `width` spans from its start.
-// SIZE_MAX (no allocation holds it) where that does not fit a size_t.
 size_t PitchedSpan(size_t pitch, size_t width, size_t height) {
   if (width == 0 || height == 0) return 0;
   if (pitch != 0 && height - 1 > (SIZE_MAX - width) / pitch) return SIZE_MAX;
   return (height - 1) * pitch + width;
 }
-
-}  // namespace
 
 int CheckCapturedCopy(const State& s, const CapturedOp& op) {
   if (op.kind == CapturedOp::Kind::kSet)

@@ -42,6 +42,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/cuda_abi.h"
+
 namespace colo::shim {
 
 struct Dim {
@@ -303,6 +305,19 @@ int MallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
 // `height` rows of `width` bytes, `pitch` apart, inside one allocation.
 int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
              void* stream, bool async);
+// 3D regions of pitched linear memory (shim_memory_3d.cc): `depth` slices of
+// `height` rows of `width` bytes, slice z starting z * ysize rows in.
+// Malloc3D pads rows as MallocPitch does. A copy or memset checks the whole
+// region first (CUDA's shape rules: a row within its pitch,
+// cudaErrorInvalidPitchValue for a copy, cudaErrorInvalidValue for a
+// memset; height within ysize when there is more than one slice), then
+// runs as one 2D copy or memset per slice. CUDA arrays:
+// cudaErrorNotSupported (none exists in sim mode). An empty extent does
+// nothing.
+int Malloc3D(cuda::PitchedPtr* out, cuda::Extent extent);
+int Memcpy3D(const cuda::Memcpy3DParms* params, void* stream, bool async);
+int Memset3D(cuda::PitchedPtr ptr, int value, cuda::Extent extent, void* stream,
+             bool async);
 // Host memory the program allocated itself, made addressable like pinned
 // memory (cudaErrorHostMemoryAlreadyRegistered if it overlaps registered or
 // pinned memory); unregistering needs the registered base

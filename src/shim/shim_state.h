@@ -240,6 +240,22 @@ AllocationMap::const_iterator AllocationHolding(const AllocationMap& map,
 // map.end().
 AllocationMap::const_iterator AllocationSpanning(const AllocationMap& map,
                                                  const void* p, size_t count);
+// Sim mode: whether the `bytes` from `p` lie inside one device, managed or
+// pinned allocation or variable (UVA: pinned host memory is addressable by
+// the device). shim_memory.cc.
+bool InAllocation(const State& s, const void* p, size_t bytes);
+// Sim mode's checks of a copy of `kind` (cudaMemcpyKind) that touches
+// `dst_span` bytes from `dst` and `src_span` from `src`: an unknown kind is
+// cudaErrorInvalidMemcpyDirection; a side the kind names device memory must
+// lie inside one allocation, and with cudaMemcpyDefault a side that starts
+// in device memory must end there, else cudaErrorInvalidValue (where the
+// memmove would write past an allocation, or into freed memory). Host sides
+// are the program's own memory and are not checked.
+int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
+              size_t src_span, int kind);
+// The bytes a pitched copy of `height` rows of `width` spans from its start.
+// SIZE_MAX (no allocation holds it) where that does not fit a size_t.
+size_t PitchedSpan(size_t pitch, size_t width, size_t height);
 // The size of the variable `symbol` names (a __device__ / __constant__
 // variable's shadow or a __managed__ variable's storage), or nullopt.
 std::optional<size_t> SymbolSize(const State& s, const void* symbol);

@@ -182,6 +182,37 @@ TEST(ColodIntegrationTest, PitchedCopiesMoveExactlyTheBlock) {
   EXPECT_EQ(ValueOf(p->Output(), "bad_pitch_async"), 12) << p->Output();
 }
 
+// 3D copies and memsets of pitched memory (cudaMalloc3D, cudaMemcpy3D[Async],
+// cudaMemset3D[Async]), plain and as per-thread builds bind them
+// (_ptds / _ptsz). Before, they reached the real runtime, which has no GPU
+// behind colod (cudaErrorInsufficientDriver).
+TEST(ColodIntegrationTest, PitchedVolumesCopyAndSetIn3D) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  for (const char* program : {"memcpy3d", "memcpy3d_per_thread"}) {
+    SCOPED_TRACE(program);
+    auto p = colod.Run(dir, "copy3d", {Program(program)});
+    ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+    const std::string out = p->Output();
+    EXPECT_EQ(ValueOf(out, "malloc3d"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "pitch"), 512) << out;  // rows padded as cudaMallocPitch's
+    EXPECT_EQ(ValueOf(out, "xsize"), 16) << out;
+    EXPECT_EQ(ValueOf(out, "ysize"), 4) << out;
+    for (const char* yes : {"volume_ok", "volume_async_ok", "box_back_ok"})
+      EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
+    EXPECT_EQ(ValueOf(out, "bad_pitch"), 12) << out;  // cudaErrorInvalidPitchValue
+    EXPECT_EQ(ValueOf(out, "overlapping_slices"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "outside"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "array"), 801) << out;  // no CUDA arrays in sim mode
+    EXPECT_EQ(ValueOf(out, "memset_bad_pitch"), 1) << out;
+  }
+  EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["memory_used"] == 0 && j["clients"].empty();
+  })) << colod.Stats().dump();
+}
+
 // What CUDA refuses is refused, before memory is touched (in sim mode
 // device memory is host memory: an unchecked copy past an allocation crashed
 // the program or wrote into freed memory, and cudaFreeHost of a device
