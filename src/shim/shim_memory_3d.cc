@@ -56,7 +56,7 @@ bool Empty(const cuda::Extent& e) { return e.width == 0 || e.height == 0 || e.de
 
 int Malloc3D(cuda::PitchedPtr* out, cuda::Extent extent) {
   if (out == nullptr) return cuda::kCudaErrorInvalidValue;
-  const size_t rows = extent.depth == 0 ? 0 : MulAdd(extent.height, extent.depth, 0);
+  const size_t rows = MulAdd(extent.height, extent.depth, 0);
   if (rows == SIZE_MAX) return cuda::kCudaErrorMemoryAllocation;
   cuda::PitchedPtr p{nullptr, 0, extent.width, extent.height};
   if (int err = MallocPitch(&p.ptr, &p.pitch, extent.width, rows); err != kCudaSuccess)
@@ -78,10 +78,8 @@ int Memcpy3D(const cuda::Memcpy3DParms* p, void* stream, bool async) {
     if (p->src_array != nullptr || p->dst_array != nullptr)
       return cuda::kCudaErrorNotSupported;
     if (Empty(e)) return kCudaSuccess;
-    for (const auto* side : {&p->src_ptr, &p->dst_ptr}) {
-      const size_t x = side == &p->src_ptr ? p->src_pos.x : p->dst_pos.x;
-      if (int err = CheckShape(*side, e, x); err != kCudaSuccess) return err;
-    }
+    if (int err = CheckShape(p->src_ptr, e, p->src_pos.x); err != kCudaSuccess) return err;
+    if (int err = CheckShape(p->dst_ptr, e, p->dst_pos.x); err != kCudaSuccess) return err;
     dst = At(p->dst_ptr, p->dst_pos);
     src = At(p->src_ptr, p->src_pos);
     if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
