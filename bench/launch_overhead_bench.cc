@@ -154,7 +154,7 @@ colo::Duration IdealTime(const colo::runtime::DaemonConfig& config,
   const colo::GpuSpec spec = colo::GpuPreset(config.gpu).value();
   colo::SimClock clock;
   colo::sim::SimGpu gpu(spec, clock, colo::sim::SimGpuOptions{});
-  colo::runtime::KernelCatalog catalog(config);
+  colo::runtime::KernelCatalog catalog(config, spec);
   const colo::Dim3 grid{w.grid, 1, 1}, block{w.block, 1, 1};
   const colo::KernelDesc forward =
       catalog.Describe("solo_step_forward", grid, block, 0);

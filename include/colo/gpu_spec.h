@@ -49,6 +49,7 @@ struct GpuSpec {
   int fp32_lanes_per_sm = 0;            // FP32 FMA units per SM.
   int64_t l2_cache_bytes = 0;           // L2 cache; 0: not known.
   int memory_bus_bits = 0;              // DRAM interface width; 0: not known.
+  double tensor_flops = 0;              // FLOP/s, dense FP16 on tensor cores, peak; 0: none or not known.
   std::vector<MigProfile> mig_profiles; // empty if the GPU has no MIG.
 
   // Checks that every field is in range. InvalidArgument names the field.
@@ -59,7 +60,8 @@ struct GpuSpec {
   // 1..sm_count SMs and 1..8 memory eighths, and the instances of one profile
   // that fit in 7 compute slices (7 / compute_slices of them, rounded down)
   // have at most sm_count SMs together. l2_cache_bytes (at most 2 GiB, as
-  // CUDA reports it in an int) and memory_bus_bits may be 0: not known.
+  // CUDA reports it in an int), memory_bus_bits and tensor_flops (finite)
+  // may be 0: not known.
   Status Validate() const;
 
   // Peak FP32 issue of one SM relative to another GPU's SM (clock x lanes).
@@ -67,7 +69,8 @@ struct GpuSpec {
 
   // The spec of one MIG instance of this GPU: SMs, memory, DRAM bandwidth,
   // L2 and bus width of the profile (the last four by its memory slices),
-  // per-SM limits unchanged, no MIG profiles of its own.
+  // per-SM limits unchanged, tensor_flops by its share of the SMs, no MIG
+  // profiles of its own.
   // NotFound if this GPU has no profile of that name (the message lists them).
   Result<GpuSpec> MigSlice(std::string_view profile_name) const;
 };

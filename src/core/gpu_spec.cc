@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace colo {
 namespace {
@@ -14,7 +15,8 @@ constexpr int64_t kGiB = 1024LL * 1024 * 1024;
 // 1530 MHz, 900 GB/s HBM2); CUDA C++ Programming Guide, "Technical
 // Specifications per Compute Capability", CC 7.0 (2048 threads, 32 blocks,
 // 64K registers, 96 KB shared memory per SM and per block). L2 6144 KB and
-// a 4096-bit HBM2 interface (the whitepaper's Table 1). Copy bandwidth:
+// a 4096-bit HBM2 interface (the whitepaper's Table 1); 125 TFLOPS of
+// FP16 tensor math (Table 1). Copy bandwidth:
 // PCIe 3.0 x16, ~12 GB/s achievable.
 GpuSpec V100() {
   GpuSpec s;
@@ -33,6 +35,7 @@ GpuSpec V100() {
   s.fp32_lanes_per_sm = 64;
   s.l2_cache_bytes = 6144 * kKiB;
   s.memory_bus_bits = 4096;
+  s.tensor_flops = 125e12;
   return s;
 }
 
@@ -42,7 +45,8 @@ GpuSpec V100() {
 // 32 blocks, 64K registers, 164 KB shared memory per SM, 163 KB per block,
 // 1 KB reserved per block); "NVIDIA Multi-Instance GPU User Guide", A100-40GB
 // profiles (1g.5gb 14 SMs ... 7g.40gb 98 SMs; memory in eighths). L2 40 MB
-// and a 5120-bit HBM2 interface (the whitepaper's Table 3). Copy: PCIe 4.0
+// and a 5120-bit HBM2 interface, 312 TFLOPS dense FP16 tensor math with
+// FP32 accumulation (the whitepaper's Table 3). Copy: PCIe 4.0
 // x16, ~25 GB/s achievable.
 GpuSpec A100() {
   GpuSpec s;
@@ -61,6 +65,7 @@ GpuSpec A100() {
   s.fp32_lanes_per_sm = 64;
   s.l2_cache_bytes = 40960 * kKiB;
   s.memory_bus_bits = 5120;
+  s.tensor_flops = 312e12;
   s.mig_profiles = {{"1g.5gb", 1, 14, 1},  {"2g.10gb", 2, 28, 2},
                     {"3g.20gb", 3, 42, 4}, {"4g.20gb", 4, 56, 4},
                     {"7g.40gb", 7, 98, 8}};
@@ -73,7 +78,8 @@ GpuSpec A100() {
 // 32 blocks, 64K registers, 228 KB shared memory per SM, 227 KB per block,
 // 1 KB reserved); MIG User Guide, H100-80GB profiles (1g.10gb 16 SMs,
 // 2g.20gb 32, 3g.40gb 60, 4g.40gb 64, 7g.80gb 132). L2 50 MB and a
-// 5120-bit HBM3 interface (the whitepaper's Table 3). Copy: PCIe 5.0 x16,
+// 5120-bit HBM3 interface, 989.4 TFLOPS dense FP16 tensor math with FP32
+// accumulation (the whitepaper's Table 3). Copy: PCIe 5.0 x16,
 // ~50 GB/s achievable.
 GpuSpec H100() {
   GpuSpec s;
@@ -92,6 +98,7 @@ GpuSpec H100() {
   s.fp32_lanes_per_sm = 128;
   s.l2_cache_bytes = 51200 * kKiB;
   s.memory_bus_bits = 5120;
+  s.tensor_flops = 989.4e12;
   s.mig_profiles = {{"1g.10gb", 1, 16, 1},  {"2g.20gb", 2, 32, 2},
                     {"3g.40gb", 3, 60, 4},  {"4g.40gb", 4, 64, 4},
                     {"7g.80gb", 7, 132, 8}};
@@ -191,6 +198,11 @@ Status GpuSpec::Validate() const {
                                 "': l2_cache_bytes must be in 0..2147483647 (0: not known), got " +
                                 std::to_string(l2_cache_bytes));
   }
+  if (!(tensor_flops >= 0) || !std::isfinite(tensor_flops)) {
+    return InvalidArgumentError("gpu '" + name +
+                                "': tensor_flops must be a finite number >= 0 (0: none), got " +
+                                std::to_string(tensor_flops));
+  }
   if (memory_bus_bits < 0) {
     return InvalidArgumentError("gpu '" + name +
                                 "': memory_bus_bits must be >= 0 (0: not known), got " +
@@ -242,6 +254,7 @@ Result<GpuSpec> GpuSpec::MigSlice(std::string_view profile_name) const {
     slice.dram_bandwidth = dram_bandwidth * p.memory_eighths / 8.0;
     slice.l2_cache_bytes = l2_cache_bytes / 8 * p.memory_eighths;
     slice.memory_bus_bits = memory_bus_bits / 8 * p.memory_eighths;
+    slice.tensor_flops = tensor_flops * p.sm_count / sm_count;
     slice.mig_profiles.clear();
     return slice;
   }

@@ -124,6 +124,12 @@ Result<GpuSpec> QueryCudaGpuSpec(int ordinal) {
   const int major = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   const int minor = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   s.fp32_lanes_per_sm = major < 8 || (major == 8 && minor == 0) ? 64 : 128;
+  // Dense FP16 tensor FLOPs per SM per clock, by compute capability, as the
+  // V100 / A100 / H100 whitepapers give them (1024 / 2048 / 4096); other
+  // parts: not known (their GEMMs are modelled on the FP32 lanes).
+  const int tensor_per_clock = major == 7 ? 1024 : (major == 8 && minor == 0) ? 2048
+                               : major == 9 ? 4096 : 0;
+  s.tensor_flops = static_cast<double>(tensor_per_clock) * s.sm_count * s.sm_clock_mhz * 1e6;
   s.copy_bandwidth = 25e9;
   if (Status valid = s.Validate(); !valid.ok()) {
     return InternalError(

@@ -58,7 +58,7 @@ Daemon::Daemon(const DaemonConfig& config, const GpuSpec& spec)
     : config_(config),
       spec_(spec),
       driver_(wall_),
-      catalog_(config),
+      catalog_(config, spec),
       ledger_(spec_.memory_bytes) {}
 
 Daemon::~Daemon() {
@@ -512,10 +512,12 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
           " registers a thread and " + std::to_string(e.static_shared_bytes) +
           " bytes of static shared memory");
     }
+    COLO_ASSIGN_OR_RETURN(std::optional<KernelWork> work, DeclaredWork(e));
     Client::DefinedKernel& d = c.kernel_names[e.func_id];
     d.name = ReadPrintable(e.name);
     d.binary.registers_per_thread = static_cast<int>(e.registers_per_thread);
     d.binary.static_shared_bytes = e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
+    d.work = work;
     return OkStatus();
   }
   if (e.type != static_cast<uint32_t>(EntryType::kLaunch)) {
@@ -545,7 +547,10 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
       {e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2]},
       e.shared_mem,
       {def.binary.registers_per_thread,
-       static_cast<int>(def.binary.static_shared_bytes)}};
+       static_cast<int>(def.binary.static_shared_bytes)},
+      def.work ? std::tuple{static_cast<uint32_t>(def.work->math), def.work->flops,
+                            def.work->bytes, def.work->efficiency}
+               : std::tuple{0u, 0.0, 0.0, 0.0}};
   if (kernel_descs_.size() >= kMaxKernelShapes && !kernel_descs_.count(shape))
     ForgetIdleKernelShapes();
   std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
@@ -553,7 +558,7 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     desc = std::make_unique<KernelDesc>(
         catalog_.Describe(def.name, Dim3{e.grid[0], e.grid[1], e.grid[2]},
                           Dim3{e.block[0], e.block[1], e.block[2]},
-                          static_cast<int64_t>(e.shared_mem), def.binary));
+                          static_cast<int64_t>(e.shared_mem), def.binary, def.work));
     // A real, unmodified kernel runs whole: no slices, no persistent form.
     if (gate_gpu_) desc->transformable = false;
   }

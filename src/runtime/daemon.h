@@ -105,9 +105,11 @@ class Daemon final : private cuda::GateSink {
     std::array<uint32_t, 6> dims;  // grid x, y, z, block x, y, z.
     uint64_t shared_mem;
     std::array<int, 2> binary;  // registers per thread, static shared bytes.
+    // Declared work: math unit (0: none), FLOPs, bytes, efficiency.
+    std::tuple<uint32_t, double, double, double> work;
     bool operator<(const KernelShapeKey& o) const {
-      return std::tie(name, dims, shared_mem, binary) <
-             std::tie(o.name, o.dims, o.shared_mem, o.binary);
+      return std::tie(name, dims, shared_mem, binary, work) <
+             std::tie(o.name, o.dims, o.shared_mem, o.binary, o.work);
     }
   };
 

@@ -33,6 +33,7 @@ struct Daemon::Client {
   struct DefinedKernel {
     std::string name;
     BinaryResources binary;
+    std::optional<KernelWork> work;  // declared by the launcher (a library GEMM).
   };
   std::unordered_map<uint32_t, DefinedKernel> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.

@@ -6,7 +6,8 @@ namespace colo::runtime {
 
 KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
                                    Dim3 block, int64_t shared_mem,
-                                   BinaryResources binary) const {
+                                   BinaryResources binary,
+                                   const std::optional<KernelWork>& work) const {
   KernelDesc k;
   k.name = name;
   k.grid = grid;
@@ -36,6 +37,16 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
       k.shared_mem_per_block = shared_mem + m->static_shared_bytes;
     }
     return k;
+  }
+  if (work) {
+    // A shape the GPU cannot run keeps the shape model's figures; Validate
+    // (or the occupancy check at submission) refuses the launch.
+    if (Result<WorkTiming> t = EstimateWork(gpu_, k, *work); t.ok()) {
+      k.solo_duration = ClampedKernelTime(static_cast<double>(t->solo.count()));
+      k.sm_throughput = t->sm_throughput;
+      k.dram_throughput = t->dram_throughput;
+      return k;
+    }
   }
   const double threads =
       static_cast<double>(grid.Count()) * static_cast<double>(block.Count());

@@ -6,7 +6,10 @@
 // throughputs. Next, a kernel measured in an Nsight Compute export (config
 // `kernels_from_ncu:`, measured_kernels.h) takes its measured duration,
 // throughputs, registers per thread and static shared memory (added to the
-// launch's dynamic shared memory). Any other kernel is modelled from its shape:
+// launch's dynamic shared memory). Next, a kernel that declares the work it
+// does (a library GEMM the interposer turned into a launch) is timed by
+// colo/gemm_model.h's roofline on the GPU colod serves. Any other kernel is
+// modelled from its shape:
 //   solo duration = model_base + grid threads x model_ns_per_thread
 // (defaults 5 us + 0.05 ns/thread: 1 Mi threads ~ 57 us), SM throughput 0.5,
 // DRAM throughput 0.3. Registers per thread and static shared memory come
@@ -22,6 +25,10 @@
 
 #include <string>
 
+#include <optional>
+
+#include "colo/gemm_model.h"
+#include "colo/gpu_spec.h"
 #include "colo/kernel.h"
 #include "runtime/daemon_config.h"
 
@@ -35,15 +42,20 @@ struct BinaryResources {
 
 class KernelCatalog {
  public:
-  explicit KernelCatalog(const DaemonConfig& config) : config_(config) {}
+  // `gpu`: the GPU colod serves (declared work is timed on it).
+  KernelCatalog(const DaemonConfig& config, const GpuSpec& gpu)
+      : config_(config), gpu_(gpu) {}
 
   // The KernelDesc for one launch. The result may still fail Validate()
-  // (e.g. an empty grid); the caller reports that to the client.
+  // (e.g. an empty grid, or declared work on a block no SM holds); the
+  // caller reports that to the client.
   KernelDesc Describe(const std::string& name, Dim3 grid, Dim3 block,
-                      int64_t shared_mem, BinaryResources binary = {}) const;
+                      int64_t shared_mem, BinaryResources binary = {},
+                      const std::optional<KernelWork>& work = std::nullopt) const;
 
  private:
   DaemonConfig config_;
+  GpuSpec gpu_;
 };
 
 }  // namespace colo::runtime

@@ -16,6 +16,29 @@ namespace colo::runtime {
 static_assert(sizeof(RingControl) % alignof(RingEntry) == 0);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
+Result<std::optional<KernelWork>> DeclaredWork(const RingEntry& e) {
+  constexpr double kMostWork = 1e24;
+  auto in_range = [&](double x) { return x >= 0 && x <= kMostWork; };  // false for NaN
+  if (e.work_math == 0) {
+    if (e.work_flops == 0 && e.work_bytes == 0 && e.work_efficiency == 0)
+      return std::optional<KernelWork>();
+    return InvalidArgumentError("kernel definition declares work without a math unit");
+  }
+  if (e.work_math > kMaxMathUnit || !in_range(e.work_flops) || !in_range(e.work_bytes) ||
+      !(e.work_efficiency > 0 && e.work_efficiency <= 1)) {
+    return InvalidArgumentError("kernel definition declares math unit " +
+                                std::to_string(e.work_math) + " (expected 1.." +
+                                std::to_string(kMaxMathUnit) +
+                                ") with FLOPs and bytes in 0..1e24 at an efficiency in (0, 1]");
+  }
+  KernelWork w;
+  w.flops = e.work_flops;
+  w.bytes = e.work_bytes;
+  w.math = static_cast<MathUnit>(e.work_math);
+  w.efficiency = e.work_efficiency;
+  return std::optional<KernelWork>(w);
+}
+
 uint32_t EntryChecksum(const RingEntry& e) {
   // FNV-1a over 64-bit words (a launch must stay cheap: 32 multiply steps,
   // not 256), folded to 32 bits. Detects scribbles, not attacks: colod

@@ -36,6 +36,9 @@
 #include <cstdint>
 #include <string>
 
+#include <optional>
+
+#include "colo/gemm_model.h"
 #include "colo/status.h"
 
 namespace colo::runtime {
@@ -62,7 +65,14 @@ struct RingEntry {
   // (shim/fatbin.h); 0 = unknown.
   uint32_t registers_per_thread = 0;
   uint32_t static_shared_bytes = 0;
-  char name[192] = {};  // kDefineKernel: the kernel's device name (truncated).
+  // kDefineKernel: the work each launch does, for a kernel that declares it
+  // (a library GEMM, colo/gemm_model.h): a colo::MathUnit, 0 if none; the
+  // share of the peak it reaches; floating-point operations and DRAM bytes.
+  uint32_t work_math = 0;
+  float work_efficiency = 0;
+  double work_flops = 0;
+  double work_bytes = 0;
+  char name[168] = {};  // kDefineKernel: the kernel's device name (truncated).
 };
 static_assert(sizeof(RingEntry) == 256);
 
@@ -114,6 +124,13 @@ struct LaunchEnd {
   int64_t all_done_ns = 0;  // kEnded; 0 until every earlier launch ended too
 };
 LaunchEnd ReadLaunchEnd(const RingControl& c, uint64_t seq);
+
+// The work a kDefineKernel entry declares: nullopt if none (work_math 0 and
+// no FLOPs or bytes). InvalidArgument (the client is dropped: the ring is
+// untrusted) for an unknown math unit, an efficiency outside (0, 1], FLOPs
+// or bytes that are negative, not finite or above 1e24, or work given
+// without a math unit.
+Result<std::optional<KernelWork>> DeclaredWork(const RingEntry& e);
 
 // The checksum the producer stores and the consumer verifies.
 uint32_t EntryChecksum(const RingEntry& e);

@@ -26,6 +26,7 @@ struct DoubleField {
   const char* key;
   double GpuSpec::*member;
   const char* unit;
+  bool required;  // and > 0; an optional field may be 0 (not known).
 };
 
 constexpr IntField kIntFields[] = {
@@ -51,8 +52,9 @@ constexpr Int64Field kInt64Fields[] = {
     {"l2_cache_bytes", &GpuSpec::l2_cache_bytes, false, 0, "bytes"},
 };
 constexpr DoubleField kDoubleFields[] = {
-    {"dram_bandwidth", &GpuSpec::dram_bandwidth, "bytes/s"},
-    {"copy_bandwidth", &GpuSpec::copy_bandwidth, "bytes/s"},
+    {"dram_bandwidth", &GpuSpec::dram_bandwidth, "bytes/s", true},
+    {"copy_bandwidth", &GpuSpec::copy_bandwidth, "bytes/s", true},
+    {"tensor_flops", &GpuSpec::tensor_flops, "FP16 tensor FLOP/s, 0: none", false},
 };
 
 std::vector<std::string> MappingKeys() {
@@ -151,12 +153,14 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
     }));
   }
   for (const auto& f : kDoubleFields) {
-    const std::string expected = std::string("a number > 0 (") + f.unit + ")";
+    const std::string expected =
+        std::string(f.required ? "a number > 0 (" : "a number >= 0 (") + f.unit + ")";
     COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
-                          field(f.key, true, expected));
+                          field(f.key, f.required, expected));
     if (!v) continue;
-    COLO_ASSIGN_OR_RETURN(gpu.*f.member,
-                          v->Number(expected, [](double x) { return x > 0; }));
+    COLO_ASSIGN_OR_RETURN(gpu.*f.member, v->Number(expected, [&](double x) {
+      return f.required ? x > 0 : x >= 0;
+    }));
   }
   if (std::optional<YamlValue> migs = map.Get("mig_profiles")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,

@@ -58,10 +58,6 @@ int GetDeviceProperties(void* prop, int device) {
   return kCudaSuccess;
 }
 
-namespace {
-
-// The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
-// its preset (for the allocation granularities) with the welcome's limits.
 GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
   Result<GpuSpec> preset = GpuPreset(w.gpu_name);
   GpuSpec g = preset.ok() ? *preset : GpuSpec{};
@@ -75,6 +71,8 @@ GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
   g.max_shared_mem_per_block = w.shared_mem_per_block;
   return g;
 }
+
+namespace {
 
 // What a kernel whose binary gives nothing (PTX only, an unreadable image)
 // is taken to use.

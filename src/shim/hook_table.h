@@ -199,6 +199,29 @@
   X(cuFuncSetCacheConfig)                               \
   X(cuPointerGetAttribute)                              \
   X(cuLaunchKernelEx)                                   \
+  /* cuBLAS (shim_exports_blas.cc) */                   \
+  X(cublasCreate_v2)                                    \
+  X(cublasDestroy_v2)                                   \
+  X(cublasSetStream_v2)                                 \
+  X(cublasGetStream_v2)                                 \
+  X(cublasSetMathMode)                                  \
+  X(cublasGetMathMode)                                  \
+  X(cublasSetPointerMode_v2)                            \
+  X(cublasGetPointerMode_v2)                            \
+  X(cublasSetWorkspace_v2)                              \
+  X(cublasSgemm_v2)                                     \
+  X(cublasDgemm_v2)                                     \
+  X(cublasHgemm)                                        \
+  X(cublasGemmEx)                                       \
+  X(cublasSgemmStridedBatched)                          \
+  X(cublasDgemmStridedBatched)                          \
+  X(cublasHgemmStridedBatched)                          \
+  X(cublasGemmStridedBatchedEx)                         \
+  X(cublasSgemmBatched)                                 \
+  X(cublasDgemmBatched)                                 \
+  X(cublasGemmBatchedEx)                                \
+  X(cublasSgemv_v2)                                     \
+  X(cublasDgemv_v2)                                     \
   /* the loader, so late-loaded libraries are caught */ \
   X(dlsym)
 

@@ -360,4 +360,88 @@ COLO_EXPORT int cudaLaunchCooperativeKernel_ptsz(const void* func,
                                                  colo_dim3 block, void** args,
                                                  size_t shared_mem,
                                                  void* stream);
+// cuBLAS (shim_exports_blas.cc): handles and stream as void*, the enums
+// (cublasOperation_t, cudaDataType, cublasComputeType_t, cublasGemmAlgo_t,
+// cublasMath_t, cublasPointerMode_t) and cublasStatus_t as int, __half as
+// its 16 bits; cuda/cublas_abi_check.cc checks the sizes.
+COLO_EXPORT int cublasCreate_v2(void** handle);
+COLO_EXPORT int cublasDestroy_v2(void* handle);
+COLO_EXPORT int cublasSetStream_v2(void* handle, void* stream);
+COLO_EXPORT int cublasGetStream_v2(void* handle, void** stream);
+COLO_EXPORT int cublasSetMathMode(void* handle, int mode);
+COLO_EXPORT int cublasGetMathMode(void* handle, int* mode);
+COLO_EXPORT int cublasSetPointerMode_v2(void* handle, int mode);
+COLO_EXPORT int cublasGetPointerMode_v2(void* handle, int* mode);
+COLO_EXPORT int cublasSetWorkspace_v2(void* handle, void* workspace,
+                                      size_t bytes);
+COLO_EXPORT int cublasSgemm_v2(void* handle, int transa, int transb, int m,
+                               int n, int k, const float* alpha,
+                               const float* a, int lda, const float* b,
+                               int ldb, const float* beta, float* c, int ldc);
+COLO_EXPORT int cublasDgemm_v2(void* handle, int transa, int transb, int m,
+                               int n, int k, const double* alpha,
+                               const double* a, int lda, const double* b,
+                               int ldb, const double* beta, double* c,
+                               int ldc);
+COLO_EXPORT int cublasHgemm(void* handle, int transa, int transb, int m, int n,
+                            int k, const unsigned short* alpha,
+                            const unsigned short* a, int lda,
+                            const unsigned short* b, int ldb,
+                            const unsigned short* beta, unsigned short* c,
+                            int ldc);
+COLO_EXPORT int cublasGemmEx(void* handle, int transa, int transb, int m,
+                             int n, int k, const void* alpha, const void* a,
+                             int a_type, int lda, const void* b, int b_type,
+                             int ldb, const void* beta, void* c, int c_type,
+                             int ldc, int compute, int algo);
+COLO_EXPORT int cublasSgemmStridedBatched(
+    void* handle, int transa, int transb, int m, int n, int k,
+    const float* alpha, const float* a, int lda, long long stride_a,
+    const float* b, int ldb, long long stride_b, const float* beta, float* c,
+    int ldc, long long stride_c, int batch);
+COLO_EXPORT int cublasDgemmStridedBatched(
+    void* handle, int transa, int transb, int m, int n, int k,
+    const double* alpha, const double* a, int lda, long long stride_a,
+    const double* b, int ldb, long long stride_b, const double* beta,
+    double* c, int ldc, long long stride_c, int batch);
+COLO_EXPORT int cublasHgemmStridedBatched(
+    void* handle, int transa, int transb, int m, int n, int k,
+    const unsigned short* alpha, const unsigned short* a, int lda,
+    long long stride_a, const unsigned short* b, int ldb, long long stride_b,
+    const unsigned short* beta, unsigned short* c, int ldc,
+    long long stride_c, int batch);
+COLO_EXPORT int cublasGemmStridedBatchedEx(
+    void* handle, int transa, int transb, int m, int n, int k,
+    const void* alpha, const void* a, int a_type, int lda, long long stride_a,
+    const void* b, int b_type, int ldb, long long stride_b, const void* beta,
+    void* c, int c_type, int ldc, long long stride_c, int batch, int compute,
+    int algo);
+COLO_EXPORT int cublasSgemmBatched(void* handle, int transa, int transb,
+                                   int m, int n, int k, const float* alpha,
+                                   const float* const a[], int lda,
+                                   const float* const b[], int ldb,
+                                   const float* beta, float* const c[],
+                                   int ldc, int batch);
+COLO_EXPORT int cublasDgemmBatched(void* handle, int transa, int transb,
+                                   int m, int n, int k, const double* alpha,
+                                   const double* const a[], int lda,
+                                   const double* const b[], int ldb,
+                                   const double* beta, double* const c[],
+                                   int ldc, int batch);
+COLO_EXPORT int cublasGemmBatchedEx(void* handle, int transa, int transb,
+                                    int m, int n, int k, const void* alpha,
+                                    const void* const a[], int a_type,
+                                    int lda, const void* const b[],
+                                    int b_type, int ldb, const void* beta,
+                                    void* const c[], int c_type, int ldc,
+                                    int batch, int compute, int algo);
+COLO_EXPORT int cublasSgemv_v2(void* handle, int trans, int m, int n,
+                               const float* alpha, const float* a, int lda,
+                               const float* x, int incx, const float* beta,
+                               float* y, int incy);
+COLO_EXPORT int cublasDgemv_v2(void* handle, int trans, int m, int n,
+                               const double* alpha, const double* a, int lda,
+                               const double* x, int incx, const double* beta,
+                               double* y, int incy);
+
 // dlsym is declared by <dlfcn.h>; the library defines it too.

@@ -294,7 +294,14 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
       name = buf;
     }
     runtime::CopyString(def.name, name);
-    if (std::optional<KernelResources> r = BinaryResourcesLocked(s, key)) {
+    if (auto lib = s.library_kernels.find(key); lib != s.library_kernels.end()) {
+      def.registers_per_thread = static_cast<uint32_t>(lib->second.registers_per_thread);
+      def.static_shared_bytes = static_cast<uint32_t>(lib->second.shared_mem);
+      def.work_math = static_cast<uint32_t>(lib->second.work.math);
+      def.work_flops = lib->second.work.flops;
+      def.work_bytes = lib->second.work.bytes;
+      def.work_efficiency = static_cast<float>(lib->second.work.efficiency);
+    } else if (std::optional<KernelResources> r = BinaryResourcesLocked(s, key)) {
       def.registers_per_thread = static_cast<uint32_t>(r->registers_per_thread);
       def.static_shared_bytes = static_cast<uint32_t>(r->static_shared_bytes);
     }
@@ -431,6 +438,32 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
                          shared_mem);
   return LaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
                       stream, nullptr);
+}
+
+int Connect() {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return Connected(s);
+}
+
+int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (s.gate != nullptr) return cuda::kCudaErrorNotSupported;  // the real cuBLAS runs there
+  Result<GemmLaunch> plan = PlanGemm(SpecOf(s.client->welcome()), shape, op);
+  if (!plan.ok()) return cuda::kCudaErrorInvalidValue;
+  std::unique_ptr<char>& key = s.library_keys[plan->name];
+  if (!key) {
+    key = std::make_unique<char>();
+    s.names[key.get()] = plan->name;
+    s.library_kernels[key.get()] = {plan->registers_per_thread, plan->shared_mem, plan->work};
+  }
+  const Dim grid{static_cast<unsigned>(plan->grid.x), 1, 1};
+  const Dim block{static_cast<unsigned>(plan->block.x), 1, 1};
+  if (CapturingInto(s, stream))
+    return CaptureKernel(stream, key.get(), "library", grid, block, 0);
+  return LaunchLocked(s, key.get(), "library", grid, block, 0, stream, nullptr);
 }
 
 namespace {

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <string>
 
+#include "colo/gemm_model.h"
 #include "cuda/cuda_abi.h"
 
 namespace colo::shim {
@@ -109,6 +110,19 @@ int UnloadModule(void* module);
 int ModuleFunction(void** function, void* module, const char* name);
 void NameFunction(void* module, const void* function, const char* name);
 void ForgetModule(void* module);
+
+// A library call in sim mode (shim/blas.h) as one kernel launch on `stream`:
+// the GEMM `shape` planned for the simulated GPU (colo/gemm_model.h PlanGemm:
+// its tiles, 128 registers a thread, its shared memory), defined on the
+// ring once per kernel name with the work it does, so that colod times it
+// by its roofline (or by a profile-table entry matching the name, which
+// starts with `op`). Recorded like any kernel while `stream` captures.
+// cudaErrorInvalidValue for a shape PlanGemm refuses; cudaErrorNotSupported
+// in gate mode (the real cuBLAS runs there); else what a launch returns.
+int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream);
+// Connects to colod if needed: cudaSuccess, or the error every call returns
+// (cudaErrorDevicesUnavailable when colod is unreachable or gone).
+int Connect();
 
 // cudaDeviceGetAttribute for the simulated GPU (what GetDeviceProperties
 // reports); cudaErrorInvalidValue for an attribute it does not cover.

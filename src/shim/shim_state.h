@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "colo/gemm_model.h"
 #include "colo/status.h"
 #include "runtime/launch_ring.h"
 #include "runtime/runtime_client.h"
@@ -127,6 +128,16 @@ struct State {
   std::unordered_map<const void*, std::string>
       names;  // host stub -> device name.
   std::unordered_map<const void*, uint32_t> func_ids;  // defined on the ring.
+  // Library calls made kernels (LaunchGemm): one key per kernel name, and
+  // what each key's kernel uses and does. Kept for the process's life (a
+  // captured graph may launch them again).
+  struct LibraryKernel {
+    int registers_per_thread = 0;
+    int64_t shared_mem = 0;
+    KernelWork work;
+  };
+  std::map<std::string, std::unique_ptr<char>> library_keys;
+  std::unordered_map<const void*, LibraryKernel> library_kernels;
   // Host stub -> the fat binary it was registered with, and what was read
   // from each fat binary (kernel -> resources; empty if unreadable).
   std::unordered_map<const void*, const void*> fat_binary_of;
@@ -277,6 +288,9 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
 // fat binary (device_queries.cc), or nullopt if they cannot be read (PTX
 // only, an unreadable image, an unregistered function). REQUIRES: connected.
 std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func);
+// The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
+// its preset (for the allocation granularities) with the welcome's limits.
+GpuSpec SpecOf(const runtime::WelcomeMsg& w);
 // Pushes a launch of `key` (defining it on the ring first); in gate mode
 // `gate_launch` is handed to the gate client under the new sequence number.
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -320,7 +322,7 @@ TEST(KernelCatalogTest, TableByNameElseShapeModel) {
   e.name = "gemm";
   e.duration = Microseconds(250);
   config.kernels.push_back(e);
-  KernelCatalog catalog(config);
+  KernelCatalog catalog(config, GpuPreset("A100").value());
   EXPECT_EQ(
       catalog.Describe("_Z9sgemm_bigPf", Dim3{10, 1, 1}, Dim3{128, 1, 1}, 0)
           .solo_duration,
@@ -335,9 +337,62 @@ TEST(KernelCatalogTest, TableByNameElseShapeModel) {
   // far past int64 nanoseconds; the model clamps to the longest time colo
   // represents (10^6 s) instead of wrapping.
   config.model_ns_per_thread = 1000;
-  KernelDesc huge = KernelCatalog(config).Describe(
+  KernelDesc huge = KernelCatalog(config, GpuPreset("A100").value()).Describe(
       "other", Dim3{2147483647u, 65535, 65535}, Dim3{1024, 1, 1}, 0);
   EXPECT_EQ(huge.solo_duration, Seconds(1'000'000));
+}
+
+// A kernel that declares its work (a cuBLAS GEMM from the interposer) is
+// timed by the GEMM model on the served GPU, unless the profile table names
+// it; the ring's declaration is checked like the rest of an entry.
+TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
+  const GpuSpec a100 = GpuPreset("A100").value();
+  GemmShape shape;
+  shape.m = shape.n = shape.k = 4096;
+  const GemmLaunch l = PlanGemm(a100, shape, "cublasSgemm").value();
+  DaemonConfig config;
+  KernelCatalog catalog(config, a100);
+  const BinaryResources binary{l.registers_per_thread, l.shared_mem};
+  KernelDesc k = catalog.Describe(l.name, l.grid, l.block, 0, binary, l.work);
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_NEAR(ToSeconds(k.solo_duration), flops / (PeakFlops(a100, MathUnit::kFp32) * l.work.efficiency),
+              1e-9);
+  EXPECT_NEAR(k.sm_throughput, l.work.efficiency, 1e-6);
+  EXPECT_TRUE(k.Validate().ok()) << k.Validate().ToString();
+  // Without the declaration, the shape model's few microseconds.
+  EXPECT_LT(catalog.Describe(l.name, l.grid, l.block, 0, binary).solo_duration,
+            Microseconds(100));
+  KernelProfileEntry e;
+  e.name = "cublasSgemm";
+  e.duration = Microseconds(777);
+  config.kernels.push_back(e);
+  EXPECT_EQ(KernelCatalog(config, a100).Describe(l.name, l.grid, l.block, 0, binary, l.work)
+                .solo_duration,
+            Microseconds(777));
+
+  RingEntry entry;
+  EXPECT_FALSE(DeclaredWork(entry).value().has_value());  // declares none
+  entry.work_math = 1;
+  entry.work_efficiency = 0.5f;
+  entry.work_flops = 1e9;
+  entry.work_bytes = 1e6;
+  std::optional<KernelWork> w = DeclaredWork(entry).value();
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->math, MathUnit::kFp32);
+  EXPECT_DOUBLE_EQ(w->flops, 1e9);
+  EXPECT_DOUBLE_EQ(w->efficiency, 0.5);
+  for (auto spoil : std::vector<void (*)(RingEntry&)>{
+           [](RingEntry& r) { r.work_math = kMaxMathUnit + 1; },
+           [](RingEntry& r) { r.work_efficiency = 0; },
+           [](RingEntry& r) { r.work_efficiency = 1.5f; },
+           [](RingEntry& r) { r.work_flops = -1; },
+           [](RingEntry& r) { r.work_bytes = std::numeric_limits<double>::quiet_NaN(); },
+           [](RingEntry& r) { r.work_flops = std::numeric_limits<double>::infinity(); },
+           [](RingEntry& r) { r.work_math = 0; }}) {
+    RingEntry bad = entry;
+    spoil(bad);
+    EXPECT_FALSE(DeclaredWork(bad).ok());
+  }
 }
 
 // An export in the layout of `ncu --csv --nvtx --page raw` (units row under
@@ -479,7 +534,7 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
                                       "duration_us: 7}\n");
   Result<DaemonConfig> c = LoadDaemonConfig(yaml);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  KernelCatalog catalog(*c);
+  KernelCatalog catalog(*c, GpuPreset("A100").value());
   KernelDesc k = catalog.Describe("_Z9gemm_tilePKfPf", Dim3{8, 8, 1},
                                   Dim3{128, 1, 1}, 1024);
   EXPECT_EQ(k.solo_duration, Microseconds(1200));

@@ -251,6 +251,21 @@ TEST(ScenarioLoaderTest, L2AndBusWidthAreOptionalGpuFieldsCheckedLikeTheOthers) 
       << bad.status().ToString();
 }
 
+TEST(ScenarioLoaderTest, TensorFlopsIsAnOptionalGpuFieldThatMayBeZero) {
+  const std::string jobs = std::string("\njobs:\n  - name: a\n    workload: ") + kKernel + "\n";
+  auto spec = Load("gpu: A100" + jobs);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_DOUBLE_EQ(spec->gpu.tensor_flops, 312e12);  // the preset's
+  spec = Load("gpu: {preset: A100, tensor_flops: 0}" + jobs);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->gpu.tensor_flops, 0);
+  auto bad = Load("gpu: {preset: A100, tensor_flops: -1}" + jobs);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("gpu.tensor_flops: expected a number >= 0"),
+            std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST(ScenarioLoaderTest, CopiesExpandToNumberedJobs) {
   auto spec = Load(
       std::string("gpu: A100\njobs:\n  - name: w\n    workload: ") + kKernel +
