@@ -107,6 +107,10 @@ struct GemmLaunch {
   KernelWork work;
 };
 
+// The launch's shape as a KernelDesc (name, grid, block, registers, shared
+// memory), for EstimateWork; its timing fields keep their defaults.
+KernelDesc ShapeOf(const GemmLaunch& launch);
+
 // InvalidArgument if a dimension is negative, m, n or batch is 0 (nothing
 // to launch: cuBLAS returns at once), or the tiles exceed CUDA's grid.
 Result<GemmLaunch> PlanGemm(const GpuSpec& gpu, const GemmShape& shape,

@@ -68,6 +68,16 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
+KernelDesc ShapeOf(const GemmLaunch& launch) {
+  KernelDesc k;
+  k.name = launch.name;
+  k.grid = launch.grid;
+  k.block = launch.block;
+  k.registers_per_thread = launch.registers_per_thread;
+  k.shared_mem_per_block = launch.shared_mem;
+  return k;
+}
+
 Result<GemmLaunch> PlanGemm(const GpuSpec& gpu, const GemmShape& s, const std::string& op) {
   if (s.m < 0 || s.n < 0 || s.k < 0 || s.batch < 0) {
     return InvalidArgumentError(op + ": dimensions must be >= 0");

@@ -16,19 +16,9 @@ namespace {
 
 GpuSpec Preset(const char* name) { return GpuPreset(name).value(); }
 
-KernelDesc AsKernel(const GemmLaunch& l) {
-  KernelDesc k;
-  k.name = l.name;
-  k.grid = l.grid;
-  k.block = l.block;
-  k.registers_per_thread = l.registers_per_thread;
-  k.shared_mem_per_block = l.shared_mem;
-  return k;
-}
-
 double SoloUs(const GpuSpec& gpu, const GemmShape& s) {
   const GemmLaunch l = PlanGemm(gpu, s, "gemm").value();
-  return ToSeconds(EstimateWork(gpu, AsKernel(l), l.work).value().solo) * 1e6;
+  return ToSeconds(EstimateWork(gpu, ShapeOf(l), l.work).value().solo) * 1e6;
 }
 
 GemmShape Shape(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
@@ -75,7 +65,7 @@ TEST(GemmModelTest, MemoryBoundShapesTakeTheirBytesTime) {
   const double bytes = (16384.0 * 16384 + 16384) * 4 + 16384.0 * 4;
   EXPECT_NEAR(SoloUs(a100, s), bytes / (1555e9 * kGemmMemoryEfficiency) * 1e6, 0.01);
   const GemmLaunch l = PlanGemm(a100, s, "gemv").value();
-  const WorkTiming t = EstimateWork(a100, AsKernel(l), l.work).value();
+  const WorkTiming t = EstimateWork(a100, ShapeOf(l), l.work).value();
   EXPECT_NEAR(t.dram_throughput, kGemmMemoryEfficiency, 1e-6);
   EXPECT_LT(t.sm_throughput, 0.05);
 }
@@ -147,13 +137,13 @@ TEST(GemmModelTest, ShapesThatLaunchNothingOrCannotBeLaunchedAreRefused) {
   scale.reads_c = true;
   const GemmLaunch l = PlanGemm(a100, scale, "g").value();
   EXPECT_EQ(l.work.flops, 0);
-  EXPECT_GT(EstimateWork(a100, AsKernel(l), l.work).value().solo.count(), 0);
+  EXPECT_GT(EstimateWork(a100, ShapeOf(l), l.work).value().solo.count(), 0);
   KernelWork bad = l.work;
   bad.efficiency = 0;
-  EXPECT_FALSE(EstimateWork(a100, AsKernel(l), bad).ok());
+  EXPECT_FALSE(EstimateWork(a100, ShapeOf(l), bad).ok());
   bad.efficiency = 0.5;
   bad.flops = -1;
-  EXPECT_FALSE(EstimateWork(a100, AsKernel(l), bad).ok());
+  EXPECT_FALSE(EstimateWork(a100, ShapeOf(l), bad).ok());
 }
 
 // Orion's BERT-large inference table (data/orion/bert_2_fwd, V100, cuBLAS's

@@ -20,13 +20,7 @@ using std::chrono::seconds;
 double ModelUs(const GemmShape& shape, const std::string& op) {
   const GpuSpec a100 = GpuPreset("A100").value();
   const GemmLaunch l = PlanGemm(a100, shape, op).value();
-  KernelDesc k;
-  k.name = l.name;
-  k.grid = l.grid;
-  k.block = l.block;
-  k.registers_per_thread = l.registers_per_thread;
-  k.shared_mem_per_block = l.shared_mem;
-  return ToSeconds(EstimateWork(a100, k, l.work).value().solo) * 1e6;
+  return ToSeconds(EstimateWork(a100, ShapeOf(l), l.work).value().solo) * 1e6;
 }
 
 GemmShape Square(int64_t n, MathUnit math, int in_bytes, int out_bytes, bool reads_c) {
