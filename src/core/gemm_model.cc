@@ -34,10 +34,8 @@ Result<WorkTiming> EstimateWork(const GpuSpec& gpu, const KernelDesc& kernel,
                                 "': work must be finite and >= 0 (flops and bytes) at an "
                                 "efficiency in (0, 1]");
   }
-  COLO_ASSIGN_OR_RETURN(Occupancy occ, ComputeOccupancy(gpu, kernel));
-  if (occ.blocks_per_sm == 0) {
-    return InvalidArgumentError("kernel '" + kernel.name + "': a block does not fit an SM");
-  }
+  // Refuses a block no SM can hold (the occupancy itself is not needed).
+  COLO_RETURN_IF_ERROR(ComputeOccupancy(gpu, kernel).status());
   const double sms = gpu.sm_count;
   const double busy_sms = std::min(static_cast<double>(kernel.Blocks()), sms);
   const double peak = PeakFlops(gpu, work.math);
@@ -88,21 +86,25 @@ Result<GemmLaunch> PlanGemm(const GpuSpec& gpu, const GemmShape& s, const std::s
   // A matrix-vector product runs cuBLAS's GEMV kernels: blocks of 128 rows
   // (or columns) of the one-column (one-row) result.
   static constexpr Tile kColumn{128, 1, 128}, kRow{1, 128, 128};
+  // In double: m x n x batch of int64 dimensions can overflow.
+  auto tiles_of = [&](const Tile& t) {
+    return static_cast<double>(CeilDiv(s.m, t.rows)) * static_cast<double>(CeilDiv(s.n, t.cols)) *
+           static_cast<double>(s.batch);
+  };
   const Tile* tile = &kTiles[std::size(kTiles) - 1];
-  if (s.n == 1) tile = &kColumn;
-  else if (s.m == 1) tile = &kRow;
-  else for (const Tile& t : kTiles) {
-    // In double: m x n x batch of int64 dimensions can overflow.
-    const double tiles = static_cast<double>(CeilDiv(s.m, t.rows)) *
-                         static_cast<double>(CeilDiv(s.n, t.cols)) * static_cast<double>(s.batch);
-    if (tiles >= gpu.sm_count) {
-      tile = &t;
-      break;
+  if (s.n == 1) {
+    tile = &kColumn;
+  } else if (s.m == 1) {
+    tile = &kRow;
+  } else {
+    for (const Tile& t : kTiles) {
+      if (tiles_of(t) >= gpu.sm_count) {
+        tile = &t;
+        break;
+      }
     }
   }
-  const double blocks = static_cast<double>(CeilDiv(s.m, tile->rows)) *
-                        static_cast<double>(CeilDiv(s.n, tile->cols)) *
-                        static_cast<double>(s.batch);
+  const double blocks = tiles_of(*tile);
   if (blocks > static_cast<double>(kMaxGridX)) {
     return InvalidArgumentError(op + ": " + std::to_string(static_cast<int64_t>(blocks)) +
                                 " tiles exceed CUDA's grid");

@@ -97,26 +97,31 @@ std::optional<MathUnit> MathOf(const GemmCall& c, int math_mode) {
   return std::nullopt;
 }
 
-// Whether beta is known to be 0: a host scalar of the type the call scales
-// by (the compute type's, else C's element type).
-bool BetaIsZero(const GemmCall& c, int pointer_mode) {
+// The cudaDataType of a GEMM's scalars: the compute type's, or for the
+// typed API C's element type.
+int ScalarType(const GemmCall& c) {
+  if (c.compute < 0) return c.c_type;
+  if (c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic) return kDataR64F;
+  if (c.compute == kBlasCompute16F || c.compute == kBlasCompute16FPedantic) return kDataR16F;
+  return kDataR32F;
+}
+
+// Whether `beta`, a scalar of `type`, is known to be 0: only a host scalar
+// can be read before the kernel runs.
+bool BetaIsZero(const void* beta, int type, int pointer_mode) {
   if (pointer_mode != kBlasPointerHost) return false;
-  const bool is_double = c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic ||
-                         (c.compute < 0 && c.c_type == kDataR64F);
-  const bool is_half = c.compute == kBlasCompute16F || c.compute == kBlasCompute16FPedantic ||
-                       (c.compute < 0 && IsHalf(c.c_type));
-  if (is_double) {
+  if (type == kDataR64F) {
     double b;
-    std::memcpy(&b, c.beta, sizeof(b));
+    std::memcpy(&b, beta, sizeof(b));
     return b == 0;
   }
-  if (is_half) {
+  if (IsHalf(type)) {
     uint16_t bits;  // FP16 or BF16: zero whatever the sign bit
-    std::memcpy(&bits, c.beta, sizeof(bits));
+    std::memcpy(&bits, beta, sizeof(bits));
     return (bits & 0x7fff) == 0;
   }
   float b;
-  std::memcpy(&b, c.beta, sizeof(b));
+  std::memcpy(&b, beta, sizeof(b));
   return b == 0;
 }
 
@@ -229,7 +234,7 @@ int Gemm(void* handle, const GemmCall& c) {
     shape.m = c.m, shape.n = c.n, shape.k = c.k, shape.batch = c.batch;
     shape.input_bytes = in_bytes;
     shape.output_bytes = out_bytes;
-    shape.reads_c = !BetaIsZero(c, h.pointer_mode);
+    shape.reads_c = !BetaIsZero(c.beta, ScalarType(c), h.pointer_mode);
     shape.math = *math;
     stream = h.stream;
     return kBlasSuccess;
@@ -252,10 +257,7 @@ int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n, const vo
     shape.n = 1;
     shape.k = trans == kBlasOpN ? n : m;
     shape.input_bytes = shape.output_bytes = ElementBytes(type);
-    GemmCall as_gemm;
-    as_gemm.c_type = type;
-    as_gemm.beta = beta;
-    shape.reads_c = !BetaIsZero(as_gemm, h.pointer_mode);
+    shape.reads_c = !BetaIsZero(beta, type, h.pointer_mode);
     shape.math = type == kDataR64F ? MathUnit::kFp64 : MathUnit::kFp32;
     stream = h.stream;
     return kBlasSuccess;
