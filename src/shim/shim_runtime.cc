@@ -410,6 +410,19 @@ int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream) {
   return kCudaSuccess;
 }
 
+namespace {
+
+// Sim mode: records the launch if `stream` captures, else puts it on the ring.
+int SimLaunchLocked(State& s, const void* key, const char* unnamed_prefix,
+                    Dim grid, Dim block, size_t shared_mem, void* stream) {
+  if (CapturingInto(s, stream))
+    return CaptureKernel(stream, key, unnamed_prefix, grid, block, shared_mem);
+  return LaunchLocked(s, key, unnamed_prefix, grid, block, shared_mem, stream,
+                      nullptr);
+}
+
+}  // namespace
+
 int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
            void* stream, void** args) {
   State& s = S();
@@ -418,11 +431,8 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, host_fun, false, grid, block, shared_mem, stream,
                         args, nullptr);
   }
-  if (CapturingInto(s, stream))
-    return CaptureKernel(stream, host_fun, "kernel", grid, block,
-                         shared_mem);
-  return LaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream,
-                      nullptr);
+  return SimLaunchLocked(s, host_fun, "kernel", grid, block, shared_mem,
+                         stream);
 }
 
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
@@ -433,11 +443,8 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, function, true, grid, block, shared_mem, stream,
                         args, extra);
   }
-  if (CapturingInto(s, stream))
-    return CaptureKernel(stream, function, "cuFunction", grid, block,
-                         shared_mem);
-  return LaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
-                      stream, nullptr);
+  return SimLaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
+                         stream);
 }
 
 int Connect() {
@@ -461,9 +468,7 @@ int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
   }
   const Dim grid{static_cast<unsigned>(plan->grid.x), 1, 1};
   const Dim block{static_cast<unsigned>(plan->block.x), 1, 1};
-  if (CapturingInto(s, stream))
-    return CaptureKernel(stream, key.get(), "library", grid, block, 0);
-  return LaunchLocked(s, key.get(), "library", grid, block, 0, stream, nullptr);
+  return SimLaunchLocked(s, key.get(), "library", grid, block, 0, stream);
 }
 
 namespace {
