@@ -88,6 +88,10 @@ struct GemmShape {
   int output_bytes = 4;  // bytes per element of C.
   bool reads_c = true;   // beta != 0 (or not known): C is read as well as written.
   MathUnit math = MathUnit::kFp32;
+  // DRAM bytes a fused epilogue reads or writes besides A, B and C (a bias
+  // vector, an auxiliary output), per batch entry; its few FLOPs a output
+  // element are not counted.
+  double epilogue_bytes = 0;
 };
 
 // The launch a GEMM becomes: the largest output tile (128x128 and 256

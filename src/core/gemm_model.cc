@@ -77,8 +77,9 @@ KernelDesc ShapeOf(const GemmLaunch& launch) {
 }
 
 Result<GemmLaunch> PlanGemm(const GpuSpec& gpu, const GemmShape& s, const std::string& op) {
-  if (s.m < 0 || s.n < 0 || s.k < 0 || s.batch < 0) {
-    return InvalidArgumentError(op + ": dimensions must be >= 0");
+  if (s.m < 0 || s.n < 0 || s.k < 0 || s.batch < 0 || !(s.epilogue_bytes >= 0) ||
+      !std::isfinite(s.epilogue_bytes)) {
+    return InvalidArgumentError(op + ": dimensions and epilogue bytes must be >= 0");
   }
   if (s.m == 0 || s.n == 0 || s.batch == 0) {
     return InvalidArgumentError(op + ": an empty result (m, n or batch is 0) launches nothing");
@@ -122,7 +123,7 @@ Result<GemmLaunch> PlanGemm(const GpuSpec& gpu, const GemmShape& s, const std::s
                k = static_cast<double>(s.k), batch = static_cast<double>(s.batch);
   l.work.flops = 2 * m * n * k * batch;
   l.work.bytes = batch * ((m * k + k * n) * s.input_bytes +
-                          m * n * s.output_bytes * (s.reads_c ? 2 : 1));
+                          m * n * s.output_bytes * (s.reads_c ? 2 : 1) + s.epilogue_bytes);
   l.work.math = s.math;
   const double covered = m / (static_cast<double>(CeilDiv(s.m, tile->rows)) * tile->rows) *
                          n / (static_cast<double>(CeilDiv(s.n, tile->cols)) * tile->cols);

@@ -10,6 +10,7 @@
 
 #include "colo/gemm_model.h"
 #include "cuda/cublas_abi.h"
+#include "shim/blas_common.h"
 #include "shim/shim_runtime.h"
 
 namespace colo::shim::blas {
@@ -44,7 +45,25 @@ int WithHandle(void* h, F f) {
   return f(*it->second);
 }
 
-// Bytes of one element of a cudaDataType colo models; 0 for any other.
+bool IsHalf(int type) { return type == kDataR16F || type == kDataR16BF; }
+
+// The cudaDataType of a GEMM's scalars: the compute type's, or for the
+// typed API C's element type.
+int ScalarType(const GemmCall& c) {
+  if (c.compute < 0) return c.c_type;
+  if (c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic) return kDataR64F;
+  if (c.compute == kBlasCompute16F || c.compute == kBlasCompute16FPedantic) return kDataR16F;
+  return kDataR32F;
+}
+
+// Whether `beta`, a scalar of `type`, is known to be 0: only a host scalar
+// can be read before the kernel runs.
+bool BetaIsZero(const void* beta, int type, int pointer_mode) {
+  return pointer_mode == kBlasPointerHost && HostScalarIsZero(beta, type);
+}
+
+}  // namespace
+
 int ElementBytes(int type) {
   switch (type) {
     case kDataR16F:
@@ -55,10 +74,6 @@ int ElementBytes(int type) {
   return 0;
 }
 
-bool IsHalf(int type) { return type == kDataR16F || type == kDataR16BF; }
-
-// The math unit of a GEMM (see blas.h), or nullopt if colo does not model
-// the combination.
 std::optional<MathUnit> MathOf(const GemmCall& c, int math_mode) {
   const int mode = math_mode & ~kBlasMathDisallowReducedPrecision;
   const bool half_inputs = IsHalf(c.a_type) && IsHalf(c.b_type);
@@ -97,46 +112,34 @@ std::optional<MathUnit> MathOf(const GemmCall& c, int math_mode) {
   return std::nullopt;
 }
 
-// The cudaDataType of a GEMM's scalars: the compute type's, or for the
-// typed API C's element type.
-int ScalarType(const GemmCall& c) {
-  if (c.compute < 0) return c.c_type;
-  if (c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic) return kDataR64F;
-  if (c.compute == kBlasCompute16F || c.compute == kBlasCompute16FPedantic) return kDataR16F;
-  return kDataR32F;
-}
-
-// Whether `beta`, a scalar of `type`, is known to be 0: only a host scalar
-// can be read before the kernel runs.
-bool BetaIsZero(const void* beta, int type, int pointer_mode) {
-  if (pointer_mode != kBlasPointerHost) return false;
+bool HostScalarIsZero(const void* scalar, int type) {
   if (type == kDataR64F) {
-    double b;
-    std::memcpy(&b, beta, sizeof(b));
-    return b == 0;
+    double v;
+    std::memcpy(&v, scalar, sizeof(v));
+    return v == 0;
   }
   if (IsHalf(type)) {
     uint16_t bits;  // FP16 or BF16: zero whatever the sign bit
-    std::memcpy(&bits, beta, sizeof(bits));
+    std::memcpy(&bits, scalar, sizeof(bits));
     return (bits & 0x7fff) == 0;
   }
-  float b;
-  std::memcpy(&b, beta, sizeof(b));
-  return b == 0;
+  float v;
+  std::memcpy(&v, scalar, sizeof(v));
+  return v == 0;
 }
 
 bool ValidOp(int op) { return op == kBlasOpN || op == kBlasOpT || op == kBlasOpC; }
 
-// Launches the planned GEMM on `h`'s stream (outside the table's lock:
-// LaunchGemm takes the interposer's).
-int Launch(const GemmShape& shape, const char* op, void* stream) {
+int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream) {
   const int err = LaunchGemm(shape, op, OwnStream(stream));
   if (err == kCudaSuccess) return kBlasSuccess;
   if (err == cuda::kCudaErrorDevicesUnavailable) return kBlasNotInitialized;
   return kBlasExecutionFailed;
 }
 
-}  // namespace
+bool IsLiveHandle(void* handle) {
+  return WithHandle(handle, [](Handle&) { return kBlasSuccess; }) == kBlasSuccess;
+}
 
 int Create(void** handle) {
   if (handle == nullptr) return kBlasInvalidValue;
@@ -241,7 +244,7 @@ int Gemm(void* handle, const GemmCall& c) {
   });
   if (checked != kBlasSuccess) return checked;
   if (c.m == 0 || c.n == 0 || c.batch == 0) return kBlasSuccess;  // nothing to compute
-  return Launch(shape, c.op, stream);
+  return LaunchBlas(shape, c.op, stream);
 }
 
 int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n, const void* alpha,
@@ -264,7 +267,7 @@ int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n, const vo
   });
   if (checked != kBlasSuccess) return checked;
   if (m == 0 || n == 0) return kBlasSuccess;
-  return Launch(shape, op, stream);
+  return LaunchBlas(shape, op, stream);
 }
 
 }  // namespace colo::shim::blas

@@ -222,6 +222,30 @@
   X(cublasGemmBatchedEx)                                \
   X(cublasSgemv_v2)                                     \
   X(cublasDgemv_v2)                                     \
+  /* cuBLASLt (shim_exports_blaslt.cc) */               \
+  X(cublasLtCreate)                                     \
+  X(cublasLtDestroy)                                    \
+  X(cublasLtMatmulDescCreate)                           \
+  X(cublasLtMatmulDescInit_internal)                    \
+  X(cublasLtMatmulDescDestroy)                          \
+  X(cublasLtMatmulDescSetAttribute)                     \
+  X(cublasLtMatmulDescGetAttribute)                     \
+  X(cublasLtMatrixLayoutCreate)                         \
+  X(cublasLtMatrixLayoutInit_internal)                  \
+  X(cublasLtMatrixLayoutDestroy)                        \
+  X(cublasLtMatrixLayoutSetAttribute)                   \
+  X(cublasLtMatrixLayoutGetAttribute)                   \
+  X(cublasLtMatmulPreferenceCreate)                     \
+  X(cublasLtMatmulPreferenceInit_internal)              \
+  X(cublasLtMatmulPreferenceDestroy)                    \
+  X(cublasLtMatmulPreferenceSetAttribute)               \
+  X(cublasLtMatmulPreferenceGetAttribute)               \
+  X(cublasLtMatmulAlgoGetHeuristic)                     \
+  X(cublasLtMatmulAlgoCheck)                            \
+  X(cublasLtMatmul)                                     \
+  X(cublasLtMatmulAlgoGetIds)                           \
+  X(cublasLtMatmulAlgoInit)                             \
+  X(cublasLtMatrixTransform)                            \
   /* the loader, so late-loaded libraries are caught */ \
   X(dlsym)
 

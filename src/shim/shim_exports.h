@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <cstdint>
 
 struct colo_dim3 {
   unsigned x, y, z;
@@ -443,5 +444,73 @@ COLO_EXPORT int cublasDgemv_v2(void* handle, int trans, int m, int n,
                                const double* alpha, const double* a, int lda,
                                const double* x, int incx, const double* beta,
                                double* y, int incy);
+// cuBLASLt (shim_exports_blaslt.cc): handles, descriptors and the heuristic
+// results as void*, enums as int, uint64_t / int64_t as cublasLt.h has them.
+COLO_EXPORT int cublasLtCreate(void** handle);
+COLO_EXPORT int cublasLtDestroy(void* handle);
+COLO_EXPORT int cublasLtMatmulDescCreate(void** desc, int compute_type,
+                                         int scale_type);
+COLO_EXPORT int cublasLtMatmulDescInit_internal(void* desc, size_t size,
+                                                int compute_type,
+                                                int scale_type);
+COLO_EXPORT int cublasLtMatmulDescDestroy(void* desc);
+COLO_EXPORT int cublasLtMatmulDescSetAttribute(void* desc, int attr,
+                                               const void* buf, size_t size);
+COLO_EXPORT int cublasLtMatmulDescGetAttribute(void* desc, int attr,
+                                               void* buf, size_t size,
+                                               size_t* written);
+COLO_EXPORT int cublasLtMatrixLayoutCreate(void** layout, int type,
+                                           uint64_t rows, uint64_t cols,
+                                           int64_t ld);
+COLO_EXPORT int cublasLtMatrixLayoutInit_internal(void* layout, size_t size,
+                                                  int type, uint64_t rows,
+                                                  uint64_t cols, int64_t ld);
+COLO_EXPORT int cublasLtMatrixLayoutDestroy(void* layout);
+COLO_EXPORT int cublasLtMatrixLayoutSetAttribute(void* layout, int attr,
+                                                 const void* buf,
+                                                 size_t size);
+COLO_EXPORT int cublasLtMatrixLayoutGetAttribute(void* layout, int attr,
+                                                 void* buf, size_t size,
+                                                 size_t* written);
+COLO_EXPORT int cublasLtMatmulPreferenceCreate(void** pref);
+COLO_EXPORT int cublasLtMatmulPreferenceInit_internal(void* pref,
+                                                      size_t size);
+COLO_EXPORT int cublasLtMatmulPreferenceDestroy(void* pref);
+COLO_EXPORT int cublasLtMatmulPreferenceSetAttribute(void* pref, int attr,
+                                                     const void* buf,
+                                                     size_t size);
+COLO_EXPORT int cublasLtMatmulPreferenceGetAttribute(void* pref, int attr,
+                                                     void* buf, size_t size,
+                                                     size_t* written);
+COLO_EXPORT int cublasLtMatmulAlgoGetHeuristic(void* handle, void* desc,
+                                               void* a, void* b, void* c,
+                                               void* d, void* pref,
+                                               int requested, void* results,
+                                               int* returned);
+COLO_EXPORT int cublasLtMatmulAlgoCheck(void* handle, void* desc, void* a,
+                                        void* b, void* c, void* d,
+                                        const void* algo, void* result);
+COLO_EXPORT int cublasLtMatmul(void* handle, void* desc, const void* alpha,
+                               const void* a, void* a_layout, const void* b,
+                               void* b_layout, const void* beta,
+                               const void* c, void* c_layout, void* d,
+                               void* d_layout, const void* algo,
+                               void* workspace, size_t workspace_bytes,
+                               void* stream);
+COLO_EXPORT int cublasLtMatmulAlgoGetIds(void* handle, int compute_type,
+                                         int scale_type, int a_type,
+                                         int b_type, int c_type, int d_type,
+                                         int requested, int* ids,
+                                         int* returned);
+COLO_EXPORT int cublasLtMatmulAlgoInit(void* handle, int compute_type,
+                                       int scale_type, int a_type, int b_type,
+                                       int c_type, int d_type, int algo_id,
+                                       void* algo);
+COLO_EXPORT int cublasLtMatrixTransform(void* handle, void* desc,
+                                        const void* alpha, const void* a,
+                                        void* a_layout, const void* beta,
+                                        const void* b, void* b_layout,
+                                        void* c, void* c_layout,
+                                        void* stream);
 
 // dlsym is declared by <dlfcn.h>; the library defines it too.

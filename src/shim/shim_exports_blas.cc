@@ -1,36 +1,15 @@
 // cuBLAS entry points (shim/blas.h): the real cuBLAS in passthrough and gate
 // mode (its kernels then reach the driver hooks and are gated), the
 // interposer's own handles and GEMM launches in sim mode.
-#include "cuda/cublas_abi.h"
 #include "shim/blas.h"
-#include "shim/export_forwarding.h"
+#include "shim/blas_forwarding.h"
 
 namespace blas = colo::shim::blas;
-using colo::cuda::kBlasInternalError;
-using colo::cuda::kBlasNotInitialized;
 using colo::cuda::kDataR16F;
 using colo::cuda::kDataR32F;
 using colo::cuda::kDataR64F;
 
 namespace {
-
-// Runs `f` (a blas:: call), turning any exception into
-// CUBLAS_STATUS_INTERNAL_ERROR. cuBLAS statuses are not CUDA errors: the
-// thread's last CUDA error is left alone.
-template <typename F>
-int SafeBlas(F f) noexcept {
-  try {
-    return f();
-  } catch (...) {
-    return kBlasInternalError;
-  }
-}
-
-// The real cuBLAS in passthrough and gate mode; `body` otherwise.
-#define COLO_BLAS(sym, body, ...)                                  \
-  COLO_FORWARD_IF_NEEDED(sym, kBlasNotInitialized, __VA_ARGS__);  \
-  COLO_FORWARD_IN_GATE(sym, kBlasNotInitialized, __VA_ARGS__);    \
-  return SafeBlas([&] { return body; })
 
 // A typed GEMM of element type `type` (the S/D/H APIs).
 blas::GemmCall Typed(const char* op, int transa, int transb, int m, int n, int k,

@@ -471,6 +471,19 @@ int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
   return SimLaunchLocked(s, key.get(), "library", grid, block, 0, stream);
 }
 
+int GemmWaves(const GemmShape& shape, const std::string& op, double* waves) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  const GpuSpec gpu = SpecOf(s.client->welcome());
+  Result<GemmLaunch> plan = PlanGemm(gpu, shape, op);
+  if (!plan.ok()) return cuda::kCudaErrorInvalidValue;
+  Result<Occupancy> occ = ComputeOccupancy(gpu, ShapeOf(*plan));
+  if (!occ.ok()) return cuda::kCudaErrorInvalidValue;
+  *waves = static_cast<double>(plan->grid.x) / (static_cast<double>(gpu.sm_count) * occ->blocks_per_sm);
+  return kCudaSuccess;
+}
+
 namespace {
 
 // Forgets what the ring knows of `function` (its name and definition), so

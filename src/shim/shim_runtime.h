@@ -120,6 +120,10 @@ void ForgetModule(void* module);
 // cudaErrorInvalidValue for a shape PlanGemm refuses; cudaErrorNotSupported
 // in gate mode (the real cuBLAS runs there); else what a launch returns.
 int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream);
+// The waves LaunchGemm's launch of `shape` takes on colod's GPU: its blocks
+// over the blocks all SMs hold at once (cuBLASLt's wavesCount). cudaSuccess,
+// cudaErrorInvalidValue for a shape PlanGemm refuses, or Connect's error.
+int GemmWaves(const GemmShape& shape, const std::string& op, double* waves);
 // Connects to colod if needed: cudaSuccess, or the error every call returns
 // (cudaErrorDevicesUnavailable when colod is unreachable or gone).
 int Connect();

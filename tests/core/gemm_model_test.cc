@@ -105,6 +105,12 @@ TEST(GemmModelTest, TheLaunchCoversEverySmWithTheLargestTileThatCan) {
   GemmShape rc = Shape(4096, 4096, 4096);
   rc.reads_c = true;
   EXPECT_DOUBLE_EQ(PlanGemm(a100, rc, "g").value().work.bytes, 4.0 * 4096 * 4096 * 4);
+  // A fused epilogue's bytes count once a batch entry; its FLOPs do not.
+  GemmShape fused = Shape(4096, 4096, 4096, 2);
+  fused.epilogue_bytes = 4096.0 * 4096 / 8;  // a ReLU bit mask
+  const GemmLaunch fl = PlanGemm(a100, fused, "g").value();
+  EXPECT_DOUBLE_EQ(fl.work.bytes, 2 * (3.0 * 4096 * 4096 * 4 + 4096.0 * 4096 / 8));
+  EXPECT_DOUBLE_EQ(fl.work.flops, 2 * 2.0 * 4096 * 4096 * 4096);
   // A matrix that covers half of its tiles wastes half of them: 384 x 64 in
   // 32 batches is 96 tiles of 128x128 on the V100's 80 SMs...
   const double k_share = 384.0 / (384 + kGemmKOverhead);
@@ -130,6 +136,9 @@ TEST(GemmModelTest, ShapesThatLaunchNothingOrCannotBeLaunchedAreRefused) {
   EXPECT_FALSE(PlanGemm(a100, Shape(8, 8, -1), "g").ok());
   EXPECT_FALSE(PlanGemm(a100, Shape(0, 8, 8), "g").ok());
   EXPECT_FALSE(PlanGemm(a100, Shape(8, 8, 8, 0), "g").ok());
+  GemmShape bad_epilogue = Shape(8, 8, 8);
+  bad_epilogue.epilogue_bytes = -1;
+  EXPECT_FALSE(PlanGemm(a100, bad_epilogue, "g").ok());
   // 2^20 x 2^20 x 4096 batches: more tiles than CUDA's grid holds.
   EXPECT_FALSE(PlanGemm(a100, Shape(int64_t{1} << 20, int64_t{1} << 20, 8, 4096), "g").ok());
   // k = 0 is a GEMM that only scales C: no FLOPs, still a launch.
