@@ -33,8 +33,8 @@ bool ValidOp(int op);
 // EXECUTION_FAILED.
 int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream);
 
-// Whether `handle` is a live cuBLAS handle of blas.h (cuBLAS documents that
-// a cublasHandle_t may be used as a cublasLtHandle_t).
+// Whether `handle` is a live handle of blas.h's table (made by cublasCreate
+// or cublasLtCreate).
 bool IsLiveHandle(void* handle);
 
 }  // namespace colo::shim::blas

@@ -134,7 +134,6 @@ struct Descriptor {
 
 struct Table {
   std::mutex mu;
-  std::unordered_map<void*, std::unique_ptr<char>> handles;
   std::unordered_map<void*, std::unique_ptr<Descriptor>> descriptors;
 };
 Table& T() {
@@ -178,15 +177,6 @@ std::optional<Descriptor> Copy(const Table& t, void* key, Kind kind) {
   auto it = t.descriptors.find(key);
   if (it == t.descriptors.end() || it->second->kind != kind) return std::nullopt;
   return *it->second;
-}
-
-bool LiveHandle(void* handle) {
-  {
-    Table& t = T();
-    std::lock_guard<std::mutex> lock(t.mu);
-    if (t.handles.count(handle) != 0) return true;
-  }
-  return blas::IsLiveHandle(handle);  // outside our lock: blas.cc takes its own
 }
 
 // A matrix as its layout says: logical rows x cols, order, leading
@@ -344,7 +334,7 @@ Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b, const Mat
 // Plans the matmul `args` names, reading its descriptors under the table's
 // lock.
 Planned PlanArgs(const MatmulArgs& args, bool check_scalars) {
-  if (!LiveHandle(args.handle)) return Refuse(kBlasNotInitialized);
+  if (!blas::IsLiveHandle(args.handle)) return Refuse(kBlasNotInitialized);
   Table& t = T();
   std::lock_guard<std::mutex> lock(t.mu);
   const std::optional<Descriptor> desc = Copy(t, args.desc, Kind::kMatmul);
@@ -359,23 +349,10 @@ Planned PlanArgs(const MatmulArgs& args, bool check_scalars) {
 
 }  // namespace
 
-int Create(void** handle) {
-  if (handle == nullptr) return kBlasInvalidValue;
-  if (Connect() != kCudaSuccess) return kBlasNotInitialized;
-  auto h = std::make_unique<char>();
-  void* key = h.get();
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
-  t.handles.emplace(key, std::move(h));
-  *handle = key;
-  return kBlasSuccess;
-}
-
-int Destroy(void* handle) {
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
-  return t.handles.erase(handle) == 1 ? kBlasSuccess : kBlasNotInitialized;
-}
+// A cuBLASLt handle is a cuBLAS one (blas.h): the interposer keeps nothing
+// per handle that cuBLASLt needs, and either serves for the other.
+int Create(void** handle) { return blas::Create(handle); }
+int Destroy(void* handle) { return blas::Destroy(handle); }
 
 namespace {
 

@@ -4,9 +4,9 @@
 // blas.h answers cuBLAS; forwarded to the real cuBLASLt in gate mode and
 // passthrough.
 //
-//  * Handles: cublasLtCreate's, or a live cuBLAS handle of blas.h (cuBLAS
-//    documents that a cublasHandle_t may serve as a cublasLtHandle_t); any
-//    other is CUBLAS_STATUS_NOT_INITIALIZED.
+//  * Handles: cublasLtCreate makes a handle of blas.h's table, so a cuBLAS
+//    handle serves as a cuBLASLt one (as cuBLAS documents) and the reverse;
+//    any other is CUBLAS_STATUS_NOT_INITIALIZED.
 //  * Descriptors (matmul, matrix layout, preference) are the interposer's
 //    objects, made by *Create or in the caller's memory by *Init_internal
 //    (CUBLAS_STATUS_ALLOC_FAILED if it is smaller than cuBLASLt's opaque
