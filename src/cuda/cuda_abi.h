@@ -94,6 +94,37 @@ struct LaunchConfig {
   void* attrs;
   unsigned num_attrs;
 };
+// The node parameters of graphs built node by node: cudaKernelNodeParams,
+// cudaMemsetParams, cudaHostNodeParams and cudaGraphEdgeData's layouts.
+struct KernelNodeParams {
+  void* func;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_mem_bytes;
+  void** kernel_params;
+  void** extra;
+};
+struct MemsetParams {
+  void* dst;
+  size_t pitch;
+  unsigned value;
+  unsigned element_size;
+  size_t width;  // in elements
+  size_t height;
+};
+struct HostNodeParams {
+  void (*fn)(void*);
+  void* user_data;
+};
+struct GraphEdgeData {
+  unsigned char from_port, to_port, type, reserved[5];
+};
+// cudaGraphNodeType values of the nodes sim mode's graphs hold.
+inline constexpr int kGraphNodeKernel = 0;
+inline constexpr int kGraphNodeMemcpy = 1;
+inline constexpr int kGraphNodeMemset = 2;
+inline constexpr int kGraphNodeHost = 3;
+inline constexpr int kGraphNodeEmpty = 5;
 // The 3D copy's types (cudaMalloc3D, cudaMemcpy3D, cudaMemset3D): layouts
 // of cudaPitchedPtr, cudaExtent, cudaPos and cudaMemcpy3DParms.
 struct PitchedPtr {

@@ -33,6 +33,29 @@ static_assert(offsetof(LaunchConfig, dynamic_smem_bytes) ==
 static_assert(offsetof(LaunchConfig, stream) == offsetof(cudaLaunchConfig_t, stream));
 static_assert(offsetof(LaunchConfig, attrs) == offsetof(cudaLaunchConfig_t, attrs));
 static_assert(offsetof(LaunchConfig, num_attrs) == offsetof(cudaLaunchConfig_t, numAttrs));
+static_assert(sizeof(KernelNodeParams) == sizeof(cudaKernelNodeParams));
+static_assert(offsetof(KernelNodeParams, block) == offsetof(cudaKernelNodeParams, blockDim));
+static_assert(offsetof(KernelNodeParams, shared_mem_bytes) ==
+              offsetof(cudaKernelNodeParams, sharedMemBytes));
+static_assert(offsetof(KernelNodeParams, kernel_params) ==
+              offsetof(cudaKernelNodeParams, kernelParams));
+static_assert(offsetof(KernelNodeParams, extra) == offsetof(cudaKernelNodeParams, extra));
+static_assert(sizeof(MemsetParams) == sizeof(cudaMemsetParams));
+static_assert(offsetof(MemsetParams, pitch) == offsetof(cudaMemsetParams, pitch));
+static_assert(offsetof(MemsetParams, value) == offsetof(cudaMemsetParams, value));
+static_assert(offsetof(MemsetParams, element_size) == offsetof(cudaMemsetParams, elementSize));
+static_assert(offsetof(MemsetParams, width) == offsetof(cudaMemsetParams, width));
+static_assert(offsetof(MemsetParams, height) == offsetof(cudaMemsetParams, height));
+static_assert(sizeof(HostNodeParams) == sizeof(cudaHostNodeParams));
+static_assert(offsetof(HostNodeParams, user_data) == offsetof(cudaHostNodeParams, userData));
+static_assert(sizeof(GraphEdgeData) == sizeof(cudaGraphEdgeData));
+static_assert(offsetof(GraphEdgeData, to_port) == offsetof(cudaGraphEdgeData, to_port));
+static_assert(offsetof(GraphEdgeData, type) == offsetof(cudaGraphEdgeData, type));
+static_assert(kGraphNodeKernel == cudaGraphNodeTypeKernel);
+static_assert(kGraphNodeMemcpy == cudaGraphNodeTypeMemcpy);
+static_assert(kGraphNodeMemset == cudaGraphNodeTypeMemset);
+static_assert(kGraphNodeHost == cudaGraphNodeTypeHost);
+static_assert(kGraphNodeEmpty == cudaGraphNodeTypeEmpty);
 static_assert(sizeof(PitchedPtr) == sizeof(cudaPitchedPtr));
 static_assert(offsetof(PitchedPtr, pitch) == offsetof(cudaPitchedPtr, pitch));
 static_assert(offsetof(PitchedPtr, xsize) == offsetof(cudaPitchedPtr, xsize));

@@ -17,6 +17,10 @@
 // there, and no stream is ever capturing.
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <vector>
 
 #include "cuda/cuda_abi.h"
 #include "shim/shim_state.h"
@@ -33,16 +37,47 @@ Graph* CapturingInto(State& s, void* stream) {
 int RunCapturedCopy(const CapturedOp& op) {
   if (op.kind == CapturedOp::Kind::kSet) {  // `height` rows, `dpitch` apart
     if (op.width > 0 && op.dst == nullptr) return cuda::kCudaErrorInvalidValue;
-    for (size_t row = 0; op.width > 0 && row < op.height; ++row)
-      std::memset(static_cast<char*>(op.dst) + row * op.dpitch, op.value, op.width);
+    for (size_t row = 0; op.width > 0 && row < op.height; ++row) {
+      char* dst = static_cast<char*>(op.dst) + row * op.dpitch;
+      if (op.element_size == 1) {
+        std::memset(dst, op.value, op.width);
+        continue;
+      }
+      // `width` bytes of elements of 2 or 4 bytes, each `value`'s low bytes.
+      const uint32_t v = static_cast<uint32_t>(op.value);
+      for (size_t i = 0; i + op.element_size <= op.width; i += op.element_size)
+        std::memcpy(dst + i, &v, op.element_size);  // little-endian, as the GPU
+    }
     return kCudaSuccess;
   }
+  if (op.kind == CapturedOp::Kind::kEmpty) return kCudaSuccess;
   return CopyRows(op.dst, op.dpitch, op.src, op.spitch, op.width, op.height);
+}
+
+GraphNode* AddGraphNode(State& s, Graph* g, const CapturedOp& op,
+                        std::vector<const GraphNode*> deps) {
+  auto node = std::make_unique<GraphNode>();
+  node->op = op;
+  node->deps = std::move(deps);
+  node->index = g->nodes.size();
+  GraphNode* n = node.get();
+  g->nodes.push_back(std::move(node));
+  s.graph_nodes[n] = g;
+  return n;
+}
+
+void DeleteGraph(State& s, Graph* g) {
+  for (const auto& n : g->nodes) s.graph_nodes.erase(n.get());
+  s.graphs.erase(g);
+  delete g;
 }
 
 void RecordCaptured(void* stream, const CapturedOp& op) {
   auto* st = static_cast<Stream*>(stream);
-  st->capture->ops.push_back(op);
+  Graph* g = st->capture;
+  std::vector<const GraphNode*> deps;
+  if (!g->nodes.empty()) deps.push_back(g->nodes.back().get());  // one sequence
+  AddGraphNode(S(), g, op, std::move(deps));
   ++st->capture_ops;
 }
 
@@ -118,7 +153,7 @@ void ForgetCaptureStream(State& s, Stream* st) {
   if (g == nullptr) return;
   if (st->capture_origin) {  // a capture never ended is abandoned with it
     DetachCapture(s, g);
-    delete g;
+    DeleteGraph(s, g);
     return;
   }
   g->invalidated = true;
@@ -180,7 +215,7 @@ int StreamEndCapture(void* stream, void** graph) {
   // Ended either way: every stream of the capture leaves it.
   DetachCapture(s, g);
   if (unjoined || g->invalidated) {
-    delete g;
+    DeleteGraph(s, g);
     *graph = nullptr;
     return unjoined ? cuda::kCudaErrorStreamCaptureUnjoined
                     : cuda::kCudaErrorStreamCaptureInvalidated;
@@ -218,6 +253,32 @@ int StreamGetCaptureInfo(void* stream, int* status, unsigned long long* id,
   return kCudaSuccess;
 }
 
+std::optional<std::vector<CapturedOp>> ExecutionOrder(const Graph& g) {
+  // Kahn's algorithm, taking among the ready nodes the one added first.
+  const size_t n = g.nodes.size();
+  std::vector<size_t> waiting(n);
+  std::vector<std::vector<size_t>> dependents(n);
+  for (const auto& node : g.nodes) {
+    waiting[node->index] = node->deps.size();
+    for (const GraphNode* d : node->deps) dependents[d->index].push_back(node->index);
+  }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (waiting[i] == 0) ready.push(i);
+  std::vector<CapturedOp> ops;
+  size_t done = 0;
+  while (!ready.empty()) {
+    const size_t i = ready.top();
+    ready.pop();
+    ++done;
+    if (g.nodes[i]->op.kind != CapturedOp::Kind::kEmpty) ops.push_back(g.nodes[i]->op);
+    for (size_t j : dependents[i])
+      if (--waiting[j] == 0) ready.push(j);
+  }
+  if (done != n) return std::nullopt;
+  return ops;
+}
+
 int GraphInstantiate(void** exec, void* graph) {
   if (exec == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
@@ -225,7 +286,9 @@ int GraphInstantiate(void** exec, void* graph) {
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   auto* g = static_cast<Graph*>(graph);
   if (s.graphs.count(g) == 0) return cuda::kCudaErrorInvalidValue;
-  auto* e = new GraphExec{g->ops};
+  std::optional<std::vector<CapturedOp>> ops = ExecutionOrder(*g);
+  if (!ops) return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
+  auto* e = new GraphExec{std::move(*ops)};
   s.graph_execs.insert(e);
   *exec = e;
   return kCudaSuccess;
@@ -239,8 +302,12 @@ int GraphLaunch(void* exec, void* stream) {
   if (s.graph_execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {  // captured as part of another
-    g->ops.insert(g->ops.end(), e->ops.begin(), e->ops.end());
-    ++static_cast<Stream*>(stream)->capture_ops;  // one node of the capture
+    auto* st = static_cast<Stream*>(stream);
+    for (const CapturedOp& op : e->ops) {
+      AddGraphNode(s, g, op, g->nodes.empty() ? std::vector<const GraphNode*>{}
+                                              : std::vector<const GraphNode*>{g->nodes.back().get()});
+    }
+    ++st->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
   // A copy: the lock is let go while an operation waits for a host
@@ -281,8 +348,8 @@ int GraphDestroy(void* graph) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   auto* g = static_cast<Graph*>(graph);
-  if (s.graphs.erase(g) == 0) return cuda::kCudaErrorInvalidValue;
-  delete g;
+  if (s.graphs.count(g) == 0) return cuda::kCudaErrorInvalidValue;
+  DeleteGraph(s, g);
   return kCudaSuccess;
 }
 

@@ -199,6 +199,16 @@
   X(cuFuncSetCacheConfig)                               \
   X(cuPointerGetAttribute)                              \
   X(cuLaunchKernelEx)                                   \
+  /* graphs built node by node (shim_exports_graph.cc) */ \
+  X(cudaGraphCreate)                                    \
+  X(cudaGraphAddKernelNode)                             \
+  X(cudaGraphAddMemsetNode)                             \
+  X(cudaGraphAddMemcpyNode1D)                           \
+  X(cudaGraphAddHostNode)                               \
+  X(cudaGraphAddEmptyNode)                              \
+  X(cudaGraphAddDependencies)                           \
+  X(cudaGraphGetNodes)                                  \
+  X(cudaGraphNodeGetType)                               \
   /* cuBLAS (shim_exports_blas.cc) */                   \
   X(cublasCreate_v2)                                    \
   X(cublasDestroy_v2)                                   \

@@ -361,6 +361,32 @@ COLO_EXPORT int cudaLaunchCooperativeKernel_ptsz(const void* func,
                                                  colo_dim3 block, void** args,
                                                  size_t shared_mem,
                                                  void* stream);
+// Graphs built node by node (shim_exports_graph.cc): graphs and nodes as
+// void*, the node parameter structs as const void* (cuda/cuda_abi.h mirrors
+// them), cudaMemcpyKind and cudaGraphNodeType as int.
+COLO_EXPORT int cudaGraphCreate(void** graph, unsigned flags);
+COLO_EXPORT int cudaGraphAddKernelNode(void** node, void* graph,
+                                       const void* const* deps,
+                                       size_t num_deps, const void* params);
+COLO_EXPORT int cudaGraphAddMemsetNode(void** node, void* graph,
+                                       const void* const* deps,
+                                       size_t num_deps, const void* params);
+COLO_EXPORT int cudaGraphAddMemcpyNode1D(void** node, void* graph,
+                                         const void* const* deps,
+                                         size_t num_deps, void* dst,
+                                         const void* src, size_t count,
+                                         int kind);
+COLO_EXPORT int cudaGraphAddHostNode(void** node, void* graph,
+                                     const void* const* deps, size_t num_deps,
+                                     const void* params);
+COLO_EXPORT int cudaGraphAddEmptyNode(void** node, void* graph,
+                                      const void* const* deps,
+                                      size_t num_deps);
+COLO_EXPORT int cudaGraphAddDependencies(void* graph, const void* const* from,
+                                         const void* const* to,
+                                         const void* edge_data, size_t n);
+COLO_EXPORT int cudaGraphGetNodes(void* graph, void** nodes, size_t* num_nodes);
+COLO_EXPORT int cudaGraphNodeGetType(void* node, int* type);
 // cuBLAS (shim_exports_blas.cc): handles and stream as void*, the enums
 // (cublasOperation_t, cudaDataType, cublasComputeType_t, cublasGemmAlgo_t,
 // cublasMath_t, cublasPointerMode_t) and cublasStatus_t as int, __half as

@@ -177,6 +177,40 @@ int GraphLaunch(void* exec, void* stream);
 int GraphExecDestroy(void* exec);
 int GraphDestroy(void* graph);
 
+// CUDA graphs built node by node (graph_build.cc; sim mode only, gate mode
+// answers cudaErrorNotSupported). A node runs after the nodes of its graph
+// it depends on (`deps` at creation, and cudaGraphAddDependencies'
+// edges); cudaGraphInstantiate takes them in an order that keeps every
+// dependency (ready nodes in the order they were added) and refuses a cycle
+// with cudaErrorInvalidValue. cudaErrorInvalidValue also for: a graph or
+// node that is not live, a dependency of another graph or named twice,
+// flags other than 0, a repeated edge; a kernel node's function must be one
+// the program registered or loaded (else cudaErrorInvalidDeviceFunction)
+// and is checked as a launch (cudaErrorInvalidConfiguration for an empty
+// grid or block), a memset node
+// (elements of 1, 2 or 4 bytes, `width` of them a row) and a 1D copy node as
+// the captured ones are (their memory in an allocation, a known copy kind).
+// Edge data other than full completion (programmatic-launch ports) is
+// cudaErrorNotSupported. A graph made by capture holds its operations as
+// nodes, each depending on the one before.
+int GraphCreate(void** graph, unsigned flags);
+int GraphAddKernelNode(void** node, void* graph, const void* const* deps, size_t num_deps,
+                       const void* func, Dim grid, Dim block, size_t shared_mem);
+int GraphAddMemsetNode(void** node, void* graph, const void* const* deps, size_t num_deps,
+                       void* dst, size_t pitch, unsigned value, unsigned element_size,
+                       size_t width, size_t height);
+int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps, size_t num_deps,
+                         void* dst, const void* src, size_t count, int kind);
+int GraphAddHostNode(void** node, void* graph, const void* const* deps, size_t num_deps,
+                     void (*fn)(void*), void* data);
+int GraphAddEmptyNode(void** node, void* graph, const void* const* deps, size_t num_deps);
+int GraphAddDependencies(void* graph, const void* const* from, const void* const* to,
+                         const void* edge_data, size_t n);
+// As CUDA: with `nodes` null, the count; else at most *num_nodes nodes in
+// the order added, the rest of the array null, *num_nodes the number given.
+int GraphGetNodes(void* graph, void** nodes, size_t* num_nodes);
+int GraphNodeGetType(void* node, int* type);  // a cudaGraphNodeType
+
 // Kernel attributes and occupancy on the simulated GPU, for a registered
 // kernel (else cudaErrorInvalidDeviceFunction). The kernel's binary is not
 // read, so it is taken to use 32 registers per thread and no static shared

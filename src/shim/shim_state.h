@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "colo/gemm_model.h"
+#include "cuda/cuda_abi.h"
 #include "colo/status.h"
 #include "runtime/launch_ring.h"
 #include "runtime/runtime_client.h"
@@ -33,7 +34,14 @@ namespace colo::shim {
 // One operation recorded while a stream captures (sim mode): replayed, in
 // order, on the stream a graph is launched on.
 struct CapturedOp {
-  enum class Kind { kKernel, kCopy, kSet, kHost } kind = Kind::kKernel;
+  // The values are cudaGraphNodeType's (kEmpty: a node that does nothing).
+  enum class Kind {
+    kKernel = cuda::kGraphNodeKernel,
+    kCopy = cuda::kGraphNodeMemcpy,
+    kSet = cuda::kGraphNodeMemset,
+    kHost = cuda::kGraphNodeHost,
+    kEmpty = cuda::kGraphNodeEmpty,
+  } kind = Kind::kKernel;
   // kKernel: what LaunchLocked takes.
   const void* key = nullptr;
   const char* unnamed_prefix = "kernel";
@@ -46,12 +54,22 @@ struct CapturedOp {
   const void* src = nullptr;
   size_t dpitch = 0, spitch = 0, width = 0, height = 1;
   int value = 0;
+  int element_size = 1;  // kSet: `value` fills elements of 1, 2 or 4 bytes.
   // kHost: cudaLaunchHostFunc's function and its argument.
   void (*host_fn)(void*) = nullptr;
   void* host_data = nullptr;
 };
+// A node of a graph (cudaGraphNode_t): its operation and the nodes of the
+// same graph it depends on.
+struct GraphNode {
+  CapturedOp op;
+  std::vector<const GraphNode*> deps;
+  size_t index = 0;  // its place in Graph::nodes
+};
 struct Graph {
-  std::vector<CapturedOp> ops;
+  // In the order they were added: a capture adds each operation depending
+  // on the one before it; cudaGraphAdd*Node on the nodes it names.
+  std::vector<std::unique_ptr<GraphNode>> nodes;
   uint64_t capture_id = 0;  // the capture that made it.
   // A stream that had joined the capture was destroyed before ending it:
   // ending it answers cudaErrorStreamCaptureInvalidated.
@@ -184,6 +202,7 @@ struct State {
   std::map<int, size_t> limits;  // sim mode: cudaDeviceSetLimit's values.
   std::unordered_set<Graph*> graphs;
   std::unordered_set<GraphExec*> graph_execs;
+  std::unordered_map<const GraphNode*, Graph*> graph_nodes;  // node -> its graph
   uint64_t next_capture_id = 1;
   // Sim mode: host functions waiting or running, in the order they were
   // enqueued (the front one is the worker's); signalled whenever one is
@@ -303,8 +322,18 @@ Graph* CapturingInto(State& s, void* stream);
 int CheckCapturedCopy(const State& s, const CapturedOp& op);
 // Runs one captured copy or memset now (sim mode: host memory).
 int RunCapturedCopy(const CapturedOp& op);
-// Appends `op` to the capture `stream` records into (it must be capturing).
+// Appends `op` to the capture `stream` records into (it must be capturing),
+// depending on the node before it.
 void RecordCaptured(void* stream, const CapturedOp& op);
+// Adds a node doing `op` after `deps` (nodes of `g`) to `g`.
+GraphNode* AddGraphNode(State& s, Graph* g, const CapturedOp& op,
+                        std::vector<const GraphNode*> deps);
+// Forgets `g` and its nodes, and frees it.
+void DeleteGraph(State& s, Graph* g);
+// `g`'s operations in an order that keeps every dependency, ready nodes
+// taken in the order they were added, empty nodes left out; nullopt if the
+// dependencies form a cycle.
+std::optional<std::vector<CapturedOp>> ExecutionOrder(const Graph& g);
 // Records a kernel launch into the capture of `stream`
 // (cudaErrorInvalidConfiguration for an empty grid or block, as a launch
 // would be).
