@@ -72,12 +72,21 @@ void DeleteGraph(State& s, Graph* g) {
   delete g;
 }
 
+namespace {
+
+// Adds `op` to a captured graph, after the node added last: a capture's
+// record is one sequence.
+void AppendInSequence(State& s, Graph* g, const CapturedOp& op) {
+  std::vector<const GraphNode*> deps;
+  if (!g->nodes.empty()) deps.push_back(g->nodes.back().get());
+  AddGraphNode(s, g, op, std::move(deps));
+}
+
+}  // namespace
+
 void RecordCaptured(void* stream, const CapturedOp& op) {
   auto* st = static_cast<Stream*>(stream);
-  Graph* g = st->capture;
-  std::vector<const GraphNode*> deps;
-  if (!g->nodes.empty()) deps.push_back(g->nodes.back().get());  // one sequence
-  AddGraphNode(S(), g, op, std::move(deps));
+  AppendInSequence(S(), st->capture, op);
   ++st->capture_ops;
 }
 
@@ -302,12 +311,8 @@ int GraphLaunch(void* exec, void* stream) {
   if (s.graph_execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {  // captured as part of another
-    auto* st = static_cast<Stream*>(stream);
-    for (const CapturedOp& op : e->ops) {
-      AddGraphNode(s, g, op, g->nodes.empty() ? std::vector<const GraphNode*>{}
-                                              : std::vector<const GraphNode*>{g->nodes.back().get()});
-    }
-    ++st->capture_ops;  // one node of the capture
+    for (const CapturedOp& op : e->ops) AppendInSequence(s, g, op);
+    ++static_cast<Stream*>(stream)->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
   // A copy: the lock is let go while an operation waits for a host
