@@ -1,8 +1,11 @@
 // `colo run [--class best-effort|high] [--token T] [--socket PATH]
-//  [--preload LIB] -- PROGRAM ARGS...`: runs an unmodified CUDA program under
-// the interposer against colod. It only sets the environment
-// (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN) and execs the program; the
-// class is a request that colod grants from its own configuration.
+//  [--preload LIB] [--allow-static-cudart] -- PROGRAM ARGS...`: runs an
+// unmodified CUDA program under the interposer against colod. It only sets
+// the environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN) and execs
+// the program; the class is a request that colod grants from its own
+// configuration. It refuses a program that carries its own copy of the CUDA
+// runtime (nvcc's default, -cudart static): that copy talks to the driver
+// directly, so no interposer sees its calls.
 #include <limits.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +29,7 @@ struct RunFlags {
   std::string token;
   std::string socket;
   std::string preload;
+  bool allow_static_cudart = false;
   std::vector<std::string> command;
 };
 
@@ -39,18 +44,55 @@ std::string DefaultPreload() {
   return dir + "/libcolo_preload.so";
 }
 
-// A regular ELF file of at most 1 GiB that mentions COLO_SOCKET, the
-// variable the interposer reads. Never throws.
-bool LooksLikeTheInterposer(const std::string& path) {
+// The bytes of `path` if it is a regular ELF file of at most 1 GiB, else
+// nothing. Never throws.
+std::optional<std::string> ReadElf(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size > (uintmax_t{1} << 30)) return false;
+  if (ec || size > (uintmax_t{1} << 30)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return false;
-  return bytes.rfind("\x7f" "ELF", 0) == 0 &&
-         bytes.find("COLO_SOCKET") != std::string::npos;
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return std::nullopt;
+  if (bytes.rfind("\x7f" "ELF", 0) != 0) return std::nullopt;
+  return bytes;
+}
+
+// An ELF file that mentions COLO_SOCKET, the variable the interposer reads.
+bool LooksLikeTheInterposer(const std::string& path) {
+  const auto bytes = ReadElf(path);
+  return bytes && bytes->find("COLO_SOCKET") != std::string::npos;
+}
+
+// The file execvp would run for `name`: `name` itself if it holds a '/',
+// else the first executable regular file of that name on $PATH; empty if
+// none.
+std::string ProgramPath(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  for (;;) {
+    const size_t end = dirs.find(':', start);
+    std::string dir = dirs.substr(start, end == std::string::npos ? end : end - start);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (end == std::string::npos) return "";
+    start = end + 1;
+  }
+}
+
+// Whether the executable links the CUDA runtime statically. Every CUDA
+// runtime holds the names of its error codes for cudaGetErrorName, among
+// them cudaErrorCudartUnloading, which a program has no reason to spell
+// itself; a program that links libcudart.so dynamically leaves that table in
+// the library. The table is data, so a stripped executable still holds it.
+bool CarriesStaticCudaRuntime(const std::string& program) {
+  const auto bytes = ReadElf(program);
+  return bytes && bytes->find("cudaErrorCudartUnloading") != std::string::npos;
 }
 
 // Returns only on failure (exec replaces the process on success).
@@ -75,6 +117,18 @@ Status RunProgram(const RunFlags& f) {
         "--preload " + preload +
         " is not colo's interposer (libcolo_preload.so): the program would "
         "run without colod");
+  }
+  const std::string program = ProgramPath(f.command[0]);
+  if (!f.allow_static_cudart && !program.empty() && CarriesStaticCudaRuntime(program)) {
+    return InvalidArgumentError(
+        "'" + program +
+        "' links the CUDA runtime statically (nvcc's default), and that copy "
+        "calls the driver directly: the interposer would see none of its CUDA "
+        "calls, so colod would neither schedule nor account it (on a machine "
+        "without a GPU its calls fail with cudaErrorInsufficientDriver, "
+        "whatever colod simulates). Rebuild it with "
+        "'nvcc -cudart shared' (CMake: CUDA_RUNTIME_LIBRARY Shared), or give "
+        "--allow-static-cudart to run it anyway");
   }
   std::string ld = preload;
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) {
@@ -120,6 +174,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
       "colod's socket (default: $COLO_SOCKET or /run/colo/colod.sock)");
   sub->add_option("--preload", flags->preload,
                   "the interposer (default: libcolo_preload.so beside colo)");
+  sub->add_flag("--allow-static-cudart", flags->allow_static_cudart,
+               "run a program that links the CUDA runtime statically (nvcc's "
+               "default) although the interposer cannot see its CUDA calls");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

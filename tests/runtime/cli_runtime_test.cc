@@ -326,5 +326,49 @@ TEST(CliRuntimeTest, RunAndTopAgainstColod) {
       << out;
 }
 
+// nvcc links the CUDA runtime statically unless told -cudart shared, and
+// that copy reaches the driver without passing any symbol the interposer
+// could take over: the program would run outside colod. `colo run` refuses
+// it before it starts, named on its path or found on $PATH, and says how to
+// rebuild it; --allow-static-cudart runs it anyway.
+TEST(CliRuntimeTest, AProgramWithItsOwnCudaRuntimeIsRefused) {
+  if (!ProgramsBuilt())
+    GTEST_SKIP() << "the CUDA test programs were not built (no nvcc)";
+  TempDir dir;
+  const std::string prog = Program("infer_loop_static");
+  const std::string refusal = "links the CUDA runtime statically";
+  std::string out;
+  EXPECT_EQ(RunColo(dir, {"run", "--socket", dir.path() + "/none.sock", "--", prog, "1", "1"}, &out), 2);
+  EXPECT_NE(out.find(refusal), std::string::npos) << out;
+  EXPECT_NE(out.find("nvcc -cudart shared"), std::string::npos) << out;
+  EXPECT_EQ(out.find("launched="), std::string::npos) << "the program ran: " << out;
+
+  // By name, found on $PATH as execvp would find it.
+  Process by_name({kColo, "run", "--", "infer_loop_static", "1", "1"},
+                  {{"PATH", kBin + "/tests/cuda_programs:/usr/bin:/bin"}},
+                  dir.path() + "/p.out", dir.path() + "/p.err");
+  EXPECT_EQ(by_name.Wait(seconds(30)), 2);
+  EXPECT_NE(ReadFile(dir.path() + "/p.err").find(refusal), std::string::npos)
+      << by_name.Output() << ReadFile(dir.path() + "/p.err");
+
+  // Let through, it runs on its own: on a GPU to the end, without one
+  // failing at its first CUDA call (cudaErrorInsufficientDriver here).
+  const int rc = RunColo(dir,
+                         {"run", "--allow-static-cudart", "--socket",
+                          dir.path() + "/none.sock", "--", prog, "1", "1"},
+                         &out);
+  EXPECT_EQ(out.find(refusal), std::string::npos) << out;
+  EXPECT_NE(out.find("launched="), std::string::npos) << out;
+  EXPECT_TRUE(rc == 0 || (rc == 3 && out.find("cuda_error=") != std::string::npos))
+      << "exit " << rc << ": " << out;
+
+  // The same program linked with the shared runtime is not refused (it
+  // starts, and finds no colod on that socket).
+  RunColo(dir, {"run", "--socket", dir.path() + "/none.sock", "--", Program("infer_loop"), "1", "1"},
+          &out);
+  EXPECT_EQ(out.find(refusal), std::string::npos) << out;
+  EXPECT_NE(out.find("launched="), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace colo::testing
