@@ -520,12 +520,31 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     d.work = work;
     return OkStatus();
   }
-  if (e.type != static_cast<uint32_t>(EntryType::kLaunch)) {
+  if (e.type != static_cast<uint32_t>(EntryType::kLaunch) &&
+      e.type != static_cast<uint32_t>(EntryType::kWait)) {
     return InvalidArgumentError("unknown entry type " + std::to_string(e.type));
   }
   if (e.seq != c.last_seq + 1) {
     return InvalidArgumentError("launch sequence " + std::to_string(e.seq) +
                                 " after " + std::to_string(c.last_seq));
+  }
+  if (e.type == static_cast<uint32_t>(EntryType::kWait)) {
+    COLO_ASSIGN_OR_RETURN(WaitTarget target, WaitTargetOf(e));
+    c.last_seq = e.seq;
+    ++stream_waits_;
+    auto w = std::make_unique<InFlight>();
+    w->client = c.id;
+    w->seq = e.seq;
+    w->stream = e.stream_id;
+    w->wait = target;
+    const uint64_t key = next_launch_key_++;
+    in_flight_[key] = std::move(w);
+    c.outstanding.insert(e.seq);
+    c.streams[e.stream_id].push_back(key);
+    ++c.waits_queued;
+    ReleaseWaits(c);
+    UpdateWatermark(c);
+    return OkStatus();
   }
   auto name = c.kernel_names.find(e.func_id);
   if (name == c.kernel_names.end()) {
@@ -586,9 +605,41 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   // Stream order: a launch starts after the previous one of its stream ended.
   std::deque<uint64_t>& queue = c.streams[e.stream_id];
   queue.push_back(key);
-  if (queue.size() == 1) SubmitHead(c, e.stream_id);
+  if (queue.size() == 1) {
+    SubmitHead(c, e.stream_id);
+    ReleaseWaits(c);  // a refused launch has ended
+  }
   UpdateWatermark(c);
   return OkStatus();
+}
+
+void Daemon::ReleaseWaits(Client& c) {
+  // Each wait ended may end others (on other streams), so until none does.
+  // A wait's target is an earlier launch, so the oldest item outstanding is
+  // always a launch on the device or a wait that can end: no deadlock.
+  bool ended = true;
+  while (ended && c.waits_queued > 0) {
+    ended = false;
+    for (auto& [stream, queue] : c.streams) {
+      if (queue.empty()) continue;
+      auto it = in_flight_.find(queue.front());
+      if (it == in_flight_.end() || !it->second->wait) continue;
+      const WaitTarget& t = *it->second->wait;
+      const bool over = t.scope == SyncScope::kLaunch
+                            ? c.outstanding.count(t.seq) == 0
+                            : c.outstanding.empty() || *c.outstanding.begin() > t.seq;
+      if (!over) continue;
+      const uint64_t seq = it->second->seq;
+      in_flight_.erase(it);
+      queue.pop_front();
+      --c.waits_queued;
+      c.outstanding.erase(seq);
+      // It ends now (an event recorded behind it times from here).
+      if (c.ring) PostLaunchEnd(c.ring->control(), seq, wall_.SteadyNanosAt(driver_.Now()));
+      SubmitHead(c, stream);
+      ended = true;
+    }
+  }
 }
 
 void Daemon::SubmitHead(Client& c, uint32_t stream) {
@@ -596,6 +647,7 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
   while (!queue.empty()) {
     const uint64_t key = queue.front();
     InFlight& f = *in_flight_.at(key);
+    if (f.wait) return;  // ReleaseWaits ends it
     LaunchRequest req;
     req.client = c.id;
     req.kernel = f.kernel;
@@ -647,6 +699,7 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     queue.pop_front();
     SubmitHead(client, stream);
   }
+  ReleaseWaits(client);
   UpdateWatermark(client);
   ReplySyncIfDone(client);
 }
@@ -793,7 +846,10 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
   // the front of each stream is on it and runs out (its completion finds no
   // client).
   for (auto& [stream, queue] : c.streams) {
-    for (size_t i = 1; i < queue.size(); ++i) in_flight_.erase(queue[i]);
+    for (size_t i = 0; i < queue.size(); ++i) {
+      auto f = in_flight_.find(queue[i]);
+      if (f != in_flight_.end() && (i > 0 || f->second->wait)) in_flight_.erase(f);
+    }
   }
   const int64_t returned =
       c.registered && c.role == ClientRole::kApp ? ledger_.RemoveClient(id) : 0;

@@ -82,7 +82,10 @@ class Daemon final : private cuda::GateSink {
     ClientId client = 0;
     uint64_t seq = 0;
     uint32_t stream = 0;
-    const KernelDesc* kernel = nullptr;  // owned by kernel_descs_.
+    const KernelDesc* kernel = nullptr;  // owned by kernel_descs_; null for a wait.
+    // A stream wait (cudaStreamWaitEvent): never reaches the policy; ends
+    // when what it waits for has ended (ReleaseWaits).
+    std::optional<WaitTarget> wait;
     LaunchId device_id = 0;              // gate mode: once granted.
     TimePoint submitted = TimeZero();    // handed to the policy (simulated).
     PriorityClass cls = PriorityClass::kBestEffort;  // the client's.
@@ -129,6 +132,9 @@ class Daemon final : private cuda::GateSink {
   // Submits the front launch of c's `stream` (and, if the device refuses it,
   // the next ones, each refusal a sticky error).
   void SubmitHead(Client& c, uint32_t stream);
+  // Ends every wait at the front of one of c's streams whose target has
+  // ended, and submits what follows it, until no such wait is left.
+  void ReleaseWaits(Client& c);
   void OnLaunchComplete(uint64_t key, TimePoint at);
   // GateSink: sends kGrant for the launch whose key is `tag`.
   void Grant(ClientId client, uint64_t tag, LaunchId id) override;
@@ -190,6 +196,7 @@ class Daemon final : private cuda::GateSink {
 
   // Totals for `colo top` and the tests.
   int64_t kernels_launched_ = 0;
+  int64_t stream_waits_ = 0;  // kWait entries taken from the rings.
   int64_t kernels_completed_ = 0;
   int64_t clients_served_ = 0;
   int64_t clients_dropped_ = 0;

@@ -38,9 +38,10 @@ struct Daemon::Client {
   std::unordered_map<uint32_t, DefinedKernel> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.
   std::set<uint64_t> outstanding;  // submitted, not finished.
-  // Per stream, launches in order: the front one is on the device, the rest
-  // wait for it (CUDA's stream order).
+  // Per stream, launches (and waits) in order: the front one is on the
+  // device (or waiting), the rest wait for it (CUDA's stream order).
   std::map<uint32_t, std::deque<uint64_t>> streams;
+  int64_t waits_queued = 0;  // stream waits in `streams`, not yet ended.
   uint64_t watermark = 0;  // every launch <= this has finished.
   int sticky_error = 0;    // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;

@@ -33,6 +33,7 @@ std::string Daemon::StatsJson() const {
   j["device"] = gate_gpu_ ? "cuda" : "sim";
   j["policy"] = config_.policy;
   j["kernels_launched"] = kernels_launched_;
+  j["stream_waits"] = stream_waits_;
   j["kernels_completed"] = kernels_completed_;
   j["clients_served"] = clients_served_;
   j["clients_dropped"] = clients_dropped_;

@@ -39,6 +39,29 @@ Result<std::optional<KernelWork>> DeclaredWork(const RingEntry& e) {
   return std::optional<KernelWork>(w);
 }
 
+RingEntry WaitEntry(uint64_t seq, uint32_t stream_id, WaitTarget target) {
+  RingEntry e;
+  e.type = static_cast<uint32_t>(EntryType::kWait);
+  e.seq = seq;
+  e.stream_id = stream_id;
+  e.shared_mem = target.seq;
+  e.func_id = static_cast<uint32_t>(target.scope);
+  return e;
+}
+
+Result<WaitTarget> WaitTargetOf(const RingEntry& e) {
+  if (e.func_id != static_cast<uint32_t>(SyncScope::kAllBefore) &&
+      e.func_id != static_cast<uint32_t>(SyncScope::kLaunch)) {
+    return InvalidArgumentError("stream wait with unknown scope " + std::to_string(e.func_id));
+  }
+  // Only an earlier launch: a wait on itself or a later one would never end.
+  if (e.shared_mem == 0 || e.shared_mem >= e.seq) {
+    return InvalidArgumentError("stream wait " + std::to_string(e.seq) + " on launch " +
+                                std::to_string(e.shared_mem) + ", which is not an earlier one");
+  }
+  return WaitTarget{e.shared_mem, static_cast<SyncScope>(e.func_id)};
+}
+
 uint32_t EntryChecksum(const RingEntry& e) {
   // FNV-1a over 64-bit words (a launch must stay cheap: 32 multiply steps,
   // not 256), folded to 32 bits. Detects scribbles, not attacks: colod

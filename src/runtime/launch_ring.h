@@ -40,6 +40,7 @@
 
 #include "colo/gemm_model.h"
 #include "colo/status.h"
+#include "runtime/wire.h"
 
 namespace colo::runtime {
 
@@ -50,6 +51,10 @@ inline constexpr uint32_t kDoneSlots = 4096;        // a power of two.
 enum class EntryType : uint32_t {
   kDefineKernel = 1,  // func_id gets `name` (before its first launch)
   kLaunch = 2,        // launch func_id with grid/block/shared memory on stream
+  // cudaStreamWaitEvent: what follows on stream_id waits until an earlier
+  // launch has ended (WaitEntry). It takes a launch sequence number, and
+  // ends, as a launch does, when what it waits for has ended.
+  kWait = 3,
 };
 
 struct RingEntry {
@@ -124,6 +129,19 @@ struct LaunchEnd {
   int64_t all_done_ns = 0;  // kEnded; 0 until every earlier launch ended too
 };
 LaunchEnd ReadLaunchEnd(const RingControl& c, uint64_t seq);
+
+// A kWait entry's target, kept in fields a wait has no other use for:
+// `shared_mem` holds the launch waited for, `func_id` its SyncScope (what
+// ends with it: that launch and its stream's earlier ones, or every launch
+// up to it).
+struct WaitTarget {
+  uint64_t seq = 0;
+  SyncScope scope = SyncScope::kLaunch;
+};
+RingEntry WaitEntry(uint64_t seq, uint32_t stream_id, WaitTarget target);
+// The target of a kWait entry; InvalidArgument (the client is dropped) for
+// an unknown scope or a target that is not an earlier launch.
+Result<WaitTarget> WaitTargetOf(const RingEntry& e);
 
 // The work a kDefineKernel entry declares: nullopt if none (work_math 0 and
 // no FLOPs or bytes). InvalidArgument (the client is dropped: the ring is

@@ -331,6 +331,18 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   return kCudaSuccess;
 }
 
+int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
+  if (target == 0 || Ended(s.client->ring()->control(), target, scope)) return kCudaSuccess;
+  const uint32_t stream_id = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->id;
+  const runtime::RingEntry e = runtime::WaitEntry(s.last_seq + 1, stream_id, {target, scope});
+  if (int err = Push(s, e); err != kCudaSuccess) return err;
+  s.last_seq = e.seq;
+  if (!IsDefaultStream(stream)) static_cast<Stream*>(stream)->last_seq = e.seq;
+  return kCudaSuccess;
+}
+
 bool InGate(State& s) {
   return Connected(s) == kCudaSuccess && s.gate != nullptr;
 }

@@ -310,6 +310,11 @@ std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func)
 // The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
 // its preset (for the allocation granularities) with the welcome's limits.
 GpuSpec SpecOf(const runtime::WelcomeMsg& w);
+// Sim mode's cudaStreamWaitEvent: makes what follows on `stream` wait, in
+// colod, until launch `target` (scope: of SyncTo) has ended; the calling
+// thread does not wait. Nothing is pushed if it has ended already.
+// REQUIRES: not gate mode, `stream` checked.
+int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope);
 // Pushes a launch of `key` (defining it on the ring first); in gate mode
 // `gate_launch` is handed to the gate client under the new sequence number.
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,

@@ -110,7 +110,8 @@ int StreamWaitEvent(void* stream, void* event, unsigned flags) {
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (int err = WaitEventInCapture(s, stream, e); err >= 0) return err;
   if (!e->recorded) return kCudaSuccess;
-  return SyncTo(s, e->seq, EventScope(e));
+  // colod holds the stream's later work; the host goes on, as with CUDA.
+  return StreamWaitLocked(s, stream, e->seq, EventScope(e));
 }
 
 int EventCreate(void** event, unsigned flags) {

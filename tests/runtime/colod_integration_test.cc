@@ -1200,8 +1200,59 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   runtime::CopyString(def.name, "_Z6greedyv");
   ASSERT_TRUE((*third)->ring()->Push(def).ok());
   EXPECT_TRUE(colod.LogHas("kernel definition with 4096 registers a thread"));
+  // And a stream wait that could never end (on itself: only an earlier
+  // launch may be waited for), or whose scope is unknown.
+  auto fourth = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(fourth.ok());
+  ASSERT_TRUE((*fourth)->ring()->Push(runtime::WaitEntry(1, 3, {1, runtime::SyncScope::kLaunch})).ok());
+  EXPECT_TRUE(colod.LogHas("stream wait 1 on launch 1, which is not an earlier one"));
+  auto fifth = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(fifth.ok());
+  runtime::RingEntry odd = runtime::WaitEntry(2, 3, {1, runtime::SyncScope::kLaunch});
+  odd.seq = 1;
+  odd.func_id = 7;
+  ASSERT_TRUE((*fifth)->ring()->Push(odd).ok());
+  EXPECT_TRUE(colod.LogHas("stream wait with unknown scope 7"));
   ASSERT_TRUE(colod.StatsReach(
-      [](const nlohmann::json& j) { return j["clients_dropped"] == 3; }));
+      [](const nlohmann::json& j) { return j["clients_dropped"] == 5; }));
+}
+
+// A client that goes away while a stream of it is held by a wait: what was
+// queued is forgotten, the launch it waited for runs out, and colod serves
+// the next client.
+TEST(ColodFaultTest, AClientLeavingWithAHeldStreamLeavesColodServing) {
+  TempDir dir;
+  Colod colod(dir, "kernels:\n  - {name: _Z4slowv, duration_us: 300000}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  {
+    auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+    ASSERT_TRUE(client.ok());
+    runtime::RingEntry def;
+    def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+    def.func_id = 1;
+    runtime::CopyString(def.name, "_Z4slowv");
+    runtime::RingEntry launch;
+    launch.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+    launch.func_id = 1;
+    launch.stream_id = 1;
+    launch.seq = 1;
+    runtime::LaunchRing* ring = (*client)->ring();
+    ASSERT_TRUE(ring->Push(def).ok());
+    ASSERT_TRUE(ring->Push(launch).ok());
+    ASSERT_TRUE(ring->Push(runtime::WaitEntry(2, 2, {1, runtime::SyncScope::kLaunch})).ok());
+    launch.stream_id = 2;
+    launch.seq = 3;
+    ASSERT_TRUE(ring->Push(launch).ok());
+    ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+      return j["stream_waits"] == 1 && j["clients"].size() == 1 && j["clients"][0]["in_flight"] == 3;
+    })) << colod.Stats().dump();
+  }
+  ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
+    return j["clients"].empty() && j["kernels_completed"] == 1;
+  })) << colod.Stats().dump();
+  auto next = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(next.ok());
+  EXPECT_TRUE((*next)->Sync(0).ok());
 }
 
 }  // namespace
