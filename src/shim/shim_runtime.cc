@@ -62,9 +62,14 @@ void ResetInChild() {
   (void)s.gate.release();
   s.func_ids.clear();
   s.last_seq = 0;
+  s.legacy_last_seq = 0;
   s.allocations.clear();
   s.allocated = 0;
-  for (Stream* st : s.streams) st->last_seq = 0;
+  for (Stream* st : s.streams) {
+    st->last_seq = 0;
+    st->legacy_waits_for = 0;
+    st->waits_for_legacy = 0;
+  }
   for (Event* e : s.events) e->recorded = false;
   ForgetHostFuncsInChild(s);
   s.mu.unlock();
@@ -263,6 +268,59 @@ void* OwnStream(void* stream) {
   return made;
 }
 
+namespace {
+
+uint32_t StreamIdOf(void* stream) {
+  return IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->id;
+}
+
+// Makes `seq`, just pushed on `stream`, its last launch.
+void Pushed(State& s, void* stream, uint64_t seq) {
+  s.last_seq = seq;
+  if (IsDefaultStream(stream)) {
+    s.legacy_last_seq = seq;
+  } else {
+    static_cast<Stream*>(stream)->last_seq = seq;
+  }
+}
+
+// Pushes a wait on `stream` for launch `target` (kLaunch scope) unless it
+// has ended.
+int PushWaitUnlessEnded(State& s, void* stream, uint64_t target) {
+  if (target == 0 || Ended(s.client->ring()->control(), target, runtime::SyncScope::kLaunch))
+    return kCudaSuccess;
+  const runtime::RingEntry e =
+      runtime::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, runtime::SyncScope::kLaunch});
+  if (int err = Push(s, e); err != kCudaSuccess) return err;
+  Pushed(s, stream, e.seq);
+  return kCudaSuccess;
+}
+
+bool BlocksWithLegacy(const Stream& st) { return (st.flags & cuda::kStreamNonBlocking) == 0; }
+
+// CUDA's legacy default stream: work on it starts after the work before it
+// on every blocking stream (created without cudaStreamNonBlocking; a
+// per-thread default stream is one), and work on a blocking stream after
+// the legacy stream's before it. colod knows streams only by their ids, so
+// before `stream`'s next launch the interposer pushes the waits that order
+// it so: for work that has not ended yet, each once. Sim mode.
+int OrderWithLegacyStream(State& s, void* stream) {
+  if (IsDefaultStream(stream)) {
+    for (Stream* st : s.streams) {
+      if (!BlocksWithLegacy(*st) || st->last_seq <= st->legacy_waits_for) continue;
+      st->legacy_waits_for = st->last_seq;
+      if (int err = PushWaitUnlessEnded(s, stream, st->last_seq); err != kCudaSuccess) return err;
+    }
+    return kCudaSuccess;
+  }
+  auto* st = static_cast<Stream*>(stream);
+  if (!BlocksWithLegacy(*st) || s.legacy_last_seq <= st->waits_for_legacy) return kCudaSuccess;
+  st->waits_for_legacy = s.legacy_last_seq;
+  return PushWaitUnlessEnded(s, stream, s.legacy_last_seq);
+}
+
+}  // namespace
+
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  Dim grid, Dim block, size_t shared_mem, void* stream,
                  GateLaunch* gate_launch) {
@@ -276,6 +334,9 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)
     return err;
+  if (s.gate == nullptr) {
+    if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
+  }
   auto id = s.func_ids.find(key);
   if (id == s.func_ids.end()) {
     runtime::RingEntry def;
@@ -315,7 +376,7 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   e.grid[0] = grid.x, e.grid[1] = grid.y, e.grid[2] = grid.z;
   e.block[0] = block.x, e.block[1] = block.y, e.block[2] = block.z;
   e.shared_mem = shared_mem;
-  e.stream_id = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->id;
+  e.stream_id = StreamIdOf(stream);
   if (gate_launch != nullptr) {
     // Waiting before colod can see the launch, so that its grant finds it.
     gate_launch->seq = e.seq;
@@ -326,8 +387,7 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
     if (gate_launch != nullptr) s.gate->Remove(e.seq);
     return err;
   }
-  s.last_seq = e.seq;
-  if (!IsDefaultStream(stream)) static_cast<Stream*>(stream)->last_seq = e.seq;
+  Pushed(s, stream, e.seq);
   return kCudaSuccess;
 }
 
@@ -335,11 +395,9 @@ int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (target == 0 || Ended(s.client->ring()->control(), target, scope)) return kCudaSuccess;
-  const uint32_t stream_id = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->id;
-  const runtime::RingEntry e = runtime::WaitEntry(s.last_seq + 1, stream_id, {target, scope});
+  const runtime::RingEntry e = runtime::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, scope});
   if (int err = Push(s, e); err != kCudaSuccess) return err;
-  s.last_seq = e.seq;
-  if (!IsDefaultStream(stream)) static_cast<Stream*>(stream)->last_seq = e.seq;
+  Pushed(s, stream, e.seq);
   return kCudaSuccess;
 }
 

@@ -95,6 +95,11 @@ struct Stream {
   int64_t rejoined_ops = -1;
   unsigned flags = 0;  // as created (cudaStreamGetFlags).
   int priority = 0;    // as created, clamped to the device's range.
+  // Sim mode, a blocking stream and the legacy default stream
+  // (OrderWithLegacyStream): this stream's last launch the legacy stream
+  // already waits for, and the legacy stream's last launch this one does.
+  uint64_t legacy_waits_for = 0;
+  uint64_t waits_for_legacy = 0;
 };
 struct Event {
   uint64_t seq = 0;  // the last launch before it on its stream (0: none)
@@ -180,7 +185,8 @@ struct State {
   std::unordered_map<const void*, std::vector<size_t>>
       param_sizes;  // gate mode: per kernel.
   uint32_t next_func = 1;
-  uint64_t last_seq = 0;  // launches pushed.
+  uint64_t last_seq = 0;  // launches (and stream waits) pushed.
+  uint64_t legacy_last_seq = 0;  // ... of them on the legacy default stream.
   AllocationMap allocations;  // device and managed (sim and gate mode)
   int64_t allocated = 0;
   std::unordered_set<Stream*> streams;

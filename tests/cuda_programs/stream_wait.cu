@@ -18,6 +18,12 @@
 //     a second long kernel on a, waited for by b: its start to b's end;
 //   "done_wait_err" / "done_wait_ms": a wait on an event that has already
 //     completed (nothing to hold) and a short kernel behind it.
+// Without any event, CUDA orders the legacy default stream with blocking
+// streams (made without cudaStreamNonBlocking): a long kernel on blocking
+// s1, a short one on the legacy stream, a tiny one on blocking s2 and one on
+// non-blocking n:
+//   "blocking_chain_ms": s1's start to s2's end (long, short, tiny);
+//   "nonblocking_ms": s1's start to n's end (the tiny kernel alone).
 // Exits 3 on an unexpected CUDA error.
 #include <cuda_runtime.h>
 
@@ -86,6 +92,23 @@ int main() {
   CUDA_CHECK(cudaEventRecord(done_end, b));
   CUDA_CHECK(cudaDeviceSynchronize());
   std::printf("done_wait_err=%d\ndone_wait_ms=%.3f\n", done_wait_err, Ms(done_start, done_end));
+
+  cudaStream_t s1, s2, n;
+  CUDA_CHECK(cudaStreamCreate(&s1));
+  CUDA_CHECK(cudaStreamCreate(&s2));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&n, cudaStreamNonBlocking));
+  cudaEvent_t l_start, s2_end, n_end;
+  for (cudaEvent_t* e : {&l_start, &s2_end, &n_end}) CUDA_CHECK(cudaEventCreate(e));
+  CUDA_CHECK(cudaEventRecord(l_start, s1));
+  wait_long<<<1, 32, 0, s1>>>(x);
+  wait_short<<<1, 32, 0, cudaStreamLegacy>>>(x);
+  wait_tiny<<<1, 32, 0, s2>>>(x);
+  CUDA_CHECK(cudaEventRecord(s2_end, s2));
+  wait_tiny<<<1, 32, 0, n>>>(x);
+  CUDA_CHECK(cudaEventRecord(n_end, n));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::printf("blocking_chain_ms=%.3f\nnonblocking_ms=%.3f\n", Ms(l_start, s2_end),
+              Ms(l_start, n_end));
   std::fflush(stdout);
   return 0;
 }

@@ -3,6 +3,8 @@
 // calling thread wait for the event, so the host lost its lead on the
 // device at every cross-stream dependency; now the wait goes on the ring
 // and colod holds the stream's later work until the event's work has ended.
+// The same waits, pushed by the interposer, give the legacy default stream
+// its order with blocking streams, which colod did not keep before.
 #include <gtest/gtest.h>
 
 #include "colod_harness.h"
@@ -14,7 +16,7 @@ using std::chrono::seconds;
 
 // Built plainly and with --default-stream per-thread
 // (cudaStreamWaitEvent_ptsz).
-TEST(ColodIntegrationTest, AStreamWaitsForAnEventInColodNotInTheCaller) {
+TEST(ColodIntegrationTest, StreamsWaitInColodNotInTheCaller) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
   Colod colod(dir,
@@ -45,12 +47,18 @@ TEST(ColodIntegrationTest, AStreamWaitsForAnEventInColodNotInTheCaller) {
     EXPECT_GE(NumberOf(out, "legacy_chain_ms"), 1009.99) << out;
     EXPECT_EQ(ValueOf(out, "done_wait_err"), 0) << out;
     EXPECT_GE(NumberOf(out, "done_wait_ms"), 9.99) << out;
-    // Three waits had something to hold and went to colod; the one on an
-    // event already complete did not.
+    // The legacy default stream waited for blocking s1's long kernel, and
+    // blocking s2 for the legacy stream's kernel; non-blocking n for none.
+    EXPECT_GE(NumberOf(out, "blocking_chain_ms"), 1010.99) << out;
+    EXPECT_GE(NumberOf(out, "nonblocking_ms"), 0.99) << out;
+    EXPECT_LT(NumberOf(out, "nonblocking_ms"), 1000) << out;
+    // Five waits had something to hold and went to colod: three for the
+    // events (the one on an event already complete did not) and two for the
+    // legacy stream's order.
     nlohmann::json stats = colod.Stats();
     ASSERT_TRUE(stats.is_object()) << colod.Log();
     const int64_t waits = stats["stream_waits"].get<int64_t>();
-    EXPECT_EQ(waits - waits_before, 3) << stats.dump();
+    EXPECT_EQ(waits - waits_before, 5) << stats.dump();
     waits_before = waits;
   }
 }
