@@ -26,6 +26,7 @@ static_assert(kFuncAttributePreferredSharedMemoryCarveout ==
               cudaFuncAttributePreferredSharedMemoryCarveout);
 static_assert(kCudaErrorDevicesUnavailable == cudaErrorDevicesUnavailable);
 static_assert(kEventDisableTiming == cudaEventDisableTiming);
+static_assert(kEventWaitExternal == cudaEventWaitExternal);
 static_assert(sizeof(LaunchConfig) == sizeof(cudaLaunchConfig_t));
 static_assert(offsetof(LaunchConfig, block) == offsetof(cudaLaunchConfig_t, blockDim));
 static_assert(offsetof(LaunchConfig, dynamic_smem_bytes) ==

@@ -108,6 +108,7 @@ int StreamWaitEvent(void* stream, void* event, unsigned flags) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   auto* e = static_cast<Event*>(event);
   if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if ((flags & ~cuda::kEventWaitExternal) != 0) return cuda::kCudaErrorInvalidValue;
   if (int err = WaitEventInCapture(s, stream, e); err >= 0) return err;
   if (!e->recorded) return kCudaSuccess;
   // colod holds the stream's later work; the host goes on, as with CUDA.

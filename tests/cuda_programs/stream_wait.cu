@@ -3,6 +3,8 @@
 // for an event recorded on stream a after the long kernel; stream c waits
 // for an event recorded on b right after b's wait, before anything else ran
 // on b. Prints key=value lines:
+//   "bad_flags": a wait with a flag CUDA does not define (1,
+//     cudaErrorInvalidValue);
 //   "wait_err": what cudaStreamWaitEvent returned;
 //   "dep_at_return": cudaEventQuery of a's event just after the wait call
 //     returned (600, cudaErrorNotReady: the call did not wait for it);
@@ -54,6 +56,8 @@ int main() {
   CUDA_CHECK(cudaEventRecord(start, a));
   wait_long<<<1, 32, 0, a>>>(x);
   CUDA_CHECK(cudaEventRecord(dep, a));
+  const int bad_flags = static_cast<int>(cudaStreamWaitEvent(b, dep, 0x4));
+  (void)cudaGetLastError();
   const int wait_err = static_cast<int>(cudaStreamWaitEvent(b, dep, 0));
   const int dep_at_return = static_cast<int>(cudaEventQuery(dep));
   CUDA_CHECK(cudaEventRecord(b_waited, b));
@@ -65,8 +69,8 @@ int main() {
   CUDA_CHECK(cudaEventRecord(c_end, c));
   CUDA_CHECK(cudaEventSynchronize(b_end));
   CUDA_CHECK(cudaEventSynchronize(c_end));
-  std::printf("wait_err=%d\ndep_at_return=%d\nb_at_launch=%d\n", wait_err, dep_at_return,
-              b_at_launch);
+  std::printf("bad_flags=%d\nwait_err=%d\ndep_at_return=%d\nb_at_launch=%d\n", bad_flags, wait_err,
+              dep_at_return, b_at_launch);
   std::printf("after_dep_ms=%.3f\nchain_ms=%.3f\nc_chain_ms=%.3f\n", Ms(dep, b_end),
               Ms(start, b_end), Ms(start, c_end));
 

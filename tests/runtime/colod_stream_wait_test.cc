@@ -30,6 +30,7 @@ TEST(ColodIntegrationTest, StreamsWaitInColodNotInTheCaller) {
     auto p = colod.Run(dir, program, {Program(program)});
     ASSERT_EQ(p->Wait(seconds(60)), 0) << p->Output();
     const std::string out = p->Output();
+    EXPECT_EQ(ValueOf(out, "bad_flags"), 1) << out;  // cudaErrorInvalidValue
     EXPECT_EQ(ValueOf(out, "wait_err"), 0) << out;
     // The call returned while the 1 s kernel it waits for still ran, and
     // the work behind it on b was held (cudaErrorNotReady, 600).
