@@ -284,13 +284,12 @@ void Pushed(State& s, void* stream, uint64_t seq) {
   }
 }
 
-// Pushes a wait on `stream` for launch `target` (kLaunch scope) unless it
-// has ended.
-int PushWaitUnlessEnded(State& s, void* stream, uint64_t target) {
-  if (target == 0 || Ended(s.client->ring()->control(), target, runtime::SyncScope::kLaunch))
-    return kCudaSuccess;
-  const runtime::RingEntry e =
-      runtime::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, runtime::SyncScope::kLaunch});
+// Pushes a wait on `stream` for launch `target` (`scope`: of SyncTo) unless
+// what it waits for has ended.
+int PushWaitUnlessEnded(State& s, void* stream, uint64_t target,
+                        runtime::SyncScope scope = runtime::SyncScope::kLaunch) {
+  if (target == 0 || Ended(s.client->ring()->control(), target, scope)) return kCudaSuccess;
+  const runtime::RingEntry e = runtime::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, scope});
   if (int err = Push(s, e); err != kCudaSuccess) return err;
   Pushed(s, stream, e.seq);
   return kCudaSuccess;
@@ -394,11 +393,7 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
 int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
-  if (target == 0 || Ended(s.client->ring()->control(), target, scope)) return kCudaSuccess;
-  const runtime::RingEntry e = runtime::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, scope});
-  if (int err = Push(s, e); err != kCudaSuccess) return err;
-  Pushed(s, stream, e.seq);
-  return kCudaSuccess;
+  return PushWaitUnlessEnded(s, stream, target, scope);
 }
 
 bool InGate(State& s) {
