@@ -613,6 +613,11 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   return OkStatus();
 }
 
+bool Daemon::HasEnded(const Client& c, uint64_t seq, SyncScope scope) {
+  if (scope == SyncScope::kLaunch) return c.outstanding.count(seq) == 0;
+  return c.outstanding.empty() || *c.outstanding.begin() > seq;
+}
+
 void Daemon::ReleaseWaits(Client& c) {
   // Each wait ended may end others (on other streams), so until none does.
   // A wait's target is an earlier launch, so the oldest item outstanding is
@@ -624,11 +629,7 @@ void Daemon::ReleaseWaits(Client& c) {
       if (queue.empty()) continue;
       auto it = in_flight_.find(queue.front());
       if (it == in_flight_.end() || !it->second->wait) continue;
-      const WaitTarget& t = *it->second->wait;
-      const bool over = t.scope == SyncScope::kLaunch
-                            ? c.outstanding.count(t.seq) == 0
-                            : c.outstanding.empty() || *c.outstanding.begin() > t.seq;
-      if (!over) continue;
+      if (!HasEnded(c, it->second->wait->seq, it->second->wait->scope)) continue;
       const uint64_t seq = it->second->seq;
       in_flight_.erase(it);
       queue.pop_front();
@@ -803,12 +804,8 @@ void Daemon::UpdateWatermark(Client& c) {
 
 void Daemon::ReplySyncIfDone(Client& c) {
   if (!c.pending_sync) return;
-  // (The watermark stays below every outstanding launch.)
   const uint64_t target = std::min(*c.pending_sync, c.last_seq);
-  const bool done = c.pending_sync_scope == SyncScope::kLaunch
-                        ? c.outstanding.count(target) == 0
-                        : c.watermark >= target;
-  if (!done) return;
+  if (!HasEnded(c, target, c.pending_sync_scope)) return;
   if (*c.pending_sync > c.last_seq) {
     // The client says it launched more than its ring holds: impossible.
     doomed_.emplace_back(c.id, "protocol error: sync on launch " +

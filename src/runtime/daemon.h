@@ -132,6 +132,9 @@ class Daemon final : private cuda::GateSink {
   // Submits the front launch of c's `stream` (and, if the device refuses it,
   // the next ones, each refusal a sticky error).
   void SubmitHead(Client& c, uint32_t stream);
+  // Whether c's launch `seq` has ended (kLaunch: with its stream's earlier
+  // ones, by stream order), or every launch of c up to it (kAllBefore).
+  static bool HasEnded(const Client& c, uint64_t seq, SyncScope scope);
   // Ends every wait at the front of one of c's streams whose target has
   // ended, and submits what follows it, until no such wait is left.
   void ReleaseWaits(Client& c);
