@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <deque>
@@ -521,7 +522,8 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     return OkStatus();
   }
   if (e.type != static_cast<uint32_t>(EntryType::kLaunch) &&
-      e.type != static_cast<uint32_t>(EntryType::kWait)) {
+      e.type != static_cast<uint32_t>(EntryType::kWait) &&
+      e.type != static_cast<uint32_t>(EntryType::kCopy)) {
     return InvalidArgumentError("unknown entry type " + std::to_string(e.type));
   }
   if (e.seq != c.last_seq + 1) {
@@ -543,6 +545,23 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     c.streams[e.stream_id].push_back(key);
     ++c.waits_queued;
     ReleaseWaits(c);
+    UpdateWatermark(c);
+    return OkStatus();
+  }
+  if (e.type == static_cast<uint32_t>(EntryType::kCopy)) {
+    COLO_ASSIGN_OR_RETURN(HostCopy copy, HostCopyOf(e));
+    c.last_seq = e.seq;
+    auto f = std::make_unique<InFlight>();
+    f->client = c.id;
+    f->seq = e.seq;
+    f->stream = e.stream_id;
+    f->copy = copy;
+    const uint64_t key = next_launch_key_++;
+    in_flight_[key] = std::move(f);
+    c.outstanding.insert(e.seq);
+    std::deque<uint64_t>& queue = c.streams[e.stream_id];
+    queue.push_back(key);
+    if (queue.size() == 1) SubmitHead(c, e.stream_id);
     UpdateWatermark(c);
     return OkStatus();
   }
@@ -649,6 +668,11 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     const uint64_t key = queue.front();
     InFlight& f = *in_flight_.at(key);
     if (f.wait) return;  // ReleaseWaits ends it
+    if (f.copy) {
+      f.cls = c.cls;
+      StartCopy(key, f);
+      return;
+    }
     LaunchRequest req;
     req.client = c.id;
     req.kernel = f.kernel;
@@ -672,28 +696,45 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
   }
 }
 
+void Daemon::StartCopy(uint64_t key, InFlight& f) {
+  TimePoint& engine_free = copy_engine_free_[static_cast<int>(f.copy->direction) - 1];
+  f.submitted = driver_.Now();
+  const TimePoint start = std::max(f.submitted, engine_free);
+  const double seconds = static_cast<double>(f.copy->bytes) / spec_.copy_bandwidth;
+  engine_free = start + Duration(static_cast<int64_t>(std::ceil(seconds * 1e9)));
+  const TimePoint end = engine_free;
+  driver_.After(end - f.submitted, [this, key, end] { OnLaunchComplete(key, end); });
+}
+
 void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   auto it = in_flight_.find(key);
   if (it == in_flight_.end()) return;
-  ++kernels_completed_;
   const ClientId cid = it->second->client;
   const uint64_t seq = it->second->seq;
   const uint32_t stream = it->second->stream;
   const Duration took = at - it->second->submitted;
-  Result<KernelTiming> solo = sim_gpu_->ProfileKernel(*it->second->kernel);
-  if (solo.ok()) {
-    class_time_[static_cast<int>(it->second->cls)].Add(took,
-                                                       solo->SoloDuration());
+  // A copy counts as one, not as a kernel (it has no solo kernel time).
+  std::optional<Result<KernelTiming>> solo;
+  if (const std::optional<HostCopy>& copy = it->second->copy) {
+    CopyTotals& t = copy_totals_[static_cast<int>(copy->direction) - 1];
+    ++t.copies;
+    t.bytes += copy->bytes;
+  } else {
+    ++kernels_completed_;
+    solo = sim_gpu_->ProfileKernel(*it->second->kernel);
+    if (solo->ok()) {
+      class_time_[static_cast<int>(it->second->cls)].Add(took, (*solo)->SoloDuration());
+    }
   }
   in_flight_.erase(it);
   auto c = clients_.find(cid);
   if (c == clients_.end())
     return;  // the client died; its launch still ran out.
   Client& client = *c->second;
-  ++client.completed;
+  if (solo) ++client.completed;
   if (client.ring)
     PostLaunchEnd(client.ring->control(), seq, wall_.SteadyNanosAt(at));
-  if (solo.ok()) client.device_time.Add(took, solo->SoloDuration());
+  if (solo && solo->ok()) client.device_time.Add(took, (*solo)->SoloDuration());
   client.outstanding.erase(seq);
   std::deque<uint64_t>& queue = client.streams[stream];
   if (!queue.empty() && queue.front() == key) {

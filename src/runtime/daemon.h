@@ -86,6 +86,9 @@ class Daemon final : private cuda::GateSink {
     // A stream wait (cudaStreamWaitEvent): never reaches the policy; ends
     // when what it waits for has ended (ReleaseWaits).
     std::optional<WaitTarget> wait;
+    // A host-device copy: never reaches the policy; runs on the copy engine
+    // of its direction (StartCopy).
+    std::optional<HostCopy> copy;
     LaunchId device_id = 0;              // gate mode: once granted.
     TimePoint submitted = TimeZero();    // handed to the policy (simulated).
     PriorityClass cls = PriorityClass::kBestEffort;  // the client's.
@@ -139,6 +142,10 @@ class Daemon final : private cuda::GateSink {
   // ended, and submits what follows it, until no such wait is left.
   void ReleaseWaits(Client& c);
   void OnLaunchComplete(uint64_t key, TimePoint at);
+  // Runs in-flight copy `key` on its direction's copy engine: after the
+  // copies before it there, for its bytes at the GPU's copy bandwidth; it
+  // completes (OnLaunchComplete) when it ends, in simulated time.
+  void StartCopy(uint64_t key, InFlight& f);
   // GateSink: sends kGrant for the launch whose key is `tag`.
   void Grant(ClientId client, uint64_t tag, LaunchId id) override;
   // Gate mode: reads the client's kDone packets.
@@ -201,6 +208,14 @@ class Daemon final : private cuda::GateSink {
   int64_t kernels_launched_ = 0;
   int64_t stream_waits_ = 0;  // kWait entries taken from the rings.
   int64_t kernels_completed_ = 0;
+  // Host-device copies: when each direction's engine is free (simulated),
+  // and how many copies and bytes each has taken (kCopy entries).
+  std::array<TimePoint, kCopyDirections> copy_engine_free_{};
+  struct CopyTotals {
+    int64_t copies = 0;
+    uint64_t bytes = 0;
+  };
+  std::array<CopyTotals, kCopyDirections> copy_totals_{};
   int64_t clients_served_ = 0;
   int64_t clients_dropped_ = 0;
   int64_t connections_rejected_ = 0;

@@ -35,6 +35,12 @@ std::string Daemon::StatsJson() const {
   j["kernels_launched"] = kernels_launched_;
   j["stream_waits"] = stream_waits_;
   j["kernels_completed"] = kernels_completed_;
+  j["copies"] = nlohmann::json::object();
+  for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
+    const CopyTotals& t = copy_totals_[static_cast<int>(d) - 1];
+    j["copies"][d == CopyDirection::kHostToDevice ? "host_to_device" : "device_to_host"] = {
+        {"count", t.copies}, {"bytes", t.bytes}};
+  }
   j["clients_served"] = clients_served_;
   j["clients_dropped"] = clients_dropped_;
   j["connections_rejected"] = connections_rejected_;

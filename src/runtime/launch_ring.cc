@@ -62,6 +62,28 @@ Result<WaitTarget> WaitTargetOf(const RingEntry& e) {
   return WaitTarget{e.shared_mem, static_cast<SyncScope>(e.func_id)};
 }
 
+RingEntry CopyEntry(uint64_t seq, uint32_t stream_id, HostCopy copy) {
+  RingEntry e;
+  e.type = static_cast<uint32_t>(EntryType::kCopy);
+  e.seq = seq;
+  e.stream_id = stream_id;
+  e.func_id = static_cast<uint32_t>(copy.direction);
+  e.shared_mem = copy.bytes;
+  return e;
+}
+
+Result<HostCopy> HostCopyOf(const RingEntry& e) {
+  if (e.func_id != static_cast<uint32_t>(CopyDirection::kHostToDevice) &&
+      e.func_id != static_cast<uint32_t>(CopyDirection::kDeviceToHost)) {
+    return InvalidArgumentError("copy with unknown direction " + std::to_string(e.func_id));
+  }
+  if (e.shared_mem == 0 || e.shared_mem > kMaxCopyBytes) {
+    return InvalidArgumentError("copy " + std::to_string(e.seq) + " of " +
+                                std::to_string(e.shared_mem) + " bytes");
+  }
+  return HostCopy{static_cast<CopyDirection>(e.func_id), e.shared_mem};
+}
+
 uint32_t EntryChecksum(const RingEntry& e) {
   // FNV-1a over 64-bit words (a launch must stay cheap: 32 multiply steps,
   // not 256), folded to 32 bits. Detects scribbles, not attacks: colod

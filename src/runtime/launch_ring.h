@@ -55,6 +55,10 @@ enum class EntryType : uint32_t {
   // launch has ended (WaitEntry). It takes a launch sequence number, and
   // ends, as a launch does, when what it waits for has ended.
   kWait = 3,
+  // A copy between host and device memory (CopyEntry): it takes a launch
+  // sequence number and runs on the copy engine of its direction, in stream
+  // order, for its bytes at the GPU's copy bandwidth.
+  kCopy = 4,
 };
 
 struct RingEntry {
@@ -142,6 +146,21 @@ RingEntry WaitEntry(uint64_t seq, uint32_t stream_id, WaitTarget target);
 // The target of a kWait entry; InvalidArgument (the client is dropped) for
 // an unknown scope or a target that is not an earlier launch.
 Result<WaitTarget> WaitTargetOf(const RingEntry& e);
+
+// A kCopy entry's work, kept in fields a copy has no other use for:
+// `func_id` holds the direction, `shared_mem` the bytes.
+enum class CopyDirection : uint32_t { kHostToDevice = 1, kDeviceToHost = 2 };
+inline constexpr int kCopyDirections = 2;
+struct HostCopy {
+  CopyDirection direction = CopyDirection::kHostToDevice;
+  uint64_t bytes = 0;
+};
+// No copy moves more than this many bytes (a petabyte; more is a scribble).
+inline constexpr uint64_t kMaxCopyBytes = uint64_t{1} << 50;
+RingEntry CopyEntry(uint64_t seq, uint32_t stream_id, HostCopy copy);
+// The copy a kCopy entry describes; InvalidArgument (the client is dropped)
+// for an unknown direction, or bytes that are 0 or above kMaxCopyBytes.
+Result<HostCopy> HostCopyOf(const RingEntry& e);
 
 // The work a kDefineKernel entry declares: nullopt if none (work_math 0 and
 // no FLOPs or bytes). InvalidArgument (the client is dropped: the ring is

@@ -32,8 +32,8 @@ namespace colo::runtime {
 inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 4: launch end times on the ring; 5: L2, bus width and memory clock in
 // the welcome; 6: declared work (library GEMMs) in kernel definitions;
-// 7: stream waits (kWait) on the ring.
-inline constexpr uint32_t kWireVersion = 7;
+// 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy).
+inline constexpr uint32_t kWireVersion = 8;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {

@@ -333,7 +333,8 @@ int GraphLaunch(void* exec, void* stream) {
     } else if (err = AfterHostFuncs(s, stream); err == kCudaSuccess) {
       // Checked again: its memory may have been freed since the capture.
       if (err = CheckCapturedCopy(s, op); err == kCudaSuccess)
-        err = RunCapturedCopy(op);
+        err = PushCopyWorkLocked(s, op, stream);
+      if (err == kCudaSuccess) err = RunCapturedCopy(op);
     }
     if (err != kCudaSuccess) return err;
   }

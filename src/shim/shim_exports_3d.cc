@@ -35,7 +35,7 @@ int cudaMemcpy3D(const void* params) {
 
 int cudaMemcpy3D_ptds(const void* params) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpy3D_ptds, kNotFound, params);
-  return Safe([&] { return cs::Memcpy3D(Parms(params), nullptr, false); });
+  return Safe([&] { return cs::Memcpy3D(Parms(params), PerThread(nullptr), false); });
 }
 
 int cudaMemcpy3DAsync(const void* params, void* stream) {
@@ -55,7 +55,7 @@ int cudaMemset3D(colo_pitched_ptr ptr, int value, colo_extent extent) {
 
 int cudaMemset3D_ptds(colo_pitched_ptr ptr, int value, colo_extent extent) {
   COLO_FORWARD_IF_NEEDED(cudaMemset3D_ptds, kNotFound, ptr, value, extent);
-  return Safe([&] { return cs::Memset3D(P(ptr), value, E(extent), nullptr, false); });
+  return Safe([&] { return cs::Memset3D(P(ptr), value, E(extent), PerThread(nullptr), false); });
 }
 
 int cudaMemset3DAsync(colo_pitched_ptr ptr, int value, colo_extent extent, void* stream) {

@@ -12,7 +12,7 @@ using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
 int cudaMemcpy_ptds(void* dst, const void* src, size_t count, int kind) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpy_ptds, kCudaErrorSharedObjectSymbolNotFound,
                          dst, src, count, kind);
-  return Safe([&] { return cs::Memcpy(dst, src, count, kind); });
+  return Safe([&] { return cs::Memcpy(dst, src, count, kind, PerThread(nullptr)); });
 }
 
 int cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -21,14 +21,15 @@ int cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
                          kCudaErrorSharedObjectSymbolNotFound, dst, dpitch, src,
                          spitch, width, height, kind);
   return Safe([&] {
-    return cs::Memcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    return cs::Memcpy2D(dst, dpitch, src, spitch, width, height, kind,
+                        PerThread(nullptr));
   });
 }
 
 int cudaMemset_ptds(void* dev_ptr, int value, size_t count) {
   COLO_FORWARD_IF_NEEDED(cudaMemset_ptds, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr, value, count);
-  return Safe([&] { return cs::Memset(dev_ptr, value, count); });
+  return Safe([&] { return cs::Memset(dev_ptr, value, count, PerThread(nullptr)); });
 }
 
 int cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, int kind,
@@ -157,7 +158,8 @@ int cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, src,
                          count, offset, kind);
   return Safe([&] {
-    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, nullptr, false);
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, PerThread(nullptr),
+                              false);
   });
 }
 
@@ -167,7 +169,7 @@ int cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
                          count, offset, kind);
   return Safe([&] {
-    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, nullptr,
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, PerThread(nullptr),
                                 false);
   });
 }
@@ -201,7 +203,8 @@ int cudaMemset2D_ptds(void* dev_ptr, size_t pitch, int value, size_t width,
                          kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
                          value, width, height);
   return Safe([&] {
-    return cs::Memset2D(dev_ptr, pitch, value, width, height, nullptr, false);
+    return cs::Memset2D(dev_ptr, pitch, value, width, height, PerThread(nullptr),
+                        false);
   });
 }
 

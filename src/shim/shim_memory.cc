@@ -230,6 +230,9 @@ int RunOrCapture(State& s, void* stream, const CapturedOp& op) {
     RecordCaptured(stream, op);
     return kCudaSuccess;
   }
+  // The device work first: its simulated start does not wait for the
+  // host's memmove, which the GPU's copy would not have to do.
+  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
   return RunCapturedCopy(op);
 }
 
@@ -248,54 +251,53 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
 
 namespace {
 
-// Sim mode's synchronous copies, like the legacy default stream's: checked
-// (so that a refused copy fails at once), then after the kernels before
-// them checked again and run under the lock, so that a free from another
-// thread meanwhile cannot leave the copy writing freed memory.
-template <typename Check, typename Copy>
-int SyncThenCopy(State& s, Check check, Copy copy) {
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (int err = check(); err != kCudaSuccess) return err;
-  }
-  if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
+// Sim mode's synchronous copies: checked, their device work put on
+// `stream`, and run, under the lock (a free from another thread cannot come
+// in between); then, unless it is a copy between device memory, the call
+// waits for the stream's work up to it. No capture may record them.
+template <typename Check>
+int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
   std::lock_guard<std::mutex> lock(s.mu);
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (int err = check(); err != kCudaSuccess) return err;
-  return copy();
+  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
+  if (int err = RunCapturedCopy(op); err != kCudaSuccess) return err;
+  if (BetweenDeviceMemory(s, op)) return kCudaSuccess;
+  return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
 }
 
 }  // namespace
 
-int Memcpy(void* dst, const void* src, size_t count, int kind) {
+int Memcpy(void* dst, const void* src, size_t count, int kind, void* stream) {
   State& s = S();
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s)) return gate::Memcpy(s, dst, src, count, kind);
   }
-  return SyncThenCopy(
-      s, [&] { return CheckCopy(s, dst, count, src, count, kind); },
-      [&] {
-        if (count > 0) std::memmove(dst, src, count);
-        return kCudaSuccess;
-      });
+  return SyncCopy(
+      s, stream, [&] { return CheckCopy(s, dst, count, src, count, kind); },
+      CopyOp(dst, count, src, count, count, 1, kind));
 }
 
 int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
-             size_t width, size_t height, int kind) {
+             size_t width, size_t height, int kind, void* stream) {
+  State& s = S();
   {
-    State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s))
       return gate::Memcpy2D(s, dst, dpitch, src, spitch, width, height, kind);
   }
   if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
-  return SyncThenCopy(
-      S(),
+  return SyncCopy(
+      s, stream,
       [&] {
-        return CheckCopy(S(), dst, PitchedSpan(dpitch, width, height), src,
+        return CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
                          PitchedSpan(spitch, width, height), kind);
       },
-      [&] { return CopyRows(dst, dpitch, src, spitch, width, height); });
+      CopyOp(dst, dpitch, src, spitch, width, height, kind));
 }
 
 int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -328,21 +330,14 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
                       CopyOp(dst, count, src, count, count, 1, kind));
 }
 
-int Memset(void* ptr, int value, size_t count) {
+int Memset(void* ptr, int value, size_t count, void* stream) {
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     if (InGate(s)) return gate::Memset(s, ptr, value, count);
-    if (int err = AfterHostFuncs(s, nullptr); err != kCudaSuccess) return err;
-    if (count > 0 && !InAllocation(s, ptr, count))
-      return cuda::kCudaErrorInvalidValue;
-    if (count > 0 && InDeviceAllocation(s, ptr, count)) {
-      FillDeviceBytes(ptr, value, count);
-    } else if (count > 0) {
-      std::memset(ptr, value, count);
-    }
   }
-  return kCudaSuccess;
+  // Asynchronous with respect to the host, as CUDA's is for device memory.
+  return MemsetAsync(ptr, value, count, stream);
 }
 
 int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
@@ -352,13 +347,14 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (count > 0 && !InAllocation(s, ptr, count))
     return cuda::kCudaErrorInvalidValue;
+  const CapturedOp op = CopyOp(ptr, count, nullptr, count, count, 1, kDefault,
+                              CapturedOp::Kind::kSet, value);
   if (count > 0 && !CapturingInto(s, stream) && InDeviceAllocation(s, ptr, count)) {
+    if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
     FillDeviceBytes(ptr, value, count);
     return kCudaSuccess;
   }
-  return RunOrCapture(s, stream,
-                      CopyOp(ptr, count, nullptr, count, count, 1, kDefault,
-                             CapturedOp::Kind::kSet, value));
+  return RunOrCapture(s, stream, op);
 }
 
 namespace {
@@ -466,7 +462,7 @@ int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
   void* dst = to_symbol ? bytes : other;
   const void* src = to_symbol ? static_cast<const void*>(other) : bytes;
   return async ? MemcpyAsync(dst, src, count, kind, stream)
-               : Memcpy(dst, src, count, kind);
+               : Memcpy(dst, src, count, kind, stream);
 }
 
 }  // namespace
@@ -527,12 +523,11 @@ int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (s.gate)
     return gate::Memset2D(s, ptr, pitch, value, width, height, stream, async);
-  if (int err = AfterHostFuncs(s, async ? stream : nullptr); err != kCudaSuccess)
-    return err;
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (width == 0 || height == 0) return kCudaSuccess;
   if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
     return cuda::kCudaErrorInvalidValue;
-  return RunOrCapture(s, async ? stream : nullptr,
+  return RunOrCapture(s, stream,
                       CopyOp(ptr, pitch, nullptr, pitch, width, height, kDefault,
                              CapturedOp::Kind::kSet, value));
 }

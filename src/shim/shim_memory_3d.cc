@@ -95,7 +95,7 @@ int Memcpy3D(const cuda::Memcpy3DParms* p, void* stream, bool async) {
     const int err = async ? Memcpy2DAsync(d, p->dst_ptr.pitch, from, p->src_ptr.pitch,
                                           e.width, e.height, p->kind, stream)
                           : Memcpy2D(d, p->dst_ptr.pitch, from, p->src_ptr.pitch, e.width,
-                                     e.height, p->kind);
+                                     e.height, p->kind, stream);
     if (err != kCudaSuccess) return err;
   }
   return kCudaSuccess;

@@ -390,6 +390,26 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   return kCudaSuccess;
 }
 
+int PushHostCopyLocked(State& s, void* stream, runtime::HostCopy copy) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
+  const runtime::RingEntry e = runtime::CopyEntry(s.last_seq + 1, StreamIdOf(stream), copy);
+  if (int err = Push(s, e); err != kCudaSuccess) return err;
+  Pushed(s, stream, e.seq);
+  return kCudaSuccess;
+}
+
+const void* LibraryKernelKeyLocked(State& s, const std::string& name,
+                                   const State::LibraryKernel& kernel) {
+  std::unique_ptr<char>& key = s.library_keys[name];
+  if (!key) {
+    key = std::make_unique<char>();
+    s.names[key.get()] = name;
+    s.library_kernels[key.get()] = kernel;
+  }
+  return key.get();
+}
+
 int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
@@ -525,15 +545,11 @@ int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
   if (s.gate != nullptr) return cuda::kCudaErrorNotSupported;  // the real cuBLAS runs there
   Result<GemmLaunch> plan = PlanGemm(SpecOf(s.client->welcome()), shape, op);
   if (!plan.ok()) return cuda::kCudaErrorInvalidValue;
-  std::unique_ptr<char>& key = s.library_keys[plan->name];
-  if (!key) {
-    key = std::make_unique<char>();
-    s.names[key.get()] = plan->name;
-    s.library_kernels[key.get()] = {plan->registers_per_thread, plan->shared_mem, plan->work};
-  }
+  const void* key = LibraryKernelKeyLocked(
+      s, plan->name, {plan->registers_per_thread, plan->shared_mem, plan->work});
   const Dim grid{static_cast<unsigned>(plan->grid.x), 1, 1};
   const Dim block{static_cast<unsigned>(plan->block.x), 1, 1};
-  return SimLaunchLocked(s, key.get(), "library", grid, block, 0, stream);
+  return SimLaunchLocked(s, key, "library", grid, block, 0, stream);
 }
 
 int GemmWaves(const GemmShape& shape, const std::string& op, double* waves) {

@@ -249,19 +249,27 @@ int Free(void* ptr, bool driver = false);
 // allocation, else cudaErrorInvalidValue; the async forms check the stream
 // (cudaErrorInvalidResourceHandle). Memsets need their bytes inside one
 // allocation. Gate mode leaves the checks to the real runtime.
-int Memcpy(void* dst, const void* src, size_t count, int kind);
+//
+// Sim mode moves the bytes on the host when called (kernels compute
+// nothing, so there is nothing to order them after), then puts the device
+// work the copy or memset stands for on its stream (PushCopyWorkLocked):
+// what follows waits for it, and it takes the time a GPU gives it. The
+// synchronous copies run on `stream` (the legacy default stream, or the
+// calling thread's for the per-thread entry points) and return when their
+// stream's work up to and including them has ended, except a copy between
+// device memory, which returns at once as CUDA's does; the synchronous
+// memsets return at once.
+int Memcpy(void* dst, const void* src, size_t count, int kind, void* stream = nullptr);
 // `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart;
 // cudaErrorInvalidPitchValue if a row is wider than either pitch.
 int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
-             size_t width, size_t height, int kind);
-// The same on `stream`; sim mode copies at once, like MemcpyAsync.
+             size_t width, size_t height, int kind, void* stream = nullptr);
+// The same on `stream`, asynchronously.
 int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                   size_t width, size_t height, int kind, void* stream);
-// Sim mode: copies at once (kernels are not executed, so there is nothing
-// to order).
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
                 void* stream);
-int Memset(void* ptr, int value, size_t count);
+int Memset(void* ptr, int value, size_t count, void* stream = nullptr);
 int MemsetAsync(void* ptr, int value, size_t count, void* stream);
 int MemGetInfo(size_t* free_bytes, size_t* total_bytes);
 // Gate mode: `free_bytes` (the GPU's, from the real runtime) capped by what

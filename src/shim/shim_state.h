@@ -321,6 +321,33 @@ GpuSpec SpecOf(const runtime::WelcomeMsg& w);
 // thread does not wait. Nothing is pushed if it has ended already.
 // REQUIRES: not gate mode, `stream` checked.
 int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope);
+// Sim mode: a copy between host and device memory on `stream`, ordered
+// like a launch (after the legacy stream's work where CUDA orders it so);
+// colod runs it on its direction's copy engine. REQUIRES: `stream` checked.
+int PushHostCopyLocked(State& s, void* stream, runtime::HostCopy copy);
+// The key a library kernel `name` is launched by (LaunchLocked), made the
+// first time with what `kernel` uses and does; later calls with the same
+// name keep the first description. Kept for the process's life.
+const void* LibraryKernelKeyLocked(State& s, const std::string& name,
+                                   const State::LibraryKernel& kernel);
+// Sim mode: the device work a copy or memset stands for goes on `stream`
+// (before the host moves the bytes, so that the host's memmove does not
+// delay the work's simulated start), so that it takes the time a GPU gives it and
+// what follows on the stream waits for it (copy_work.cc):
+//  * a copy between host and device memory: PushHostCopyLocked, of
+//    width x height bytes;
+//  * a copy between device memory, or a memset of device memory: a kernel
+//    that declares its DRAM traffic (read and written; written), timed by
+//    the roofline like a library GEMM (colo/gemm_model.h);
+//  * a copy between host memory, or a memset of host memory: nothing (the
+//    host did it all).
+// Device memory: device and managed allocations and __device__ and
+// __managed__ variables; pinned and registered host memory is host memory.
+// REQUIRES: s.mu held, connected, not gate mode, `stream` checked and not
+// capturing.
+int PushCopyWorkLocked(State& s, const CapturedOp& op, void* stream);
+// Whether `op` is a copy from device memory to device memory (as above).
+bool BetweenDeviceMemory(const State& s, const CapturedOp& op);
 // Pushes a launch of `key` (defining it on the ring first); in gate mode
 // `gate_launch` is handed to the gate client under the new sequence number.
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,

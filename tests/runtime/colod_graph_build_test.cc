@@ -58,9 +58,12 @@ TEST(ColodIntegrationTest, AGraphBuiltNodeByNodeRunsInDependencyOrder) {
   for (const auto& [key, value] : expected) EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
   // 5 kernels of 1 ms a launch, serialized on one stream: at least 10 ms.
   EXPECT_GE(NumberOf(out, "graph_ms"), 10.0) << out;
-  // Nothing ran when the graph was built: exactly the 2 launches' 10.
+  // Nothing ran when the graph was built: exactly the 2 launches' 10
+  // kernels, their 2 memsets (kernels on the device) and 2 copies out.
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
-    return j["kernels_launched"] == 10 && j["kernels_completed"] == 10;
+    return j["kernels_launched"] == 12 && j["kernels_completed"] == 12 &&
+           j["copies"]["device_to_host"]["count"] == 2 &&
+           j["copies"]["host_to_device"]["count"] == 0;
   })) << colod.Stats().dump();
 }
 

@@ -62,12 +62,19 @@ TEST(ColodIntegrationTest, InferenceNextToTrainingCountsEveryKernel) {
     EXPECT_EQ(ValueOf(infer->Output(), bus), 5120) << bus << "\n" << infer->Output();
   EXPECT_EQ(ValueOf(infer->Output(), "attr_mem_khz"), 1214844) << infer->Output();
   // Every launch the programs made reached colod and finished on the simulated
-  // GPU.
+  // GPU, and so did train_loop's cudaMemset of its weights (a kernel on the
+  // device) and infer_loop's copies: each request's input in (async) and
+  // output out (cudaMemcpy), 256 KiB each way on the copy engines.
   ASSERT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {
-    return j["kernels_launched"] == infer_launched + train_launched &&
-           j["kernels_completed"] == infer_launched + train_launched &&
+    return j["kernels_launched"] == infer_launched + train_launched + 1 &&
+           j["kernels_completed"] == infer_launched + train_launched + 1 &&
            j["clients"].empty() && j["memory_used"] == 0;
   })) << colod.Stats().dump();
+  const nlohmann::json copies = colod.Stats()["copies"];
+  EXPECT_EQ(copies["host_to_device"]["count"], 30) << copies.dump();
+  EXPECT_EQ(copies["device_to_host"]["count"], 30) << copies.dump();
+  EXPECT_EQ(copies["host_to_device"]["bytes"], 30 * 262144) << copies.dump();
+  EXPECT_EQ(copies["device_to_host"]["bytes"], 30 * 262144) << copies.dump();
   EXPECT_TRUE(
       colod.LogHas("registered as high: granted high by operator token"));
   EXPECT_TRUE(colod.LogHas("registered as best-effort"));
@@ -84,9 +91,12 @@ TEST(ColodIntegrationTest, PollingColodCountsEveryKernelToo) {
   auto b = colod.Run(dir, "b", {Program("infer_loop"), "40", "3", "50"});
   ASSERT_EQ(a->Wait(seconds(60)), 0) << a->Output();
   ASSERT_EQ(b->Wait(seconds(60)), 0) << b->Output();
+  // The kernels, with train_loop's one cudaMemset, and infer_loop's copies.
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
-    return j["kernels_launched"] == 30 * 16 + 40 * 3 &&
-           j["kernels_completed"] == 30 * 16 + 40 * 3 && j["clients"].empty();
+    return j["kernels_launched"] == 30 * 16 + 40 * 3 + 1 &&
+           j["kernels_completed"] == 30 * 16 + 40 * 3 + 1 && j["clients"].empty() &&
+           j["copies"]["host_to_device"]["count"] == 40 &&
+           j["copies"]["device_to_host"]["count"] == 40;
   })) << colod.Stats().dump();
 }
 
@@ -846,8 +856,12 @@ TEST(ColodIntegrationTest, ACapturedGraphRunsItsKernelsThroughColod) {
   EXPECT_EQ(ValueOf(out, "exec_destroy"), 0) << out;
   EXPECT_EQ(ValueOf(out, "graph_destroy"), 0) << out;
   EXPECT_EQ(ValueOf(out, "graph_destroy_again"), 1) << out;
+  // Each of the 4 launches ran the graph's 5 kernels and its memset (a
+  // kernel on the device) and its copy in; cudaMemcpy then copied out.
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
-    return j["kernels_launched"] == 20 && j["kernels_completed"] == 20;
+    return j["kernels_launched"] == 24 && j["kernels_completed"] == 24 &&
+           j["copies"]["host_to_device"]["count"] == 4 &&
+           j["copies"]["device_to_host"]["count"] == 1;
   })) << colod.Stats().dump();
 }
 
@@ -1213,8 +1227,23 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   odd.func_id = 7;
   ASSERT_TRUE((*fifth)->ring()->Push(odd).ok());
   EXPECT_TRUE(colod.LogHas("stream wait with unknown scope 7"));
+  // And a copy in a direction colod has no engine for, or of no bytes.
+  auto sixth = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(sixth.ok());
+  runtime::RingEntry sideways =
+      runtime::CopyEntry(1, 0, {runtime::CopyDirection::kHostToDevice, 4096});
+  sideways.func_id = 3;
+  ASSERT_TRUE((*sixth)->ring()->Push(sideways).ok());
+  EXPECT_TRUE(colod.LogHas("copy with unknown direction 3"));
+  auto seventh = runtime::RuntimeClient::Connect(AppOptions(colod));
+  ASSERT_TRUE(seventh.ok());
+  ASSERT_TRUE((*seventh)
+                  ->ring()
+                  ->Push(runtime::CopyEntry(1, 0, {runtime::CopyDirection::kDeviceToHost, 0}))
+                  .ok());
+  EXPECT_TRUE(colod.LogHas("copy 1 of 0 bytes"));
   ASSERT_TRUE(colod.StatsReach(
-      [](const nlohmann::json& j) { return j["clients_dropped"] == 5; }));
+      [](const nlohmann::json& j) { return j["clients_dropped"] == 7; }));
 }
 
 // A client that goes away while a stream of it is held by a wait: what was

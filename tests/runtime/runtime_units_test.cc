@@ -294,6 +294,30 @@ TEST(LaunchRingTest, PushPopAcrossTwoMappings) {
   EXPECT_FALSE(c->PublishHeadAndCheckMore());
 }
 
+TEST(LaunchRingTest, ACopyEntryCarriesItsDirectionAndBytesAndRefusesOthers) {
+  const RingEntry e = CopyEntry(9, 4, {CopyDirection::kDeviceToHost, uint64_t{3} << 40});
+  EXPECT_EQ(e.type, static_cast<uint32_t>(EntryType::kCopy));
+  EXPECT_EQ(e.seq, 9u);
+  EXPECT_EQ(e.stream_id, 4u);
+  Result<HostCopy> c = HostCopyOf(e);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->direction, CopyDirection::kDeviceToHost);
+  EXPECT_EQ(c->bytes, uint64_t{3} << 40);
+  EXPECT_TRUE(HostCopyOf(CopyEntry(1, 0, {CopyDirection::kHostToDevice, kMaxCopyBytes})).ok());
+  // The ring is untrusted: no direction but the two, no empty or
+  // impossible copy.
+  for (uint32_t direction : {0u, 3u}) {
+    RingEntry bad = e;
+    bad.func_id = direction;
+    EXPECT_EQ(HostCopyOf(bad).status().code(), StatusCode::kInvalidArgument) << direction;
+  }
+  for (uint64_t bytes : {uint64_t{0}, kMaxCopyBytes + 1}) {
+    EXPECT_EQ(HostCopyOf(CopyEntry(1, 0, {CopyDirection::kHostToDevice, bytes})).status().code(),
+              StatusCode::kInvalidArgument)
+        << bytes;
+  }
+}
+
 TEST(LaunchRingTest, FullRingRefusesAndCorruptionIsDetected) {
   std::unique_ptr<LaunchRing> p(*LaunchRing::Create());
   std::unique_ptr<LaunchRing> c(

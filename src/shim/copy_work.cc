@@ -1,0 +1,90 @@
+// shim/copy_work.cc — the device work a copy or memset stands for in sim
+// mode (PushCopyWorkLocked, shim_state.h).
+//
+// A copy between host and device memory goes to colod as a copy (its
+// engines, the GPU's copy bandwidth). A copy between device memory, or a
+// memset of it, is a kernel on the GPU, as CUDA runs it: here a grid of
+// 256-thread blocks, one per 16 KiB (each thread moves four 16-byte words),
+// at most one full wave, that declares the DRAM bytes it reads and writes.
+// Its declared bytes are rounded up to six significant bits (at most 1/64
+// more), so that a program of ever new sizes defines at most 64 such
+// kernels per power of two.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+
+#include "shim/shim_state.h"
+
+namespace colo::shim {
+namespace {
+
+using cuda::kCudaSuccess;
+
+constexpr unsigned kMemoryKernelThreads = 256;
+constexpr uint64_t kBytesPerMemoryBlock = 16 * 1024;
+constexpr int kMemoryKernelRegisters = 16;
+constexpr int kSignificantBits = 6;
+
+bool OnDevice(const State& s, const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  for (const AllocationMap* m : {&s.allocations, &s.symbols, &s.managed_vars}) {
+    if (AllocationHolding(*m, a) != m->end()) return true;
+  }
+  return false;
+}
+
+uint64_t RoundedBytes(uint64_t bytes) {
+  const int bits = std::bit_width(bytes);
+  if (bits <= kSignificantBits) return bytes;
+  const uint64_t unit = uint64_t{1} << (bits - kSignificantBits);
+  return (bytes + unit - 1) / unit * unit;
+}
+
+// A kernel `op` that moves `bytes` (each read `reads` times and written
+// once: 1 for a copy, 0 for a memset) on `stream`.
+int LaunchMemoryKernelLocked(State& s, const char* op, uint64_t bytes, int reads,
+                             void* stream) {
+  const GpuSpec gpu = SpecOf(s.client->welcome());
+  const uint64_t rounded = RoundedBytes(bytes);
+  const int blocks_per_sm = std::max(
+      1, std::min(gpu.max_threads_per_sm / static_cast<int>(kMemoryKernelThreads),
+                  gpu.max_blocks_per_sm));
+  const uint64_t wave = static_cast<uint64_t>(gpu.sm_count) * blocks_per_sm;
+  const uint64_t blocks =
+      std::clamp<uint64_t>((rounded + kBytesPerMemoryBlock - 1) / kBytesPerMemoryBlock, 1, wave);
+  State::LibraryKernel k;
+  k.registers_per_thread = kMemoryKernelRegisters;
+  k.work.flops = 0;
+  k.work.bytes = static_cast<double>(rounded) * (reads + 1);
+  const std::string name = std::string(op) + " bytes=" + std::to_string(rounded);
+  const void* key = LibraryKernelKeyLocked(s, name, k);
+  return LaunchLocked(s, key, "library", Dim{static_cast<unsigned>(blocks), 1, 1},
+                      Dim{kMemoryKernelThreads, 1, 1}, 0, stream, nullptr);
+}
+
+}  // namespace
+
+bool BetweenDeviceMemory(const State& s, const CapturedOp& op) {
+  return op.kind == CapturedOp::Kind::kCopy && OnDevice(s, op.src) && OnDevice(s, op.dst);
+}
+
+int PushCopyWorkLocked(State& s, const CapturedOp& op, void* stream) {
+  const uint64_t bytes = static_cast<uint64_t>(op.width) * op.height;
+  if (bytes == 0) return kCudaSuccess;
+  if (op.kind == CapturedOp::Kind::kSet) {
+    if (!OnDevice(s, op.dst)) return kCudaSuccess;
+    return LaunchMemoryKernelLocked(s, "cudaMemset", bytes, 0, stream);
+  }
+  if (op.kind != CapturedOp::Kind::kCopy) return kCudaSuccess;
+  if (BetweenDeviceMemory(s, op))
+    return LaunchMemoryKernelLocked(s, "cudaMemcpyDeviceToDevice", bytes, 1, stream);
+  const bool to_device = OnDevice(s, op.dst);
+  if (!to_device && !OnDevice(s, op.src)) return kCudaSuccess;
+  return PushHostCopyLocked(s, stream,
+                            {to_device ? runtime::CopyDirection::kHostToDevice
+                                       : runtime::CopyDirection::kDeviceToHost,
+                             bytes});
+}
+
+}  // namespace colo::shim
