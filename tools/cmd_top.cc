@@ -62,6 +62,16 @@ void PrintTable(const nlohmann::json& j) {
               "best-effort %s over %lld\n",
               Stretch(of("high")).c_str(), timed("high"),
               Stretch(of("best-effort")).c_str(), timed("best-effort"));
+  // Host-device copies on the copy engines (colod's with kCopy).
+  const nlohmann::json copies = j.value("copies", nlohmann::json::object());
+  auto copied = [&](const char* dir, const char* field) {
+    return copies.contains(dir) ? copies[dir].value(field, 0.0) : 0.0;
+  };
+  std::printf("copies: in %.0f (%.1f MiB), out %.0f (%.1f MiB)\n",
+              copied("host_to_device", "count"),
+              copied("host_to_device", "bytes") / (1024.0 * 1024.0),
+              copied("device_to_host", "count"),
+              copied("device_to_host", "bytes") / (1024.0 * 1024.0));
   std::printf("%4s %8s %6s %-16s %-11s %10s %10s %8s %8s %10s %10s\n", "ID",
               "PID", "UID", "PROGRAM", "CLASS", "LAUNCHED", "COMPLETED",
               "INFLIGHT", "STRETCH", "PERS_MiB", "EPH_MiB");

@@ -324,6 +324,8 @@ TEST(CliRuntimeTest, RunAndTopAgainstColod) {
   EXPECT_NE(out.find("high - over 0 launches, best-effort 1.00x over 6"),
             std::string::npos)
       << out;
+  // Its 3 requests copied 256 KiB in and out each.
+  EXPECT_NE(out.find("copies: in 3 (0.8 MiB), out 3 (0.8 MiB)"), std::string::npos) << out;
 }
 
 // nvcc links the CUDA runtime statically unless told -cudart shared, and
