@@ -535,15 +535,9 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     c.last_seq = e.seq;
     ++stream_waits_;
     auto w = std::make_unique<InFlight>();
-    w->client = c.id;
-    w->seq = e.seq;
-    w->stream = e.stream_id;
     w->wait = target;
-    const uint64_t key = next_launch_key_++;
-    in_flight_[key] = std::move(w);
-    c.outstanding.insert(e.seq);
-    c.streams[e.stream_id].push_back(key);
     ++c.waits_queued;
+    Enqueue(c, e, std::move(w));
     ReleaseWaits(c);
     UpdateWatermark(c);
     return OkStatus();
@@ -552,16 +546,8 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     COLO_ASSIGN_OR_RETURN(HostCopy copy, HostCopyOf(e));
     c.last_seq = e.seq;
     auto f = std::make_unique<InFlight>();
-    f->client = c.id;
-    f->seq = e.seq;
-    f->stream = e.stream_id;
     f->copy = copy;
-    const uint64_t key = next_launch_key_++;
-    in_flight_[key] = std::move(f);
-    c.outstanding.insert(e.seq);
-    std::deque<uint64_t>& queue = c.streams[e.stream_id];
-    queue.push_back(key);
-    if (queue.size() == 1) SubmitHead(c, e.stream_id);
+    if (Enqueue(c, e, std::move(f))) SubmitHead(c, e.stream_id);
     UpdateWatermark(c);
     return OkStatus();
   }
@@ -574,8 +560,6 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   ++c.launched;
   ++kernels_launched_;
   auto f = std::make_unique<InFlight>();
-  f->client = c.id;
-  f->seq = e.seq;
   // One KernelDesc per distinct (name, shape): SimGpu caches its kernel
   // models by KernelDesc address, so a descriptor is dropped only with its
   // model, and only when the table is full and no launch of it is in flight.
@@ -617,19 +601,25 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     UpdateWatermark(c);
     return OkStatus();
   }
-  const uint64_t key = next_launch_key_++;
-  f->stream = e.stream_id;
-  in_flight_[key] = std::move(f);
-  c.outstanding.insert(e.seq);
   // Stream order: a launch starts after the previous one of its stream ended.
-  std::deque<uint64_t>& queue = c.streams[e.stream_id];
-  queue.push_back(key);
-  if (queue.size() == 1) {
+  if (Enqueue(c, e, std::move(f))) {
     SubmitHead(c, e.stream_id);
     ReleaseWaits(c);  // a refused launch has ended
   }
   UpdateWatermark(c);
   return OkStatus();
+}
+
+bool Daemon::Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f) {
+  f->client = c.id;
+  f->seq = e.seq;
+  f->stream = e.stream_id;
+  const uint64_t key = next_launch_key_++;
+  in_flight_[key] = std::move(f);
+  c.outstanding.insert(e.seq);
+  std::deque<uint64_t>& queue = c.streams[e.stream_id];
+  queue.push_back(key);
+  return queue.size() == 1;
 }
 
 bool Daemon::HasEnded(const Client& c, uint64_t seq, SyncScope scope) {

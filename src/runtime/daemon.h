@@ -132,6 +132,10 @@ class Daemon final : private cuda::GateSink {
   // Consumes c's ring. False if c turned out broken (dropped soon after).
   bool DrainRing(Client& c);
   Status HandleEntry(Client& c, const RingEntry& e);
+  // Puts `f`, taken from c's ring entry `e`, at the back of its stream and
+  // among c's outstanding launches. True if it is now the stream's front
+  // (the caller submits it).
+  bool Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f);
   // Submits the front launch of c's `stream` (and, if the device refuses it,
   // the next ones, each refusal a sticky error).
   void SubmitHead(Client& c, uint32_t stream);
