@@ -9,10 +9,15 @@
 // Its declared bytes are rounded up to six significant bits (at most 1/64
 // more), so that a program of ever new sizes defines at most 64 such
 // kernels per power of two.
+//
+// The host's side: the bytes themselves are moved by one worker thread per
+// process, in issue order, unless a side is pageable host memory (MoveBytes).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "shim/shim_state.h"
 
@@ -63,7 +68,71 @@ int LaunchMemoryKernelLocked(State& s, const char* op, uint64_t bytes, int reads
                       Dim{kMemoryKernelThreads, 1, 1}, 0, stream, nullptr);
 }
 
+bool PinnedOrDevice(const State& s, const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (OnDevice(s, p)) return true;
+  for (const AllocationMap* m : {&s.pinned, &s.registered}) {
+    if (AllocationHolding(*m, a) != m->end()) return true;
+  }
+  return false;
+}
+
+// The worker: moves the front copy's bytes without the state lock, then
+// drops it. Runs for the life of the process.
+void RunByteMoves() {
+  State& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  for (;;) {
+    s.byte_moves_changed.wait(lock, [&] { return !s.byte_moves.empty(); });
+    const std::function<void()> move = s.byte_moves.front();
+    lock.unlock();
+    move();
+    lock.lock();
+    s.byte_moves.pop_front();
+    ++s.byte_moves_done;
+    s.byte_moves_changed.notify_all();
+  }
+}
+
 }  // namespace
+
+void MoveBytes(State& s, const CapturedOp& op, std::function<void()> move) {
+  if (!move) move = [op] { (void)RunCapturedCopy(op); };
+  const bool pageable =
+      op.kind == CapturedOp::Kind::kCopy && (!PinnedOrDevice(s, op.dst) || !PinnedOrDevice(s, op.src));
+  if (pageable) {
+    AfterByteMoves(s);  // behind the moves issued before it
+    move();
+    return;
+  }
+  s.byte_moves.push_back(std::move(move));
+  ++s.byte_moves_enqueued;
+  if (!s.byte_mover) {
+    std::thread(RunByteMoves).detach();
+    s.byte_mover = true;
+  }
+  s.byte_moves_changed.notify_all();
+}
+
+void AfterByteMoves(State& s) {
+  const uint64_t target = s.byte_moves_enqueued;
+  if (s.byte_moves_done >= target) return;
+  std::unique_lock<std::mutex> lock(s.mu, std::adopt_lock);
+  s.byte_moves_changed.wait(lock, [&] { return s.byte_moves_done >= target; });
+  lock.release();  // the caller's lock holds it again
+}
+
+bool ByteMovesPending(const State& s) { return s.byte_moves_done < s.byte_moves_enqueued; }
+
+void FinishByteMovesForFork(State& s) { AfterByteMoves(s); }
+
+void ForgetByteMovesInChild(State& s) {
+  // The worker was not forked; the parent had moved everything before.
+  s.byte_moves.clear();
+  s.byte_moves_done = s.byte_moves_enqueued;
+  s.byte_mover = false;
+  new (&s.byte_moves_changed) std::condition_variable();
+}
 
 bool BetweenDeviceMemory(const State& s, const CapturedOp& op) {
   return op.kind == CapturedOp::Kind::kCopy && OnDevice(s, op.src) && OnDevice(s, op.dst);

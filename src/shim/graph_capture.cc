@@ -334,7 +334,7 @@ int GraphLaunch(void* exec, void* stream) {
       // Checked again: its memory may have been freed since the capture.
       if (err = CheckCapturedCopy(s, op); err == kCudaSuccess)
         err = PushCopyWorkLocked(s, op, stream);
-      if (err == kCudaSuccess) err = RunCapturedCopy(op);
+      if (err == kCudaSuccess) MoveBytes(s, op);
     }
     if (err != kCudaSuccess) return err;
   }

@@ -173,9 +173,10 @@ int Free(void* ptr, bool driver) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
   if (InGate(s)) return gate::Free(s, ptr, driver);
-  // As cudaFree waits for the device: a pending host function may still
-  // use the memory.
+  // As cudaFree waits for the device: a pending host function, or a copy's
+  // bytes still moving, may still use the memory.
   (void)AfterHostFuncs(s, kEveryStream);
+  AfterByteMoves(s);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
   // deprecated). A __managed__ variable's storage is not the program's to
@@ -233,7 +234,8 @@ int RunOrCapture(State& s, void* stream, const CapturedOp& op) {
   // The device work first: its simulated start does not wait for the
   // host's memmove, which the GPU's copy would not have to do.
   if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
-  return RunCapturedCopy(op);
+  MoveBytes(s, op);
+  return kCudaSuccess;
 }
 
 }  // namespace
@@ -252,9 +254,10 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
 namespace {
 
 // Sim mode's synchronous copies: checked, their device work put on
-// `stream`, and run, under the lock (a free from another thread cannot come
-// in between); then, unless it is a copy between device memory, the call
-// waits for the stream's work up to it. No capture may record them.
+// `stream`, and run after the byte moves before them, under the lock (a
+// free from another thread cannot come in between); then the call waits
+// for the stream's work up to it. A copy between device memory is
+// asynchronous instead (MoveBytes). No capture may record them.
 template <typename Check>
 int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
   std::lock_guard<std::mutex> lock(s.mu);
@@ -264,8 +267,12 @@ int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (int err = check(); err != kCudaSuccess) return err;
   if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
+  if (BetweenDeviceMemory(s, op)) {
+    MoveBytes(s, op);
+    return kCudaSuccess;
+  }
+  AfterByteMoves(s);
   if (int err = RunCapturedCopy(op); err != kCudaSuccess) return err;
-  if (BetweenDeviceMemory(s, op)) return kCudaSuccess;
   return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
 }
 
@@ -351,7 +358,7 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
                               CapturedOp::Kind::kSet, value);
   if (count > 0 && !CapturingInto(s, stream) && InDeviceAllocation(s, ptr, count)) {
     if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
-    FillDeviceBytes(ptr, value, count);
+    MoveBytes(s, op, [ptr, value, count] { FillDeviceBytes(ptr, value, count); });
     return kCudaSuccess;
   }
   return RunOrCapture(s, stream, op);
@@ -417,6 +424,7 @@ int FreeHost(void* ptr) {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     (void)AfterHostFuncs(s, kEveryStream);  // one may still use it
+    AfterByteMoves(s);                       // or a copy's bytes
     // Only what cudaMallocHost / cudaHostAlloc gave, once.
     if (s.pinned.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
       return cuda::kCudaErrorInvalidValue;
@@ -556,6 +564,7 @@ int HostRegister(void* ptr, size_t size, unsigned flags) {
 int HostUnregister(void* ptr) {
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
+  AfterByteMoves(s);  // a copy may still be moving its bytes
   (void)AfterHostFuncs(s, kEveryStream);  // one may still use it
   if (s.registered.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
     return cuda::kCudaErrorHostMemoryNotRegistered;

@@ -48,7 +48,10 @@ namespace {
 // would hide the parent's death from colod). The child closes its copy of
 // the socket and starts as a new client on its first CUDA call; the parent's
 // allocations and launches stay the parent's.
-void LockForFork() { S().mu.lock(); }
+void LockForFork() {
+  S().mu.lock();
+  FinishByteMovesForFork(S());
+}
 void UnlockAfterFork() { S().mu.unlock(); }
 void ResetInChild() {
   State& s = S();
@@ -72,6 +75,7 @@ void ResetInChild() {
   }
   for (Event* e : s.events) e->recorded = false;
   ForgetHostFuncsInChild(s);
+  ForgetByteMovesInChild(s);
   s.mu.unlock();
 }
 
@@ -195,6 +199,7 @@ bool Ended(const runtime::RingControl& ctl, uint64_t seq,
 
 int SyncTo(State& s, uint64_t seq, runtime::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
+  AfterByteMoves(s);  // the host may look at the bytes once this returns
   const runtime::RingControl& ctl = s.client->ring()->control();
   // Nothing to wait for and nothing to report: no round trip.
   auto done = [&ctl, seq, scope] {
@@ -210,6 +215,7 @@ int SyncTo(State& s, uint64_t seq, runtime::SyncScope scope) {
 
 int QueryTo(State& s, uint64_t seq, runtime::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (ByteMovesPending(s)) return cuda::kCudaErrorNotReady;
   return Ended(s.client->ring()->control(), seq, scope)
              ? kCudaSuccess
              : cuda::kCudaErrorNotReady;

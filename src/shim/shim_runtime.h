@@ -250,10 +250,10 @@ int Free(void* ptr, bool driver = false);
 // (cudaErrorInvalidResourceHandle). Memsets need their bytes inside one
 // allocation. Gate mode leaves the checks to the real runtime.
 //
-// Sim mode moves the bytes on the host when called (kernels compute
-// nothing, so there is nothing to order them after), then puts the device
-// work the copy or memset stands for on its stream (PushCopyWorkLocked):
-// what follows waits for it, and it takes the time a GPU gives it. The
+// Sim mode puts the device work the copy or memset stands for on its
+// stream (PushCopyWorkLocked): what follows waits for it, and it takes the
+// time a GPU gives it. The bytes move on the host (kernels compute nothing,
+// so there is nothing to order them after; MoveBytes). The
 // synchronous copies run on `stream` (the legacy default stream, or the
 // calling thread's for the per-thread entry points) and return when their
 // stream's work up to and including them has ended, except a copy between

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -216,6 +217,15 @@ struct State {
   std::deque<PendingHostFunc> host_funcs;
   std::condition_variable host_funcs_changed;
   bool host_func_worker = false;
+  // Sim mode: the bytes of asynchronous copies and memsets still to move,
+  // in the order they were issued (the front one is the worker's), how many
+  // were ever enqueued and moved, whether the worker thread runs, and what
+  // is signalled when one is added or moved (copy_work.cc).
+  std::deque<std::function<void()>> byte_moves;
+  uint64_t byte_moves_enqueued = 0;
+  uint64_t byte_moves_done = 0;
+  bool byte_mover = false;
+  std::condition_variable byte_moves_changed;
 };
 
 State& S();
@@ -244,11 +254,13 @@ int Connected(State& s);
 bool InGate(State& s);
 // Waits until launches <= seq finished (kAllBefore: the legacy default
 // stream, the device), or launch seq and its stream's earlier ones did
-// (kLaunch: a stream, an event on one); a round trip only if needed.
+// (kLaunch: a stream, an event on one); a round trip only if needed. Sim
+// mode: and every copy's bytes issued before have been moved
+// (AfterByteMoves).
 int SyncTo(State& s, uint64_t seq,
            runtime::SyncScope scope = runtime::SyncScope::kAllBefore);
 // cudaSuccess if what SyncTo would wait for has finished, else
-// cudaErrorNotReady.
+// cudaErrorNotReady (also while copies' bytes are still moving).
 int QueryTo(State& s, uint64_t seq,
             runtime::SyncScope scope = runtime::SyncScope::kAllBefore);
 // kAllBefore for a default stream, kLaunch for one of the program's.
@@ -348,6 +360,24 @@ const void* LibraryKernelKeyLocked(State& s, const std::string& name,
 int PushCopyWorkLocked(State& s, const CapturedOp& op, void* stream);
 // Whether `op` is a copy from device memory to device memory (as above).
 bool BetweenDeviceMemory(const State& s, const CapturedOp& op);
+// Sim mode: runs a checked copy or memset's host side. A copy with a side
+// in pageable host memory moves its bytes now, as CUDA stages pageable
+// memory before the call returns; any other copy, and a memset, is handed
+// to the process's byte-moving worker (`move`: what moves them, default
+// RunCapturedCopy(op)), which moves them in issue order while the caller
+// goes on, as a GPU's DMA or kernel would. REQUIRES: s.mu held.
+void MoveBytes(State& s, const CapturedOp& op, std::function<void()> move = nullptr);
+// Waits, with s.mu released meanwhile, until every byte move enqueued
+// before the call has been made: before the host may see their bytes (a
+// synchronization or query that says the work has ended, a host function,
+// a copy made at once) or their memory goes (a free). REQUIRES: s.mu held.
+void AfterByteMoves(State& s);
+// Whether byte moves are still waiting or running.
+bool ByteMovesPending(const State& s);
+// fork(): the parent waits for its moves (REQUIRES: s.mu held); the child
+// has no worker.
+void FinishByteMovesForFork(State& s);
+void ForgetByteMovesInChild(State& s);
 // Pushes a launch of `key` (defining it on the ring first); in gate mode
 // `gate_launch` is handed to the gate client under the new sequence number.
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,

@@ -168,7 +168,8 @@ int EventQuery(void* event) {
   if (e->seq != 0) {
     if (int err = Connected(s); err != kCudaSuccess) return err;
   }
-  return EventTime(s, e) ? kCudaSuccess : cuda::kCudaErrorNotReady;
+  // Nor while a copy's bytes are still moving on the host.
+  return EventTime(s, e) && !ByteMovesPending(s) ? kCudaSuccess : cuda::kCudaErrorNotReady;
 }
 
 int EventSynchronize(void* event) {
