@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "shim/shim_state.h"
@@ -100,17 +101,22 @@ void MoveBytes(State& s, const CapturedOp& op, std::function<void()> move) {
   if (!move) move = [op] { (void)RunCapturedCopy(op); };
   const bool pageable =
       op.kind == CapturedOp::Kind::kCopy && (!PinnedOrDevice(s, op.dst) || !PinnedOrDevice(s, op.src));
-  if (pageable) {
+  if (!pageable && !s.byte_mover) {
+    try {
+      std::thread(RunByteMoves).detach();
+      s.byte_mover = true;
+    } catch (const std::system_error&) {
+      // No thread to be had: moved now, as before there was a worker (none
+      // is pending, since none was ever enqueued).
+    }
+  }
+  if (pageable || !s.byte_mover) {
     AfterByteMoves(s);  // behind the moves issued before it
     move();
     return;
   }
   s.byte_moves.push_back(std::move(move));
   ++s.byte_moves_enqueued;
-  if (!s.byte_mover) {
-    std::thread(RunByteMoves).detach();
-    s.byte_mover = true;
-  }
   s.byte_moves_changed.notify_all();
 }
 
