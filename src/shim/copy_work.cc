@@ -51,6 +51,7 @@ uint64_t RoundedBytes(uint64_t bytes) {
 // once: 1 for a copy, 0 for a memset) on `stream`.
 int LaunchMemoryKernelLocked(State& s, const char* op, uint64_t bytes, int reads,
                              void* stream) {
+  if (int err = Connected(s); err != kCudaSuccess) return err;  // for the welcome
   const GpuSpec gpu = SpecOf(s.client->welcome());
   const uint64_t rounded = RoundedBytes(bytes);
   const int blocks_per_sm = std::max(

@@ -512,6 +512,15 @@ TEST(ColodIntegrationTest, NoColodGivesACudaErrorAtOnce) {
   EXPECT_EQ(ValueOf(count.Output(), "device_count_error"), 100)  // NoDevice
       << count.Output();
   EXPECT_EQ(ValueOf(count.Output(), "device_count"), 0) << count.Output();
+  // A __device__ variable exists without colod; a memset of it is a kernel
+  // on the device, which there is none to run: an error, not a crash (a
+  // memset once read colod's welcome before it had one).
+  Process symbol({Program("symbol_memset")},
+                 {{"LD_PRELOAD", kPreload}, {"COLO_SOCKET", dir.path() + "/none.sock"}},
+                 dir.path() + "/symbol.out", dir.path() + "/symbol.err");
+  EXPECT_EQ(symbol.Wait(seconds(10)), 0) << symbol.Output();
+  EXPECT_EQ(ValueOf(symbol.Output(), "memset_async"), 46) << symbol.Output();
+  EXPECT_EQ(ValueOf(symbol.Output(), "to_symbol"), 46) << symbol.Output();
 }
 
 TEST(ColodIntegrationTest, DriverApiThroughDlsymAndCuGetProcAddress) {
