@@ -687,7 +687,7 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
 }
 
 void Daemon::StartCopy(uint64_t key, InFlight& f) {
-  TimePoint& engine_free = copy_engine_free_[static_cast<int>(f.copy->direction) - 1];
+  TimePoint& engine_free = copy_engine_free_[CopyEngineIndex(f.copy->direction)];
   f.submitted = driver_.Now();
   const TimePoint start = std::max(f.submitted, engine_free);
   const double seconds = static_cast<double>(f.copy->bytes) / spec_.copy_bandwidth;
@@ -706,7 +706,7 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   // A copy counts as one, not as a kernel (it has no solo kernel time).
   std::optional<Result<KernelTiming>> solo;
   if (const std::optional<HostCopy>& copy = it->second->copy) {
-    CopyTotals& t = copy_totals_[static_cast<int>(copy->direction) - 1];
+    CopyTotals& t = copy_totals_[CopyEngineIndex(copy->direction)];
     ++t.copies;
     t.bytes += copy->bytes;
   } else {

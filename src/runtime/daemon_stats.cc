@@ -37,7 +37,7 @@ std::string Daemon::StatsJson() const {
   j["kernels_completed"] = kernels_completed_;
   j["copies"] = nlohmann::json::object();
   for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
-    const CopyTotals& t = copy_totals_[static_cast<int>(d) - 1];
+    const CopyTotals& t = copy_totals_[CopyEngineIndex(d)];
     j["copies"][d == CopyDirection::kHostToDevice ? "host_to_device" : "device_to_host"] = {
         {"count", t.copies}, {"bytes", t.bytes}};
   }

@@ -151,6 +151,8 @@ Result<WaitTarget> WaitTargetOf(const RingEntry& e);
 // `func_id` holds the direction, `shared_mem` the bytes.
 enum class CopyDirection : uint32_t { kHostToDevice = 1, kDeviceToHost = 2 };
 inline constexpr int kCopyDirections = 2;
+// 0 or 1: where a direction's engine (colod) and totals are kept.
+inline int CopyEngineIndex(CopyDirection d) { return static_cast<int>(d) - 1; }
 struct HostCopy {
   CopyDirection direction = CopyDirection::kHostToDevice;
   uint64_t bytes = 0;

@@ -33,11 +33,8 @@ constexpr int kMemoryKernelRegisters = 16;
 constexpr int kSignificantBits = 6;
 
 bool OnDevice(const State& s, const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  for (const AllocationMap* m : {&s.allocations, &s.symbols, &s.managed_vars}) {
-    if (AllocationHolding(*m, a) != m->end()) return true;
-  }
-  return false;
+  const int type = MemoryTypeOf(s, p);
+  return type == cuda::kMemoryTypeDevice || type == cuda::kMemoryTypeManaged;
 }
 
 uint64_t RoundedBytes(uint64_t bytes) {
@@ -70,13 +67,8 @@ int LaunchMemoryKernelLocked(State& s, const char* op, uint64_t bytes, int reads
                       Dim{kMemoryKernelThreads, 1, 1}, 0, stream, nullptr);
 }
 
-bool PinnedOrDevice(const State& s, const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  if (OnDevice(s, p)) return true;
-  for (const AllocationMap* m : {&s.pinned, &s.registered}) {
-    if (AllocationHolding(*m, a) != m->end()) return true;
-  }
-  return false;
+bool Pageable(const State& s, const void* p) {
+  return MemoryTypeOf(s, p) == cuda::kMemoryTypeUnregistered;
 }
 
 // The worker: moves the front copy's bytes without the state lock, then
@@ -101,7 +93,7 @@ void RunByteMoves() {
 void MoveBytes(State& s, const CapturedOp& op, std::function<void()> move) {
   if (!move) move = [op] { (void)RunCapturedCopy(op); };
   const bool pageable =
-      op.kind == CapturedOp::Kind::kCopy && (!PinnedOrDevice(s, op.dst) || !PinnedOrDevice(s, op.src));
+      op.kind == CapturedOp::Kind::kCopy && (Pageable(s, op.dst) || Pageable(s, op.src));
   if (!pageable && !s.byte_mover) {
     try {
       std::thread(RunByteMoves).detach();

@@ -86,27 +86,17 @@ int PointerGetAttributes(void* attr, const void* ptr) {
   if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  const auto p = reinterpret_cast<uintptr_t>(ptr);
   void* q = const_cast<void*>(ptr);
-  if (AllocationHolding(s.symbols, p) != s.symbols.end()) {
-    // A __device__ / __constant__ variable (sim mode: its host shadow).
-    cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeDevice, 0, q, nullptr);
-  } else if (auto it = AllocationHolding(s.allocations, p);
-             it != s.allocations.end()) {
-    if (s.managed.count(it->first)) {
-      cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeManaged, 0, q, q);
-    } else {
-      cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeDevice, 0, q,
-                                      nullptr);
-    }
-  } else if (AllocationHolding(s.pinned, p) != s.pinned.end() ||
-             AllocationHolding(s.registered, p) != s.registered.end()) {
-    // Pinned host memory is mapped into the device's address space (UVA).
-    cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeHost, 0, q, q);
-  } else {
-    cuda::FillCudaPointerAttributes(attr, cuda::kMemoryTypeUnregistered,
-                                    cuda::kCudaInvalidDeviceId, nullptr,
-                                    nullptr);
+  switch (const int type = MemoryTypeOf(s, ptr)) {
+    case cuda::kMemoryTypeDevice:  // sim mode: a variable's host shadow too
+      cuda::FillCudaPointerAttributes(attr, type, 0, q, nullptr);
+      break;
+    case cuda::kMemoryTypeManaged:
+    case cuda::kMemoryTypeHost:  // pinned host memory is mapped (UVA)
+      cuda::FillCudaPointerAttributes(attr, type, 0, q, q);
+      break;
+    default:
+      cuda::FillCudaPointerAttributes(attr, type, cuda::kCudaInvalidDeviceId, nullptr, nullptr);
   }
   return kCudaSuccess;
 }

@@ -108,6 +108,17 @@ bool InAllocation(const State& s, const void* p, size_t bytes) {
   return false;
 }
 
+int MemoryTypeOf(const State& s, const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (AllocationHolding(s.symbols, a) != s.symbols.end()) return cuda::kMemoryTypeDevice;
+  if (auto it = AllocationHolding(s.allocations, a); it != s.allocations.end())
+    return s.managed.count(it->first) ? cuda::kMemoryTypeManaged : cuda::kMemoryTypeDevice;
+  if (AllocationHolding(s.pinned, a) != s.pinned.end() ||
+      AllocationHolding(s.registered, a) != s.registered.end())
+    return cuda::kMemoryTypeHost;
+  return cuda::kMemoryTypeUnregistered;
+}
+
 int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
               size_t src_span, int kind) {
   if (kind < kHostToHost || kind > kDefault)
@@ -254,10 +265,11 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
 namespace {
 
 // Sim mode's synchronous copies: checked, their device work put on
-// `stream`, and run after the byte moves before them, under the lock (a
-// free from another thread cannot come in between); then the call waits
-// for the stream's work up to it. A copy between device memory is
-// asynchronous instead (MoveBytes). No capture may record them.
+// `stream` and their bytes handed to MoveBytes under the lock (a free from
+// another thread cannot come in between, and waits for the move); then the
+// call waits for the stream's work up to it and the bytes (SyncTo). A copy
+// between device memory returns at once instead. No capture may record
+// them.
 template <typename Check>
 int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
   std::lock_guard<std::mutex> lock(s.mu);
@@ -267,13 +279,9 @@ int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (int err = check(); err != kCudaSuccess) return err;
   if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
-  if (BetweenDeviceMemory(s, op)) {
-    MoveBytes(s, op);
-    return kCudaSuccess;
-  }
-  AfterByteMoves(s);
-  if (int err = RunCapturedCopy(op); err != kCudaSuccess) return err;
-  return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
+  MoveBytes(s, op);
+  if (BetweenDeviceMemory(s, op)) return kCudaSuccess;
+  return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));  // bytes moved too
 }
 
 }  // namespace
@@ -575,10 +583,7 @@ int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags) {
   if (dev_ptr == nullptr || flags != 0) return cuda::kCudaErrorInvalidValue;
   State& s = S();
   std::lock_guard<std::mutex> lock(s.mu);
-  const auto p = reinterpret_cast<uintptr_t>(host_ptr);
-  if (AllocationHolding(s.pinned, p) == s.pinned.end() &&
-      AllocationHolding(s.registered, p) == s.registered.end())
-    return cuda::kCudaErrorInvalidValue;
+  if (MemoryTypeOf(s, host_ptr) != cuda::kMemoryTypeHost) return cuda::kCudaErrorInvalidValue;
   *dev_ptr = host_ptr;  // UVA: the same address
   return kCudaSuccess;
 }

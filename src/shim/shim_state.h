@@ -292,6 +292,11 @@ AllocationMap::const_iterator AllocationSpanning(const AllocationMap& map,
 // pinned allocation or variable (UVA: pinned host memory is addressable by
 // the device). shim_memory.cc.
 bool InAllocation(const State& s, const void* p, size_t bytes);
+// What the memory at `p` is, as a cudaMemoryType: a __device__ /
+// __constant__ variable or a device allocation kMemoryTypeDevice, a managed
+// allocation kMemoryTypeManaged, pinned or registered host memory
+// kMemoryTypeHost, anything else kMemoryTypeUnregistered. shim_memory.cc.
+int MemoryTypeOf(const State& s, const void* p);
 // Sim mode's checks of a copy of `kind` (cudaMemcpyKind) that touches
 // `dst_span` bytes from `dst` and `src_span` from `src`: an unknown kind is
 // cudaErrorInvalidMemcpyDirection; a side the kind names device memory must
