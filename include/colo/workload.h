@@ -2,8 +2,9 @@
 //
 // A Workload is either training (iterations of one kernel sequence with host
 // gaps, optionally a fixed number of them) or request-driven inference (one
-// kernel sequence per request; requests arrive as a Poisson process, at a fixed
-// rate, or at timestamps from a trace). It has a priority class and a memory
+// kernel sequence per request; requests arrive as a Poisson process, at a
+// fixed rate, or at timestamps from a trace). Each iteration or request may
+// copy inputs in and outputs out. It has a priority class and a memory
 // footprint. Kernel durations are solo measurements on `profiled_on`. Value
 // type; thread-compatible.
 #pragma once
@@ -37,6 +38,10 @@ struct ArrivalSpec {
   std::vector<Duration> offsets;  // trace: arrival times from the job's start, non-decreasing.
 };
 
+// The most bytes one request or iteration may copy each way: a TiB, far
+// above any batch's inputs or outputs.
+inline constexpr int64_t kMaxWorkloadCopyBytes = int64_t{1} << 40;
+
 struct MemorySpec {
   int64_t persistent_bytes = 0;      // weights, optimizer state: held for the job's life.
   int64_t ephemeral_peak_bytes = 0;  // activations, workspace: peak within an iteration.
@@ -54,8 +59,15 @@ struct Workload {
   ArrivalSpec arrivals;                // inference only.
   PriorityClass priority = PriorityClass::kBestEffort;
   MemorySpec memory;
+  // Host <-> device copies of each request (inference) or iteration
+  // (training): `copy_in_bytes` host -> device before its first kernel (the
+  // inputs), `copy_out_bytes` device -> host after its last (the outputs).
+  // They run on the GPU's copy engines (colo/copy_engines.h); a request's
+  // latency ends with its copy out. In [0, kMaxWorkloadCopyBytes]. Default: 0.
+  int64_t copy_in_bytes = 0;
+  int64_t copy_out_bytes = 0;
 
-  // Checks kernels, gaps, arrivals and memory. InvalidArgument names the
+  // Checks kernels, gaps, arrivals, memory and copies. InvalidArgument names the
   // workload and the field.
   Status Validate() const;
 

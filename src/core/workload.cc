@@ -32,6 +32,11 @@ Status Workload::Validate() const {
   if (memory.persistent_bytes < 0 || memory.ephemeral_peak_bytes < 0) {
     return bad("memory sizes must be >= 0");
   }
+  for (int64_t bytes : {copy_in_bytes, copy_out_bytes}) {
+    if (bytes < 0 || bytes > kMaxWorkloadCopyBytes) {
+      return bad("copy sizes must be in [0, 2^40] bytes, got " + std::to_string(bytes));
+    }
+  }
   if (kind == WorkloadKind::kInference) {
     if (arrivals.kind == ArrivalKind::kTrace) {
       if (arrivals.offsets.empty()) return bad("arrival trace is empty");

@@ -102,6 +102,18 @@ Json Run(const sim::RunReport& report) {
   j["system_throughput"] = Number(report.system_throughput);
   j["kernels_simulated"] = report.kernels_simulated;
   j["wave_by_wave"] = report.wave_by_wave;
+  j["copies"] = Json::object();
+  for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
+    const sim::CopyTotals& t = report.copies[CopyEngineIndex(d)];
+    j["copies"][CopyDirectionName(d)] = {
+        {"count", t.copies},
+        {"bytes", t.bytes},
+        {"busy_ns", t.busy.count()},
+        {"busy_fraction", Number(report.duration.count() > 0
+                                     ? static_cast<double>(t.busy.count()) /
+                                           static_cast<double>(report.duration.count())
+                                     : 0.0)}};
+  }
   Json jobs = Json::array();
   for (const sim::JobReport& job : report.jobs) jobs.push_back(Job(job));
   j["jobs"] = std::move(jobs);

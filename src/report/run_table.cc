@@ -146,6 +146,22 @@ std::string GpuSection(const sim::GpuReport& gpu) {
   return out;
 }
 
+// "copies  in N (X MiB, engine busy Y%), out ..." when the run copied.
+std::string CopiesLine(const sim::RunReport& report) {
+  const sim::CopyTotals& in = report.copies[CopyEngineIndex(CopyDirection::kHostToDevice)];
+  const sim::CopyTotals& out = report.copies[CopyEngineIndex(CopyDirection::kDeviceToHost)];
+  if (in.copies == 0 && out.copies == 0) return "";
+  auto side = [&](const sim::CopyTotals& t) {
+    const double busy = report.duration.count() > 0
+                            ? static_cast<double>(t.busy.count()) /
+                                  static_cast<double>(report.duration.count())
+                            : 0.0;
+    return fmt::format("{} ({:.1f} MiB, engine busy {})", t.copies,
+                       static_cast<double>(t.bytes) / (1024.0 * 1024.0), Percent(busy));
+  };
+  return fmt::format("copies             in {}, out {}\n", side(in), side(out));
+}
+
 }  // namespace
 
 std::string UnfinishedWarning(const sim::JobReport& job) {
@@ -203,6 +219,7 @@ std::string FormatRunTable(const sim::RunReport& report) {
                      Fixed(report.system_throughput, 3));
   out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);
   if (report.wave_by_wave) out += "wave by wave       one event per wave (--wave-by-wave)\n";
+  out += CopiesLine(report);
   return out;
 }
 

@@ -60,7 +60,8 @@ Daemon::Daemon(const DaemonConfig& config, const GpuSpec& spec)
       spec_(spec),
       driver_(wall_),
       catalog_(config, spec),
-      ledger_(spec_.memory_bytes) {}
+      ledger_(spec_.memory_bytes),
+      copy_engines_(spec_.copy_bandwidth) {}
 
 Daemon::~Daemon() {
   for (auto& [id, c] : clients_) {
@@ -687,12 +688,8 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
 }
 
 void Daemon::StartCopy(uint64_t key, InFlight& f) {
-  TimePoint& engine_free = copy_engine_free_[CopyEngineIndex(f.copy->direction)];
   f.submitted = driver_.Now();
-  const TimePoint start = std::max(f.submitted, engine_free);
-  const double seconds = static_cast<double>(f.copy->bytes) / spec_.copy_bandwidth;
-  engine_free = start + Duration(static_cast<int64_t>(std::ceil(seconds * 1e9)));
-  const TimePoint end = engine_free;
+  const TimePoint end = copy_engines_.Schedule(f.copy->direction, f.copy->bytes, f.submitted);
   driver_.After(end - f.submitted, [this, key, end] { OnLaunchComplete(key, end); });
 }
 

@@ -212,9 +212,9 @@ class Daemon final : private cuda::GateSink {
   int64_t kernels_launched_ = 0;
   int64_t stream_waits_ = 0;  // kWait entries taken from the rings.
   int64_t kernels_completed_ = 0;
-  // Host-device copies: when each direction's engine is free (simulated),
-  // and how many copies and bytes each has taken (kCopy entries).
-  std::array<TimePoint, kCopyDirections> copy_engine_free_{};
+  // Host-device copies: the engines that time them (simulated), and how many
+  // copies and bytes each direction has taken (kCopy entries).
+  CopyEngines copy_engines_;
   struct CopyTotals {
     int64_t copies = 0;
     uint64_t bytes = 0;

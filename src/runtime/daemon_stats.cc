@@ -38,7 +38,7 @@ std::string Daemon::StatsJson() const {
   j["copies"] = nlohmann::json::object();
   for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
     const CopyTotals& t = copy_totals_[CopyEngineIndex(d)];
-    j["copies"][d == CopyDirection::kHostToDevice ? "host_to_device" : "device_to_host"] = {
+    j["copies"][CopyDirectionName(d)] = {
         {"count", t.copies}, {"bytes", t.bytes}};
   }
   j["clients_served"] = clients_served_;

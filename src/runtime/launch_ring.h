@@ -38,6 +38,7 @@
 
 #include <optional>
 
+#include "colo/copy_engines.h"
 #include "colo/gemm_model.h"
 #include "colo/status.h"
 #include "runtime/wire.h"
@@ -149,10 +150,8 @@ Result<WaitTarget> WaitTargetOf(const RingEntry& e);
 
 // A kCopy entry's work, kept in fields a copy has no other use for:
 // `func_id` holds the direction, `shared_mem` the bytes.
-enum class CopyDirection : uint32_t { kHostToDevice = 1, kDeviceToHost = 2 };
-inline constexpr int kCopyDirections = 2;
-// 0 or 1: where a direction's engine (colod) and totals are kept.
-inline int CopyEngineIndex(CopyDirection d) { return static_cast<int>(d) - 1; }
+// (CopyDirection, colo/copy_engines.h).
+using colo::CopyDirection;
 struct HostCopy {
   CopyDirection direction = CopyDirection::kHostToDevice;
   uint64_t bytes = 0;

@@ -53,25 +53,33 @@ Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
   return arrivals;
 }
 
-Result<MemorySpec> ParseMemory(const YamlValue& value) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map,
-                        value.Map("a mapping {persistent_mb, ephemeral_mb}",
-                                  {"persistent_mb", "ephemeral_mb"}));
-  MemorySpec memory;
-  std::pair<const char*, int64_t*> fields[] = {
-      {"persistent_mb", &memory.persistent_bytes},
-      {"ephemeral_mb", &memory.ephemeral_peak_bytes}};
-  for (auto [key, out] : fields) {
+// Reads a mapping of sizes in MiB (numbers >= 0 and at most `max_mib`, a
+// whole number) into bytes; `keys` lists the mapping's keys and where each goes.
+Status ParseMebibytes(const YamlValue& value, const char* expected,
+                      std::initializer_list<std::pair<const char*, int64_t*>> keys,
+                      double max_mib) {
+  std::vector<std::string> names;
+  for (const auto& [key, out] : keys) names.push_back(key);
+  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map(expected, names));
+  const std::string range =
+      "a number >= 0 and at most " + std::to_string(std::llround(max_mib)) + " (MiB)";
+  for (const auto& [key, out] : keys) {
     if (auto v = map.Get(key)) {
-      // 2^40 MiB (1 EiB) keeps the bytes inside int64.
       COLO_ASSIGN_OR_RETURN(
-          double mb, v->Number("a number >= 0 and at most 1099511627776 (MiB)",
-                               [](double x) {
-                                 return x >= 0 && x <= 1099511627776.0;
-                               }));
+          double mb, v->Number(range, [max_mib](double x) { return x >= 0 && x <= max_mib; }));
       *out = std::llround(mb * kMiB);
     }
   }
+  return OkStatus();
+}
+
+Result<MemorySpec> ParseMemory(const YamlValue& value) {
+  MemorySpec memory;
+  // 2^40 MiB (1 EiB) keeps the bytes inside int64.
+  COLO_RETURN_IF_ERROR(ParseMebibytes(value, "a mapping {persistent_mb, ephemeral_mb}",
+                                      {{"persistent_mb", &memory.persistent_bytes},
+                                       {"ephemeral_mb", &memory.ephemeral_peak_bytes}},
+                                      1099511627776.0));
   return memory;
 }
 
@@ -171,7 +179,7 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
       value.Map("a job mapping {name, workload, ...}",
                 {"name", "workload", "kind", "class", "arrivals", "iterations",
                  "iteration_gap_us", "kernel_gap_us", "memory",
-                 "mps_percentage", "mig", "start_ms", "copies"}));
+                 "mps_percentage", "mig", "start_ms", "copies", "transfers"}));
   COLO_ASSIGN_OR_RETURN(YamlValue name_value,
                         map.Require("name", "a job name"));
   COLO_ASSIGN_OR_RETURN(std::string name, name_value.Name("job name"));
@@ -220,6 +228,12 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
   COLO_RETURN_IF_ERROR(ParseTiming(map, &w, &job));
   if (auto v = map.Get("memory")) {
     COLO_ASSIGN_OR_RETURN(w.memory, ParseMemory(*v));
+  }
+  if (auto v = map.Get("transfers")) {
+    // Per request or iteration; kMaxWorkloadCopyBytes is 2^20 MiB.
+    COLO_RETURN_IF_ERROR(ParseMebibytes(*v, "a mapping {in_mb, out_mb}",
+                                        {{"in_mb", &w.copy_in_bytes}, {"out_mb", &w.copy_out_bytes}},
+                                        static_cast<double>(kMaxWorkloadCopyBytes / kMiB)));
   }
 
   const std::optional<YamlValue> mps = map.Get("mps_percentage");

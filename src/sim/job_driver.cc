@@ -4,10 +4,12 @@
 
 namespace colo::sim {
 
-JobDriver::JobDriver(EventLoop& loop, Device& device, const Workload& workload,
-                     JobDriverOptions options, std::function<void()> on_done)
+JobDriver::JobDriver(EventLoop& loop, Device& device, SimCopyEngines& copies,
+                     const Workload& workload, JobDriverOptions options,
+                     std::function<void()> on_done)
     : loop_(loop),
       device_(device),
+      copies_(copies),
       w_(workload),
       options_(options),
       on_done_(std::move(on_done)),
@@ -29,9 +31,17 @@ double JobDriver::Progress() const {
 
 void JobDriver::BeginIteration() {
   if (loop_.Now() >= options_.end) return;
-  kernel_index_ = 0;
   done_in_iteration_ = Duration(0);
-  LaunchCurrent();
+  BeginWork();
+}
+
+void JobDriver::BeginWork() {
+  kernel_index_ = 0;
+  if (w_.copy_in_bytes > 0) {
+    copies_.Submit(CopyDirection::kHostToDevice, w_.copy_in_bytes, [this](TimePoint) { LaunchCurrent(); });
+  } else {
+    LaunchCurrent();
+  }
 }
 
 void JobDriver::LaunchCurrent() {
@@ -57,6 +67,14 @@ void JobDriver::OnKernelDone(TimePoint t) {
     }
     return;
   }
+  if (w_.copy_out_bytes > 0) {
+    copies_.Submit(CopyDirection::kDeviceToHost, w_.copy_out_bytes, [this](TimePoint end) { OnWorkDone(end); });
+  } else {
+    OnWorkDone(t);
+  }
+}
+
+void JobDriver::OnWorkDone(TimePoint t) {
   ++completed_;
   done_in_iteration_ = Duration(0);
   if (w_.kind == WorkloadKind::kInference) {
@@ -133,8 +151,7 @@ void JobDriver::OnArrival() {
 
 void JobDriver::BeginRequest() {
   busy_ = true;
-  kernel_index_ = 0;
-  LaunchCurrent();
+  BeginWork();
 }
 
 }  // namespace colo::sim

@@ -6,7 +6,10 @@
 //    iteration gap, until the iteration count or the end of the run;
 //  * inference: requests arrive (Poisson, fixed rate or trace); the service
 //    handles them one at a time in arrival order, each as the kernel sequence;
-//    a request's latency runs from arrival to its last kernel's completion.
+//    a request's latency runs from arrival to the end of its last work.
+// An iteration or request with copies (Workload::copy_in_bytes,
+// copy_out_bytes) first copies its inputs in and, after its last kernel,
+// its outputs out, on the run's copy engines.
 //
 // Thread safety: none; lives on the event loop's thread.
 #pragma once
@@ -21,6 +24,7 @@
 #include "colo/workload.h"
 #include "sim/event_loop.h"
 #include "sim/random.h"
+#include "sim/sim_copy_engines.h"
 
 namespace colo::sim {
 
@@ -34,9 +38,9 @@ struct JobDriverOptions {
 
 class JobDriver {
  public:
-  // REQUIRES: `loop`, `device` and `workload` outlive the driver.
-  JobDriver(EventLoop& loop, Device& device, const Workload& workload, JobDriverOptions options,
-            std::function<void()> on_done);
+  // REQUIRES: `loop`, `device`, `copies` and `workload` outlive the driver.
+  JobDriver(EventLoop& loop, Device& device, SimCopyEngines& copies, const Workload& workload,
+            JobDriverOptions options, std::function<void()> on_done);
 
   // Schedules the job's start. Call once before running the loop.
   void Start();
@@ -59,10 +63,14 @@ class JobDriver {
   void OnArrival();
   void ScheduleNextArrival(TimePoint last);
   void BeginRequest();
+  // An iteration's or request's work: copy in, kernels, copy out.
+  void BeginWork();
+  void OnWorkDone(TimePoint t);
   void MarkDone(TimePoint t);
 
   EventLoop& loop_;
   Device& device_;
+  SimCopyEngines& copies_;
   const Workload& w_;
   JobDriverOptions options_;
   std::function<void()> on_done_;

@@ -2,11 +2,13 @@
 // runner, formatted by src/report/ (table, JSON). Value type.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "colo/copy_engines.h"
 #include "colo/time.h"
 #include "colo/workload.h"
 
@@ -76,6 +78,15 @@ struct GpuReport {
   double mean_dram_util = 0;
 };
 
+// What one direction's copy engine did in a run (Workload::copy_in_bytes,
+// copy_out_bytes): copies that ended, their bytes, and the time they held
+// the engine.
+struct CopyTotals {
+  int64_t copies = 0;
+  int64_t bytes = 0;
+  Duration busy{0};
+};
+
 struct RunReport {
   std::string scenario;
   std::string gpu;
@@ -88,6 +99,9 @@ struct RunReport {
   double system_throughput = 0;  // sum of the jobs' normalized throughput.
   int64_t kernels_simulated = 0; // kernels completed in the shared run.
   bool wave_by_wave = false;     // RunOptions::wave_by_wave: waves were not fused.
+  // The shared run's host <-> device copies, by CopyEngineIndex: [0] in
+  // (host -> device), [1] out.
+  std::array<CopyTotals, kCopyDirections> copies{};
 };
 
 }  // namespace colo::sim

@@ -9,6 +9,7 @@
 #include "sim/job_driver.h"
 #include "sim/random.h"
 #include "sched/policy.h"
+#include "sim/sim_copy_engines.h"
 #include "sim/sim_gpu.h"
 
 namespace colo::sim {
@@ -29,6 +30,7 @@ struct RunOutcome {
   std::vector<JobOutcome> jobs;  // parallel to the jobs that ran
   std::vector<GpuReport> gpus;
   int64_t kernels = 0;
+  std::array<CopyTotals, kCopyDirections> copies{};
 };
 
 // The GPU the job's kernel durations were measured on, as a specification:
@@ -117,6 +119,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     }
   }
   for (auto& g : gpus) loop.AddModel(g.get());
+  // MIG instances share the GPU's link, so one pair of engines serves all.
+  SimCopyEngines copies(loop, spec.gpu.copy_bandwidth);
   // A kernel-level policy between the jobs and the (single) GPU.
   LoopExecutor executor(loop);
   std::unique_ptr<sched::Policy> policy;
@@ -141,7 +145,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.end = end;
     o.seed = DeriveSeed(spec.seed, std::string_view(job.name));
     Device& target = policy ? static_cast<Device&>(*policy) : static_cast<Device&>(*gpu_of[i]);
-    drivers.push_back(std::make_unique<JobDriver>(loop, target, job.workload, o, [&] {
+    drivers.push_back(std::make_unique<JobDriver>(loop, target, copies, job.workload, o, [&] {
       if (--running == 0) loop.Stop();
     }));
   }
@@ -151,6 +155,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   for (auto& g : gpus) g->Finish(stop);
 
   RunOutcome out;
+  out.copies = copies.totals();
   for (size_t i = 0; i < indices.size(); ++i) {
     const JobDriver& d = *drivers[i];
     const JobSpec& job = spec.jobs[indices[i]];
@@ -208,6 +213,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   report.gpus = std::move(shared.gpus);
   report.kernels_simulated = shared.kernels;
   report.wave_by_wave = options.wave_by_wave;
+  report.copies = shared.copies;
   for (size_t i = 0; i < spec.jobs.size(); ++i) {
     const JobSpec& job = spec.jobs[i];
     const JobOutcome& s = shared.jobs[i];

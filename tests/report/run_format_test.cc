@@ -89,7 +89,7 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
                            "format", "scenario", "gpu", "mode", "policy", "seed",
                            "duration_ns", "duration_s", "system_throughput",
-                           "kernels_simulated", "wave_by_wave", "jobs", "gpus"}));
+                           "kernels_simulated", "wave_by_wave", "copies", "jobs", "gpus"}));
   EXPECT_EQ(j["format"], "colo.sim.run/1");
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
@@ -98,6 +98,11 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(j["duration_s"], 10.0);
   EXPECT_EQ(j["kernels_simulated"], 123456);
   EXPECT_EQ(j["wave_by_wave"], false);
+  // The sample run copied nothing: zeros, in both directions.
+  EXPECT_EQ(KeysOf(j["copies"]), (std::vector<std::string>{"host_to_device", "device_to_host"}));
+  EXPECT_EQ(KeysOf(j["copies"]["host_to_device"]),
+            (std::vector<std::string>{"count", "bytes", "busy_ns", "busy_fraction"}));
+  EXPECT_EQ(j["copies"]["device_to_host"]["count"], 0);
   EXPECT_EQ(j["system_throughput"], 1.75123);  // 6 significant digits.
 
   ASSERT_EQ(j["jobs"].size(), 2u);
@@ -210,6 +215,7 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, HasSubstr("system throughput  1.751"));
   EXPECT_THAT(table, HasSubstr("kernels simulated  123456"));
   EXPECT_EQ(table, FormatRunTable(SampleReport()));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("copies")));  // none made.
 
   // Without a job that serves requests, no request columns.
   sim::RunReport training = SampleReport();
@@ -302,6 +308,23 @@ TEST(RunFormatTest, PolicyNameInTableAndJson) {
   r.policy = "priority";
   EXPECT_THAT(FormatRunTable(r), HasSubstr("policy    priority\n"));
   EXPECT_EQ(Json::parse(FormatRunJson(r))["policy"], "priority");
+}
+
+TEST(RunFormatTest, CopiesAreCountedInTableAndJson) {
+  sim::RunReport r = SampleReport();
+  // 1980 requests of 1.5 MiB in (1.5 MiB / 25 GB/s = 62.9 us each) and of
+  // 4 KiB out.
+  r.copies[0] = {1980, 1980 * 1572864LL, Nanoseconds(1980 * 62915LL)};
+  r.copies[1] = {1980, 1980 * 4096LL, Nanoseconds(1980 * 164LL)};
+  EXPECT_THAT(FormatRunTable(r),
+              HasSubstr("copies             in 1980 (2970.0 MiB, engine busy 1.2%), "
+                        "out 1980 (7.7 MiB, engine busy 0.0%)\n"));
+  const Json j = Json::parse(FormatRunJson(r));
+  EXPECT_EQ(j["copies"]["host_to_device"]["count"], 1980);
+  EXPECT_EQ(j["copies"]["host_to_device"]["bytes"], 1980 * 1572864LL);
+  EXPECT_EQ(j["copies"]["host_to_device"]["busy_ns"], 1980 * 62915LL);
+  EXPECT_EQ(j["copies"]["host_to_device"]["busy_fraction"], 0.0124572);
+  EXPECT_EQ(j["copies"]["device_to_host"]["bytes"], 1980 * 4096LL);
 }
 
 TEST(RunTableTest, ColumnsLineUp) {

@@ -47,6 +47,7 @@ jobs:
     arrivals: {poisson: 20}
     kernel_gap_us: 5
     memory: {persistent_mb: 500, ephemeral_mb: 1.5}
+    transfers: {in_mb: 0.5, out_mb: 0.001}
     mps_percentage: 50
     start_ms: 100
   - name: train
@@ -78,6 +79,8 @@ jobs:
   EXPECT_EQ(infer.workload.kernel_gap, Microseconds(5));
   EXPECT_EQ(infer.workload.memory.persistent_bytes, 500LL << 20);
   EXPECT_EQ(infer.workload.memory.ephemeral_peak_bytes, 3LL << 19);  // 1.5 MiB
+  EXPECT_EQ(infer.workload.copy_in_bytes, 1LL << 19);  // 0.5 MiB
+  EXPECT_EQ(infer.workload.copy_out_bytes, 1049);      // 0.001 MiB, rounded
   EXPECT_EQ(infer.mps_active_thread_percentage, 50.0);
   EXPECT_EQ(infer.start, Milliseconds(100));
   ASSERT_EQ(infer.workload.kernels.size(), 4u);  // 3 repeats + 1

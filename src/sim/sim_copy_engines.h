@@ -1,0 +1,43 @@
+// sim/sim_copy_engines.h — the simulated GPU's host <-> device copy engines
+// in simulated time: the copies that jobs' requests and iterations make
+// (Workload::copy_in_bytes / copy_out_bytes) queue on them, timed by
+// CopyEngines (one engine per direction, FIFO, bytes / copy bandwidth), and
+// end on the event loop.
+//
+// One per run: every job on the GPU (or on its MIG instances, which share
+// the GPU's link) copies through the same engines. Copies never reach a
+// scheduling policy and run beside kernels whatever the sharing mode: a
+// GPU's copy engines are scheduled apart from its compute engine.
+//
+// Thread safety: none; lives on the event loop's thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+
+#include "colo/copy_engines.h"
+#include "colo/time.h"
+#include "sim/event_loop.h"
+#include "sim/run_report.h"
+
+namespace colo::sim {
+
+class SimCopyEngines {
+ public:
+  // REQUIRES: `loop` outlives this; bytes_per_s > 0.
+  SimCopyEngines(EventLoop& loop, double bytes_per_s) : loop_(loop), engines_(bytes_per_s) {}
+
+  // Queues a copy of `bytes` (> 0) issued now; `done` runs when it ends.
+  void Submit(CopyDirection d, int64_t bytes, std::function<void(TimePoint)> done);
+
+  // Copies that have ended, by CopyEngineIndex.
+  const std::array<CopyTotals, kCopyDirections>& totals() const { return totals_; }
+
+ private:
+  EventLoop& loop_;
+  CopyEngines engines_;
+  std::array<CopyTotals, kCopyDirections> totals_{};
+};
+
+}  // namespace colo::sim
