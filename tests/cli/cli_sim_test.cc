@@ -208,6 +208,41 @@ TEST_F(CliSimTest, TablePrintsEveryJob) {
   EXPECT_THAT(r.out, HasSubstr("gpu A100-SXM4-40GB\n"));
 }
 
+TEST_F(CliSimTest, TransfersAreCopiedAndReported) {
+  // The service copies 1 MiB in and 0.25 MiB out per request; the trainer
+  // 2 MiB in per iteration. Every copy that ended is counted with its bytes.
+  std::string yaml = kScenario;
+  yaml.replace(yaml.find("    arrivals: {poisson: 300}\n"), 0,
+               "    transfers: {in_mb: 1, out_mb: 0.25}\n");
+  yaml += "    transfers: {in_mb: 2}\n";
+  const ProcessResult table = Sim(yaml);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, ::testing::ContainsRegex(
+                             "\ncopies +in [0-9]+ \\([0-9.]+ MiB, engine busy [0-9.]+%\\), "
+                             "out [0-9]+ \\([0-9.]+ MiB, engine busy [0-9.]+%\\)\n"));
+  const ProcessResult json = Sim(yaml, {"--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  const int64_t served = j["jobs"][0]["completed"].get<int64_t>();
+  const int64_t iterations = j["jobs"][1]["completed"].get<int64_t>();
+  ASSERT_GT(served, 0);
+  ASSERT_GT(iterations, 0);
+  const auto& in = j["copies"]["host_to_device"];
+  const auto& out = j["copies"]["device_to_host"];
+  // Copies out are the served requests' last work; copies in may include
+  // the request and iteration under way at the end.
+  EXPECT_EQ(out["count"].get<int64_t>(), served);
+  EXPECT_EQ(out["bytes"].get<int64_t>(), served * (int64_t{1} << 18));
+  const int64_t ins = in["count"].get<int64_t>();
+  EXPECT_GE(ins, served + iterations);
+  EXPECT_LE(ins, served + iterations + 2);
+  // 1 MiB at 25 GB/s is 41944 ns (rounded up), 2 MiB 83887 ns.
+  const int64_t in_bytes = in["bytes"].get<int64_t>();
+  const int64_t big = (in_bytes - ins * (int64_t{1} << 20)) >> 20;  // 2 MiB copies.
+  EXPECT_EQ(in_bytes, (ins - big) * (int64_t{1} << 20) + big * (int64_t{2} << 20));
+  EXPECT_EQ(in["busy_ns"].get<int64_t>(), (ins - big) * 41944 + big * 83887);
+}
+
 TEST_F(CliSimTest, SameSeedSameBytesOtherSeedOtherBytes) {
   const ProcessResult first = Sim(kScenario, {"--json"});
   const ProcessResult second = Sim(kScenario, {"--json"});
