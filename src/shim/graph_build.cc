@@ -1,8 +1,9 @@
 // shim/graph_build.cc — CUDA graphs built node by node, in sim mode
 // (shim_runtime.h). A node is a GraphNode of its graph, holding the same
-// operation a capture records; cudaGraphInstantiate orders the nodes by
-// their dependencies (ExecutionOrder), and a launch replays that order as a
-// captured graph's (graph_capture.cc).
+// operation a capture records; cudaGraphInstantiate plans the nodes by
+// their dependencies (ExecutionPlan: independent branches on lanes that run
+// side by side), and a launch replays them as a captured graph's
+// (graph_capture.cc).
 #include <algorithm>
 #include <vector>
 

@@ -9,9 +9,10 @@
 // streams and join back through events, as the CUDA runtime allows: a stream
 // that waits on an event recorded in a running capture joins it, and the
 // capture can end only when every joined stream has been waited on (through
-// an event) at its last operation. The record stays one sequence in the
-// order the program issued its operations, which respects every dependency
-// the program expressed; replay runs it in that order. Gate mode has no
+// an event) at its last operation. Each recorded operation depends on what
+// its stream's work depended on then: the stream's previous operation in
+// the capture, and the operations before the events it waited on; replay
+// (ExecutionPlan) runs independent branches side by side. Gate mode has no
 // graphs: a graph launched by the real runtime would run its kernels without
 // colod's grants, so capture and graph calls answer cudaErrorNotSupported
 // there, and no stream is ever capturing.
@@ -72,21 +73,9 @@ void DeleteGraph(State& s, Graph* g) {
   delete g;
 }
 
-namespace {
-
-// Adds `op` to a captured graph, after the node added last: a capture's
-// record is one sequence.
-void AppendInSequence(State& s, Graph* g, const CapturedOp& op) {
-  std::vector<const GraphNode*> deps;
-  if (!g->nodes.empty()) deps.push_back(g->nodes.back().get());
-  AddGraphNode(s, g, op, std::move(deps));
-}
-
-}  // namespace
-
 void RecordCaptured(void* stream, const CapturedOp& op) {
   auto* st = static_cast<Stream*>(stream);
-  AppendInSequence(S(), st->capture, op);
+  st->capture_deps = {AddGraphNode(S(), st->capture, op, st->capture_deps)};
   ++st->capture_ops;
 }
 
@@ -99,6 +88,7 @@ void DetachCapture(State& s, Graph* g) {
     if (st->capture != g) continue;
     st->capture = nullptr;
     st->capture_origin = false;
+    st->capture_deps.clear();
     st->capture_ops = 0;
     st->rejoined_ops = -1;
   }
@@ -106,6 +96,7 @@ void DetachCapture(State& s, Graph* g) {
     if (e->capture != g) continue;
     e->capture = nullptr;
     e->capture_stream = nullptr;
+    e->capture_deps.clear();
   }
 }
 
@@ -118,6 +109,7 @@ void RecordEventInCapture(Event* e, Stream* st) {
   e->capture = st->capture;
   e->capture_stream = st;
   e->capture_ops = st->capture_ops;
+  e->capture_deps = st->capture_deps;
 }
 
 int WaitEventInCapture(State& s, void* stream, Event* e) {
@@ -138,6 +130,7 @@ int WaitEventInCapture(State& s, void* stream, Event* e) {
     st->capture = e->capture;
     st->capture_id = e->capture->capture_id;
     st->capture_origin = false;
+    st->capture_deps = e->capture_deps;
     st->capture_ops = 0;
     st->rejoined_ops = -1;
     return kCudaSuccess;
@@ -145,6 +138,11 @@ int WaitEventInCapture(State& s, void* stream, Event* e) {
   if (g != e->capture) {
     g->invalidated = true;
     return cuda::kCudaErrorStreamCaptureMerge;
+  }
+  auto* st = static_cast<Stream*>(stream);  // now depends on the event's work too
+  for (const GraphNode* n : e->capture_deps) {
+    if (std::find(st->capture_deps.begin(), st->capture_deps.end(), n) == st->capture_deps.end())
+      st->capture_deps.push_back(n);
   }
   Stream* from = e->capture_stream;
   if (from != nullptr && from != stream) {
@@ -200,6 +198,7 @@ int StreamBeginCapture(void* stream, int mode) {
   st->capture = new Graph();
   st->capture_id = st->capture->capture_id = s.next_capture_id++;
   st->capture_origin = true;
+  st->capture_deps.clear();
   st->capture_ops = 0;
   st->rejoined_ops = -1;
   return kCudaSuccess;
@@ -255,15 +254,20 @@ int StreamGetCaptureInfo(void* stream, int* status, unsigned long long* id,
   if (id != nullptr)
     *id = g != nullptr ? static_cast<Stream*>(stream)->capture_id : 0;
   if (graph != nullptr) *graph = g;
-  // The record is a sequence, not a graph of nodes: no node handles to give.
+  // No node handles are given: the capture's dependencies are not the
+  // program's to edit (cudaStreamUpdateCaptureDependencies is not hooked).
   if (dependencies != nullptr) *dependencies = nullptr;
   if (edge_data != nullptr) *edge_data = nullptr;
   if (num_dependencies != nullptr) *num_dependencies = 0;
   return kCudaSuccess;
 }
 
-std::optional<std::vector<CapturedOp>> ExecutionOrder(const Graph& g) {
-  // Kahn's algorithm, taking among the ready nodes the one added first.
+namespace {
+
+// Node indices of `g` in an order that keeps every dependency (Kahn's
+// algorithm, taking among the ready nodes the one added first); nullopt if
+// the dependencies form a cycle.
+std::optional<std::vector<size_t>> TopologicalOrder(const Graph& g) {
   const size_t n = g.nodes.size();
   std::vector<size_t> waiting(n);
   std::vector<std::vector<size_t>> dependents(n);
@@ -274,18 +278,65 @@ std::optional<std::vector<CapturedOp>> ExecutionOrder(const Graph& g) {
   std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
   for (size_t i = 0; i < n; ++i)
     if (waiting[i] == 0) ready.push(i);
-  std::vector<CapturedOp> ops;
-  size_t done = 0;
+  std::vector<size_t> order;
   while (!ready.empty()) {
     const size_t i = ready.top();
     ready.pop();
-    ++done;
-    if (g.nodes[i]->op.kind != CapturedOp::Kind::kEmpty) ops.push_back(g.nodes[i]->op);
+    order.push_back(i);
     for (size_t j : dependents[i])
       if (--waiting[j] == 0) ready.push(j);
   }
-  if (done != n) return std::nullopt;
-  return ops;
+  if (order.size() != n) return std::nullopt;
+  return order;
+}
+
+}  // namespace
+
+std::optional<GraphExec> ExecutionPlan(const Graph& g) {
+  std::optional<std::vector<size_t>> order = TopologicalOrder(g);
+  if (!order) return std::nullopt;
+  const bool has_host = std::any_of(g.nodes.begin(), g.nodes.end(), [](const auto& node) {
+    return node->op.kind == CapturedOp::Kind::kHost;
+  });
+  GraphExec e;
+  // For each node, the operations (positions in e.ops) it stands for as a
+  // dependency: itself, or for an empty node the ones it depends on.
+  std::vector<std::vector<size_t>> stands_for(g.nodes.size());
+  std::vector<size_t> lane_tail;  // each lane's last operation.
+  for (size_t i : *order) {
+    const GraphNode& node = *g.nodes[i];
+    std::vector<size_t> deps;
+    for (const GraphNode* d : node.deps) {
+      for (size_t p : stands_for[d->index])
+        if (std::find(deps.begin(), deps.end(), p) == deps.end()) deps.push_back(p);
+    }
+    if (node.op.kind == CapturedOp::Kind::kEmpty) {
+      stands_for[i] = std::move(deps);
+      continue;
+    }
+    const size_t pos = e.ops.size();
+    uint32_t lane = 0;
+    if (!has_host && !lane_tail.empty()) {
+      lane = static_cast<uint32_t>(lane_tail.size());  // a new lane unless one continues
+      for (size_t p : deps) {
+        if (lane_tail[e.lane[p]] == p) {
+          lane = e.lane[p];
+          break;
+        }
+      }
+    }
+    if (lane == lane_tail.size()) lane_tail.push_back(pos);
+    lane_tail[lane] = pos;
+    std::vector<size_t> waits;
+    for (size_t p : deps)
+      if (e.lane[p] != lane) waits.push_back(p);
+    e.ops.push_back(node.op);
+    e.lane.push_back(lane);
+    e.waits.push_back(std::move(waits));
+    stands_for[i] = {pos};
+  }
+  e.lane_count = std::max<size_t>(1, lane_tail.size());
+  return e;
 }
 
 int GraphInstantiate(void** exec, void* graph) {
@@ -295,13 +346,49 @@ int GraphInstantiate(void** exec, void* graph) {
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   auto* g = static_cast<Graph*>(graph);
   if (s.graphs.count(g) == 0) return cuda::kCudaErrorInvalidValue;
-  std::optional<std::vector<CapturedOp>> ops = ExecutionOrder(*g);
-  if (!ops) return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
-  auto* e = new GraphExec{std::move(*ops)};
+  std::optional<GraphExec> plan = ExecutionPlan(*g);
+  if (!plan) return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
+  auto* e = new GraphExec(std::move(*plan));
+  for (size_t k = 1; k < e->lane_count; ++k) {
+    auto* lane = new Stream();
+    lane->id = s.next_stream++;
+    // Ordered with the legacy stream through the stream the graph is
+    // launched on, not on its own.
+    lane->flags = cuda::kStreamNonBlocking;
+    s.streams.insert(lane);
+    e->lanes.push_back(lane);
+  }
   s.graph_execs.insert(e);
   *exec = e;
   return kCudaSuccess;
 }
+
+namespace {
+
+// Runs one operation of a graph on `stream` (a kernel, a copy or memset, or
+// a host function).
+int RunGraphOp(State& s, const CapturedOp& op, void* stream) {
+  if (op.kind == CapturedOp::Kind::kKernel) {
+    return LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block, op.shared_mem, stream,
+                        nullptr);
+  }
+  if (op.kind == CapturedOp::Kind::kHost) {
+    if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+    PendingHostFunc f;
+    f.fn = op.host_fn;
+    f.data = op.host_data;
+    EnqueueHostFunc(s, stream, f);
+    return kCudaSuccess;
+  }
+  if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
+  // Checked again: its memory may have been freed since the capture.
+  if (int err = CheckCapturedCopy(s, op); err != kCudaSuccess) return err;
+  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
+  MoveBytes(s, op);
+  return kCudaSuccess;
+}
+
+}  // namespace
 
 int GraphLaunch(void* exec, void* stream) {
   State& s = S();
@@ -311,32 +398,50 @@ int GraphLaunch(void* exec, void* stream) {
   if (s.graph_execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {  // captured as part of another
-    for (const CapturedOp& op : e->ops) AppendInSequence(s, g, op);
-    ++static_cast<Stream*>(stream)->capture_ops;  // one node of the capture
+    auto* st = static_cast<Stream*>(stream);
+    for (const CapturedOp& op : e->ops)
+      st->capture_deps = {AddGraphNode(s, g, op, st->capture_deps)};
+    ++st->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
   // A copy: the lock is let go while an operation waits for a host
   // function before it.
-  const std::vector<CapturedOp> ops = e->ops;
-  for (const CapturedOp& op : ops) {
-    int err = kCudaSuccess;
-    if (op.kind == CapturedOp::Kind::kKernel) {
-      err = LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block,
-                         op.shared_mem, stream, nullptr);
-    } else if (op.kind == CapturedOp::Kind::kHost) {
-      if (err = CheckStream(s, stream); err == kCudaSuccess) {
-        PendingHostFunc f;
-        f.fn = op.host_fn;
-        f.data = op.host_data;
-        EnqueueHostFunc(s, stream, f);
-      }
-    } else if (err = AfterHostFuncs(s, stream); err == kCudaSuccess) {
-      // Checked again: its memory may have been freed since the capture.
-      if (err = CheckCapturedCopy(s, op); err == kCudaSuccess)
-        err = PushCopyWorkLocked(s, op, stream);
-      if (err == kCudaSuccess) MoveBytes(s, op);
+  const GraphExec plan = *e;
+  std::vector<void*> lanes = {stream};
+  lanes.insert(lanes.end(), plan.lanes.begin(), plan.lanes.end());
+  // The other lanes start after what the graph's first operation would
+  // start after: the work before it on its stream, and with it what the
+  // legacy default stream orders that work after.
+  uint64_t before = 0;
+  if (plan.lane_count > 1) {
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+    if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
+    if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
+    before = LastSeqOf(s, stream);
+  }
+  std::vector<bool> started(plan.lane_count, false);
+  std::vector<uint64_t> seq_of(plan.ops.size(), 0);
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const uint32_t lane = plan.lane[i];
+    void* on = lanes[lane];
+    if (lane != 0 && !started[lane]) {
+      if (int err = StreamWaitLocked(s, on, before, runtime::SyncScope::kLaunch); err != kCudaSuccess)
+        return err;
     }
-    if (err != kCudaSuccess) return err;
+    started[lane] = true;
+    for (size_t p : plan.waits[i]) {
+      if (int err = StreamWaitLocked(s, on, seq_of[p], runtime::SyncScope::kLaunch); err != kCudaSuccess)
+        return err;
+    }
+    if (int err = RunGraphOp(s, plan.ops[i], on); err != kCudaSuccess) return err;
+    seq_of[i] = LastSeqOf(s, on);
+  }
+  // The stream's later work starts after every lane's.
+  for (size_t lane = 1; lane < plan.lane_count; ++lane) {
+    if (!started[lane]) continue;
+    if (int err = StreamWaitLocked(s, stream, LastSeqOf(s, lanes[lane]), runtime::SyncScope::kLaunch);
+        err != kCudaSuccess)
+      return err;
   }
   return kCudaSuccess;
 }
@@ -346,6 +451,10 @@ int GraphExecDestroy(void* exec) {
   std::lock_guard<std::mutex> lock(s.mu);
   auto* e = static_cast<GraphExec*>(exec);
   if (s.graph_execs.erase(e) == 0) return cuda::kCudaErrorInvalidValue;
+  for (Stream* lane : e->lanes) {
+    s.streams.erase(lane);
+    delete lane;
+  }
   delete e;
   return kCudaSuccess;
 }

@@ -303,6 +303,8 @@ int PushWaitUnlessEnded(State& s, void* stream, uint64_t target,
 
 bool BlocksWithLegacy(const Stream& st) { return (st.flags & cuda::kStreamNonBlocking) == 0; }
 
+}  // namespace
+
 // CUDA's legacy default stream: work on it starts after the work before it
 // on every blocking stream (created without cudaStreamNonBlocking; a
 // per-thread default stream is one), and work on a blocking stream after
@@ -323,8 +325,6 @@ int OrderWithLegacyStream(State& s, void* stream) {
   st->waits_for_legacy = s.legacy_last_seq;
   return PushWaitUnlessEnded(s, stream, s.legacy_last_seq);
 }
-
-}  // namespace
 
 int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
                  Dim grid, Dim block, size_t shared_mem, void* stream,

@@ -69,15 +69,34 @@ struct GraphNode {
 };
 struct Graph {
   // In the order they were added: a capture adds each operation depending
-  // on the one before it; cudaGraphAdd*Node on the nodes it names.
+  // on what its stream's work depends on at that point (the stream's
+  // previous operation in the capture, and what it joined through events);
+  // cudaGraphAdd*Node on the nodes it names.
   std::vector<std::unique_ptr<GraphNode>> nodes;
   uint64_t capture_id = 0;  // the capture that made it.
   // A stream that had joined the capture was destroyed before ending it:
   // ending it answers cudaErrorStreamCaptureInvalidated.
   bool invalidated = false;
 };
+struct Stream;
+// An instantiated graph (ExecutionPlan): its operations in an order that
+// keeps every dependency, empty nodes left out, each on a lane: lane 0 is
+// the stream the graph is launched on, lane k > 0 the hidden stream
+// lanes[k - 1], so that independent branches run side by side, as CUDA
+// runs them. An operation continues the lane of one of its dependencies
+// where that lane's last operation is that dependency, else opens a lane;
+// it waits for its dependencies on other lanes (`waits`: earlier
+// positions in `ops`). A graph with a host node runs on lane 0 alone (a
+// host function has no place in colod's order that another lane could
+// wait for).
 struct GraphExec {
   std::vector<CapturedOp> ops;
+  std::vector<uint32_t> lane;
+  std::vector<std::vector<size_t>> waits;
+  size_t lane_count = 1;
+  // Owned: in State::streams (so that launches accept them, and a fork
+  // resets them) from GraphInstantiate until GraphExecDestroy.
+  std::vector<Stream*> lanes;
 };
 
 struct Stream {
@@ -92,6 +111,8 @@ struct Stream {
   // on an event recorded on it (-1: never). Ending the capture needs every
   // joined stream rejoined at its last operation.
   bool capture_origin = false;
+  // What its next operation in the capture depends on.
+  std::vector<const GraphNode*> capture_deps;
   uint64_t capture_ops = 0;
   int64_t rejoined_ops = -1;
   unsigned flags = 0;  // as created (cudaStreamGetFlags).
@@ -121,6 +142,7 @@ struct Event {
   Graph* capture = nullptr;
   Stream* capture_stream = nullptr;
   uint64_t capture_ops = 0;
+  std::vector<const GraphNode*> capture_deps;  // its stream's, when recorded.
 };
 
 // Sim mode: a host function enqueued on a stream and not yet finished
@@ -338,6 +360,10 @@ GpuSpec SpecOf(const runtime::WelcomeMsg& w);
 // thread does not wait. Nothing is pushed if it has ended already.
 // REQUIRES: not gate mode, `stream` checked.
 int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope);
+// Sim mode: pushes the waits that order `stream`'s next work after the
+// legacy default stream's (or, for the legacy stream, after every blocking
+// stream's) work before it, as CUDA orders them; each wait once.
+int OrderWithLegacyStream(State& s, void* stream);
 // Sim mode: a copy between host and device memory on `stream`, ordered
 // like a launch (after the legacy stream's work where CUDA orders it so);
 // colod runs it on its direction's copy engine. REQUIRES: `stream` checked.
@@ -396,17 +422,17 @@ int CheckCapturedCopy(const State& s, const CapturedOp& op);
 // Runs one captured copy or memset now (sim mode: host memory).
 int RunCapturedCopy(const CapturedOp& op);
 // Appends `op` to the capture `stream` records into (it must be capturing),
-// depending on the node before it.
+// depending on what the stream's work depends on (Stream::capture_deps).
 void RecordCaptured(void* stream, const CapturedOp& op);
 // Adds a node doing `op` after `deps` (nodes of `g`) to `g`.
 GraphNode* AddGraphNode(State& s, Graph* g, const CapturedOp& op,
                         std::vector<const GraphNode*> deps);
 // Forgets `g` and its nodes, and frees it.
 void DeleteGraph(State& s, Graph* g);
-// `g`'s operations in an order that keeps every dependency, ready nodes
-// taken in the order they were added, empty nodes left out; nullopt if the
-// dependencies form a cycle.
-std::optional<std::vector<CapturedOp>> ExecutionOrder(const Graph& g);
+// How `g` runs (GraphExec, lanes not yet made): its operations in an order
+// that keeps every dependency, ready nodes taken in the order they were
+// added; nullopt if the dependencies form a cycle.
+std::optional<GraphExec> ExecutionPlan(const Graph& g);
 // Records a kernel launch into the capture of `stream`
 // (cudaErrorInvalidConfiguration for an empty grid or block, as a launch
 // would be).

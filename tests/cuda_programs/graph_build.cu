@@ -5,7 +5,10 @@
 // then d (after b and c), a copy of the memset's bytes to the host, a host
 // function that checks them and clears them, an empty node, and a fifth
 // kernel made with no dependency and given one on the empty node by
-// cudaGraphAddDependencies. Launched twice. Then three host nodes whose
+// cudaGraphAddDependencies. Launched twice (a host node keeps the graph on
+// one stream). Then the same diamond beside a kernel with no dependency, no
+// host node, launched twice (branches_launch_ms: the second launch's device
+// time, from events). Then three host nodes whose
 // edges reverse the order they were added in. Prints key=value lines: node
 // count and types, host_checks (how many host calls saw the memset's
 // pattern), graph_ms (wall time of the 2 launches and the sync), order (the
@@ -114,6 +117,34 @@ int main() {
   const auto t1 = std::chrono::steady_clock::now();
   std::printf("graph_ms=%.3f\n", std::chrono::duration<double, std::milli>(t1 - t0).count());
   std::printf("host_checks=%d\n", host_checks);
+
+  // Branches side by side: a diamond a -> (b, c) -> d beside a kernel with
+  // no dependency, no host node. Its second launch's device time (events)
+  // is a + max(b, c) + d, with the lone kernel beside them.
+  cudaGraph_t branches;
+  CUDA_CHECK(cudaGraphCreate(&branches, 0));
+  cudaGraphNode_t ba, bb, bcn, bd, lone;
+  CUDA_CHECK(cudaGraphAddKernelNode(&ba, branches, nullptr, 0, &ka));
+  CUDA_CHECK(cudaGraphAddKernelNode(&bb, branches, &ba, 1, &kb));
+  CUDA_CHECK(cudaGraphAddKernelNode(&bcn, branches, &ba, 1, &kc));
+  const cudaGraphNode_t joined[2] = {bb, bcn};
+  CUDA_CHECK(cudaGraphAddKernelNode(&bd, branches, joined, 2, &kd));
+  CUDA_CHECK(cudaGraphAddKernelNode(&lone, branches, nullptr, 0, &kb));
+  cudaGraphExec_t branches_exec;
+  CUDA_CHECK(cudaGraphInstantiate(&branches_exec, branches, 0));
+  cudaEvent_t between, after;
+  CUDA_CHECK(cudaEventCreate(&between));
+  CUDA_CHECK(cudaEventCreate(&after));
+  CUDA_CHECK(cudaGraphLaunch(branches_exec, s));
+  CUDA_CHECK(cudaEventRecord(between, s));
+  CUDA_CHECK(cudaGraphLaunch(branches_exec, s));
+  CUDA_CHECK(cudaEventRecord(after, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  float branches_ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&branches_ms, between, after));
+  std::printf("branches_launch_ms=%.4f\n", branches_ms);
+  CUDA_CHECK(cudaGraphExecDestroy(branches_exec));
+  CUDA_CHECK(cudaGraphDestroy(branches));
 
   // Order by dependencies, not by addition: p, q, r added in that order, r
   // after p, then an edge q -> p: they run q, p, r (order=213).
