@@ -109,10 +109,7 @@ Json Run(const sim::RunReport& report) {
         {"count", t.copies},
         {"bytes", t.bytes},
         {"busy_ns", t.busy.count()},
-        {"busy_fraction", Number(report.duration.count() > 0
-                                     ? static_cast<double>(t.busy.count()) /
-                                           static_cast<double>(report.duration.count())
-                                     : 0.0)}};
+        {"busy_fraction", Number(t.BusyFraction(report.duration))}};
   }
   Json jobs = Json::array();
   for (const sim::JobReport& job : report.jobs) jobs.push_back(Job(job));

@@ -152,12 +152,9 @@ std::string CopiesLine(const sim::RunReport& report) {
   const sim::CopyTotals& out = report.copies[CopyEngineIndex(CopyDirection::kDeviceToHost)];
   if (in.copies == 0 && out.copies == 0) return "";
   auto side = [&](const sim::CopyTotals& t) {
-    const double busy = report.duration.count() > 0
-                            ? static_cast<double>(t.busy.count()) /
-                                  static_cast<double>(report.duration.count())
-                            : 0.0;
     return fmt::format("{} ({:.1f} MiB, engine busy {})", t.copies,
-                       static_cast<double>(t.bytes) / (1024.0 * 1024.0), Percent(busy));
+                       static_cast<double>(t.bytes) / (1024.0 * 1024.0),
+                       Percent(t.BusyFraction(report.duration)));
   };
   return fmt::format("copies             in {}, out {}\n", side(in), side(out));
 }

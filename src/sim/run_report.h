@@ -85,6 +85,10 @@ struct CopyTotals {
   int64_t copies = 0;
   int64_t bytes = 0;
   Duration busy{0};
+  // busy / `run` (0 for a run of no time).
+  double BusyFraction(Duration run) const {
+    return run.count() > 0 ? static_cast<double>(busy.count()) / static_cast<double>(run.count()) : 0.0;
+  }
 };
 
 struct RunReport {
