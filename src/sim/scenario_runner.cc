@@ -96,6 +96,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   gopt.switch_cost = spec.time_slice.switch_cost;
   gopt.sample_interval = SampleInterval(spec);
   gopt.fuse_waves = !options.wave_by_wave;
+  gopt.ideal_preemption = options.ideal_preemption;
 
   std::vector<std::unique_ptr<SimGpu>> gpus;
   std::vector<SimGpu*> gpu_of(indices.size());

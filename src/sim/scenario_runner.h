@@ -8,6 +8,7 @@
 #include "colo/status.h"
 #include "sim/run_report.h"
 #include "sim/scenario_spec.h"
+#include "sim/sim_gpu.h"
 
 namespace colo::sim {
 
@@ -21,6 +22,10 @@ struct RunOptions {
   // more). For checking the fused run; the report says it was on. Default:
   // false (waves fused).
   bool wave_by_wave = false;
+  // The shared run with SimGpuOptions::ideal_preemption: an analysis bound
+  // for benchmarks (what free, instant preemption would give best-effort
+  // work), not a GPU anyone has. Default: off.
+  IdealPreemption ideal_preemption = IdealPreemption::kOff;
 };
 
 // Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not fit

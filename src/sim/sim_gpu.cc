@@ -78,6 +78,10 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   l.running = 0;
   l.worker_cap = std::max<int64_t>(0, request.persistent_workers);
   l.retreated = false;
+  l.evicted.clear();
+  // Ideal preemption: co-resident lower-priority blocks take only what the
+  // higher-priority ones leave of an SM's issue slots and of the DRAM.
+  l.shape.tier = Ideal() ? l.priority : 0;
   if (l.worker_cap > 0) {
     l.shape.block_time = Duration(static_cast<int64_t>(
         std::llround(static_cast<double>(l.shape.block_time.count()) * (1.0 + options_.persistent_overhead))));
@@ -198,9 +202,26 @@ void SimGpu::TakeBackFusedWaves() {
   fused_.reset();
 }
 
+bool SimGpu::Ideal() const {
+  return options_.ideal_preemption != IdealPreemption::kOff && options_.mode == ContextMode::kConcurrent;
+}
+
+void SimGpu::EvictBelow(int priority) {
+  for (uint32_t slot = 0; slot < launches_.size(); ++slot) {
+    Launch& l = launches_[slot];
+    if (!l.alive || l.running == 0 || l.priority >= priority || l.worker_cap > 0) continue;
+    const bool was_pending = l.next_block < l.end_block || !l.evicted.empty();
+    // All of its running blocks (never fused here).
+    pool_.Evict(slot, options_.ideal_preemption == IdealPreemption::kKeepProgress, &l.evicted);
+    l.running = 0;
+    if (!was_pending) InsertPending(slot);
+  }
+}
+
 void SimGpu::Dispatch() {
   TakeBackFusedWaves();
   if (pending_.empty()) return;
+  if (Ideal()) EvictBelow(launches_[pending_.front()].priority);
   if (options_.mode == ContextMode::kExclusive && !owner_) {
     // FIFO: the client whose oldest waiting launch came first.
     const Launch* oldest = nullptr;
@@ -219,14 +240,24 @@ void SimGpu::Dispatch() {
     }
     std::optional<int> cap;
     if (auto c = sm_caps_.find(l.client); c != sm_caps_.end()) cap = c->second;
-    int64_t want = l.end_block - l.next_block;
+    // Evicted blocks resume first, then unstarted ones.
+    size_t resumed = 0;
+    for (; resumed < l.evicted.size(); ++resumed) {
+      SmPool::Evicted& e = l.evicted[resumed];
+      const int64_t n = pool_.Place(pending_[i], l.client, l.shape, e.blocks, cap, e.remaining_ns);
+      l.running += n;
+      e.blocks -= n;
+      if (e.blocks > 0) break;
+    }
+    l.evicted.erase(l.evicted.begin(), l.evicted.begin() + static_cast<std::ptrdiff_t>(resumed));
+    int64_t want = l.evicted.empty() ? l.end_block - l.next_block : 0;
     if (l.worker_cap > 0) want = std::min(want, l.worker_cap - l.running);
     const int64_t placed = want > 0 ? pool_.Place(pending_[i], l.client, l.shape, want, cap) : 0;
     if (head) head_ = pending_[i];
     head = false;
     l.next_block += placed;
     l.running += placed;
-    if (l.next_block == l.end_block) {
+    if (l.next_block == l.end_block && l.evicted.empty()) {
       pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;
@@ -236,6 +267,7 @@ void SimGpu::Dispatch() {
 
 void SimGpu::Reschedule() {
   pool_.SolveRates();
+  if (Ideal()) return;  // never fused.
   // The head launch's further waves follow the wave-by-wave schedule
   // (SmPool::ExtendWaves); any event takes the unstarted ones back
   // (TakeBackFusedWaves). A launch alone on the device is fused even when
@@ -337,7 +369,7 @@ void SimGpu::AdvanceTo(TimePoint now) {
     Launch& l = launches_[f.launch];
     l.running -= f.blocks;
     assert(l.running >= 0);
-    if (l.running == 0 && l.next_block == l.end_block) done.push_back(f.launch);
+    if (l.running == 0 && l.next_block == l.end_block && l.evicted.empty()) done.push_back(f.launch);
   }
   for (uint32_t slot : done) {
     Launch& l = launches_[slot];

@@ -39,6 +39,20 @@ namespace colo::sim {
 
 enum class ContextMode { kConcurrent, kExclusive, kTimeSlicing };
 
+// Ideal preemption, an analysis bound and not a mode of any GPU (concurrent
+// mode only; ignored in the others): a launch waiting to dispatch takes the
+// SMs of every running block of lower-priority launches at once and for
+// free; those blocks resume, before their launches' unstarted blocks, when
+// room frees. While co-resident, lower-priority blocks get only the issue
+// slots and DRAM bandwidth that higher-priority ones leave (SmPool tiers).
+// Waves are never fused. So higher-priority kernels run as if alone, and
+// lower-priority work gets what any preemption mechanism could give it:
+//  * kKeepProgress — the evicted blocks keep their progress (a save and
+//    restore of their state that costs nothing);
+//  * kRestart — they start again from the beginning, as reset-based
+//    preemption of idempotent kernels (REEF) does, with no cost for the reset.
+enum class IdealPreemption { kOff, kKeepProgress, kRestart };
+
 struct SimGpuOptions {
   ContextMode mode = ContextMode::kConcurrent;  // Default: concurrent (MPS).
   Duration quantum = Milliseconds(2);           // time slicing only. Default: 2 ms.
@@ -65,6 +79,8 @@ struct SimGpuOptions {
   // a block time are merged (SmPool). 0: exact copies only (slower, no
   // averaging). Default: 0.01.
   double merge_tolerance = SmPool::kDefaultMergeTolerance;
+  // Ideal preemption (above; an analysis bound). Default: off.
+  IdealPreemption ideal_preemption = IdealPreemption::kOff;
   Status Validate() const;
 };
 
@@ -119,6 +135,7 @@ class SimGpu final : public Device, public Model {
     int64_t requested_end = 0;   // end_block as submitted (a retreat lowers end_block).
     int64_t worker_cap = 0;      // persistent: at most this many blocks in flight.
     bool retreated = false;
+    std::vector<SmPool::Evicted> evicted;  // ideal preemption: taken off, to resume first.
     std::function<void(LaunchId, TimePoint)> on_complete;
     std::function<void(LaunchId, TimePoint, int64_t)> on_retreated;
     bool alive = false;
@@ -135,6 +152,9 @@ class SimGpu final : public Device, public Model {
   void Dispatch();
   void InsertPending(uint32_t slot);
   void TakeBackFusedWaves();
+  // Ideal preemption: evicts the running blocks of launches below `priority`.
+  void EvictBelow(int priority);
+  bool Ideal() const;  // ideal preemption is on (and the mode concurrent).
   bool MayDispatch(ClientId client) const;
   bool ClientHasWork(ClientId client) const;
   void TimeSliceStep(TimePoint now);

@@ -116,7 +116,7 @@ int SmPool::SplitGroup(int g, int take) {
 }
 
 void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
-                       int64_t waves) {
+                       int64_t waves, double remaining_ns) {
   const int b = NewBlockGroup();
   BlockGroup& bg = blocks_[b];
   bg.launch = launch;
@@ -124,7 +124,7 @@ void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape
   bg.group = g;
   bg.per_sm = per_sm;
   bg.waves = waves;
-  bg.remaining_ns = static_cast<double>(s.block_time.count()) * waves;
+  bg.remaining_ns = remaining_ns >= 0 ? remaining_ns : static_cast<double>(s.block_time.count()) * waves;
   bg.fused = 0;
   bg.rate = 1;
   bg.shape = s;
@@ -276,7 +276,7 @@ void SmPool::CountFusedWaves(int64_t max_blocks) {
 }
 
 int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
-                      std::optional<int> client_sm_cap) {
+                      std::optional<int> client_sm_cap, double remaining_ns) {
   if (max_blocks <= 0) return 0;
   // Eligible groups and how many blocks fit per SM in each.
   struct Candidate {
@@ -330,12 +330,12 @@ int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
       const int count = groups_[g].count;
       if (extra < count) {
         const int rest = SplitGroup(g, static_cast<int>(extra));
-        if (per > 0) AddBlocks(rest, launch, client, shape, per, 1);
+        if (per > 0) AddBlocks(rest, launch, client, shape, per, 1, remaining_ns);
       }
-      AddBlocks(g, launch, client, shape, per + 1, 1);
+      AddBlocks(g, launch, client, shape, per + 1, 1, remaining_ns);
       extra -= std::min<int64_t>(extra, count);
     } else if (per > 0) {
-      AddBlocks(g, launch, client, shape, per, 1);
+      AddBlocks(g, launch, client, shape, per, 1, remaining_ns);
     }
   }
   return n;
@@ -367,6 +367,38 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
         continue;
       }
       out->push_back({b.launch, int64_t{b.per_sm} * g.count * b.waves});
+      RemoveResident(g, i);
+      freed = true;
+    }
+  }
+  if (freed) {
+    MergeEmptyGroups();
+    MergeEquivalentGroups();
+  }
+}
+
+void SmPool::Evict(uint32_t launch, bool keep_progress, std::vector<Evicted>* out) {
+  bool freed = false;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    SmGroup& g = groups_[gi];
+    if (!g.alive || g.residents.empty()) continue;
+    auto& res = g.residents;
+    for (size_t i = 0; i < res.size();) {
+      const BlockGroup& b = blocks_[res[i]];
+      if (b.launch != launch) {
+        ++i;
+        continue;
+      }
+      assert(b.fused == 0 && b.waves == 1);
+      const int64_t blocks = int64_t{b.per_sm} * g.count;
+      const double left =
+          keep_progress ? std::max(0.0, b.remaining_ns) : static_cast<double>(b.shape.block_time.count());
+      auto same = std::find_if(out->begin(), out->end(), [&](const Evicted& e) { return e.remaining_ns == left; });
+      if (same != out->end()) {
+        same->blocks += blocks;
+      } else {
+        out->push_back({blocks, left});
+      }
       RemoveResident(g, i);
       freed = true;
     }
@@ -473,52 +505,69 @@ void SmPool::SolveRates() {
   sm_load_.assign(ng, 0.0);
   sm_frozen_.assign(ng, 0.0);
   sm_level_.resize(ng);
-  unfrozen_.assign(live_blocks_.begin(), live_blocks_.end());
   double dram_frozen = 0;
-  while (!unfrozen_.empty()) {
-    // Demand per unit of rate from the unfrozen groups, per resource.
-    std::fill(sm_load_.begin(), sm_load_.end(), 0.0);
-    double dram_load = 0;
-    for (int i : unfrozen_) {
-      const BlockGroup& b = blocks_[i];
-      sm_load_[b.group] += b.per_sm * b.shape.sm_demand;
-      dram_load += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
-    }
-    // sm_level_[g]: the rate at which SmGroup g's issue capacity saturates.
-    double level = 1.0;
-    for (size_t g = 0; g < ng; ++g) {
-      if (sm_load_[g] > 0) {
-        sm_level_[g] = (1.0 - sm_frozen_[g]) / sm_load_[g];
-        level = std::min(level, sm_level_[g]);
+  // Tiers from the highest down; each fills what the ones before it left.
+  // (Nearly always one tier: every block of a real GPU is tier 0.)
+  tiers_.clear();
+  for (int i : live_blocks_) {
+    const int t = blocks_[i].shape.tier;
+    if (std::find(tiers_.begin(), tiers_.end(), t) == tiers_.end()) tiers_.push_back(t);
+  }
+  std::sort(tiers_.begin(), tiers_.end(), std::greater<int>());
+  for (int tier : tiers_) {
+    if (tiers_.size() == 1) {
+      unfrozen_.assign(live_blocks_.begin(), live_blocks_.end());
+    } else {
+      unfrozen_.clear();
+      for (int i : live_blocks_) {
+        if (blocks_[i].shape.tier == tier) unfrozen_.push_back(i);
       }
     }
-    double dram_level = std::numeric_limits<double>::infinity();
-    if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
-    level = std::max(0.0, std::min(level, dram_level));
-    const double eps = 1e-12;
-    const bool dram_saturated = dram_level <= level + eps;
-    still_.clear();
-    const bool all_freeze = level >= 1.0 - eps;
-    for (int i : unfrozen_) {
-      BlockGroup& b = blocks_[i];
-      // Saturation is judged on the round's start: a block frozen now by the
-      // DRAM does not make its SmGroup look saturated to the blocks after it
-      // (its issue share is frozen, but its demand is still in sm_load_).
-      if (all_freeze || (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
-          (dram_saturated && b.shape.dram_demand > 0)) {
-        b.rate = std::min(1.0, level);
-        sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
-        dram_frozen += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
-      } else {
-        still_.push_back(i);
+    while (!unfrozen_.empty()) {
+      // Demand per unit of rate from the unfrozen groups, per resource.
+      std::fill(sm_load_.begin(), sm_load_.end(), 0.0);
+      double dram_load = 0;
+      for (int i : unfrozen_) {
+        const BlockGroup& b = blocks_[i];
+        sm_load_[b.group] += b.per_sm * b.shape.sm_demand;
+        dram_load += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
       }
+      // sm_level_[g]: the rate at which SmGroup g's issue capacity saturates.
+      double level = 1.0;
+      for (size_t g = 0; g < ng; ++g) {
+        if (sm_load_[g] > 0) {
+          sm_level_[g] = (1.0 - sm_frozen_[g]) / sm_load_[g];
+          level = std::min(level, sm_level_[g]);
+        }
+      }
+      double dram_level = std::numeric_limits<double>::infinity();
+      if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
+      level = std::max(0.0, std::min(level, dram_level));
+      const double eps = 1e-12;
+      const bool dram_saturated = dram_level <= level + eps;
+      still_.clear();
+      const bool all_freeze = level >= 1.0 - eps;
+      for (int i : unfrozen_) {
+        BlockGroup& b = blocks_[i];
+        // Saturation is judged on the round's start: a block frozen now by the
+        // DRAM does not make its SmGroup look saturated to the blocks after it
+        // (its issue share is frozen, but its demand is still in sm_load_).
+        if (all_freeze || (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
+            (dram_saturated && b.shape.dram_demand > 0)) {
+          b.rate = std::min(1.0, level);
+          sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
+          dram_frozen += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+        } else {
+          still_.push_back(i);
+        }
+      }
+      if (still_.size() == unfrozen_.size()) {
+        // Cannot happen with positive capacities; freeze all rather than spin.
+        for (int i : still_) blocks_[i].rate = std::max(level, 1e-9);
+        break;
+      }
+      unfrozen_.swap(still_);
     }
-    if (still_.size() == unfrozen_.size()) {
-      // Cannot happen with positive capacities; freeze all rather than spin.
-      for (int i : still_) blocks_[i].rate = std::max(level, 1e-9);
-      break;
-    }
-    unfrozen_.swap(still_);
   }
   dram_use_ = 0;
   for (int i : live_blocks_) {

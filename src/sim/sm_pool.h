@@ -45,6 +45,10 @@ struct BlockShape {
   Duration block_time{0};   // full-speed time of one block.
   double sm_demand = 0;     // issue share per block at full speed.
   double dram_demand = 0;   // bytes/s per block at full speed.
+  // Blocks of a higher tier get their rates first, as if the lower tiers
+  // were not there; lower tiers share what is left (ideal preemption's
+  // strict form; SimGpuOptions). Every block of a real GPU is tier 0.
+  int tier = 0;
 };
 
 // A launch's finished blocks, reported by CollectFinished.
@@ -73,8 +77,22 @@ class SmPool {
   // that many SMs at once (MPS active-thread percentage). Returns the number
   // placed (0 if nothing fits). Call SolveRates() after placing.
   //
+  // `remaining_ns`: blocks that already ran part of their work elsewhere
+  // (Evict) and have this much of it left, at full speed; < 0: new blocks.
   int64_t Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
-                std::optional<int> client_sm_cap);
+                std::optional<int> client_sm_cap, double remaining_ns = -1);
+
+  // Ideal preemption (SimGpuOptions::ideal_preemption): takes every running
+  // block of `launch` off its SMs at once and appends them to `out` (blocks
+  // with equal work left together), with their progress if `keep_progress`,
+  // else with a whole block's work again; Place puts them back.
+  // Call after SyncTo(now); NextFinish() is stale until the next SolveRates().
+  // REQUIRES: the launch has no fused waves (ExtendWaves was never called for it).
+  struct Evicted {
+    int64_t blocks = 0;
+    double remaining_ns = 0;  // each block's work left, at full speed.
+  };
+  void Evict(uint32_t launch, bool keep_progress, std::vector<Evicted>* out);
 
   // Wave fusion, for the launch first in line for freed slots (it would get
   // back, wave after wave, the slots its own blocks free). Commits up to
@@ -191,8 +209,9 @@ class SmPool {
   int NewBlockGroup();
   void FreeBlockGroup(int b);  // marks it dead and returns its slot.
   int SplitGroup(int g, int take);  // moves `take` SMs of g into a new group; returns it.
+  // `remaining_ns` < 0: `waves` whole block times of work.
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
-                 int64_t waves);
+                 int64_t waves, double remaining_ns = -1);
   void RemoveResident(SmGroup& g, size_t i);
   void MergeEmptyGroups();
   void RecomputeNextFinish();
@@ -212,7 +231,7 @@ class SmPool {
   std::vector<int> live_blocks_;
   // SolveRates scratch (members to avoid allocating at every event).
   std::vector<double> sm_load_, sm_frozen_, sm_level_;
-  std::vector<int> unfrozen_, still_, match_;
+  std::vector<int> unfrozen_, still_, match_, tiers_;
   struct MergeCandidate {
     int group;
     uint64_t signature;
