@@ -1,8 +1,9 @@
 // `colo sim SCENARIO.yaml [--json] [--seed N] [--duration-s X] [--out FILE]
-//  [--policies all|NAME,...] [--bound-us N] [--wave-by-wave]`:
+//  [--policies all|NAME,...] [--bound-us N] [--ideal] [--wave-by-wave]`:
 // loads a scenario, runs it on the simulated GPU and prints the report; with
 // --policies, runs it under each listed kernel-level policy and prints one
-// comparison table (or, with --json, an array of the run reports).
+// comparison table (or, with --json, an array of the run reports); --ideal
+// adds the ideal-preemption bound as a last row.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -44,6 +45,7 @@ struct SimFlags {
   std::string policies;   // "all" or "mps,priority,...": compare policies.
   std::string bound_us;   // the priority policy's preemption bound, when given.
   bool wave_by_wave = false;  // one event per wave (no wave fusion), for checking.
+  bool ideal = false;         // --ideal: add the ideal-preemption bound to --policies.
   bool fuse_waves = false;    // --fuse-waves: the default since 2026-11-22; accepted.
   const CLI::Option* seed_option = nullptr;
   const CLI::Option* out_option = nullptr;
@@ -126,6 +128,7 @@ Status RunSim(const SimFlags& flags) {
     }
     sim::SweepOptions sweep;
     sweep.preemption_bound = bound;
+    sweep.ideal_bound = flags.ideal;
     sweep.run.wave_by_wave = flags.wave_by_wave;
     Result<std::vector<sim::RunReport>> reports =
         sim::RunPolicySweep(spec, *kinds, sweep);
@@ -134,6 +137,11 @@ Status RunSim(const SimFlags& flags) {
                                  ? report::FormatRunsJson(*reports)
                                  : report::FormatPolicyTable(*reports);
     return WriteOutput(text, flags.out);
+  }
+  if (flags.ideal) {
+    return InvalidArgumentError(
+        "--ideal adds the ideal-preemption bound to a comparison of policies: "
+        "pass --policies too");
   }
   if (bound) {
     if (spec.policy != sched::PolicyKind::kPriority) {
@@ -196,6 +204,10 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
       "--bound-us", flags->bound_us,
       "Preemption bound of the priority policy, microseconds (> 0); the runs "
       "must include priority");
+  sim->add_flag("--ideal", flags->ideal,
+                "With --policies: add a last row, the ideal-preemption bound (best "
+                "effort preempted at once and for free), which no policy can pass "
+                "without slowing the high-priority jobs");
   sim->add_flag("--wave-by-wave", flags->wave_by_wave,
                 "Simulate one event per wave instead of fusing a launch's waves: "
                 "the same schedule, slower (except that groups of SMs merge at "

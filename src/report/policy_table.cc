@@ -33,6 +33,8 @@ std::string PercentCell(const std::optional<double>& fraction, bool sign) {
 PolicySummary SummarizeRun(const sim::RunReport& report) {
   PolicySummary s;
   s.policy = report.policy.empty() ? "none" : report.policy;
+  if (report.ideal_preemption == "keep-progress") s.policy = "ideal bound";
+  if (report.ideal_preemption == "restart") s.policy = "ideal restart";
   std::vector<double> p50, p99, overhead, be;
   for (const sim::JobReport& j : report.jobs) {
     if (j.priority == PriorityClass::kHigh) {
@@ -108,6 +110,13 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
   if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";
+  for (const sim::RunReport& r : reports) {
+    if (r.ideal_preemption.empty()) continue;
+    out += SummarizeRun(r).policy +
+           ": not a policy but a bound: best effort is preempted at once and for\nfree, " +
+           (r.ideal_preemption == "restart" ? "its blocks starting again" : "keeping its progress") +
+           ", and gets only what high priority leaves; no policy\npasses it without slowing high priority\n";
+  }
   for (const sim::RunReport& r : reports) {
     for (const sim::JobReport& j : r.jobs) {
       const std::string warning = UnfinishedWarning(j);

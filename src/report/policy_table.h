@@ -12,6 +12,9 @@
 //   system           system throughput (sum of normalized throughputs);
 //   SM occ           mean SM occupancy of the GPU(s).
 //
+// A run of an ideal-preemption bound (RunReport::ideal_preemption) is named
+// "ideal bound" (progress kept) or "ideal restart", and explained below.
+//
 // A value that does not exist (no high-priority inference job, no
 // best-effort job) prints as "-". Below the table, a line "warning: POLICY:
 // ..." per job of each run that left too many requests unfinished (report::UnfinishedWarning): its latency

@@ -102,6 +102,8 @@ Json Run(const sim::RunReport& report) {
   j["system_throughput"] = Number(report.system_throughput);
   j["kernels_simulated"] = report.kernels_simulated;
   j["wave_by_wave"] = report.wave_by_wave;
+  j["ideal_preemption"] =
+      report.ideal_preemption.empty() ? Json(nullptr) : Json(report.ideal_preemption);
   j["copies"] = Json::object();
   for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
     const sim::CopyTotals& t = report.copies[CopyEngineIndex(d)];

@@ -11,7 +11,10 @@
 //
 //   {"format", "scenario", "gpu", "mode", "policy", "seed", "duration_ns", "duration_s",
 //    "system_throughput", "kernels_simulated", "wave_by_wave" (true: simulated
-//    with --wave-by-wave, one event per wave),
+//    with --wave-by-wave, one event per wave), "ideal_preemption" (the bound
+//    the run was, "keep-progress" or "restart"; null: a real run),
+//    "copies": {"host_to_device", "device_to_host": {"count", "bytes",
+//               "busy_ns", "busy_fraction"}},
 //    "jobs": [{"name", "class", "kind", "instance" (mode mig: the name of the
 //              job's entry in "gpus"), "completed", "arrived", "unfinished",
 //              "solo_unfinished" (inference: requests that arrived in the

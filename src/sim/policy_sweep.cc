@@ -91,11 +91,21 @@ Result<std::vector<RunReport>> RunPolicySweep(
   std::vector<RunReport> reports;
   for (sched::PolicyKind kind : kinds) {
     const ScenarioSpec run = SpecForPolicy(spec, kind, options.preemption_bound);
-    Result<RunReport> report = RunScenario(run, options.run);
+    RunOptions plain = options.run;
+    plain.ideal_preemption = IdealPreemption::kOff;
+    Result<RunReport> report = RunScenario(run, plain);
     if (!report.ok()) {
       return report.status().WithContext(std::string("policy ") +
                                          sched::PolicyName(kind));
     }
+    reports.push_back(std::move(*report));
+  }
+  if (options.ideal_bound) {
+    RunOptions ideal = options.run;
+    ideal.ideal_preemption = IdealPreemption::kKeepProgress;
+    const ScenarioSpec run = SpecForPolicy(spec, sched::PolicyKind::kPriorityStreams, std::nullopt);
+    Result<RunReport> report = RunScenario(run, ideal);
+    if (!report.ok()) return report.status().WithContext("the ideal bound");
     reports.push_back(std::move(*report));
   }
   return reports;

@@ -30,7 +30,11 @@ struct SweepOptions {
   // The priority policy's preemption bound for every priority run, when
   // given; must be > 0. Default: the scenario's (or the policy's default).
   std::optional<Duration> preemption_bound;
-  RunOptions run;
+  RunOptions run;  // its ideal_preemption is ignored (see ideal_bound).
+  // After the policies, one more run: the ideal-preemption bound
+  // (IdealPreemption::kKeepProgress under hardware stream priorities), what
+  // no policy can pass without slowing the high-priority jobs. Default: false.
+  bool ideal_bound = false;
 };
 
 // `spec` with its policy set to `kind`: the options that do not belong to

@@ -103,6 +103,9 @@ struct RunReport {
   double system_throughput = 0;  // sum of the jobs' normalized throughput.
   int64_t kernels_simulated = 0; // kernels completed in the shared run.
   bool wave_by_wave = false;     // RunOptions::wave_by_wave: waves were not fused.
+  // "keep-progress" or "restart" when the shared run was that ideal-
+  // preemption bound (RunOptions::ideal_preemption), not a policy; else empty.
+  std::string ideal_preemption;
   // The shared run's host <-> device copies, by CopyEngineIndex: [0] in
   // (host -> device), [1] out.
   std::array<CopyTotals, kCopyDirections> copies{};

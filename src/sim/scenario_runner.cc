@@ -214,6 +214,9 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   report.gpus = std::move(shared.gpus);
   report.kernels_simulated = shared.kernels;
   report.wave_by_wave = options.wave_by_wave;
+  if (options.ideal_preemption != IdealPreemption::kOff) {
+    report.ideal_preemption = IdealPreemptionName(options.ideal_preemption);
+  }
   report.copies = shared.copies;
   for (size_t i = 0; i < spec.jobs.size(); ++i) {
     const JobSpec& job = spec.jobs[i];

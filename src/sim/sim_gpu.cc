@@ -21,6 +21,18 @@ Status SimGpuOptions::Validate() const {
   return OkStatus();
 }
 
+const char* IdealPreemptionName(IdealPreemption p) {
+  switch (p) {
+    case IdealPreemption::kOff:
+      return "off";
+    case IdealPreemption::kKeepProgress:
+      return "keep-progress";
+    case IdealPreemption::kRestart:
+      return "restart";
+  }
+  return "?";
+}
+
 SimGpu::SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options)
     : spec_(spec), clock_(clock), options_(options), pool_(spec, options.merge_tolerance), util_(options.sample_interval) {
   last_sync_ = clock_.Now();

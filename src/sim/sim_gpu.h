@@ -52,6 +52,7 @@ enum class ContextMode { kConcurrent, kExclusive, kTimeSlicing };
 //  * kRestart — they start again from the beginning, as reset-based
 //    preemption of idempotent kernels (REEF) does, with no cost for the reset.
 enum class IdealPreemption { kOff, kKeepProgress, kRestart };
+const char* IdealPreemptionName(IdealPreemption p);  // "off", "keep-progress", "restart"
 
 struct SimGpuOptions {
   ContextMode mode = ContextMode::kConcurrent;  // Default: concurrent (MPS).

@@ -324,6 +324,19 @@ TEST_F(CliSimTest, PoliciesJsonIsAnArrayOfRunReports) {
                        .out);
 }
 
+TEST_F(CliSimTest, IdealAddsTheBoundAsALastRowAndNeedsPolicies) {
+  const ProcessResult r =
+      Sim(kScenario, {"--policies", "priority", "--ideal", "--duration-s", "0.05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\npriority +[0-9].*\nideal bound +[0-9.]+ +[0-9.]+ +\\+0\\.0% "));
+  EXPECT_THAT(r.out, HasSubstr("\nideal bound: not a policy but a bound"));
+  const ProcessResult alone = Sim(kScenario, {"--ideal"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_THAT(alone.err, HasSubstr("--ideal adds the ideal-preemption bound to a comparison of "
+                                   "policies: pass --policies too"));
+  EXPECT_EQ(alone.out, "");
+}
+
 TEST_F(CliSimTest, UnknownPolicyListsTheValidOnes) {
   const ProcessResult r = Sim(kScenario, {"--policies", "mps,bogus"});
   EXPECT_EQ(r.exit_code, 2);

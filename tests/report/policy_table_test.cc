@@ -103,6 +103,21 @@ TEST(PolicyTableTest, RunsSimulatedWaveByWaveAreListedUnderTheTable) {
               ::testing::Not(HasSubstr("wave by wave")));
 }
 
+TEST(PolicyTableTest, AnIdealBoundIsNamedAsOneAndExplainedUnderTheTable) {
+  sim::RunReport ideal = SampleRun("priority-streams");
+  ideal.ideal_preemption = "keep-progress";
+  const std::string table = FormatPolicyTable({SampleRun("priority"), ideal});
+  EXPECT_THAT(table, ContainsRegex("\nideal bound +2\\.000 +4\\.000 +\\+20\\.0% +0\\.600 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, ::testing::Not(ContainsRegex("\npriority-streams +[0-9]")));
+  EXPECT_THAT(table, HasSubstr("\nideal bound: not a policy but a bound: best effort is preempted at once and "
+                               "for\nfree, keeping its progress, and gets only what high priority leaves; no "
+                               "policy\npasses it without slowing high priority\n"));
+  ideal.ideal_preemption = "restart";
+  EXPECT_THAT(FormatPolicyTable({ideal}), HasSubstr("\nideal restart: not a policy but a bound"));
+  EXPECT_THAT(FormatPolicyTable({ideal}), HasSubstr("free, its blocks starting again, and gets"));
+  EXPECT_THAT(FormatPolicyTable({SampleRun("priority")}), ::testing::Not(HasSubstr("ideal")));
+}
+
 TEST(PolicyTableTest, OverloadedJobsAreWarnedAboutUnderTheTable) {
   // Under mps, job "a" left 900 of the 1000 requests that arrived
   // unfinished: its p50/p99 in the row are those of the 100 it completed.

@@ -89,7 +89,8 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
                            "format", "scenario", "gpu", "mode", "policy", "seed",
                            "duration_ns", "duration_s", "system_throughput",
-                           "kernels_simulated", "wave_by_wave", "copies", "jobs", "gpus"}));
+                           "kernels_simulated", "wave_by_wave", "ideal_preemption", "copies",
+                           "jobs", "gpus"}));
   EXPECT_EQ(j["format"], "colo.sim.run/1");
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
@@ -98,6 +99,7 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(j["duration_s"], 10.0);
   EXPECT_EQ(j["kernels_simulated"], 123456);
   EXPECT_EQ(j["wave_by_wave"], false);
+  EXPECT_TRUE(j["ideal_preemption"].is_null());  // a real run, not a bound.
   // The sample run copied nothing: zeros, in both directions.
   EXPECT_EQ(KeysOf(j["copies"]), (std::vector<std::string>{"host_to_device", "device_to_host"}));
   EXPECT_EQ(KeysOf(j["copies"]["host_to_device"]),

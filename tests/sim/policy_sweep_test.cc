@@ -82,6 +82,19 @@ TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
     EXPECT_EQ((*reports)[i].policy, sched::PolicyName(sched::AllPolicies()[i]));
     EXPECT_GT((*reports)[i].jobs[0].completed, 0);
   }
+  // The ideal bound comes last: stream priorities with ideal preemption, the
+  // service as if alone (no p99 overhead over solo).
+  SweepOptions with_ideal;
+  with_ideal.ideal_bound = true;
+  auto ideal = RunPolicySweep(s, {PolicyKind::kPriority}, with_ideal);
+  ASSERT_TRUE(ideal.ok()) << ideal.status().ToString();
+  ASSERT_EQ(ideal->size(), 2u);
+  EXPECT_EQ((*ideal)[0].ideal_preemption, "");
+  EXPECT_EQ((*ideal)[1].ideal_preemption, "keep-progress");
+  EXPECT_EQ((*ideal)[1].policy, "priority-streams");
+  ASSERT_TRUE((*ideal)[1].jobs[0].p99_overhead.has_value());
+  EXPECT_NEAR(*(*ideal)[1].jobs[0].p99_overhead, 0.0, 1e-3);
+  EXPECT_GT((*ideal)[1].jobs[1].completed, 0);
   // A bound needs priority among the runs, and must be > 0.
   SweepOptions bound;
   bound.preemption_bound = Microseconds(50);
