@@ -354,19 +354,18 @@ void SmPool::RemoveResident(SmGroup& g, size_t i) {
   res.pop_back();
 }
 
-void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
+template <typename Take>
+void SmPool::RemoveResidentsIf(Take take) {
   bool freed = false;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     SmGroup& g = groups_[gi];
     if (!g.alive || g.residents.empty()) continue;
     auto& res = g.residents;
     for (size_t i = 0; i < res.size();) {
-      BlockGroup& b = blocks_[res[i]];
-      if (b.remaining_ns > kDoneNs) {
+      if (!take(blocks_[res[i]], g.count)) {
         ++i;
         continue;
       }
-      out->push_back({b.launch, int64_t{b.per_sm} * g.count * b.waves});
       RemoveResident(g, i);
       freed = true;
     }
@@ -377,36 +376,29 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
   }
 }
 
+void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
+  RemoveResidentsIf([out](const BlockGroup& b, int sms) {
+    if (b.remaining_ns > kDoneNs) return false;
+    out->push_back({b.launch, int64_t{b.per_sm} * sms * b.waves});
+    return true;
+  });
+}
+
 void SmPool::Evict(uint32_t launch, bool keep_progress, std::vector<Evicted>* out) {
-  bool freed = false;
-  for (size_t gi = 0; gi < groups_.size(); ++gi) {
-    SmGroup& g = groups_[gi];
-    if (!g.alive || g.residents.empty()) continue;
-    auto& res = g.residents;
-    for (size_t i = 0; i < res.size();) {
-      const BlockGroup& b = blocks_[res[i]];
-      if (b.launch != launch) {
-        ++i;
-        continue;
-      }
-      assert(b.fused == 0 && b.waves == 1);
-      const int64_t blocks = int64_t{b.per_sm} * g.count;
-      const double left =
-          keep_progress ? std::max(0.0, b.remaining_ns) : static_cast<double>(b.shape.block_time.count());
-      auto same = std::find_if(out->begin(), out->end(), [&](const Evicted& e) { return e.remaining_ns == left; });
-      if (same != out->end()) {
-        same->blocks += blocks;
-      } else {
-        out->push_back({blocks, left});
-      }
-      RemoveResident(g, i);
-      freed = true;
+  RemoveResidentsIf([&](const BlockGroup& b, int sms) {
+    if (b.launch != launch) return false;
+    assert(b.fused == 0 && b.waves == 1);
+    const int64_t blocks = int64_t{b.per_sm} * sms;
+    const double left =
+        keep_progress ? std::max(0.0, b.remaining_ns) : static_cast<double>(b.shape.block_time.count());
+    auto same = std::find_if(out->begin(), out->end(), [&](const Evicted& e) { return e.remaining_ns == left; });
+    if (same != out->end()) {
+      same->blocks += blocks;
+    } else {
+      out->push_back({blocks, left});
     }
-  }
-  if (freed) {
-    MergeEmptyGroups();
-    MergeEquivalentGroups();
-  }
+    return true;
+  });
 }
 
 bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const {

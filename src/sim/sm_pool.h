@@ -213,6 +213,10 @@ class SmPool {
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
                  int64_t waves, double remaining_ns = -1);
   void RemoveResident(SmGroup& g, size_t i);
+  // Removes every resident block group for which take(group, its SmGroup's
+  // SM count) is true, then merges the groups that became alike.
+  template <typename Take>
+  void RemoveResidentsIf(Take take);
   void MergeEmptyGroups();
   void RecomputeNextFinish();
   void MergeEquivalentGroups();

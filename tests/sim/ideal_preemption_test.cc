@@ -44,37 +44,40 @@ struct IdealBench {
   }
 };
 
-TEST(IdealPreemptionTest, AHighPriorityKernelTakesTheSmsAtOnceAndTheLowOneResumesWhereItStopped) {
-  // A low-priority kernel fills the A100 (864 blocks, 8 per SM, one 100 us
-  // wave). At 40 us a high-priority kernel of the same shape arrives: it
-  // takes every slot at once and ends at 140 us, its solo time after its
-  // arrival. The low kernel's blocks kept their 40 us of progress and finish
-  // their last 60 us from 140 us: 200 us, not 240 (a restart) nor 100 (no
-  // preemption).
-  IdealBench b;
+// A low-priority kernel filling the A100 (864 blocks, 8 per SM, one 100 us
+// wave) from 0, and a high-priority one of the same shape from 40 us: when
+// each ends, in ns.
+struct Ends {
+  int64_t low = 0, high = 0;
+};
+Ends LowThenHighAt40Us(ContextMode mode, IdealPreemption ideal) {
+  IdealBench b(mode, ideal);
   KernelDesc low = TestKernel("low", 864, Microseconds(100), 0.5, 0.3);
   KernelDesc high = TestKernel("high", 864, Microseconds(100), 0.5, 0.3);
   TimePoint dl{}, dh{};
   b.LaunchAt(AtNanos(0), low, 0, 0, &dl);
   b.LaunchAt(AtNanos(40000), high, 1, 1, &dh);
   b.loop.RunUntil(AtNanos(Seconds(1).count()));
-  EXPECT_EQ(ToNanos(dh), 140000);
-  EXPECT_EQ(ToNanos(dl), 200000);
   EXPECT_EQ(b.gpu.kernels_completed(), 2);
+  return {ToNanos(dl), ToNanos(dh)};
+}
+
+TEST(IdealPreemptionTest, AHighPriorityKernelTakesTheSmsAtOnceAndTheLowOneResumesWhereItStopped) {
+  // The high-priority kernel takes every slot at once and ends at 140 us,
+  // its solo time after its arrival. The low kernel's blocks kept their 40 us
+  // of progress and finish their last 60 us from 140 us: 200 us, not 240 (a
+  // restart) nor 100 (no preemption).
+  const Ends e = LowThenHighAt40Us(ContextMode::kConcurrent, IdealPreemption::kKeepProgress);
+  EXPECT_EQ(e.high, 140000);
+  EXPECT_EQ(e.low, 200000);
 }
 
 TEST(IdealPreemptionTest, WithRestartsAPreemptedBlockLosesItsProgress) {
   // As above, but evicted blocks start again (reset-based preemption): the
   // low kernel's 40 us are lost, it runs its whole 100 us from 140 us: 240 us.
-  IdealBench b(ContextMode::kConcurrent, IdealPreemption::kRestart);
-  KernelDesc low = TestKernel("low", 864, Microseconds(100), 0.5, 0.3);
-  KernelDesc high = TestKernel("high", 864, Microseconds(100), 0.5, 0.3);
-  TimePoint dl{}, dh{};
-  b.LaunchAt(AtNanos(0), low, 0, 0, &dl);
-  b.LaunchAt(AtNanos(40000), high, 1, 1, &dh);
-  b.loop.RunUntil(AtNanos(Seconds(1).count()));
-  EXPECT_EQ(ToNanos(dh), 140000);
-  EXPECT_EQ(ToNanos(dl), 240000);
+  const Ends e = LowThenHighAt40Us(ContextMode::kConcurrent, IdealPreemption::kRestart);
+  EXPECT_EQ(e.high, 140000);
+  EXPECT_EQ(e.low, 240000);
 }
 
 TEST(IdealPreemptionTest, EveryBlockOfAPreemptedKernelRunsOnceWhateverTheInterruptions) {
@@ -121,15 +124,9 @@ TEST(IdealPreemptionTest, OnlyConcurrentModeHasIt) {
   // kernel arriving at 40 us waits for the low one's 2 ms quantum, which
   // the low one gives up when it ends at 100 us; after the 50 us switch the
   // high one runs 100 us: 250 us.
-  IdealBench b(ContextMode::kTimeSlicing);
-  KernelDesc low = TestKernel("low", 864, Microseconds(100), 0.5, 0.3);
-  KernelDesc high = TestKernel("high", 864, Microseconds(100), 0.5, 0.3);
-  TimePoint dl{}, dh{};
-  b.LaunchAt(AtNanos(0), low, 0, 0, &dl);
-  b.LaunchAt(AtNanos(40000), high, 1, 1, &dh);
-  b.loop.RunUntil(AtNanos(Seconds(1).count()));
-  EXPECT_EQ(ToNanos(dl), 100000);
-  EXPECT_EQ(ToNanos(dh), 250000);
+  const Ends e = LowThenHighAt40Us(ContextMode::kTimeSlicing, IdealPreemption::kKeepProgress);
+  EXPECT_EQ(e.low, 100000);
+  EXPECT_EQ(e.high, 250000);
 }
 
 TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGetsMoreThanItsIdleTime) {
