@@ -51,6 +51,9 @@ enum class ContextMode { kConcurrent, kExclusive, kTimeSlicing };
 //    restore of their state that costs nothing);
 //  * kRestart — they start again from the beginning, as reset-based
 //    preemption of idempotent kernels (REEF) does, with no cost for the reset.
+// It is meant for whole launches under stream priorities: persistent
+// launches (Retreat's form) are never evicted, and one waiting to dispatch
+// would evict every other launch (their priority is above all).
 enum class IdealPreemption { kOff, kKeepProgress, kRestart };
 const char* IdealPreemptionName(IdealPreemption p);  // "off", "keep-progress", "restart"
 
