@@ -74,9 +74,29 @@ Daemon::~Daemon() {
   }
 }
 
+namespace {
+
+// The signals that stop colod, which it takes from a signalfd.
+sigset_t StopSignals() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);  // its terminal went away: stop cleanly too.
+  return mask;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Daemon>> Daemon::Create(
     const DaemonConfig& config, std::optional<GpuSpec> gate_gpu) {
   COLO_RETURN_IF_ERROR(config.Validate());
+  // Blocked before anything starts a thread: the CUDA driver starts its own
+  // at cuInit (gate mode), and a thread that did not block them would take
+  // a SIGTERM with its default action, killing colod without its clean
+  // stop (seen on an H100: socket and lock file left behind).
+  const sigset_t stop = StopSignals();
+  sigprocmask(SIG_BLOCK, &stop, nullptr);
   const bool gate = config.device == "cuda";
   GpuSpec spec;
   if (!gate) {
@@ -161,11 +181,7 @@ Status Daemon::Run() {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  sigset_t mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, SIGTERM);
-  sigaddset(&mask, SIGINT);
-  sigaddset(&mask, SIGHUP);  // its terminal went away: stop cleanly too.
+  const sigset_t mask = StopSignals();
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (epoll_fd_ < 0 || timer_fd_ < 0 || stop_fd_ < 0 || signal_fd_ < 0) {

@@ -5,15 +5,20 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "cuda/cuda_abi.h"
 #include "runtime/wire.h"
 #include "shim/hook_table.h"
+#include "shim/shim_runtime.h"
+#include "shim/shim_state.h"
 #include "shim/shim_exports.h"
 
 namespace colo::shim {
@@ -27,6 +32,7 @@ using EventRecordFn = decltype(&::cudaEventRecord);
 using EventQueryFn = decltype(&::cudaEventQuery);
 using EventDestroyFn = decltype(&::cudaEventDestroy);
 using SetDeviceFn = decltype(&::cudaSetDevice);
+using HostFuncFn = int (*)(void*, void (*)(void*), void*);
 
 template <typename F>
 F RealFn(HookId id) {
@@ -40,12 +46,28 @@ int ParamSizes(const void* func, bool driver, std::vector<size_t>* sizes) {
   auto info = reinterpret_cast<ParamInfoFn>(
       RealNamed(driver ? "cuFuncGetParamInfo" : "cudaFuncGetParamInfo"));
   if (info == nullptr) return cuda::kCudaErrorNotSupported;
+  // The runtime's probe past the last parameter fails, and a failing runtime
+  // call becomes the thread's last error, which the program would then read
+  // from its next cudaGetLastError (seen on an H100: 1, invalid value, after
+  // a launch that ran). So the last error the program had is kept aside and
+  // the probe's is taken back.
+  using LastErrorFn = int (*)();
+  auto peek = driver ? nullptr
+                     : reinterpret_cast<LastErrorFn>(RealNamed("cudaPeekAtLastError"));
+  auto take = driver ? nullptr
+                     : reinterpret_cast<LastErrorFn>(RealNamed("cudaGetLastError"));
+  const int before = peek != nullptr ? peek() : cuda::kCudaSuccess;
   sizes->clear();
   for (size_t i = 0;; ++i) {
     size_t offset = 0, size = 0;
     // Past the last parameter the call fails (invalid value): done.
     if (info(func, i, &offset, &size) != 0) break;
     sizes->push_back(size);
+  }
+  if (take != nullptr) {
+    take();
+    // The program's own earlier error, still unread, stays its to read.
+    if (before != cuda::kCudaSuccess) RecordError(before);
   }
   return cuda::kCudaSuccess;
 }
@@ -62,8 +84,18 @@ int CaptureArgs(void** args, const std::vector<size_t>& sizes,
   return cuda::kCudaSuccess;
 }
 
-GateClient::GateClient(int gate_fd)
-    : fd_(gate_fd), thread_([this] { Run(); }) {}
+GateClient::GateClient(int gate_fd, Duration spin)
+    : fd_(gate_fd),
+      wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      spin_(spin),
+      thread_([this] { Run(); }) {}
+
+void GateClient::Wake(void* self) {
+  const uint64_t one = 1;
+  // Only a full counter refuses, and then the gate thread is awake anyway.
+  ssize_t r = write(static_cast<GateClient*>(self)->wake_fd_, &one, sizeof(one));
+  (void)r;
+}
 
 GateClient::~GateClient() {
   // Never reached in practice: the shim's state lives as long as the
@@ -160,6 +192,13 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
               : create(&event, cuda::kEventDisableTiming);
     if (err == cuda::kCudaSuccess) err = record(event, l.stream);
   }
+  // A spinning thread sees the event at once; a host function would only
+  // hold the stream's next kernel until CUDA's callback thread woke.
+  bool wakes = false;
+  if (err == cuda::kCudaSuccess && wake_fd_ >= 0 && spin_ == Duration(0)) {
+    auto host_func = reinterpret_cast<HostFuncFn>(RealNamed("cudaLaunchHostFunc"));
+    wakes = host_func != nullptr && host_func(l.stream, &GateClient::Wake, this) == 0;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.erase(seq);
@@ -168,20 +207,36 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
   if (err != cuda::kCudaSuccess) {
     SendDone(seq, err);
   } else {
-    out->push_back({seq, event});
+    out->push_back({seq, event, wakes});
   }
 }
 
 void GateClient::Run() {
   ReentryGuard guard;  // every CUDA call on this thread goes to the real one.
   std::vector<Outstanding> outstanding;
-  const timespec poll_interval{0, 50000};  // 50 us while events are out.
+  const timespec poll_interval{0, 50000};   // an event without a host function.
+  const timespec check_interval{0, 1000000};  // events with one: a failed kernel.
+  const timespec no_wait{0, 0};
+  int64_t last_activity = MonotonicNs();
   for (;;) {
-    pollfd p{fd_, POLLIN, 0};
-    const int n =
-        ppoll(&p, 1, outstanding.empty() ? nullptr : &poll_interval, nullptr);
+    pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    const bool unwoken = std::any_of(outstanding.begin(), outstanding.end(),
+                                     [](const Outstanding& o) { return !o.wakes; });
+    const bool spinning =
+        spin_ > Duration(0) &&
+        (!outstanding.empty() || MonotonicNs() - last_activity < spin_.count());
+    const timespec* timeout = spinning            ? &no_wait
+                              : outstanding.empty() ? nullptr
+                              : unwoken             ? &poll_interval
+                                                    : &check_interval;
+    const int n = ppoll(p, wake_fd_ >= 0 ? 2 : 1, timeout, nullptr);
     bool closed = n < 0 && errno != EINTR;
-    if (n > 0) {
+    if (n > 0 && (p[1].revents & POLLIN) != 0) {
+      uint64_t count;
+      ssize_t r = read(wake_fd_, &count, sizeof(count));
+      (void)r;
+    }
+    if (n > 0 && p[0].revents != 0) {
       for (;;) {
         runtime::GateMsg g;
         const ssize_t got = recv(fd_, &g, sizeof(g), MSG_DONTWAIT);
@@ -193,6 +248,7 @@ void GateClient::Run() {
           break;
         }
         Issue(g.seq, &outstanding);
+        last_activity = MonotonicNs();
       }
     }
     auto query = RealFn<EventQueryFn>(HookId::k_cudaEventQuery);
@@ -204,6 +260,7 @@ void GateClient::Run() {
         continue;
       }
       SendDone(outstanding[i].seq, q);
+      last_activity = MonotonicNs();
       destroy(outstanding[i].event);
       outstanding.erase(outstanding.begin() + static_cast<long>(i));
     }

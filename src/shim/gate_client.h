@@ -7,9 +7,19 @@
 // launch goes onto the launch ring as in sim mode, and waits here. The gate
 // thread reads colod's grants from the gate channel; for each it issues the
 // launch to the real runtime (or driver) on the program's stream and device,
-// records a CUDA event after it, and once the event has completed (polled
-// every 50 us while any is outstanding) reports kDone to colod, with the
-// launch's error if it could not be issued or failed. colod's completion
+// records a CUDA event after it, and reports kDone to colod once the event
+// has completed, with the launch's error if it could not be issued or
+// failed. While a launch it issued is unfinished, and for `spin` after the
+// last one finished or a grant came, the thread does not sleep but looks at
+// the events and the channel over and over (as CUDA's own synchronization
+// spins by default), so neither a kernel's end nor the next grant waits for
+// a wake-up. With `spin` 0 it sleeps: a host function behind each event
+// wakes it (an eventfd) once the kernel has ended, and the events are also
+// looked at every millisecond while any is outstanding (every 50 us for a
+// launch whose host function was refused), since a failed kernel runs no
+// host function. On an H100, polling every 50 us (the first way) made a
+// request of four 250 us kernels take 2.9-3.9 ms instead of 1.0 ms; see
+// docs/runtime.md ("Gate mode on an H100") for the figures of each way. colod's completion
 // watermark therefore means "finished on the GPU", and the shim's
 // synchronizing calls keep working unchanged.
 //
@@ -33,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "colo/time.h"
 #include "shim/shim_runtime.h"
 
 namespace colo::shim {
@@ -51,7 +62,9 @@ struct GateLaunch {
 };
 
 // The sizes of the parameters of `func` (a host stub, or a CUfunction if
-// `driver`). cudaErrorNotSupported if the real library cannot say.
+// `driver`). cudaErrorNotSupported if the real library cannot say. The
+// runtime's probe fails past the last parameter; the calling thread's last
+// error (cudaGetLastError) stays what the program left it.
 int ParamSizes(const void* func, bool driver, std::vector<size_t>* sizes);
 
 // Copies the parameter values `args` points to into `launch->args`.
@@ -62,9 +75,13 @@ int CaptureArgs(void** args, const std::vector<size_t>& sizes,
 
 class GateClient {
  public:
+  // How long the gate thread spins after its last activity, unless the
+  // program's environment says otherwise (COLO_GATE_SPIN_US).
+  static constexpr Duration kDefaultSpin = Microseconds(200);
+
   // Starts the gate thread on `gate_fd` (not owned; it stays open for the
-  // process's life).
-  explicit GateClient(int gate_fd);
+  // process's life), spinning as described above for `spin`.
+  GateClient(int gate_fd, Duration spin);
   GateClient(const GateClient&) = delete;
   GateClient& operator=(const GateClient&) = delete;
   ~GateClient();
@@ -85,13 +102,18 @@ class GateClient {
   struct Outstanding {
     uint64_t seq;
     void* event;
+    bool wakes;  // a host function behind the event will ring wake_fd_.
   };
   void Run();
+  // The host function behind each issued launch (any thread of CUDA's).
+  static void Wake(void* self);
   // Issues launch `seq`; adds its event to `out` or reports its error.
   void Issue(uint64_t seq, std::vector<Outstanding>* out);
   void SendDone(uint64_t seq, int cuda_error);
 
   int fd_;
+  int wake_fd_;  // an eventfd, rung by Wake().
+  Duration spin_;
   std::mutex mu_;
   std::condition_variable issued_;          // with mu_: a launch left pending_.
   std::map<uint64_t, GateLaunch> pending_;  // guarded by mu_.

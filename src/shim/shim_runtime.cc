@@ -110,6 +110,23 @@ int LoseColod(State& s, const Status& why) {
   return kCudaErrorDevicesUnavailable;
 }
 
+// A spin time from environment variable `name` (microseconds, [0, 1e9]);
+// `fallback` if unset, and with a warning if it is not such a number.
+Duration SpinFromEnv(const char* name, Duration fallback) {
+  const char* spin = std::getenv(name);
+  if (spin == nullptr) return fallback;
+  char* end = nullptr;
+  const double us = std::strtod(spin, &end);
+  if (end != spin && *end == '\0' && us >= 0 && us <= 1e9) {
+    return Nanoseconds(static_cast<int64_t>(us * 1000));
+  }
+  std::fprintf(stderr,
+               "colo: %s='%s' is not a number of microseconds in [0, 1e9]; "
+               "using the default\n",
+               name, spin);
+  return fallback;
+}
+
 int Connected(State& s) {
   if (s.lost) return kCudaErrorDevicesUnavailable;
   if (s.client) return kCudaSuccess;
@@ -132,18 +149,7 @@ int Connected(State& s) {
   if (token != nullptr) o.token = token;
   // How long a synchronizing call polls for colod's answer before blocking
   // (microseconds; 0 = block at once).
-  if (const char* spin = std::getenv("COLO_SYNC_SPIN_US"); spin != nullptr) {
-    char* end = nullptr;
-    const double us = std::strtod(spin, &end);
-    if (end != spin && *end == '\0' && us >= 0 && us <= 1e9) {
-      o.sync_spin = Nanoseconds(static_cast<int64_t>(us * 1000));
-    } else {
-      std::fprintf(stderr,
-                   "colo: COLO_SYNC_SPIN_US='%s' is not a number of "
-                   "microseconds in [0, 1e9]; using the default\n",
-                   spin);
-    }
-  }
+  o.sync_spin = SpinFromEnv("COLO_SYNC_SPIN_US", o.sync_spin);
   o.program = program_invocation_short_name;
   Result<std::unique_ptr<runtime::RuntimeClient>> c =
       runtime::RuntimeClient::Connect(o);
@@ -157,7 +163,8 @@ int Connected(State& s) {
           s, UnavailableError("colod runs a GPU in gate mode, but the real "
                               "CUDA runtime is not loaded"));
     }
-    s.gate = std::make_unique<GateClient>(s.client->gate_fd());
+    s.gate = std::make_unique<GateClient>(
+        s.client->gate_fd(), SpinFromEnv("COLO_GATE_SPIN_US", GateClient::kDefaultSpin));
   }
   return kCudaSuccess;
 }

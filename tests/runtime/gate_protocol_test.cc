@@ -7,6 +7,7 @@
 // docs/runtime.md. Every wait is bounded.
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -336,59 +338,68 @@ TEST(GateProtocolTest,
   // sync released by colod, memory accounted and returned.
   // cudaMemGetInfo: the runtime's total (40 GiB), its free memory (30 GiB)
   // capped by the client's 1 MiB limit less the 4 KiB it holds.
+  // Twice: the gate thread spinning while kernels run (the default), and
+  // sleeping until a host function behind each kernel wakes it.
   if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
-  GateColod colod("memory_limit_mib: 1\n");
-  ASSERT_TRUE(colod.ok());
-  const std::string out =
-      RunGateSmoke(colod, "LD_LIBRARY_PATH=" + std::string(COLO_BINARY_DIR) +
-                              "/tests/fake_cudart");
-  EXPECT_EQ(ValueOf(out, "mem_info_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "mem_free"), (1 << 20) - 4096) << out;
-  EXPECT_EQ(ValueOf(out, "mem_total"), 40L << 30) << out;
-  EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "device_count"), 1) << out;
-  EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
-  // Stream-ordered allocation: the runtime's cudaMalloc, accounted with
-  // colod (8 KiB held; 2 MiB over the 1 MiB limit refused), freed after
-  // the stream; a second free refused.
-  EXPECT_EQ(ValueOf(out, "malloc_async_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "mem_free_async"), (1 << 20) - 8192) << out;
-  EXPECT_EQ(ValueOf(out, "malloc_async_big_error"), 2) << out;
-  EXPECT_EQ(ValueOf(out, "free_async_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "free_async_again_error"), 1) << out;
-  // The runtime has memory pools and cooperative launches (every attribute
-  // reads 1, the warp size too); colod can gate neither, so the program is
-  // told they are missing and the pool is refused.
-  EXPECT_EQ(ValueOf(out, "pools_attr_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "warp_attr"), 1) << out;
-  EXPECT_EQ(ValueOf(out, "pools_attr"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "cooperative_attr"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "default_pool_error"), 801) << out;
-  // Host work goes to the runtime's stream only after the kernel before it
-  // was issued there, and the callback is given the program's stream.
-  EXPECT_EQ(ValueOf(out, "stream_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "host_func_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "callback_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "host_sync_error"), 0) << out;
-  EXPECT_EQ(ValueOf(out, "host_func_ran"), 1) << out;
-  EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
-  // Symbol copies and 2D memsets go to the runtime, which has the variable
-  // (before: cudaErrorNotSupported).
-  for (const char* ok : {"to_symbol_error", "from_symbol_error", "memset2d_error"})
-    EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
-  EXPECT_EQ(ValueOf(out, "symbol_round_trip"), 1) << out;
-  EXPECT_EQ(ValueOf(out, "memset2d_rows"), 1) << out;
-  EXPECT_NE(out.find("fake_cudart: launches=2 on_main_thread=0 host_work=2 "
-                     "launches_before_host_work=2"),
-            std::string::npos)
-      << out;
-  const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 2);
-  EXPECT_EQ(s["kernels_completed"], 2);
-  EXPECT_EQ(s["memory_used"], 0);
+  for (const bool spin : {true, false}) {
+    SCOPED_TRACE(spin ? "COLO_GATE_SPIN_US unset (spins)" : "COLO_GATE_SPIN_US=0");
+    GateColod colod("memory_limit_mib: 1\n");
+    ASSERT_TRUE(colod.ok());
+    const std::string out = RunGateSmoke(
+        colod, std::string(spin ? "" : "COLO_GATE_SPIN_US=0 ") +
+                   "LD_LIBRARY_PATH=" + COLO_BINARY_DIR + "/tests/fake_cudart");
+    EXPECT_EQ(ValueOf(out, "mem_info_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "mem_free"), (1 << 20) - 4096) << out;
+    EXPECT_EQ(ValueOf(out, "mem_total"), 40L << 30) << out;
+    EXPECT_EQ(ValueOf(out, "device_count_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "device_count"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "malloc_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "launch_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "sync_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "kernel_ran"), 1) << out;
+    // Stream-ordered allocation: the runtime's cudaMalloc, accounted with
+    // colod (8 KiB held; 2 MiB over the 1 MiB limit refused), freed after
+    // the stream; a second free refused.
+    EXPECT_EQ(ValueOf(out, "malloc_async_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "mem_free_async"), (1 << 20) - 8192) << out;
+    EXPECT_EQ(ValueOf(out, "malloc_async_big_error"), 2) << out;
+    EXPECT_EQ(ValueOf(out, "free_async_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "free_async_again_error"), 1) << out;
+    // The runtime has memory pools and cooperative launches (every attribute
+    // reads 1, the warp size too); colod can gate neither, so the program is
+    // told they are missing and the pool is refused.
+    EXPECT_EQ(ValueOf(out, "pools_attr_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "warp_attr"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "pools_attr"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "cooperative_attr"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "default_pool_error"), 801) << out;
+    // Host work goes to the runtime's stream only after the kernel before it
+    // was issued there, and the callback is given the program's stream.
+    EXPECT_EQ(ValueOf(out, "stream_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "host_func_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "callback_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "host_sync_error"), 0) << out;
+    EXPECT_EQ(ValueOf(out, "host_func_ran"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
+    // Symbol copies and 2D memsets go to the runtime, which has the variable
+    // (before: cudaErrorNotSupported).
+    for (const char* ok : {"to_symbol_error", "from_symbol_error", "memset2d_error"})
+      EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
+    EXPECT_EQ(ValueOf(out, "symbol_round_trip"), 1) << out;
+    EXPECT_EQ(ValueOf(out, "memset2d_rows"), 1) << out;
+    // The gate thread issued both launches; a sleeping one put a host
+    // function behind each, which tells it the kernel ended (not only a timed
+    // poll), a spinning one none (it would only hold the stream).
+    EXPECT_NE(out.find("fake_cudart: launches=2 on_main_thread=0 host_work=2 "
+                       "launches_before_host_work=2 gate_host_funcs=" +
+                       std::string(spin ? "0" : "2")),
+              std::string::npos)
+        << out;
+    const nlohmann::json s = colod.Stats();
+    EXPECT_EQ(s["kernels_launched"], 2);
+    EXPECT_EQ(s["kernels_completed"], 2);
+    EXPECT_EQ(s["memory_used"], 0);
+  }
 }
 
 TEST(GateProtocolTest, GateModeRunsARealKernel) {
@@ -413,6 +424,48 @@ TEST(GateProtocolTest, GateModeRunsARealKernel) {
   const nlohmann::json s = colod.Stats();
   EXPECT_EQ(s["kernels_launched"], 2);
   EXPECT_EQ(s["kernels_completed"], 2);
+}
+
+TEST(GateProtocolTest, GateModeStopsCleanlyOnSigterm) {
+  // The colod binary over GPU 0: the CUDA driver's threads must not take
+  // the stop signal (they would kill colod without its clean stop).
+  Result<cuda::CudaProbe> probe = cuda::ProbeCudaDriver();
+  if (!probe.ok()) {
+    GTEST_SKIP() << "needs a GPU (colod describes it from the driver): "
+                 << probe.status().message();
+  }
+  const std::string dir = TempDir();
+  ASSERT_TRUE(Config(dir, "").ok());
+  const std::string log = dir + "/log";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (freopen(log.c_str(), "w", stderr) == nullptr) _exit(127);
+    const std::string bin = std::string(COLO_BINARY_DIR) + "/colod";
+    const std::string conf = dir + "/c.yaml";
+    execl(bin.c_str(), bin.c_str(), "--config", conf.c_str(), nullptr);
+    _exit(127);
+  }
+  const std::string sock = dir + "/colod.sock";
+  for (int i = 0; i < 400 && access(sock.c_str(), F_OK) != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ASSERT_EQ(access(sock.c_str(), F_OK), 0) << "colod did not start";
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  std::ifstream in(log);
+  const std::string out((std::istreambuf_iterator<char>(in)),
+                        std::istreambuf_iterator<char>());
+  EXPECT_TRUE(WIFEXITED(st)) << "signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0)
+                             << "\n" << out;
+  if (WIFEXITED(st)) {
+    EXPECT_EQ(WEXITSTATUS(st), 0) << out;
+  }
+  EXPECT_NE(out.find("colod: stopping: "), std::string::npos) << out;
+  EXPECT_NE(access(sock.c_str(), F_OK), 0) << "the socket was left behind";
+  EXPECT_NE(access((sock + ".lock").c_str(), F_OK), 0)
+      << "the lock file was left behind";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(GateProtocolTest, DeviceCudaWithoutAGpuSaysNoCudaDevice) {

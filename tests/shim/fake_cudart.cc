@@ -7,10 +7,12 @@
 // completes 2 ms after it is recorded (so completion really is polled);
 // every device attribute reads 1 and the default memory pool exists; a
 // host function or stream callback runs at once (the kernels before it
-// already have), and streams are tokens; a variable's storage is its host
+// already have), and streams are tokens; a failing call is the thread's
+// last error until cudaGetLastError takes it, as in CUDA; a variable's storage is its host
 // shadow (symbol copies and 2D memsets are host copies and memsets). Counts launches per thread, host
 // functions and callbacks, and the launches made before the first of those,
-// to stderr at exit ("fake_cudart: ...").
+// and the host functions other threads (the gate thread) put behind
+// launches, to stderr at exit ("fake_cudart: ...").
 // Not a CUDA implementation: only what that program and the interposer use.
 #include <pthread.h>
 
@@ -37,6 +39,7 @@ std::atomic<int> g_launches{0};
 std::atomic<int> g_launches_on_main{0};
 std::atomic<int> g_host_work{0};
 std::atomic<int> g_launches_before_host_work{-1};
+std::atomic<int> g_gate_host_funcs{0};  // host functions from other threads.
 pthread_t g_main = pthread_self();  // the loading thread.
 int g_handle_storage = 0;
 
@@ -49,9 +52,10 @@ struct Report {
   ~Report() {
     std::fprintf(stderr,
                  "fake_cudart: launches=%d on_main_thread=%d host_work=%d "
-                 "launches_before_host_work=%d\n",
+                 "launches_before_host_work=%d gate_host_funcs=%d\n",
                  g_launches.load(), g_launches_on_main.load(),
-                 g_host_work.load(), g_launches_before_host_work.load());
+                 g_host_work.load(), g_launches_before_host_work.load(),
+                 g_gate_host_funcs.load());
   }
 } g_report;
 
@@ -122,8 +126,15 @@ int cudaDeviceGetDefaultMemPool(void** pool, int device) {
   return 0;
 }
 int cudaStreamSynchronize(void*) { return 0; }  // nothing queued here
-int cudaGetLastError() { return 0; }
-int cudaPeekAtLastError() { return 0; }
+// As CUDA's: a failing call becomes the calling thread's last error, which
+// cudaGetLastError returns and clears (only cudaFuncGetParamInfo fails here).
+thread_local int t_last_error = 0;
+int cudaGetLastError() {
+  const int e = t_last_error;
+  t_last_error = 0;
+  return e;
+}
+int cudaPeekAtLastError() { return t_last_error; }
 
 // gate_smoke's add_one(int* p, int n): two parameters, 8 and 4 bytes.
 int cudaFuncGetParamInfo(const void* func, size_t i, size_t* offset,
@@ -132,7 +143,7 @@ int cudaFuncGetParamInfo(const void* func, size_t i, size_t* offset,
   auto it = g_names.find(func);
   if (it == g_names.end() || it->second.find("add_one") == std::string::npos ||
       i >= 2) {
-    return 1;  // cudaErrorInvalidValue
+    return t_last_error = 1;  // cudaErrorInvalidValue
   }
   *offset = i == 0 ? 0 : 8;
   *size = i == 0 ? 8 : 4;
@@ -172,7 +183,13 @@ void CountHostWork() {
   ++g_host_work;
 }
 int cudaLaunchHostFunc(void*, void (*fn)(void*), void* data) {
-  CountHostWork();
+  // The interposer's gate thread puts one behind every launch it issues (to
+  // learn when the kernel ended); the program's own come from its thread.
+  if (pthread_equal(pthread_self(), g_main)) {
+    CountHostWork();
+  } else {
+    ++g_gate_host_funcs;
+  }
   fn(data);
   return 0;
 }

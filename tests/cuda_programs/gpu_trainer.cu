@@ -1,0 +1,163 @@
+// A best-effort "training" job for interference runs on a real GPU
+// (bench/real_interference.sh), unmodified CUDA: compute-bound kernels of
+// one full wave (8 blocks of 256 threads per SM), back to back on one
+// stream, at most 8 in flight (an event after each; the oldest is waited
+// for before the next launch).
+//
+// Usage: gpu_trainer calibrate KERNEL_US
+//          prints iters=N (FMA iterations per thread for a kernel of about
+//          KERNEL_US alone) and kernel_us= as measured with them.
+//        gpu_trainer train SECONDS ITERS [STOP_FILE]
+//          prints "ready" once its first kernel ended, runs for SECONDS (or
+//          until STOP_FILE exists, looked for every 10 ms),
+//          then prints kernels= and, for every 10 ms or more of progress,
+//          a line "done T N": N kernels had ended by steady-clock time T
+//          (microseconds), so a script can count the kernels that ended
+//          while another program ran.
+// Exits 3 on a CUDA error (CUDA_CHECK), 2 on bad arguments.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cuda_check.h"
+
+__global__ void trainer_step(float* out, int iters) {
+  float a = threadIdx.x * 1e-3f;
+  float b = 1.0001f;
+  for (int i = 0; i < iters; ++i) {
+    a = fmaf(a, b, 0.999f);
+    b = fmaf(b, 0.9999f, 1e-4f);
+  }
+  if (a == -1.0f) out[blockIdx.x] = b;  // never; keeps the loop
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kInFlight = 8;
+
+double SinceEpochUs(Clock::time_point t) {
+  return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
+}
+
+int Grid() {
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;
+  return sms * 8;
+}
+
+int TimeKernel(float* out, int grid, int iters, float* ms) {
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int r = 0; r < 7; ++r) {
+    CUDA_CHECK(cudaEventRecord(a));
+    trainer_step<<<grid, 256>>>(out, iters);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventRecord(b));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    float x = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&x, a, b));
+    t.push_back(x);
+  }
+  std::sort(t.begin(), t.end());
+  *ms = t[t.size() / 2];
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  return 0;
+}
+
+int Calibrate(double kernel_us) {
+  const int grid = Grid();
+  float* out = nullptr;
+  CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
+  int iters = 4096;
+  float ms = 0;
+  for (int round = 0; round < 3; ++round) {
+    if (int rc = TimeKernel(out, grid, iters, &ms); rc != 0) return rc;
+    iters = std::max(1, static_cast<int>(iters * kernel_us / (ms * 1000.0)));
+  }
+  if (int rc = TimeKernel(out, grid, iters, &ms); rc != 0) return rc;
+  std::printf("iters=%d\nkernel_us=%.1f\ngrid=%d\n", iters, ms * 1000.0, grid);
+  CUDA_CHECK(cudaFree(out));
+  return 0;
+}
+
+int Train(double seconds, int iters, const char* stop_file) {
+  const int grid = Grid();
+  float* out = nullptr;
+  CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  trainer_step<<<grid, 256, 0, s>>>(out, iters);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::printf("ready\n");
+  std::fflush(stdout);
+
+  cudaEvent_t ev[kInFlight];
+  for (cudaEvent_t& e : ev) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  const Clock::time_point end =
+      Clock::now() + std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+  std::vector<std::pair<double, long>> progress;
+  Clock::time_point last_mark = Clock::now();
+  long launched = 0, ended = 0;
+  bool stopped = false;
+  while (true) {
+    const bool more = !stopped && Clock::now() < end;
+    if (more && launched - ended < kInFlight) {
+      trainer_step<<<grid, 256, 0, s>>>(out, iters);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaEventRecord(ev[launched % kInFlight], s));
+      ++launched;
+      continue;
+    }
+    if (ended == launched) break;
+    CUDA_CHECK(cudaEventSynchronize(ev[ended % kInFlight]));
+    ++ended;
+    const Clock::time_point now = Clock::now();
+    if (now - last_mark >= std::chrono::milliseconds(10) || ended == launched) {
+      progress.emplace_back(SinceEpochUs(now), ended);
+      last_mark = now;
+      if (stop_file != nullptr && access(stop_file, F_OK) == 0) stopped = true;
+    }
+  }
+  for (cudaEvent_t& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+  CUDA_CHECK(cudaStreamDestroy(s));
+  CUDA_CHECK(cudaFree(out));
+  std::printf("kernels=%ld\n", ended);
+  for (const auto& [t, n] : progress) std::printf("done %.0f %ld\n", t, n);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "calibrate") == 0) {
+    const double us = std::atof(argv[2]);
+    if (us <= 0) {
+      std::fprintf(stderr, "gpu_trainer: KERNEL_US must be > 0, got '%s'\n", argv[2]);
+      return 2;
+    }
+    return Calibrate(us);
+  }
+  if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "train") == 0) {
+    const double seconds = std::atof(argv[2]);
+    const int iters = std::atoi(argv[3]);
+    if (seconds <= 0 || iters <= 0) {
+      std::fprintf(stderr, "gpu_trainer: SECONDS and ITERS must be > 0\n");
+      return 2;
+    }
+    return Train(seconds, iters, argc == 5 ? argv[4] : nullptr);
+  }
+  std::fprintf(stderr,
+               "usage: gpu_trainer calibrate KERNEL_US\n"
+               "       gpu_trainer train SECONDS ITERS [STOP_FILE]\n");
+  return 2;
+}
