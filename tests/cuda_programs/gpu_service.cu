@@ -25,18 +25,9 @@
 #include <thread>
 #include <vector>
 
-#include "cuda_check.h"
+#include "fma_kernels.h"
 
-__global__ void service_layer(float* out, int iters) {
-  float a = threadIdx.x * 1e-3f;
-  float b = 1.0001f;
-  for (int i = 0; i < iters; ++i) {
-    a = fmaf(a, b, 0.999f);
-    b = fmaf(b, 0.9999f, 1e-4f);
-  }
-  // Never true for these inputs, but the compiler cannot know: the loop stays.
-  if (a == -1.0f) out[blockIdx.x] = b;
-}
+__global__ void service_layer(float* out, int iters) { FmaLoop(out, iters); }
 
 namespace {
 
@@ -53,40 +44,14 @@ int Grid() {
   return sms * 4;  // 4 blocks of 256 threads per SM: one wave.
 }
 
-// Median time of `reps` layers of `iters`, each timed alone with events.
-int TimeLayer(float* out, int grid, int iters, int reps, float* ms) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CUDA_CHECK(cudaEventRecord(a));
-    service_layer<<<grid, 256>>>(out, iters);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaEventRecord(b));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float x = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&x, a, b));
-    t.push_back(x);
-  }
-  std::sort(t.begin(), t.end());
-  *ms = t[t.size() / 2];
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  return 0;
-}
-
 int Calibrate(double layer_us) {
   const int grid = Grid();
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
-  int iters = 4096;
+  int iters = 0;
   float ms = 0;
-  for (int round = 0; round < 3; ++round) {
-    if (int rc = TimeLayer(out, grid, iters, 9, &ms); rc != 0) return rc;
-    iters = std::max(1, static_cast<int>(iters * layer_us / (ms * 1000.0)));
-  }
-  if (int rc = TimeLayer(out, grid, iters, 9, &ms); rc != 0) return rc;
+  auto layer = [&](int n) { service_layer<<<grid, 256>>>(out, n); };
+  if (int rc = CalibrateIters(layer, layer_us, &iters, &ms); rc != 0) return rc;
   std::printf("iters=%d\nlayer_us=%.1f\ngrid=%d\n", iters, ms * 1000.0, grid);
   CUDA_CHECK(cudaFree(out));
   return 0;

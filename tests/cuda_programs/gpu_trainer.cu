@@ -25,17 +25,9 @@
 
 #include <unistd.h>
 
-#include "cuda_check.h"
+#include "fma_kernels.h"
 
-__global__ void trainer_step(float* out, int iters) {
-  float a = threadIdx.x * 1e-3f;
-  float b = 1.0001f;
-  for (int i = 0; i < iters; ++i) {
-    a = fmaf(a, b, 0.999f);
-    b = fmaf(b, 0.9999f, 1e-4f);
-  }
-  if (a == -1.0f) out[blockIdx.x] = b;  // never; keeps the loop
-}
+__global__ void trainer_step(float* out, int iters) { FmaLoop(out, iters); }
 
 namespace {
 
@@ -52,39 +44,14 @@ int Grid() {
   return sms * 8;
 }
 
-int TimeKernel(float* out, int grid, int iters, float* ms) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < 7; ++r) {
-    CUDA_CHECK(cudaEventRecord(a));
-    trainer_step<<<grid, 256>>>(out, iters);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaEventRecord(b));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float x = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&x, a, b));
-    t.push_back(x);
-  }
-  std::sort(t.begin(), t.end());
-  *ms = t[t.size() / 2];
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  return 0;
-}
-
 int Calibrate(double kernel_us) {
   const int grid = Grid();
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
-  int iters = 4096;
+  int iters = 0;
   float ms = 0;
-  for (int round = 0; round < 3; ++round) {
-    if (int rc = TimeKernel(out, grid, iters, &ms); rc != 0) return rc;
-    iters = std::max(1, static_cast<int>(iters * kernel_us / (ms * 1000.0)));
-  }
-  if (int rc = TimeKernel(out, grid, iters, &ms); rc != 0) return rc;
+  auto step = [&](int n) { trainer_step<<<grid, 256>>>(out, n); };
+  if (int rc = CalibrateIters(step, kernel_us, &iters, &ms); rc != 0) return rc;
   std::printf("iters=%d\nkernel_us=%.1f\ngrid=%d\n", iters, ms * 1000.0, grid);
   CUDA_CHECK(cudaFree(out));
   return 0;
