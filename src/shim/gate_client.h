@@ -17,8 +17,8 @@
 // wakes it (an eventfd) once the kernel has ended, and the events are also
 // looked at every millisecond while any is outstanding (every 50 us for a
 // launch whose host function was refused), since a failed kernel runs no
-// host function. On an H100, polling every 50 us (the first way) made a
-// request of four 250 us kernels take 2.9-3.9 ms instead of 1.0 ms; see
+// host function. On an H100, polling every 50 us (the first way) gave a
+// request of four 250 us kernels a median latency of 3.9 ms, not 1.0 ms; see
 // docs/runtime.md ("Gate mode on an H100") for the figures of each way. colod's completion
 // watermark therefore means "finished on the GPU", and the shim's
 // synchronizing calls keep working unchanged.
