@@ -1,9 +1,12 @@
 // What gpu_service and gpu_trainer share: a compute-bound loop of dependent
 // FMAs whose length sets a kernel's duration, and the calibration that finds
-// the loop length for a wanted duration on this GPU (alone).
+// the loop length for a wanted duration on this GPU (alone), as each
+// program's `calibrate` command.
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cuda_check.h"
@@ -55,5 +58,37 @@ int CalibrateIters(Launch launch, double target_us, int* iters, float* ms) {
     if (round == 3) break;
     *iters = std::max(1, static_cast<int>(*iters * target_us / (*ms * 1000.0)));
   }
+  return 0;
+}
+
+// The grid of one wave of `per_sm` blocks (of 256 threads) on every SM of
+// device 0; 0 if the device cannot say.
+inline int WaveGrid(int per_sm) {
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;
+  return sms * per_sm;
+}
+
+using FmaKernel = void (*)(float*, int);
+
+// `PROG calibrate ARG`: ARG (named `arg_name` in the error) is the wanted
+// duration in microseconds; prints iters=, `key`= (the duration measured with
+// them, us) and grid= for `kernel` on WaveGrid(per_sm). 2 if ARG is not > 0.
+inline int CalibrateCommand(const char* prog, const char* arg_name, const char* key,
+                            const char* arg, FmaKernel kernel, int per_sm) {
+  const double target_us = std::atof(arg);
+  if (target_us <= 0) {
+    std::fprintf(stderr, "%s: %s must be > 0, got '%s'\n", prog, arg_name, arg);
+    return 2;
+  }
+  const int grid = WaveGrid(per_sm);
+  float* out = nullptr;
+  CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
+  int iters = 0;
+  float ms = 0;
+  auto launch = [&](int n) { kernel<<<grid, 256>>>(out, n); };
+  if (int rc = CalibrateIters(launch, target_us, &iters, &ms); rc != 0) return rc;
+  std::printf("iters=%d\n%s=%.1f\ngrid=%d\n", iters, key, ms * 1000.0, grid);
+  CUDA_CHECK(cudaFree(out));
   return 0;
 }

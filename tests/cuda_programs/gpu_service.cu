@@ -31,6 +31,8 @@ __global__ void service_layer(float* out, int iters) { FmaLoop(out, iters); }
 
 namespace {
 
+constexpr int kLayerBlocksPerSm = 4;  // 4 blocks of 256 threads per SM: one wave.
+
 using Clock = std::chrono::steady_clock;
 
 double Us(Clock::duration d) {
@@ -38,27 +40,10 @@ double Us(Clock::duration d) {
 }
 double SinceEpochUs(Clock::time_point t) { return Us(t.time_since_epoch()); }
 
-int Grid() {
-  int sms = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;
-  return sms * 4;  // 4 blocks of 256 threads per SM: one wave.
-}
 
-int Calibrate(double layer_us) {
-  const int grid = Grid();
-  float* out = nullptr;
-  CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
-  int iters = 0;
-  float ms = 0;
-  auto layer = [&](int n) { service_layer<<<grid, 256>>>(out, n); };
-  if (int rc = CalibrateIters(layer, layer_us, &iters, &ms); rc != 0) return rc;
-  std::printf("iters=%d\nlayer_us=%.1f\ngrid=%d\n", iters, ms * 1000.0, grid);
-  CUDA_CHECK(cudaFree(out));
-  return 0;
-}
 
 int Serve(double seconds, int layers, int iters, double mean_gap_us, unsigned seed) {
-  const int grid = Grid();
+  const int grid = WaveGrid(kLayerBlocksPerSm);
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
   cudaStream_t s;
@@ -124,12 +109,8 @@ int Serve(double seconds, int layers, int iters, double mean_gap_us, unsigned se
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "calibrate") == 0) {
-    const double us = std::atof(argv[2]);
-    if (us <= 0) {
-      std::fprintf(stderr, "gpu_service: LAYER_US must be > 0, got '%s'\n", argv[2]);
-      return 2;
-    }
-    return Calibrate(us);
+    return CalibrateCommand("gpu_service", "LAYER_US", "layer_us", argv[2], service_layer,
+                            kLayerBlocksPerSm);
   }
   if (argc == 7 && std::strcmp(argv[1], "serve") == 0) {
     const double seconds = std::atof(argv[2]);

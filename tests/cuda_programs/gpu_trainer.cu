@@ -31,6 +31,8 @@ __global__ void trainer_step(float* out, int iters) { FmaLoop(out, iters); }
 
 namespace {
 
+constexpr int kStepBlocksPerSm = 8;  // 8 blocks of 256 threads per SM: one wave.
+
 using Clock = std::chrono::steady_clock;
 constexpr int kInFlight = 8;
 
@@ -38,27 +40,10 @@ double SinceEpochUs(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
 }
 
-int Grid() {
-  int sms = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;
-  return sms * 8;
-}
 
-int Calibrate(double kernel_us) {
-  const int grid = Grid();
-  float* out = nullptr;
-  CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
-  int iters = 0;
-  float ms = 0;
-  auto step = [&](int n) { trainer_step<<<grid, 256>>>(out, n); };
-  if (int rc = CalibrateIters(step, kernel_us, &iters, &ms); rc != 0) return rc;
-  std::printf("iters=%d\nkernel_us=%.1f\ngrid=%d\n", iters, ms * 1000.0, grid);
-  CUDA_CHECK(cudaFree(out));
-  return 0;
-}
 
 int Train(double seconds, int iters, const char* stop_file) {
-  const int grid = Grid();
+  const int grid = WaveGrid(kStepBlocksPerSm);
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
   cudaStream_t s;
@@ -107,12 +92,8 @@ int Train(double seconds, int iters, const char* stop_file) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "calibrate") == 0) {
-    const double us = std::atof(argv[2]);
-    if (us <= 0) {
-      std::fprintf(stderr, "gpu_trainer: KERNEL_US must be > 0, got '%s'\n", argv[2]);
-      return 2;
-    }
-    return Calibrate(us);
+    return CalibrateCommand("gpu_trainer", "KERNEL_US", "kernel_us", argv[2], trainer_step,
+                            kStepBlocksPerSm);
   }
   if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "train") == 0) {
     const double seconds = std::atof(argv[2]);
