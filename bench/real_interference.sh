@@ -65,9 +65,6 @@ BUSY_US=$(val busy_us "$WORK/busy")
 GAP_US=$(awk -v b="$BUSY_US" -v l="$LOAD" 'BEGIN{printf "%.0f", b/l}')
 echo "service alone: ${BUSY_US} us a request; mean gap ${GAP_US} us"
 
-# run_pair OUT_PREFIX SVC_PREFIX... -- TRN_PREFIX... : the trainer first (until
-# it is ready), then the service; both outputs kept. A prefix is a command
-# that runs the program (env settings, colo run ...).
 run_service() {  # OUT PREFIX...
   local out=$1; shift
   rm -f "$out"
@@ -88,6 +85,16 @@ run_trainer_bg() {  # OUT ITERS PREFIX...
   cat "$out" >&2
   [ -n "$COLOD_PID" ] && tail -5 "$WORK/colod/log" >&2
   return 1
+}
+# run_pair TRN_PREFIX... :: SVC_PREFIX... : the trainer (until it is ready),
+# then the service, then the trainer is told to stop; outputs in $WORK/trn
+# and $WORK/svc. A prefix runs the program (env settings, colo run ... --).
+run_pair() {
+  local trn=()
+  while [ $# -gt 0 ] && [ "$1" != "::" ]; do trn+=("$1"); shift; done
+  shift
+  run_trainer_bg "$WORK/trn" "$TRN_ITERS" "${trn[@]}" && run_service "$WORK/svc" "$@"
+  touch "$WORK/stop"; wait "$TRN_PID"
 }
 # Trainer kernels per second between the service's start and end.
 trainer_rate() {  # TRAINER_OUT SERVICE_OUT
@@ -181,8 +188,7 @@ for BE in $BE_KERNEL_US; do
   TRN_SOLO_RATE=$(trainer_solo_rate "$WORK/trn_solo")
   echo "trainer alone: $TRN_SOLO_RATE kernels/s"
 
-  run_trainer_bg "$WORK/trn" "$TRN_ITERS" && run_service "$WORK/svc"
-  touch "$WORK/stop"; wait "$TRN_PID"
+  run_pair ::
   row "native (time-sliced)" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
 
   if [ "$HAVE_MPS" = 1 ]; then
@@ -190,11 +196,9 @@ for BE in $BE_KERNEL_US; do
     export CUDA_MPS_PIPE_DIRECTORY=$WORK/mps CUDA_MPS_LOG_DIRECTORY=$WORK/mps
     if nvidia-cuda-mps-control -d; then
       MPS_ON=1
-      run_trainer_bg "$WORK/trn" "$TRN_ITERS" && run_service "$WORK/svc"
-      touch "$WORK/stop"; wait "$TRN_PID"
+      run_pair ::
       row "mps" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
-      run_trainer_bg "$WORK/trn" "$TRN_ITERS" env CUDA_MPS_CLIENT_PRIORITY=1 && run_service "$WORK/svc"
-      touch "$WORK/stop"; wait "$TRN_PID"
+      run_pair env CUDA_MPS_CLIENT_PRIORITY=1 ::
       row "mps-priority" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
       echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
       MPS_ON=0
@@ -206,9 +210,8 @@ for BE in $BE_KERNEL_US; do
   for P in $POLICIES; do
     start_colod "$P" || exit 1
     SOCK=$WORK/colod/colod.sock
-    run_trainer_bg "$WORK/trn" "$TRN_ITERS" "$BUILD/colo" run --socket "$SOCK" -- &&
-      run_service "$WORK/svc" "$BUILD/colo" run --socket "$SOCK" --class high --token svc --
-    touch "$WORK/stop"; wait "$TRN_PID"
+    run_pair "$BUILD/colo" run --socket "$SOCK" -- :: \
+      "$BUILD/colo" run --socket "$SOCK" --class high --token svc --
     stop_colod "$P"
     row "colod $P" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
   done
