@@ -147,9 +147,12 @@ bool PrintRoom(const GpuSpec& gpu) {
     std::printf("  %-16s %d of its %d kernels (%.1f%% of its time) leave no slot free\n", "",
                 room->full_kernels, room->kernels, 100 * room->full_time_share);
   }
-  const Duration bound = sched::PolicyOptions{}.harvest_block_bound;
+  // Harvesting is off by default (PolicyOptions::harvest_block_bound): the
+  // share is for a harvest bound equal to the default preemption bound.
+  const Duration bound = sched::PolicyOptions{}.preemption_bound;
   std::printf("harvestable: share of each training job's kernel time in kernels whose logical blocks\n"
-              "take at most %.0f us (the harvest bound); its first longer kernel stalls it until idle\n",
+              "take at most %.0f us (a harvest bound at the preemption bound; harvesting is off by\n"
+              "default); its first longer kernel stalls it until idle\n",
               ToMicros(bound));
   for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
     auto w = profile::LoadOrionKernelTable(dir + name);

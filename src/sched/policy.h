@@ -53,15 +53,20 @@ struct PolicyOptions {
   // priority: after this long idle, best-effort kernels run untransformed.
   // Default: 5 ms.
   Duration long_idle = Milliseconds(5);
-  // priority: host time between consecutive slices of one kernel (one more
-  // launch each). Default: 3 us.
-  Duration slice_launch_gap = Microseconds(3);
+  // priority: GPU idle time between consecutive slices of one kernel: the
+  // host sees one end and launches the next. Default: 10 us (an H100 idled
+  // 9.3-11.1 us, median, between one-wave slices launched that way;
+  // bench/calibrate_preemption.sh).
+  Duration slice_launch_gap = Microseconds(10);
   // priority: best-effort kernels may also run beside high-priority ones, as
   // persistent workers in the block slots the high-priority launches leave
   // free, if one logical block takes at most this long (they retreat when a
-  // high-priority launch needs the slots). 0 turns this off. Default: 100 us
-  // (the default preemption bound).
-  Duration harvest_block_bound = Microseconds(100);
+  // high-priority launch needs the slots). 0 turns this off. Default: 0
+  // (off). On an H100 persistent workers that fill an SM's issue slots
+  // starve the blocks of kernels launched after them almost entirely (a 50 us
+  // kernel beside them took 231 ms), where the simulator shares issue slots
+  // fairly; docs/sched.md, "Harvesting on a real GPU".
+  Duration harvest_block_bound{0};
   // orion: cap on the summed solo duration of best-effort kernels in flight
   // while a high-priority request is active. Default: 250 us.
   Duration orion_be_cap = Microseconds(250);

@@ -13,6 +13,7 @@
 #include "colo/time.h"
 #include "colo/workload.h"
 #include "sched/policy.h"
+#include "sim/measured_time_slicing.h"
 
 namespace colo::sim {
 
@@ -31,12 +32,12 @@ Result<SharingMode> ParseSharingMode(std::string_view name);
 
 struct TimeSliceOptions {
   // Time a process runs before the driver switches to the next waiting one.
-  // Default: 2 ms (the order of the driver's "default" timeslice reported in
-  // GPU-sharing studies; `nvidia-smi compute-policy --set-timeslice` changes it).
-  Duration quantum = Milliseconds(2);
+  // Default: 2090 us, measured on an H100 (kMeasuredQuantum;
+  // `nvidia-smi compute-policy --set-timeslice` changes it).
+  Duration quantum = kMeasuredQuantum;
   // GPU idle time per context switch (save and restore of SM state).
-  // Default: 50 us.
-  Duration switch_cost = Microseconds(50);
+  // Default: 150 us, measured on an H100 (kMeasuredSwitchCost).
+  Duration switch_cost = kMeasuredSwitchCost;
   // The shortest quantum Validate accepts. The driver's own are about 1 ms
   // and more (its default about 2 ms; NVIDIA DRIVE OS takes timeslices of at
   // least 1000 us); a tenth of that still leaves room to study short quanta,

@@ -14,6 +14,7 @@ Status SimGpuOptions::Validate() const {
   if (!(persistent_overhead >= 0 && persistent_overhead < 1)) {
     return InvalidArgumentError("persistent overhead must be in [0, 1)");
   }
+  if (persistent_block_cost.count() < 0) return InvalidArgumentError("persistent block cost must be >= 0");
   if (retreat_flag_latency.count() < 0) return InvalidArgumentError("retreat flag latency must be >= 0");
   if (!(merge_tolerance >= 0 && merge_tolerance <= 0.1)) {
     return InvalidArgumentError("SM-group merge tolerance must be in [0, 0.1]");
@@ -95,8 +96,7 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   // higher-priority ones leave of an SM's issue slots and of the DRAM.
   l.shape.tier = Ideal() ? l.priority : 0;
   if (l.worker_cap > 0) {
-    l.shape.block_time = Duration(static_cast<int64_t>(
-        std::llround(static_cast<double>(l.shape.block_time.count()) * (1.0 + options_.persistent_overhead))));
+    l.shape.block_time = PersistentBlockTime(l.shape.block_time);
     // Workers keep their slots between logical blocks: the launch's own
     // next blocks come before anything else queued.
     l.priority = std::numeric_limits<int>::max();
@@ -139,14 +139,19 @@ Status SimGpu::Retreat(LaunchId id) {
   return OkStatus();
 }
 
+Duration SimGpu::PersistentBlockTime(Duration block_time) const {
+  return Duration(static_cast<int64_t>(std::llround(static_cast<double>(block_time.count()) *
+                                                    (1.0 + options_.persistent_overhead)))) +
+         options_.persistent_block_cost;
+}
+
 Result<KernelTiming> SimGpu::ProfileKernel(const KernelDesc& kernel) {
   COLO_ASSIGN_OR_RETURN(const KernelModel* m, ModelFor(&kernel));
   KernelTiming t;
   t.blocks = m->blocks;
   t.blocks_per_wave = int64_t{spec_.sm_count} * m->occupancy.blocks_per_sm;
   t.block_time = m->block_time;
-  t.persistent_block_time = Duration(static_cast<int64_t>(
-      std::llround(static_cast<double>(m->block_time.count()) * (1.0 + options_.persistent_overhead))));
+  t.persistent_block_time = PersistentBlockTime(m->block_time);
   t.retreat_latency = options_.retreat_flag_latency;
   return t;
 }

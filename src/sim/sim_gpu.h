@@ -32,6 +32,7 @@
 #include "colo/workload.h"
 #include "sim/event_loop.h"
 #include "sim/kernel_model.h"
+#include "sim/measured_time_slicing.h"
 #include "sim/sm_pool.h"
 #include "sim/utilization.h"
 
@@ -59,8 +60,11 @@ const char* IdealPreemptionName(IdealPreemption p);  // "off", "keep-progress", 
 
 struct SimGpuOptions {
   ContextMode mode = ContextMode::kConcurrent;  // Default: concurrent (MPS).
-  Duration quantum = Milliseconds(2);           // time slicing only. Default: 2 ms.
-  Duration switch_cost = Microseconds(50);      // time slicing only. Default: 50 us.
+  // Time slicing only: the quantum and the GPU's idle time per switch.
+  // Defaults: 2090 us and 150 us, as measured on an H100 (driver 580) by
+  // bench/calibrate_preemption.sh (docs/simulator.md, "Calibrated on an H100").
+  Duration quantum = kMeasuredQuantum;
+  Duration switch_cost = kMeasuredSwitchCost;
   Duration sample_interval = Milliseconds(10);  // utilization buckets. Default: 10 ms.
   // Commit the head launch's further full waves at once (SmPool::ExtendWaves)
   // and take the unstarted ones back at every event: one event per group of
@@ -72,13 +76,17 @@ struct SimGpuOptions {
   // waves are fused anyway). Default: true.
   bool fuse_waves = true;
   // Persistent form: extra work per logical block (fetching it from the
-  // shared counter, checking the retreat flag, recomputing indices), as a
-  // fraction of the block's time. Default: 0.05 (an assumption of the order
-  // of the overheads reported for persistent-thread transformations).
-  double persistent_overhead = 0.05;
+  // shared counter, checking the retreat flag, recomputing indices): a
+  // logical block takes block_time x (1 + persistent_overhead) +
+  // persistent_block_cost. Defaults: 0.02 and 200 ns, fitted to an H100's
+  // 10-16% at 1.7 us blocks, 3.2-3.6% at 13 us and 1.6-2.5% at 90 us.
+  double persistent_overhead = 0.02;
+  Duration persistent_block_cost = Nanoseconds(200);
   // Persistent form: time from a Retreat request until the workers see the
-  // flag (a global-memory write becoming visible). Default: 2 us.
-  Duration retreat_flag_latency = Microseconds(2);
+  // flag (a 4-byte copy to device memory on a stream of its own becoming
+  // visible). Default: 18 us, the median of the medians measured on an H100
+  // (11.5 to 26.6 us).
+  Duration retreat_flag_latency = Microseconds(18);
   // Groups of SMs whose blocks' progress differs by at most this fraction of
   // a block time are merged (SmPool). 0: exact copies only (slower, no
   // averaging). Default: 0.01.
@@ -111,6 +119,9 @@ class SimGpu final : public Device, public Model {
   void ReleaseClient(ClientId client) override;
   Status Retreat(LaunchId id) override;
   Result<KernelTiming> ProfileKernel(const KernelDesc& kernel) override;
+  // One logical block of the persistent form of a kernel whose blocks take
+  // `block_time` (the overheads in SimGpuOptions).
+  Duration PersistentBlockTime(Duration block_time) const;
   // Drops the cached model of `kernel`, after which its address may be
   // reused for another kernel. REQUIRES: no launch of it is unfinished.
   void ForgetKernel(const KernelDesc* kernel) { models_.erase(kernel); }

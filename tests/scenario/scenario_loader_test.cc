@@ -124,7 +124,7 @@ TEST(ScenarioLoaderTest, DefaultsAndNameFromFileStem) {
   EXPECT_EQ(spec->seed, 1u);
   EXPECT_EQ(spec->duration, Seconds(10));
   EXPECT_EQ(spec->sample_interval, Duration(0));
-  EXPECT_EQ(spec->time_slice.quantum, Milliseconds(2));
+  EXPECT_EQ(spec->time_slice.quantum, Microseconds(2090));
 }
 
 TEST(ScenarioLoaderTest, PolicyByNameHasDefaultOptions) {

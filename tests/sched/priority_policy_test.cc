@@ -87,11 +87,31 @@ class RecordingDevice final : public Device {
   const KernelDesc* watched_;
 };
 
+// The costs these tests' arithmetic is done with, stated here rather than
+// taken from the defaults (those are measured on a real GPU and may move):
+// a persistent logical block takes 5% longer, workers see a retreat 2 us
+// after it is asked, slices of a kernel are 3 us apart, and harvesting takes
+// kernels whose logical blocks take up to 100 us.
+sim::SimGpuOptions ArithmeticGpuCosts() {
+  sim::SimGpuOptions o;
+  o.persistent_overhead = 0.05;
+  o.persistent_block_cost = Duration(0);
+  o.retreat_flag_latency = Microseconds(2);
+  return o;
+}
+
+PolicyOptions ArithmeticPolicyOptions() {
+  PolicyOptions o;
+  o.slice_launch_gap = Microseconds(3);
+  o.harvest_block_bound = Microseconds(100);
+  return o;
+}
+
 // An A100 in simulated time behind a policy of `kind`; the device records
 // the launches of the best-effort kernel `watched`.
 struct Rig {
   Rig(PolicyKind kind, const PolicyOptions& options, const KernelDesc* watched)
-      : gpu(*GpuPreset("A100"), loop.clock(), sim::SimGpuOptions{}),
+      : gpu(*GpuPreset("A100"), loop.clock(), ArithmeticGpuCosts()),
         executor(loop),
         device(gpu, watched),
         policy(MakePolicy(kind, options, device, executor)) {
@@ -185,7 +205,7 @@ TEST(PriorityPolicySimTest, SlicedBestEffortKernelLetsTheHighPriorityKernelInWit
   // slice, the kernel starts when this one ends (1047 us) and runs its 50 us
   // alone: done at 1097 us <= 1000 + 150 (bound) + 50 (solo) + 5 (slack).
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(10), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(150);
   const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
 
@@ -214,7 +234,7 @@ TEST(PriorityPolicySimTest, EverySliceWaitsOutTheLaunchGapWhateverWakesThePolicy
   // one before, until the service has been idle for long_idle (5 ms).
   const KernelDesc a = TestKernel("a", 86400, Milliseconds(10), 0.5, 0.3);
   const KernelDesc b = TestKernel("b", 864, Microseconds(10), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(104);
   options.slice_launch_gap = Microseconds(30);
   Rig rig(PolicyKind::kPriority, options, &a);
@@ -250,7 +270,7 @@ TEST(PriorityPolicySimTest, PersistentBestEffortKernelRetreatsWithinTheBound) {
   // at 1017.5 us; the kernel runs 1017.5..1067.5 us:
   // <= 1000 + 60 (bound) + 50 (solo) + 5 (slack).
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(5), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(60);
   const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
 
@@ -273,7 +293,7 @@ TEST(PriorityPolicySimTest, UnderMpsTheHighPriorityKernelWaitsBehindTheBestEffor
   // only after the last best-effort wave: done at 10 ms + 50 us, far past
   // 1000 + 150 + 50 us.
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(10), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(150);
   const Outcome out = RunUnderPolicy(PolicyKind::kMps, options, be, kHpKernel, kHpAt);
 
@@ -340,7 +360,7 @@ TEST(PriorityPolicyHarvestTest, BestEffortRunsInTheSlotsAHighPriorityKernelLeave
   // high-priority kernel still takes exactly its 2 ms. The best-effort
   // kernel (100 us in) runs at 7/8 width beside it and needs 1 ms x 8/7 x
   // 1.05 = 1.2 ms: done before the high-priority kernel, not after it.
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   const HarvestOutcome on = RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
   ASSERT_EQ(on.hp_done.size(), 1u);
   EXPECT_EQ(ToNanos(on.hp_done[0]), 2'000'000);
@@ -370,7 +390,7 @@ TEST(PriorityPolicyHarvestTest, HarvestingWorkersRetreatWhenTheNextHighPriorityK
   // done by 2 ms + 12.5 + 50 us (+ 1 us slack). The best-effort kernel is
   // then relaunched (after min_idle) and every block runs exactly once.
   const KernelDesc be = TestKernel("be-long", 864000, Milliseconds(10), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm, &kHpKernel}, be, AtNanos(100'000));
   ASSERT_EQ(out.hp_done.size(), 2u);
   EXPECT_EQ(ToNanos(out.hp_done[0]), 2'000'000);
@@ -387,7 +407,7 @@ TEST(PriorityPolicyHarvestTest, KernelsWithLongBlocksAreNotHarvested) {
   // 1 wave of 864 blocks, 1 ms alone: a logical block takes 1.05 ms, far
   // over the 100 us harvest bound, so it waits for the high-priority kernel.
   const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm}, be, AtNanos(100'000));
   EXPECT_EQ(ToNanos(out.hp_done[0]), 2'000'000);
   EXPECT_GT(out.be_done, out.hp_done[0] + options.min_idle);
@@ -409,7 +429,7 @@ TEST(PriorityPolicyFormTest, ATwinOfACachedKernelGetsAFormOfItsOwn) {
   const KernelDesc short_k = TestKernel("k", 864, Microseconds(50), 0.5, 0.3);
   KernelDesc long_twin = TestKernel("k", 864, Milliseconds(5), 0.5, 0.3);
   long_twin.transformable = false;
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   Rig rig(PolicyKind::kPriority, options, &long_twin);
   int short_done = 0, twin_done = 0;
   TimePoint short_at{}, twin_at{}, hp_done{};
@@ -455,7 +475,7 @@ TEST(PriorityPolicyFormTest, ANonTransformableTwinOfAPersistentKernelIsNeverCut)
   const KernelDesc cut = TestKernel("k2", 86400, Milliseconds(4), 0.5, 0.3);
   KernelDesc uncut = cut;
   uncut.transformable = false;
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(50);
   Rig rig(PolicyKind::kPriority, options, &uncut);
   int cut_done = 0, uncut_done = 0;
@@ -485,7 +505,7 @@ TEST(PriorityPolicyFormTest, ANonTransformableTwinOfAPersistentKernelIsNeverCut)
 // harvest) still runs, 20 us (min_idle) later.
 TEST(PriorityPolicyHighPriorityTest, ARefusedHighPriorityLaunchDoesNotBlockBestEffortForever) {
   const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   Rig rig(PolicyKind::kPriority, options, &be);
   LaunchRequest h;
   h.client = kHp;
@@ -516,7 +536,7 @@ TEST(PolicySeamTest, EveryPolicyRefusesLaunchesTheDeviceCannotRun) {
   const KernelDesc ok = TestKernel("ok", 864, Microseconds(50), 0.5, 0.3);
   for (PolicyKind kind : AllPolicies()) {
     SCOPED_TRACE(PolicyName(kind));
-    PolicyOptions options;
+    PolicyOptions options = ArithmeticPolicyOptions();
     Rig rig(kind, options, &ok);
     int callbacks = 0;
     auto submit = [&](ClientId client, const KernelDesc& k, int64_t first, int64_t end) {
@@ -618,7 +638,7 @@ TEST(TgsPolicyTest, TheRateRecoversOnceTheServiceIsIdle) {
   sim::EventLoop loop;
   LoopExecutor executor(loop);
   StretchingDevice device(loop, /*hp_stretch=*/2.0);
-  PolicyOptions options;
+  PolicyOptions options = ArithmeticPolicyOptions();
   std::unique_ptr<Policy> policy = MakePolicy(PolicyKind::kTgs, options, device, executor);
   policy->SetClientClass(kHp, PriorityClass::kHigh);
   policy->SetClientClass(kBe, PriorityClass::kBestEffort);

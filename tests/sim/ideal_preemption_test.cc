@@ -122,11 +122,11 @@ TEST(IdealPreemptionTest, CoResidentLowPriorityBlocksGetOnlyTheIssueTheHighOnesL
 TEST(IdealPreemptionTest, OnlyConcurrentModeHasIt) {
   // Time slicing with the flag set is plain time slicing: the high-priority
   // kernel arriving at 40 us waits for the low one's 2 ms quantum, which
-  // the low one gives up when it ends at 100 us; after the 50 us switch the
-  // high one runs 100 us: 250 us.
+  // the low one gives up when it ends at 100 us; after the 150 us switch (the
+  // default) the high one runs 100 us: 350 us.
   const Ends e = LowThenHighAt40Us(ContextMode::kTimeSlicing, IdealPreemption::kKeepProgress);
   EXPECT_EQ(e.low, 100000);
-  EXPECT_EQ(e.high, 250000);
+  EXPECT_EQ(e.high, 350000);
 }
 
 TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGetsMoreThanItsIdleTime) {

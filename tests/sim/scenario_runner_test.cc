@@ -24,9 +24,10 @@ JobSpec FullGpuJob(const std::string& name, int ms) {
 }
 
 TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitchCost) {
-  // 3 equal jobs, each always has work. Round robin: each runs a 2 ms quantum
-  // then the GPU idles 50 us to switch. Each job gets 2 / (3 x 2.05) of the
-  // GPU: normalized throughput 0.3252, and the three sum to 2 / 2.05 = 0.9756.
+  // 3 equal jobs, each always has work. Round robin: each runs a quantum q
+  // then the GPU idles s to switch (defaults: q = 2.09 ms, s = 0.15 ms, as
+  // measured on an H100). Each job gets q / (3 (q + s)) of the GPU:
+  // normalized throughput 0.3110, and the three sum to q / (q + s) = 0.9330.
   ScenarioSpec s;
   s.name = "ts";
   s.gpu = kA100;
@@ -35,8 +36,11 @@ TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitch
   for (int i = 0; i < 3; ++i) s.jobs.push_back(FullGpuJob("j" + std::to_string(i), 5));
   auto r = RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  for (const auto& j : r->jobs) EXPECT_NEAR(j.normalized.value_or(-1), 2.0 / (3 * 2.05), 0.01) << j.name;
-  EXPECT_NEAR(r->system_throughput, 2.0 / 2.05, 0.01);
+  const double q = ToMillis(s.time_slice.quantum), sw = ToMillis(s.time_slice.switch_cost);
+  ASSERT_NEAR(q, 2.09, 1e-9);
+  ASSERT_NEAR(sw, 0.15, 1e-9);
+  for (const auto& j : r->jobs) EXPECT_NEAR(j.normalized.value_or(-1), q / (3 * (q + sw)), 0.01) << j.name;
+  EXPECT_NEAR(r->system_throughput, q / (q + sw), 0.01);
 }
 
 TEST(ScenarioRunnerTest, KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) {
