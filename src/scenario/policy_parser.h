@@ -8,8 +8,8 @@
 //     preemption_bound_us: 100            # priority: > 0
 //     min_idle_us: 20                     # priority: >= 0
 //     long_idle_us: 5000                  # priority: >= min_idle_us
-//     slice_launch_gap_us: 3              # priority: >= 0
-//     harvest_block_us: 100               # priority: >= 0 (0: off)
+//     slice_launch_gap_us: 10             # priority: >= 0
+//     harvest_block_us: 0                 # priority: >= 0 (0: off)
 //     orion_be_cap_us: 250                # orion: > 0
 //     tgs_period_ms: 10                   # tgs: >= 1
 //
