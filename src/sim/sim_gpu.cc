@@ -6,6 +6,13 @@
 #include <limits>
 
 namespace colo::sim {
+namespace {
+// Retreat spread: the parts a launch's workers are split into when they see
+// the flag (SmPool::SpreadPhases). 8 puts the last part 15/16 of a block
+// after the flag; more parts cost events without changing when the last
+// worker leaves by more than 1/16 of a block.
+constexpr int kRetreatCohorts = 8;
+}  // namespace
 
 Status SimGpuOptions::Validate() const {
   if (quantum.count() <= 0) return InvalidArgumentError("time-slice quantum must be > 0");
@@ -375,6 +382,7 @@ void SimGpu::AdvanceTo(TimePoint now) {
     if (l.next_block < l.end_block) {
       l.end_block = l.next_block;
       l.retreated = true;
+      if (options_.retreat_spread && l.running > 0) pool_.SpreadPhases(r.slot, kRetreatCohorts);
       pending_.erase(std::remove(pending_.begin(), pending_.end(), r.slot), pending_.end());
       if (l.running == 0) done.push_back(r.slot);
     }

@@ -87,6 +87,13 @@ struct SimGpuOptions {
   // visible). Default: 18 us, the median of the medians measured on an H100
   // (11.5 to 26.6 us).
   Duration retreat_flag_latency = Microseconds(18);
+  // Persistent form: when the workers see the flag, they are in different
+  // phases of their logical blocks, spread evenly (SmPool::SpreadPhases), so
+  // the last leaves about one logical block after the flag, as on an H100
+  // (13 us blocks: 24-29 us after the request, median; 90 us blocks: 101 us).
+  // Off: they leave together, at the end of the block they run in step
+  // (the simulator runs a launch's workers in step). Default: true.
+  bool retreat_spread = true;
   // Groups of SMs whose blocks' progress differs by at most this fraction of
   // a block time are merged (SmPool). 0: exact copies only (slower, no
   // averaging). Default: 0.01.

@@ -401,6 +401,46 @@ void SmPool::Evict(uint32_t launch, bool keep_progress, std::vector<Evicted>* ou
   });
 }
 
+void SmPool::SpreadPhases(uint32_t launch, int cohorts) {
+  assert(cohorts >= 1);
+  auto hosts_launch = [&](const SmGroup& g) {
+    return std::any_of(g.residents.begin(), g.residents.end(),
+                       [&](int b) { return blocks_[b].launch == launch; });
+  };
+  std::vector<int> hosts;
+  int total = 0;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    if (!groups_[gi].alive || !hosts_launch(groups_[gi])) continue;
+    hosts.push_back(static_cast<int>(gi));
+    total += groups_[gi].count;
+  }
+  // Each host group into up to `cohorts` parts of near-equal SM counts.
+  std::vector<int> parts;
+  for (int g : hosts) {
+    const int count = groups_[g].count;
+    const int m = std::min(count, cohorts);
+    int rest = g;
+    for (int j = 0; j + 1 < m; ++j) {
+      const int take = count / m + (j < count % m ? 1 : 0);
+      const int next = SplitGroup(rest, take);
+      parts.push_back(rest);
+      rest = next;
+    }
+    parts.push_back(rest);
+  }
+  int before = 0;
+  for (int g : parts) {
+    const double quantile = (before + 0.5 * groups_[g].count) / total;
+    before += groups_[g].count;
+    for (int b : groups_[g].residents) {
+      BlockGroup& bg = blocks_[b];
+      if (bg.launch != launch || bg.remaining_ns <= kDoneNs) continue;
+      assert(bg.fused == 0);
+      bg.remaining_ns = quantile * static_cast<double>(bg.shape.block_time.count());
+    }
+  }
+}
+
 bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const {
   // A one-to-one pairing of a's residents with b's: same launch, same blocks
   // per SM, progress within the tolerance. Residents are few (one or two per

@@ -94,6 +94,18 @@ class SmPool {
   };
   void Evict(uint32_t launch, bool keep_progress, std::vector<Evicted>* out);
 
+  // Retreat (SimGpuOptions::retreat_spread): the persistent workers of
+  // `launch`, which the pool runs in step, are given the phases workers of a
+  // real GPU have after a while, spread evenly over a logical block: the SMs
+  // hosting the launch are split into up to `cohorts` parts per group, and
+  // the part at quantile q of those SMs (by count) is left (q x one block
+  // time) of work. So the workers leave one part after another, the last
+  // about one block after the flag, as measured on an H100 (docs/simulator.md).
+  // Blocks whose work is done now are left as they are.
+  // Call after SyncTo(now) and Unfuse(launch); NextFinish() is stale until
+  // the next SolveRates(). REQUIRES: cohorts >= 1.
+  void SpreadPhases(uint32_t launch, int cohorts);
+
   // Wave fusion, for the launch first in line for freed slots (it would get
   // back, wave after wave, the slots its own blocks free). Commits up to
   // `max_blocks` more of its blocks as further whole waves of its running

@@ -266,16 +266,19 @@ TEST(PriorityPolicySimTest, PersistentBestEffortKernelRetreatsWithinTheBound) {
   // persistent 2 + 52.5 = 54.5 us (efficiency 0.952) beats slices of one
   // wave (50 / 53 = 0.943) -> 864 persistent workers from 20 us; logical
   // blocks end at 20 + 52.5 k us. The high-priority launch at 1000 us asks
-  // them to retreat; they see it at 1002 us and stop after the block ending
-  // at 1017.5 us; the kernel runs 1017.5..1067.5 us:
-  // <= 1000 + 60 (bound) + 50 (solo) + 5 (slack).
+  // them to retreat; they see it at 1002 us, in phases spread over a block
+  // (SimGpuOptions::retreat_spread): the 108 SMs in 8 parts, the last (13
+  // SMs, quantile (95 + 6.5) / 108) leaving at 1002 + 52.5 x 0.9398 =
+  // 1051.34 us. The kernel's blocks take each part's slots as it leaves; the
+  // last run 1051.34..1101.34 us: <= 1000 + 60 (bound) + 50 (solo) + 5
+  // (slack).
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(5), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(60);
   const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
 
   EXPECT_LE(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
-  EXPECT_EQ(ToNanos(out.hp_done), 1'067'500);
+  EXPECT_EQ(ToNanos(out.hp_done), 1'101'341);
   // Retreated once, relaunched for the rest: every block exactly once, one
   // completion callback, and the device completed 2 kernels (the relaunch
   // that finished the best-effort kernel, and the high-priority one).

@@ -124,6 +124,42 @@ TEST(MeasuredCostsTest, TheRetreatEstimateLiesBetweenTheMeasuredMedianAndMaximum
   }
 }
 
+TEST(MeasuredCostsTest, PersistentWorkersLeaveAsLateAfterARetreatAsOnAnH100) {
+  // The calibration's kernel (16 waves of 1056 blocks, as 1056 persistent
+  // workers) asked to retreat at a few points within a logical block: on the
+  // H100 the last worker left 24-29 us (median) and 31-34 us (p90) after
+  // the request with 13.3 us blocks, 101 us and 105-107 us with 90 us
+  // blocks, wherever the request fell. The simulated time from the request
+  // to the retreat's completion must lie between the lowest median and the
+  // highest p90, at every point: with the workers in step it would be the
+  // flag latency plus whatever was left of their common block.
+  const Measured m = LoadMeasured();
+  for (const double block_us : {13.3, 90.4}) {
+    const std::vector<double> p50 = m.At("retreat_exit_p50_us", block_us);
+    const std::vector<double> p90 = m.At("retreat_exit_p90_us", block_us);
+    ASSERT_FALSE(p50.empty());
+    ASSERT_FALSE(p90.empty());
+    for (const double at_blocks : {3.1, 5.5, 7.9}) {
+      H100 h;
+      const KernelDesc k = TestKernel("fma", 16 * 132 * 8,
+                                      Nanoseconds(std::llround(16 * block_us * 1000)), 0.9, 0.0);
+      const TimePoint request = AtNanos(std::llround(at_blocks * block_us * 1000));
+      TimePoint left{};
+      LaunchRequest r;
+      r.kernel = &k;
+      r.persistent_workers = 132 * 8;
+      r.on_retreated = [&](LaunchId, TimePoint t, int64_t) { left = t; };
+      auto id = h.gpu.Submit(std::move(r));
+      ASSERT_TRUE(id.ok());
+      h.loop.At(request, [&] { EXPECT_TRUE(h.gpu.Retreat(*id).ok()); });
+      h.loop.RunUntil(AtNanos(Seconds(1).count()));
+      const double us = ToMicros(left - request);
+      EXPECT_GE(us, *std::min_element(p50.begin(), p50.end())) << block_us << " us blocks, at " << at_blocks;
+      EXPECT_LE(us, *std::max_element(p90.begin(), p90.end())) << block_us << " us blocks, at " << at_blocks;
+    }
+  }
+}
+
 TEST(MeasuredCostsTest, TwoBusyContextsShareTheGpuAsTheDriverTimeSlicedThem) {
   // Two contexts, each with a 200 ms kernel of one block, under time
   // slicing: the first finishes when it has had 200 ms on the GPU. On the

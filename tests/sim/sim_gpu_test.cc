@@ -370,12 +370,15 @@ TEST(SimGpuTest, ASliceOfKOfNBlocksTakesKOverNOfTheKernel) {
 TEST(SimGpuTest, RetreatStopsPersistentWorkersAtABlockBoundaryAndTheRestRunsOnce) {
   // 8640 logical blocks, 864 workers (one per slot), 100 us per block plus
   // the default persistent overhead (2% + 200 ns) = 102.2 us. Retreat
-  // requested at 250 us is seen at 268 us (18 us flag latency); the workers
-  // are in their third logical block (204.4..306.6 us) and exit at 306.6 us:
-  // within one logical-block time plus the flag latency of the request
-  // (250 + 102.2 + 18 = 370.2 us). 3 x 864 = 2592 blocks ran; relaunching
-  // [2592, 8640) runs the other 7 x 864 exactly once: 7 x 102.2 us more ->
-  // done at 306.6 + 715.4 = 1022 us.
+  // requested at 250 us is seen at 268 us (18 us flag latency), while the
+  // workers run their third logical block: no fourth starts, 3 x 864 = 2592
+  // ran. Their phases are spread (retreat_spread): the 108 SMs in 8 parts
+  // (14, 14, 14, 14, 13, 13, 13, 13), the part at quantile q left with q x
+  // 102.2 us; the last (q = (95 + 6.5) / 108) leaves at 268 + 96.05 =
+  // 364.05 us: within one logical-block time plus the flag latency of the
+  // request (250 + 102.2 + 18 = 370.2 us). Relaunching [2592, 8640) runs
+  // the other 7 x 864 exactly once: 7 x 102.2 us more -> done at 364.05 +
+  // 715.4 = 1079.45 us.
   Bench b(kA100);
   KernelDesc k = TestKernel("k", 8640, Milliseconds(1), 0.5, 0.3);
   int64_t stopped_at = -1;
@@ -401,9 +404,9 @@ TEST(SimGpuTest, RetreatStopsPersistentWorkersAtABlockBoundaryAndTheRestRunsOnce
   b.loop.RunUntil(AtNanos(Seconds(1).count()));
   EXPECT_FALSE(completed_early);
   EXPECT_EQ(stopped_at, 2592);
-  EXPECT_EQ(ToNanos(stopped_time), 306600);
+  EXPECT_EQ(ToNanos(stopped_time), 364050);
   EXPECT_LE(ToNanos(stopped_time), 250000 + 102200 + 18000);
-  EXPECT_EQ(ToNanos(done), 1022000);
+  EXPECT_EQ(ToNanos(done), 1079450);
   EXPECT_EQ(b.gpu.kernels_completed(), 1);  // the relaunch completes the kernel
   // Retreating a finished launch or an ordinary one is refused.
   EXPECT_EQ(b.gpu.Retreat(*id).code(), StatusCode::kNotFound);

@@ -301,3 +301,75 @@ TEST(SmPoolTest, UnfuseAtAWaveBoundaryGivesBackTheWaveThatStartsThere) {
 
 }  // namespace
 }  // namespace colo::sim
+
+namespace colo::sim {
+namespace {
+
+TEST(SmPoolTest, SpreadPhasesLetsALaunchLeavePartByPartWithinOneBlock) {
+  // A launch of random shape, placed on an empty pool (one group of SMs),
+  // with or without a second launch on half the SMs. SpreadPhases(8) after
+  // some of a block has run: the launch's blocks then finish in min(S, 8)
+  // events per group of SMs it was on (S: that group's SMs), each event
+  // freeing about 1/8 of them; every block finishes exactly once; the first
+  // finishes within 1/8 of a block time, the last within (1 - 1/16 - 1/S,
+  // 1] block times (quantile of the last part) at full speed. The other
+  // launch's blocks keep their own finish time.
+  const GpuSpec spec = *GpuPreset("A100");
+  Rng rng(29);
+  for (int i = 0; i < 100; ++i) {
+    BlockShape s = RandomShape(rng, spec);
+    s.sm_demand = 0.5 / s.max_per_sm;  // nothing oversubscribed: rate 1.
+    s.dram_demand = 0;
+    const bool other = i % 2 == 1;
+    SmPool pool(spec);
+    BlockShape o = s;
+    o.block_time = Milliseconds(10);
+    if (other) {
+      ASSERT_GT(pool.Place(1, 1, o, spec.sm_count / 2, std::nullopt), 0);
+    }
+    const int64_t placed = pool.Place(0, 0, s, int64_t{spec.sm_count} * s.max_per_sm, std::nullopt);
+    ASSERT_GT(placed, 0);
+    pool.SolveRates();
+    std::map<int, int> sms_of_group;  // SM groups launch 0 is on, before.
+    for (const auto& g : pool.RunningGroups()) {
+      if (g.launch == 0) sms_of_group[g.sm_group] = g.sms;
+    }
+    int expected_events = 0;
+    for (const auto& [g, sms] : sms_of_group) expected_events += std::min(sms, 8);
+    const double bt = static_cast<double>(s.block_time.count());
+    const int64_t start = static_cast<int64_t>(bt * rng.Uniform() * 0.9);
+    pool.SyncTo(AtNanos(start));
+    pool.SpreadPhases(0, 8);
+    pool.SolveRates();
+    int64_t finished = 0;
+    std::vector<int64_t> events;  // ns after the spread at which launch 0 lost blocks.
+    int64_t other_done = -1;
+    while (auto next = pool.NextFinish()) {
+      pool.SyncTo(*next);
+      std::vector<FinishedBlocks> done;
+      pool.CollectFinished(&done);
+      for (const auto& f : done) {
+        if (f.launch == 0) {
+          finished += f.blocks;
+          events.push_back(ToNanos(*next) - start);
+        } else {
+          other_done = ToNanos(*next);
+        }
+      }
+      pool.SolveRates();
+    }
+    EXPECT_EQ(finished, placed) << "case " << i;
+    EXPECT_EQ(static_cast<int>(events.size()), expected_events) << "case " << i;
+    ASSERT_FALSE(events.empty());
+    EXPECT_LE(events.front(), bt / 8 + 1) << "case " << i;
+    const int sms = sms_of_group.rbegin()->second;
+    EXPECT_GT(events.back(), bt * (1 - 1.0 / 16 - 1.0 / sms)) << "case " << i;
+    EXPECT_LE(events.back(), bt + 1) << "case " << i;
+    if (other) {
+      EXPECT_EQ(other_done, Milliseconds(10).count()) << "case " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace colo::sim
