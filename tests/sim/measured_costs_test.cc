@@ -58,6 +58,14 @@ struct H100 {
   explicit H100(SimGpuOptions o = {}) : gpu(*GpuPreset("H100"), loop.clock(), o) { loop.AddModel(&gpu); }
 };
 
+// The calibration's kernel (tests/cuda_programs/preemption_costs.cu): 16
+// waves of 1056 compute-bound blocks (8 per SM on 132 SMs) of `block_us`.
+constexpr int64_t kCalibrationWave = 132 * 8;
+KernelDesc CalibrationKernel(double block_us) {
+  return TestKernel("fma", 16 * kCalibrationWave, Nanoseconds(std::llround(16 * block_us * 1000)), 0.9,
+                    0.0);
+}
+
 // The time `k` takes alone on the simulated H100, whole or as `workers`
 // persistent workers.
 Duration RunAlone(const KernelDesc& k, int64_t workers) {
@@ -78,12 +86,11 @@ TEST(MeasuredCostsTest, PersistentWorkersCostWhatTheyCostOnAnH100) {
   // at 13 us, 1.6-2.5% at 90 us. The simulated overhead must lie within
   // 0.01 of the measured range at each length.
   const Measured m = LoadMeasured();
-  const int64_t wave = 132 * 8;
+  const int64_t wave = kCalibrationWave;
   for (const double block_us : {1.74, 13.3, 90.4}) {
     const std::vector<double> measured = m.At("persistent_overhead", block_us);
     ASSERT_EQ(measured.size(), 2u) << block_us;
-    const KernelDesc k = TestKernel("fma", 16 * wave,
-                                    Nanoseconds(std::llround(16 * block_us * 1000)), 0.9, 0.0);
+    const KernelDesc k = CalibrationKernel(block_us);
     const double whole = ToMicros(RunAlone(k, 0));
     const double persistent = ToMicros(RunAlone(k, wave));
     ASSERT_NEAR(whole, 16 * block_us, 0.01 * 16 * block_us) << block_us;
@@ -105,8 +112,7 @@ TEST(MeasuredCostsTest, TheRetreatEstimateLiesBetweenTheMeasuredMedianAndMaximum
   const Measured m = LoadMeasured();
   for (const double block_us : {13.3, 90.4}) {
     H100 h;  // one per kernel: models are cached by descriptor address
-    const KernelDesc k = TestKernel("fma", 16 * 132 * 8,
-                                    Nanoseconds(std::llround(16 * block_us * 1000)), 0.9, 0.0);
+    const KernelDesc k = CalibrationKernel(block_us);
     auto t = h.gpu.ProfileKernel(k);
     ASSERT_TRUE(t.ok());
     const double estimate = ToMicros(t->retreat_latency + t->persistent_block_time);
@@ -141,13 +147,12 @@ TEST(MeasuredCostsTest, PersistentWorkersLeaveAsLateAfterARetreatAsOnAnH100) {
     ASSERT_FALSE(p90.empty());
     for (const double at_blocks : {3.1, 5.5, 7.9}) {
       H100 h;
-      const KernelDesc k = TestKernel("fma", 16 * 132 * 8,
-                                      Nanoseconds(std::llround(16 * block_us * 1000)), 0.9, 0.0);
+      const KernelDesc k = CalibrationKernel(block_us);
       const TimePoint request = AtNanos(std::llround(at_blocks * block_us * 1000));
       TimePoint left{};
       LaunchRequest r;
       r.kernel = &k;
-      r.persistent_workers = 132 * 8;
+      r.persistent_workers = kCalibrationWave;
       r.on_retreated = [&](LaunchId, TimePoint t, int64_t) { left = t; };
       auto id = h.gpu.Submit(std::move(r));
       ASSERT_TRUE(id.ok());
