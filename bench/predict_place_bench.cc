@@ -95,7 +95,8 @@ void BM_Plan(benchmark::State& state) {
       ManyJobs(n_jobs, state.range(2) != 0);
   place::PlanOptions o;
   o.gpus = n_gpus;
-  const GpuSpec gpu = *GpuPreset("V100");
+  o.allow_mig = state.range(3) != 0;  // on A100s, which MIG can split.
+  const GpuSpec gpu = *GpuPreset(o.allow_mig ? "A100" : "V100");
   place::Plan plan;
   for (auto _ : state) {
     Result<place::Plan> p = place::PlanPlacement(jobs, model, gpu, o);
@@ -108,9 +109,12 @@ void BM_Plan(benchmark::State& state) {
   state.counters["passes"] = plan.passes;
 }
 BENCHMARK(BM_Plan)
-    ->Args({100, 25, 0})
-    ->Args({1000, 250, 0})
-    ->Args({1000, 250, 1})
+    ->Args({100, 25, 0, 0})
+    ->Args({1000, 250, 0, 0})
+    ->Args({1000, 250, 1, 0})
+    ->Args({100, 25, 0, 1})
+    ->Args({1000, 250, 0, 1})
+    ->Args({1000, 250, 1, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
