@@ -21,7 +21,7 @@ namespace colo::scenario {
 namespace {
 
 constexpr const char* kTopExpected =
-    "a scenario mapping {name, gpu, mode, policy, time_slice, seed, "
+    "a scenario mapping {name, gpu, mode, policy, time_slice, preemption, seed, "
     "duration_s, sample_interval_ms, jobs}";
 Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(YamlMap map,
@@ -40,6 +40,29 @@ Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
                           v->Time(YamlValue::TimeUnit::kMicroseconds, true));
   }
   return options;
+}
+
+Result<sim::PreemptionCosts> ParsePreemption(const YamlValue& value) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap map,
+      value.Map("a mapping {flag_latency_us, persistent_overhead, persistent_block_us, retreat_spread}",
+                {"flag_latency_us", "persistent_overhead", "persistent_block_us", "retreat_spread"}));
+  sim::PreemptionCosts costs;
+  if (auto v = map.Get("flag_latency_us")) {
+    COLO_ASSIGN_OR_RETURN(costs.flag_latency, v->Time(YamlValue::TimeUnit::kMicroseconds, true));
+  }
+  if (auto v = map.Get("persistent_overhead")) {
+    COLO_ASSIGN_OR_RETURN(costs.persistent_overhead,
+                          v->Number("a number >= 0 and below 1 (the fraction a logical block takes longer)",
+                                    [](double x) { return x >= 0 && x < 1; }));
+  }
+  if (auto v = map.Get("persistent_block_us")) {
+    COLO_ASSIGN_OR_RETURN(costs.persistent_block_cost, v->Time(YamlValue::TimeUnit::kMicroseconds, true));
+  }
+  if (auto v = map.Get("retreat_spread")) {
+    COLO_ASSIGN_OR_RETURN(costs.retreat_spread, v->Bool());
+  }
+  return costs;
 }
 
 std::string FormatMiB(int64_t bytes) {
@@ -196,6 +219,9 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   if (auto v = top.Get("time_slice")) {
     COLO_ASSIGN_OR_RETURN(spec->time_slice, ParseTimeSlice(*v));
   }
+  if (auto v = top.Get("preemption")) {
+    COLO_ASSIGN_OR_RETURN(spec->preemption, ParsePreemption(*v));
+  }
   if (auto v = top.Get("seed")) {
     COLO_ASSIGN_OR_RETURN(
         int64_t seed,
@@ -257,7 +283,7 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
   COLO_ASSIGN_OR_RETURN(
       YamlMap top,
       root_value.Map(kTopExpected,
-                     {"name", "gpu", "mode", "policy", "time_slice", "seed",
+                     {"name", "gpu", "mode", "policy", "time_slice", "preemption", "seed",
                       "duration_s",
                       "sample_interval_ms", "jobs"}));
   COLO_RETURN_IF_ERROR(ParseTop(top, base_dir, &spec));

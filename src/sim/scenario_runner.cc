@@ -85,18 +85,31 @@ Duration SampleInterval(const ScenarioSpec& spec) {
   return std::max(Duration(1), spec.duration / 50);
 }
 
+}  // namespace
+
+SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo, const RunOptions& options) {
+  SimGpuOptions gopt;
+  gopt.mode = solo ? ContextMode::kExclusive : ContextModeFor(spec);
+  gopt.quantum = spec.time_slice.quantum;
+  gopt.switch_cost = spec.time_slice.switch_cost;
+  gopt.retreat_flag_latency = spec.preemption.flag_latency;
+  gopt.persistent_overhead = spec.preemption.persistent_overhead;
+  gopt.persistent_block_cost = spec.preemption.persistent_block_cost;
+  gopt.retreat_spread = spec.preemption.retreat_spread;
+  gopt.sample_interval = SampleInterval(spec);
+  gopt.fuse_waves = !options.wave_by_wave;
+  gopt.ideal_preemption = options.ideal_preemption;
+  return gopt;
+}
+
+namespace {
+
 // Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU.
 Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo,
                            const RunOptions& options) {
   EventLoop loop;
   const TimePoint end = TimeZero() + spec.duration;
-  SimGpuOptions gopt;
-  gopt.mode = solo ? ContextMode::kExclusive : ContextModeFor(spec);
-  gopt.quantum = spec.time_slice.quantum;
-  gopt.switch_cost = spec.time_slice.switch_cost;
-  gopt.sample_interval = SampleInterval(spec);
-  gopt.fuse_waves = !options.wave_by_wave;
-  gopt.ideal_preemption = options.ideal_preemption;
+  const SimGpuOptions gopt = GpuOptionsFor(spec, solo, options);
 
   std::vector<std::unique_ptr<SimGpu>> gpus;
   std::vector<SimGpu*> gpu_of(indices.size());

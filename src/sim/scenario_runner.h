@@ -28,6 +28,11 @@ struct RunOptions {
   IdealPreemption ideal_preemption = IdealPreemption::kOff;
 };
 
+// The simulated GPU's options for a run of `spec`: its sharing mode (solo:
+// exclusive), time slicing, preemption costs, sample interval, and the
+// options' wave fusion and ideal preemption. REQUIRES: spec.Validate() is OK.
+SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo, const RunOptions& options);
+
 // Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not fit
 // the GPU; the message names the job and kernel.
 Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& options = {});

@@ -86,6 +86,22 @@ Result<SharingMode> ParseSharingMode(std::string_view name) {
                               "'; expected one of " + valid);
 }
 
+Status PreemptionCosts::Validate() const {
+  if (flag_latency.count() < 0) {
+    return InvalidArgumentError("preemption: flag_latency must be >= 0, got " +
+                                FormatDuration(flag_latency));
+  }
+  if (!(persistent_overhead >= 0 && persistent_overhead < 1)) {
+    return InvalidArgumentError("preemption: persistent_overhead must be in [0, 1), got " +
+                                std::to_string(persistent_overhead));
+  }
+  if (persistent_block_cost.count() < 0) {
+    return InvalidArgumentError("preemption: persistent_block_cost must be >= 0, got " +
+                                FormatDuration(persistent_block_cost));
+  }
+  return OkStatus();
+}
+
 Status TimeSliceOptions::Validate() const {
   if (quantum < kMinQuantum) {
     return InvalidArgumentError("time_slice: quantum must be >= " + FormatDuration(kMinQuantum) +
@@ -132,6 +148,7 @@ Status ScenarioSpec::Validate() const {
         std::to_string(kMaxUtilizationSamples) + " utilization samples");
   }
   COLO_RETURN_IF_ERROR(time_slice.Validate().WithContext(scenario));
+  COLO_RETURN_IF_ERROR(preemption.Validate().WithContext(scenario));
   if (policy) {
     if (mode != SharingMode::kMps) {
       return InvalidArgumentError(where + PolicyModeConflict(*policy, mode));

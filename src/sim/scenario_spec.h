@@ -13,6 +13,7 @@
 #include "colo/time.h"
 #include "colo/workload.h"
 #include "sched/policy.h"
+#include "sim/measured_preemption.h"
 #include "sim/measured_time_slicing.h"
 
 namespace colo::sim {
@@ -64,6 +65,25 @@ struct JobSpec {
   GpuSpec profiled_on;
 };
 
+// The persistent kernel form's costs on the simulated GPU (SimGpuOptions),
+// for the `priority` policy: a scenario may give those measured on its own
+// GPU by bench/calibrate_preemption.sh. Defaults: as measured on an H100
+// (measured_preemption.h).
+struct PreemptionCosts {
+  // From a retreat request until the workers see the flag.
+  Duration flag_latency = kMeasuredRetreatFlagLatency;
+  // A logical block takes block time x (1 + persistent_overhead) +
+  // persistent_block_cost.
+  double persistent_overhead = kMeasuredPersistentOverhead;
+  Duration persistent_block_cost = kMeasuredPersistentBlockCost;
+  // Workers leave a retreat in phases spread over a logical block, not
+  // together (SimGpuOptions::retreat_spread).
+  bool retreat_spread = true;
+  // InvalidArgument unless flag_latency >= 0, persistent_overhead in [0, 1)
+  // and persistent_block_cost >= 0.
+  Status Validate() const;
+};
+
 // The utilization timeline holds at most this many samples: a run's memory
 // must not depend on how small an interval someone types.
 inline constexpr int64_t kMaxUtilizationSamples = 1'000'000;
@@ -84,6 +104,7 @@ struct ScenarioSpec {
   GpuSpec gpu;
   SharingMode mode = SharingMode::kMps;
   TimeSliceOptions time_slice;
+  PreemptionCosts preemption;
   std::vector<JobSpec> jobs;
   uint64_t seed = 1;                  // every random draw derives from this.
   Duration duration = Seconds(10);    // simulated time.

@@ -32,6 +32,7 @@
 #include "colo/workload.h"
 #include "sim/event_loop.h"
 #include "sim/kernel_model.h"
+#include "sim/measured_preemption.h"
 #include "sim/measured_time_slicing.h"
 #include "sim/sm_pool.h"
 #include "sim/utilization.h"
@@ -80,13 +81,13 @@ struct SimGpuOptions {
   // logical block takes block_time x (1 + persistent_overhead) +
   // persistent_block_cost. Defaults: 0.02 and 200 ns, fitted to an H100's
   // 10-16% at 1.7 us blocks, 3.2-3.6% at 13 us and 1.6-2.5% at 90 us.
-  double persistent_overhead = 0.02;
-  Duration persistent_block_cost = Nanoseconds(200);
+  double persistent_overhead = kMeasuredPersistentOverhead;
+  Duration persistent_block_cost = kMeasuredPersistentBlockCost;
   // Persistent form: time from a Retreat request until the workers see the
   // flag (a 4-byte copy to device memory on a stream of its own becoming
   // visible). Default: 18 us, the median of the medians measured on an H100
   // (11.5 to 26.6 us).
-  Duration retreat_flag_latency = Microseconds(18);
+  Duration retreat_flag_latency = kMeasuredRetreatFlagLatency;
   // Persistent form: when the workers see the flag, they are in different
   // phases of their logical blocks, spread evenly (SmPool::SpreadPhases), so
   // the last leaves about one logical block after the flag, as on an H100

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "scenario/test_files.h"
+#include "sim/sim_gpu.h"
 
 namespace colo::scenario {
 namespace {
@@ -32,6 +33,7 @@ TEST(ScenarioLoaderTest, InlineKernelsAndEveryJobField) {
 gpu: a100
 mode: mps
 time_slice: {quantum_us: 1000, switch_cost_us: 25}
+preemption: {flag_latency_us: 30, persistent_overhead: 0.05, persistent_block_us: 0.5, retreat_spread: false}
 seed: 42
 duration_s: 2.5
 sample_interval_ms: 20
@@ -62,6 +64,10 @@ jobs:
   EXPECT_EQ(spec->mode, sim::SharingMode::kMps);
   EXPECT_EQ(spec->time_slice.quantum, Microseconds(1000));
   EXPECT_EQ(spec->time_slice.switch_cost, Microseconds(25));
+  EXPECT_EQ(spec->preemption.flag_latency, Microseconds(30));
+  EXPECT_EQ(spec->preemption.persistent_overhead, 0.05);
+  EXPECT_EQ(spec->preemption.persistent_block_cost, Nanoseconds(500));
+  EXPECT_FALSE(spec->preemption.retreat_spread);
   EXPECT_EQ(spec->seed, 42u);
   EXPECT_EQ(spec->duration, Milliseconds(2500));
   EXPECT_EQ(spec->sample_interval, Milliseconds(20));
@@ -125,6 +131,12 @@ TEST(ScenarioLoaderTest, DefaultsAndNameFromFileStem) {
   EXPECT_EQ(spec->duration, Seconds(10));
   EXPECT_EQ(spec->sample_interval, Duration(0));
   EXPECT_EQ(spec->time_slice.quantum, Microseconds(2090));
+  // The persistent form's costs default to the simulated GPU's own.
+  const sim::SimGpuOptions gpu;
+  EXPECT_EQ(spec->preemption.flag_latency, gpu.retreat_flag_latency);
+  EXPECT_EQ(spec->preemption.persistent_overhead, gpu.persistent_overhead);
+  EXPECT_EQ(spec->preemption.persistent_block_cost, gpu.persistent_block_cost);
+  EXPECT_EQ(spec->preemption.retreat_spread, gpu.retreat_spread);
 }
 
 TEST(ScenarioLoaderTest, PolicyByNameHasDefaultOptions) {

@@ -23,6 +23,31 @@ JobSpec FullGpuJob(const std::string& name, int ms) {
   return Job(name, TrainingOf(name, {TestKernel(name + "-k", 864, Milliseconds(ms), 0.3, 0.8)}, kA100));
 }
 
+TEST(ScenarioRunnerTest, TheScenariosPreemptionCostsReachTheSimulatedGpu) {
+  // A scenario's `preemption:` (costs measured on its own GPU) replaces the
+  // simulated GPU's defaults, in the shared run and the solo ones.
+  ScenarioSpec spec;
+  spec.gpu = kA100;
+  spec.jobs.push_back(FullGpuJob("a", 1));
+  spec.preemption.flag_latency = Microseconds(31);
+  spec.preemption.persistent_overhead = 0.07;
+  spec.preemption.persistent_block_cost = Nanoseconds(450);
+  spec.preemption.retreat_spread = false;
+  ASSERT_TRUE(spec.Validate().ok());
+  for (const bool solo : {false, true}) {
+    const SimGpuOptions o = GpuOptionsFor(spec, solo, RunOptions{});
+    EXPECT_EQ(o.retreat_flag_latency, Microseconds(31));
+    EXPECT_EQ(o.persistent_overhead, 0.07);
+    EXPECT_EQ(o.persistent_block_cost, Nanoseconds(450));
+    EXPECT_FALSE(o.retreat_spread);
+    EXPECT_TRUE(o.Validate().ok());
+  }
+  // Out of range: refused by the spec, naming the field.
+  spec.preemption.persistent_overhead = 1;
+  EXPECT_NE(spec.Validate().message().find("persistent_overhead must be in [0, 1)"), std::string::npos)
+      << spec.Validate().ToString();
+}
+
 TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitchCost) {
   // 3 equal jobs, each always has work. Round robin: each runs a quantum q
   // then the GPU idles s to switch (defaults: q = 2.09 ms, s = 0.15 ms, as
