@@ -7,6 +7,7 @@
 #include "sim/event_loop.h"
 #include "sim/scenario_runner.h"
 #include "sim/sim_gpu.h"
+#include "sim_bench.h"
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -18,14 +19,10 @@ using testing::TrainingOf;
 
 const GpuSpec kA100 = *GpuPreset("A100");
 
-struct IdealBench {
-  EventLoop loop;
-  SimGpu gpu;
+struct IdealBench : testing::SimBench {
   explicit IdealBench(ContextMode mode = ContextMode::kConcurrent,
                       IdealPreemption ideal = IdealPreemption::kKeepProgress)
-      : gpu(kA100, loop.clock(), Options(mode, ideal)) {
-    loop.AddModel(&gpu);
-  }
+      : SimBench(kA100, Options(mode, ideal)) {}
   static SimGpuOptions Options(ContextMode mode, IdealPreemption ideal) {
     SimGpuOptions o;
     o.mode = mode;
@@ -33,14 +30,7 @@ struct IdealBench {
     return o;
   }
   void LaunchAt(TimePoint at, const KernelDesc& k, ClientId client, int priority, TimePoint* done) {
-    loop.At(at, [this, &k, client, priority, done] {
-      LaunchRequest r;
-      r.client = client;
-      r.kernel = &k;
-      r.priority = priority;
-      r.on_complete = [done](LaunchId, TimePoint t) { *done = t; };
-      ASSERT_TRUE(gpu.Submit(std::move(r)).ok());
-    });
+    loop.At(at, [this, &k, client, priority, done] { Launch(k, client, done, priority); });
   }
 };
 

@@ -15,6 +15,7 @@
 #include "sched/policy.h"
 #include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
+#include "sim_bench.h"
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -52,10 +53,8 @@ Measured LoadMeasured() {
   return m;
 }
 
-struct H100 {
-  EventLoop loop;
-  SimGpu gpu;
-  explicit H100(SimGpuOptions o = {}) : gpu(*GpuPreset("H100"), loop.clock(), o) { loop.AddModel(&gpu); }
+struct H100 : testing::SimBench {
+  explicit H100(SimGpuOptions o = {}) : SimBench(*GpuPreset("H100"), o) {}
 };
 
 // The calibration's kernel (tests/cuda_programs/preemption_costs.cu): 16

@@ -10,6 +10,7 @@
 
 #include "sim/event_loop.h"
 #include "sim/random.h"
+#include "sim_bench.h"
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -17,22 +18,7 @@ namespace {
 
 using testing::TestKernel;
 
-struct Bench {
-  EventLoop loop;
-  SimGpu gpu;
-  explicit Bench(const GpuSpec& spec, SimGpuOptions o = {}) : gpu(spec, loop.clock(), o) {
-    loop.AddModel(&gpu);
-  }
-  // Submits k for `client` now; records its completion time in *done.
-  void Launch(const KernelDesc& k, ClientId client, TimePoint* done, int priority = 0) {
-    LaunchRequest r;
-    r.client = client;
-    r.kernel = &k;
-    r.priority = priority;
-    r.on_complete = [done](LaunchId, TimePoint t) { *done = t; };
-    ASSERT_TRUE(gpu.Submit(std::move(r)).ok());
-  }
-};
+using Bench = testing::SimBench;
 
 const GpuSpec kA100 = *GpuPreset("A100");
 
