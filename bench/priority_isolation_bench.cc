@@ -8,12 +8,14 @@
 // slowing the service), sweeps of the priority policy's harvest and
 // preemption bounds, and the room each service leaves. All figures are
 // measured in this run. --ideal runs the ideal bounds alone.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "profile/orion_table.h"
+#include "sched/priority_policy.h"
 #include "sched/sm_room.h"
 #include "sim/event_loop.h"
 #include "sim/scenario_runner.h"
@@ -106,23 +108,43 @@ Result<Room> RoomBesideService(const Workload& hp, const KernelDesc& be, const G
   return r;
 }
 
-// The share of `be`'s kernel time (each kernel alone on `gpu`) whose
-// persistent logical block takes at most `bound`: the kernels the priority
-// policy may harvest with. The job runs its kernels in order, so the first
-// kernel with longer blocks stops its harvesting until the service is idle.
-Result<double> HarvestableShare(const Workload& be, const GpuSpec& gpu, Duration bound) {
+// How `be`'s kernels (each alone on `gpu`) can be cut for a preemption
+// bound `bound`, as shares of its kernel time:
+//  * harvestable: the kernels whose persistent logical block takes at most
+//    `bound`, which the priority policy may harvest with (the job runs its
+//    kernels in order, so the first with longer blocks stops its harvesting
+//    until the service is idle);
+//  * beyond: the kernels no form (sched::ChooseForm) cuts within `bound`
+//    (their blocks alone take longer), which the policy launches in the form
+//    of the lowest estimated latency; `longest` is the longest such estimate.
+struct Cuts {
+  double harvestable = 0;
+  double beyond = 0;
+  Duration longest{0};
+};
+
+Result<Cuts> CutsFor(const Workload& be, const GpuSpec& gpu, Duration bound) {
   sim::EventLoop loop;
   sim::SimGpu sim(gpu, loop.clock(), sim::SimGpuOptions{});
   COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, GpuPreset(be.profiled_on));
   COLO_RETURN_IF_ERROR(sim.RegisterWorkload(be, profiled_on));
-  double ok = 0, total = 0;
+  const Duration gap = sched::PolicyOptions{}.slice_launch_gap;
+  double harvestable = 0, beyond = 0, total = 0;
+  Cuts c;
   for (const KernelDesc& k : be.kernels) {
     COLO_ASSIGN_OR_RETURN(KernelTiming t, sim.ProfileKernel(k));
     const double d = static_cast<double>(t.SoloDuration().count());
     total += d;
-    if (t.persistent_block_time <= bound) ok += d;
+    if (t.persistent_block_time <= bound) harvestable += d;
+    const sched::FormChoice form = sched::ChooseForm(t, k.transformable, bound, gap);
+    if (form.latency > bound) {
+      beyond += d;
+      c.longest = std::max(c.longest, form.latency);
+    }
   }
-  return ok / total;
+  c.harvestable = harvestable / total;
+  c.beyond = beyond / total;
+  return c;
 }
 
 // Prints how much room each service leaves beside it and how much of each
@@ -152,17 +174,21 @@ bool PrintRoom(const GpuSpec& gpu) {
   const Duration bound = sched::PolicyOptions{}.preemption_bound;
   std::printf("harvestable: share of each training job's kernel time in kernels whose logical blocks\n"
               "take at most %.0f us (a harvest bound at the preemption bound; harvesting is off by\n"
-              "default); its first longer kernel stalls it until idle\n",
-              ToMicros(bound));
+              "default); its first longer kernel stalls it until idle\n"
+              "beyond the bound: share in kernels no form cuts within the %.0f us bound (one block\n"
+              "takes longer), launched in the form of the lowest estimated latency, the longest given\n",
+              ToMicros(bound), ToMicros(bound));
+  std::printf("  %-22s %12s %17s %10s\n", "", "harvestable", "beyond the bound", "longest");
   for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
     auto w = profile::LoadOrionKernelTable(dir + name);
     if (!w.ok()) return false;
-    auto share = HarvestableShare(*w, gpu, bound);
-    if (!share.ok()) {
-      std::fprintf(stderr, "%s\n", share.status().ToString().c_str());
+    auto cuts = CutsFor(*w, gpu, bound);
+    if (!cuts.ok()) {
+      std::fprintf(stderr, "%s\n", cuts.status().ToString().c_str());
       return false;
     }
-    std::printf("  %-22s %5.1f%%\n", name, 100 * *share);
+    std::printf("  %-22s %11.1f%% %16.1f%% %7.0f us\n", name, 100 * cuts->harvestable, 100 * cuts->beyond,
+                ToMicros(cuts->longest));
   }
   return true;
 }
@@ -178,7 +204,22 @@ void PrintIdealBounds(const std::vector<sim::ScenarioSpec>& specs, bool verbose)
 
 struct Summary {
   double mean_p99 = 0, worst_p99 = 0, mean_stp = 0, mean_be = 0;
+  // The service's kernels that took longer than alone (sim::KernelDelays):
+  // the share delayed and the p50 and p99 of their delay (means over the
+  // pairs), and the longest delay of any pair, us.
+  double mean_delayed = 0, mean_delay_p50_us = 0, mean_delay_p99_us = 0, max_delay_us = 0;
 };
+
+// The header and one row of a Summary, first column `label`.
+void PrintSummaryHeader(const char* first) {
+  std::printf("%-17s %13s %14s %11s %8s %10s %7s %7s %7s\n", first, "mean p99 ovh", "worst p99 ovh", "system thr",
+              "be norm", "hp delayed", "p50 us", "p99 us", "max us");
+}
+void PrintSummaryRow(const std::string& label, const Summary& s) {
+  std::printf("%-17s %12.1f%% %13.1f%% %11.3f %8.3f %9.2f%% %7.1f %7.1f %7.1f\n", label.c_str(), 100 * s.mean_p99,
+              100 * s.worst_p99, s.mean_stp, s.mean_be, 100 * s.mean_delayed, s.mean_delay_p50_us,
+              s.mean_delay_p99_us, s.max_delay_us);
+}
 
 Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind policy,
                const sched::PolicyOptions& options, bool verbose,
@@ -197,11 +238,20 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
     s.worst_p99 = std::max(s.worst_p99, p99);
     s.mean_stp += r->system_throughput / specs.size();
     s.mean_be += r->jobs[1].normalized.value_or(0) / specs.size();
+    if (const auto& d = r->jobs[0].kernel_delays) {
+      s.mean_delayed += d->DelayedFraction() / specs.size();
+      s.mean_delay_p50_us += ToMicros(d->delay.p50) / specs.size();
+      s.mean_delay_p99_us += ToMicros(d->delay.p99) / specs.size();
+      s.max_delay_us = std::max(s.max_delay_us, ToMicros(d->delay.max));
+    }
     if (verbose) {
-      std::printf("  %-17s %-42s p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f\n",
+      const sim::KernelDelays d = r->jobs[0].kernel_delays.value_or(sim::KernelDelays{});
+      std::printf("  %-17s %-38s p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f  delayed %.2f%% p50 %.0f p99 %.0f "
+                  "max %.0f us\n",
                   ideal == sim::IdealPreemption::kOff ? sched::PolicyName(policy) : IdealName(ideal),
                   spec.name.c_str(), 100 * p99, r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
-                  r->system_throughput);
+                  r->system_throughput, 100 * d.DelayedFraction(), ToMicros(d.delay.p50), ToMicros(d.delay.p99),
+                  ToMicros(d.delay.max));
     }
   }
   return s;
@@ -210,11 +260,9 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
 void PrintIdealBounds(const std::vector<sim::ScenarioSpec>& specs, bool verbose) {
   std::printf("\nbounds, not policies: free and instant preemption of best effort, the service as if alone\n"
               "(ideal, kept: preempted blocks keep their progress; ideal, restart: they start again)\n");
-  std::printf("%-17s %14s %14s %12s %10s\n", "bound", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
+  PrintSummaryHeader("bound");
   for (sim::IdealPreemption ideal : {sim::IdealPreemption::kKeepProgress, sim::IdealPreemption::kRestart}) {
-    const Summary s = RunAll(specs, sched::PolicyKind::kPriorityStreams, {}, verbose, ideal);
-    std::printf("%-17s %13.1f%% %13.1f%% %12.3f %10.3f\n", IdealName(ideal), 100 * s.mean_p99, 100 * s.worst_p99,
-                s.mean_stp, s.mean_be);
+    PrintSummaryRow(IdealName(ideal), RunAll(specs, sched::PolicyKind::kPriorityStreams, {}, verbose, ideal));
   }
 }
 
@@ -279,34 +327,37 @@ int main(int argc, char** argv) {
     PrintIdealBounds(specs, verbose);
     return 0;
   }
-  std::printf("%-17s %14s %14s %12s %10s\n", "policy", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
+  PrintSummaryHeader("policy");
   for (sched::PolicyKind k : sched::AllPolicies()) {
     if (only && k != *only) continue;
-    const Summary s = RunAll(specs, k, {}, verbose);
-    std::printf("%-17s %13.1f%% %13.1f%% %12.3f %10.3f\n", sched::PolicyName(k), 100 * s.mean_p99,
-                100 * s.worst_p99, s.mean_stp, s.mean_be);
+    PrintSummaryRow(sched::PolicyName(k), RunAll(specs, k, {}, verbose));
   }
   if (!only) PrintIdealBounds(specs, verbose);
   if (only && *only != sched::PolicyKind::kPriority) return 0;
   std::printf("\npriority policy, harvest bound sweep (best effort beside high-priority kernels,\n"
               "in the slots they leave free, for logical blocks up to this long; 0 = off)\n");
-  std::printf("%-10s %14s %14s %12s %10s\n", "harvest", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
+  PrintSummaryHeader("harvest");
   for (int us : {0, 20, 100, 400}) {
     sched::PolicyOptions o;
     o.harvest_block_bound = Microseconds(us);
-    const Summary s = RunAll(specs, sched::PolicyKind::kPriority, o, false);
-    std::printf("%7d us %13.1f%% %13.1f%% %12.3f %10.3f\n", us, 100 * s.mean_p99, 100 * s.worst_p99, s.mean_stp,
-                s.mean_be);
+    PrintSummaryRow(std::to_string(us) + " us", RunAll(specs, sched::PolicyKind::kPriority, o, false));
   }
   if (!PrintRoom(specs.front().gpu)) return 1;
+  std::printf("\npriority policy, long-idle sweep (best-effort kernels run whole, not cut to the\n"
+              "bound, once the service has been idle this long; default 5 ms)\n");
+  PrintSummaryHeader("long idle");
+  for (int ms : {1, 5, 20, 3600 * 1000}) {
+    sched::PolicyOptions o;
+    o.long_idle = Milliseconds(ms);
+    PrintSummaryRow(ms == 3600 * 1000 ? std::string("never (1 h)") : std::to_string(ms) + " ms",
+                    RunAll(specs, sched::PolicyKind::kPriority, o, false));
+  }
   std::printf("\npriority policy, preemption-latency bound sweep\n");
-  std::printf("%-10s %14s %14s %12s %10s\n", "bound", "mean p99 ovh", "worst p99 ovh", "system thr", "be norm");
+  PrintSummaryHeader("bound");
   for (int us : {25, 50, 100, 200, 400}) {
     sched::PolicyOptions o;
     o.preemption_bound = Microseconds(us);
-    const Summary s = RunAll(specs, sched::PolicyKind::kPriority, o, false);
-    std::printf("%7d us %13.1f%% %13.1f%% %12.3f %10.3f\n", us, 100 * s.mean_p99, 100 * s.worst_p99, s.mean_stp,
-                s.mean_be);
+    PrintSummaryRow(std::to_string(us) + " us", RunAll(specs, sched::PolicyKind::kPriority, o, false));
   }
   return 0;
 }

@@ -35,9 +35,18 @@ PolicySummary SummarizeRun(const sim::RunReport& report) {
   s.policy = report.policy.empty() ? "none" : report.policy;
   if (report.ideal_preemption == "keep-progress") s.policy = "ideal bound";
   if (report.ideal_preemption == "restart") s.policy = "ideal restart";
-  std::vector<double> p50, p99, overhead, be;
+  std::vector<double> p50, p99, overhead, be, delayed, delay_p99;
   for (const sim::JobReport& j : report.jobs) {
     if (j.priority == PriorityClass::kHigh) {
+      if (j.kernel_delays && j.kernel_delays->compared > 0) {
+        delayed.push_back(j.kernel_delays->DelayedFraction());
+        if (j.kernel_delays->delayed > 0) {
+          delay_p99.push_back(ToMicros(j.kernel_delays->delay.p99));
+          s.hp_delay_max_us = std::max(s.hp_delay_max_us.value_or(0), ToMicros(j.kernel_delays->delay.max));
+        } else {
+          s.hp_delay_max_us = s.hp_delay_max_us.value_or(0);
+        }
+      }
       if (j.shared_latency && j.shared_latency->count > 0) {
         p50.push_back(ToMillis(j.shared_latency->p50));
         p99.push_back(ToMillis(j.shared_latency->p99));
@@ -50,6 +59,9 @@ PolicySummary SummarizeRun(const sim::RunReport& report) {
   s.hp_p50_ms = Mean(p50);
   s.hp_p99_ms = Mean(p99);
   s.hp_p99_overhead = Mean(overhead);
+  s.hp_delayed = Mean(delayed);
+  // No kernel delayed: a p99 of 0, not an unknown one.
+  s.hp_delay_p99_us = delay_p99.empty() && !delayed.empty() ? 0.0 : Mean(delay_p99);
   s.be_normalized = Mean(be);
   s.system_throughput = report.system_throughput;
   std::vector<double> occupancy;
@@ -72,15 +84,16 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
     out += "\n";
   }
   const std::vector<std::string> headers = {
-      "policy",  "hp p50 ms", "hp p99 ms", "hp p99 +%",
-      "be norm", "system",    "SM occ"};
+      "policy",       "hp p50 ms", "hp p99 ms", "hp p99 +%", "hp delayed", "delay p99 us",
+      "delay max us", "be norm",   "system",    "SM occ"};
   std::vector<std::vector<std::string>> rows;
   std::string unfused;  // the runs simulated wave by wave.
   for (const sim::RunReport& r : reports) {
     const PolicySummary s = SummarizeRun(r);
     if (r.wave_by_wave) unfused += (unfused.empty() ? "" : ", ") + s.policy;
     rows.push_back({s.policy, Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
-                    PercentCell(s.hp_p99_overhead, true),
+                    PercentCell(s.hp_p99_overhead, true), PercentCell(s.hp_delayed, false),
+                    Cell(s.hp_delay_p99_us, 1), Cell(s.hp_delay_max_us, 1),
                     Cell(s.be_normalized, 3), Cell(s.system_throughput, 3),
                     PercentCell(s.sm_occupancy, false)});
   }
@@ -104,9 +117,12 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
   };
   line(headers);
   for (const auto& row : rows) line(row);
-  out +=
-      "\nhp: high-priority jobs' request latency (mean over them) and p99 "
-      "overhead over solo\n"
+  out += std::string(
+             "\nhp: high-priority jobs' request latency (mean over them) and p99 "
+             "overhead over solo;\n") +
+         fmt::format("hp delayed: the share of their kernels that took more than {:g} us longer than\n"
+                  "alone, from launch to end; delay p99 / max: how much longer those took\n",
+                  ToMicros(sim::kKernelDelayThreshold)) +
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
   if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";

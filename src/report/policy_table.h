@@ -3,11 +3,17 @@
 //
 // A header (scenario, GPU, seed, duration), then one row per run:
 //
-//   policy  hp p50 ms  hp p99 ms  hp p99 +%  be norm  system  SM occ
+//   policy  hp p50 ms  hp p99 ms  hp p99 +%  hp delayed  delay p99 us
+//           delay max us  be norm  system  SM occ
 //
 //   hp p50 / p99 ms  shared request latency of the high-priority jobs with
 //                    requests (the mean over them when there are several);
 //   hp p99 +%        their p99 overhead over their solo runs (mean);
+//   hp delayed       the share of the high-priority jobs' kernels that took
+//                    longer from launch to end than alone (sim::KernelDelays;
+//                    mean over the jobs);
+//   delay p99 / max  how much longer the delayed ones took, us: the p99
+//                    (mean over the jobs) and the longest (over all);
 //   be norm          mean normalized throughput of the best-effort jobs;
 //   system           system throughput (sum of normalized throughputs);
 //   SM occ           mean SM occupancy of the GPU(s).
@@ -36,6 +42,11 @@ struct PolicySummary {
   std::optional<double> hp_p50_ms;     // mean over high-priority jobs with latency.
   std::optional<double> hp_p99_ms;
   std::optional<double> hp_p99_overhead;  // fraction, e.g. 0.05 = 5% worse.
+  // High-priority kernels delayed over solo (sim::KernelDelays): the
+  // fraction and p99 (mean over the jobs) and the longest delay (max).
+  std::optional<double> hp_delayed;
+  std::optional<double> hp_delay_p99_us;
+  std::optional<double> hp_delay_max_us;
   std::optional<double> be_normalized;    // mean over best-effort jobs.
   double system_throughput = 0;
   double sm_occupancy = 0;             // mean over the run's GPUs.

@@ -47,6 +47,17 @@ Json Latency(const std::optional<sim::LatencyStats>& stats) {
   return j;
 }
 
+// Null without a solo baseline to compare with.
+Json KernelDelays(const std::optional<sim::KernelDelays>& delays) {
+  if (!delays) return nullptr;
+  Json j;
+  j["compared"] = delays->compared;
+  j["delayed"] = delays->delayed;
+  j["threshold_ns"] = sim::kKernelDelayThreshold.count();
+  j["delay"] = Latency(delays->delay);
+  return j;
+}
+
 Json Job(const sim::JobReport& job) {
   Json j;
   j["name"] = job.name;
@@ -65,6 +76,7 @@ Json Job(const sim::JobReport& job) {
       job.p99_overhead ? Number(*job.p99_overhead) : Json(nullptr);
   j["shared_latency"] = Latency(job.shared_latency);
   j["solo_latency"] = Latency(job.solo_latency);
+  j["kernel_delays"] = KernelDelays(job.kernel_delays);
   return j;
 }
 

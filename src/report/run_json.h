@@ -21,7 +21,10 @@
 //              run, those not finished at its end, and those not finished
 //              at the end of the solo run), "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
-//              "p99_overhead", "shared_latency", "solo_latency"}],
+//              "p99_overhead", "shared_latency", "solo_latency",
+//              "kernel_delays" (sim::KernelDelays; null without a solo run):
+//                {"compared", "delayed", "threshold_ns", "delay" (a latency
+//                 over the delayed kernels; null when none was)}}],
 //    "gpus": [{"name" (a MIG instance numbered: "A100-SXM4-40GB/3g.20gb#1"),
 //              "mean_sm_occupancy", "mean_sm_active", "mean_dram_util",
 //              "timeline": [{"start_ns", "start_ms", "sm_occupancy",
@@ -29,7 +32,7 @@
 //
 // with a latency as {"count", "mean_ns", "p50_ns", "p95_ns", "p99_ns",
 // "max_ns", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"}: the
-// completed requests' (see "unfinished").
+// completed requests' (see "unfinished"), or the delayed kernels' delays.
 // Thread-compatible.
 #pragma once
 

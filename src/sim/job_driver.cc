@@ -49,6 +49,7 @@ void JobDriver::LaunchCurrent() {
   r.client = options_.client;
   r.kernel = &w_.kernels[kernel_index_];
   r.priority = options_.launch_priority;
+  launched_at_ = loop_.Now();
   r.on_complete = [this](LaunchId, TimePoint t) { OnKernelDone(t); };
   // The runner registered every kernel with the device, so this cannot fail.
   auto id = device_.Submit(std::move(r));
@@ -57,6 +58,7 @@ void JobDriver::LaunchCurrent() {
 
 void JobDriver::OnKernelDone(TimePoint t) {
   ++kernels_;
+  kernel_times_.push_back({kernel_index_, t - launched_at_});
   done_in_iteration_ += w_.kernels[kernel_index_].solo_duration;
   ++kernel_index_;
   if (kernel_index_ < w_.kernels.size()) {

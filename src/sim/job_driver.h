@@ -53,6 +53,14 @@ class JobDriver {
   double Progress() const;
   int64_t kernels() const { return kernels_; }
   const std::vector<Duration>& latencies() const { return latencies_; }
+  // Each completed kernel, in completion order: its index in the workload
+  // and how long it took from the job's launch to its end (what the job saw:
+  // the policy's holding, the queue, the run).
+  struct KernelTime {
+    size_t index = 0;
+    Duration took{0};
+  };
+  const std::vector<KernelTime>& kernel_times() const { return kernel_times_; }
   std::optional<TimePoint> finished_at() const { return finished_at_; }
   TimePoint start() const { return options_.start; }
 
@@ -81,6 +89,8 @@ class JobDriver {
   int64_t kernels_ = 0;
   Duration done_in_iteration_{0};
   std::vector<Duration> latencies_;
+  TimePoint launched_at_ = TimeZero();  // of the kernel in flight.
+  std::vector<KernelTime> kernel_times_;
   std::optional<TimePoint> finished_at_;
   // Inference.
   std::deque<TimePoint> queue_;

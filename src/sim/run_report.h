@@ -26,6 +26,24 @@ struct LatencyStats {
 // Nearest-rank percentiles of `samples` (which it sorts). Empty -> count 0.
 LatencyStats ComputeLatencyStats(std::vector<Duration> samples);
 
+// How much longer than alone a job's kernels took in a shared run, each from
+// the job's launch to its end (waiting in the policy, queued behind other
+// jobs' blocks, slowed beside them), against the same kernel of the
+// workload in the job's solo run. A kernel is delayed when it took more than
+// kKernelDelayThreshold longer; most of a service's kernels are not (the
+// first of a request waits for best effort to get out of the way, the rest
+// find the GPU theirs), so the percentiles are over the delayed ones.
+inline constexpr Duration kKernelDelayThreshold = Microseconds(1);
+struct KernelDelays {
+  int64_t compared = 0;  // kernels of the shared run with a solo time to compare with.
+  int64_t delayed = 0;   // of those, the delayed.
+  LatencyStats delay;    // how much longer the delayed ones took.
+  // delayed / compared (0 when nothing was compared).
+  double DelayedFraction() const {
+    return compared > 0 ? static_cast<double>(delayed) / static_cast<double>(compared) : 0.0;
+  }
+};
+
 struct JobReport {
   std::string name;
   WorkloadKind kind = WorkloadKind::kTraining;
@@ -51,6 +69,8 @@ struct JobReport {
   std::optional<LatencyStats> solo_latency;    // inference: request latency, alone.
   // Inference: shared p99 / solo p99 - 1 (e.g. 0.05 = 5% worse). Absent for training.
   std::optional<double> p99_overhead;
+  // Absent without a solo baseline.
+  std::optional<KernelDelays> kernel_delays;
 };
 
 // A job "left requests unfinished" when more than this fraction of the

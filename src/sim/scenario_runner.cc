@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/event_loop.h"
 #include "sim/job_driver.h"
@@ -24,6 +26,7 @@ struct JobOutcome {
   int64_t kernels = 0;
   Duration active{0};
   std::vector<Duration> latencies;
+  std::vector<JobDriver::KernelTime> kernel_times;
 };
 
 struct RunOutcome {
@@ -179,6 +182,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.arrived = d.arrived();
     o.kernels = d.kernels();
     o.latencies = d.latencies();
+    o.kernel_times = d.kernel_times();
     TimePoint until = end;
     if (job.workload.kind == WorkloadKind::kTraining && d.finished_at()) until = *d.finished_at();
     o.active = std::max(Duration(0), until - d.start());
@@ -207,6 +211,30 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
 
 double Throughput(const JobOutcome& o) {
   return o.active.count() > 0 ? o.progress / ToSeconds(o.active) : 0.0;
+}
+
+// The shared run's kernels against the solo run's: each kernel of the
+// workload takes the same time whenever it runs alone, and the fastest solo
+// time of an index is taken in case it does not. Kernels the solo run never
+// completed are not compared.
+KernelDelays CompareKernelTimes(const std::vector<JobDriver::KernelTime>& shared,
+                                const std::vector<JobDriver::KernelTime>& solo) {
+  std::vector<std::optional<Duration>> alone;
+  for (const JobDriver::KernelTime& k : solo) {
+    if (k.index >= alone.size()) alone.resize(k.index + 1);
+    if (!alone[k.index] || k.took < *alone[k.index]) alone[k.index] = k.took;
+  }
+  KernelDelays out;
+  std::vector<Duration> delays;
+  for (const JobDriver::KernelTime& k : shared) {
+    if (k.index >= alone.size() || !alone[k.index]) continue;
+    ++out.compared;
+    const Duration longer = k.took - *alone[k.index];
+    if (longer > kKernelDelayThreshold) delays.push_back(longer);
+  }
+  out.delayed = static_cast<int64_t>(delays.size());
+  out.delay = ComputeLatencyStats(std::move(delays));
+  return out;
 }
 
 }  // namespace
@@ -253,6 +281,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
       const JobOutcome& o = solo.jobs[0];
       j.solo_throughput = Throughput(o);
       if (j.solo_throughput > 0) j.normalized = j.shared_throughput / j.solo_throughput;
+      j.kernel_delays = CompareKernelTimes(s.kernel_times, o.kernel_times);
       if (inference) {
         j.solo_unfinished = o.arrived - o.completed;
         j.solo_latency = ComputeLatencyStats(o.latencies);

@@ -299,8 +299,8 @@ TEST_F(CliSimTest, PoliciesAllPrintsOneRowPerPolicy) {
   EXPECT_EQ(r.err, "");
   EXPECT_THAT(r.out, HasSubstr("scenario  cli-demo\n"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex(
-                         "policy +hp p50 ms +hp p99 ms +hp p99 \\+% +be norm "
-                         "+system +SM occ\n"));
+                         "policy +hp p50 ms +hp p99 ms +hp p99 \\+% +hp delayed "
+                         "+delay p99 us +delay max us +be norm +system +SM occ\n"));
   for (const char* policy : {"mps", "time-slice", "priority-streams",
                              "priority", "orion", "tgs"}) {
     EXPECT_THAT(r.out, ::testing::ContainsRegex("\n" + std::string(policy) +

@@ -31,6 +31,17 @@ sim::JobReport Inference(const std::string& name, Duration p50, Duration p99, do
   return j;
 }
 
+// `delayed` of 1000 kernels delayed, the delays' p99 and max as given.
+sim::KernelDelays Delays(int64_t delayed, Duration p99, Duration max) {
+  sim::KernelDelays d;
+  d.compared = 1000;
+  d.delayed = delayed;
+  d.delay.count = delayed;
+  d.delay.p99 = p99;
+  d.delay.max = max;
+  return d;
+}
+
 sim::JobReport Training(const std::string& name, double normalized) {
   sim::JobReport j;
   j.name = name;
@@ -49,9 +60,14 @@ sim::RunReport SampleRun(const std::string& policy) {
   // Two high-priority jobs: p50 1 and 3 ms -> mean 2 ms; p99 2 and 6 ms ->
   // 4 ms; overhead 10% and 30% -> 20%. Two best-effort jobs: 0.5 and 0.7 ->
   // 0.6. System throughput 1 + 1 + 0.5 + 0.7 = 3.2.
+  // Kernels delayed: 1% and 3% -> 2%; p99 40 and 80 us -> 60 us; the
+  // longest 150 us (job b). Best-effort delays do not count.
   r.jobs = {Inference("a", Milliseconds(1), Milliseconds(2), 0.1),
             Inference("b", Milliseconds(3), Milliseconds(6), 0.3), Training("c", 0.5),
             Training("d", 0.7)};
+  r.jobs[0].kernel_delays = Delays(10, Microseconds(40), Microseconds(90));
+  r.jobs[1].kernel_delays = Delays(30, Microseconds(80), Microseconds(150));
+  r.jobs[2].kernel_delays = Delays(500, Milliseconds(5), Milliseconds(9));
   r.system_throughput = 3.2;
   sim::GpuReport g;
   g.mean_sm_occupancy = 0.75;
@@ -65,6 +81,9 @@ TEST(PolicyTableTest, SummaryAveragesOverTheClasses) {
   EXPECT_DOUBLE_EQ(*s.hp_p50_ms, 2.0);
   EXPECT_DOUBLE_EQ(*s.hp_p99_ms, 4.0);
   EXPECT_DOUBLE_EQ(*s.hp_p99_overhead, 0.2);
+  EXPECT_DOUBLE_EQ(*s.hp_delayed, 0.02);
+  EXPECT_DOUBLE_EQ(*s.hp_delay_p99_us, 60.0);
+  EXPECT_DOUBLE_EQ(*s.hp_delay_max_us, 150.0);
   EXPECT_DOUBLE_EQ(*s.be_normalized, 0.6);
   EXPECT_DOUBLE_EQ(s.system_throughput, 3.2);
   EXPECT_DOUBLE_EQ(s.sm_occupancy, 0.75);
@@ -80,17 +99,42 @@ TEST(PolicyTableTest, ABestEffortJobWithoutANormalizedThroughputIsLeftOutOfTheMe
   EXPECT_DOUBLE_EQ(*SummarizeRun(r).be_normalized, 0.6);
 }
 
+TEST(PolicyTableTest, KernelDelaysAreZeroWhenNoneWasDelayedAndUnknownWithoutASoloRun) {
+  sim::RunReport r = SampleRun("priority");
+  r.jobs[0].kernel_delays = Delays(0, Duration(0), Duration(0));
+  r.jobs[1].kernel_delays = Delays(0, Duration(0), Duration(0));
+  const PolicySummary none = SummarizeRun(r);
+  EXPECT_DOUBLE_EQ(none.hp_delayed.value_or(-1), 0.0);
+  EXPECT_DOUBLE_EQ(none.hp_delay_p99_us.value_or(-1), 0.0);
+  EXPECT_DOUBLE_EQ(none.hp_delay_max_us.value_or(-1), 0.0);
+  // Job a was delayed, b not: b counts in the share (0.5%), not in the p99.
+  r.jobs[0].kernel_delays = Delays(10, Microseconds(40), Microseconds(90));
+  const PolicySummary one = SummarizeRun(r);
+  EXPECT_DOUBLE_EQ(*one.hp_delayed, 0.005);
+  EXPECT_DOUBLE_EQ(*one.hp_delay_p99_us, 40.0);
+  EXPECT_DOUBLE_EQ(*one.hp_delay_max_us, 90.0);
+  r.jobs[0].kernel_delays.reset();
+  r.jobs[1].kernel_delays.reset();
+  const PolicySummary unknown = SummarizeRun(r);
+  EXPECT_FALSE(unknown.hp_delayed || unknown.hp_delay_p99_us || unknown.hp_delay_max_us);
+  EXPECT_THAT(FormatPolicyTable({r}), ContainsRegex("\npriority +2\\.000 +4\\.000 +\\+20\\.0% +- +- +- +0\\.600"));
+}
+
 TEST(PolicyTableTest, OneRowPerPolicy) {
   sim::RunReport no_hp = SampleRun("");
   no_hp.jobs = {Training("c", 0.5)};
   const std::string table = FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp});
   EXPECT_THAT(table, HasSubstr("scenario  pair\n"));
   EXPECT_THAT(table, HasSubstr("seed      3\n"));
-  EXPECT_THAT(table, ContainsRegex("policy +hp p50 ms +hp p99 ms +hp p99 \\+% +be norm +system +SM occ\n"));
-  EXPECT_THAT(table, ContainsRegex("\nmps +2\\.000 +4\\.000 +\\+20\\.0% +0\\.600 +3\\.200 +75\\.0%\n"));
-  EXPECT_THAT(table, ContainsRegex("\npriority +2\\.000 +4\\.000 +\\+20\\.0% +0\\.600 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, ContainsRegex("policy +hp p50 ms +hp p99 ms +hp p99 \\+% +hp delayed +delay p99 us +"
+                                   "delay max us +be norm +system +SM occ\n"));
+  EXPECT_THAT(table, ContainsRegex("\nmps +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +0\\.600 +"
+                                   "3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, ContainsRegex("\npriority +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
+                                   "0\\.600 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, HasSubstr("\nhp delayed: the share of their kernels that took more than 1 us longer than\n"));
   // No high-priority job: its columns are "-"; no policy: "none".
-  EXPECT_THAT(table, ContainsRegex("\nnone +- +- +- +0\\.500 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, ContainsRegex("\nnone +- +- +- +- +- +- +0\\.500 +3\\.200 +75\\.0%\n"));
   EXPECT_EQ(table, FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp}));
 }
 
@@ -107,7 +151,8 @@ TEST(PolicyTableTest, AnIdealBoundIsNamedAsOneAndExplainedUnderTheTable) {
   sim::RunReport ideal = SampleRun("priority-streams");
   ideal.ideal_preemption = "keep-progress";
   const std::string table = FormatPolicyTable({SampleRun("priority"), ideal});
-  EXPECT_THAT(table, ContainsRegex("\nideal bound +2\\.000 +4\\.000 +\\+20\\.0% +0\\.600 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, ContainsRegex("\nideal bound +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
+                                   "0\\.600 +3\\.200 +75\\.0%\n"));
   EXPECT_THAT(table, ::testing::Not(ContainsRegex("\npriority-streams +[0-9]")));
   EXPECT_THAT(table, HasSubstr("\nideal bound: not a policy but a bound: best effort is preempted at once and "
                                "for\nfree, keeping its progress, and gets only what high priority leaves; no "

@@ -46,6 +46,11 @@ sim::RunReport SampleReport() {
   for (Duration& d : samples) d /= 2;
   bert.solo_latency = sim::ComputeLatencyStats(samples);
   bert.p99_overhead = 1.0;  // 99 ms vs 49.5 ms.
+  // 3 of its kernels took longer than alone: by 10, 20 and 300 us.
+  bert.kernel_delays = sim::KernelDelays{
+      .compared = 1980 * 573,
+      .delayed = 3,
+      .delay = sim::ComputeLatencyStats({Microseconds(300), Microseconds(10), Microseconds(20)})};
   r.jobs.push_back(bert);
 
   sim::JobReport resnet;
@@ -56,6 +61,7 @@ sim::RunReport SampleReport() {
   resnet.shared_throughput = 12;
   resnet.solo_throughput = 15;
   resnet.normalized = 0.8;
+  resnet.kernel_delays = sim::KernelDelays{.compared = 120 * 300, .delayed = 0, .delay = {}};  // none delayed.
   r.jobs.push_back(resnet);
 
   sim::GpuReport gpu;
@@ -114,7 +120,7 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
                 "name", "class", "kind", "instance", "completed", "arrived",
                 "unfinished", "solo_unfinished", "kernels", "solo_throughput",
                 "shared_throughput", "normalized", "p99_overhead",
-                "shared_latency", "solo_latency"}));
+                "shared_latency", "solo_latency", "kernel_delays"}));
   EXPECT_EQ(bert["name"], "bert");
   EXPECT_EQ(bert["class"], "high");
   EXPECT_EQ(bert["kind"], "inference");
@@ -137,6 +143,14 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(lat["max_ms"], 100.0);
   EXPECT_EQ(lat["mean_ms"], 50.5);
   EXPECT_EQ(bert["solo_latency"]["p99_ms"], 49.5);
+  const Json& delays = bert["kernel_delays"];
+  EXPECT_EQ(KeysOf(delays), (std::vector<std::string>{"compared", "delayed", "threshold_ns", "delay"}));
+  EXPECT_EQ(delays["compared"], 1980 * 573);
+  EXPECT_EQ(delays["delayed"], 3);
+  EXPECT_EQ(delays["threshold_ns"], 1000);
+  EXPECT_EQ(delays["delay"]["count"], 3);
+  EXPECT_EQ(delays["delay"]["p50_ns"], 20'000);  // nearest rank: the 2nd of 3.
+  EXPECT_EQ(delays["delay"]["max_ms"], 0.3);
 
   const Json& resnet = j["jobs"][1];
   EXPECT_EQ(resnet["class"], "best-effort");
@@ -147,6 +161,9 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_TRUE(resnet["shared_latency"].is_null());
   EXPECT_TRUE(resnet["solo_latency"].is_null());
   EXPECT_TRUE(resnet["p99_overhead"].is_null());
+  // Compared, none delayed: no percentiles. Without a solo run: null.
+  EXPECT_EQ(resnet["kernel_delays"]["delayed"], 0);
+  EXPECT_TRUE(resnet["kernel_delays"]["delay"].is_null());
 
   ASSERT_EQ(j["gpus"].size(), 1u);
   const Json& gpu = j["gpus"][0];
