@@ -115,6 +115,32 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
   return out;
 }
 
+// Per job, its kernels that took longer than alone (sim::KernelDelays);
+// empty when no job has a solo run to compare with.
+std::string KernelDelaySection(const std::vector<sim::JobReport>& jobs) {
+  std::vector<Column> cols = {{"job", true, {}},    {"delayed", false, {}}, {"of", false, {}},
+                              {"share", false, {}}, {"p50", false, {}},     {"p99", false, {}},
+                              {"max", false, {}}};
+  for (const sim::JobReport& j : jobs) {
+    if (!j.kernel_delays) continue;
+    const sim::KernelDelays& d = *j.kernel_delays;
+    const bool any = d.delay.count > 0;
+    const std::vector<std::string> row = {j.name,
+                                          std::to_string(d.delayed),
+                                          std::to_string(d.compared),
+                                          Percent(d.DelayedFraction()),
+                                          any ? FormatDuration(d.delay.p50) : "-",
+                                          any ? FormatDuration(d.delay.p99) : "-",
+                                          any ? FormatDuration(d.delay.max) : "-"};
+    for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
+  }
+  if (cols.front().cells.empty()) return "";
+  return fmt::format("kernels delayed: took more than {} longer than alone, from the job's launch to\n"
+                     "their end; p50 / p99 / max of how much longer\n",
+                     FormatDuration(sim::kKernelDelayThreshold)) +
+         RenderColumns(cols);
+}
+
 std::string GpuSection(const sim::GpuReport& gpu) {
   std::vector<double> occupancy, active, dram;
   for (const sim::UtilizationSample& s : gpu.timeline) {
@@ -211,6 +237,8 @@ std::string FormatRunTable(const sim::RunReport& report) {
   out +=
       fmt::format("duration  {} simulated\n", FormatDuration(report.duration));
   out += "\n" + JobTable(report.jobs);
+  const std::string delays = KernelDelaySection(report.jobs);
+  if (!delays.empty()) out += "\n" + delays;
   for (const sim::GpuReport& gpu : report.gpus) out += "\n" + GpuSection(gpu);
   out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",
                      Fixed(report.system_throughput, 3));

@@ -6,7 +6,9 @@
 // that arrived and those unfinished at the end where some job serves
 // requests, solo and shared throughput, normalized throughput, shared request
 // latency p50/p95/p99 and the p99 overhead over solo), a warning line per
-// job that left too many requests unfinished (UnfinishedWarning), then per GPU or MIG instance the mean SM
+// job that left too many requests unfinished (UnfinishedWarning), where the
+// jobs have solo runs a "kernels delayed" row per job (sim::KernelDelays:
+// delayed, compared, share, p50/p99/max of the delay), then per GPU or MIG instance the mean SM
 // occupancy, SM activity and DRAM utilization with a sparkline of the
 // timeline, and the system throughput. Deterministic: the same report gives
 // the same text. Thread-compatible.

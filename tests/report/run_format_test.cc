@@ -235,12 +235,22 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, HasSubstr("kernels simulated  123456"));
   EXPECT_EQ(table, FormatRunTable(SampleReport()));
   EXPECT_THAT(table, ::testing::Not(HasSubstr("copies")));  // none made.
+  // Kernel delays: bert 3 of 1,134,540 (0.0%), 20 / 300 / 300 us (nearest
+  // rank of 10, 20, 300); resnet none, "-".
+  EXPECT_THAT(table, HasSubstr("\nkernels delayed: took more than 1us longer than alone, "));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\njob +delayed +of +share +p50 +p99 +max\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nbert +3 +1134540 +0\\.0% +20us +300us +300us\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nresnet50-train +0 +36000 +0\\.0% +- +- +-\n"));
 
   // Without a job that serves requests, no request columns.
   sim::RunReport training = SampleReport();
   training.jobs.erase(training.jobs.begin());
   EXPECT_THAT(FormatRunTable(training),
               ::testing::ContainsRegex("job +class +kind +completed +solo/s"));
+  // Without solo runs, nothing to compare the kernels with: no section.
+  sim::RunReport shared_only = SampleReport();
+  for (sim::JobReport& j : shared_only.jobs) j.kernel_delays.reset();
+  EXPECT_THAT(FormatRunTable(shared_only), ::testing::Not(HasSubstr("kernels delayed")));
 }
 
 TEST(RunFormatTest, AServiceThatCompletedNothingHasNullLatency) {
