@@ -1,5 +1,6 @@
 #include "sim/job_driver.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace colo::sim {
@@ -13,7 +14,12 @@ JobDriver::JobDriver(EventLoop& loop, Device& device, SimCopyEngines& copies,
       w_(workload),
       options_(options),
       on_done_(std::move(on_done)),
-      rng_(options.seed) {}
+      rng_(options.seed),
+      fastest_(workload.kernels.size(), Duration::max()) {}
+
+KernelDelays JobDriver::kernel_delays() const {
+  return {.compared = compared_, .delayed = delays_.count(), .delay = delays_.Stats()};
+}
 
 void JobDriver::Start() {
   if (w_.kind == WorkloadKind::kTraining) {
@@ -58,7 +64,14 @@ void JobDriver::LaunchCurrent() {
 
 void JobDriver::OnKernelDone(TimePoint t) {
   ++kernels_;
-  kernel_times_.push_back({kernel_index_, t - launched_at_});
+  const Duration took = t - launched_at_;
+  fastest_[kernel_index_] = std::min(fastest_[kernel_index_], took);
+  if (options_.alone && kernel_index_ < options_.alone->size() &&
+      (*options_.alone)[kernel_index_] != Duration::max()) {
+    ++compared_;
+    const Duration longer = took - (*options_.alone)[kernel_index_];
+    if (longer > kKernelDelayThreshold) delays_.Add(longer);
+  }
   done_in_iteration_ += w_.kernels[kernel_index_].solo_duration;
   ++kernel_index_;
   if (kernel_index_ < w_.kernels.size()) {

@@ -24,6 +24,7 @@
 #include "colo/workload.h"
 #include "sim/event_loop.h"
 #include "sim/random.h"
+#include "sim/run_report.h"
 #include "sim/sim_copy_engines.h"
 
 namespace colo::sim {
@@ -34,6 +35,11 @@ struct JobDriverOptions {
   TimePoint start = TimeZero();
   TimePoint end = TimeZero();  // no arrivals or iterations start after this.
   uint64_t seed = 1;         // arrival draws.
+  // Per kernel of the workload, its time from launch to end in the job's
+  // solo run (fastest_kernel_times() of that run; Duration::max() for one
+  // that never ran there). Given, the driver measures its kernel delays
+  // against it. Not owned; must outlive the driver. Default: none.
+  const std::vector<Duration>* alone = nullptr;
 };
 
 class JobDriver {
@@ -53,14 +59,12 @@ class JobDriver {
   double Progress() const;
   int64_t kernels() const { return kernels_; }
   const std::vector<Duration>& latencies() const { return latencies_; }
-  // Each completed kernel, in completion order: its index in the workload
-  // and how long it took from the job's launch to its end (what the job saw:
-  // the policy's holding, the queue, the run).
-  struct KernelTime {
-    size_t index = 0;
-    Duration took{0};
-  };
-  const std::vector<KernelTime>& kernel_times() const { return kernel_times_; }
+  // Per kernel of the workload, the shortest time one of its runs took from
+  // the job's launch to its end (what the job saw: the policy's holding,
+  // the queue, the run); Duration::max() for a kernel that never completed.
+  const std::vector<Duration>& fastest_kernel_times() const { return fastest_; }
+  // Its kernels against options.alone (sim::KernelDelays); all zero without.
+  KernelDelays kernel_delays() const;
   std::optional<TimePoint> finished_at() const { return finished_at_; }
   TimePoint start() const { return options_.start; }
 
@@ -90,7 +94,9 @@ class JobDriver {
   Duration done_in_iteration_{0};
   std::vector<Duration> latencies_;
   TimePoint launched_at_ = TimeZero();  // of the kernel in flight.
-  std::vector<KernelTime> kernel_times_;
+  std::vector<Duration> fastest_;
+  int64_t compared_ = 0;
+  DurationHistogram delays_;
   std::optional<TimePoint> finished_at_;
   // Inference.
   std::deque<TimePoint> queue_;

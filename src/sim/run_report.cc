@@ -40,4 +40,36 @@ LatencyStats ComputeLatencyStats(std::vector<Duration> samples) {
   return stats;
 }
 
+void DurationHistogram::Add(Duration d) {
+  int64_t v = std::max<int64_t>(0, d.count());
+  int64_t unit = 1;
+  while (v / unit >= 1000) unit *= 10;
+  ++counts_[v / unit * unit];
+  sum_ += d.count();
+  ++count_;
+  max_ = std::max(max_, d);
+}
+
+LatencyStats DurationHistogram::Stats() const {
+  LatencyStats stats;
+  if (count_ == 0) return stats;
+  stats.count = count_;
+  stats.mean = Duration(static_cast<int64_t>(sum_ / count_));
+  stats.max = max_;
+  // The same ranks as NearestRank, walked through the kept values in order.
+  auto at_rank = [&](int64_t percent) {
+    const int64_t rank = std::clamp<int64_t>((percent * count_ + 99) / 100, 1, count_);
+    int64_t seen = 0;
+    for (const auto& [value, n] : counts_) {
+      seen += n;
+      if (seen >= rank) return Duration(value);
+    }
+    return max_;
+  };
+  stats.p50 = at_rank(50);
+  stats.p95 = at_rank(95);
+  stats.p99 = at_rank(99);
+  return stats;
+}
+
 }  // namespace colo::sim

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,25 @@ struct LatencyStats {
 // Nearest-rank percentiles of `samples` (which it sorts). Empty -> count 0.
 LatencyStats ComputeLatencyStats(std::vector<Duration> samples);
 
+// Durations (>= 0) tallied in bounded memory, for more samples than a vector
+// should hold (one per kernel of a long run): each is kept to 3 significant
+// digits, rounded down (66,119 ns as 66,100), so at most 900 distinct values
+// per decade are stored. Value type.
+class DurationHistogram {
+ public:
+  void Add(Duration d);
+  int64_t count() const { return count_; }
+  // Count, mean and max exact; p50 / p95 / p99 the nearest rank over the
+  // kept values. Empty -> count 0.
+  LatencyStats Stats() const;
+
+ private:
+  std::map<int64_t, int64_t> counts_;  // kept value (ns) -> samples.
+  __int128 sum_ = 0;
+  int64_t count_ = 0;
+  Duration max_{0};
+};
+
 // How much longer than alone a job's kernels took in a shared run, each from
 // the job's launch to its end (waiting in the policy, queued behind other
 // jobs' blocks, slowed beside them), against the same kernel of the
@@ -37,7 +57,7 @@ inline constexpr Duration kKernelDelayThreshold = Microseconds(1);
 struct KernelDelays {
   int64_t compared = 0;  // kernels of the shared run with a solo time to compare with.
   int64_t delayed = 0;   // of those, the delayed.
-  LatencyStats delay;    // how much longer the delayed ones took.
+  LatencyStats delay;    // how much longer the delayed ones took (DurationHistogram).
   // delayed / compared (0 when nothing was compared).
   double DelayedFraction() const {
     return compared > 0 ? static_cast<double>(delayed) / static_cast<double>(compared) : 0.0;

@@ -26,7 +26,8 @@ struct JobOutcome {
   int64_t kernels = 0;
   Duration active{0};
   std::vector<Duration> latencies;
-  std::vector<JobDriver::KernelTime> kernel_times;
+  std::vector<Duration> fastest_kernel_times;  // JobDriver::fastest_kernel_times
+  std::optional<KernelDelays> kernel_delays;   // against the solo run, if given.
 };
 
 struct RunOutcome {
@@ -108,8 +109,11 @@ SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo, const RunOption
 namespace {
 
 // Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU.
+// `alone` (parallel to `indices`, if given): each job's kernel times in its
+// solo run, to measure its kernel delays against.
 Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo,
-                           const RunOptions& options) {
+                           const RunOptions& options,
+                           const std::vector<std::vector<Duration>>* alone = nullptr) {
   EventLoop loop;
   const TimePoint end = TimeZero() + spec.duration;
   const SimGpuOptions gopt = GpuOptionsFor(spec, solo, options);
@@ -161,6 +165,7 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.start = TimeZero() + job.start;
     o.end = end;
     o.seed = DeriveSeed(spec.seed, std::string_view(job.name));
+    if (alone) o.alone = &(*alone)[i];
     Device& target = policy ? static_cast<Device&>(*policy) : static_cast<Device&>(*gpu_of[i]);
     drivers.push_back(std::make_unique<JobDriver>(loop, target, copies, job.workload, o, [&] {
       if (--running == 0) loop.Stop();
@@ -182,7 +187,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.arrived = d.arrived();
     o.kernels = d.kernels();
     o.latencies = d.latencies();
-    o.kernel_times = d.kernel_times();
+    o.fastest_kernel_times = d.fastest_kernel_times();
+    if (alone) o.kernel_delays = d.kernel_delays();
     TimePoint until = end;
     if (job.workload.kind == WorkloadKind::kTraining && d.finished_at()) until = *d.finished_at();
     o.active = std::max(Duration(0), until - d.start());
@@ -213,38 +219,25 @@ double Throughput(const JobOutcome& o) {
   return o.active.count() > 0 ? o.progress / ToSeconds(o.active) : 0.0;
 }
 
-// The shared run's kernels against the solo run's: each kernel of the
-// workload takes the same time whenever it runs alone, and the fastest solo
-// time of an index is taken in case it does not. Kernels the solo run never
-// completed are not compared.
-KernelDelays CompareKernelTimes(const std::vector<JobDriver::KernelTime>& shared,
-                                const std::vector<JobDriver::KernelTime>& solo) {
-  std::vector<std::optional<Duration>> alone;
-  for (const JobDriver::KernelTime& k : solo) {
-    if (k.index >= alone.size()) alone.resize(k.index + 1);
-    if (!alone[k.index] || k.took < *alone[k.index]) alone[k.index] = k.took;
-  }
-  KernelDelays out;
-  std::vector<Duration> delays;
-  for (const JobDriver::KernelTime& k : shared) {
-    if (k.index >= alone.size() || !alone[k.index]) continue;
-    ++out.compared;
-    const Duration longer = k.took - *alone[k.index];
-    if (longer > kKernelDelayThreshold) delays.push_back(longer);
-  }
-  out.delayed = static_cast<int64_t>(delays.size());
-  out.delay = ComputeLatencyStats(std::move(delays));
-  return out;
-}
-
 }  // namespace
 
 Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& options) {
   COLO_RETURN_IF_ERROR(spec.Validate());
   std::vector<size_t> all(spec.jobs.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  COLO_ASSIGN_OR_RETURN(RunOutcome shared, RunOnce(spec, all, /*solo=*/false, options));
-
+  // The solo runs first: the shared run measures each job's kernel delays
+  // against its kernel times alone as it goes.
+  std::vector<JobOutcome> solos;
+  std::vector<std::vector<Duration>> alone;
+  if (options.solo_baselines) {
+    for (size_t i = 0; i < spec.jobs.size(); ++i) {
+      COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true, options));
+      solos.push_back(std::move(solo.jobs[0]));
+      alone.push_back(solos.back().fastest_kernel_times);
+    }
+  }
+  COLO_ASSIGN_OR_RETURN(RunOutcome shared, RunOnce(spec, all, /*solo=*/false, options,
+                                                   options.solo_baselines ? &alone : nullptr));
   RunReport report;
   report.scenario = spec.name;
   report.gpu = spec.gpu.name;
@@ -277,11 +270,10 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
       j.shared_latency = ComputeLatencyStats(s.latencies);
     }
     if (options.solo_baselines) {
-      COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true, options));
-      const JobOutcome& o = solo.jobs[0];
+      const JobOutcome& o = solos[i];
       j.solo_throughput = Throughput(o);
       if (j.solo_throughput > 0) j.normalized = j.shared_throughput / j.solo_throughput;
-      j.kernel_delays = CompareKernelTimes(s.kernel_times, o.kernel_times);
+      j.kernel_delays = s.kernel_delays;
       if (inference) {
         j.solo_unfinished = o.arrived - o.completed;
         j.solo_latency = ComputeLatencyStats(o.latencies);

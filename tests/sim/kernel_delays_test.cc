@@ -3,6 +3,8 @@
 // workload.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "sim/scenario_runner.h"
 #include "sim_test_util.h"
 
@@ -23,6 +25,43 @@ Workload OneRequestAt(Duration at, std::vector<KernelDesc> kernels) {
   w.arrivals.kind = ArrivalKind::kTrace;
   w.arrivals.offsets = {at};
   return w;
+}
+
+TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
+  DurationHistogram h;
+  EXPECT_EQ(h.Stats().count, 0);
+  for (int64_t ns : {66'119, 66'119, 66'119, 999, 7'000'000}) h.Add(Duration(ns));
+  LatencyStats s = h.Stats();
+  EXPECT_EQ(s.count, 5);
+  EXPECT_EQ(s.p50, Nanoseconds(66'100));  // the 3rd of 999, 66100 x 3, 7e6.
+  EXPECT_EQ(s.p99, Milliseconds(7));
+  EXPECT_EQ(s.max, Milliseconds(7));
+  EXPECT_EQ(s.mean, Nanoseconds((3 * 66'119 + 999 + 7'000'000) / 5));
+
+  // Many values: the percentiles are the nearest ranks of the values rounded
+  // down to 3 significant digits, the mean and max those of the values.
+  DurationHistogram many;
+  std::vector<Duration> rounded, exact;
+  uint64_t x = 12345;
+  for (int i = 0; i < 100'000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int64_t ns = static_cast<int64_t>((x >> 20) % 2'000'000'000ULL);
+    many.Add(Duration(ns));
+    exact.push_back(Duration(ns));
+    int64_t unit = 1;
+    while (ns / unit >= 1000) unit *= 10;
+    rounded.push_back(Duration(ns / unit * unit));
+  }
+  const LatencyStats want = ComputeLatencyStats(rounded);
+  const LatencyStats want_exact = ComputeLatencyStats(exact);
+  s = many.Stats();
+  EXPECT_EQ(s.count, 100'000);
+  EXPECT_EQ(s.p50, want.p50);
+  EXPECT_EQ(s.p95, want.p95);
+  EXPECT_EQ(s.p99, want.p99);
+  EXPECT_EQ(s.mean, want_exact.mean);
+  EXPECT_EQ(s.max, want_exact.max);
+  EXPECT_LE(want_exact.p99 - s.p99, want_exact.p99 / 100);  // within 1%
 }
 
 TEST(KernelDelaysTest, AJobAloneHasNoDelayedKernelAndEveryKernelIsCompared) {
