@@ -40,12 +40,9 @@ PolicySummary SummarizeRun(const sim::RunReport& report) {
     if (j.priority == PriorityClass::kHigh) {
       if (j.kernel_delays && j.kernel_delays->compared > 0) {
         delayed.push_back(j.kernel_delays->DelayedFraction());
-        if (j.kernel_delays->delayed > 0) {
-          delay_p99.push_back(ToMicros(j.kernel_delays->delay.p99));
-          s.hp_delay_max_us = std::max(s.hp_delay_max_us.value_or(0), ToMicros(j.kernel_delays->delay.max));
-        } else {
-          s.hp_delay_max_us = s.hp_delay_max_us.value_or(0);
-        }
+        // No kernel delayed: a max of 0 (LatencyStats' default), and no p99.
+        s.hp_delay_max_us = std::max(s.hp_delay_max_us.value_or(0), ToMicros(j.kernel_delays->delay.max));
+        if (j.kernel_delays->delayed > 0) delay_p99.push_back(ToMicros(j.kernel_delays->delay.p99));
       }
       if (j.shared_latency && j.shared_latency->count > 0) {
         p50.push_back(ToMillis(j.shared_latency->p50));

@@ -9,11 +9,13 @@ namespace {
 // Nearest-rank percentile: the smallest sample such that at least p% of the
 // samples are <= it, i.e. sorted[ceil(p/100 * n) - 1]. Integer arithmetic so
 // that p99 of 100 samples is exactly the 99th, not the 100th after rounding.
+// The 1-based rank of that sample among n.
+int64_t NearestRankOf(int64_t percent, int64_t n) {
+  return std::clamp<int64_t>((percent * n + 99) / 100, 1, n);
+}
+
 Duration NearestRank(const std::vector<Duration>& sorted, int64_t percent) {
-  const int64_t n = static_cast<int64_t>(sorted.size());
-  int64_t rank = (percent * n + 99) / 100;
-  rank = std::clamp<int64_t>(rank, 1, n);
-  return sorted[rank - 1];
+  return sorted[NearestRankOf(percent, static_cast<int64_t>(sorted.size())) - 1];
 }
 
 }  // namespace
@@ -58,7 +60,7 @@ LatencyStats DurationHistogram::Stats() const {
   stats.max = max_;
   // The same ranks as NearestRank, walked through the kept values in order.
   auto at_rank = [&](int64_t percent) {
-    const int64_t rank = std::clamp<int64_t>((percent * count_ + 99) / 100, 1, count_);
+    const int64_t rank = NearestRankOf(percent, count_);
     int64_t seen = 0;
     for (const auto& [value, n] : counts_) {
       seen += n;
