@@ -114,7 +114,7 @@ service_rate() {  # SERVICE_OUT: requests per second
     'BEGIN { printf "%.3f", r / (e - s) * 1e6 }'
 }
 
-start_colod() {  # POLICY
+start_colod() {  # POLICY [CONFIG_LINE]
   local dir=$WORK/colod
   rm -rf "$dir"
   mkdir -p "$dir"
@@ -127,6 +127,7 @@ grants:
 kernels:
   - {name: service_layer, duration_us: $SVC_LAYER_US}
   - {name: trainer_step, duration_us: $TRN_KERNEL_US}
+${2:-}
 EOF
   "$BUILD/colod" --config "$dir/c.yaml" >"$dir/log" 2>&1 &
   COLOD_PID=$!
@@ -221,5 +222,11 @@ start_colod priority || exit 1
 run_service "$WORK/svc" "$BUILD/colo" run --socket "$WORK/colod/colod.sock" --class high --token svc --
 stop_colod priority
 row "service alone, colod" "-" "$WORK/svc" ""
+# The same with each of its kernels granted once the one before it ended
+# (gate_depth 1, colod before 2026-11-23) instead of 8 ahead.
+start_colod priority "gate_depth: 1" || exit 1
+run_service "$WORK/svc" "$BUILD/colo" run --socket "$WORK/colod/colod.sock" --class high --token svc --
+stop_colod priority
+row "alone, colod depth 1" "-" "$WORK/svc" ""
 echo
 cat "$ROWS"

@@ -618,11 +618,11 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     UpdateWatermark(c);
     return OkStatus();
   }
-  // Stream order: a launch starts after the previous one of its stream ended.
-  if (Enqueue(c, e, std::move(f))) {
-    SubmitHead(c, e.stream_id);
-    ReleaseWaits(c);  // a refused launch has ended
-  }
+  // Stream order: a launch starts after the previous one of its stream ended
+  // (in gate mode, a high-priority one may be granted behind it: SubmitHead).
+  Enqueue(c, e, std::move(f));
+  SubmitHead(c, e.stream_id);
+  ReleaseWaits(c);  // a refused launch has ended
   UpdateWatermark(c);
   return OkStatus();
 }
@@ -669,14 +669,33 @@ void Daemon::ReleaseWaits(Client& c) {
   }
 }
 
+size_t Daemon::StreamDepth(const Client& c) const {
+  // Sim mode: the simulated GPU runs at once whatever it is handed, so stream
+  // order is kept here. Best effort: one kernel at a time, so each of its
+  // kernels starts when the policy lets it (a preemption bound is about one
+  // kernel, not a queue of them on the GPU).
+  return gate_gpu_ && c.cls == PriorityClass::kHigh ? config_.gate_depth : 1;
+}
+
 void Daemon::SubmitHead(Client& c, uint32_t stream) {
   std::deque<uint64_t>& queue = c.streams[stream];
-  while (!queue.empty()) {
-    const uint64_t key = queue.front();
+  const size_t depth = StreamDepth(c);
+  size_t i = 0;
+  while (i < queue.size() && i < depth) {
+    const uint64_t key = queue[i];
     InFlight& f = *in_flight_.at(key);
+    if (f.submitted) {
+      // Behind a launch the policy holds, nothing more goes: the grants of
+      // one stream reach the client in the stream's order (Grant() resumes).
+      if (gate_gpu_ && f.device_id == 0) return;
+      ++i;
+      continue;
+    }
     if (f.wait) return;  // ReleaseWaits ends it
     if (f.copy) {
+      if (i > 0) return;  // a copy starts once what is before it ended.
       f.cls = c.cls;
+      f.submitted = true;
       StartCopy(key, f);
       return;
     }
@@ -690,23 +709,24 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     req.on_complete = [this, key](LaunchId, TimePoint at) {
       OnLaunchComplete(key, at);
     };
-    f.submitted = driver_.Now();
+    f.submitted_at = driver_.Now();
     f.cls = c.cls;
+    f.submitted = true;
     Result<LaunchId> id = policy_->Submit(std::move(req));
-    if (id.ok()) return;
+    if (id.ok()) continue;  // the branch above looks at its grant.
     c.outstanding.erase(f.seq);
     c.sticky_error = cuda::kCudaErrorLaunchFailure;
     Log("client %d: launch %llu refused by the device: %s", c.id,
         static_cast<unsigned long long>(f.seq), id.status().message().c_str());
     in_flight_.erase(key);
-    queue.pop_front();
+    queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 
 void Daemon::StartCopy(uint64_t key, InFlight& f) {
-  f.submitted = driver_.Now();
-  const TimePoint end = copy_engines_.Schedule(f.copy->direction, f.copy->bytes, f.submitted);
-  driver_.After(end - f.submitted, [this, key, end] { OnLaunchComplete(key, end); });
+  f.submitted_at = driver_.Now();
+  const TimePoint end = copy_engines_.Schedule(f.copy->direction, f.copy->bytes, f.submitted_at);
+  driver_.After(end - f.submitted_at, [this, key, end] { OnLaunchComplete(key, end); });
 }
 
 void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
@@ -715,14 +735,25 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   const ClientId cid = it->second->client;
   const uint64_t seq = it->second->seq;
   const uint32_t stream = it->second->stream;
-  const Duration took = at - it->second->submitted;
+  TimePoint started = it->second->submitted_at;
   // A copy counts as one, not as a kernel (it has no solo kernel time).
   std::optional<Result<KernelTiming>> solo;
   if (const std::optional<HostCopy>& copy = it->second->copy) {
     CopyTotals& t = copy_totals_[CopyEngineIndex(copy->direction)];
     ++t.copies;
     t.bytes += copy->bytes;
-  } else {
+  }
+  auto c = clients_.find(cid);
+  Client* owner = c == clients_.end() ? nullptr : c->second.get();
+  if (owner != nullptr) {
+    // Granted behind another launch of its stream, it started when that one
+    // ended.
+    TimePoint& last_end = owner->stream_last_end[stream];
+    started = std::max(started, last_end);
+    last_end = std::max(last_end, at);
+  }
+  const Duration took = at - started;
+  if (!it->second->copy) {
     ++kernels_completed_;
     solo = sim_gpu_->ProfileKernel(*it->second->kernel);
     if (solo->ok()) {
@@ -730,18 +761,18 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     }
   }
   in_flight_.erase(it);
-  auto c = clients_.find(cid);
-  if (c == clients_.end())
-    return;  // the client died; its launch still ran out.
-  Client& client = *c->second;
+  if (owner == nullptr) return;  // the client died; its launch still ran out.
+  Client& client = *owner;
   if (solo) ++client.completed;
   if (client.ring)
     PostLaunchEnd(client.ring->control(), seq, wall_.SteadyNanosAt(at));
   if (solo && solo->ok()) client.device_time.Add(took, (*solo)->SoloDuration());
   client.outstanding.erase(seq);
+  // Usually the front of its stream; a launch granted behind it may be
+  // reported first (the client looked at its event first).
   std::deque<uint64_t>& queue = client.streams[stream];
-  if (!queue.empty() && queue.front() == key) {
-    queue.pop_front();
+  if (auto q = std::find(queue.begin(), queue.end(), key); q != queue.end()) {
+    queue.erase(q);
     SubmitHead(client, stream);
   }
   ReleaseWaits(client);
@@ -762,11 +793,20 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
   Client& c = *it->second;
   f->second->device_id = id;
   c.granted[f->second->seq] = tag;
+  if (StreamDepth(c) > 1) {
+    // The launches behind it on its stream may follow it now; not from in
+    // here, inside the policy's Submit or completion.
+    const uint32_t stream = f->second->stream;
+    driver_.After(Duration(0), [this, client, stream] {
+      auto live = clients_.find(client);
+      if (live != clients_.end() && !live->second->broken) SubmitHead(*live->second, stream);
+    });
+  }
   GateMsg g;
   g.type = static_cast<uint32_t>(GateMsgType::kGrant);
   g.seq = f->second->seq;
-  // At most one launch per stream is granted and not done, so the channel's
-  // buffer does not fill up unless the client stopped reading it.
+  // At most gate_depth launches per stream are granted and not done, so the
+  // channel's buffer does not fill up unless the client stopped reading it.
   if (send(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT | MSG_NOSIGNAL) !=
       static_cast<ssize_t>(sizeof(g))) {
     doomed_.emplace_back(c.id, std::string("gate channel: cannot send a "
@@ -883,13 +923,13 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
       if (!got.ok() || !*got || !HandleEntry(c, e).ok()) break;
     }
   }
-  // Launches queued behind their stream never reach the device; the one at
-  // the front of each stream is on it and runs out (its completion finds no
-  // client).
+  // Launches queued behind their stream never reach the device; those
+  // submitted (the front of each stream, and in gate mode the ones granted
+  // behind it) are on it and run out (their completions find no client).
   for (auto& [stream, queue] : c.streams) {
-    for (size_t i = 0; i < queue.size(); ++i) {
-      auto f = in_flight_.find(queue[i]);
-      if (f != in_flight_.end() && (i > 0 || f->second->wait)) in_flight_.erase(f);
+    for (const uint64_t key : queue) {
+      auto f = in_flight_.find(key);
+      if (f != in_flight_.end() && !f->second->submitted) in_flight_.erase(f);
     }
   }
   const int64_t returned =

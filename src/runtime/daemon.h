@@ -90,7 +90,10 @@ class Daemon final : private cuda::GateSink {
     // of its direction (StartCopy).
     std::optional<HostCopy> copy;
     LaunchId device_id = 0;              // gate mode: once granted.
-    TimePoint submitted = TimeZero();    // handed to the policy (simulated).
+    // Handed to the policy (a launch) or to its copy engine (a copy); a wait
+    // never is.
+    bool submitted = false;
+    TimePoint submitted_at = TimeZero();  // handed to the policy (simulated).
     PriorityClass cls = PriorityClass::kBestEffort;  // the client's.
   };
   // Completed launches and their simulated time from being handed to the
@@ -133,12 +136,16 @@ class Daemon final : private cuda::GateSink {
   bool DrainRing(Client& c);
   Status HandleEntry(Client& c, const RingEntry& e);
   // Puts `f`, taken from c's ring entry `e`, at the back of its stream and
-  // among c's outstanding launches. True if it is now the stream's front
-  // (the caller submits it).
+  // among c's outstanding launches. True if it is now the stream's front.
   bool Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f);
   // Submits the front launch of c's `stream` (and, if the device refuses it,
-  // the next ones, each refusal a sticky error).
+  // the next ones, each refusal a sticky error). In gate mode, a
+  // high-priority client's stream also gets the kernel launches behind its
+  // front submitted, up to `gate_depth` at once, each once the one before it
+  // was granted (the real stream keeps their order on the GPU).
   void SubmitHead(Client& c, uint32_t stream);
+  // How many launches of c's streams may be with the policy at once.
+  size_t StreamDepth(const Client& c) const;
   // Whether c's launch `seq` has ended (kLaunch: with its stream's earlier
   // ones, by stream order), or every launch of c up to it (kAllBefore).
   static bool HasEnded(const Client& c, uint64_t seq, SyncScope scope);

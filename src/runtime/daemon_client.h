@@ -39,8 +39,14 @@ struct Daemon::Client {
   uint64_t last_seq = 0;           // last launch accepted from the ring.
   std::set<uint64_t> outstanding;  // submitted, not finished.
   // Per stream, launches (and waits) in order: the front one is on the
-  // device (or waiting), the rest wait for it (CUDA's stream order).
+  // device (or waiting), the rest wait for it (CUDA's stream order), except
+  // in gate mode, where a high-priority client's next launches may be
+  // granted too (Daemon::SubmitHead): their `submitted` says which.
   std::map<uint32_t, std::deque<uint64_t>> streams;
+  // Per stream, when its last launch ended (wall clock, as the driver's):
+  // a launch granted behind another of its stream starts on the GPU then,
+  // not when it was granted.
+  std::map<uint32_t, TimePoint> stream_last_end;
   int64_t waits_queued = 0;  // stream waits in `streams`, not yet ended.
   uint64_t watermark = 0;  // every launch <= this has finished.
   int sticky_error = 0;    // cudaError_t for the next synchronizing call.

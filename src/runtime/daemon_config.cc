@@ -141,7 +141,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
                 "device", "gpu", "policy", "memory_limit_mib", "grants",
                 "kernels", "kernels_from_ncu", "kernels_ncu_nvtx",
                 "model_base_us", "model_ns_per_thread", "ring_spin_us",
-                "sync_spin_us"}));
+                "sync_spin_us", "gate_depth"}));
   if (auto v = top.Get("socket")) {
     COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
     if (c->socket_path.size() > kMaxSocketPath) {
@@ -214,6 +214,14 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
   if (auto v = top.Get("sync_spin_us")) {
     COLO_ASSIGN_OR_RETURN(c->sync_spin, MicrosecondsValue(*v, kMaxSpinUs));
   }
+  if (auto v = top.Get("gate_depth")) {
+    COLO_ASSIGN_OR_RETURN(
+        int64_t depth,
+        v->Integer("a whole number of launches in [1, " +
+                       std::to_string(DaemonConfig::kMaxGateDepth) + "]",
+                   [](int64_t x) { return x >= 1 && x <= DaemonConfig::kMaxGateDepth; }));
+    c->gate_depth = static_cast<size_t>(depth);
+  }
   if (auto v = top.Get("grants")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> grants,
                           ListItems(*v, "a list of grants"));
@@ -243,6 +251,10 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
       c->kernels_from_ncu.push_back(
           p.is_absolute() || dir.empty() ? f : (dir / p).string());
     }
+  }
+  if (auto v = top.Get("gate_depth"); v && c->device != "cuda") {
+    return v->Error("applies to gate mode only (device: cuda), not to device: " +
+                    c->device);
   }
   if (auto v = top.Get("kernels_ncu_nvtx")) {
     COLO_ASSIGN_OR_RETURN(c->kernels_ncu_nvtx, v->Name("NVTX range name"));
@@ -285,6 +297,10 @@ Status DaemonConfig::Validate() const {
   if (ring_spin < Duration(0) || sync_spin < Duration(0)) {
     return InvalidArgumentError(source +
                                 ": ring_spin_us and sync_spin_us must be >= 0");
+  }
+  if (gate_depth < 1 || gate_depth > kMaxGateDepth) {
+    return InvalidArgumentError(source + ": gate_depth must be in [1, " +
+                                std::to_string(kMaxGateDepth) + "]");
   }
   for (const KernelProfileEntry& k : kernels) {
     if (k.name.empty() || k.duration <= Duration(0) ||

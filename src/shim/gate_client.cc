@@ -207,13 +207,14 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
   if (err != cuda::kCudaSuccess) {
     SendDone(seq, err);
   } else {
-    out->push_back({seq, event, wakes});
+    out->push_back({seq, event, wakes, l.stream});
   }
 }
 
 void GateClient::Run() {
   ReentryGuard guard;  // every CUDA call on this thread goes to the real one.
-  std::vector<Outstanding> outstanding;
+  std::vector<Outstanding> outstanding;  // in the order they were issued.
+  std::vector<void*> unfinished_streams;  // per pass below.
   const timespec poll_interval{0, 50000};   // an event without a host function.
   const timespec check_interval{0, 1000000};  // events with one: a failed kernel.
   const timespec no_wait{0, 0};
@@ -253,9 +254,17 @@ void GateClient::Run() {
     }
     auto query = RealFn<EventQueryFn>(HookId::k_cudaEventQuery);
     auto destroy = RealFn<EventDestroyFn>(HookId::k_cudaEventDestroy);
+    // colod may grant a high-priority stream several launches at once
+    // (gate_depth); each is reported after the ones before it on its stream,
+    // which the GPU finished first, even if this pass looked at their events
+    // before they completed.
+    unfinished_streams.clear();
     for (size_t i = 0; i < outstanding.size();) {
-      const int q = query(outstanding[i].event);
+      const bool behind = std::find(unfinished_streams.begin(), unfinished_streams.end(),
+                                    outstanding[i].stream) != unfinished_streams.end();
+      const int q = behind ? cuda::kCudaErrorNotReady : query(outstanding[i].event);
       if (q == cuda::kCudaErrorNotReady) {
+        if (!behind) unfinished_streams.push_back(outstanding[i].stream);
         ++i;
         continue;
       }

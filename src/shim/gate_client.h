@@ -102,7 +102,8 @@ class GateClient {
   struct Outstanding {
     uint64_t seq;
     void* event;
-    bool wakes;  // a host function behind the event will ring wake_fd_.
+    bool wakes;    // a host function behind the event will ring wake_fd_.
+    void* stream;  // the real stream it was issued on.
   };
   void Run();
   // The host function behind each issued launch (any thread of CUDA's).

@@ -155,7 +155,13 @@ TEST(DaemonConfigTest, LoadsEveryKey) {
   EXPECT_EQ(c->model_base, Microseconds(3));
   EXPECT_EQ(c->ring_spin, Microseconds(20));
   EXPECT_EQ(c->sync_spin, Microseconds(40));
+  EXPECT_EQ(c->gate_depth, 8u);  // the default
   unlink(path.c_str());
+  const std::string gate = WriteTemp("device: cuda\ngate_depth: 3\n");
+  c = LoadDaemonConfig(gate);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->gate_depth, 3u);
+  unlink(gate.c_str());
 }
 
 TEST(DaemonConfigTest, RejectsWhatWouldBeUnsafeOrWrong) {
@@ -227,6 +233,12 @@ TEST(DaemonConfigTest, RefusesValuesThatWouldSilentlyMeanSomethingElse) {
       {"model_base_us: 1e13\n", "model_base_us: expected a number >= 0"},
       {"kernels:\n  - {name: k, duration_us: 0.0001}\n", "at least 1 ns"},
       {"device: gpu0\n", ":1: device: expected 'sim' or 'cuda'"},
+      {"device: cuda\ngate_depth: 0\n",
+       ":2: gate_depth: expected a whole number of launches in [1, 64], got 0"},
+      {"device: cuda\ngate_depth: 65\n", ":2: gate_depth: expected"},
+      {"gate_depth: 4\n",
+       ":1: gate_depth: applies to gate mode only (device: cuda), not to "
+       "device: sim"},
       {"socket_group: no-such-group-here\n",
        ":1: socket_group: no such group 'no-such-group-here'"},
       {"socket: \"/tmp/a\\nb.sock\"\n",

@@ -1,21 +1,26 @@
 // A stand-in for libcudart.so.13 on machines without a GPU, for testing the
 // interposer's gate mode end to end: what the interposer calls on "the real
 // runtime" in gate mode, emulated on the host for
-// tests/cuda_programs/gate_smoke. Device memory is host memory; a launch of
-// gate_smoke's add_one kernel runs it on the host with the arguments the
-// launch carries (so a wrong argument capture shows as wrong data); an event
-// completes 2 ms after it is recorded (so completion really is polled);
-// every device attribute reads 1 and the default memory pool exists; a
-// host function or stream callback runs at once (the kernels before it
-// already have), and streams are tokens; a failing call is the thread's
-// last error until cudaGetLastError takes it, as in CUDA; a variable's storage is its host
-// shadow (symbol copies and 2D memsets are host copies and memsets). Counts launches per thread, host
-// functions and callbacks, and the launches made before the first of those,
-// and the host functions other threads (the gate thread) put behind
-// launches, to stderr at exit ("fake_cudart: ...").
-// Not a CUDA implementation: only what that program and the interposer use.
+// tests/cuda_programs/gate_smoke and gate_burst. Device memory is host
+// memory; a launch of their add_one kernel runs it on the host with the
+// arguments the launch carries (so a wrong argument capture shows as wrong
+// data); a stream's kernels each take 2 ms (FAKE_CUDART_KERNEL_US), one
+// after the other, and an event completes when the kernels before it on its
+// stream have (so completion really is polled); every device attribute
+// reads 1 and the default memory pool exists; a host function or stream
+// callback runs at once (the kernels before it already have), and streams
+// are tokens; a failing call is the thread's last error until
+// cudaGetLastError takes it, as in CUDA; a variable's storage is its host
+// shadow (symbol copies and 2D memsets are host copies and memsets). Counts
+// launches per thread, host functions and callbacks, and the launches made
+// before the first of those, the host functions other threads (the gate
+// thread) put behind launches, and the launches made while the kernel
+// before them on their stream still ran, to stderr at exit
+// ("fake_cudart: ...").
+// Not a CUDA implementation: only what those programs and the interposer use.
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -40,6 +45,15 @@ std::atomic<int> g_launches_on_main{0};
 std::atomic<int> g_host_work{0};
 std::atomic<int> g_launches_before_host_work{-1};
 std::atomic<int> g_gate_host_funcs{0};  // host functions from other threads.
+std::atomic<int> g_launches_behind{0};  // while their stream was busy.
+// Guarded by g_mu: when each stream's last kernel ends.
+std::map<void*, std::chrono::steady_clock::time_point> g_stream_end;
+// How long each kernel takes: FAKE_CUDART_KERNEL_US, else 2 ms.
+const std::chrono::microseconds kKernelTime{[] {
+  const char* v = std::getenv("FAKE_CUDART_KERNEL_US");
+  const long us = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
+  return us > 0 ? us : 2000;
+}()};
 pthread_t g_main = pthread_self();  // the loading thread.
 int g_handle_storage = 0;
 
@@ -52,10 +66,11 @@ struct Report {
   ~Report() {
     std::fprintf(stderr,
                  "fake_cudart: launches=%d on_main_thread=%d host_work=%d "
-                 "launches_before_host_work=%d gate_host_funcs=%d\n",
+                 "launches_before_host_work=%d gate_host_funcs=%d "
+                 "launches_behind=%d\n",
                  g_launches.load(), g_launches_on_main.load(),
                  g_host_work.load(), g_launches_before_host_work.load(),
-                 g_gate_host_funcs.load());
+                 g_gate_host_funcs.load(), g_launches_behind.load());
   }
 } g_report;
 
@@ -151,12 +166,16 @@ int cudaFuncGetParamInfo(const void* func, size_t i, size_t* offset,
 }
 
 int cudaLaunchKernel(const void* func, Dim3 grid, Dim3 block, void** args,
-                     size_t, void*) {
+                     size_t, void* stream) {
   {
     std::lock_guard<std::mutex> lock(g_mu);
     auto it = g_names.find(func);
     if (it == g_names.end()) return 98;  // cudaErrorInvalidDeviceFunction
     if (it->second.find("add_one") == std::string::npos) return 0;
+    const Clock::time_point now = Clock::now();
+    Clock::time_point& end = g_stream_end[stream];
+    if (end > now) ++g_launches_behind;
+    end = std::max(end, now) + kKernelTime;
   }
   ++g_launches;
   if (pthread_equal(pthread_self(), g_main)) ++g_launches_on_main;
@@ -220,9 +239,10 @@ int cudaEventCreateWithFlags(void** e, unsigned) {
   *e = new Event();
   return 0;
 }
-int cudaEventRecord(void* e, void*) {
+int cudaEventRecord(void* e, void* stream) {
   auto* ev = static_cast<Event*>(e);
-  ev->done = Clock::now() + std::chrono::milliseconds(2);
+  std::lock_guard<std::mutex> lock(g_mu);
+  ev->done = std::max(Clock::now(), g_stream_end[stream]);
   ev->recorded = true;
   return 0;
 }
