@@ -161,6 +161,13 @@ bool WaitFor(const std::function<bool()>& pred, milliseconds timeout) {
   return pred();
 }
 
+// colod's count of kernels launched and completed.
+void ExpectKernels(const GateColod& colod, int launched, int completed) {
+  const nlohmann::json s = colod.Stats();
+  EXPECT_EQ(s["kernels_launched"], launched);
+  EXPECT_EQ(s["kernels_completed"], completed);
+}
+
 TEST(GateProtocolTest, WelcomeSaysGateModeAndNamesTheRealGpu) {
   GateColod colod("");
   ASSERT_TRUE(colod.ok());
@@ -202,9 +209,7 @@ TEST(GateProtocolTest, GrantsFollowStreamOrderAndCompletionsComeFromTheClient) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->cuda_error, 0);
   EXPECT_EQ(r->completed, 3u);
-  const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 3);
-  EXPECT_EQ(s["kernels_completed"], 3);
+  ExpectKernels(colod, 3, 3);
 }
 
 TEST(GateProtocolTest, ALaunchThatFailedOnTheGpuSurfacesAtTheNextSync) {
@@ -351,9 +356,7 @@ TEST(GateProtocolTest, ALaterLaunchOfAStreamMayBeReportedFirst) {
   Result<SyncReplyMsg> r = high.client().Sync(h3);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->completed, h3);
-  const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 3);
-  EXPECT_EQ(s["kernels_completed"], 3);
+  ExpectKernels(colod, 3, 3);
 }
 
 // A high-priority program that dies with launches granted ahead: its context
@@ -371,9 +374,7 @@ TEST(GateProtocolTest, AHighPriorityClientThatDiesWithLaunchesGrantedAheadReleas
   ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b1));
   be.Done(b1);
   ASSERT_TRUE(be.client().Sync(b1).ok());
-  const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 4);
-  EXPECT_EQ(s["kernels_completed"], 4);
+  ExpectKernels(colod, 4, 4);
 }
 
 // Runs tests/cuda_programs/`program` under the interposer against `colod`
@@ -501,10 +502,8 @@ TEST(GateProtocolTest,
                        std::string(spin ? "0" : "2")),
               std::string::npos)
         << out;
-    const nlohmann::json s = colod.Stats();
-    EXPECT_EQ(s["kernels_launched"], 2);
-    EXPECT_EQ(s["kernels_completed"], 2);
-    EXPECT_EQ(s["memory_used"], 0);
+    ExpectKernels(colod, 2, 2);
+    EXPECT_EQ(colod.Stats()["memory_used"], 0);
   }
 }
 
@@ -544,9 +543,7 @@ TEST(GateProtocolTest, TheGateThreadIssuesGrantsAheadBehindTheRunningKernel) {
     } else {
       EXPECT_EQ(behind, 0) << out;
     }
-    const nlohmann::json s = colod.Stats();
-    EXPECT_EQ(s["kernels_launched"], 4);
-    EXPECT_EQ(s["kernels_completed"], 4);
+    ExpectKernels(colod, 4, 4);
   }
 }
 
@@ -569,9 +566,7 @@ TEST(GateProtocolTest, GateModeRunsARealKernel) {
   EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
   EXPECT_EQ(ValueOf(out, "symbol_round_trip"), 1) << out;
   EXPECT_EQ(ValueOf(out, "memset2d_rows"), 1) << out;
-  const nlohmann::json s = colod.Stats();
-  EXPECT_EQ(s["kernels_launched"], 2);
-  EXPECT_EQ(s["kernels_completed"], 2);
+  ExpectKernels(colod, 2, 2);
 }
 
 TEST(GateProtocolTest, GateModeStopsCleanlyOnSigterm) {
