@@ -122,9 +122,13 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
     sim::SimGpu* model = d->sim_gpu_.get();
     cuda::GateSink& sink =
         *d;  // a private base: convert here, not in make_unique.
+    const ObservedDurations& observed = d->observed_;
     d->gate_gpu_ = std::make_unique<cuda::CudaGpu>(
         d->spec_, d->driver_.sim_clock(), sink,
-        [model](const KernelDesc& k) { return model->ProfileKernel(k); });
+        [model, &observed](const KernelDesc& k) -> Result<KernelTiming> {
+          COLO_ASSIGN_OR_RETURN(KernelTiming t, model->ProfileKernel(k));
+          return observed.Apply(&k, t);
+        });
     device = d->gate_gpu_.get();
   } else {
     d->driver_.SetModel(d->sim_gpu_.get());
@@ -750,6 +754,11 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     // ended.
     TimePoint& last_end = owner->stream_last_end[stream];
     started = std::max(started, last_end);
+    if (gate_gpu_ && !it->second->copy && !it->second->failed) {
+      // How long it ran on the GPU, as near as colod can tell (a client that
+      // died ended its launches then, not when they ran out).
+      observed_.Record(it->second->kernel, at - std::max(it->second->granted_at, last_end));
+    }
     last_end = std::max(last_end, at);
   }
   const Duration took = at - started;
@@ -792,6 +801,7 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
   }
   Client& c = *it->second;
   f->second->device_id = id;
+  f->second->granted_at = driver_.Now();
   c.granted[f->second->seq] = tag;
   if (StreamDepth(c) > 1) {
     // The launches behind it on its stream may follow it now; not from in
@@ -838,6 +848,7 @@ void Daemon::OnGateReadable(Client& c) {
     auto f = in_flight_.find(key);
     if (f == in_flight_.end()) continue;
     if (g.cuda_error != 0) {
+      f->second->failed = true;  // its time says nothing of the kernel's.
       c.sticky_error = g.cuda_error;
       Log("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
           static_cast<unsigned long long>(g.seq), g.cuda_error);
@@ -861,6 +872,7 @@ void Daemon::ForgetIdleKernelShapes() {
   std::erase_if(kernel_descs_, [&](const auto& kv) {
     if (in_use.count(kv.second.get())) return false;
     sim_gpu_->ForgetKernel(kv.second.get());
+    observed_.Forget(kv.second.get());
     return true;
   });
   Log("kernel shape table full (%zu shapes): forgot the %zu not in flight",

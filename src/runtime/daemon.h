@@ -47,6 +47,7 @@
 #include "runtime/kernel_catalog.h"
 #include "runtime/launch_ring.h"
 #include "runtime/memory_ledger.h"
+#include "runtime/observed_durations.h"
 #include "runtime/wall_clock_driver.h"
 #include "runtime/wire.h"
 #include "sched/policy.h"
@@ -90,6 +91,8 @@ class Daemon final : private cuda::GateSink {
     // of its direction (StartCopy).
     std::optional<HostCopy> copy;
     LaunchId device_id = 0;              // gate mode: once granted.
+    TimePoint granted_at = TimeZero();   // gate mode: when (wall clock).
+    bool failed = false;                 // gate mode: the client said so.
     // Handed to the policy (a launch) or to its copy engine (a copy); a wait
     // never is.
     bool submitted = false;
@@ -209,6 +212,9 @@ class Daemon final : private cuda::GateSink {
   // with ever new shapes must not grow colod without end.
   static constexpr size_t kMaxKernelShapes = 1 << 16;
   std::map<KernelShapeKey, std::unique_ptr<KernelDesc>> kernel_descs_;
+  // Gate mode: the shortest run seen of each of them, which their profiles
+  // (the policy's estimates) never undercut.
+  ObservedDurations observed_;
   uint64_t next_launch_key_ = 1;
   ClientId next_client_ = 1;
 

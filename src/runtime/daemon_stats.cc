@@ -35,6 +35,7 @@ std::string Daemon::StatsJson() const {
   j["kernels_launched"] = kernels_launched_;
   j["stream_waits"] = stream_waits_;
   j["kernels_completed"] = kernels_completed_;
+  j["kernel_shapes_observed"] = observed_.size();  // gate mode only
   j["copies"] = nlohmann::json::object();
   for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
     const CopyTotals& t = copy_totals_[CopyEngineIndex(d)];

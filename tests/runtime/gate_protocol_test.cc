@@ -278,6 +278,38 @@ TEST(GateProtocolTest, BestEffortWaitsForHighPriorityAndADeadClientReleasesIt) {
   EXPECT_EQ(r->completed, b2);
 }
 
+// In gate mode colod's estimate of an unknown kernel is a model of its shape
+// (a 1-block kernel: about 5 us), which fits the priority policy's 100 us
+// bound, so such a kernel would run in every pause of the service. Once one
+// was seen to run 50 ms, the next launch of that kernel waits for a long
+// idle (5 ms) of the service instead.
+TEST(GateProtocolTest, AKernelSeenToRunLongWaitsForALongIdleNextTime) {
+  GateColod colod("policy: priority\ngrants:\n  - {token: t, class: high}\n");
+  ASSERT_TRUE(colod.ok());
+  GateClient high(colod, "t"), be(colod);
+  ASSERT_TRUE(high.ok() && be.ok());
+  // The service has been idle since it connected (a long idle): b1 runs.
+  const uint64_t b1 = be.Launch(0);
+  ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b1));
+  std::this_thread::sleep_for(milliseconds(50));
+  be.Done(b1);
+  ASSERT_TRUE(be.client().Sync(b1).ok());
+  EXPECT_EQ(colod.Stats()["kernel_shapes_observed"], 1);
+  // The service runs a kernel; b2 waits behind it, and when it ends, for
+  // 5 ms more (measured from before colod could have seen the end).
+  const uint64_t h1 = high.Launch(0);
+  ASSERT_EQ(high.NextGrant(milliseconds(5000)), std::optional<uint64_t>(h1));
+  const uint64_t b2 = be.Launch(0);
+  EXPECT_FALSE(be.NextGrant(milliseconds(100)).has_value());
+  const auto ended = std::chrono::steady_clock::now();
+  high.Done(h1);
+  ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b2));
+  EXPECT_GE(std::chrono::steady_clock::now() - ended, milliseconds(5))
+      << "granted in the service's first pause, as if it took the model's 5 us";
+  be.Done(b2);
+  ASSERT_TRUE(be.client().Sync(b2).ok());
+}
+
 // The grants `client` receives within `timeout` each, until none comes.
 std::vector<uint64_t> GrantsNow(GateClient& client, milliseconds timeout) {
   std::vector<uint64_t> grants;

@@ -20,6 +20,7 @@
 #include "runtime/launch_ring.h"
 #include "runtime/measured_kernels.h"
 #include "runtime/memory_ledger.h"
+#include "runtime/observed_durations.h"
 #include "runtime/wall_clock_driver.h"
 
 namespace colo::runtime {
@@ -132,6 +133,38 @@ std::string WriteTemp(const std::string& text) {
             static_cast<ssize_t>(text.size()));
   close(fd);
   return path;
+}
+
+TEST(ObservedDurationsTest, KeepsTheShortestRunAndNeverShortensAnEstimate) {
+  ObservedDurations seen;
+  KernelDesc a, b;
+  EXPECT_EQ(seen.Shortest(&a), Duration(0));
+  seen.Record(&a, Microseconds(900));
+  seen.Record(&a, Microseconds(700));
+  seen.Record(&a, Microseconds(800));
+  seen.Record(&a, Duration(0));  // ignored
+  EXPECT_EQ(seen.Shortest(&a), Microseconds(700));
+  EXPECT_EQ(seen.Shortest(&b), Duration(0));
+  // 3 waves of 10 us (persistent blocks 12 us): 30 us, stretched to 700 us.
+  KernelTiming t;
+  t.blocks = 250;
+  t.blocks_per_wave = 100;
+  t.block_time = Microseconds(10);
+  t.persistent_block_time = Microseconds(12);
+  const KernelTiming stretched = seen.Apply(&a, t);
+  EXPECT_GE(stretched.SoloDuration(), Microseconds(700));
+  EXPECT_LT(stretched.SoloDuration(), Microseconds(700) + Nanoseconds(3));
+  EXPECT_EQ(stretched.blocks, 250);
+  EXPECT_NEAR(static_cast<double>(stretched.persistent_block_time.count()),
+              1.2 * static_cast<double>(stretched.block_time.count()), 1.0);
+  // An estimate longer than any run stays; so does one never run.
+  t.block_time = Microseconds(300);
+  EXPECT_EQ(seen.Apply(&a, t).block_time, Microseconds(300));
+  t.block_time = Microseconds(10);
+  EXPECT_EQ(seen.Apply(&b, t).block_time, Microseconds(10));
+  seen.Forget(&a);
+  EXPECT_EQ(seen.size(), 0u);
+  EXPECT_EQ(seen.Apply(&a, t).block_time, Microseconds(10));
 }
 
 TEST(DaemonConfigTest, LoadsEveryKey) {
