@@ -13,7 +13,8 @@
 // persistent, so Submit() takes whole launches only (InvalidArgument
 // otherwise; colod marks every kernel untransformable in gate mode, so its
 // policies never ask). ProfileKernel() answers from a model supplied by the
-// caller (colod: its profile table and shape model on a SimGpu of this spec).
+// caller (colod: its profile table and shape model on a SimGpu of this spec,
+// never below the shortest run it has seen of the kernel).
 //
 // CudaGpu itself never calls the driver: QueryCudaGpuSpec() does, once, to
 // describe the device (dlopen("libcuda.so.1"), so the build never links
