@@ -23,11 +23,14 @@
 #include <vector>
 
 #include "bench_usage.h"
+#include "colod_process.h"
 #include "colo/gpu_spec.h"
 #include "runtime/daemon.h"
 #include "runtime/daemon_config.h"
 
 namespace {
+
+using colo::bench::Field;
 
 constexpr int kKernelUs = 250;
 constexpr int kKernelsPerRequest = 4;
@@ -38,11 +41,6 @@ struct Run {
   bool ok = false;
   std::string out;
 };
-
-double ValueOf(const std::string& text, const std::string& key) {
-  const size_t p = text.find(key + "=");
-  return p == std::string::npos ? -1 : std::strtod(text.c_str() + p + key.size() + 1, nullptr);
-}
 
 // colod in gate mode with `depth`, and gate_burst against it.
 Run RunOnce(size_t depth) {
@@ -78,9 +76,9 @@ Run RunOnce(size_t depth) {
   (*daemon)->RequestStop();
   loop.join();
   rmdir(dir.c_str());
-  run.p50_us = ValueOf(run.out, "request_us_p50");
-  run.mean_us = ValueOf(run.out, "request_us_mean");
-  run.ok = ValueOf(run.out, "burst_ok") == 1 && ValueOf(run.out, "sync_error") == 0 &&
+  run.p50_us = Field(run.out, "request_us_p50");
+  run.mean_us = Field(run.out, "request_us_mean");
+  run.ok = Field(run.out, "burst_ok") == 1 && Field(run.out, "sync_error") == 0 &&
            run.p50_us > 0;
   return run;
 }
