@@ -1,9 +1,10 @@
 // `colo sim SCENARIO.yaml [--json] [--seed N] [--duration-s X] [--out FILE]
-//  [--policies all|NAME,...] [--bound-us N] [--ideal] [--wave-by-wave]`:
+//  [--policies all|NAME,...] [--bound-us N[,N...]] [--ideal] [--wave-by-wave]`:
 // loads a scenario, runs it on the simulated GPU and prints the report; with
 // --policies, runs it under each listed kernel-level policy and prints one
-// comparison table (or, with --json, an array of the run reports); --ideal
-// adds the ideal-preemption bound as a last row.
+// comparison table (or, with --json, an array of the run reports), the
+// priority policy once per bound of --bound-us; --ideal adds the
+// ideal-preemption bound as a last row.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -14,7 +15,6 @@
 #include <fstream>
 #include <memory>
 #include <new>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,7 +43,7 @@ struct SimFlags {
   std::string duration_s;  // overrides the scenario's duration when given.
   std::string out;        // write here instead of stdout when given.
   std::string policies;   // "all" or "mps,priority,...": compare policies.
-  std::string bound_us;   // the priority policy's preemption bound, when given.
+  std::string bound_us;   // the priority policy's preemption bound(s), when given.
   bool wave_by_wave = false;  // one event per wave (no wave fusion), for checking.
   bool ideal = false;         // --ideal: add the ideal-preemption bound to --policies.
   bool fuse_waves = false;    // --fuse-waves: the default since 2026-11-22; accepted.
@@ -88,6 +88,25 @@ Result<Duration> TimeFlag(const char* flag, const std::string& text,
   return t;
 }
 
+// --bound-us: one bound, or a comma-separated list of them, each checked
+// like a scenario's time (microseconds, > 0); a bad one in a list is named
+// with the list.
+Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
+  const bool list = text.find(',') != std::string::npos;
+  const std::string flag = list ? "--bound-us " + text : "--bound-us";
+  std::vector<Duration> bounds;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string one = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    COLO_ASSIGN_OR_RETURN(Duration bound,
+                          TimeFlag(flag.c_str(), one, scenario::TimeUnit::kMicroseconds));
+    bounds.push_back(bound);
+    if (comma == std::string::npos) return bounds;
+    start = comma + 1;
+  }
+}
+
 Status RunSim(const SimFlags& flags) {
   COLO_ASSIGN_OR_RETURN(sim::ScenarioSpec spec,
                         scenario::LoadScenarioFile(flags.scenario));
@@ -110,12 +129,11 @@ Status RunSim(const SimFlags& flags) {
   if (flags.out_option->count() > 0 && flags.out.empty()) {
     return InvalidArgumentError("--out: expected a file path, got ''");
   }
-  std::optional<Duration> bound;
+  std::vector<Duration> bounds;
   if (flags.bound_option->count() > 0) {
-    COLO_ASSIGN_OR_RETURN(
-        bound, TimeFlag("--bound-us", flags.bound_us,
-                        scenario::TimeUnit::kMicroseconds));
+    COLO_ASSIGN_OR_RETURN(bounds, BoundsFlag(flags.bound_us));
   }
+  const bool bound = !bounds.empty();
   if (flags.policies_option->count() > 0) {
     Result<std::vector<sched::PolicyKind>> kinds =
         sim::ParsePolicyList(flags.policies);
@@ -127,7 +145,7 @@ Status RunSim(const SimFlags& flags) {
           "--policies " + flags.policies + " does not include priority");
     }
     sim::SweepOptions sweep;
-    sweep.preemption_bound = bound;
+    sweep.preemption_bounds = bounds;
     sweep.ideal_bound = flags.ideal;
     sweep.run.wave_by_wave = flags.wave_by_wave;
     Result<std::vector<sim::RunReport>> reports =
@@ -144,13 +162,19 @@ Status RunSim(const SimFlags& flags) {
         "pass --policies too");
   }
   if (bound) {
+    if (bounds.size() > 1) {
+      return InvalidArgumentError(
+          "--bound-us " + flags.bound_us + ": several bounds make one priority run "
+          "each, for a comparison table: pass --policies priority (or a list "
+          "with priority)");
+    }
     if (spec.policy != sched::PolicyKind::kPriority) {
       return InvalidArgumentError(
           "--bound-us sets the priority policy's preemption bound, but the "
           "scenario does not run the priority policy (set policy: priority, "
           "or pass --policies)");
     }
-    spec = sim::SpecForPolicy(spec, sched::PolicyKind::kPriority, bound);
+    spec = sim::SpecForPolicy(spec, sched::PolicyKind::kPriority, bounds.front());
   }
   Result<sim::RunReport> report =
       sim::RunScenario(spec, {.wave_by_wave = flags.wave_by_wave});
@@ -203,7 +227,9 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
   flags->bound_option = sim->add_option(
       "--bound-us", flags->bound_us,
       "Preemption bound of the priority policy, microseconds (> 0); the runs "
-      "must include priority");
+      "must include priority. With --policies, a comma-separated list "
+      "(25,50,100) runs priority once per bound: the trade-off between the "
+      "high-priority tail and best-effort throughput");
   sim->add_flag("--ideal", flags->ideal,
                 "With --policies: add a last row, the ideal-preemption bound (best "
                 "effort preempted at once and for free), which no policy can pass "

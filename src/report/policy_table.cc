@@ -28,6 +28,18 @@ std::string PercentCell(const std::optional<double>& fraction, bool sign) {
               : fmt::format("{:.1f}%", 100 * *fraction);
 }
 
+// The priority runs' bounds differ (a sweep of the bound): each of their
+// rows says its bound.
+bool SeveralBounds(const std::vector<sim::RunReport>& reports) {
+  std::optional<Duration> first;
+  for (const sim::RunReport& r : reports) {
+    if (!r.preemption_bound) continue;
+    if (first && *first != *r.preemption_bound) return true;
+    first = r.preemption_bound;
+  }
+  return false;
+}
+
 }  // namespace
 
 PolicySummary SummarizeRun(const sim::RunReport& report) {
@@ -83,12 +95,18 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
   const std::vector<std::string> headers = {
       "policy",       "hp p50 ms", "hp p99 ms", "hp p99 +%", "hp delayed", "delay p99 us",
       "delay max us", "be norm",   "system",    "SM occ"};
+  const bool several_bounds = SeveralBounds(reports);
+  auto label = [several_bounds](const sim::RunReport& r) {
+    std::string name = SummarizeRun(r).policy;
+    if (several_bounds && r.preemption_bound) name += " " + FormatDuration(*r.preemption_bound);
+    return name;
+  };
   std::vector<std::vector<std::string>> rows;
   std::string unfused;  // the runs simulated wave by wave.
   for (const sim::RunReport& r : reports) {
     const PolicySummary s = SummarizeRun(r);
-    if (r.wave_by_wave) unfused += (unfused.empty() ? "" : ", ") + s.policy;
-    rows.push_back({s.policy, Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
+    if (r.wave_by_wave) unfused += (unfused.empty() ? "" : ", ") + label(r);
+    rows.push_back({label(r), Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
                     PercentCell(s.hp_p99_overhead, true), PercentCell(s.hp_delayed, false),
                     Cell(s.hp_delay_p99_us, 1), Cell(s.hp_delay_max_us, 1),
                     Cell(s.be_normalized, 3), Cell(s.system_throughput, 3),
@@ -134,7 +152,7 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
     for (const sim::JobReport& j : r.jobs) {
       const std::string warning = UnfinishedWarning(j);
       if (!warning.empty()) {
-        out += "warning: " + SummarizeRun(r).policy + ": " + warning + "\n";
+        out += "warning: " + label(r) + ": " + warning + "\n";
       }
     }
   }

@@ -20,6 +20,8 @@
 //
 // A run of an ideal-preemption bound (RunReport::ideal_preemption) is named
 // "ideal bound" (progress kept) or "ideal restart", and explained below.
+// Where the priority runs have different preemption bounds (a sweep of the
+// bound), each of their rows is named with its bound: "priority 25us".
 //
 // A value that does not exist (no high-priority inference job, no
 // best-effort job) prints as "-". Below the table, a line "warning: POLICY:

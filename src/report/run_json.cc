@@ -108,6 +108,9 @@ Json Run(const sim::RunReport& report) {
   j["mode"] = report.mode;
   j["policy"] =
       report.policy.empty() ? Json(nullptr) : Json(report.policy);
+  j["preemption_bound_us"] = report.preemption_bound
+                                ? Json(Number(ToMicros(*report.preemption_bound)))
+                                : Json(nullptr);
   j["seed"] = report.seed;
   j["duration_ns"] = report.duration.count();
   j["duration_s"] = Number(ToSeconds(report.duration));

@@ -9,7 +9,8 @@
 // request, non-finite numbers, "instance" outside mode mig, "policy" when the
 // run had none) are null. The layout (format "colo.sim.run/1"):
 //
-//   {"format", "scenario", "gpu", "mode", "policy", "seed", "duration_ns", "duration_s",
+//   {"format", "scenario", "gpu", "mode", "policy", "preemption_bound_us" (a
+//    priority run's bound; null in any other), "seed", "duration_ns", "duration_s",
 //    "system_throughput", "kernels_simulated", "wave_by_wave" (true: simulated
 //    with --wave-by-wave, one event per wave), "ideal_preemption" (the bound
 //    the run was, "keep-progress" or "restart"; null: a real run),

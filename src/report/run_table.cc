@@ -231,8 +231,11 @@ std::string FormatRunTable(const sim::RunReport& report) {
   out += fmt::format("scenario  {}\n", report.scenario);
   out += fmt::format("gpu       {}\n", report.gpu);
   out += fmt::format("mode      {}\n", report.mode);
-  out += fmt::format("policy    {}\n",
-                     report.policy.empty() ? "none" : report.policy);
+  out += fmt::format("policy    {}{}\n",
+                     report.policy.empty() ? "none" : report.policy,
+                     report.preemption_bound
+                         ? " (preemption bound " + FormatDuration(*report.preemption_bound) + ")"
+                         : "");
   out += fmt::format("seed      {}\n", report.seed);
   out +=
       fmt::format("duration  {} simulated\n", FormatDuration(report.duration));

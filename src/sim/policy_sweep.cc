@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace colo::sim {
 namespace {
@@ -77,26 +78,45 @@ Result<std::vector<RunReport>> RunPolicySweep(
     const ScenarioSpec& spec, const std::vector<sched::PolicyKind>& kinds,
     const SweepOptions& options) {
   if (kinds.empty()) return InvalidArgumentError("no policy to run");
-  if (options.preemption_bound) {
-    if (options.preemption_bound->count() <= 0) {
+  for (Duration bound : options.preemption_bounds) {
+    if (bound.count() <= 0) {
       return InvalidArgumentError("the preemption bound must be > 0, got " +
-                                  FormatDuration(*options.preemption_bound));
-    }
-    if (!Contains(kinds, sched::PolicyKind::kPriority)) {
-      return InvalidArgumentError(
-          "a preemption bound applies to the priority policy, which is not "
-          "among the policies to run");
+                                  FormatDuration(bound));
     }
   }
-  std::vector<RunReport> reports;
+  if (!options.preemption_bounds.empty() &&
+      !Contains(kinds, sched::PolicyKind::kPriority)) {
+    return InvalidArgumentError(
+        "a preemption bound applies to the priority policy, which is not "
+        "among the policies to run");
+  }
+  // The priority run's bounds, duplicates dropped (none: the scenario's).
+  std::vector<std::optional<Duration>> priority_bounds;
+  for (Duration bound : options.preemption_bounds) {
+    if (std::find(priority_bounds.begin(), priority_bounds.end(), bound) ==
+        priority_bounds.end()) {
+      priority_bounds.emplace_back(bound);
+    }
+  }
+  if (priority_bounds.empty()) priority_bounds.emplace_back(std::nullopt);
+  std::vector<std::pair<sched::PolicyKind, std::optional<Duration>>> runs;
   for (sched::PolicyKind kind : kinds) {
-    const ScenarioSpec run = SpecForPolicy(spec, kind, options.preemption_bound);
+    if (kind != sched::PolicyKind::kPriority) {
+      runs.emplace_back(kind, std::nullopt);
+      continue;
+    }
+    for (const std::optional<Duration>& bound : priority_bounds) runs.emplace_back(kind, bound);
+  }
+  std::vector<RunReport> reports;
+  for (const auto& [kind, bound] : runs) {
+    const ScenarioSpec run = SpecForPolicy(spec, kind, bound);
     RunOptions plain = options.run;
     plain.ideal_preemption = IdealPreemption::kOff;
     Result<RunReport> report = RunScenario(run, plain);
     if (!report.ok()) {
-      return report.status().WithContext(std::string("policy ") +
-                                         sched::PolicyName(kind));
+      std::string context = std::string("policy ") + sched::PolicyName(kind);
+      if (bound) context += " (preemption bound " + FormatDuration(*bound) + ")";
+      return report.status().WithContext(context);
     }
     reports.push_back(std::move(*report));
   }

@@ -27,9 +27,12 @@ namespace colo::sim {
 Result<std::vector<sched::PolicyKind>> ParsePolicyList(std::string_view list);
 
 struct SweepOptions {
-  // The priority policy's preemption bound for every priority run, when
-  // given; must be > 0. Default: the scenario's (or the policy's default).
-  std::optional<Duration> preemption_bound;
+  // The priority policy's preemption bounds: the priority run is made once
+  // per bound, in this order, where priority stands among the policies (a
+  // sweep of the bound beside the other policies). Each must be > 0; a
+  // duplicate is made once. Empty: one priority run with the scenario's
+  // bound (or the policy's default). Default: empty.
+  std::vector<Duration> preemption_bounds;
   RunOptions run;  // its ideal_preemption is ignored (see ideal_bound).
   // After the policies, one more run: the ideal-preemption bound
   // (IdealPreemption::kKeepProgress under hardware stream priorities), what
@@ -44,9 +47,10 @@ struct SweepOptions {
 ScenarioSpec SpecForPolicy(const ScenarioSpec& spec, sched::PolicyKind kind,
                            std::optional<Duration> bound);
 
-// Runs `spec` under each of `kinds`, in order. InvalidArgument if `kinds` is
-// empty, if preemption_bound is given but <= 0 or `kinds` lacks priority, or
-// if a run's spec fails Validate() (the message names the policy).
+// Runs `spec` under each of `kinds`, in order (priority once per bound in
+// options.preemption_bounds). InvalidArgument if `kinds` is empty, if a
+// preemption bound is <= 0 or given while `kinds` lacks priority, or if a
+// run's spec fails Validate() (the message names the policy).
 Result<std::vector<RunReport>> RunPolicySweep(
     const ScenarioSpec& spec, const std::vector<sched::PolicyKind>& kinds,
     const SweepOptions& options = {});

@@ -136,6 +136,8 @@ struct RunReport {
   std::string gpu;
   std::string mode;
   std::string policy;            // empty: the hardware mode alone.
+  // The priority policy's preemption bound in a run of that policy; else none.
+  std::optional<Duration> preemption_bound;
   uint64_t seed = 0;
   Duration duration{0};
   std::vector<JobReport> jobs;

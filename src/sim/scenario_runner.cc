@@ -243,6 +243,9 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   report.gpu = spec.gpu.name;
   report.mode = SharingModeName(spec.mode);
   if (spec.policy) report.policy = sched::PolicyName(*spec.policy);
+  if (spec.policy == sched::PolicyKind::kPriority) {
+    report.preemption_bound = spec.policy_options.preemption_bound;
+  }
   report.seed = spec.seed;
   report.duration = spec.duration;
   report.gpus = std::move(shared.gpus);

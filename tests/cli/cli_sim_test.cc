@@ -318,7 +318,9 @@ TEST_F(CliSimTest, PoliciesJsonIsAnArrayOfRunReports) {
   ASSERT_TRUE(json.is_array());
   ASSERT_EQ(json.size(), 2u);
   EXPECT_EQ(json[0]["policy"], "priority");
+  EXPECT_EQ(json[0]["preemption_bound_us"], 40.0);
   EXPECT_EQ(json[1]["policy"], "mps");
+  EXPECT_TRUE(json[1]["preemption_bound_us"].is_null());
   EXPECT_EQ(r.out, Sim(kScenario, {"--policies", "priority,mps", "--bound-us",
                                    "40", "--duration-s", "0.05", "--json"})
                        .out);
@@ -359,6 +361,37 @@ TEST_F(CliSimTest, BoundMustBePositiveAndNeedsThePriorityPolicy) {
   const ProcessResult no_policy = Sim(kScenario, {"--bound-us", "50"});
   EXPECT_EQ(no_policy.exit_code, 2);
   EXPECT_THAT(no_policy.err, HasSubstr("does not run the priority policy"));
+}
+
+// --bound-us 25,50,...: the priority row once per bound, named with it, in
+// the place priority has in the list; a single bound keeps the plain name.
+TEST_F(CliSimTest, SeveralBoundsMakeAPriorityRowEach) {
+  const ProcessResult r = Sim(kScenario, {"--policies", "mps,priority,tgs", "--bound-us",
+                                          "25,400,25", "--duration-s", "0.05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\nmps +[0-9][^\n]*\npriority 25us +[0-9][^\n]*\n"
+                                              "priority 400us +[0-9][^\n]*\ntgs +[0-9]"));
+  const ProcessResult json = Sim(kScenario, {"--policies", "priority", "--bound-us", "25,400",
+                                             "--duration-s", "0.05", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto runs = nlohmann::json::parse(json.out);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["preemption_bound_us"], 25.0);
+  EXPECT_EQ(runs[1]["preemption_bound_us"], 400.0);
+  // Each bound is checked; several need --policies.
+  for (const char* bad : {"25,0", "25,,50", "25,x", "50,"}) {
+    const ProcessResult e = Sim(kScenario, {"--policies", "priority", "--bound-us", bad});
+    EXPECT_EQ(e.exit_code, 2) << bad;
+    EXPECT_THAT(e.err, HasSubstr("--bound-us " + std::string(bad) + ": expected a number > 0")) << bad;
+    EXPECT_EQ(e.out, "") << bad;
+  }
+  std::string yaml = kScenario;
+  yaml.replace(yaml.find("jobs:"), 0, "policy: priority\n");
+  const ProcessResult single_run = Sim(yaml, {"--bound-us", "25,50"});
+  EXPECT_EQ(single_run.exit_code, 2);
+  EXPECT_THAT(single_run.err, HasSubstr("--bound-us 25,50: several bounds make one priority run "
+                                        "each, for a comparison table: pass --policies"));
+  EXPECT_EQ(single_run.out, "");
 }
 
 TEST_F(CliSimTest, OptionOfAnotherPolicyNamesOptionPolicyAndLine) {

@@ -93,7 +93,8 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(text.back(), '\n');
   const Json j = Json::parse(text);
   EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
-                           "format", "scenario", "gpu", "mode", "policy", "seed",
+                           "format", "scenario", "gpu", "mode", "policy",
+                           "preemption_bound_us", "seed",
                            "duration_ns", "duration_s", "system_throughput",
                            "kernels_simulated", "wave_by_wave", "ideal_preemption", "copies",
                            "jobs", "gpus"}));
@@ -101,6 +102,7 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
   EXPECT_TRUE(j["policy"].is_null());  // no policy: null.
+  EXPECT_TRUE(j["preemption_bound_us"].is_null());  // no priority policy: null.
   EXPECT_EQ(j["duration_ns"], 10'000'000'000LL);
   EXPECT_EQ(j["duration_s"], 10.0);
   EXPECT_EQ(j["kernels_simulated"], 123456);
@@ -337,6 +339,10 @@ TEST(RunFormatTest, PolicyNameInTableAndJson) {
   r.policy = "priority";
   EXPECT_THAT(FormatRunTable(r), HasSubstr("policy    priority\n"));
   EXPECT_EQ(Json::parse(FormatRunJson(r))["policy"], "priority");
+  // A priority run says its preemption bound.
+  r.preemption_bound = Microseconds(50);
+  EXPECT_THAT(FormatRunTable(r), HasSubstr("policy    priority (preemption bound 50us)\n"));
+  EXPECT_EQ(Json::parse(FormatRunJson(r))["preemption_bound_us"], 50.0);
 }
 
 TEST(RunFormatTest, CopiesAreCountedInTableAndJson) {
