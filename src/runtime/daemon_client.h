@@ -19,6 +19,9 @@
 
 namespace colo::runtime {
 
+// One line "colod: <printf-formatted message>" on stderr, flushed.
+void DaemonLog(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 struct Daemon::Client {
   ClientId id = 0;
   int fd = -1;

@@ -1,0 +1,450 @@
+// colod's launch path, on the thread that runs Daemon::Run(): a client's
+// ring drained into its streams, each stream's head submitted to the policy
+// in order (a high-priority stream's up to gate_depth ahead in gate mode),
+// grants, completions (from the device, or reported by the gate thread),
+// the watermark of ended launches and the synchronizing calls it releases.
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <unordered_set>
+
+#include "colo/gpu_spec.h"
+#include "colo/workload.h"
+#include "cuda/cuda_abi.h"
+#include "runtime/daemon.h"
+#include "runtime/daemon_client.h"
+
+namespace colo::runtime {
+
+bool Daemon::DrainRing(Client& c) {
+  if (!c.ring || c.broken) return !c.broken;
+  if (!c.ring->HasEntries()) return true;
+  // Launches start at the simulated time they are taken, which must not lag
+  // the wall clock (it would if this loop was held up since its last
+  // CatchUp): a kernel never finishes before its pushed time + its duration.
+  driver_.CatchUp();
+  for (;;) {
+    RingEntry e;
+    for (;;) {
+      Result<bool> got = c.ring->Pop(&e);
+      Status s = got.ok() ? OkStatus() : got.status();
+      if (s.ok() && !*got) break;
+      if (s.ok()) s = HandleEntry(c, e);
+      if (!s.ok()) {
+        // Dropped after the current event: callers may be iterating clients_.
+        c.broken = true;
+        doomed_.emplace_back(c.id,
+                             s.message().rfind("corrupted", 0) == 0
+                                 ? s.message()
+                                 : "corrupted ring entry: " + s.message());
+        return false;
+      }
+    }
+    last_ring_activity_ = wall_.Now();
+    if (!c.ring->PublishHeadAndCheckMore()) return true;
+  }
+}
+
+Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
+  if (e.type == static_cast<uint32_t>(EntryType::kDefineKernel)) {
+    // The ring is untrusted: resources no kernel can have drop the client.
+    if (e.registers_per_thread > 255 ||
+        e.static_shared_bytes > static_cast<uint64_t>(spec_.max_shared_mem_per_block)) {
+      return InvalidArgumentError(
+          "kernel definition with " + std::to_string(e.registers_per_thread) +
+          " registers a thread and " + std::to_string(e.static_shared_bytes) +
+          " bytes of static shared memory");
+    }
+    COLO_ASSIGN_OR_RETURN(std::optional<KernelWork> work, DeclaredWork(e));
+    Client::DefinedKernel& d = c.kernel_names[e.func_id];
+    d.name = ReadPrintable(e.name);
+    d.binary.registers_per_thread = static_cast<int>(e.registers_per_thread);
+    d.binary.static_shared_bytes = e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
+    d.work = work;
+    return OkStatus();
+  }
+  if (e.type != static_cast<uint32_t>(EntryType::kLaunch) &&
+      e.type != static_cast<uint32_t>(EntryType::kWait) &&
+      e.type != static_cast<uint32_t>(EntryType::kCopy)) {
+    return InvalidArgumentError("unknown entry type " + std::to_string(e.type));
+  }
+  if (e.seq != c.last_seq + 1) {
+    return InvalidArgumentError("launch sequence " + std::to_string(e.seq) +
+                                " after " + std::to_string(c.last_seq));
+  }
+  if (e.type == static_cast<uint32_t>(EntryType::kWait)) {
+    COLO_ASSIGN_OR_RETURN(WaitTarget target, WaitTargetOf(e));
+    c.last_seq = e.seq;
+    ++stream_waits_;
+    auto w = std::make_unique<InFlight>();
+    w->wait = target;
+    ++c.waits_queued;
+    Enqueue(c, e, std::move(w));
+    ReleaseWaits(c);
+    UpdateWatermark(c);
+    return OkStatus();
+  }
+  if (e.type == static_cast<uint32_t>(EntryType::kCopy)) {
+    COLO_ASSIGN_OR_RETURN(HostCopy copy, HostCopyOf(e));
+    c.last_seq = e.seq;
+    auto f = std::make_unique<InFlight>();
+    f->copy = copy;
+    if (Enqueue(c, e, std::move(f))) SubmitHead(c, e.stream_id);
+    UpdateWatermark(c);
+    return OkStatus();
+  }
+  auto name = c.kernel_names.find(e.func_id);
+  if (name == c.kernel_names.end()) {
+    return InvalidArgumentError("launch of undefined kernel id " +
+                                std::to_string(e.func_id));
+  }
+  c.last_seq = e.seq;
+  ++c.launched;
+  ++kernels_launched_;
+  auto f = std::make_unique<InFlight>();
+  // One KernelDesc per distinct (name, shape): SimGpu caches its kernel
+  // models by KernelDesc address, so a descriptor is dropped only with its
+  // model, and only when the table is full and no launch of it is in flight.
+  const Client::DefinedKernel& def = name->second;
+  const KernelShapeKey shape{
+      def.name,
+      {e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2]},
+      e.shared_mem,
+      {def.binary.registers_per_thread,
+       static_cast<int>(def.binary.static_shared_bytes)},
+      def.work ? std::tuple{static_cast<uint32_t>(def.work->math), def.work->flops,
+                            def.work->bytes, def.work->efficiency}
+               : std::tuple{0u, 0.0, 0.0, 0.0}};
+  if (kernel_descs_.size() >= kMaxKernelShapes && !kernel_descs_.count(shape))
+    ForgetIdleKernelShapes();
+  std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
+  if (!desc) {
+    desc = std::make_unique<KernelDesc>(
+        catalog_.Describe(def.name, Dim3{e.grid[0], e.grid[1], e.grid[2]},
+                          Dim3{e.block[0], e.block[1], e.block[2]},
+                          static_cast<int64_t>(e.shared_mem), def.binary, def.work));
+    // A real, unmodified kernel runs whole: no slices, no persistent form.
+    if (gate_gpu_) desc->transformable = false;
+  }
+  f->kernel = desc.get();
+  Status valid = f->kernel->Validate();
+  if (valid.ok() &&
+      f->kernel->ThreadsPerBlock() > spec_.max_threads_per_block) {
+    valid = InvalidArgumentError("block of " +
+                                 std::to_string(f->kernel->ThreadsPerBlock()) +
+                                 " threads");
+  }
+  if (!valid.ok()) {
+    // A CUDA error, not a protocol violation: it surfaces at the next sync.
+    c.sticky_error = cuda::kCudaErrorInvalidConfiguration;
+    DaemonLog("client %d: launch %llu of %s refused: %s", c.id,
+        static_cast<unsigned long long>(e.seq), def.name.c_str(),
+        valid.message().c_str());
+    UpdateWatermark(c);
+    return OkStatus();
+  }
+  // Stream order: a launch starts after the previous one of its stream ended
+  // (in gate mode, a high-priority one may be granted behind it: SubmitHead).
+  Enqueue(c, e, std::move(f));
+  SubmitHead(c, e.stream_id);
+  ReleaseWaits(c);  // a refused launch has ended
+  UpdateWatermark(c);
+  return OkStatus();
+}
+
+bool Daemon::Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f) {
+  f->client = c.id;
+  f->seq = e.seq;
+  f->stream = e.stream_id;
+  const uint64_t key = next_launch_key_++;
+  in_flight_[key] = std::move(f);
+  c.outstanding.insert(e.seq);
+  std::deque<uint64_t>& queue = c.streams[e.stream_id];
+  queue.push_back(key);
+  return queue.size() == 1;
+}
+
+bool Daemon::HasEnded(const Client& c, uint64_t seq, SyncScope scope) {
+  if (scope == SyncScope::kLaunch) return c.outstanding.count(seq) == 0;
+  return c.outstanding.empty() || *c.outstanding.begin() > seq;
+}
+
+void Daemon::ReleaseWaits(Client& c) {
+  // Each wait ended may end others (on other streams), so until none does.
+  // A wait's target is an earlier launch, so the oldest item outstanding is
+  // always a launch on the device or a wait that can end: no deadlock.
+  bool ended = true;
+  while (ended && c.waits_queued > 0) {
+    ended = false;
+    for (auto& [stream, queue] : c.streams) {
+      if (queue.empty()) continue;
+      auto it = in_flight_.find(queue.front());
+      if (it == in_flight_.end() || !it->second->wait) continue;
+      if (!HasEnded(c, it->second->wait->seq, it->second->wait->scope)) continue;
+      const uint64_t seq = it->second->seq;
+      in_flight_.erase(it);
+      queue.pop_front();
+      --c.waits_queued;
+      c.outstanding.erase(seq);
+      // It ends now (an event recorded behind it times from here).
+      if (c.ring) PostLaunchEnd(c.ring->control(), seq, wall_.SteadyNanosAt(driver_.Now()));
+      SubmitHead(c, stream);
+      ended = true;
+    }
+  }
+}
+
+size_t Daemon::StreamDepth(const Client& c) const {
+  // Sim mode: the simulated GPU runs at once whatever it is handed, so stream
+  // order is kept here. Best effort: one kernel at a time, so each of its
+  // kernels starts when the policy lets it (a preemption bound is about one
+  // kernel, not a queue of them on the GPU).
+  return gate_gpu_ && c.cls == PriorityClass::kHigh ? config_.gate_depth : 1;
+}
+
+void Daemon::SubmitHead(Client& c, uint32_t stream) {
+  std::deque<uint64_t>& queue = c.streams[stream];
+  const size_t depth = StreamDepth(c);
+  size_t i = 0;
+  while (i < queue.size() && i < depth) {
+    const uint64_t key = queue[i];
+    InFlight& f = *in_flight_.at(key);
+    if (f.submitted) {
+      // Behind a launch the policy holds, nothing more goes: the grants of
+      // one stream reach the client in the stream's order (Grant() resumes).
+      if (gate_gpu_ && f.device_id == 0) return;
+      ++i;
+      continue;
+    }
+    if (f.wait) return;  // ReleaseWaits ends it
+    if (f.copy) {
+      if (i > 0) return;  // a copy starts once what is before it ended.
+      f.cls = c.cls;
+      f.submitted = true;
+      StartCopy(key, f);
+      return;
+    }
+    LaunchRequest req;
+    req.client = c.id;
+    req.kernel = f.kernel;
+    // No stream priority here: the policy gives one where it means to
+    // (priority-streams, priority, orion); under mps, time-slice and tgs a
+    // high-priority client's launches queue like any other's, as in colo sim.
+    req.tag = key;
+    req.on_complete = [this, key](LaunchId, TimePoint at) {
+      OnLaunchComplete(key, at);
+    };
+    f.submitted_at = driver_.Now();
+    f.cls = c.cls;
+    f.submitted = true;
+    Result<LaunchId> id = policy_->Submit(std::move(req));
+    if (id.ok()) continue;  // the branch above looks at its grant.
+    c.outstanding.erase(f.seq);
+    c.sticky_error = cuda::kCudaErrorLaunchFailure;
+    DaemonLog("client %d: launch %llu refused by the device: %s", c.id,
+        static_cast<unsigned long long>(f.seq), id.status().message().c_str());
+    in_flight_.erase(key);
+    queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+void Daemon::StartCopy(uint64_t key, InFlight& f) {
+  f.submitted_at = driver_.Now();
+  const TimePoint end = copy_engines_.Schedule(f.copy->direction, f.copy->bytes, f.submitted_at);
+  driver_.After(end - f.submitted_at, [this, key, end] { OnLaunchComplete(key, end); });
+}
+
+void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
+  auto it = in_flight_.find(key);
+  if (it == in_flight_.end()) return;
+  const ClientId cid = it->second->client;
+  const uint64_t seq = it->second->seq;
+  const uint32_t stream = it->second->stream;
+  TimePoint started = it->second->submitted_at;
+  // A copy counts as one, not as a kernel (it has no solo kernel time).
+  std::optional<Result<KernelTiming>> solo;
+  if (const std::optional<HostCopy>& copy = it->second->copy) {
+    CopyTotals& t = copy_totals_[CopyEngineIndex(copy->direction)];
+    ++t.copies;
+    t.bytes += copy->bytes;
+  }
+  auto c = clients_.find(cid);
+  Client* owner = c == clients_.end() ? nullptr : c->second.get();
+  if (owner != nullptr) {
+    // Granted behind another launch of its stream, it started when that one
+    // ended.
+    TimePoint& last_end = owner->stream_last_end[stream];
+    started = std::max(started, last_end);
+    if (gate_gpu_ && !it->second->copy && !it->second->failed) {
+      // How long it ran on the GPU, as near as colod can tell (a client that
+      // died ended its launches then, not when they ran out).
+      observed_.Record(it->second->kernel, at - std::max(it->second->granted_at, last_end));
+    }
+    last_end = std::max(last_end, at);
+  }
+  const Duration took = at - started;
+  if (!it->second->copy) {
+    ++kernels_completed_;
+    solo = sim_gpu_->ProfileKernel(*it->second->kernel);
+    if (solo->ok()) {
+      class_time_[static_cast<int>(it->second->cls)].Add(took, (*solo)->SoloDuration());
+    }
+  }
+  in_flight_.erase(it);
+  if (owner == nullptr) return;  // the client died; its launch still ran out.
+  Client& client = *owner;
+  if (solo) ++client.completed;
+  if (client.ring)
+    PostLaunchEnd(client.ring->control(), seq, wall_.SteadyNanosAt(at));
+  if (solo && solo->ok()) client.device_time.Add(took, (*solo)->SoloDuration());
+  client.outstanding.erase(seq);
+  // Usually the front of its stream; a launch granted behind it may be
+  // reported first (the client looked at its event first).
+  std::deque<uint64_t>& queue = client.streams[stream];
+  if (auto q = std::find(queue.begin(), queue.end(), key); q != queue.end()) {
+    queue.erase(q);
+    SubmitHead(client, stream);
+  }
+  ReleaseWaits(client);
+  UpdateWatermark(client);
+  ReplySyncIfDone(client);
+}
+
+void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
+  auto f = in_flight_.find(tag);
+  auto it = clients_.find(client);
+  if (f == in_flight_.end() || it == clients_.end() || it->second->broken ||
+      it->second->gate_fd < 0) {
+    // Nobody is left to run it. End it once the policy, which is inside its
+    // Submit now, has returned.
+    driver_.After(Duration(0), [this, id] { (void)gate_gpu_->Complete(id); });
+    return;
+  }
+  Client& c = *it->second;
+  f->second->device_id = id;
+  f->second->granted_at = driver_.Now();
+  c.granted[f->second->seq] = tag;
+  if (StreamDepth(c) > 1) {
+    // The launches behind it on its stream may follow it now; not from in
+    // here, inside the policy's Submit or completion.
+    const uint32_t stream = f->second->stream;
+    driver_.After(Duration(0), [this, client, stream] {
+      auto live = clients_.find(client);
+      if (live != clients_.end() && !live->second->broken) SubmitHead(*live->second, stream);
+    });
+  }
+  GateMsg g;
+  g.type = static_cast<uint32_t>(GateMsgType::kGrant);
+  g.seq = f->second->seq;
+  // At most gate_depth launches per stream are granted and not done, so the
+  // channel's buffer does not fill up unless the client stopped reading it.
+  if (send(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(sizeof(g))) {
+    doomed_.emplace_back(c.id, std::string("gate channel: cannot send a "
+                                           "grant: ") +
+                                   strerror(errno));
+  }
+}
+
+void Daemon::OnGateReadable(Client& c) {
+  for (;;) {
+    GateMsg g;
+    const ssize_t n = recv(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) return Drop(c.id, "disconnected");
+    if (n != static_cast<ssize_t>(sizeof(g)) ||
+        g.type != static_cast<uint32_t>(GateMsgType::kDone)) {
+      return Drop(c.id, "protocol error: bad gate packet (" +
+                            std::to_string(n) + " bytes, type " +
+                            std::to_string(g.type) + ")");
+    }
+    auto granted = c.granted.find(g.seq);
+    if (granted == c.granted.end()) {
+      return Drop(c.id, "protocol error: completion of launch " +
+                            std::to_string(g.seq) + ", which was not granted");
+    }
+    const uint64_t key = granted->second;
+    c.granted.erase(granted);
+    auto f = in_flight_.find(key);
+    if (f == in_flight_.end()) continue;
+    if (g.cuda_error != 0) {
+      f->second->failed = true;  // its time says nothing of the kernel's.
+      c.sticky_error = g.cuda_error;
+      DaemonLog("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
+          static_cast<unsigned long long>(g.seq), g.cuda_error);
+    }
+    driver_.CatchUp();
+    (void)gate_gpu_->Complete(f->second->device_id);
+  }
+}
+
+void Daemon::PostDeviceFree() {
+  const int64_t left = ledger_.device_bytes() - ledger_.device_used();
+  for (auto& [id, c] : clients_) {
+    if (c->ring) c->ring->control().device_free.store(left, std::memory_order_release);
+  }
+}
+
+void Daemon::ForgetIdleKernelShapes() {
+  std::unordered_set<const KernelDesc*> in_use;
+  for (const auto& [key, f] : in_flight_) in_use.insert(f->kernel);
+  const size_t before = kernel_descs_.size();
+  std::erase_if(kernel_descs_, [&](const auto& kv) {
+    if (in_use.count(kv.second.get())) return false;
+    sim_gpu_->ForgetKernel(kv.second.get());
+    observed_.Forget(kv.second.get());
+    return true;
+  });
+  DaemonLog("kernel shape table full (%zu shapes): forgot the %zu not in flight",
+      before, before - kernel_descs_.size());
+}
+
+void Daemon::UpdateWatermark(Client& c) {
+  const uint64_t before = c.watermark;
+  c.watermark = c.outstanding.empty() ? c.last_seq : *c.outstanding.begin() - 1;
+  if (c.ring && c.watermark > before) {
+    // Every launch up to the watermark has ended by now (the simulated now:
+    // the last of them ended at it). Slots further back than kDoneSlots
+    // describe later launches already.
+    const int64_t now = wall_.SteadyNanosAt(driver_.Now());
+    const uint64_t from =
+        std::max(before + 1, c.watermark >= kDoneSlots ? c.watermark - kDoneSlots + 1 : 1);
+    for (uint64_t seq = from; seq <= c.watermark; ++seq)
+      PostAllDone(c.ring->control(), seq, now);
+  }
+  if (c.ring) {
+    c.ring->control().completed.store(c.watermark, std::memory_order_release);
+    c.ring->control().error.store(c.sticky_error, std::memory_order_release);
+  }
+}
+
+void Daemon::ReplySyncIfDone(Client& c) {
+  if (!c.pending_sync) return;
+  const uint64_t target = std::min(*c.pending_sync, c.last_seq);
+  if (!HasEnded(c, target, c.pending_sync_scope)) return;
+  if (*c.pending_sync > c.last_seq) {
+    // The client says it launched more than its ring holds: impossible.
+    doomed_.emplace_back(c.id, "protocol error: sync on launch " +
+                                   std::to_string(*c.pending_sync) +
+                                   " beyond the last one in the ring (" +
+                                   std::to_string(c.last_seq) + ")");
+    c.pending_sync.reset();
+    return;
+  }
+  SyncReplyMsg r;
+  r.cuda_error = c.sticky_error;
+  r.completed = c.watermark;
+  c.sticky_error = 0;
+  c.pending_sync.reset();
+  if (c.ring) c.ring->control().error.store(0, std::memory_order_release);
+  if (!SendStruct(c.fd, MsgType::kSyncReply, r).ok())
+    doomed_.emplace_back(c.id, "disconnected");
+  last_sync_reply_ = wall_.Now();
+}
+
+}  // namespace colo::runtime
