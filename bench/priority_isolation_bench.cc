@@ -204,6 +204,9 @@ void PrintIdealBounds(const std::vector<sim::ScenarioSpec>& specs, bool verbose)
 
 struct Summary {
   double mean_p99 = 0, worst_p99 = 0, mean_stp = 0, mean_be = 0;
+  // With several seeds (--seeds): per seed, in order, the mean and worst p99
+  // overhead and the mean system throughput over its pairs.
+  std::vector<double> seed_mean_p99, seed_worst_p99, seed_stp;
   // The service's kernels that took longer than alone (sim::KernelDelays):
   // the share delayed and the p50 and p99 of their delay (means over the
   // pairs), and the longest delay of any pair, us.
@@ -215,17 +218,43 @@ void PrintSummaryHeader(const char* first) {
   std::printf("%-17s %13s %14s %11s %8s %10s %7s %7s %7s\n", first, "mean p99 ovh", "worst p99 ovh", "system thr",
               "be norm", "hp delayed", "p50 us", "p99 us", "max us");
 }
+// "a / b / c" of `xs` (x `scale`), each with `digits` decimals.
+std::string Slashed(const std::vector<double>& xs, double scale, int digits) {
+  std::string out;
+  for (double x : xs) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, scale * x);
+    out += (out.empty() ? "" : " / ") + std::string(buf);
+  }
+  return out;
+}
+
 void PrintSummaryRow(const std::string& label, const Summary& s) {
   std::printf("%-17s %12.1f%% %13.1f%% %11.3f %8.3f %9.2f%% %7.1f %7.1f %7.1f\n", label.c_str(), 100 * s.mean_p99,
               100 * s.worst_p99, s.mean_stp, s.mean_be, 100 * s.mean_delayed, s.mean_delay_p50_us,
               s.mean_delay_p99_us, s.max_delay_us);
+  if (s.seed_stp.size() > 1) {
+    std::printf("  by seed: mean p99 ovh %s%%, worst %s%%, system thr %s\n",
+                Slashed(s.seed_mean_p99, 100, 1).c_str(), Slashed(s.seed_worst_p99, 100, 1).c_str(),
+                Slashed(s.seed_stp, 1, 3).c_str());
+  }
 }
+
+// The pairs of each seed in a row: `specs` holds g_seeds groups of as many
+// pairs, seed after seed.
+size_t g_seeds = 1;
 
 Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind policy,
                const sched::PolicyOptions& options, bool verbose,
                sim::IdealPreemption ideal = sim::IdealPreemption::kOff) {
   Summary s;
-  for (auto spec : specs) {
+  const size_t per_seed = specs.size() / g_seeds;
+  s.seed_mean_p99.assign(g_seeds, 0);
+  s.seed_worst_p99.assign(g_seeds, 0);
+  s.seed_stp.assign(g_seeds, 0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    sim::ScenarioSpec spec = specs[i];
+    const size_t seed = i / per_seed;
     spec.policy = policy;
     spec.policy_options = options;
     auto r = sim::RunScenario(spec, {.ideal_preemption = ideal});
@@ -237,6 +266,9 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
     s.mean_p99 += p99 / specs.size();
     s.worst_p99 = std::max(s.worst_p99, p99);
     s.mean_stp += r->system_throughput / specs.size();
+    s.seed_mean_p99[seed] += p99 / per_seed;
+    s.seed_worst_p99[seed] = std::max(s.seed_worst_p99[seed], p99);
+    s.seed_stp[seed] += r->system_throughput / per_seed;
     s.mean_be += r->jobs[1].normalized.value_or(0) / specs.size();
     if (const auto& d = r->jobs[0].kernel_delays) {
       s.mean_delayed += d->DelayedFraction() / specs.size();
@@ -246,10 +278,10 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
     }
     if (verbose) {
       const sim::KernelDelays d = r->jobs[0].kernel_delays.value_or(sim::KernelDelays{});
-      std::printf("  %-17s %-38s p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f  delayed %.2f%% p50 %.0f p99 %.0f "
-                  "max %.0f us\n",
+      std::printf("  %-17s %-38s seed %-3llu p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f  delayed %.2f%% p50 %.0f "
+                  "p99 %.0f max %.0f us\n",
                   ideal == sim::IdealPreemption::kOff ? sched::PolicyName(policy) : IdealName(ideal),
-                  spec.name.c_str(), 100 * p99, r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
+                  spec.name.c_str(), static_cast<unsigned long long>(spec.seed), 100 * p99, r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
                   r->system_throughput, 100 * d.DelayedFraction(), ToMicros(d.delay.p50), ToMicros(d.delay.p99),
                   ToMicros(d.delay.max));
     }
@@ -268,9 +300,13 @@ void PrintIdealBounds(const std::vector<sim::ScenarioSpec>& specs, bool verbose)
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: priority_isolation_bench [-v] [--seeds N] [--only POLICY | --ideal | --room]\n";
+
 int main(int argc, char** argv) {
   // -v: one line per pair; --only NAME: just that policy (and the sweep if
-  // it is `priority`).
+  // it is `priority`); --seeds N: every pair with N sample paths (Poisson
+  // arrival draws), the figures over all of them and by seed.
   bool verbose = false;
   bool room_only = false;  // --room: only the room estimate (no runs)
   bool ideal_only = false;  // --ideal: only the ideal-preemption bounds
@@ -284,8 +320,16 @@ int main(int argc, char** argv) {
     } else if (a == "--ideal") {
       ideal_only = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: priority_isolation_bench [-v] [--only POLICY | --ideal | --room]\n");
+      std::printf("%s", kUsage);
       return 0;
+    } else if (a == "--seeds" && i + 1 < argc) {
+      const std::string n = argv[++i];
+      if (n.empty() || n.size() > 2 || n.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoi(n) < 1 || std::stoi(n) > 20) {
+        std::fprintf(stderr, "--seeds: expected a whole number from 1 to 20, got '%s'\n", n.c_str());
+        return 2;
+      }
+      g_seeds = std::stoul(n);
     } else if (a == "--only" && i + 1 < argc) {
       auto k = sched::ParsePolicyKind(argv[++i]);
       if (!k.ok()) {
@@ -294,7 +338,7 @@ int main(int argc, char** argv) {
       }
       only = *k;
     } else {
-      std::fprintf(stderr, "usage: priority_isolation_bench [-v] [--only POLICY | --ideal | --room]\n");
+      std::fprintf(stderr, "%s", kUsage);
       return 2;
     }
   }
@@ -302,8 +346,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--ideal runs the ideal-preemption bounds alone: it takes no --only or --room\n");
     return 2;
   }
-  if (room_only && (only || verbose)) {
-    std::fprintf(stderr, "--room prints the room estimate alone, without runs: it takes no -v or --only\n");
+  if (room_only && (only || verbose || g_seeds > 1)) {
+    std::fprintf(stderr, "--room prints the room estimate alone, without runs: it takes no -v, --only or --seeds\n");
     return 2;
   }
   if (room_only) return PrintRoom(*GpuPreset("A100")) ? 0 : 1;
@@ -313,16 +357,22 @@ int main(int argc, char** argv) {
       pairs.push_back({hp, be});
     }
   }
+  // Seed 1 + i for pair i, as with one seed before --seeds existed; each
+  // further seed k draws every pair's arrivals anew (1 + i + k x pairs).
   std::vector<sim::ScenarioSpec> specs;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    auto s = PairScenario(pairs[i], 0.5, 1 + i);
-    if (!s.ok()) {
-      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
-      return 1;
+  for (size_t k = 0; k < g_seeds; ++k) {
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      auto s = PairScenario(pairs[i], 0.5, 1 + i + k * pairs.size());
+      if (!s.ok()) {
+        std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
+        return 1;
+      }
+      specs.push_back(*s);
     }
-    specs.push_back(*s);
   }
-  std::printf("%zu pairs on A100-SXM4-40GB, high priority at 50%% of its solo load, 20 s each\n\n", specs.size());
+  std::printf("%zu pairs on A100-SXM4-40GB, high priority at 50%% of its solo load, 20 s each", pairs.size());
+  if (g_seeds > 1) std::printf(", %zu seeds each (means and worst over all %zu runs)", g_seeds, specs.size());
+  std::printf("\n\n");
   if (ideal_only) {
     PrintIdealBounds(specs, verbose);
     return 0;

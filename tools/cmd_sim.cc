@@ -90,7 +90,7 @@ Result<Duration> TimeFlag(const char* flag, const std::string& text,
 
 // --bound-us: one bound, or a comma-separated list of them, each checked
 // like a scenario's time (microseconds, > 0); a bad one in a list is named
-// with the list.
+// with the list. Duplicates are dropped, the order kept.
 Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
   const bool list = text.find(',') != std::string::npos;
   const std::string flag = list ? "--bound-us " + text : "--bound-us";
@@ -101,7 +101,7 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
     const std::string one = text.substr(start, comma == std::string::npos ? comma : comma - start);
     COLO_ASSIGN_OR_RETURN(Duration bound,
                           TimeFlag(flag.c_str(), one, scenario::TimeUnit::kMicroseconds));
-    bounds.push_back(bound);
+    if (std::find(bounds.begin(), bounds.end(), bound) == bounds.end()) bounds.push_back(bound);
     if (comma == std::string::npos) return bounds;
     start = comma + 1;
   }

@@ -392,6 +392,10 @@ TEST_F(CliSimTest, SeveralBoundsMakeAPriorityRowEach) {
   EXPECT_THAT(single_run.err, HasSubstr("--bound-us 25,50: several bounds make one priority run "
                                         "each, for a comparison table: pass --policies"));
   EXPECT_EQ(single_run.out, "");
+  // One bound named twice is one bound.
+  const ProcessResult twice = Sim(yaml, {"--bound-us", "25,25", "--duration-s", "0.05"});
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_THAT(twice.out, HasSubstr("policy    priority (preemption bound 25us)\n"));
 }
 
 TEST_F(CliSimTest, OptionOfAnotherPolicyNamesOptionPolicyAndLine) {
