@@ -39,6 +39,11 @@ struct LaunchRequest {
   int64_t end_block = -1;              // slice end (exclusive); -1 = the whole grid.
   int priority = 0;                    // stream priority: higher dispatches first.
   int64_t persistent_workers = 0;      // > 0: persistent form with this many workers.
+  // The client's stream. A client's launches on one stream run in order,
+  // on a real GPU one after another; on different streams they may overlap.
+  // Policies may rely on it (the priority policy counts a stream's launches
+  // in flight ahead of the next one). Default: 0.
+  uint32_t stream = 0;
   // Opaque to policies, which pass it on to the device unchanged (also on
   // every slice they cut); colod's gate device uses it to find the client's
   // launch it grants. Default: 0.

@@ -142,13 +142,13 @@ class Daemon final : private cuda::GateSink {
   // among c's outstanding launches. True if it is now the stream's front.
   bool Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f);
   // Submits the front launch of c's `stream` (and, if the device refuses it,
-  // the next ones, each refusal a sticky error). In gate mode, a
-  // high-priority client's stream also gets the kernel launches behind its
-  // front submitted, up to `gate_depth` at once, each once the one before it
-  // was granted (the real stream keeps their order on the GPU).
+  // the next ones, each refusal a sticky error). In gate mode, a stream
+  // also gets the kernel launches behind its front submitted, up to
+  // `gate_depth` at once, each once the one before it was granted (the real
+  // stream keeps their order on the GPU); the policy decides which it grants.
   void SubmitHead(Client& c, uint32_t stream);
-  // How many launches of c's streams may be with the policy at once.
-  size_t StreamDepth(const Client& c) const;
+  // How many launches of a stream may be with the policy at once.
+  size_t StreamDepth() const;
   // Whether c's launch `seq` has ended (kLaunch: with its stream's earlier
   // ones, by stream order), or every launch of c up to it (kAllBefore).
   static bool HasEnded(const Client& c, uint64_t seq, SyncScope scope);

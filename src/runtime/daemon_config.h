@@ -38,9 +38,9 @@
 //   sync_spin_us: 100            # while a client waits in a sync: wake this
 //                                # early for the next event and spin to it;
 //                                # poll rings this long after a reply
-//   gate_depth: 8                # gate mode: launches of one high-priority
-//                                # stream granted at once (1..64); best
-//                                # effort always 1
+//   gate_depth: 8                # gate mode: launches of one stream with
+//                                # the policy at once (1..64); the policy
+//                                # grants best effort ahead within its bound
 //
 // Thread safety: value types.
 #pragma once
@@ -106,13 +106,14 @@ struct DaemonConfig {
   // most this long per event a client waits on. 0 turns it off.
   // Default: 100 us.
   Duration sync_spin = Microseconds(100);
-  // Gate mode (device: cuda): how many launches of one stream of a
-  // high-priority client colod grants before the first of them has ended.
-  // The real stream runs them in order, back to back, so the program does
-  // not wait a grant round trip between its kernels; the policy sees them
-  // all in flight (the client busy) until they end. A best-effort stream
-  // gets one at a time, so each of its kernels starts when the policy lets
-  // it. 1: one at a time for every client. Default: 8.
+  // Gate mode (device: cuda): how many launches of one stream colod hands
+  // the policy before the first of them has ended. The real stream runs
+  // what is granted in order, back to back, so the program does not wait a
+  // grant round trip between its kernels; the policy sees them all in
+  // flight until they end. The priority policy grants a high-priority
+  // stream's at once, and a best-effort stream's ahead only as far as its
+  // preemption bound holds (sched/priority_policy.h, "Work ahead"). 1: one
+  // at a time for every client. Default: 8.
   size_t gate_depth = 8;
   static constexpr int64_t kMaxGateDepth = 64;
   std::string source = "<defaults>";  // file name, for messages.

@@ -198,17 +198,19 @@ void Daemon::ReleaseWaits(Client& c) {
   }
 }
 
-size_t Daemon::StreamDepth(const Client& c) const {
+size_t Daemon::StreamDepth() const {
   // Sim mode: the simulated GPU runs at once whatever it is handed, so stream
-  // order is kept here. Best effort: one kernel at a time, so each of its
-  // kernels starts when the policy lets it (a preemption bound is about one
-  // kernel, not a queue of them on the GPU).
-  return gate_gpu_ && c.cls == PriorityClass::kHigh ? config_.gate_depth : 1;
+  // order is kept here. Gate mode: the real stream keeps it, so up to
+  // gate_depth of a stream's launches go to the policy at once, each once
+  // the one before it was granted. What the policy grants of them is its
+  // call: the priority policy grants a best-effort stream ahead only as far
+  // as its preemption bound holds (sched/priority_policy.h, "Work ahead").
+  return gate_gpu_ ? config_.gate_depth : 1;
 }
 
 void Daemon::SubmitHead(Client& c, uint32_t stream) {
   std::deque<uint64_t>& queue = c.streams[stream];
-  const size_t depth = StreamDepth(c);
+  const size_t depth = StreamDepth();
   size_t i = 0;
   while (i < queue.size() && i < depth) {
     const uint64_t key = queue[i];
@@ -235,6 +237,7 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     // (priority-streams, priority, orion); under mps, time-slice and tgs a
     // high-priority client's launches queue like any other's, as in colo sim.
     req.tag = key;
+    req.stream = stream;
     req.on_complete = [this, key](LaunchId, TimePoint at) {
       OnLaunchComplete(key, at);
     };
@@ -328,7 +331,7 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
   f->second->device_id = id;
   f->second->granted_at = driver_.Now();
   c.granted[f->second->seq] = tag;
-  if (StreamDepth(c) > 1) {
+  if (StreamDepth() > 1) {
     // The launches behind it on its stream may follow it now; not from in
     // here, inside the policy's Submit or completion.
     const uint32_t stream = f->second->stream;

@@ -16,6 +16,11 @@ const char* KernelFormName(KernelForm f) {
   return "?";
 }
 
+Duration WavesTime(const KernelTiming& t, int64_t blocks) {
+  const int64_t per_wave = std::max<int64_t>(1, t.blocks_per_wave);
+  return t.block_time * ((blocks + per_wave - 1) / per_wave);
+}
+
 FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap) {
   FormChoice whole;
   whole.form = KernelForm::kWhole;
@@ -109,6 +114,17 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
   return id;
 }
 
+Duration PriorityPolicy::WorkAhead(const LaunchRequest& r, TimePoint now, bool* any) const {
+  Duration ahead{0};
+  *any = false;
+  for (const auto& w : be_) {
+    if (!w.in_flight || w.request.client != r.client || w.request.stream != r.stream) continue;
+    *any = true;
+    ahead += w.persistent ? w.retreat_latency : std::max(Duration(0), w.estimated_end - now);
+  }
+  return ahead;
+}
+
 void PriorityPolicy::Pump() {
   const TimePoint now = executor_.Now();
   if (has_high_ && hp_outstanding_ > 0) {
@@ -186,6 +202,7 @@ bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) 
   r.client = w.request.client;
   r.kernel = w.request.kernel;
   r.tag = w.request.tag;
+  r.stream = w.request.stream;
   r.first_block = w.next;
   r.end_block = end;
   r.persistent_workers = persistent_workers;
@@ -196,6 +213,8 @@ bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) 
   if (!sub.ok()) return false;  // cannot happen for a kernel the device profiled
   w.in_flight = true;
   w.persistent = persistent_workers > 0;
+  w.estimated_end = executor_.Now() + WavesTime(w.timing, end - w.next);
+  w.retreat_latency = w.timing.retreat_latency + w.timing.persistent_block_time;
   w.harvesting = false;
   w.retreating = false;
   w.device_id = *sub;
@@ -206,13 +225,24 @@ void PriorityPolicy::Issue(BeWork& w) {
   const TimePoint now = executor_.Now();
   const bool long_idle = !has_high_ || now - hp_idle_since_ >= options_.long_idle;
   FormChoice f;  // whole, untransformed
+  f.latency = WavesTime(w.timing, w.end - w.next);
   if (!long_idle) {
     f = ChooseForm(w.timing, w.request.kernel->transformable, options_.preemption_bound,
                    options_.slice_launch_gap);
   }
-  if (!long_idle && f.form == KernelForm::kWhole && f.latency > options_.preemption_bound) {
+  const Duration bound = options_.preemption_bound;
+  if (!long_idle && f.form == KernelForm::kWhole && f.latency > bound) {
     // Gated: cannot be cut, would exceed the bound; wait for a long idle.
     pump_.At(hp_idle_since_ + options_.long_idle);
+    return;
+  }
+  bool any = false;
+  const Duration ahead = WorkAhead(w.request, now, &any);
+  if (any && (f.latency > bound || ahead + f.latency > bound)) {
+    // Behind the client's own launches in flight (see "Work ahead"), also
+    // after a long idle: once enough of them is done, or (their end wakes
+    // the policy) they ended.
+    if (f.latency <= bound) pump_.At(now + ahead + f.latency - bound);
     return;
   }
   const int64_t end = f.form == KernelForm::kSlices ? std::min(w.end, w.next + f.slice_blocks) : w.end;

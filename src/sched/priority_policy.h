@@ -20,6 +20,18 @@
 // whole, and only once the high-priority clients have been idle for
 // `long_idle` unless they fit the bound (they are gated).
 //
+// Work ahead: a client may submit a launch while its own earlier
+// best-effort launches on the same stream (LaunchRequest::stream) are still
+// in flight (colod grants a stream's launches ahead, and the real stream
+// runs them one after another). A high-priority kernel arriving then waits
+// for what is left of those too, so the launch
+// goes only once their estimated remaining time (a whole launch or slice:
+// its solo time from when it launched; persistent workers: their retreat
+// latency) plus its own latency is within the bound, and one whose own
+// latency exceeds the bound (whole after a long idle, or no form within the
+// bound) only once they have ended. So after a long idle a client still has
+// one long kernel at a time in flight, not a queue of them.
+//
 // Harvest (`harvest_block_bound` > 0): while high-priority launches run, a
 // best-effort kernel whose persistent logical block takes at most that long
 // runs as persistent workers in the block slots they leave free (per SM:
@@ -50,6 +62,9 @@ struct FormChoice {
   double efficiency = 1;         // estimated throughput relative to whole.
 };
 
+// `blocks` of the kernel `t` profiles, whole, alone: waves x block time.
+Duration WavesTime(const KernelTiming& t, int64_t blocks);
+
 // The choice described above for one kernel. Pure function, for tests.
 FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap);
 
@@ -73,12 +88,20 @@ class PriorityPolicy final : public ForwardingPolicy {
     bool retreating = false;
     SmUse harvest_use;        // what a harvesting launch holds per SM.
     LaunchId device_id = 0;
+    // In flight: when its launch ends by its solo estimate (whole or a
+    // slice), or how long its workers take to leave (persistent).
+    TimePoint estimated_end = TimeZero();
+    Duration retreat_latency{0};
     // Its next launch not before: `slice_launch_gap` of host time after the
     // last one of it ended, whatever else wakes the policy meanwhile.
     TimePoint ready_at = TimeZero();
   };
 
   bool IsHigh(ClientId c) const;
+  // What a high-priority kernel arriving now would wait for of the
+  // best-effort launches in flight ahead of `r` on its client's stream (see
+  // "Work ahead"); `any` says whether there is one at all.
+  Duration WorkAhead(const LaunchRequest& r, TimePoint now, bool* any) const;
   void Pump();
   void Issue(BeWork& w);
   // Harvests for every best-effort launch not in flight (if enabled).
