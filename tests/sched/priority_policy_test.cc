@@ -527,11 +527,40 @@ TEST(PriorityPolicyHighPriorityTest, ARefusedHighPriorityLaunchDoesNotBlockBestE
   EXPECT_LE(be_at, AtNanos((options.min_idle + Milliseconds(1) + kSlack).count()));
 }
 
+// Three launches of one-wave `kernel` (108 blocks) by the best-effort
+// client on stream 0, submitted together at `at` under the priority policy
+// with a 100 us bound, the service idle since 0; then one on stream 1 if
+// `other_stream`. When each reached the GPU (in that order) and when the
+// three stream-0 ones ended; runs 2 ms past `at`.
+struct WorkAheadRun {
+  std::vector<TimePoint> launched;
+  TimePoint ended[3]{};
+  int done = 0;
+};
+WorkAheadRun RunWorkAhead(const KernelDesc& kernel, TimePoint at, bool other_stream) {
+  PolicyOptions options;
+  options.preemption_bound = Microseconds(100);
+  Rig rig(PolicyKind::kPriority, options, &kernel);
+  WorkAheadRun run;
+  rig.device.on_launch = [&](int64_t) { run.launched.push_back(rig.loop.Now()); };
+  rig.loop.RunUntil(at);
+  for (TimePoint& t : run.ended) rig.SubmitBe(kernel, &run.done, &t);
+  if (other_stream) {
+    LaunchRequest other;
+    other.client = kBe;
+    other.kernel = &kernel;
+    other.stream = 1;
+    EXPECT_TRUE(rig.policy->Submit(std::move(other)).ok());
+  }
+  rig.loop.RunUntil(at + Milliseconds(2));
+  return run;
+}
+
 // Work ahead (colod grants a stream's launches ahead, and the real stream
 // runs them in turn): a client's launch submitted while its own earlier ones
 // are in flight goes once what is left of them, by their solo estimates, plus
-// its own latency fits the bound. Three one-wave 60 us launches (108 blocks)
-// of one client submitted together at 1 ms, the service idle since 0 (past
+// its own latency fits the bound. Three one-wave 60 us launches of one
+// stream submitted together at 1 ms, the service idle since 0 (past
 // min_idle, short of long_idle), bound 100 us: the first goes at once; the
 // second when the first has 40 us left (40 + 60 = 100), 20 us later; the
 // third not before 1.050 ms (left of the first 1.060 - t, of the second
@@ -541,56 +570,33 @@ TEST(PriorityPolicyHighPriorityTest, ARefusedHighPriorityLaunchDoesNotBlockBestE
 // (streams may overlap) and goes at once.
 TEST(PriorityPolicyWorkAheadTest, AClientsLaunchesBehindItsOwnGoWhenTheirSumFitsTheBound) {
   const KernelDesc be = TestKernel("be-60us", 108, Microseconds(60), 0.5, 0.3);
-  PolicyOptions options;
-  options.preemption_bound = Microseconds(100);
-  Rig rig(PolicyKind::kPriority, options, &be);
-  std::vector<TimePoint> launched;
-  rig.device.on_launch = [&](int64_t) { launched.push_back(rig.loop.Now()); };
   const TimePoint t0 = AtNanos(Milliseconds(1).count());
-  rig.loop.RunUntil(t0);
-  int done = 0;
-  TimePoint at[3]{};
-  for (TimePoint& t : at) rig.SubmitBe(be, &done, &t);
-  LaunchRequest other;
-  other.client = kBe;
-  other.kernel = &be;
-  other.stream = 1;
-  ASSERT_TRUE(rig.policy->Submit(std::move(other)).ok());
-  rig.loop.RunUntil(t0 + Milliseconds(1));
-  EXPECT_EQ(done, 3);
-  ASSERT_EQ(launched.size(), 4u);
-  EXPECT_EQ(launched[0], t0);
-  EXPECT_EQ(launched[1], t0);  // the other stream's
-  EXPECT_EQ(launched[2], t0 + Microseconds(20));
-  EXPECT_GE(launched[3], t0 + Microseconds(50));
-  EXPECT_LE(launched[3], t0 + Microseconds(80));
-  EXPECT_EQ(launched[3], at[0]);  // woken by the first one's end
+  const WorkAheadRun run = RunWorkAhead(be, t0, true);
+  EXPECT_EQ(run.done, 3);
+  ASSERT_EQ(run.launched.size(), 4u);
+  EXPECT_EQ(run.launched[0], t0);
+  EXPECT_EQ(run.launched[1], t0);  // the other stream's
+  EXPECT_EQ(run.launched[2], t0 + Microseconds(20));
+  EXPECT_GE(run.launched[3], t0 + Microseconds(50));
+  EXPECT_LE(run.launched[3], t0 + Microseconds(80));
+  EXPECT_EQ(run.launched[3], run.ended[0]);  // woken by the first one's end
 }
 
-// After a long idle best effort runs whole, past the bound, but a client
+// After a long idle best effort runs whole, past the bound, but a stream
 // still has one such kernel in flight at a time: three one-wave 300 us
 // launches submitted together at 10 ms (the service idle for 10 ms, past
 // long_idle's 5) each go when the one before ended, not all three at once,
 // so a request arriving then waits for one kernel, not for three.
 TEST(PriorityPolicyWorkAheadTest, AfterALongIdleAClientHasOneLongKernelInFlight) {
   const KernelDesc be = TestKernel("be-300us", 108, Microseconds(300), 0.5, 0.3);
-  PolicyOptions options;
-  options.preemption_bound = Microseconds(100);
-  Rig rig(PolicyKind::kPriority, options, &be);
-  std::vector<TimePoint> launched;
-  rig.device.on_launch = [&](int64_t) { launched.push_back(rig.loop.Now()); };
   const TimePoint t0 = AtNanos(Milliseconds(10).count());
-  rig.loop.RunUntil(t0);
-  int done = 0;
-  TimePoint at[3]{};
-  for (TimePoint& t : at) rig.SubmitBe(be, &done, &t);
-  rig.loop.RunUntil(t0 + Milliseconds(2));
-  EXPECT_EQ(done, 3);
-  ASSERT_EQ(launched.size(), 3u);
-  EXPECT_EQ(launched[0], t0);
-  EXPECT_EQ(launched[1], at[0]);
-  EXPECT_EQ(launched[2], at[1]);
-  EXPECT_GE(at[0], t0 + Microseconds(300));
+  const WorkAheadRun run = RunWorkAhead(be, t0, false);
+  EXPECT_EQ(run.done, 3);
+  ASSERT_EQ(run.launched.size(), 3u);
+  EXPECT_EQ(run.launched[0], t0);
+  EXPECT_EQ(run.launched[1], run.ended[0]);
+  EXPECT_EQ(run.launched[2], run.ended[1]);
+  EXPECT_GE(run.ended[0], t0 + Microseconds(300));
 }
 
 // Every policy is a Device to its clients: a launch the GPU cannot run (an

@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -64,17 +67,24 @@ TEST(PolicySweepTest, APolicyReplacesAStreamsOrTimeSlicingMode) {
   EXPECT_EQ(SpecForPolicy(mig, PolicyKind::kTgs, std::nullopt).mode, SharingMode::kMig);
 }
 
-TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
+// A service of one 300 us one-wave kernel per request at 500 requests/s,
+// high priority, beside training of one 2 ms kernel of 10 waves, on the A100.
+ScenarioSpec ServiceBesideTraining(std::string name, Duration duration) {
   Workload inf = TrainingOf("inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
   inf.kind = WorkloadKind::kInference;
   inf.priority = PriorityClass::kHigh;
   inf.arrivals.rate_per_s = 500;
   ScenarioSpec s;
-  s.name = "sweep";
+  s.name = std::move(name);
   s.gpu = kA100;
-  s.duration = Milliseconds(100);
+  s.duration = duration;
   s.jobs = {Job("inf", inf),
             Job("train", TrainingOf("train", {TestKernel("t", 8640, Milliseconds(2), 0.5, 0.3)}, kA100))};
+  return s;
+}
+
+TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
+  ScenarioSpec s = ServiceBesideTraining("sweep", Milliseconds(100));
   auto reports = RunPolicySweep(s, sched::AllPolicies());
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   ASSERT_EQ(reports->size(), sched::AllPolicies().size());
@@ -119,16 +129,7 @@ TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
 // one before and none while the service runs; at a 5 ms bound whole. So
 // training gets more at 5 ms (here 0.92 of its solo rate against 0.82).
 TEST(PolicySweepTest, APriorityRunPerBoundInPlace) {
-  Workload inf = TrainingOf("inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
-  inf.kind = WorkloadKind::kInference;
-  inf.priority = PriorityClass::kHigh;
-  inf.arrivals.rate_per_s = 500;
-  ScenarioSpec s;
-  s.name = "bounds";
-  s.gpu = kA100;
-  s.duration = Milliseconds(200);
-  s.jobs = {Job("inf", inf),
-            Job("train", TrainingOf("train", {TestKernel("t", 8640, Milliseconds(2), 0.5, 0.3)}, kA100))};
+  const ScenarioSpec s = ServiceBesideTraining("bounds", Milliseconds(200));
   SweepOptions options;
   options.preemption_bounds = {Microseconds(100), Milliseconds(5), Microseconds(100)};
   auto reports = RunPolicySweep(s, {PolicyKind::kMps, PolicyKind::kPriority, PolicyKind::kTgs}, options);
