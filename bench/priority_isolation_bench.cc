@@ -281,7 +281,8 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
       std::printf("  %-17s %-38s seed %-3llu p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f  delayed %.2f%% p50 %.0f "
                   "p99 %.0f max %.0f us\n",
                   ideal == sim::IdealPreemption::kOff ? sched::PolicyName(policy) : IdealName(ideal),
-                  spec.name.c_str(), static_cast<unsigned long long>(spec.seed), 100 * p99, r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
+                  spec.name.c_str(), static_cast<unsigned long long>(spec.seed), 100 * p99,
+                  r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
                   r->system_throughput, 100 * d.DelayedFraction(), ToMicros(d.delay.p50), ToMicros(d.delay.p99),
                   ToMicros(d.delay.max));
     }

@@ -133,12 +133,11 @@ Status RunSim(const SimFlags& flags) {
   if (flags.bound_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(bounds, BoundsFlag(flags.bound_us));
   }
-  const bool bound = !bounds.empty();
   if (flags.policies_option->count() > 0) {
     Result<std::vector<sched::PolicyKind>> kinds =
         sim::ParsePolicyList(flags.policies);
     if (!kinds.ok()) return kinds.status().WithContext("--policies");
-    if (bound && std::find(kinds->begin(), kinds->end(),
+    if (!bounds.empty() && std::find(kinds->begin(), kinds->end(),
                            sched::PolicyKind::kPriority) == kinds->end()) {
       return InvalidArgumentError(
           "--bound-us sets the priority policy's preemption bound, but "
@@ -161,7 +160,7 @@ Status RunSim(const SimFlags& flags) {
         "--ideal adds the ideal-preemption bound to a comparison of policies: "
         "pass --policies too");
   }
-  if (bound) {
+  if (!bounds.empty()) {
     if (bounds.size() > 1) {
       return InvalidArgumentError(
           "--bound-us " + flags.bound_us + ": several bounds make one priority run "

@@ -1,6 +1,6 @@
 // colod's launch path, on the thread that runs Daemon::Run(): a client's
 // ring drained into its streams, each stream's head submitted to the policy
-// in order (a high-priority stream's up to gate_depth ahead in gate mode),
+// in order (up to gate_depth ahead in gate mode, as the policy grants),
 // grants, completions (from the device, or reported by the gate thread),
 // the watermark of ended launches and the synchronizing calls it releases.
 #include <errno.h>

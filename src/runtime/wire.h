@@ -14,9 +14,9 @@
 // colod sends GateMsg kGrant (launch `seq` may run now); the client launches
 // the kernel on its own GPU context and, when the CUDA event it recorded
 // after it has completed, answers kDone (with a cudaError_t if the launch
-// failed). Grants of one stream come in its order; a high-priority stream
-// may have several granted and not done (colod's gate_depth), and their
-// kDones may come in any order. In sim mode colod closes its end and the
+// failed). Grants of one stream come in its order; a stream may have
+// several granted and not done (colod's gate_depth, as far as the policy
+// grants them), and their kDones may come in any order. In sim mode colod closes its end and the
 // channel stays silent.
 //
 // Thread safety: the functions are reentrant; one socket must not be used by

@@ -24,13 +24,13 @@
 // best-effort launches on the same stream (LaunchRequest::stream) are still
 // in flight (colod grants a stream's launches ahead, and the real stream
 // runs them one after another). A high-priority kernel arriving then waits
-// for what is left of those too, so the launch
-// goes only once their estimated remaining time (a whole launch or slice:
-// its solo time from when it launched; persistent workers: their retreat
-// latency) plus its own latency is within the bound, and one whose own
-// latency exceeds the bound (whole after a long idle, or no form within the
-// bound) only once they have ended. So after a long idle a client still has
-// one long kernel at a time in flight, not a queue of them.
+// for what is left of those too, so the launch goes only once their
+// estimated remaining time (a whole launch or slice: its solo time from
+// when it launched; persistent workers: their retreat latency) plus its own
+// latency is within the bound, and one whose own latency exceeds the bound
+// (whole after a long idle, or no form within the bound) only once they
+// have ended. So after a long idle a stream still has one long kernel at a
+// time in flight, not a queue of them.
 //
 // Harvest (`harvest_block_bound` > 0): while high-priority launches run, a
 // best-effort kernel whose persistent logical block takes at most that long

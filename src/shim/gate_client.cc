@@ -254,10 +254,10 @@ void GateClient::Run() {
     }
     auto query = RealFn<EventQueryFn>(HookId::k_cudaEventQuery);
     auto destroy = RealFn<EventDestroyFn>(HookId::k_cudaEventDestroy);
-    // colod may grant a high-priority stream several launches at once
-    // (gate_depth); each is reported after the ones before it on its stream,
-    // which the GPU finished first, even if this pass looked at their events
-    // before they completed.
+    // colod may grant a stream several launches at once (gate_depth); each
+    // is reported after the ones before it on its stream, which the GPU
+    // finished first, even if this pass looked at their events before they
+    // completed.
     unfinished_streams.clear();
     for (size_t i = 0; i < outstanding.size();) {
       const bool behind = std::find(unfinished_streams.begin(), unfinished_streams.end(),
