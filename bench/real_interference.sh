@@ -3,13 +3,16 @@
 # (tests/cuda_programs/gpu_service: open-loop Poisson requests at LOAD of what
 # it serves alone, LAYERS compute-bound kernels of one wave each) beside a
 # best-effort trainer (gpu_trainer: back-to-back one-wave kernels), for each
-# trainer kernel length in BE_KERNEL_US, shared four ways:
+# trainer kernel length in BE_KERNEL_US, shared these ways:
 #   native             two processes, two contexts: the driver time-slices them
 #   mps / mps-priority under the MPS daemon (if nvidia-cuda-mps-control is
 #                      there), the second with CUDA_MPS_CLIENT_PRIORITY=1
 #                      (below normal) for the trainer
 #   colod POLICY       both under `colo run` against colod in gate mode
 #                      (device: cuda), for each POLICY in POLICIES
+#   colod priority depth 1
+#                      the same with gate_depth 1: no launch granted ahead
+#                      (the trainer's kernels as before 2026-11-27)
 # Prints one table: the service's p50/p99 request latency and its p99
 # overhead over the service alone (native), the trainer's throughput while
 # the service ran over its throughput alone, and their sum (system
@@ -216,6 +219,14 @@ for BE in $BE_KERNEL_US; do
     stop_colod "$P"
     row "colod $P" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
   done
+  # priority with one launch granted at a time (gate_depth 1): the trainer
+  # as before 2026-11-27, when its kernels were never granted ahead.
+  start_colod priority "gate_depth: 1" || exit 1
+  SOCK=$WORK/colod/colod.sock
+  run_pair "$BUILD/colo" run --socket "$SOCK" -- :: \
+    "$BUILD/colo" run --socket "$SOCK" --class high --token svc --
+  stop_colod priority
+  row "colod priority depth 1" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
 done
 # The service alone under colod: what colod's own path adds.
 start_colod priority || exit 1
