@@ -12,7 +12,9 @@
 //    bench/real_interference.sh's service), all granted ahead;
 //  * as a best-effort client, kernels of 40 us (about the 50 us trainer of
 //    real_interference.sh), which the priority policy grants ahead only as
-//    far as its 100 us preemption bound holds (since 2026-11-27).
+//    far as its 100 us preemption bound holds (since 2026-11-27): once with
+//    their time in colod's kernel table, once with colod learning it from
+//    their runs (then colod grants them one at a time, as with depth 1).
 // Prints each run's request p50 and mean against the fake GPU's own time
 // (4 x the kernel), and the ratio of the two depths' added times, measured
 // in this run. What a real GPU adds on top (event and wake-up latencies) is
@@ -48,8 +50,9 @@ struct Run {
 };
 
 // colod in gate mode with `depth`, and gate_burst against it: as high
-// priority or best effort, each fake kernel taking `kernel_us`.
-Run RunOnce(size_t depth, bool high, int kernel_us) {
+// priority or best effort, each fake kernel taking `kernel_us`; with
+// `in_table`, colod's kernel table says so (else colod learns it from runs).
+Run RunOnce(size_t depth, bool high, int kernel_us, bool in_table) {
   Run run;
   char tmpl[] = "/tmp/colo-gate-bench-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
@@ -58,6 +61,7 @@ Run RunOnce(size_t depth, bool high, int kernel_us) {
   config.device = "cuda";
   config.policy = "priority";
   config.gate_depth = depth;
+  if (in_table) config.kernels.push_back({"add_one", colo::Microseconds(kernel_us), 0.5, 0.1});
   colo::runtime::ClassGrant grant;
   grant.token = "svc";
   config.grants.push_back(grant);
@@ -91,11 +95,13 @@ Run RunOnce(size_t depth, bool high, int kernel_us) {
 
 // Runs gate_burst under both depths, alternately, and prints each run and
 // the ratio of the added times. False if a run failed.
-bool Compare(bool high, int kernel_us) {
+bool Compare(bool high, int kernel_us, bool in_table) {
   const double ideal = kKernelsPerRequest * kernel_us;
   std::printf("%d requests of %d kernels of %d us and a stream sync, as %s\n"
-              "under colod gate mode (policy priority); the fake GPU's own time: %.0f us\n\n",
-              kRequests, kKernelsPerRequest, kernel_us, high ? "high priority" : "best effort", ideal);
+              "under colod gate mode (policy priority; the kernel's time %s);\n"
+              "the fake GPU's own time: %.0f us\n\n",
+              kRequests, kKernelsPerRequest, kernel_us, high ? "high priority" : "best effort",
+              in_table ? "in colod's kernel table" : "learnt from its runs", ideal);
   std::printf("%-12s %6s %10s %10s %14s\n", "gate_depth", "run", "p50 us", "mean us",
               "added mean us");
   double added[2] = {0, 0};
@@ -103,7 +109,7 @@ bool Compare(bool high, int kernel_us) {
   const int rounds = 3;
   for (int round = 1; round <= rounds; ++round) {
     for (int d = 0; d < 2; ++d) {
-      const Run r = RunOnce(depths[d], high, kernel_us);
+      const Run r = RunOnce(depths[d], high, kernel_us, in_table);
       if (!r.ok) {
         std::fprintf(stderr, "gate_depth_bench: gate_depth %zu failed:\n%s\n", depths[d],
                      r.out.c_str());
@@ -139,8 +145,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gate_depth_bench: %s is missing (needs nvcc)\n", prog.c_str());
     return 1;
   }
-  if (!Compare(true, kKernelUs)) return 1;
-  std::printf("\n");
-  if (!Compare(false, kBestEffortKernelUs)) return 1;
+  if (!Compare(true, kKernelUs, false)) return 1;
+  for (bool in_table : {true, false}) {
+    std::printf("\n");
+    if (!Compare(false, kBestEffortKernelUs, in_table)) return 1;
+  }
   return 0;
 }

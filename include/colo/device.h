@@ -65,6 +65,10 @@ struct KernelTiming {
   Duration block_time{0};         // one block at full speed, alone.
   Duration persistent_block_time{0};  // one logical block in the persistent form.
   Duration retreat_latency{0};    // until persistent workers see a Retreat.
+  // The timing rests on a guess from the kernel's shape, not on a profile
+  // (runs seen of it may have stretched it, erring long): a policy should
+  // not stake a bound on it twice over.
+  bool guessed = false;
   // Alone, whole: waves x block time.
   Duration SoloDuration() const {
     return block_time * ((blocks + blocks_per_wave - 1) / blocks_per_wave);

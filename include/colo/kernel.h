@@ -47,6 +47,9 @@ struct KernelDesc {
   double dram_throughput = 0.3;      // fraction of DRAM bandwidth used alone, [0, 1].
   bool transformable = true;         // false: never sliced or made persistent
                                      // (no PTX, or inter-block synchronization).
+  // true: solo_duration is a guess from the launch shape alone (colod's
+  // kernel catalog, for a kernel no profile names), not a measurement.
+  bool duration_guessed = false;
 
   int64_t Blocks() const { return grid.Count(); }
   int64_t ThreadsPerBlock() const { return block.Count(); }

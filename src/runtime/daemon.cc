@@ -124,6 +124,9 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
         d->spec_, d->driver_.sim_clock(), sink,
         [model, &observed](const KernelDesc& k) -> Result<KernelTiming> {
           COLO_ASSIGN_OR_RETURN(KernelTiming t, model->ProfileKernel(k));
+          // Learnt runs stretch a guess but do not make it a profile: they
+          // err long, by a report's round trip, which is no basis to queue.
+          t.guessed = k.duration_guessed;
           return observed.Apply(&k, t);
         });
     device = d->gate_gpu_.get();

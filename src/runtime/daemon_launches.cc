@@ -223,6 +223,12 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
       continue;
     }
     if (f.wait) return;  // ReleaseWaits ends it
+    // Best effort behind a launch of its stream, on a kernel colod has no
+    // profile of: the policy would hold it until that one ended anyway
+    // (KernelTiming::guessed), so it waits here, as with gate_depth 1.
+    if (i > 0 && c.cls != PriorityClass::kHigh && f.kernel != nullptr &&
+        f.kernel->duration_guessed)
+      return;
     if (f.copy) {
       if (i > 0) return;  // a copy starts once what is before it ended.
       f.cls = c.cls;
@@ -282,10 +288,15 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     // ended.
     TimePoint& last_end = owner->stream_last_end[stream];
     started = std::max(started, last_end);
-    if (gate_gpu_ && !it->second->copy && !it->second->failed) {
-      // How long it ran on the GPU, as near as colod can tell (a client that
-      // died ended its launches then, not when they ran out).
-      observed_.Record(it->second->kernel, at - std::max(it->second->granted_at, last_end));
+    if (gate_gpu_ && !it->second->copy && !it->second->failed &&
+        it->second->granted_at >= last_end) {
+      // How long it ran on the GPU, as near as colod can tell, erring long:
+      // from its grant, which the launch cannot precede (a client that died
+      // ended its launches then, not when they ran out). Not for a launch
+      // granted behind one still running: it started when that one ended,
+      // which colod knows only by its report, and the gate thread may report
+      // both together, so the difference could undercut the kernel to 0.
+      observed_.Record(it->second->kernel, at - it->second->granted_at);
     }
     last_end = std::max(last_end, at);
   }

@@ -73,8 +73,9 @@ std::string Daemon::StatsJson() const {
                                             c->device_time.device,
                                             c->device_time.solo)}});
   }
-  // What colod takes each kernel to be (duration, registers, shared memory),
-  // per distinct name and shape, the first kMaxKernelsInStats in name order.
+  // What colod takes each kernel to be (duration, registers, shared memory,
+  // the shortest run seen), per distinct name and shape, the first
+  // kMaxKernelsInStats in name order.
   constexpr size_t kMaxKernelsInStats = 256;
   j["kernel_shapes"] = kernel_descs_.size();
   j["kernels"] = nlohmann::json::array();
@@ -86,7 +87,14 @@ std::string Daemon::StatsJson() const {
          {"block", {k->block.x, k->block.y, k->block.z}},
          {"registers_per_thread", k->registers_per_thread},
          {"shared_mem_per_block", k->shared_mem_per_block},
-         {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()}});
+         {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()},
+         // Gate mode: the shortest run colod has seen of it, which its
+         // estimate never undercuts (null before one).
+         {"observed_us", observed_.Shortest(k.get()) > Duration(0)
+                             ? nlohmann::json(std::chrono::duration<double, std::micro>(
+                                                  observed_.Shortest(k.get()))
+                                                  .count())
+                             : nlohmann::json(nullptr)}});
   }
   // Names are printable ASCII already (ReadPrintable); replace, never throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

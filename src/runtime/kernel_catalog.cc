@@ -55,6 +55,7 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
   const double ns = static_cast<double>(config_.model_base.count()) +
                     threads * config_.model_ns_per_thread;
   k.solo_duration = ClampedKernelTime(ns);
+  k.duration_guessed = true;
   return k;
 }
 

@@ -114,15 +114,31 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
   return id;
 }
 
-Duration PriorityPolicy::WorkAhead(const LaunchRequest& r, TimePoint now, bool* any) const {
-  Duration ahead{0};
-  *any = false;
+PriorityPolicy::Ahead PriorityPolicy::WorkAhead(const LaunchRequest& r, TimePoint now) const {
+  Ahead ahead;
+  ahead.end = now;
+  Duration retreats{0};
   for (const auto& w : be_) {
     if (!w.in_flight || w.request.client != r.client || w.request.stream != r.stream) continue;
-    *any = true;
-    ahead += w.persistent ? w.retreat_latency : std::max(Duration(0), w.estimated_end - now);
+    ahead.any = true;
+    ahead.guessed |= w.timing.guessed;
+    if (w.persistent) {
+      retreats += w.retreat_latency;
+    } else {
+      ahead.end = std::max(ahead.end, w.estimated_end);
+    }
   }
+  ahead.left = ahead.end - now + retreats;
   return ahead;
+}
+
+void PriorityPolicy::ReestimateStream(const LaunchRequest& r, TimePoint now) {
+  TimePoint t = now;
+  for (auto& w : be_) {
+    if (!w.in_flight || w.persistent || w.request.client != r.client || w.request.stream != r.stream) continue;
+    w.estimated_end = std::min(w.estimated_end, t + w.estimated_run);
+    t = w.estimated_end;
+  }
 }
 
 void PriorityPolicy::Pump() {
@@ -209,11 +225,14 @@ bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) 
   const LaunchId id = w.id;
   r.on_complete = [this, id, end](LaunchId, TimePoint) { OnBeDone(id, end, true); };
   r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) { OnBeDone(id, next, false); };
+  // It runs after what is ahead of it on its stream, by their estimates.
+  const TimePoint starts = WorkAhead(w.request, executor_.Now()).end;
   auto sub = device_.Submit(std::move(r));
   if (!sub.ok()) return false;  // cannot happen for a kernel the device profiled
   w.in_flight = true;
   w.persistent = persistent_workers > 0;
-  w.estimated_end = executor_.Now() + WavesTime(w.timing, end - w.next);
+  w.estimated_run = WavesTime(w.timing, end - w.next);
+  w.estimated_end = starts + w.estimated_run;
   w.retreat_latency = w.timing.retreat_latency + w.timing.persistent_block_time;
   w.harvesting = false;
   w.retreating = false;
@@ -236,13 +255,13 @@ void PriorityPolicy::Issue(BeWork& w) {
     pump_.At(hp_idle_since_ + options_.long_idle);
     return;
   }
-  bool any = false;
-  const Duration ahead = WorkAhead(w.request, now, &any);
-  if (any && (f.latency > bound || ahead + f.latency > bound)) {
+  const Ahead ahead = WorkAhead(w.request, now);
+  const bool guessed = ahead.guessed || w.timing.guessed;
+  if (ahead.any && (guessed || f.latency > bound || ahead.left + f.latency > bound)) {
     // Behind the client's own launches in flight (see "Work ahead"), also
-    // after a long idle: once enough of them is done, or (their end wakes
-    // the policy) they ended.
-    if (f.latency <= bound) pump_.At(now + ahead + f.latency - bound);
+    // after a long idle: once enough of them is done by their estimates, or
+    // (their end wakes the policy) they ended.
+    if (!guessed && f.latency <= bound) pump_.At(now + ahead.left + f.latency - bound);
     return;
   }
   const int64_t end = f.form == KernelForm::kSlices ? std::min(w.end, w.next + f.slice_blocks) : w.end;
@@ -256,6 +275,7 @@ void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_
   it->harvesting = false;
   it->retreating = false;
   it->next = stopped_at;
+  ReestimateStream(it->request, executor_.Now());
   if (whole_range_done && it->next >= it->end) {
     auto done = std::move(it->request.on_complete);
     be_.erase(it);

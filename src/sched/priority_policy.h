@@ -25,12 +25,14 @@
 // in flight (colod grants a stream's launches ahead, and the real stream
 // runs them one after another). A high-priority kernel arriving then waits
 // for what is left of those too, so the launch goes only once their
-// estimated remaining time (a whole launch or slice: its solo time from
-// when it launched; persistent workers: their retreat latency) plus its own
-// latency is within the bound, and one whose own latency exceeds the bound
-// (whole after a long idle, or no form within the bound) only once they
-// have ended. So after a long idle a stream still has one long kernel at a
-// time in flight, not a queue of them.
+// estimated remaining time (whole launches and slices: their solo times one
+// after another from the first's launch; persistent workers: their retreat
+// latency) plus its own latency is within the bound, and one whose own latency exceeds the bound
+// (whole after a long idle, or no form within the bound), or whose timing
+// or theirs is a guess (KernelTiming::guessed: a kernel colod has no
+// profile of), only once they have ended. So after a long idle a
+// stream still has one long kernel at a time in flight, not a queue of
+// them, and a kernel never seen is never queued behind itself on a guess.
 //
 // Harvest (`harvest_block_bound` > 0): while high-priority launches run, a
 // best-effort kernel whose persistent logical block takes at most that long
@@ -89,8 +91,10 @@ class PriorityPolicy final : public ForwardingPolicy {
     SmUse harvest_use;        // what a harvesting launch holds per SM.
     LaunchId device_id = 0;
     // In flight: when its launch ends by its solo estimate (whole or a
-    // slice), or how long its workers take to leave (persistent).
+    // slice), after those ahead of it on its stream, or how long its
+    // workers take to leave (persistent).
     TimePoint estimated_end = TimeZero();
+    Duration estimated_run{0};  // in flight, whole or a slice: its own estimate.
     Duration retreat_latency{0};
     // Its next launch not before: `slice_launch_gap` of host time after the
     // last one of it ended, whatever else wakes the policy meanwhile.
@@ -98,10 +102,21 @@ class PriorityPolicy final : public ForwardingPolicy {
   };
 
   bool IsHigh(ClientId c) const;
-  // What a high-priority kernel arriving now would wait for of the
-  // best-effort launches in flight ahead of `r` on its client's stream (see
-  // "Work ahead"); `any` says whether there is one at all.
-  Duration WorkAhead(const LaunchRequest& r, TimePoint now, bool* any) const;
+  // The best-effort launches in flight ahead of `r` on its client's stream
+  // (see "Work ahead"): whether there is one, whether any has a guessed
+  // timing, and what a high-priority kernel arriving now would wait for of
+  // them by their estimates.
+  struct Ahead {
+    bool any = false;
+    bool guessed = false;
+    TimePoint end = TimeZero();  // when the last of them ends, by the estimates (now if none).
+    Duration left{0};    // until then, plus any persistent ones' retreat latency.
+  };
+  Ahead WorkAhead(const LaunchRequest& r, TimePoint now) const;
+  // A launch of r's stream ended (or retreated) at `now`, maybe before its
+  // estimate: those still in flight behind it start no later than now, so
+  // their estimated ends come no later than one after another from now.
+  void ReestimateStream(const LaunchRequest& r, TimePoint now);
   void Pump();
   void Issue(BeWork& w);
   // Harvests for every best-effort launch not in flight (if enabled).
