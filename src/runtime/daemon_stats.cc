@@ -81,6 +81,7 @@ std::string Daemon::StatsJson() const {
   j["kernels"] = nlohmann::json::array();
   for (const auto& [key, k] : kernel_descs_) {
     if (j["kernels"].size() == kMaxKernelsInStats) break;
+    const Duration seen = observed_.Shortest(k.get());
     j["kernels"].push_back(
         {{"name", k->name},
          {"grid", {k->grid.x, k->grid.y, k->grid.z}},
@@ -90,10 +91,8 @@ std::string Daemon::StatsJson() const {
          {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()},
          // Gate mode: the shortest run colod has seen of it, which its
          // estimate never undercuts (null before one).
-         {"observed_us", observed_.Shortest(k.get()) > Duration(0)
-                             ? nlohmann::json(std::chrono::duration<double, std::micro>(
-                                                  observed_.Shortest(k.get()))
-                                                  .count())
+         {"observed_us", seen > Duration(0)
+                             ? nlohmann::json(std::chrono::duration<double, std::micro>(seen).count())
                              : nlohmann::json(nullptr)}});
   }
   // Names are printable ASCII already (ReadPrintable); replace, never throw.

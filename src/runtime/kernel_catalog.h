@@ -18,8 +18,10 @@
 // program's binary (sent by the interposer when it defines the kernel), else
 // 32 registers and none. The model is deliberately plain; give measured
 // kernels a table entry (e.g. from `colo profile import` of an Nsight Compute
-// export). In gate mode colod never lets an estimate undercut the shortest
-// run it has seen of the kernel (observed_durations.h).
+// export). A kernel so modelled is marked KernelDesc::duration_guessed: in
+// gate mode colod never grants it ahead of a best-effort launch still
+// running on its stream. In gate mode colod never lets an estimate undercut
+// the shortest run it has seen of the kernel (observed_durations.h).
 //
 // Thread safety: const methods are safe from any thread.
 #pragma once

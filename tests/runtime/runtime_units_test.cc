@@ -392,15 +392,16 @@ TEST(KernelCatalogTest, TableByNameElseShapeModel) {
   e.duration = Microseconds(250);
   config.kernels.push_back(e);
   KernelCatalog catalog(config, GpuPreset("A100").value());
-  EXPECT_EQ(
-      catalog.Describe("_Z9sgemm_bigPf", Dim3{10, 1, 1}, Dim3{128, 1, 1}, 0)
-          .solo_duration,
-      Microseconds(250));
+  const KernelDesc named =
+      catalog.Describe("_Z9sgemm_bigPf", Dim3{10, 1, 1}, Dim3{128, 1, 1}, 0);
+  EXPECT_EQ(named.solo_duration, Microseconds(250));
+  EXPECT_FALSE(named.duration_guessed);
   // Model: 5 us + 1024 blocks x 1024 threads x 0.05 ns = 5 us + 52428.8 ns ->
-  // 57429 ns.
+  // 57429 ns, a guess (never granted ahead of best effort in gate mode).
   KernelDesc k =
       catalog.Describe("other", Dim3{1024, 1, 1}, Dim3{1024, 1, 1}, 0);
   EXPECT_EQ(k.solo_duration, Nanoseconds(5000 + 52429));
+  EXPECT_TRUE(k.duration_guessed);
   EXPECT_TRUE(k.Validate().ok());
   // CUDA's largest grid at the largest per-thread cost: about 10^25 ns,
   // far past int64 nanoseconds; the model clamps to the longest time colo
@@ -427,6 +428,7 @@ TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
   EXPECT_NEAR(ToSeconds(k.solo_duration), flops / (PeakFlops(a100, MathUnit::kFp32) * l.work.efficiency),
               1e-9);
   EXPECT_NEAR(k.sm_throughput, l.work.efficiency, 1e-6);
+  EXPECT_FALSE(k.duration_guessed);  // timed by its work, not its shape
   EXPECT_TRUE(k.Validate().ok()) << k.Validate().ToString();
   // Without the declaration, the shape model's few microseconds.
   EXPECT_LT(catalog.Describe(l.name, l.grid, l.block, 0, binary).solo_duration,
@@ -607,6 +609,7 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
   KernelDesc k = catalog.Describe("_Z9gemm_tilePKfPf", Dim3{8, 8, 1},
                                   Dim3{128, 1, 1}, 1024);
   EXPECT_EQ(k.solo_duration, Microseconds(1200));
+  EXPECT_FALSE(k.duration_guessed);  // measured
   EXPECT_EQ(k.registers_per_thread, 96);
   EXPECT_EQ(k.shared_mem_per_block, 16384 + 1024);
   EXPECT_NEAR(k.sm_throughput, 0.9, 1e-9);
