@@ -123,10 +123,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
     d->gate_gpu_ = std::make_unique<cuda::CudaGpu>(
         d->spec_, d->driver_.sim_clock(), sink,
         [model, &observed](const KernelDesc& k) -> Result<KernelTiming> {
+          // Learnt runs stretch a guess (KernelTiming::guessed stays) but do
+          // not make it a profile: they err long, by a report's round trip,
+          // which is no basis to queue.
           COLO_ASSIGN_OR_RETURN(KernelTiming t, model->ProfileKernel(k));
-          // Learnt runs stretch a guess but do not make it a profile: they
-          // err long, by a report's round trip, which is no basis to queue.
-          t.guessed = k.duration_guessed;
           return observed.Apply(&k, t);
         });
     device = d->gate_gpu_.get();

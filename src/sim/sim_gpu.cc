@@ -160,6 +160,8 @@ Result<KernelTiming> SimGpu::ProfileKernel(const KernelDesc& kernel) {
   t.block_time = m->block_time;
   t.persistent_block_time = PersistentBlockTime(m->block_time);
   t.retreat_latency = options_.retreat_flag_latency;
+  // A profile of a guessed duration is a guess too.
+  t.guessed = kernel.duration_guessed;
   return t;
 }
 

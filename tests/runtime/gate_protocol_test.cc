@@ -381,14 +381,19 @@ TEST(GateProtocolTest, ALaunchGrantedBehindAnotherIsNotTimed) {
   EXPECT_GE(s["kernels"][0]["observed_us"].get<double>(), 50'000) << s.dump();
 }
 
+// colod's config for the priority policy with the test's kernel in the
+// kernel table at `us` microseconds.
+std::string ProbeKernelTakes(int us) {
+  return "policy: priority\nkernels:\n  - {name: gate_probe, duration_us: " + std::to_string(us) +
+         ", sm_throughput: 0.5, dram_throughput: 0.1}\n";
+}
+
 // A best-effort stream is granted ahead as far as the priority policy's
 // 100 us bound holds, by the kernels' known durations: three launches the
 // kernel table says take 30 us (ending, one after another, 30, 60 and 90 us
 // after the first's grant) are all granted before any is reported done.
 TEST(GateProtocolTest, ABestEffortStreamIsGrantedAheadWithinTheBound) {
-  GateColod colod(
-      "policy: priority\n"
-      "kernels:\n  - {name: gate_probe, duration_us: 30, sm_throughput: 0.5, dram_throughput: 0.1}\n");
+  GateColod colod(ProbeKernelTakes(30));
   ASSERT_TRUE(colod.ok());
   GateClient be(colod);
   ASSERT_TRUE(be.ok());
@@ -408,9 +413,7 @@ TEST(GateProtocolTest, ABestEffortStreamIsGrantedAheadWithinTheBound) {
 // table says 2 ms against the 100 us bound; no service has run, so the idle
 // is long at once.
 TEST(GateProtocolTest, ABestEffortKernelLongerThanTheBoundIsGrantedOneAtATime) {
-  GateColod colod(
-      "policy: priority\n"
-      "kernels:\n  - {name: gate_probe, duration_us: 2000, sm_throughput: 0.5, dram_throughput: 0.1}\n");
+  GateColod colod(ProbeKernelTakes(2000));
   ASSERT_TRUE(colod.ok());
   GateClient be(colod);
   ASSERT_TRUE(be.ok());

@@ -588,55 +588,14 @@ TEST(PriorityPolicyWorkAheadTest, AClientsLaunchesBehindItsOwnGoWhenTheirSumFits
 // the second goes at the first one's end, the third at the second's.
 TEST(PriorityPolicyWorkAheadTest, ALaunchOnAGuessWaitsForTheOnesAheadToEnd) {
   KernelDesc be = TestKernel("be-guessed", 108, Microseconds(5), 0.5, 0.3);
-  PolicyOptions options;
-  options.preemption_bound = Microseconds(100);
-  sim::EventLoop loop;
-  sim::SimGpu gpu(*GpuPreset("A100"), loop.clock(), ArithmeticGpuCosts());
-  loop.AddModel(&gpu);
-  // The simulated GPU, its profiles marked a guess (as colod marks its shape
-  // model's).
-  class Guessing final : public Device {
-   public:
-    explicit Guessing(Device& d) : d_(d) {}
-    const GpuSpec& spec() const override { return d_.spec(); }
-    Result<LaunchId> Submit(LaunchRequest r) override { return d_.Submit(std::move(r)); }
-    void ReleaseClient(ClientId c) override { d_.ReleaseClient(c); }
-    Status Retreat(LaunchId id) override { return d_.Retreat(id); }
-    Result<KernelTiming> ProfileKernel(const KernelDesc& k) override {
-      COLO_ASSIGN_OR_RETURN(KernelTiming t, d_.ProfileKernel(k));
-      t.guessed = true;
-      return t;
-    }
-
-   private:
-    Device& d_;
-  } guessing(gpu);
-  LoopExecutor executor(loop);
-  RecordingDevice device(guessing, &be);
-  std::vector<TimePoint> launched;
-  device.on_launch = [&](int64_t) { launched.push_back(loop.Now()); };
-  auto policy = MakePolicy(PolicyKind::kPriority, options, device, executor);
-  policy->SetClientClass(kHp, PriorityClass::kHigh);
+  be.duration_guessed = true;  // as colod's shape model marks it
   const TimePoint t0 = AtNanos(Milliseconds(1).count());
-  loop.RunUntil(t0);
-  int done = 0;
-  TimePoint ended[3]{};
-  for (TimePoint& t : ended) {
-    LaunchRequest r;
-    r.client = kBe;
-    r.kernel = &be;
-    r.on_complete = [&done, &t](LaunchId, TimePoint at) {
-      ++done;
-      t = at;
-    };
-    ASSERT_TRUE(policy->Submit(std::move(r)).ok());
-  }
-  loop.RunUntil(t0 + Milliseconds(1));
-  EXPECT_EQ(done, 3);
-  ASSERT_EQ(launched.size(), 3u);
-  EXPECT_EQ(launched[0], t0);
-  EXPECT_EQ(launched[1], ended[0]);
-  EXPECT_EQ(launched[2], ended[1]);
+  const WorkAheadRun run = RunWorkAhead(be, t0, false);
+  EXPECT_EQ(run.done, 3);
+  ASSERT_EQ(run.launched.size(), 3u);
+  EXPECT_EQ(run.launched[0], t0);
+  EXPECT_EQ(run.launched[1], run.ended[0]);
+  EXPECT_EQ(run.launched[2], run.ended[1]);
 }
 
 // After a long idle best effort runs whole, past the bound, but a stream
