@@ -35,7 +35,7 @@
 #include "colod_process.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
-#include "runtime/launch_ring.h"
+#include "ipc/launch_ring.h"
 #include "sim/sim_gpu.h"
 
 namespace {
@@ -87,14 +87,14 @@ Percentiles NoopCalls(int n) {
 // case: each push then finds head == its tail). Each push is timed alone and
 // the entry drained afterwards, untimed, by the same thread.
 Percentiles Pushes(bool doorbell, int n) {
-  using colo::runtime::LaunchRing;
-  using colo::runtime::RingEntry;
+  using colo::ipc::LaunchRing;
+  using colo::ipc::RingEntry;
   std::unique_ptr<LaunchRing> producer(*LaunchRing::Create());
   std::unique_ptr<LaunchRing> consumer(
       *LaunchRing::Attach(dup(producer->memfd()), dup(producer->eventfd())));
   consumer->SetConsumerAwake(!doorbell);
   RingEntry e;
-  e.type = static_cast<uint32_t>(colo::runtime::EntryType::kLaunch);
+  e.type = static_cast<uint32_t>(colo::ipc::EntryType::kLaunch);
   std::vector<int64_t> ns;
   ns.reserve(n);
   for (int i = 0; i < n; ++i) {

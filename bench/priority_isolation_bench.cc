@@ -18,7 +18,7 @@
 #include "sched/priority_policy.h"
 #include "sched/sm_room.h"
 #include "sim/event_loop.h"
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 #include "sim/sim_gpu.h"
 
 namespace {
@@ -29,28 +29,28 @@ struct Pair {
   std::string hp, be;
 };
 
-Result<sim::ScenarioSpec> PairScenario(const Pair& p, double load, uint64_t seed) {
+Result<experiment::ScenarioSpec> PairScenario(const Pair& p, double load, uint64_t seed) {
   const std::string dir = std::string(COLO_DATA_DIR) + "/orion/";
   COLO_ASSIGN_OR_RETURN(Workload hp, profile::LoadOrionKernelTable(dir + p.hp));
   COLO_ASSIGN_OR_RETURN(Workload be, profile::LoadOrionKernelTable(dir + p.be));
-  sim::ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = p.hp + "+" + p.be;
   s.gpu = *GpuPreset("A100");
-  s.mode = sim::SharingMode::kMps;
+  s.mode = experiment::SharingMode::kMps;
   s.seed = seed;
   s.duration = Seconds(20);
   // The rate the service could sustain alone on this GPU: 1 / request time.
   {
-    sim::ScenarioSpec solo = s;
+    experiment::ScenarioSpec solo = s;
     Workload w = hp;
     w.kind = WorkloadKind::kTraining;
     w.iterations = 5;
-    sim::JobSpec j;
+    experiment::JobSpec j;
     j.name = "probe";
     j.workload = w;
     solo.jobs = {j};
-    solo.mode = sim::SharingMode::kExclusive;
-    COLO_ASSIGN_OR_RETURN(sim::RunReport r, sim::RunScenario(solo, {.solo_baselines = false}));
+    solo.mode = experiment::SharingMode::kExclusive;
+    COLO_ASSIGN_OR_RETURN(experiment::RunReport r, experiment::RunScenario(solo, {.solo_baselines = false}));
     hp.arrivals.rate_per_s = load * r.jobs[0].shared_throughput;
   }
   hp.kind = WorkloadKind::kInference;
@@ -58,7 +58,7 @@ Result<sim::ScenarioSpec> PairScenario(const Pair& p, double load, uint64_t seed
   hp.arrivals.kind = ArrivalKind::kPoisson;
   be.kind = WorkloadKind::kTraining;
   be.priority = PriorityClass::kBestEffort;
-  sim::JobSpec a, b;
+  experiment::JobSpec a, b;
   a.name = "hp";
   a.workload = hp;
   b.name = "be";
@@ -200,14 +200,14 @@ const char* IdealName(sim::IdealPreemption ideal) {
 // The bounds no policy can pass without slowing the service: hardware
 // stream priorities with ideal preemption (sim::IdealPreemption), the
 // service's kernels running as if alone.
-void PrintIdealBounds(const std::vector<sim::ScenarioSpec>& specs, bool verbose);
+void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs, bool verbose);
 
 struct Summary {
   double mean_p99 = 0, worst_p99 = 0, mean_stp = 0, mean_be = 0;
   // With several seeds (--seeds): per seed, in order, the mean and worst p99
   // overhead and the mean system throughput over its pairs.
   std::vector<double> seed_mean_p99, seed_worst_p99, seed_stp;
-  // The service's kernels that took longer than alone (sim::KernelDelays):
+  // The service's kernels that took longer than alone (experiment::KernelDelays):
   // the share delayed and the p50 and p99 of their delay (means over the
   // pairs), and the longest delay of any pair, us.
   double mean_delayed = 0, mean_delay_p50_us = 0, mean_delay_p99_us = 0, max_delay_us = 0;
@@ -244,7 +244,7 @@ void PrintSummaryRow(const std::string& label, const Summary& s) {
 // pairs, seed after seed.
 size_t g_seeds = 1;
 
-Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind policy,
+Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs, sched::PolicyKind policy,
                const sched::PolicyOptions& options, bool verbose,
                sim::IdealPreemption ideal = sim::IdealPreemption::kOff) {
   Summary s;
@@ -253,11 +253,11 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
   s.seed_worst_p99.assign(g_seeds, 0);
   s.seed_stp.assign(g_seeds, 0);
   for (size_t i = 0; i < specs.size(); ++i) {
-    sim::ScenarioSpec spec = specs[i];
+    experiment::ScenarioSpec spec = specs[i];
     const size_t seed = i / per_seed;
     spec.policy = policy;
     spec.policy_options = options;
-    auto r = sim::RunScenario(spec, {.ideal_preemption = ideal});
+    auto r = experiment::RunScenario(spec, {.ideal_preemption = ideal});
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
       continue;
@@ -277,7 +277,7 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
       s.max_delay_us = std::max(s.max_delay_us, ToMicros(d->delay.max));
     }
     if (verbose) {
-      const sim::KernelDelays d = r->jobs[0].kernel_delays.value_or(sim::KernelDelays{});
+      const experiment::KernelDelays d = r->jobs[0].kernel_delays.value_or(experiment::KernelDelays{});
       std::printf("  %-17s %-38s seed %-3llu p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f  delayed %.2f%% p50 %.0f "
                   "p99 %.0f max %.0f us\n",
                   ideal == sim::IdealPreemption::kOff ? sched::PolicyName(policy) : IdealName(ideal),
@@ -290,7 +290,7 @@ Summary RunAll(const std::vector<sim::ScenarioSpec>& specs, sched::PolicyKind po
   return s;
 }
 
-void PrintIdealBounds(const std::vector<sim::ScenarioSpec>& specs, bool verbose) {
+void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs, bool verbose) {
   std::printf("\nbounds, not policies: free and instant preemption of best effort, the service as if alone\n"
               "(ideal, kept: preempted blocks keep their progress; ideal, restart: they start again)\n");
   PrintSummaryHeader("bound");
@@ -360,7 +360,7 @@ int main(int argc, char** argv) {
   }
   // Seed 1 + i for pair i, as with one seed before --seeds existed; each
   // further seed k draws every pair's arrivals anew (1 + i + k x pairs).
-  std::vector<sim::ScenarioSpec> specs;
+  std::vector<experiment::ScenarioSpec> specs;
   for (size_t k = 0; k < g_seeds; ++k) {
     for (size_t i = 0; i < pairs.size(); ++i) {
       auto s = PairScenario(pairs[i], 0.5, 1 + i + k * pairs.size());

@@ -15,7 +15,7 @@
 
 #include "bench_usage.h"
 #include "scenario/scenario_loader.h"
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 
 namespace {
 
@@ -32,11 +32,11 @@ void PrintRow(const char* name, const Timed& t) {
 }
 
 // Best of 3 wall times of the shared run of `spec` (no solo baselines).
-bool Time(const colo::sim::ScenarioSpec& spec, bool wave_by_wave, Timed* out) {
+bool Time(const colo::experiment::ScenarioSpec& spec, bool wave_by_wave, Timed* out) {
   using Clock = std::chrono::steady_clock;  // a benchmark times itself; no engine code here.
   for (int rep = 0; rep < 3; ++rep) {
     const auto t0 = Clock::now();
-    auto r = colo::sim::RunScenario(spec, {.solo_baselines = false, .wave_by_wave = wave_by_wave});
+    auto r = colo::experiment::RunScenario(spec, {.solo_baselines = false, .wave_by_wave = wave_by_wave});
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
@@ -50,7 +50,7 @@ bool Time(const colo::sim::ScenarioSpec& spec, bool wave_by_wave, Timed* out) {
 
 // Times `spec` fused (already in `fused`) and wave by wave; prints the row
 // and the ratio line.
-bool CompareWaveByWave(const char* name, const colo::sim::ScenarioSpec& spec, const Timed& fused) {
+bool CompareWaveByWave(const char* name, const colo::experiment::ScenarioSpec& spec, const Timed& fused) {
   Timed plain;
   if (!Time(spec, true, &plain)) return false;
   PrintRow((std::string(name) + " w-b-w").c_str(), plain);
@@ -60,7 +60,7 @@ bool CompareWaveByWave(const char* name, const colo::sim::ScenarioSpec& spec, co
   return true;
 }
 
-std::optional<colo::sim::ScenarioSpec> Load(const std::string& path) {
+std::optional<colo::experiment::ScenarioSpec> Load(const std::string& path) {
   auto spec = colo::scenario::LoadScenarioFile(path);
   if (!spec.ok()) {
     std::fprintf(stderr, "%s\n", spec.status().ToString().c_str());
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   const std::string examples = std::string(COLO_SOURCE_DIR) + "/examples/";
   std::printf("%-16s %12s %10s %14s %10s\n", "mode", "kernels", "wall s", "kernels/s", "of goal");
   Timed mps;
-  colo::sim::ScenarioSpec mps_spec;
+  colo::experiment::ScenarioSpec mps_spec;
   for (const char* mode : {"exclusive", "time-slicing", "mps"}) {
     auto spec = Load(examples + "inference-vs-training/" + mode + ".yaml");
     if (!spec) return 1;

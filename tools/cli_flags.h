@@ -9,7 +9,7 @@
 #include <string>
 
 #include "colo/status.h"
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::tools {
 
@@ -19,7 +19,7 @@ namespace colo::tools {
 inline Result<uint64_t> ParseSeedFlag(
     const char* flag, const std::string& text,
     uint64_t max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-  const std::string t(profile::TrimSpaces(text));
+  const std::string t(io::TrimSpaces(text));
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size() || v > max) {

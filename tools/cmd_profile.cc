@@ -10,7 +10,7 @@
 #include <string>
 
 #include "colo/gpu_spec.h"
-#include "profile/csv.h"
+#include "io/csv.h"
 #include "profile/dcgm_log.h"
 #include "profile/kace_data.h"
 #include "profile/peace_data.h"
@@ -54,9 +54,9 @@ Result<std::vector<profile::MpsPoint>> ParseMps(const std::string& s) {
     const size_t colon = item.find(':');
     profile::MpsPoint p;
     if (colon == std::string::npos ||
-        !profile::ParseFiniteDouble(item.substr(0, colon),
+        !io::ParseFiniteDouble(item.substr(0, colon),
                                     &p.active_thread_pct) ||
-        !profile::ParseFiniteDouble(item.substr(colon + 1), &p.throughput)) {
+        !io::ParseFiniteDouble(item.substr(colon + 1), &p.throughput)) {
       return InvalidArgumentError(
           "--mps: '" + item + "': expected PERCENT:THROUGHPUT, e.g. 50:12.5");
     }

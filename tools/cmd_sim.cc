@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "colo/status.h"
-#include "profile/csv.h"
+#include "io/csv.h"
 #include "report/policy_table.h"
 #include "report/run_json.h"
 #include "report/run_table.h"
 #include "scenario/scenario_loader.h"
-#include "scenario/yaml_value.h"
-#include "sim/policy_sweep.h"
-#include "sim/scenario_runner.h"
+#include "io/yaml_value.h"
+#include "experiment/policy_sweep.h"
+#include "experiment/scenario_runner.h"
 #include "tools/cli_flags.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
@@ -77,10 +77,10 @@ Status WriteOutput(const std::string& text, const std::string& path) {
 
 // A time flag, checked like the scenario file's times.
 Result<Duration> TimeFlag(const char* flag, const std::string& text,
-                          scenario::TimeUnit unit) {
+                          io::TimeUnit unit) {
   double x = std::nan("");  // left NaN, and refused, if `text` is no number
-  profile::ParseFiniteDouble(text, &x);
-  Result<Duration> t = scenario::CheckedTime(x, unit, false);
+  io::ParseFiniteDouble(text, &x);
+  Result<Duration> t = io::CheckedTime(x, unit, false);
   if (!t.ok()) {
     return InvalidArgumentError(std::string(flag) + ": " +
                                 t.status().message() + ", got '" + text + "'");
@@ -100,7 +100,7 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
     const size_t comma = text.find(',', start);
     const std::string one = text.substr(start, comma == std::string::npos ? comma : comma - start);
     COLO_ASSIGN_OR_RETURN(Duration bound,
-                          TimeFlag(flag.c_str(), one, scenario::TimeUnit::kMicroseconds));
+                          TimeFlag(flag.c_str(), one, io::TimeUnit::kMicroseconds));
     if (std::find(bounds.begin(), bounds.end(), bound) == bounds.end()) bounds.push_back(bound);
     if (comma == std::string::npos) return bounds;
     start = comma + 1;
@@ -108,7 +108,7 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
 }
 
 Status RunSim(const SimFlags& flags) {
-  COLO_ASSIGN_OR_RETURN(sim::ScenarioSpec spec,
+  COLO_ASSIGN_OR_RETURN(experiment::ScenarioSpec spec,
                         scenario::LoadScenarioFile(flags.scenario));
   if (flags.seed_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(spec.seed, ParseSeedFlag("--seed", flags.seed));
@@ -116,12 +116,12 @@ Status RunSim(const SimFlags& flags) {
   if (flags.duration_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(
         spec.duration,
-        TimeFlag("--duration-s", flags.duration_s, scenario::TimeUnit::kSeconds));
-    if (!sim::SampleCountIsBounded(spec.duration, spec.sample_interval)) {
+        TimeFlag("--duration-s", flags.duration_s, io::TimeUnit::kSeconds));
+    if (!experiment::SampleCountIsBounded(spec.duration, spec.sample_interval)) {
       return InvalidArgumentError(
           "--duration-s " + flags.duration_s + ": with the scenario's "
           "sample_interval_ms that is more than " +
-          std::to_string(sim::kMaxUtilizationSamples) + " utilization samples");
+          std::to_string(experiment::kMaxUtilizationSamples) + " utilization samples");
     }
     if (Status s = scenario::CheckExpectedRequests(spec); !s.ok())
       return s.WithContext("--duration-s " + flags.duration_s);
@@ -135,7 +135,7 @@ Status RunSim(const SimFlags& flags) {
   }
   if (flags.policies_option->count() > 0) {
     Result<std::vector<sched::PolicyKind>> kinds =
-        sim::ParsePolicyList(flags.policies);
+        experiment::ParsePolicyList(flags.policies);
     if (!kinds.ok()) return kinds.status().WithContext("--policies");
     if (!bounds.empty() && std::find(kinds->begin(), kinds->end(),
                            sched::PolicyKind::kPriority) == kinds->end()) {
@@ -143,12 +143,12 @@ Status RunSim(const SimFlags& flags) {
           "--bound-us sets the priority policy's preemption bound, but "
           "--policies " + flags.policies + " does not include priority");
     }
-    sim::SweepOptions sweep;
+    experiment::SweepOptions sweep;
     sweep.preemption_bounds = bounds;
     sweep.ideal_bound = flags.ideal;
     sweep.run.wave_by_wave = flags.wave_by_wave;
-    Result<std::vector<sim::RunReport>> reports =
-        sim::RunPolicySweep(spec, *kinds, sweep);
+    Result<std::vector<experiment::RunReport>> reports =
+        experiment::RunPolicySweep(spec, *kinds, sweep);
     if (!reports.ok()) return reports.status().WithContext(flags.scenario);
     const std::string text = flags.json
                                  ? report::FormatRunsJson(*reports)
@@ -173,10 +173,10 @@ Status RunSim(const SimFlags& flags) {
           "scenario does not run the priority policy (set policy: priority, "
           "or pass --policies)");
     }
-    spec = sim::SpecForPolicy(spec, sched::PolicyKind::kPriority, bounds.front());
+    spec = experiment::SpecForPolicy(spec, sched::PolicyKind::kPriority, bounds.front());
   }
-  Result<sim::RunReport> report =
-      sim::RunScenario(spec, {.wave_by_wave = flags.wave_by_wave});
+  Result<experiment::RunReport> report =
+      experiment::RunScenario(spec, {.wave_by_wave = flags.wave_by_wave});
   if (!report.ok()) return report.status().WithContext(flags.scenario);
   const std::string text = flags.json ? report::FormatRunJson(*report)
                                       : report::FormatRunTable(*report);

@@ -6,7 +6,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/runtime_client.h"
+#include "ipc/runtime_client.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
 
@@ -99,18 +99,18 @@ Status RunTop(const TopFlags& f) {
         "--once prints once; --count " + std::to_string(f.count) +
         " asks for more: give one of them");
   }
-  runtime::ClientOptions o;
+  ipc::ClientOptions o;
   o.socket_path = f.socket;
   if (o.socket_path.empty()) {
     const char* env = std::getenv("COLO_SOCKET");
     o.socket_path = env != nullptr && *env ? env : "/run/colo/colod.sock";
   }
-  o.role = runtime::ClientRole::kMonitor;
+  o.role = ipc::ClientRole::kMonitor;
   o.program = "colo-top";
   // colod answers at once; a stopped or wedged one must not hang colo top.
   o.reply_timeout = kReplyTimeout;
-  COLO_ASSIGN_OR_RETURN(std::unique_ptr<runtime::RuntimeClient> client,
-                        runtime::RuntimeClient::Connect(o));
+  COLO_ASSIGN_OR_RETURN(std::unique_ptr<ipc::RuntimeClient> client,
+                        ipc::RuntimeClient::Connect(o));
   const int rounds = f.once ? 1 : f.count;
   for (int i = 0; rounds == 0 || i < rounds; ++i) {
     if (i > 0)

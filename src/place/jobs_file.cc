@@ -8,14 +8,14 @@
 #include <set>
 
 #include "colo/gpu_spec.h"
-#include "profile/csv.h"
-#include "scenario/yaml_value.h"
+#include "io/csv.h"
+#include "io/yaml_value.h"
 
 namespace colo::place {
 namespace {
 
-using scenario::YamlMap;
-using scenario::YamlValue;
+using io::YamlMap;
+using io::YamlValue;
 
 std::string Resolve(const std::string& base_dir, const std::string& p) {
   if (p.empty() || std::filesystem::path(p).is_absolute() || base_dir.empty())
@@ -126,7 +126,7 @@ Result<JobsFile> Parse(const std::string& text, const std::string& file,
   out.source = file;
   COLO_ASSIGN_OR_RETURN(
       YAML::Node root,
-      scenario::ParseSingleYamlDocument(text, file, "one jobs list per file"));
+      io::ParseSingleYamlDocument(text, file, "one jobs list per file"));
   const YamlValue root_v(&file, root, "", 1);
   const char* kTop =
       "a mapping with 'jobs' (and optionally gpu, model, profiles, "
@@ -190,7 +190,7 @@ Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name,
 }
 
 Result<JobsFile> LoadJobsFile(const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   return ParseJobsYaml(text, path,
                        std::filesystem::path(path).parent_path().string());
 }

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::predict {
 
@@ -141,7 +141,7 @@ Result<InterferenceModel> ParseModelJson(std::string_view text,
 }
 
 Result<InterferenceModel> LoadModel(const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   return ParseModelJson(text, path);
 }
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::predict {
 namespace {
@@ -17,19 +17,19 @@ std::string FormatValue(double v) { return fmt::format("{:.4g}", v); }
 
 Result<std::vector<PairMeasurement>> ReadPairMeasurements(
     const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(profile::CsvTable t, profile::ReadCsvFile(path));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ReadCsvFile(path));
   COLO_ASSIGN_OR_RETURN(int c_a, t.Column("workload1"));
   COLO_ASSIGN_OR_RETURN(int c_b, t.Column("workload2"));
   COLO_ASSIGN_OR_RETURN(int c_ta, t.Column("w1throughput"));
   COLO_ASSIGN_OR_RETURN(int c_tb, t.Column("w2throughput"));
   std::vector<PairMeasurement> out;
-  for (const profile::CsvRow& r : t.rows) {
+  for (const io::CsvRow& r : t.rows) {
     PairMeasurement m;
     m.where = t.Where(r);
     COLO_ASSIGN_OR_RETURN(std::string_view a, t.Cell(r, c_a));
     COLO_ASSIGN_OR_RETURN(std::string_view b, t.Cell(r, c_b));
-    m.a = profile::TrimmedCopy(a);
-    m.b = profile::TrimmedCopy(b);
+    m.a = io::TrimmedCopy(a);
+    m.b = io::TrimmedCopy(b);
     if (m.a.empty() || m.b.empty()) {
       return InvalidArgumentError(
           m.where + ": empty workload name in 'workload1' or 'workload2'");

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 
 namespace colo::predict {
 
@@ -17,23 +17,23 @@ Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a,
                                     const profile::WorkloadProfile& b,
                                     const SimPairOptions& o) {
   COLO_RETURN_IF_ERROR(o.Validate());
-  sim::ScenarioSpec spec;
+  experiment::ScenarioSpec spec;
   spec.name = a.name + "+" + b.name;
   spec.source = "simulated pair";
   COLO_ASSIGN_OR_RETURN(spec.gpu, GpuPreset(o.gpu));
-  spec.mode = sim::SharingMode::kMps;
+  spec.mode = experiment::SharingMode::kMps;
   spec.seed = o.seed;
   spec.duration = o.duration;
   for (const profile::WorkloadProfile* p : {&a, &b}) {
-    sim::JobSpec job;
+    experiment::JobSpec job;
     job.name = p == &a ? "a" : "b";
     COLO_ASSIGN_OR_RETURN(job.workload, SyntheticWorkload(*p, o.workload));
     spec.jobs.push_back(std::move(job));
   }
-  COLO_ASSIGN_OR_RETURN(sim::RunReport r, sim::RunScenario(spec));
+  COLO_ASSIGN_OR_RETURN(experiment::RunReport r, experiment::RunScenario(spec));
   if (r.jobs.size() != 2)
     return InternalError("simulated pair: expected two job reports");
-  for (const sim::JobReport& j : r.jobs) {
+  for (const experiment::JobReport& j : r.jobs) {
     if (!j.normalized) {
       return FailedPreconditionError("simulated pair: job '" + j.name +
                                      "' completed nothing alone in " +

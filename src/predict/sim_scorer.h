@@ -1,7 +1,7 @@
 // predict/sim_scorer.h — the second predictor: no pair measurements, only
 // the two solo profiles. Each profile becomes a synthetic kernel population
 // (synthetic_workload.h); the pair runs under MPS on the simulated GPU
-// (sim/scenario_runner.h), next to solo runs of each; the simulator's
+// (experiment/scenario_runner.h), next to solo runs of each; the simulator's
 // shared/solo throughput of each job is the prediction.
 //
 // Deterministic (fixed seed). Thread-compatible.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::predict {
 
@@ -17,14 +17,14 @@ Result<std::vector<SoloDisagreement>> CrossCheckSolo(
     const std::vector<profile::WorkloadProfile>& profiles,
     const std::string& reference_csv, const SoloCrossCheckOptions& options) {
   COLO_RETURN_IF_ERROR(options.Validate());
-  COLO_ASSIGN_OR_RETURN(profile::CsvTable t,
-                        profile::ReadCsvFile(reference_csv));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t,
+                        io::ReadCsvFile(reference_csv));
   COLO_ASSIGN_OR_RETURN(int c_name, t.Column(options.name_column));
   COLO_ASSIGN_OR_RETURN(int c_tput, t.Column(options.throughput_column));
   std::map<std::string, const profile::WorkloadProfile*> by_name;
   for (const auto& p : profiles) by_name[p.name] = &p;
   std::vector<SoloDisagreement> out;
-  for (const profile::CsvRow& r : t.rows) {
+  for (const io::CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string_view name, t.Cell(r, c_name));
     auto it = by_name.find(std::string(name));
     if (it == by_name.end() || !it->second->solo_throughput) continue;

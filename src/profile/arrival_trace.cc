@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -115,7 +115,7 @@ Result<std::vector<Duration>> FromText(const std::string& path,
     if (content.empty()) continue;
     const std::string where = path + ":" + std::to_string(line);
     double seconds = 0;
-    if (!ParseFiniteDouble(content, &seconds)) {
+    if (!io::ParseFiniteDouble(content, &seconds)) {
       if (line == 1) {  // a header line
         header = std::string(content);
         continue;
@@ -157,7 +157,7 @@ Result<std::vector<Duration>> FromText(const std::string& path,
 }  // namespace
 
 Result<std::vector<Duration>> LoadArrivalTrace(const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   const size_t first = text.find_first_not_of(" \t\r\n");
   // JSON: an array (Orion's format); an object is JSON too, and refused there.
   if (first != std::string::npos && (text[first] == '[' || text[first] == '{'))

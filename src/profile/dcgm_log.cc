@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -52,7 +52,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     std::string_view l = text.substr(pos, end - pos);
     ++line;
     pos = end + 1;
-    const std::vector<std::string> tok = SplitWhitespace(l);
+    const std::vector<std::string> tok = io::SplitWhitespace(l);
     const std::string where = path + ":" + std::to_string(line);
     if (!tok.empty() && tok[0].rfind("#Entity", 0) == 0) {
       header.assign(tok.begin() + 1, tok.end());
@@ -60,7 +60,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
       std::erase_if(
           header, [](const std::string& h) { return h.empty() || h == "ID"; });
       // "SMACT ... SMACT" would let the first win and drop the other's data.
-      COLO_RETURN_IF_ERROR(CheckUniqueColumns(header, where));
+      COLO_RETURN_IF_ERROR(io::CheckUniqueColumns(header, where));
     } else if (!tok.empty() && tok[0] != "ID" && tok[0].front() != '#') {
       if (header.empty()) {
         return InvalidArgumentError(where +
@@ -75,7 +75,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
       }
       if (tok[0] != "GPU") continue;  // GPU-I, GPU-CI, ... entities
       int id = 0;
-      if (!ParseIndex(tok[1], &id)) {
+      if (!io::ParseIndex(tok[1], &id)) {
         return InvalidArgumentError(where +
                                     ": expected a GPU index (a whole number "
                                     ">= 0) after 'GPU', got '" +
@@ -90,7 +90,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
           continue;
         }
         double v = 0;
-        if (!ParseFiniteDouble(cell, &v)) {
+        if (!io::ParseFiniteDouble(cell, &v)) {
           return InvalidArgumentError(where + ": column '" + header[i] +
                                       "': expected a number or N/A, got '" +
                                       cell + "'");
@@ -144,7 +144,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     add(c_drama, drama);
   }
   if (out.samples == 0) {
-    return NoSampleLeftError(path, o.gpu, samples.size(), o.skip_first,
+    return io::NoSampleLeftError(path, o.gpu, samples.size(), o.skip_first,
                              o.skip_idle);
   }
   if (smact.n == 0 && smocc.n == 0 && drama.n == 0) {
@@ -164,7 +164,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
 
 Result<DcgmSummary> ReadDcgmLog(const std::string& path,
                                 const DcgmLogOptions& options) {
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   return ParseDcgmLog(text, path, options);
 }
 

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
 
-Result<std::string> Name(const CsvTable& t, const CsvRow& r, int col) {
+Result<std::string> Name(const io::CsvTable& t, const io::CsvRow& r, int col) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
-  std::string name = TrimmedCopy(cell);
+  std::string name = io::TrimmedCopy(cell);
   if (name.empty())
     return InvalidArgumentError(t.Where(r) + ": empty workload name");
   return name;
@@ -20,7 +20,7 @@ Result<std::string> Name(const CsvTable& t, const CsvRow& r, int col) {
 
 Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(
     const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ReadCsvFile(path));
   COLO_ASSIGN_OR_RETURN(int c_type, t.Column("Type"));
   COLO_ASSIGN_OR_RETURN(int c_threads, t.Column("Threads"));
   COLO_ASSIGN_OR_RETURN(int c_sm, t.Column("Compute (SM) Throughput"));
@@ -30,7 +30,7 @@ Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(
   COLO_ASSIGN_OR_RETURN(int c_smem, t.Column("Static Shared Memory"));
   std::vector<std::pair<std::string, KernelSummary>> out;
   std::set<std::string> seen;
-  for (const CsvRow& r : t.rows) {
+  for (const io::CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, c_type));
     if (!seen.insert(name).second) {
       return InvalidArgumentError(t.Where(r) + ": workload '" + name +
@@ -57,7 +57,7 @@ Result<std::vector<std::pair<std::string, KernelSummary>>> ReadKaceKernelTable(
 
 Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(
     const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ReadCsvFile(path));
   COLO_ASSIGN_OR_RETURN(int c_type, t.Column("Type"));
   COLO_ASSIGN_OR_RETURN(int c_solo, t.Column("Exclusive100"));
   COLO_ASSIGN_OR_RETURN(int c_sm, t.Column("sm%"));
@@ -65,7 +65,7 @@ Result<std::vector<KaceBaseline>> ReadKaceBaselineLabels(
   COLO_ASSIGN_OR_RETURN(int c_cap, t.Column("memcap"));
   std::vector<KaceBaseline> out;
   std::set<std::string> seen;
-  for (const CsvRow& r : t.rows) {
+  for (const io::CsvRow& r : t.rows) {
     KaceBaseline b;
     b.line = r.line;
     COLO_ASSIGN_OR_RETURN(b.name, Name(t, r, c_type));
@@ -91,9 +91,9 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
     const std::string& path) {
   // The artifact's sweeps stop early for some workloads: short rows are
   // real, and read as the points they hold.
-  CsvOptions ragged;
+  io::CsvOptions ragged;
   ragged.rows_as_wide_as_header = false;
-  COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path, ragged));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ReadCsvFile(path, ragged));
   if (t.header.size() < 2) {
     return InvalidArgumentError(path +
                                 ": expected columns workload,10,20,...,100");
@@ -101,7 +101,7 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
   std::vector<double> pcts;
   for (size_t i = 1; i < t.header.size(); ++i) {
     double p = 0;
-    if (!ParseFiniteDouble(t.header[i], &p) || p <= 0 || p > 100 ||
+    if (!io::ParseFiniteDouble(t.header[i], &p) || p <= 0 || p > 100 ||
         (!pcts.empty() && p <= pcts.back())) {
       return InvalidArgumentError(
           path + ": header column " + std::to_string(i + 1) + " '" +
@@ -112,7 +112,7 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
   if (pcts.back() != 100)
     return InvalidArgumentError(path + ": the last column must be 100 (%)");
   std::map<std::string, std::vector<MpsPoint>> out;
-  for (const CsvRow& r : t.rows) {
+  for (const io::CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, 0));
     if (r.cells.size() > t.header.size()) {
       return InvalidArgumentError(t.Where(r) + ": " +
@@ -122,7 +122,7 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
     }
     std::vector<int> filled;
     for (size_t i = 1; i < r.cells.size() && i <= pcts.size(); ++i) {
-      if (!TrimmedCopy(r.cells[i]).empty()) filled.push_back(static_cast<int>(i));
+      if (!io::TrimmedCopy(r.cells[i]).empty()) filled.push_back(static_cast<int>(i));
     }
     std::vector<MpsPoint> points;
     if (filled.size() == 1) {

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -24,7 +24,7 @@ Result<TableStart> FindTable(std::string_view text, const std::string& path) {
   int line = 1;
   while (pos < text.size()) {
     const size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string l = TrimmedCopy(text.substr(pos, end - pos));
+    const std::string l = io::TrimmedCopy(text.substr(pos, end - pos));
     if (l.rfind("\"ID\"", 0) == 0 || l.rfind("ID,", 0) == 0)
       return TableStart{pos, line};
     pos = end + 1;
@@ -63,12 +63,12 @@ bool CommasSeparateThousands(std::string_view s) {
 
 // A number as ncu prints it: thousands separators allowed, "n/a" not.
 bool ParseNcuNumber(std::string_view cell, double* out) {
-  std::string s = TrimmedCopy(cell);
+  std::string s = io::TrimmedCopy(cell);
   if (s.find(',') != std::string::npos) {
     if (!CommasSeparateThousands(s)) return false;
     s.erase(std::remove(s.begin(), s.end(), ','), s.end());
   }
-  return ParseFiniteDouble(s, out);
+  return io::ParseFiniteDouble(s, out);
 }
 
 std::string StripPerBlock(std::string unit) {
@@ -198,12 +198,12 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
   auto checked = [&](double converted) -> Result<double> {
     if (spec.max > 0 && converted > spec.max) {
       return InvalidArgumentError(
-          tag + ": " + TrimmedCopy(m.value) + " " + m.unit +
+          tag + ": " + io::TrimmedCopy(m.value) + " " + m.unit +
           " is out of range, expected at most " +
           std::to_string(static_cast<long long>(spec.max)) + spec.max_why);
     }
     if (converted > kMaxConverted) {
-      return InvalidArgumentError(tag + ": " + TrimmedCopy(m.value) + " " +
+      return InvalidArgumentError(tag + ": " + io::TrimmedCopy(m.value) + " " +
                                   m.unit + " is out of range");
     }
     return converted;
@@ -290,8 +290,8 @@ Result<double> DetailsMetric(const std::string& path, const RawKernel& k,
       if (std::fabs(other - value) > 1e-9 * std::max(std::fabs(value), 1.0)) {
         return InvalidArgumentError(
             KernelTag(path, k, m.line) + ": metric '" + spec.what + "' is " +
-            TrimmedCopy(m.value) + " " + m.unit + " here but " +
-            TrimmedCopy(found->value) + " " + found->unit + " at line " +
+            io::TrimmedCopy(m.value) + " " + m.unit + " here but " +
+            io::TrimmedCopy(found->value) + " " + found->unit + " at line " +
             std::to_string(found->line) +
             " (one kernel ID per launch expected)");
       }
@@ -377,7 +377,7 @@ Status CheckLaunchShape(const std::string& tag, const NcuKernel& k,
 Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
                               bool details,
                               const std::map<std::string, int>& raw_cols,
-                              const CsvRow* raw_row,
+                              const io::CsvRow* raw_row,
                               const std::vector<std::string>& units) {
   NcuKernel k;
   k.id = rk.id;
@@ -423,7 +423,7 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
   bool grid_total = false;
   auto shape = [&](const std::string& cell, const char* metric,
                    const char* raw_metric, Dim3* out, bool* total) -> Status {
-    if (!TrimmedCopy(cell).empty()) {
+    if (!io::TrimmedCopy(cell).empty()) {
       if (ParseDim3(cell, out)) return OkStatus();
       return InvalidArgumentError(KernelTag(path, rk, rk.line) + ": '" +
                                   metric + "': expected \"(x, y, z)\", got '" +
@@ -447,7 +447,7 @@ Result<NcuKernel> BuildKernel(const std::string& path, const RawKernel& rk,
   return k;
 }
 
-std::optional<int> OptColumn(const CsvTable& t, std::string_view name) {
+std::optional<int> OptColumn(const io::CsvTable& t, std::string_view name) {
   for (size_t i = 0; i < t.header.size(); ++i) {
     if (t.header[i] == name) return static_cast<int>(i);
   }
@@ -457,7 +457,7 @@ std::optional<int> OptColumn(const CsvTable& t, std::string_view name) {
 }  // namespace
 
 bool ParseDim3(std::string_view s, Dim3* out) {
-  std::string t = TrimmedCopy(s);
+  std::string t = io::TrimmedCopy(s);
   if (!t.empty() && t.front() == '(' && t.back() == ')')
     t = t.substr(1, t.size() - 2);
   int64_t v[3] = {1, 1, 1};
@@ -468,7 +468,7 @@ bool ParseDim3(std::string_view s, Dim3* out) {
     double d = 0;
     // Below 2^63, so that the cast is defined; CheckLaunchShape applies
     // CUDA's far smaller limits.
-    if (n == 3 || !ParseFiniteDouble(t.substr(pos, comma - pos), &d) || d < 0 ||
+    if (n == 3 || !io::ParseFiniteDouble(t.substr(pos, comma - pos), &d) || d < 0 ||
         d != std::floor(d) || d >= 0x1p63) {
       return false;
     }
@@ -483,17 +483,17 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
                                            const std::string& path,
                                            const NcuImportOptions& options) {
   COLO_ASSIGN_OR_RETURN(TableStart start, FindTable(text, path));
-  CsvOptions csv;
+  io::CsvOptions csv;
   csv.rows_as_wide_as_header = false;  // checked below, after the trailers
-  COLO_ASSIGN_OR_RETURN(CsvTable table,
-                        ParseCsv(text.substr(start.offset), path, csv));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable table,
+                        io::ParseCsv(text.substr(start.offset), path, csv));
   // ParseCsv numbers lines from the table's start; report file lines.
-  for (CsvRow& r : table.rows) r.line += start.line - 1;
+  for (io::CsvRow& r : table.rows) r.line += start.line - 1;
   // Trailing "==PROF== Disconnected ..." lines are not rows of the table.
-  std::erase_if(table.rows, [](const CsvRow& r) {
-    return r.cells.size() == 1 && TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
+  std::erase_if(table.rows, [](const io::CsvRow& r) {
+    return r.cells.size() == 1 && io::TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
   });
-  COLO_RETURN_IF_ERROR(CheckRowWidths(table));
+  COLO_RETURN_IF_ERROR(io::CheckRowWidths(table));
 
   COLO_ASSIGN_OR_RETURN(int c_id, table.Column("ID"));
   COLO_ASSIGN_OR_RETURN(int c_name, table.Column("Kernel Name"));
@@ -515,8 +515,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   }
   const bool details = OptColumn(table, "Metric Name").has_value();
 
-  auto cell = [](const CsvRow& r, std::optional<int> c) -> std::string {
-    return c && static_cast<size_t>(*c) < r.cells.size() ? TrimmedCopy(r.cells[*c])
+  auto cell = [](const io::CsvRow& r, std::optional<int> c) -> std::string {
+    return c && static_cast<size_t>(*c) < r.cells.size() ? io::TrimmedCopy(r.cells[*c])
                                                          : std::string();
   };
 
@@ -527,17 +527,17 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     COLO_ASSIGN_OR_RETURN(int c_value, table.Column("Metric Value"));
     std::vector<RawKernel> raw;
     std::map<std::pair<std::string, std::string>, size_t> index;
-    for (const CsvRow& r : table.rows) {
+    for (const io::CsvRow& r : table.rows) {
       COLO_ASSIGN_OR_RETURN(std::string_view id, table.Cell(r, c_id));
       COLO_ASSIGN_OR_RETURN(std::string_view metric, table.Cell(r, c_metric));
       COLO_ASSIGN_OR_RETURN(std::string_view unit, table.Cell(r, c_unit));
       COLO_ASSIGN_OR_RETURN(std::string_view value, table.Cell(r, c_value));
-      if (TrimmedCopy(id).empty()) {
+      if (io::TrimmedCopy(id).empty()) {
         return InvalidArgumentError(
             table.Where(r) +
             ": empty 'ID' cell (expected the kernel's launch ID)");
       }
-      const auto key = std::make_pair(cell(r, c_pid), TrimmedCopy(id));
+      const auto key = std::make_pair(cell(r, c_pid), io::TrimmedCopy(id));
       auto [it, fresh] = index.emplace(key, raw.size());
       if (fresh) {
         RawKernel k;
@@ -551,8 +551,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
         k.line = r.line;
         raw.push_back(std::move(k));
       }
-      raw[it->second].metrics[TrimmedCopy(metric)].push_back(
-          RawMetric{TrimmedCopy(unit), std::string(value), r.line});
+      raw[it->second].metrics[io::TrimmedCopy(metric)].push_back(
+          RawMetric{io::TrimmedCopy(unit), std::string(value), r.line});
     }
     for (const RawKernel& rk : raw) {
       COLO_ASSIGN_OR_RETURN(NcuKernel k,
@@ -561,7 +561,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     }
   } else {
     // Raw page: the first row under the header holds the units.
-    if (table.rows.empty() || !TrimmedCopy(table.rows[0].cells[0]).empty()) {
+    if (table.rows.empty() || !io::TrimmedCopy(table.rows[0].cells[0]).empty()) {
       return InvalidArgumentError(
           path + ":" + std::to_string(start.line + 1) +
           ": expected the units row of a `--page raw` export "
@@ -570,13 +570,13 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     }
     std::vector<std::string> units;
     for (const std::string& u : table.rows[0].cells)
-      units.push_back(TrimmedCopy(u));
+      units.push_back(io::TrimmedCopy(u));
     std::map<std::string, int> cols;
     for (size_t i = 0; i < table.header.size(); ++i)
       cols[table.header[i]] = static_cast<int>(i);
     std::map<std::pair<std::string, std::string>, int> seen_ids;
     for (size_t i = 1; i < table.rows.size(); ++i) {
-      const CsvRow& r = table.rows[i];
+      const io::CsvRow& r = table.rows[i];
       const auto key = std::make_pair(cell(r, c_pid), cell(r, c_id));
       if (auto [it, fresh] = seen_ids.emplace(key, r.line); !fresh) {
         return InvalidArgumentError(
@@ -637,7 +637,7 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
 
 Result<std::vector<NcuKernel>> ReadNcuCsv(const std::string& path,
                                           const NcuImportOptions& options) {
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   return ParseNcuCsv(text, path, options);
 }
 

@@ -7,7 +7,7 @@
 
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -97,7 +97,7 @@ Result<Workload> LoadOrionKernelTable(const std::string& path,
                         ComputeOccupancy(v100, ShapeOf(options)));
   const int64_t blocks_per_sm = occ.blocks_per_sm;
 
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   std::string expected_header;
   for (const char* c : kColumns) {
     expected_header += (expected_header.empty() ? "" : ",") + std::string(c);
@@ -106,7 +106,7 @@ Result<Workload> LoadOrionKernelTable(const std::string& path,
     return InvalidArgumentError(path + ":1: empty file, expected the header '" +
                                 expected_header + "'");
   }
-  COLO_ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text, path));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable table, io::ParseCsv(text, path));
   const int header_line = HeaderLine(text);
 
   // Column indices in kColumns order; the file may order them differently.
@@ -141,7 +141,7 @@ Result<Workload> LoadOrionKernelTable(const std::string& path,
   w.profiled_on = v100.name;
   w.kernels.reserve(table.rows.size());
 
-  for (const CsvRow& row : table.rows) {  // as wide as the header (ParseCsv)
+  for (const io::CsvRow& row : table.rows) {  // as wide as the header (ParseCsv)
     auto bad = [&](int c, const std::string& what) {
       return InvalidArgumentError(table.Where(row) + ": column '" +
                                   kColumns[c] + "': " + what);

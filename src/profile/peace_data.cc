@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 
@@ -13,7 +13,7 @@ Result<std::vector<PeaceDcgm>> ReadPeaceDcgm(const std::string& path,
     return InvalidArgumentError(
         "PEACE metrics: MPS percentage must be one of 10, 20, ..., 100");
   }
-  COLO_ASSIGN_OR_RETURN(CsvTable t, ReadCsvFile(path));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ReadCsvFile(path));
   const std::string p = std::to_string(mps_pct);
   COLO_ASSIGN_OR_RETURN(int c_name, t.Column("Type"));
   COLO_ASSIGN_OR_RETURN(int c_act, t.Column("SMACT%" + p));
@@ -21,7 +21,7 @@ Result<std::vector<PeaceDcgm>> ReadPeaceDcgm(const std::string& path,
   COLO_ASSIGN_OR_RETURN(int c_dram, t.Column("DRAMA%" + p));
   std::map<std::string, int> seen;
   std::vector<PeaceDcgm> out;
-  for (const CsvRow& r : t.rows) {
+  for (const io::CsvRow& r : t.rows) {
     PeaceDcgm m;
     m.line = r.line;
     COLO_ASSIGN_OR_RETURN(std::string_view name, t.Cell(r, c_name));

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "colo/kernel.h"
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -22,7 +22,7 @@ constexpr int64_t kGiB = 1024LL * 1024 * 1024;
 // Reads and parses a JSON file. nlohmann reports parse errors by exception;
 // they stop here and come back as InvalidArgument with its position.
 Result<json> ReadJsonFile(const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {

@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -57,7 +57,7 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
     if (s.fb[i]) fb = std::max(fb, *s.fb[i]);
   }
   if (n == 0) {
-    return NoSampleLeftError(
+    return io::NoSampleLeftError(
         path, o.gpu, s.sm.size(), o.skip_first, o.skip_idle,
         n_without_sm > 0 ? std::to_string(n_without_sm) +
                                " without an 'sm' figure ('-')"
@@ -77,7 +77,7 @@ Result<std::optional<double>> Cell(const std::string& tok,
                                    const std::string& column, double max) {
   if (tok == "-" || tok == "N/A") return std::optional<double>();
   double v = 0;
-  if (!ParseFiniteDouble(tok, &v)) {
+  if (!io::ParseFiniteDouble(tok, &v)) {
     return InvalidArgumentError(where + ": column '" + column +
                                 "': expected a number or '-', got '" + tok +
                                 "'");
@@ -104,10 +104,10 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
     if (t.empty() || t.front() == '\r') continue;
     const std::string where = path + ":" + std::to_string(l.number);
     if (t.front() == '#') {
-      std::vector<std::string> tok = SplitWhitespace(t.substr(1));
+      std::vector<std::string> tok = io::SplitWhitespace(t.substr(1));
       if (std::find(tok.begin(), tok.end(), "gpu") != tok.end()) {
         // "# gpu sm mem sm" would let the last 'sm' win silently.
-        COLO_RETURN_IF_ERROR(CheckUniqueColumns(tok, where));
+        COLO_RETURN_IF_ERROR(io::CheckUniqueColumns(tok, where));
         header = tok;
         pmon = std::find(tok.begin(), tok.end(), "pid") != tok.end();
       }
@@ -118,7 +118,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
                                   ": data before the '# gpu ...' header line "
                                   "(expected nvidia-smi dmon or pmon output)");
     }
-    std::vector<std::string> tok = SplitWhitespace(t);
+    std::vector<std::string> tok = io::SplitWhitespace(t);
     // pmon's command (its last column) may be blank, or a name with spaces.
     // Any other row wider than the header is two rows run together or a
     // column the header lacks: which figure is which would be a guess.
@@ -133,7 +133,7 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
     for (size_t i = 0; i < header.size() && i < tok.size(); ++i)
       row[header[i]] = tok[i];
     int gpu = -1;
-    if (!ParseIndex(row["gpu"], &gpu)) {
+    if (!io::ParseIndex(row["gpu"], &gpu)) {
       return InvalidArgumentError(
           where +
           ": column 'gpu': expected a GPU index (a whole number >= 0), got '" +
@@ -198,14 +198,14 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
 // "91 %" -> 91, "419 MiB" -> 419; "[N/A]" / "[Not Supported]" -> nullopt.
 // A unit in the cell must be the one in the header's brackets
 // ("memory.used [MiB]"), and the value must lie in [0, max].
-Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r,
+Result<std::optional<double>> QueryValue(const io::CsvTable& t, const io::CsvRow& r,
                                          int col, double max) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
-  std::vector<std::string> tok = SplitWhitespace(cell);
+  std::vector<std::string> tok = io::SplitWhitespace(cell);
   if (!tok.empty() && tok[0].front() == '[') return std::optional<double>();
   const std::string& name = t.header[col];
   double v = 0;
-  if (tok.empty() || tok.size() > 2 || !ParseFiniteDouble(tok[0], &v)) {
+  if (tok.empty() || tok.size() > 2 || !io::ParseFiniteDouble(tok[0], &v)) {
     return InvalidArgumentError(
         t.Where(r) + ": column '" + name +
         "': expected a number with an optional unit, got '" +
@@ -226,7 +226,7 @@ Result<std::optional<double>> QueryValue(const CsvTable& t, const CsvRow& r,
   return std::optional<double>(v);
 }
 
-std::optional<int> ColumnStartingWith(const CsvTable& t,
+std::optional<int> ColumnStartingWith(const io::CsvTable& t,
                                       std::string_view prefix) {
   for (size_t i = 0; i < t.header.size(); ++i) {
     if (t.header[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
@@ -236,7 +236,7 @@ std::optional<int> ColumnStartingWith(const CsvTable& t,
 
 Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
                                  const SmiLogOptions& o) {
-  COLO_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(text, path));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(text, path));
   const std::optional<int> c_util = ColumnStartingWith(t, "utilization.gpu");
   if (!c_util) {
     COLO_RETURN_IF_ERROR(t.Column("utilization.gpu [%]").status());
@@ -256,13 +256,13 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
   if (!c_index && o.devices_per_sample == 0) {
     if (const std::optional<int> c_time = ColumnStartingWith(t, "timestamp")) {
       for (size_t i = 1; i < t.rows.size(); ++i) {
-        const CsvRow& a = t.rows[i - 1];
-        const CsvRow& b = t.rows[i];
+        const io::CsvRow& a = t.rows[i - 1];
+        const io::CsvRow& b = t.rows[i];
         if (a.cells[*c_time] == b.cells[*c_time] &&
             a.cells[*c_time] != t.header[*c_time]) {
           return InvalidArgumentError(
               t.Where(b) + ": a second line with timestamp '" +
-              TrimmedCopy(b.cells[*c_time]) +
+              io::TrimmedCopy(b.cells[*c_time]) +
               "' and no 'index' column: several GPUs per sample; give the "
               "number of lines per sample (--smi-devices) or add index to "
               "--query-gpu");
@@ -271,7 +271,7 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
     }
     if (const std::optional<int> c_name = ColumnStartingWith(t, "name")) {
       std::set<std::string> names;
-      for (const CsvRow& r : t.rows) {
+      for (const io::CsvRow& r : t.rows) {
         if (static_cast<size_t>(*c_name) < r.cells.size())
           names.insert(r.cells[*c_name]);
       }
@@ -288,17 +288,17 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
   // Lines of samples so far: a GPU's place in its sample is its line's
   // position in this count, which repeated headers are not part of.
   int64_t sample_lines = 0;
-  for (const CsvRow& r : t.rows) {
-    if (SplitWhitespace(r.cells[0]) == SplitWhitespace(t.header[0]) ||
-        TrimSpaces(r.cells[*c_util]).starts_with("utilization.gpu")) {
+  for (const io::CsvRow& r : t.rows) {
+    if (io::SplitWhitespace(r.cells[0]) == io::SplitWhitespace(t.header[0]) ||
+        io::TrimSpaces(r.cells[*c_util]).starts_with("utilization.gpu")) {
       // nvidia-smi repeats the header; one that differs from the first
       // would make the columns below mean something else.
       for (size_t c = 0; c < t.header.size(); ++c) {
-        if (TrimmedCopy(r.cells[c]) != t.header[c]) {
+        if (io::TrimmedCopy(r.cells[c]) != t.header[c]) {
           return InvalidArgumentError(
               t.Where(r) + ": a repeated header line that differs from the " +
               "first: field " + std::to_string(c + 1) + " is '" +
-              TrimmedCopy(r.cells[c]) + "', expected '" + t.header[c] + "'");
+              io::TrimmedCopy(r.cells[c]) + "', expected '" + t.header[c] + "'");
         }
       }
       continue;
@@ -307,7 +307,7 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
     if (c_index) {
       COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, *c_index));
       int idx = 0;
-      if (!ParseIndex(cell, &idx)) {
+      if (!io::ParseIndex(cell, &idx)) {
         return InvalidArgumentError(
             t.Where(r) + ": column '" + t.header[*c_index] +
             "': expected a GPU index (a whole number >= 0), got '" +
@@ -362,7 +362,7 @@ Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path,
   COLO_RETURN_IF_ERROR(o.Validate());
   std::vector<Line> lines = Lines(text);
   for (const Line& l : lines) {
-    std::vector<std::string> tok = SplitWhitespace(l.text);
+    std::vector<std::string> tok = io::SplitWhitespace(l.text);
     if (tok.empty()) continue;
     if (l.text.find("utilization.gpu") != std::string_view::npos)
       return ParseQueryCsv(text, path, o);
@@ -374,7 +374,7 @@ Result<SmiSummary> ParseSmiLog(std::string_view text, const std::string& path,
 
 Result<SmiSummary> ReadSmiLog(const std::string& path,
                               const SmiLogOptions& options) {
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   return ParseSmiLog(text, path, options);
 }
 

@@ -12,7 +12,7 @@
 //     one with SmiLogOptions::pid.
 //   * `nvidia-smi
 //   --query-gpu=...,utilization.gpu,utilization.memory,memory.used
-//     --format=csv [-l 1]`: CSV (read with profile/csv.h), values with units
+//     --format=csv [-l 1]`: CSV (read with io/csv.h), values with units
 //     ("91 %", "419 MiB"). Devices are told apart by an "index" column, or by
 //     position when SmiLogOptions::devices_per_sample says how many lines each
 //     sample has (a repeated header line is skipped, not counted as one).

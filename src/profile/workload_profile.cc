@@ -7,7 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -254,7 +254,7 @@ Result<WorkloadProfile> ParseProfileJson(std::string_view text,
 }
 
 Result<WorkloadProfile> LoadProfile(const std::string& path) {
-  COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   return ParseProfileJson(text, path);
 }
 

@@ -30,9 +30,9 @@ std::string PercentCell(const std::optional<double>& fraction, bool sign) {
 
 // The priority runs' bounds differ (a sweep of the bound): each of their
 // rows says its bound.
-bool SeveralBounds(const std::vector<sim::RunReport>& reports) {
+bool SeveralBounds(const std::vector<experiment::RunReport>& reports) {
   std::optional<Duration> first;
-  for (const sim::RunReport& r : reports) {
+  for (const experiment::RunReport& r : reports) {
     if (!r.preemption_bound) continue;
     if (first && *first != *r.preemption_bound) return true;
     first = r.preemption_bound;
@@ -42,13 +42,13 @@ bool SeveralBounds(const std::vector<sim::RunReport>& reports) {
 
 }  // namespace
 
-PolicySummary SummarizeRun(const sim::RunReport& report) {
+PolicySummary SummarizeRun(const experiment::RunReport& report) {
   PolicySummary s;
   s.policy = report.policy.empty() ? "none" : report.policy;
   if (report.ideal_preemption == "keep-progress") s.policy = "ideal bound";
   if (report.ideal_preemption == "restart") s.policy = "ideal restart";
   std::vector<double> p50, p99, overhead, be, delayed, delay_p99;
-  for (const sim::JobReport& j : report.jobs) {
+  for (const experiment::JobReport& j : report.jobs) {
     if (j.priority == PriorityClass::kHigh) {
       if (j.kernel_delays && j.kernel_delays->compared > 0) {
         delayed.push_back(j.kernel_delays->DelayedFraction());
@@ -74,17 +74,17 @@ PolicySummary SummarizeRun(const sim::RunReport& report) {
   s.be_normalized = Mean(be);
   s.system_throughput = report.system_throughput;
   std::vector<double> occupancy;
-  for (const sim::GpuReport& g : report.gpus) {
+  for (const experiment::GpuReport& g : report.gpus) {
     occupancy.push_back(g.mean_sm_occupancy);
   }
   s.sm_occupancy = Mean(occupancy).value_or(0);
   return s;
 }
 
-std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
+std::string FormatPolicyTable(const std::vector<experiment::RunReport>& reports) {
   std::string out;
   if (!reports.empty()) {
-    const sim::RunReport& first = reports.front();
+    const experiment::RunReport& first = reports.front();
     out += fmt::format("scenario  {}\n", first.scenario);
     out += fmt::format("gpu       {}\n", first.gpu);
     out += fmt::format("seed      {}\n", first.seed);
@@ -96,14 +96,14 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
       "policy",       "hp p50 ms", "hp p99 ms", "hp p99 +%", "hp delayed", "delay p99 us",
       "delay max us", "be norm",   "system",    "SM occ"};
   const bool several_bounds = SeveralBounds(reports);
-  auto label = [several_bounds](const sim::RunReport& r) {
+  auto label = [several_bounds](const experiment::RunReport& r) {
     std::string name = SummarizeRun(r).policy;
     if (several_bounds && r.preemption_bound) name += " " + FormatDuration(*r.preemption_bound);
     return name;
   };
   std::vector<std::vector<std::string>> rows;
   std::string unfused;  // the runs simulated wave by wave.
-  for (const sim::RunReport& r : reports) {
+  for (const experiment::RunReport& r : reports) {
     const PolicySummary s = SummarizeRun(r);
     if (r.wave_by_wave) unfused += (unfused.empty() ? "" : ", ") + label(r);
     rows.push_back({label(r), Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
@@ -137,19 +137,19 @@ std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports) {
              "overhead over solo;\n") +
          fmt::format("hp delayed: the share of their kernels that took more than {:g} us longer than\n"
                   "alone, from launch to end; delay p99 / max: how much longer those took\n",
-                  ToMicros(sim::kKernelDelayThreshold)) +
+                  ToMicros(experiment::kKernelDelayThreshold)) +
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
   if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";
-  for (const sim::RunReport& r : reports) {
+  for (const experiment::RunReport& r : reports) {
     if (r.ideal_preemption.empty()) continue;
     out += SummarizeRun(r).policy +
            ": not a policy but a bound: best effort is preempted at once and for\nfree, " +
            (r.ideal_preemption == "restart" ? "its blocks starting again" : "keeping its progress") +
            ", and gets only what high priority leaves; no policy\npasses it without slowing high priority\n";
   }
-  for (const sim::RunReport& r : reports) {
-    for (const sim::JobReport& j : r.jobs) {
+  for (const experiment::RunReport& r : reports) {
+    for (const experiment::JobReport& j : r.jobs) {
       const std::string warning = UnfinishedWarning(j);
       if (!warning.empty()) {
         out += "warning: " + label(r) + ": " + warning + "\n";

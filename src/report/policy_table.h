@@ -10,7 +10,7 @@
 //                    requests (the mean over them when there are several);
 //   hp p99 +%        their p99 overhead over their solo runs (mean);
 //   hp delayed       the share of the high-priority jobs' kernels that took
-//                    longer from launch to end than alone (sim::KernelDelays;
+//                    longer from launch to end than alone (experiment::KernelDelays;
 //                    mean over the jobs);
 //   delay p99 / max  how much longer the delayed ones took, us: the p99
 //                    (mean over the jobs) and the longest (over all);
@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/run_report.h"
+#include "experiment/run_report.h"
 
 namespace colo::report {
 
@@ -44,7 +44,7 @@ struct PolicySummary {
   std::optional<double> hp_p50_ms;     // mean over high-priority jobs with latency.
   std::optional<double> hp_p99_ms;
   std::optional<double> hp_p99_overhead;  // fraction, e.g. 0.05 = 5% worse.
-  // High-priority kernels delayed over solo (sim::KernelDelays): the
+  // High-priority kernels delayed over solo (experiment::KernelDelays): the
   // fraction and p99 (mean over the jobs) and the longest delay (max).
   std::optional<double> hp_delayed;
   std::optional<double> hp_delay_p99_us;
@@ -54,9 +54,9 @@ struct PolicySummary {
   double sm_occupancy = 0;             // mean over the run's GPUs.
 };
 
-PolicySummary SummarizeRun(const sim::RunReport& report);
+PolicySummary SummarizeRun(const experiment::RunReport& report);
 
 // The table, ending in a newline. Empty `reports`: the header alone.
-std::string FormatPolicyTable(const std::vector<sim::RunReport>& reports);
+std::string FormatPolicyTable(const std::vector<experiment::RunReport>& reports);
 
 }  // namespace colo::report

@@ -33,7 +33,7 @@ Json Count(const std::optional<int64_t>& n) {
 
 // Null for training jobs and for a service that completed no request: a
 // count of 0 has no percentiles (the table shows "-").
-Json Latency(const std::optional<sim::LatencyStats>& stats) {
+Json Latency(const std::optional<experiment::LatencyStats>& stats) {
   if (!stats || stats->count == 0) return nullptr;
   Json j;
   j["count"] = stats->count;
@@ -48,17 +48,17 @@ Json Latency(const std::optional<sim::LatencyStats>& stats) {
 }
 
 // Null without a solo baseline to compare with.
-Json KernelDelays(const std::optional<sim::KernelDelays>& delays) {
+Json KernelDelays(const std::optional<experiment::KernelDelays>& delays) {
   if (!delays) return nullptr;
   Json j;
   j["compared"] = delays->compared;
   j["delayed"] = delays->delayed;
-  j["threshold_ns"] = sim::kKernelDelayThreshold.count();
+  j["threshold_ns"] = experiment::kKernelDelayThreshold.count();
   j["delay"] = Latency(delays->delay);
   return j;
 }
 
-Json Job(const sim::JobReport& job) {
+Json Job(const experiment::JobReport& job) {
   Json j;
   j["name"] = job.name;
   j["class"] = PriorityClassName(job.priority);
@@ -80,7 +80,7 @@ Json Job(const sim::JobReport& job) {
   return j;
 }
 
-Json Gpu(const sim::GpuReport& gpu) {
+Json Gpu(const experiment::GpuReport& gpu) {
   Json j;
   j["name"] = gpu.name;
   j["mean_sm_occupancy"] = Number(gpu.mean_sm_occupancy);
@@ -100,7 +100,7 @@ Json Gpu(const sim::GpuReport& gpu) {
   return j;
 }
 
-Json Run(const sim::RunReport& report) {
+Json Run(const experiment::RunReport& report) {
   Json j;
   j["format"] = "colo.sim.run/1";
   j["scenario"] = report.scenario;
@@ -129,10 +129,10 @@ Json Run(const sim::RunReport& report) {
         {"busy_fraction", Number(t.BusyFraction(report.duration))}};
   }
   Json jobs = Json::array();
-  for (const sim::JobReport& job : report.jobs) jobs.push_back(Job(job));
+  for (const experiment::JobReport& job : report.jobs) jobs.push_back(Job(job));
   j["jobs"] = std::move(jobs);
   Json gpus = Json::array();
-  for (const sim::GpuReport& gpu : report.gpus) gpus.push_back(Gpu(gpu));
+  for (const experiment::GpuReport& gpu : report.gpus) gpus.push_back(Gpu(gpu));
   j["gpus"] = std::move(gpus);
   return j;
 }
@@ -145,13 +145,13 @@ std::string Dump(const Json& j) {
 
 }  // namespace
 
-std::string FormatRunJson(const sim::RunReport& report) {
+std::string FormatRunJson(const experiment::RunReport& report) {
   return Dump(Run(report));
 }
 
-std::string FormatRunsJson(const std::vector<sim::RunReport>& reports) {
+std::string FormatRunsJson(const std::vector<experiment::RunReport>& reports) {
   Json runs = Json::array();
-  for (const sim::RunReport& r : reports) runs.push_back(Run(r));
+  for (const experiment::RunReport& r : reports) runs.push_back(Run(r));
   return Dump(runs);
 }
 

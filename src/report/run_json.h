@@ -23,7 +23,7 @@
 //              at the end of the solo run), "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
 //              "p99_overhead", "shared_latency", "solo_latency",
-//              "kernel_delays" (sim::KernelDelays; null without a solo run):
+//              "kernel_delays" (experiment::KernelDelays; null without a solo run):
 //                {"compared", "delayed", "threshold_ns", "delay" (a latency
 //                 over the delayed kernels; null when none was)}}],
 //    "gpus": [{"name" (a MIG instance numbered: "A100-SXM4-40GB/3g.20gb#1"),
@@ -40,15 +40,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/run_report.h"
+#include "experiment/run_report.h"
 
 namespace colo::report {
 
 // The JSON text, indented by 2, ending in a newline.
-std::string FormatRunJson(const sim::RunReport& report);
+std::string FormatRunJson(const experiment::RunReport& report);
 
 // Several runs (e.g. one per policy, `colo sim --policies`) as a JSON array
 // of the objects above, in the given order; same rules, ending in a newline.
-std::string FormatRunsJson(const std::vector<sim::RunReport>& reports);
+std::string FormatRunsJson(const std::vector<experiment::RunReport>& reports);
 
 }  // namespace colo::report

@@ -29,8 +29,8 @@ std::string Percent(double fraction) {
   return fmt::format("{:.1f}%", 100 * fraction);
 }
 
-std::string Ms(const std::optional<sim::LatencyStats>& stats,
-               Duration sim::LatencyStats::*field) {
+std::string Ms(const std::optional<experiment::LatencyStats>& stats,
+               Duration experiment::LatencyStats::*field) {
   if (!stats || stats->count == 0) return "-";
   return Fixed(ToMillis((*stats).*field), 3);
 }
@@ -66,15 +66,15 @@ std::string Count(const std::optional<int64_t>& n) {
   return n ? std::to_string(*n) : "-";
 }
 
-std::string JobTable(const std::vector<sim::JobReport>& jobs) {
+std::string JobTable(const std::vector<experiment::JobReport>& jobs) {
   // Which instance each job ran on, under MIG only (elsewhere all share one).
   const bool instances =
       std::any_of(jobs.begin(), jobs.end(),
-                  [](const sim::JobReport& j) { return !j.instance.empty(); });
+                  [](const experiment::JobReport& j) { return !j.instance.empty(); });
   // Requests arrived and unfinished, where some job serves requests.
   const bool requests = std::any_of(
       jobs.begin(), jobs.end(),
-      [](const sim::JobReport& j) { return j.arrived.has_value(); });
+      [](const experiment::JobReport& j) { return j.arrived.has_value(); });
   std::vector<Column> cols = {
       {"job", true, {}},        {"class", true, {}},   {"kind", true, {}},
       {"completed", false, {}}, {"solo/s", false, {}}, {"shared/s", false, {}},
@@ -85,7 +85,7 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
                                    Column{"unfinished", false, {}}});
   }
   if (instances) cols.insert(cols.begin() + 3, Column{"instance", true, {}});
-  for (const sim::JobReport& j : jobs) {
+  for (const experiment::JobReport& j : jobs) {
     std::vector<std::string> row = {
         j.name,
         PriorityClassName(j.priority),
@@ -94,9 +94,9 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
         Fixed(j.solo_throughput, 2),
         Fixed(j.shared_throughput, 2),
         j.normalized ? Fixed(*j.normalized, 3) : "-",
-        Ms(j.shared_latency, &sim::LatencyStats::p50),
-        Ms(j.shared_latency, &sim::LatencyStats::p95),
-        Ms(j.shared_latency, &sim::LatencyStats::p99),
+        Ms(j.shared_latency, &experiment::LatencyStats::p50),
+        Ms(j.shared_latency, &experiment::LatencyStats::p95),
+        Ms(j.shared_latency, &experiment::LatencyStats::p99),
         j.p99_overhead && std::isfinite(*j.p99_overhead)
             ? fmt::format("{:+.1f}%", 100 * *j.p99_overhead)
             : "-",
@@ -108,22 +108,22 @@ std::string JobTable(const std::vector<sim::JobReport>& jobs) {
     for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
   }
   std::string out = RenderColumns(cols);
-  for (const sim::JobReport& j : jobs) {
+  for (const experiment::JobReport& j : jobs) {
     const std::string warning = UnfinishedWarning(j);
     if (!warning.empty()) out += "warning: " + warning + "\n";
   }
   return out;
 }
 
-// Per job, its kernels that took longer than alone (sim::KernelDelays);
+// Per job, its kernels that took longer than alone (experiment::KernelDelays);
 // empty when no job has a solo run to compare with.
-std::string KernelDelaySection(const std::vector<sim::JobReport>& jobs) {
+std::string KernelDelaySection(const std::vector<experiment::JobReport>& jobs) {
   std::vector<Column> cols = {{"job", true, {}},    {"delayed", false, {}}, {"of", false, {}},
                               {"share", false, {}}, {"p50", false, {}},     {"p99", false, {}},
                               {"max", false, {}}};
-  for (const sim::JobReport& j : jobs) {
+  for (const experiment::JobReport& j : jobs) {
     if (!j.kernel_delays) continue;
-    const sim::KernelDelays& d = *j.kernel_delays;
+    const experiment::KernelDelays& d = *j.kernel_delays;
     const bool any = d.delay.count > 0;
     const std::vector<std::string> row = {j.name,
                                           std::to_string(d.delayed),
@@ -137,11 +137,11 @@ std::string KernelDelaySection(const std::vector<sim::JobReport>& jobs) {
   if (cols.front().cells.empty()) return "";
   return fmt::format("kernels delayed: took more than {} longer than alone, from the job's launch to\n"
                      "their end; p50 / p99 / max of how much longer\n",
-                     FormatDuration(sim::kKernelDelayThreshold)) +
+                     FormatDuration(experiment::kKernelDelayThreshold)) +
          RenderColumns(cols);
 }
 
-std::string GpuSection(const sim::GpuReport& gpu) {
+std::string GpuSection(const experiment::GpuReport& gpu) {
   std::vector<double> occupancy, active, dram;
   for (const sim::UtilizationSample& s : gpu.timeline) {
     occupancy.push_back(s.sm_occupancy);
@@ -173,7 +173,7 @@ std::string GpuSection(const sim::GpuReport& gpu) {
 }
 
 // "copies  in N (X MiB, engine busy Y%), out ..." when the run copied.
-std::string CopiesLine(const sim::RunReport& report) {
+std::string CopiesLine(const experiment::RunReport& report) {
   const sim::CopyTotals& in = report.copies[CopyEngineIndex(CopyDirection::kHostToDevice)];
   const sim::CopyTotals& out = report.copies[CopyEngineIndex(CopyDirection::kDeviceToHost)];
   if (in.copies == 0 && out.copies == 0) return "";
@@ -187,7 +187,7 @@ std::string CopiesLine(const sim::RunReport& report) {
 
 }  // namespace
 
-std::string UnfinishedWarning(const sim::JobReport& job) {
+std::string UnfinishedWarning(const experiment::JobReport& job) {
   if (!job.arrived || !job.unfinished) return "";
   const int64_t arrived = *job.arrived;
   auto share = [arrived](int64_t n) {
@@ -195,9 +195,9 @@ std::string UnfinishedWarning(const sim::JobReport& job) {
                        100.0 * static_cast<double>(n) /
                            static_cast<double>(std::max<int64_t>(1, arrived)));
   };
-  const bool shared = sim::TooManyUnfinished(*job.unfinished, arrived);
+  const bool shared = experiment::TooManyUnfinished(*job.unfinished, arrived);
   const bool solo = job.solo_unfinished &&
-                    sim::TooManyUnfinished(*job.solo_unfinished, arrived);
+                    experiment::TooManyUnfinished(*job.solo_unfinished, arrived);
   if (!shared && !solo) return "";
   std::string text = fmt::format(
       "job '{}' left {} of {} requests unfinished at the "
@@ -226,7 +226,7 @@ std::string Sparkline(const std::vector<double>& values, size_t width) {
   return out;
 }
 
-std::string FormatRunTable(const sim::RunReport& report) {
+std::string FormatRunTable(const experiment::RunReport& report) {
   std::string out;
   out += fmt::format("scenario  {}\n", report.scenario);
   out += fmt::format("gpu       {}\n", report.gpu);
@@ -242,7 +242,7 @@ std::string FormatRunTable(const sim::RunReport& report) {
   out += "\n" + JobTable(report.jobs);
   const std::string delays = KernelDelaySection(report.jobs);
   if (!delays.empty()) out += "\n" + delays;
-  for (const sim::GpuReport& gpu : report.gpus) out += "\n" + GpuSection(gpu);
+  for (const experiment::GpuReport& gpu : report.gpus) out += "\n" + GpuSection(gpu);
   out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",
                      Fixed(report.system_throughput, 3));
   out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);

@@ -7,7 +7,7 @@
 // requests, solo and shared throughput, normalized throughput, shared request
 // latency p50/p95/p99 and the p99 overhead over solo), a warning line per
 // job that left too many requests unfinished (UnfinishedWarning), where the
-// jobs have solo runs a "kernels delayed" row per job (sim::KernelDelays:
+// jobs have solo runs a "kernels delayed" row per job (experiment::KernelDelays:
 // delayed, compared, share, p50/p99/max of the delay), then per GPU or MIG instance the mean SM
 // occupancy, SM activity and DRAM utilization with a sparkline of the
 // timeline, and the system throughput. Deterministic: the same report gives
@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/run_report.h"
+#include "experiment/run_report.h"
 
 namespace colo::report {
 
 // The table, ending in a newline.
-std::string FormatRunTable(const sim::RunReport& report);
+std::string FormatRunTable(const experiment::RunReport& report);
 
 // For an inference job that left more requests unfinished than
-// sim::TooManyUnfinished allows, in the shared run or alone: one line (no
+// experiment::TooManyUnfinished allows, in the shared run or alone: one line (no
 // newline, no "warning: " prefix) that says so and that its latency figures
 // cover the completed requests only (the unfinished ones would add the
 // longest waits). It names no cause: a queue that grows (overload or a
@@ -33,7 +33,7 @@ std::string FormatRunTable(const sim::RunReport& report);
 // the end both leave requests unfinished, e.g. "job 'bert' left 900
 // (90.0%) of 1000 requests unfinished at the end of the run, 900 (90.0%) alone;
 // its latency figures cover only the 100 completed". Empty otherwise.
-std::string UnfinishedWarning(const sim::JobReport& job);
+std::string UnfinishedWarning(const experiment::JobReport& job);
 
 // One character per value in [0, 1] from " .:-=+*#%@" (blank = 0, '@' = 1;
 // values outside are clamped). Longer series are averaged down to at most

@@ -151,7 +151,7 @@ void Daemon::RequestStop() {
 void Daemon::AdviseSyncSpin() {
   int apps = 0;
   for (const auto& [cid, c] : clients_) {
-    if (c->registered && c->role == ClientRole::kApp && c->ring) ++apps;
+    if (c->registered && c->role == ipc::ClientRole::kApp && c->ring) ++apps;
   }
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   const uint32_t ok = apps + 1 <= cpus ? 1 : 0;
@@ -313,10 +313,10 @@ void Daemon::Accept() {
       ++connections_rejected_;
       DaemonLog("rejected connection from uid %u (pid %d): uid not allowed", cred.uid,
           cred.pid);
-      RejectedMsg r;
-      CopyString(r.reason, "uid " + std::to_string(cred.uid) +
+      ipc::RejectedMsg r;
+      ipc::CopyString(r.reason, "uid " + std::to_string(cred.uid) +
                                " is not allowed to use colod");
-      (void)SendStruct(fd, MsgType::kRejected, r);
+      (void)ipc::SendStruct(fd, ipc::MsgType::kRejected, r);
       close(fd);
       continue;
     }
@@ -340,16 +340,16 @@ void Daemon::Accept() {
 }
 
 void Daemon::OnSocketReadable(Client& c) {
-  Result<Message> got = ReceiveMessage(c.fd);
+  Result<ipc::Message> got = ipc::ReceiveMessage(c.fd);
   if (!got.ok()) {
     Drop(c.id, got.status().code() == StatusCode::kUnavailable
                    ? "disconnected"
                    : "protocol error: " + got.status().message());
     return;
   }
-  Message& m = *got;
+  ipc::Message& m = *got;
   if (!c.registered) {
-    if (m.type != MsgType::kHello) {
+    if (m.type != ipc::MsgType::kHello) {
       for (int f : m.fds) close(f);
       Drop(c.id, "protocol error: first message is not Hello");
       return;
@@ -359,12 +359,12 @@ void Daemon::OnSocketReadable(Client& c) {
   }
   for (int f : m.fds) close(f);
   switch (m.type) {
-    case MsgType::kAlloc: {
-      Result<AllocMsg> a = PayloadAs<AllocMsg>(m);
+    case ipc::MsgType::kAlloc: {
+      Result<ipc::AllocMsg> a = ipc::PayloadAs<ipc::AllocMsg>(m);
       if (!a.ok()) return Drop(c.id, "protocol error: " + a.status().message());
       if (!DrainRing(c))
         return;  // launches before it decide persistent vs ephemeral.
-      StatusReplyMsg r;
+      ipc::StatusReplyMsg r;
       Status s = ledger_.Reserve(
           c.id, a->address, static_cast<int64_t>(a->bytes), c.launched == 0);
       if (s.ok()) PostDeviceFree();
@@ -376,35 +376,35 @@ void Daemon::OnSocketReadable(Client& c) {
             c.peer.pid, static_cast<unsigned long long>(a->bytes),
             s.message().c_str());
       }
-      if (!SendStruct(c.fd, MsgType::kStatusReply, r).ok())
+      if (!ipc::SendStruct(c.fd, ipc::MsgType::kStatusReply, r).ok())
         Drop(c.id, "disconnected");
       return;
     }
-    case MsgType::kFree: {
-      Result<FreeMsg> f = PayloadAs<FreeMsg>(m);
+    case ipc::MsgType::kFree: {
+      Result<ipc::FreeMsg> f = ipc::PayloadAs<ipc::FreeMsg>(m);
       if (!f.ok()) return Drop(c.id, "protocol error: " + f.status().message());
-      StatusReplyMsg r;
+      ipc::StatusReplyMsg r;
       if (!ledger_.Release(c.id, f->address).ok())
         r.cuda_error = cuda::kCudaErrorInvalidValue;
       PostDeviceFree();
-      if (!SendStruct(c.fd, MsgType::kStatusReply, r).ok())
+      if (!ipc::SendStruct(c.fd, ipc::MsgType::kStatusReply, r).ok())
         Drop(c.id, "disconnected");
       return;
     }
-    case MsgType::kSync: {
-      Result<SyncMsg> s = PayloadAs<SyncMsg>(m);
+    case ipc::MsgType::kSync: {
+      Result<ipc::SyncMsg> s = ipc::PayloadAs<ipc::SyncMsg>(m);
       if (!s.ok()) return Drop(c.id, "protocol error: " + s.status().message());
       if (!DrainRing(c)) return;
-      if (s->scope > static_cast<uint32_t>(SyncScope::kLaunch))
+      if (s->scope > static_cast<uint32_t>(ipc::SyncScope::kLaunch))
         return Drop(c.id, "protocol error: sync scope " + std::to_string(s->scope));
       c.pending_sync = s->seq;
-      c.pending_sync_scope = static_cast<SyncScope>(s->scope);
+      c.pending_sync_scope = static_cast<ipc::SyncScope>(s->scope);
       ReplySyncIfDone(c);
       return;
     }
-    case MsgType::kStats: {
+    case ipc::MsgType::kStats: {
       const std::string json = StatsJson();
-      if (!SendMessage(c.fd, MsgType::kStatsReply, json.data(), json.size())
+      if (!ipc::SendMessage(c.fd, ipc::MsgType::kStatsReply, json.data(), json.size())
                .ok())
         Drop(c.id, "disconnected");
       return;
@@ -415,19 +415,19 @@ void Daemon::OnSocketReadable(Client& c) {
   }
 }
 
-void Daemon::OnHello(Client& c, Message& m) {
+void Daemon::OnHello(Client& c, ipc::Message& m) {
   auto close_fds = [&m] {
     for (int f : m.fds) close(f);
     m.fds.clear();
   };
-  Result<HelloMsg> h = PayloadAs<HelloMsg>(m);
-  if (!h.ok() || h->version != kWireVersion) {
+  Result<ipc::HelloMsg> h = ipc::PayloadAs<ipc::HelloMsg>(m);
+  if (!h.ok() || h->version != ipc::kWireVersion) {
     close_fds();
     return Drop(c.id, "protocol error: bad Hello");
   }
-  c.role = static_cast<ClientRole>(h->role);
-  c.program = ReadPrintable(h->program);
-  if (c.role == ClientRole::kApp) {
+  c.role = static_cast<ipc::ClientRole>(h->role);
+  c.program = ipc::ReadPrintable(h->program);
+  if (c.role == ipc::ClientRole::kApp) {
     if (m.fds.size() != 3) {
       close_fds();
       return Drop(c.id,
@@ -443,7 +443,7 @@ void Daemon::OnHello(Client& c, Message& m) {
     } else {
       close(m.fds[2]);  // sim mode: the interposer answers everything.
     }
-    Result<LaunchRing*> ring = LaunchRing::Attach(m.fds[0], m.fds[1]);
+    Result<ipc::LaunchRing*> ring = ipc::LaunchRing::Attach(m.fds[0], m.fds[1]);
     m.fds.clear();
     if (!ring.ok())
       return Drop(c.id, "protocol error: " + ring.status().message());
@@ -453,11 +453,11 @@ void Daemon::OnHello(Client& c, Message& m) {
     ev.data.u64 = Tag(kClientDoorbell, c.id);
     epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.ring->eventfd(), &ev);
     const PriorityClass requested =
-        h->requested_class == static_cast<uint32_t>(WireClass::kHigh)
+        h->requested_class == static_cast<uint32_t>(ipc::WireClass::kHigh)
             ? PriorityClass::kHigh
             : PriorityClass::kBestEffort;
     ClassDecision d =
-        DecideClass(config_.grants, c.peer, requested, ReadString(h->token));
+        DecideClass(config_.grants, c.peer, requested, ipc::ReadString(h->token));
     c.cls = d.granted;
     policy_->SetClientClass(c.id, c.cls);
     ledger_.AddClient(c.id, config_.memory_limit_bytes);
@@ -470,14 +470,14 @@ void Daemon::OnHello(Client& c, Message& m) {
   }
   c.registered = true;
   AdviseSyncSpin();
-  WelcomeMsg w;
+  ipc::WelcomeMsg w;
   w.client_id = c.id;
   w.granted_class = static_cast<uint32_t>(c.cls == PriorityClass::kHigh
-                                              ? WireClass::kHigh
-                                              : WireClass::kBestEffort);
-  CopyString(w.gpu_name, gate_gpu_ ? spec_.name : "colo-sim " + spec_.name);
+                                              ? ipc::WireClass::kHigh
+                                              : ipc::WireClass::kBestEffort);
+  ipc::CopyString(w.gpu_name, gate_gpu_ ? spec_.name : "colo-sim " + spec_.name);
   w.device_mode =
-      static_cast<uint32_t>(gate_gpu_ ? DeviceMode::kGate : DeviceMode::kSim);
+      static_cast<uint32_t>(gate_gpu_ ? ipc::DeviceMode::kGate : ipc::DeviceMode::kSim);
   w.memory_bytes = spec_.memory_bytes;
   w.memory_limit = ledger_.Usage(c.id).limit;
   w.shared_mem_per_sm = spec_.shared_mem_per_sm;
@@ -492,7 +492,7 @@ void Daemon::OnHello(Client& c, Message& m) {
   w.l2_cache_bytes = spec_.l2_cache_bytes;
   w.memory_bus_bits = spec_.memory_bus_bits;
   w.memory_clock_khz = MemoryClockKhz(spec_);
-  if (!SendStruct(c.fd, MsgType::kWelcome, w).ok()) Drop(c.id, "disconnected");
+  if (!ipc::SendStruct(c.fd, ipc::MsgType::kWelcome, w).ok()) Drop(c.id, "disconnected");
 }
 
 void Daemon::Drop(ClientId id, const std::string& reason) {
@@ -502,8 +502,8 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
   const bool protocol = reason != "disconnected";
   if (!protocol && c.ring && !c.broken) {
     // Count what it launched before it went away (its ring is still mapped).
-    RingEntry e;
-    for (int guard = 0; guard < static_cast<int>(kRingCapacity); ++guard) {
+    ipc::RingEntry e;
+    for (int guard = 0; guard < static_cast<int>(ipc::kRingCapacity); ++guard) {
       Result<bool> got = c.ring->Pop(&e);
       if (!got.ok() || !*got || !HandleEntry(c, e).ok()) break;
     }
@@ -518,9 +518,9 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
     }
   }
   const int64_t returned =
-      c.registered && c.role == ClientRole::kApp ? ledger_.RemoveClient(id) : 0;
+      c.registered && c.role == ipc::ClientRole::kApp ? ledger_.RemoveClient(id) : 0;
   if (returned > 0) PostDeviceFree();
-  if (c.registered && c.role == ClientRole::kApp) policy_->ReleaseClient(id);
+  if (c.registered && c.role == ipc::ClientRole::kApp) policy_->ReleaseClient(id);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   if (c.ring) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.ring->eventfd(), nullptr);
   close(c.fd);
@@ -529,7 +529,7 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
     close(c.gate_fd);
   }
   if (protocol) ++clients_dropped_;
-  if (c.registered && c.role == ClientRole::kApp) {
+  if (c.registered && c.role == ipc::ClientRole::kApp) {
     DaemonLog("client %d (pid %d) %s%s: %lld kernels launched, %lld bytes of device "
         "memory returned",
         c.id, c.peer.pid, protocol ? "dropped: " : "", reason.c_str(),

@@ -45,11 +45,11 @@
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
-#include "runtime/launch_ring.h"
+#include "ipc/launch_ring.h"
 #include "runtime/memory_ledger.h"
 #include "runtime/observed_durations.h"
 #include "runtime/wall_clock_driver.h"
-#include "runtime/wire.h"
+#include "ipc/wire.h"
 #include "sched/policy.h"
 #include "sim/sim_gpu.h"
 
@@ -86,10 +86,10 @@ class Daemon final : private cuda::GateSink {
     const KernelDesc* kernel = nullptr;  // owned by kernel_descs_; null for a wait.
     // A stream wait (cudaStreamWaitEvent): never reaches the policy; ends
     // when what it waits for has ended (ReleaseWaits).
-    std::optional<WaitTarget> wait;
+    std::optional<ipc::WaitTarget> wait;
     // A host-device copy: never reaches the policy; runs on the copy engine
     // of its direction (StartCopy).
-    std::optional<HostCopy> copy;
+    std::optional<ipc::HostCopy> copy;
     LaunchId device_id = 0;              // gate mode: once granted.
     TimePoint granted_at = TimeZero();   // gate mode: when (wall clock).
     bool failed = false;                 // gate mode: the client said so.
@@ -134,13 +134,13 @@ class Daemon final : private cuda::GateSink {
   void ReleaseSocket();
   void Accept();
   void OnSocketReadable(Client& c);
-  void OnHello(Client& c, Message& m);
+  void OnHello(Client& c, ipc::Message& m);
   // Consumes c's ring. False if c turned out broken (dropped soon after).
   bool DrainRing(Client& c);
-  Status HandleEntry(Client& c, const RingEntry& e);
+  Status HandleEntry(Client& c, const ipc::RingEntry& e);
   // Puts `f`, taken from c's ring entry `e`, at the back of its stream and
   // among c's outstanding launches. True if it is now the stream's front.
-  bool Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f);
+  bool Enqueue(Client& c, const ipc::RingEntry& e, std::unique_ptr<InFlight> f);
   // Submits the front launch of c's `stream` (and, if the device refuses it,
   // the next ones, each refusal a sticky error). In gate mode, a stream
   // also gets the kernel launches behind its front submitted, up to
@@ -151,7 +151,7 @@ class Daemon final : private cuda::GateSink {
   size_t StreamDepth() const;
   // Whether c's launch `seq` has ended (kLaunch: with its stream's earlier
   // ones, by stream order), or every launch of c up to it (kAllBefore).
-  static bool HasEnded(const Client& c, uint64_t seq, SyncScope scope);
+  static bool HasEnded(const Client& c, uint64_t seq, ipc::SyncScope scope);
   // Ends every wait at the front of one of c's streams whose target has
   // ended, and submits what follows it, until no such wait is left.
   void ReleaseWaits(Client& c);

@@ -27,10 +27,10 @@ struct Daemon::Client {
   int fd = -1;
   PeerIdentity peer;
   bool registered = false;
-  ClientRole role = ClientRole::kApp;
+  ipc::ClientRole role = ipc::ClientRole::kApp;
   PriorityClass cls = PriorityClass::kBestEffort;
   std::string program;
-  std::unique_ptr<LaunchRing> ring;
+  std::unique_ptr<ipc::LaunchRing> ring;
   int gate_fd = -1;  // gate mode: colod's end of the gate channel.
   std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
   struct DefinedKernel {
@@ -54,7 +54,7 @@ struct Daemon::Client {
   uint64_t watermark = 0;  // every launch <= this has finished.
   int sticky_error = 0;    // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;
-  SyncScope pending_sync_scope = SyncScope::kAllBefore;
+  ipc::SyncScope pending_sync_scope = ipc::SyncScope::kAllBefore;
   int64_t launched = 0;
   int64_t completed = 0;
   DeviceTime device_time;

@@ -10,16 +10,16 @@
 #include <fstream>
 
 #include "colo/gpu_spec.h"
-#include "profile/csv.h"
-#include "scenario/yaml_value.h"
+#include "io/csv.h"
+#include "io/yaml_value.h"
 #include "sched/policy.h"
 
 namespace colo::runtime {
 namespace {
 
-using scenario::TimeUnit;
-using scenario::YamlMap;
-using scenario::YamlValue;
+using io::TimeUnit;
+using io::YamlMap;
+using io::YamlValue;
 
 // Spinning burns a core of the host; beyond this it is a mistake.
 constexpr double kMaxSpinUs = 10'000;
@@ -318,14 +318,14 @@ Status DaemonConfig::Validate() const {
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
   // A directory is refused (ReadTextFile); a FIFO is read, for
   // `colod --config <(make-config)`.
-  COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   DaemonConfig c;
   c.source = path;
   // yaml-cpp reports errors by throwing; none may leave the loader.
   try {
     COLO_ASSIGN_OR_RETURN(
         YAML::Node root,
-        scenario::ParseSingleYamlDocument(text, path, "one config per file"));
+        io::ParseSingleYamlDocument(text, path, "one config per file"));
     if (!root.IsNull()) {  // an empty file: every default.
       COLO_RETURN_IF_ERROR(ParseInto(YamlValue(&c.source, root, "", 1), &c));
     }

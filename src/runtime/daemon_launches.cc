@@ -28,7 +28,7 @@ bool Daemon::DrainRing(Client& c) {
   // CatchUp): a kernel never finishes before its pushed time + its duration.
   driver_.CatchUp();
   for (;;) {
-    RingEntry e;
+    ipc::RingEntry e;
     for (;;) {
       Result<bool> got = c.ring->Pop(&e);
       Status s = got.ok() ? OkStatus() : got.status();
@@ -49,8 +49,8 @@ bool Daemon::DrainRing(Client& c) {
   }
 }
 
-Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
-  if (e.type == static_cast<uint32_t>(EntryType::kDefineKernel)) {
+Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
+  if (e.type == static_cast<uint32_t>(ipc::EntryType::kDefineKernel)) {
     // The ring is untrusted: resources no kernel can have drop the client.
     if (e.registers_per_thread > 255 ||
         e.static_shared_bytes > static_cast<uint64_t>(spec_.max_shared_mem_per_block)) {
@@ -59,25 +59,25 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
           " registers a thread and " + std::to_string(e.static_shared_bytes) +
           " bytes of static shared memory");
     }
-    COLO_ASSIGN_OR_RETURN(std::optional<KernelWork> work, DeclaredWork(e));
+    COLO_ASSIGN_OR_RETURN(std::optional<KernelWork> work, ipc::DeclaredWork(e));
     Client::DefinedKernel& d = c.kernel_names[e.func_id];
-    d.name = ReadPrintable(e.name);
+    d.name = ipc::ReadPrintable(e.name);
     d.binary.registers_per_thread = static_cast<int>(e.registers_per_thread);
     d.binary.static_shared_bytes = e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
     d.work = work;
     return OkStatus();
   }
-  if (e.type != static_cast<uint32_t>(EntryType::kLaunch) &&
-      e.type != static_cast<uint32_t>(EntryType::kWait) &&
-      e.type != static_cast<uint32_t>(EntryType::kCopy)) {
+  if (e.type != static_cast<uint32_t>(ipc::EntryType::kLaunch) &&
+      e.type != static_cast<uint32_t>(ipc::EntryType::kWait) &&
+      e.type != static_cast<uint32_t>(ipc::EntryType::kCopy)) {
     return InvalidArgumentError("unknown entry type " + std::to_string(e.type));
   }
   if (e.seq != c.last_seq + 1) {
     return InvalidArgumentError("launch sequence " + std::to_string(e.seq) +
                                 " after " + std::to_string(c.last_seq));
   }
-  if (e.type == static_cast<uint32_t>(EntryType::kWait)) {
-    COLO_ASSIGN_OR_RETURN(WaitTarget target, WaitTargetOf(e));
+  if (e.type == static_cast<uint32_t>(ipc::EntryType::kWait)) {
+    COLO_ASSIGN_OR_RETURN(ipc::WaitTarget target, ipc::WaitTargetOf(e));
     c.last_seq = e.seq;
     ++stream_waits_;
     auto w = std::make_unique<InFlight>();
@@ -88,8 +88,8 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
     UpdateWatermark(c);
     return OkStatus();
   }
-  if (e.type == static_cast<uint32_t>(EntryType::kCopy)) {
-    COLO_ASSIGN_OR_RETURN(HostCopy copy, HostCopyOf(e));
+  if (e.type == static_cast<uint32_t>(ipc::EntryType::kCopy)) {
+    COLO_ASSIGN_OR_RETURN(ipc::HostCopy copy, ipc::HostCopyOf(e));
     c.last_seq = e.seq;
     auto f = std::make_unique<InFlight>();
     f->copy = copy;
@@ -156,7 +156,7 @@ Status Daemon::HandleEntry(Client& c, const RingEntry& e) {
   return OkStatus();
 }
 
-bool Daemon::Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f) {
+bool Daemon::Enqueue(Client& c, const ipc::RingEntry& e, std::unique_ptr<InFlight> f) {
   f->client = c.id;
   f->seq = e.seq;
   f->stream = e.stream_id;
@@ -168,8 +168,8 @@ bool Daemon::Enqueue(Client& c, const RingEntry& e, std::unique_ptr<InFlight> f)
   return queue.size() == 1;
 }
 
-bool Daemon::HasEnded(const Client& c, uint64_t seq, SyncScope scope) {
-  if (scope == SyncScope::kLaunch) return c.outstanding.count(seq) == 0;
+bool Daemon::HasEnded(const Client& c, uint64_t seq, ipc::SyncScope scope) {
+  if (scope == ipc::SyncScope::kLaunch) return c.outstanding.count(seq) == 0;
   return c.outstanding.empty() || *c.outstanding.begin() > seq;
 }
 
@@ -191,7 +191,7 @@ void Daemon::ReleaseWaits(Client& c) {
       --c.waits_queued;
       c.outstanding.erase(seq);
       // It ends now (an event recorded behind it times from here).
-      if (c.ring) PostLaunchEnd(c.ring->control(), seq, wall_.SteadyNanosAt(driver_.Now()));
+      if (c.ring) ipc::PostLaunchEnd(c.ring->control(), seq, wall_.SteadyNanosAt(driver_.Now()));
       SubmitHead(c, stream);
       ended = true;
     }
@@ -276,7 +276,7 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   TimePoint started = it->second->submitted_at;
   // A copy counts as one, not as a kernel (it has no solo kernel time).
   std::optional<Result<KernelTiming>> solo;
-  if (const std::optional<HostCopy>& copy = it->second->copy) {
+  if (const std::optional<ipc::HostCopy>& copy = it->second->copy) {
     CopyTotals& t = copy_totals_[CopyEngineIndex(copy->direction)];
     ++t.copies;
     t.bytes += copy->bytes;
@@ -313,7 +313,7 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   Client& client = *owner;
   if (solo) ++client.completed;
   if (client.ring)
-    PostLaunchEnd(client.ring->control(), seq, wall_.SteadyNanosAt(at));
+    ipc::PostLaunchEnd(client.ring->control(), seq, wall_.SteadyNanosAt(at));
   if (solo && solo->ok()) client.device_time.Add(took, (*solo)->SoloDuration());
   client.outstanding.erase(seq);
   // Usually the front of its stream; a launch granted behind it may be
@@ -351,8 +351,8 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
       if (live != clients_.end() && !live->second->broken) SubmitHead(*live->second, stream);
     });
   }
-  GateMsg g;
-  g.type = static_cast<uint32_t>(GateMsgType::kGrant);
+  ipc::GateMsg g;
+  g.type = static_cast<uint32_t>(ipc::GateMsgType::kGrant);
   g.seq = f->second->seq;
   // At most gate_depth launches per stream are granted and not done, so the
   // channel's buffer does not fill up unless the client stopped reading it.
@@ -366,13 +366,13 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
 
 void Daemon::OnGateReadable(Client& c) {
   for (;;) {
-    GateMsg g;
+    ipc::GateMsg g;
     const ssize_t n = recv(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (n <= 0) return Drop(c.id, "disconnected");
     if (n != static_cast<ssize_t>(sizeof(g)) ||
-        g.type != static_cast<uint32_t>(GateMsgType::kDone)) {
+        g.type != static_cast<uint32_t>(ipc::GateMsgType::kDone)) {
       return Drop(c.id, "protocol error: bad gate packet (" +
                             std::to_string(n) + " bytes, type " +
                             std::to_string(g.type) + ")");
@@ -427,9 +427,9 @@ void Daemon::UpdateWatermark(Client& c) {
     // describe later launches already.
     const int64_t now = wall_.SteadyNanosAt(driver_.Now());
     const uint64_t from =
-        std::max(before + 1, c.watermark >= kDoneSlots ? c.watermark - kDoneSlots + 1 : 1);
+        std::max(before + 1, c.watermark >= ipc::kDoneSlots ? c.watermark - ipc::kDoneSlots + 1 : 1);
     for (uint64_t seq = from; seq <= c.watermark; ++seq)
-      PostAllDone(c.ring->control(), seq, now);
+      ipc::PostAllDone(c.ring->control(), seq, now);
   }
   if (c.ring) {
     c.ring->control().completed.store(c.watermark, std::memory_order_release);
@@ -450,13 +450,13 @@ void Daemon::ReplySyncIfDone(Client& c) {
     c.pending_sync.reset();
     return;
   }
-  SyncReplyMsg r;
+  ipc::SyncReplyMsg r;
   r.cuda_error = c.sticky_error;
   r.completed = c.watermark;
   c.sticky_error = 0;
   c.pending_sync.reset();
   if (c.ring) c.ring->control().error.store(0, std::memory_order_release);
-  if (!SendStruct(c.fd, MsgType::kSyncReply, r).ok())
+  if (!ipc::SendStruct(c.fd, ipc::MsgType::kSyncReply, r).ok())
     doomed_.emplace_back(c.id, "disconnected");
   last_sync_reply_ = wall_.Now();
 }

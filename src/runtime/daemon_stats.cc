@@ -55,7 +55,7 @@ std::string Daemon::StatsJson() const {
   }
   j["clients"] = nlohmann::json::array();
   for (const auto& [id, c] : clients_) {
-    if (!c->registered || c->role != ClientRole::kApp) continue;
+    if (!c->registered || c->role != ipc::ClientRole::kApp) continue;
     const ClientMemory m = ledger_.Usage(id);
     j["clients"].push_back({{"id", id},
                             {"pid", c->peer.pid},

@@ -7,14 +7,14 @@
 #include <tuple>
 
 #include "profile/ncu_csv.h"
-#include "scenario/yaml_value.h"
+#include "io/yaml_value.h"
 
 namespace colo::runtime {
 
 Duration ClampedKernelTime(double ns) {
   if (!(ns >= 1)) return Nanoseconds(1);  // NaN too.
   return Nanoseconds(std::llround(
-      std::min(ns, static_cast<double>(scenario::kMaxTime.count()))));
+      std::min(ns, static_cast<double>(io::kMaxTime.count()))));
 }
 namespace {
 

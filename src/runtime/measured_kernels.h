@@ -40,7 +40,7 @@
 namespace colo::runtime {
 
 // A modelled kernel time of `ns` nanoseconds, rounded, within [1 ns, 10^6 s]
-// (scenario::kMaxTime): a scaled or per-thread model of CUDA's largest grid
+// (io::kMaxTime): a scaled or per-thread model of CUDA's largest grid
 // would overflow int64 nanoseconds.
 Duration ClampedKernelTime(double ns);
 

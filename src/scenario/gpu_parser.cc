@@ -67,10 +67,10 @@ std::vector<std::string> MappingKeys() {
 }
 
 std::string PresetList() {
-  return JoinComma(GpuPresetNames()) + " (or V100, A100, H100)";
+  return io::JoinComma(GpuPresetNames()) + " (or V100, A100, H100)";
 }
 
-Result<GpuSpec> ParsePreset(const YamlValue& value) {
+Result<GpuSpec> ParsePreset(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(std::string name, value.String("a GPU preset name"));
   Result<GpuSpec> preset = GpuPreset(name);
   if (!preset.ok()) {
@@ -81,13 +81,13 @@ Result<GpuSpec> ParsePreset(const YamlValue& value) {
   return preset;
 }
 
-Result<MigProfile> ParseMigProfile(const YamlValue& value) {
+Result<MigProfile> ParseMigProfile(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map,
+      io::YamlMap map,
       value.Map("a mapping {name, compute_slices, sm_count, memory_eighths}",
                 {"name", "compute_slices", "sm_count", "memory_eighths"}));
   MigProfile p;
-  COLO_ASSIGN_OR_RETURN(YamlValue name,
+  COLO_ASSIGN_OR_RETURN(io::YamlValue name,
                         map.Require("name", "a profile name such as 3g.20gb"));
   COLO_ASSIGN_OR_RETURN(p.name, name.Name("MIG profile name such as 3g.20gb"));
   struct {
@@ -99,7 +99,7 @@ Result<MigProfile> ParseMigProfile(const YamlValue& value) {
                 {"memory_eighths", &p.memory_eighths, kMigMemoryEighths}};
   for (const auto& f : fields) {
     const std::string expected = "an integer in 1.." + std::to_string(f.max);
-    COLO_ASSIGN_OR_RETURN(YamlValue v, map.Require(f.key, expected));
+    COLO_ASSIGN_OR_RETURN(io::YamlValue v, map.Require(f.key, expected));
     COLO_ASSIGN_OR_RETURN(int64_t n, v.Integer(expected, [&](int64_t x) {
       return x >= 1 && x <= f.max;
     }));
@@ -108,9 +108,9 @@ Result<MigProfile> ParseMigProfile(const YamlValue& value) {
   return p;
 }
 
-Result<GpuSpec> ParseMapping(const YamlValue& value) {
+Result<GpuSpec> ParseMapping(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map, value.Map("a GPU preset name or a mapping of GpuSpec fields",
+      io::YamlMap map, value.Map("a GPU preset name or a mapping of GpuSpec fields",
                              MappingKeys()));
   GpuSpec gpu;
   const bool from_preset = map.Has("preset");
@@ -120,21 +120,21 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
   // A field's value; absent is fine for optional fields and over a preset.
   auto field =
       [&](const char* key, bool required,
-          const std::string& expected) -> Result<std::optional<YamlValue>> {
-    std::optional<YamlValue> v = map.Get(key);
+          const std::string& expected) -> Result<std::optional<io::YamlValue>> {
+    std::optional<io::YamlValue> v = map.Get(key);
     if (!v && required && !from_preset) {
       COLO_ASSIGN_OR_RETURN(v, map.Require(key, expected));
     }
     return v;
   };
-  COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> name,
+  COLO_ASSIGN_OR_RETURN(std::optional<io::YamlValue> name,
                         field("name", true, "the GPU's name"));
   if (name) {
     COLO_ASSIGN_OR_RETURN(gpu.name, name->Name("GPU name"));
   }
   for (const auto& f : kIntFields) {
     const std::string expected = "an integer >= " + std::to_string(f.min);
-    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
+    COLO_ASSIGN_OR_RETURN(std::optional<io::YamlValue> v,
                           field(f.key, f.required, expected));
     if (!v) continue;
     COLO_ASSIGN_OR_RETURN(int64_t n, v->Integer(expected, [&](int64_t x) {
@@ -145,7 +145,7 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
   for (const auto& f : kInt64Fields) {
     const std::string expected =
         "an integer >= " + std::to_string(f.min) + " (" + f.unit + ")";
-    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
+    COLO_ASSIGN_OR_RETURN(std::optional<io::YamlValue> v,
                           field(f.key, f.required, expected));
     if (!v) continue;
     COLO_ASSIGN_OR_RETURN(gpu.*f.member, v->Integer(expected, [&](int64_t x) {
@@ -155,15 +155,15 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
   for (const auto& f : kDoubleFields) {
     const std::string expected =
         std::string(f.required ? "a number > 0 (" : "a number >= 0 (") + f.unit + ")";
-    COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> v,
+    COLO_ASSIGN_OR_RETURN(std::optional<io::YamlValue> v,
                           field(f.key, f.required, expected));
     if (!v) continue;
     COLO_ASSIGN_OR_RETURN(gpu.*f.member, v->Number(expected, [&](double x) {
       return f.required ? x > 0 : x >= 0;
     }));
   }
-  if (std::optional<YamlValue> migs = map.Get("mig_profiles")) {
-    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+  if (std::optional<io::YamlValue> migs = map.Get("mig_profiles")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<io::YamlValue> items,
                           migs->Sequence("a sequence of MIG profiles"));
     gpu.mig_profiles.clear();
     for (size_t i = 0; i < items.size(); ++i) {
@@ -185,7 +185,7 @@ Result<GpuSpec> ParseMapping(const YamlValue& value) {
 
 }  // namespace
 
-Result<GpuSpec> ParseGpu(const YamlValue& value) {
+Result<GpuSpec> ParseGpu(const io::YamlValue& value) {
   GpuSpec gpu;
   if (value.node().IsScalar()) {
     COLO_ASSIGN_OR_RETURN(gpu, ParsePreset(value));

@@ -14,7 +14,7 @@
 
 #include "colo/gpu_spec.h"
 #include "colo/status.h"
-#include "scenario/yaml_value.h"
+#include "io/yaml_value.h"
 
 namespace colo::scenario {
 
@@ -22,6 +22,6 @@ namespace colo::scenario {
 // InvalidArgument at the value's line: an unknown preset (the message lists
 // the presets), an unknown or missing field, a value of the wrong type or
 // range, or a spec that fails Validate().
-Result<GpuSpec> ParseGpu(const YamlValue& value);
+Result<GpuSpec> ParseGpu(const io::YamlValue& value);
 
 }  // namespace colo::scenario

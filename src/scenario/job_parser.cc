@@ -18,13 +18,13 @@ constexpr const char* kArrivalsExpected =
     "a mapping with one of poisson: <requests/s>, fixed: <requests/s> or "
     "trace: <file>";
 
-Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
+Result<ArrivalSpec> ParseArrivals(const io::YamlValue& value,
                                   const std::string& base_dir) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map, value.Map(kArrivalsExpected, {"poisson", "fixed", "trace"}));
+      io::YamlMap map, value.Map(kArrivalsExpected, {"poisson", "fixed", "trace"}));
   const std::vector<std::string> keys = map.Keys();
   if (keys.size() != 1) return value.Expected(kArrivalsExpected);
-  const YamlValue v = *map.Get(keys.front());
+  const io::YamlValue v = *map.Get(keys.front());
   ArrivalSpec arrivals;
   if (keys.front() == "trace") {
     arrivals.kind = ArrivalKind::kTrace;
@@ -47,7 +47,7 @@ Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
                                             : ArrivalKind::kFixedRate;
   COLO_ASSIGN_OR_RETURN(
       arrivals.rate_per_s,
-      v.Number("a number > 0 and at most " + FormatG(kMaxArrivalRatePerS) +
+      v.Number("a number > 0 and at most " + io::FormatG(kMaxArrivalRatePerS) +
                    " (requests/s)",
                [](double x) { return x > 0 && x <= kMaxArrivalRatePerS; }));
   return arrivals;
@@ -55,12 +55,12 @@ Result<ArrivalSpec> ParseArrivals(const YamlValue& value,
 
 // Reads a mapping of sizes in MiB (numbers >= 0 and at most `max_mib`, a
 // whole number) into bytes; `keys` lists the mapping's keys and where each goes.
-Status ParseMebibytes(const YamlValue& value, const char* expected,
+Status ParseMebibytes(const io::YamlValue& value, const char* expected,
                       std::initializer_list<std::pair<const char*, int64_t*>> keys,
                       double max_mib) {
   std::vector<std::string> names;
   for (const auto& [key, out] : keys) names.push_back(key);
-  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map(expected, names));
+  COLO_ASSIGN_OR_RETURN(io::YamlMap map, value.Map(expected, names));
   const std::string range =
       "a number >= 0 and at most " + std::to_string(std::llround(max_mib)) + " (MiB)";
   for (const auto& [key, out] : keys) {
@@ -73,7 +73,7 @@ Status ParseMebibytes(const YamlValue& value, const char* expected,
   return OkStatus();
 }
 
-Result<MemorySpec> ParseMemory(const YamlValue& value) {
+Result<MemorySpec> ParseMemory(const io::YamlValue& value) {
   MemorySpec memory;
   // 2^40 MiB (1 EiB) keeps the bytes inside int64.
   COLO_RETURN_IF_ERROR(ParseMebibytes(value, "a mapping {persistent_mb, ephemeral_mb}",
@@ -84,21 +84,21 @@ Result<MemorySpec> ParseMemory(const YamlValue& value) {
 }
 
 // Fields that belong to one mode only: an error in any other mode.
-Status CheckModeOnly(const std::optional<YamlValue>& v, sim::SharingMode mode,
-                     sim::SharingMode wanted) {
+Status CheckModeOnly(const std::optional<io::YamlValue>& v, experiment::SharingMode mode,
+                     experiment::SharingMode wanted) {
   if (!v || mode == wanted) return OkStatus();
   return v->Error(std::string("only valid in mode ") +
-                  sim::SharingModeName(wanted) + "; this scenario's mode is " +
-                  sim::SharingModeName(mode));
+                  experiment::SharingModeName(wanted) + "; this scenario's mode is " +
+                  experiment::SharingModeName(mode));
 }
 
-Result<std::string> ParseMig(const YamlValue& v, const GpuSpec& gpu) {
+Result<std::string> ParseMig(const io::YamlValue& v, const GpuSpec& gpu) {
   std::vector<std::string> names;
   for (const MigProfile& p : gpu.mig_profiles) names.push_back(p.name);
   const std::string expected =
       names.empty()
           ? "a MIG profile, but GPU '" + gpu.name + "' has none"
-          : "a MIG profile of " + gpu.name + " (" + JoinComma(names) + ")";
+          : "a MIG profile of " + gpu.name + " (" + io::JoinComma(names) + ")";
   COLO_ASSIGN_OR_RETURN(std::string profile, v.String(expected));
   if (!gpu.MigSlice(profile).ok()) return v.Expected(expected);
   return profile;
@@ -107,10 +107,10 @@ Result<std::string> ParseMig(const YamlValue& v, const GpuSpec& gpu) {
 // The kind, arrivals and iterations, which constrain each other.
 // `kind_guess` says how the importer guessed the kind when the entry gives
 // none ("" if it did not guess from a name), for the messages it explains.
-Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context,
+Status ParseKindAndArrivals(const io::YamlMap& map, const JobContext& context,
                             bool inline_kernels, const std::string& kind_guess,
                             Workload* w) {
-  const std::optional<YamlValue> arrivals = map.Get("arrivals");
+  const std::optional<io::YamlValue> arrivals = map.Get("arrivals");
   std::string why;  // after "this job is <kind>".
   if (auto v = map.Get("kind")) {
     COLO_ASSIGN_OR_RETURN(std::string kind, v->String("training or inference"));
@@ -154,38 +154,38 @@ Status ParseKindAndArrivals(const YamlMap& map, const JobContext& context,
   return OkStatus();
 }
 
-Status ParseTiming(const YamlMap& map, Workload* w, sim::JobSpec* job) {
+Status ParseTiming(const io::YamlMap& map, Workload* w, experiment::JobSpec* job) {
   std::pair<const char*, Duration*> gaps[] = {
       {"iteration_gap_us", &w->iteration_gap},
       {"kernel_gap_us", &w->kernel_gap}};
   for (auto [key, out] : gaps) {
     if (auto v = map.Get(key)) {
       COLO_ASSIGN_OR_RETURN(*out,
-                            v->Time(YamlValue::TimeUnit::kMicroseconds, true));
+                            v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
     }
   }
   if (auto v = map.Get("start_ms")) {
     COLO_ASSIGN_OR_RETURN(job->start,
-                          v->Time(YamlValue::TimeUnit::kMilliseconds, true));
+                          v->Time(io::YamlValue::TimeUnit::kMilliseconds, true));
   }
   return OkStatus();
 }
 
 }  // namespace
 
-Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
+Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map,
+      io::YamlMap map,
       value.Map("a job mapping {name, workload, ...}",
                 {"name", "workload", "kind", "class", "arrivals", "iterations",
                  "iteration_gap_us", "kernel_gap_us", "memory",
                  "mps_percentage", "mig", "start_ms", "copies", "transfers"}));
-  COLO_ASSIGN_OR_RETURN(YamlValue name_value,
+  COLO_ASSIGN_OR_RETURN(io::YamlValue name_value,
                         map.Require("name", "a job name"));
   COLO_ASSIGN_OR_RETURN(std::string name, name_value.Name("job name"));
 
   COLO_ASSIGN_OR_RETURN(
-      YamlValue workload_value,
+      io::YamlValue workload_value,
       map.Require("workload",
                   "the workload: {orion: ...}, {reef: ...} or "
                   "{kernels: [...]}"));
@@ -202,7 +202,7 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
                  " '_fb' as Orion's training tables' names have; give kind: "
                  "training or kind: inference to state it";
   }
-  sim::JobSpec job;
+  experiment::JobSpec job;
   // The runner scales kernel durations from the profiling GPU; the presets it
   // knows by name, REEF's MI50 and the scenario's own GPU (for inline kernels
   // said, or taken by default, to be measured on it: it may bear a preset's
@@ -236,26 +236,26 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
                                         static_cast<double>(kMaxWorkloadCopyBytes / kMiB)));
   }
 
-  const std::optional<YamlValue> mps = map.Get("mps_percentage");
+  const std::optional<io::YamlValue> mps = map.Get("mps_percentage");
   COLO_RETURN_IF_ERROR(
-      CheckModeOnly(mps, context.mode, sim::SharingMode::kMps));
+      CheckModeOnly(mps, context.mode, experiment::SharingMode::kMps));
   if (mps) {
     COLO_ASSIGN_OR_RETURN(
         job.mps_active_thread_percentage,
         mps->Number("a number in (0, 100] (percent of SMs)",
                     [](double x) { return x > 0 && x <= 100; }));
   }
-  const std::optional<YamlValue> mig = map.Get("mig");
+  const std::optional<io::YamlValue> mig = map.Get("mig");
   COLO_RETURN_IF_ERROR(
-      CheckModeOnly(mig, context.mode, sim::SharingMode::kMig));
-  if (context.mode == sim::SharingMode::kMig) {
+      CheckModeOnly(mig, context.mode, experiment::SharingMode::kMig));
+  if (context.mode == experiment::SharingMode::kMig) {
     COLO_ASSIGN_OR_RETURN(
-        YamlValue m, map.Require("mig", "the job's MIG profile in mode mig"));
+        io::YamlValue m, map.Require("mig", "the job's MIG profile in mode mig"));
     COLO_ASSIGN_OR_RETURN(job.mig_profile, ParseMig(m, context.gpu));
   }
 
   int64_t copies = 1;
-  const std::optional<YamlValue> copies_value = map.Get("copies");
+  const std::optional<io::YamlValue> copies_value = map.Get("copies");
   if (copies_value) {
     COLO_ASSIGN_OR_RETURN(
         copies, copies_value->Integer(
@@ -278,7 +278,7 @@ Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context) {
                    map.Get("memory"), map.Get("arrivals"),
                    kernels};
   for (int64_t i = 1; i <= copies; ++i) {
-    sim::JobSpec copy = job;
+    experiment::JobSpec copy = job;
     copy.name = copies_value ? name + "-" + std::to_string(i) : name;
     copy.workload = w;
     copy.workload.name = copy.name;

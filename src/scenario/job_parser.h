@@ -23,13 +23,13 @@
 
 #include "colo/gpu_spec.h"
 #include "colo/status.h"
-#include "scenario/yaml_value.h"
-#include "sim/scenario_spec.h"
+#include "io/yaml_value.h"
+#include "experiment/scenario_spec.h"
 
 namespace colo::scenario {
 
 // The most kernel launches a scenario's jobs may hold together, copies
-// included: every copy holds its workload's kernels (sim::JobSpec owns its
+// included: every copy holds its workload's kernels (experiment::JobSpec owns its
 // Workload), and the simulator models each. 10^6 launch descriptions take
 // about 250 MB; 100 copies of Orion's largest table hold 477,700.
 inline constexpr int64_t kMaxScenarioKernels = 1'000'000;
@@ -38,19 +38,19 @@ inline constexpr int64_t kMaxScenarioKernels = 1'000'000;
 struct JobContext {
   std::string base_dir;  // relative paths resolve against this.
   GpuSpec gpu;  // the scenario's GPU (MIG profiles, profiled_on default).
-  sim::SharingMode mode = sim::SharingMode::kMps;
+  experiment::SharingMode mode = experiment::SharingMode::kMps;
   // Kernel launches the jobs before this one left of kMaxScenarioKernels.
   int64_t kernel_budget = kMaxScenarioKernels;
 };
 
 struct ParsedJob {
-  std::vector<sim::JobSpec>
+  std::vector<experiment::JobSpec>
       jobs;         // one, or `copies` of it named name-1 .. name-N.
-  YamlValue entry;  // the jobs[i] entry, for messages.
-  YamlValue name;   // its name: value.
-  std::optional<YamlValue> mig;       // its mig: value, if any.
-  std::optional<YamlValue> memory;    // its memory: value, if any.
-  std::optional<YamlValue> arrivals;  // its arrivals: value, if any.
+  io::YamlValue entry;  // the jobs[i] entry, for messages.
+  io::YamlValue name;   // its name: value.
+  std::optional<io::YamlValue> mig;       // its mig: value, if any.
+  std::optional<io::YamlValue> memory;    // its memory: value, if any.
+  std::optional<io::YamlValue> arrivals;  // its arrivals: value, if any.
   int64_t kernels = 0;  // kernel launches held by all of `jobs` together.
 };
 
@@ -58,6 +58,6 @@ struct ParsedJob {
 // Workload::Validate(), and hold at most context.kernel_budget kernel
 // launches together. InvalidArgument / NotFound at the offending line
 // (see workload_parser.h for workload files; arrival traces alike).
-Result<ParsedJob> ParseJob(const YamlValue& value, const JobContext& context);
+Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context);
 
 }  // namespace colo::scenario

@@ -46,10 +46,10 @@ std::string ValidNames() {
   for (sched::PolicyKind k : sched::AllPolicies()) {
     names.push_back(sched::PolicyName(k));
   }
-  return JoinComma(names);
+  return io::JoinComma(names);
 }
 
-Result<sched::PolicyKind> ParseName(const YamlValue& value) {
+Result<sched::PolicyKind> ParseName(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(std::string name,
                         value.String("a policy name (" + ValidNames() + ")"));
   for (sched::PolicyKind k : sched::AllPolicies()) {
@@ -60,11 +60,11 @@ Result<sched::PolicyKind> ParseName(const YamlValue& value) {
 }
 
 // Reads one option's number into `options` (in its unit, rounded to ns).
-Status ParseOption(const OptionKey& key, const YamlValue& value,
+Status ParseOption(const OptionKey& key, const io::YamlValue& value,
                    sched::PolicyOptions* options) {
-  const YamlValue::TimeUnit unit = key.unit == Microseconds(1)
-                                       ? YamlValue::TimeUnit::kMicroseconds
-                                       : YamlValue::TimeUnit::kMilliseconds;
+  const io::YamlValue::TimeUnit unit = key.unit == Microseconds(1)
+                                       ? io::YamlValue::TimeUnit::kMicroseconds
+                                       : io::YamlValue::TimeUnit::kMilliseconds;
   if (key.min > Duration(0)) {
     COLO_ASSIGN_OR_RETURN(options->*key.field,
                           value.TimeAtLeast(unit, key.min, key.min_why));
@@ -77,7 +77,7 @@ Status ParseOption(const OptionKey& key, const YamlValue& value,
 
 }  // namespace
 
-Result<ParsedPolicy> ParsePolicy(const YamlValue& value) {
+Result<ParsedPolicy> ParsePolicy(const io::YamlValue& value) {
   ParsedPolicy out;
   if (!value.node().IsMap()) {
     if (!value.node().IsScalar()) return value.Expected(kExpected);
@@ -86,13 +86,13 @@ Result<ParsedPolicy> ParsePolicy(const YamlValue& value) {
   }
   std::vector<std::string> allowed = {"name"};
   for (const OptionKey& key : kOptionKeys) allowed.push_back(key.name);
-  COLO_ASSIGN_OR_RETURN(YamlMap map, value.Map(kExpected, allowed));
-  COLO_ASSIGN_OR_RETURN(YamlValue name,
+  COLO_ASSIGN_OR_RETURN(io::YamlMap map, value.Map(kExpected, allowed));
+  COLO_ASSIGN_OR_RETURN(io::YamlValue name,
                         map.Require("name", "the policy's name"));
   COLO_ASSIGN_OR_RETURN(out.kind, ParseName(name));
   const std::vector<std::string> valid = sched::PolicyOptionNames(out.kind);
   for (const OptionKey& key : kOptionKeys) {
-    std::optional<YamlValue> v = map.Get(key.name);
+    std::optional<io::YamlValue> v = map.Get(key.name);
     if (!v) continue;
     if (std::find(valid.begin(), valid.end(), key.name) == valid.end()) {
       // PolicyOptions::Validate words the message (option, policy, the

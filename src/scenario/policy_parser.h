@@ -22,7 +22,7 @@
 
 #include "colo/status.h"
 #include "sched/policy.h"
-#include "scenario/yaml_value.h"
+#include "io/yaml_value.h"
 
 namespace colo::scenario {
 
@@ -36,6 +36,6 @@ struct ParsedPolicy {
 // name (the message lists the valid ones), an unknown key, a value out of
 // range, or an option of another policy (the message names the option, the
 // policy and the options it takes).
-Result<ParsedPolicy> ParsePolicy(const YamlValue& value);
+Result<ParsedPolicy> ParsePolicy(const io::YamlValue& value);
 
 }  // namespace colo::scenario

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 #include "scenario/gpu_parser.h"
 #include "scenario/job_parser.h"
 #include "scenario/policy_parser.h"
-#include "scenario/yaml_value.h"
+#include "io/yaml_value.h"
 
 namespace colo::scenario {
 namespace {
@@ -23,33 +23,33 @@ namespace {
 constexpr const char* kTopExpected =
     "a scenario mapping {name, gpu, mode, policy, time_slice, preemption, seed, "
     "duration_s, sample_interval_ms, jobs}";
-Result<sim::TimeSliceOptions> ParseTimeSlice(const YamlValue& value) {
-  COLO_ASSIGN_OR_RETURN(YamlMap map,
+Result<experiment::TimeSliceOptions> ParseTimeSlice(const io::YamlValue& value) {
+  COLO_ASSIGN_OR_RETURN(io::YamlMap map,
                         value.Map("a mapping {quantum_us, switch_cost_us}",
                                   {"quantum_us", "switch_cost_us"}));
-  sim::TimeSliceOptions options;
+  experiment::TimeSliceOptions options;
   if (auto v = map.Get("quantum_us")) {
     COLO_ASSIGN_OR_RETURN(
         options.quantum,
-        v->TimeAtLeast(YamlValue::TimeUnit::kMicroseconds, sim::TimeSliceOptions::kMinQuantum,
+        v->TimeAtLeast(io::YamlValue::TimeUnit::kMicroseconds, experiment::TimeSliceOptions::kMinQuantum,
                        "a quantum below 100 us is shorter than any driver's, "
                        "and the run would mostly switch"));
   }
   if (auto v = map.Get("switch_cost_us")) {
     COLO_ASSIGN_OR_RETURN(options.switch_cost,
-                          v->Time(YamlValue::TimeUnit::kMicroseconds, true));
+                          v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
   }
   return options;
 }
 
-Result<sim::PreemptionCosts> ParsePreemption(const YamlValue& value) {
+Result<experiment::PreemptionCosts> ParsePreemption(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map,
+      io::YamlMap map,
       value.Map("a mapping {flag_latency_us, persistent_overhead, persistent_block_us, retreat_spread}",
                 {"flag_latency_us", "persistent_overhead", "persistent_block_us", "retreat_spread"}));
-  sim::PreemptionCosts costs;
+  experiment::PreemptionCosts costs;
   if (auto v = map.Get("flag_latency_us")) {
-    COLO_ASSIGN_OR_RETURN(costs.flag_latency, v->Time(YamlValue::TimeUnit::kMicroseconds, true));
+    COLO_ASSIGN_OR_RETURN(costs.flag_latency, v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
   }
   if (auto v = map.Get("persistent_overhead")) {
     COLO_ASSIGN_OR_RETURN(costs.persistent_overhead,
@@ -57,7 +57,7 @@ Result<sim::PreemptionCosts> ParsePreemption(const YamlValue& value) {
                                     [](double x) { return x >= 0 && x < 1; }));
   }
   if (auto v = map.Get("persistent_block_us")) {
-    COLO_ASSIGN_OR_RETURN(costs.persistent_block_cost, v->Time(YamlValue::TimeUnit::kMicroseconds, true));
+    COLO_ASSIGN_OR_RETURN(costs.persistent_block_cost, v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
   }
   if (auto v = map.Get("retreat_spread")) {
     COLO_ASSIGN_OR_RETURN(costs.retreat_spread, v->Bool());
@@ -81,7 +81,7 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
   std::map<std::string, const ParsedJob*> owner;
   MigTally mig;
   for (const ParsedJob& p : parsed) {
-    for (const sim::JobSpec& job : p.jobs) {
+    for (const experiment::JobSpec& job : p.jobs) {
       auto [it, inserted] = owner.emplace(job.name, &p);
       if (!inserted) {
         return p.name.Error("job name '" + job.name + "' is already used by " +
@@ -110,16 +110,16 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
 // modes that share it (mps, streams, time-slicing: a process switched out
 // keeps its memory).
 Status CheckMemoryFits(const std::vector<ParsedJob>& parsed,
-                       const GpuSpec& gpu, sim::SharingMode mode) {
-  const bool shared = mode != sim::SharingMode::kExclusive &&
-                      mode != sim::SharingMode::kMig;
+                       const GpuSpec& gpu, experiment::SharingMode mode) {
+  const bool shared = mode != experiment::SharingMode::kExclusive &&
+                      mode != experiment::SharingMode::kMig;
   int64_t total = 0;  // shared modes: the jobs so far; at most memory_bytes.
   for (const ParsedJob& p : parsed) {
-    const YamlValue& at = p.memory ? *p.memory : p.entry;
-    for (const sim::JobSpec& job : p.jobs) {
+    const io::YamlValue& at = p.memory ? *p.memory : p.entry;
+    for (const experiment::JobSpec& job : p.jobs) {
       // Each at most 2^60 bytes (ParseMemory): no sum below can overflow.
       const int64_t need = job.workload.memory.PeakBytes();
-      if (mode == sim::SharingMode::kMig) {
+      if (mode == experiment::SharingMode::kMig) {
         COLO_ASSIGN_OR_RETURN(GpuSpec instance, gpu.MigSlice(job.mig_profile));
         if (need > instance.memory_bytes) {
           return at.Error("job '" + job.name + "' needs " + FormatMiB(need) +
@@ -138,7 +138,7 @@ Status CheckMemoryFits(const std::vector<ParsedJob>& parsed,
           return at.Error(
               "the jobs' memory does not fit on one " + gpu.name +
               ": with job '" + job.name + "' the jobs sharing it in mode " +
-              sim::SharingModeName(mode) + " need " + FormatMiB(total + need) +
+              experiment::SharingModeName(mode) + " need " + FormatMiB(total + need) +
               " (persistent + ephemeral peak, summed) of " +
               FormatMiB(gpu.memory_bytes));
         }
@@ -151,7 +151,7 @@ Status CheckMemoryFits(const std::vector<ParsedJob>& parsed,
 
 // The requests a job's arrivals bring over the run, on average (a trace's
 // are already loaded, and counted by its file).
-double ExpectedRequests(const sim::JobSpec& job, Duration run) {
+double ExpectedRequests(const experiment::JobSpec& job, Duration run) {
   const Workload& w = job.workload;
   if (w.kind != WorkloadKind::kInference ||
       w.arrivals.kind == ArrivalKind::kTrace || job.start >= run) {
@@ -166,43 +166,43 @@ Status CheckRequestsAtLines(const std::vector<ParsedJob>& parsed,
   double total = 0;
   for (const ParsedJob& p : parsed) {
     double job_total = 0;
-    for (const sim::JobSpec& job : p.jobs) {
+    for (const experiment::JobSpec& job : p.jobs) {
       job_total += ExpectedRequests(job, run);
     }
     total += job_total;
     if (total > kMaxExpectedRequests) {
-      const YamlValue& at = p.arrivals ? *p.arrivals : p.entry;
+      const io::YamlValue& at = p.arrivals ? *p.arrivals : p.entry;
       return at.Error(
-          "the jobs would bring about " + FormatG(total) +
-          " requests over duration_s (this entry's " + FormatG(job_total) +
-          " at " + FormatG(p.jobs.front().workload.arrivals.rate_per_s) +
+          "the jobs would bring about " + io::FormatG(total) +
+          " requests over duration_s (this entry's " + io::FormatG(job_total) +
+          " at " + io::FormatG(p.jobs.front().workload.arrivals.rate_per_s) +
           " requests/s" +
           (p.jobs.size() > 1 ? " for each of " + std::to_string(p.jobs.size()) +
                                    " copies"
                              : "") +
-          "), more than the limit of " + FormatG(kMaxExpectedRequests) +
+          "), more than the limit of " + io::FormatG(kMaxExpectedRequests) +
           " per run; expected a lower rate or a shorter duration_s");
     }
   }
   return OkStatus();
 }
 
-Status ParseTop(const YamlMap& top, const std::string& base_dir,
-                sim::ScenarioSpec* spec) {
+Status ParseTop(const io::YamlMap& top, const std::string& base_dir,
+                experiment::ScenarioSpec* spec) {
   if (auto v = top.Get("name")) {
     COLO_ASSIGN_OR_RETURN(spec->name, v->Name("scenario name"));
   }
   COLO_ASSIGN_OR_RETURN(
-      YamlValue gpu, top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
+      io::YamlValue gpu, top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
   COLO_ASSIGN_OR_RETURN(spec->gpu, ParseGpu(gpu));
   if (auto v = top.Get("mode")) {
     constexpr const char* kModes =
         "one of exclusive, time-slicing, mps, mig, streams";
     COLO_ASSIGN_OR_RETURN(std::string mode, v->String(kModes));
-    Result<sim::SharingMode> parsed = sim::ParseSharingMode(mode);
+    Result<experiment::SharingMode> parsed = experiment::ParseSharingMode(mode);
     if (!parsed.ok()) return v->Expected(kModes);
     spec->mode = *parsed;
-    if (spec->mode == sim::SharingMode::kMig &&
+    if (spec->mode == experiment::SharingMode::kMig &&
         spec->gpu.mig_profiles.empty()) {
       return v->Error("mode mig needs a GPU with MIG profiles; " +
                       spec->gpu.name + " has none");
@@ -210,8 +210,8 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   }
   if (auto v = top.Get("policy")) {
     COLO_ASSIGN_OR_RETURN(ParsedPolicy policy, ParsePolicy(*v));
-    if (spec->mode != sim::SharingMode::kMps) {
-      return v->Error(sim::PolicyModeConflict(policy.kind, spec->mode));
+    if (spec->mode != experiment::SharingMode::kMps) {
+      return v->Error(experiment::PolicyModeConflict(policy.kind, spec->mode));
     }
     spec->policy = policy.kind;
     spec->policy_options = std::move(policy.options);
@@ -231,23 +231,23 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   }
   if (auto v = top.Get("duration_s")) {
     COLO_ASSIGN_OR_RETURN(spec->duration,
-                          v->Time(YamlValue::TimeUnit::kSeconds, false));
+                          v->Time(io::YamlValue::TimeUnit::kSeconds, false));
   }
-  std::optional<YamlValue> sample_interval = top.Get("sample_interval_ms");
+  std::optional<io::YamlValue> sample_interval = top.Get("sample_interval_ms");
   if (sample_interval) {  // 0 = duration / 50
     COLO_ASSIGN_OR_RETURN(
         spec->sample_interval,
-        sample_interval->Time(YamlValue::TimeUnit::kMilliseconds, true));
+        sample_interval->Time(io::YamlValue::TimeUnit::kMilliseconds, true));
   }
 
-  COLO_ASSIGN_OR_RETURN(YamlValue jobs_value,
+  COLO_ASSIGN_OR_RETURN(io::YamlValue jobs_value,
                         top.Require("jobs", "a sequence of jobs"));
-  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+  COLO_ASSIGN_OR_RETURN(std::vector<io::YamlValue> items,
                         jobs_value.Sequence("a non-empty sequence of jobs"));
   if (items.empty()) return jobs_value.Expected("a non-empty sequence of jobs");
   JobContext context{base_dir, spec->gpu, spec->mode};
   std::vector<ParsedJob> parsed;
-  for (const YamlValue& item : items) {
+  for (const io::YamlValue& item : items) {
     COLO_ASSIGN_OR_RETURN(ParsedJob job, ParseJob(item, context));
     context.kernel_budget -= job.kernels;
     parsed.push_back(std::move(job));
@@ -256,32 +256,32 @@ Status ParseTop(const YamlMap& top, const std::string& base_dir,
   COLO_RETURN_IF_ERROR(CheckMemoryFits(parsed, spec->gpu, spec->mode));
   COLO_RETURN_IF_ERROR(CheckRequestsAtLines(parsed, spec->duration));
   if (sample_interval &&
-      !sim::SampleCountIsBounded(spec->duration, spec->sample_interval)) {
+      !experiment::SampleCountIsBounded(spec->duration, spec->sample_interval)) {
     return sample_interval->Error(
-        "gives more than " + std::to_string(sim::kMaxUtilizationSamples) +
+        "gives more than " + std::to_string(experiment::kMaxUtilizationSamples) +
         " utilization samples over duration_s; expected a longer interval");
   }
   for (ParsedJob& p : parsed) {
-    for (sim::JobSpec& job : p.jobs) spec->jobs.push_back(std::move(job));
+    for (experiment::JobSpec& job : p.jobs) spec->jobs.push_back(std::move(job));
   }
   return OkStatus();
 }
 
-Result<sim::ScenarioSpec> Parse(const std::string& text,
+Result<experiment::ScenarioSpec> Parse(const std::string& text,
                                 const std::string& file,
                                 const std::string& base_dir) {
-  sim::ScenarioSpec spec;
+  experiment::ScenarioSpec spec;
   spec.source = file;
   // Escaped: a stem with a newline would split the report's header.
   spec.name =
       EscapeControlCharacters(std::filesystem::path(file).stem().string());
   COLO_ASSIGN_OR_RETURN(
       YAML::Node root,
-      ParseSingleYamlDocument(text, file, "one scenario per file"));
-  const YamlValue root_value(&file, root, "", 1);
+      io::ParseSingleYamlDocument(text, file, "one scenario per file"));
+  const io::YamlValue root_value(&file, root, "", 1);
   if (!root.IsMap()) return root_value.Expected(kTopExpected);
   COLO_ASSIGN_OR_RETURN(
-      YamlMap top,
+      io::YamlMap top,
       root_value.Map(kTopExpected,
                      {"name", "gpu", "mode", "policy", "time_slice", "preemption", "seed",
                       "duration_s",
@@ -296,7 +296,7 @@ Result<sim::ScenarioSpec> Parse(const std::string& text,
 
 }  // namespace
 
-Result<sim::ScenarioSpec> LoadScenarioString(
+Result<experiment::ScenarioSpec> LoadScenarioString(
     const std::string& text, const std::string& name_for_messages,
     const std::string& base_dir) {
   // yaml-cpp reports errors by throwing; none may leave the loader.
@@ -313,22 +313,22 @@ Result<sim::ScenarioSpec> LoadScenarioString(
   }
 }
 
-Status CheckExpectedRequests(const sim::ScenarioSpec& spec) {
+Status CheckExpectedRequests(const experiment::ScenarioSpec& spec) {
   double total = 0;
-  for (const sim::JobSpec& job : spec.jobs) {
+  for (const experiment::JobSpec& job : spec.jobs) {
     total += ExpectedRequests(job, spec.duration);
     if (total > kMaxExpectedRequests) {
       return InvalidArgumentError(
-          "the jobs would bring about " + FormatG(total) +
+          "the jobs would bring about " + io::FormatG(total) +
           " requests over the run (up to job '" + job.name +
-          "'), more than the limit of " + FormatG(kMaxExpectedRequests) +
+          "'), more than the limit of " + io::FormatG(kMaxExpectedRequests) +
           " per run; expected a shorter duration or lower rates");
     }
   }
   return OkStatus();
 }
 
-Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path) {
+Result<experiment::ScenarioSpec> LoadScenarioFile(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   const std::string shown = EscapeControlCharacters(path);
@@ -341,7 +341,7 @@ Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path) {
   if (!std::filesystem::is_regular_file(st)) {
     return NotFoundError(shown + ": scenario file not found");
   }
-  COLO_ASSIGN_OR_RETURN(std::string text, profile::ReadTextFile(path));
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
   return LoadScenarioString(text, path, base_dir);

@@ -1,5 +1,5 @@
 // scenario/scenario_loader.h — reads a scenario file (YAML, docs/scenario.md)
-// into a sim::ScenarioSpec with every workload loaded, for `colo sim`.
+// into a experiment::ScenarioSpec with every workload loaded, for `colo sim`.
 //
 // Every error names the scenario file, the 1-based YAML line and what was
 // expected, e.g.
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "colo/status.h"
-#include "sim/scenario_spec.h"
+#include "experiment/scenario_spec.h"
 
 namespace colo::scenario {
 
@@ -33,7 +33,7 @@ namespace colo::scenario {
 //                    kMaxScenarioKernels or requests than
 //                    kMaxExpectedRequests, or a spec that fails Validate();
 //   Internal         an unexpected failure (a bug).
-Result<sim::ScenarioSpec> LoadScenarioFile(const std::string& path);
+Result<experiment::ScenarioSpec> LoadScenarioFile(const std::string& path);
 
 // The most requests a run may expect, over all jobs: every request waits in
 // its job's queue and leaves a latency sample (10^8 of them exhausted memory).
@@ -44,12 +44,12 @@ inline constexpr double kMaxExpectedRequests = 1e7;
 // pass kMaxExpectedRequests. The loader checks this at the offending line;
 // a caller that changes spec.duration afterwards (`--duration-s`) checks it
 // again with this.
-Status CheckExpectedRequests(const sim::ScenarioSpec& spec);
+Status CheckExpectedRequests(const experiment::ScenarioSpec& spec);
 
 // Same for scenario text already in memory: `name_for_messages` stands for
 // the file in messages (and gives the default name, its stem), `base_dir` is
 // where relative paths resolve ("" = the current directory).
-Result<sim::ScenarioSpec> LoadScenarioString(
+Result<experiment::ScenarioSpec> LoadScenarioString(
     const std::string& text, const std::string& name_for_messages,
     const std::string& base_dir);
 

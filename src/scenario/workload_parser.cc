@@ -24,11 +24,11 @@ constexpr const char* kSourceExpected =
 // Passes an importer's error through with the scenario location in front, so
 // that the message reads "scenario.yaml:7: jobs[0].workload.orion: <csv>:12:
 // ...".
-Status FromImporter(const YamlValue& at, const Status& status) {
+Status FromImporter(const io::YamlValue& at, const Status& status) {
   return at.ErrorWithCode(status.code(), status.message());
 }
 
-Result<std::string> ExistingPath(const YamlValue& value,
+Result<std::string> ExistingPath(const io::YamlValue& value,
                                  const std::string& base_dir, bool directory,
                                  const char* what) {
   COLO_ASSIGN_OR_RETURN(std::string raw,
@@ -63,7 +63,7 @@ constexpr Dim3Limits kBlockLimits = {
 
 // An int or a sequence of 1 to 3 ints, each >= 1 and within CUDA's limit for
 // its dimension, so that no product of them overflows.
-Result<Dim3> ParseDim3(const YamlValue& value, const Dim3Limits& limits) {
+Result<Dim3> ParseDim3(const io::YamlValue& value, const Dim3Limits& limits) {
   const std::string expected =
       "an integer in 1.." + std::to_string(limits.max[0]) +
       " or a sequence [x, y, z] of them (CUDA's limits: " + limits.sequence +
@@ -76,14 +76,14 @@ Result<Dim3> ParseDim3(const YamlValue& value, const Dim3Limits& limits) {
     COLO_ASSIGN_OR_RETURN(d.x, value.Integer(expected, in_range(0)));
     return d;
   }
-  auto dim = [&](const YamlValue& v, int i) {
+  auto dim = [&](const io::YamlValue& v, int i) {
     static constexpr const char* kAxes[] = {"x", "y", "z"};
     return v.Integer("an integer in 1.." + std::to_string(limits.max[i]) +
                          " (CUDA's limit for " + limits.what + " " + kAxes[i] +
                          ")",
                      in_range(i));
   };
-  COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+  COLO_ASSIGN_OR_RETURN(std::vector<io::YamlValue> items,
                         value.Sequence(expected));
   if (items.empty() || items.size() > 3) return value.Expected(expected);
   int64_t* fields[] = {&d.x, &d.y, &d.z};
@@ -94,10 +94,10 @@ Result<Dim3> ParseDim3(const YamlValue& value, const Dim3Limits& limits) {
 }
 
 // One inline kernel; `repeat` copies of it are appended to `out`.
-Status ParseKernel(const YamlValue& value, size_t index,
+Status ParseKernel(const io::YamlValue& value, size_t index,
                    std::vector<KernelDesc>* out) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map,
+      io::YamlMap map,
       value.Map("a kernel mapping {name, grid, block, duration_us, ...}",
                 {"name", "grid", "block", "registers", "shared_mem",
                  "duration_us", "sm", "dram", "transformable", "repeat"}));
@@ -106,19 +106,19 @@ Status ParseKernel(const YamlValue& value, size_t index,
   if (auto v = map.Get("name")) {
     COLO_ASSIGN_OR_RETURN(k.name, v->Name("kernel name"));
   }
-  COLO_ASSIGN_OR_RETURN(YamlValue grid,
+  COLO_ASSIGN_OR_RETURN(io::YamlValue grid,
                         map.Require("grid", "the grid size in blocks"));
   COLO_ASSIGN_OR_RETURN(k.grid, ParseDim3(grid, kGridLimits));
-  COLO_ASSIGN_OR_RETURN(YamlValue block,
+  COLO_ASSIGN_OR_RETURN(io::YamlValue block,
                         map.Require("block", "the block size in threads"));
   COLO_ASSIGN_OR_RETURN(k.block, ParseDim3(block, kBlockLimits));
   constexpr const char* kDuration =
       "a number > 0 (microseconds, measured alone)";
-  COLO_ASSIGN_OR_RETURN(YamlValue duration,
+  COLO_ASSIGN_OR_RETURN(io::YamlValue duration,
                         map.Require("duration_us", kDuration));
   COLO_ASSIGN_OR_RETURN(
       k.solo_duration,
-      duration.Time(YamlValue::TimeUnit::kMicroseconds, false));
+      duration.Time(io::YamlValue::TimeUnit::kMicroseconds, false));
   if (auto v = map.Get("registers")) {
     COLO_ASSIGN_OR_RETURN(
         int64_t r, v->Integer("an integer in 1..255 (registers per thread)",
@@ -195,10 +195,10 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
 
 // profiled_on: a preset (stored under its full name), the scenario's own
 // GPU, or REEF's MI50 — the GPUs whose speed the runner can scale from.
-Result<std::string> ParseProfiledOn(const YamlValue& value,
+Result<std::string> ParseProfiledOn(const io::YamlValue& value,
                                     const GpuSpec& gpu) {
   const std::string mi50 = profile::ReefMi50Spec().name;
-  const std::string expected = "a GPU preset (" + JoinComma(GpuPresetNames()) +
+  const std::string expected = "a GPU preset (" + io::JoinComma(GpuPresetNames()) +
                                "), '" + gpu.name + "' or '" + mi50 + "'";
   COLO_ASSIGN_OR_RETURN(std::string name, value.String(expected));
   // Case-insensitive, as GPU presets are everywhere.
@@ -212,7 +212,7 @@ Result<std::string> ParseProfiledOn(const YamlValue& value,
 
 // CheckKernelOnGpu for every kernel of an imported table, reported at the
 // scenario line that names the table; and the table's size.
-Status CheckTableOnGpu(const YamlValue& source, const std::string& path,
+Status CheckTableOnGpu(const io::YamlValue& source, const std::string& path,
                        const Workload& w, const GpuSpec& gpu) {
   if (static_cast<int64_t>(w.kernels.size()) > kMaxKernelsPerWorkload) {
     return source.Error(path + ": " + std::to_string(w.kernels.size()) +
@@ -231,7 +231,7 @@ Status CheckTableOnGpu(const YamlValue& source, const std::string& path,
   return OkStatus();
 }
 
-Result<Workload> ParseInline(const YamlMap& map, const YamlValue& kernels,
+Result<Workload> ParseInline(const io::YamlMap& map, const io::YamlValue& kernels,
                              const GpuSpec& gpu) {
   Workload w;
   w.kind = WorkloadKind::kTraining;
@@ -240,7 +240,7 @@ Result<Workload> ParseInline(const YamlMap& map, const YamlValue& kernels,
     COLO_ASSIGN_OR_RETURN(w.profiled_on, ParseProfiledOn(*v, gpu));
   }
   COLO_ASSIGN_OR_RETURN(
-      std::vector<YamlValue> items,
+      std::vector<io::YamlValue> items,
       kernels.Sequence("a non-empty sequence of kernel mappings"));
   if (items.empty())
     return kernels.Expected("a non-empty sequence of kernel mappings");
@@ -263,13 +263,13 @@ std::string ResolvePath(const std::string& base_dir, const std::string& path) {
   return (ec ? p : absolute).lexically_normal().string();
 }
 
-Result<Workload> ParseWorkload(const YamlValue& value,
+Result<Workload> ParseWorkload(const io::YamlValue& value,
                                const std::string& base_dir,
                                const GpuSpec& gpu) {
   COLO_ASSIGN_OR_RETURN(
-      YamlMap map,
+      io::YamlMap map,
       value.Map(kSourceExpected, {"orion", "reef", "kernels", "profiled_on"}));
-  std::vector<std::pair<std::string, YamlValue>> sources;
+  std::vector<std::pair<std::string, io::YamlValue>> sources;
   for (const char* key : {"orion", "reef", "kernels"}) {
     if (auto v = map.Get(key)) sources.emplace_back(key, *v);
   }

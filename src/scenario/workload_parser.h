@@ -21,7 +21,7 @@
 #include "colo/gpu_spec.h"
 #include "colo/status.h"
 #include "colo/workload.h"
-#include "scenario/yaml_value.h"
+#include "io/yaml_value.h"
 
 namespace colo::scenario {
 
@@ -44,7 +44,7 @@ std::string ResolvePath(const std::string& base_dir, const std::string& path);
 //                    ("file:line: path: ... not found: <resolved path>");
 //   InvalidArgument  a malformed entry, or the importer's own error (with its
 //                    file:line) prefixed by the scenario location.
-Result<Workload> ParseWorkload(const YamlValue& value,
+Result<Workload> ParseWorkload(const io::YamlValue& value,
                                const std::string& base_dir, const GpuSpec& gpu);
 
 }  // namespace colo::scenario

@@ -150,8 +150,8 @@ int PushCopyWorkLocked(State& s, const CapturedOp& op, void* stream) {
   const bool to_device = OnDevice(s, op.dst);
   if (!to_device && !OnDevice(s, op.src)) return kCudaSuccess;
   return PushHostCopyLocked(s, stream,
-                            {to_device ? runtime::CopyDirection::kHostToDevice
-                                       : runtime::CopyDirection::kDeviceToHost,
+                            {to_device ? colo::CopyDirection::kHostToDevice
+                                       : colo::CopyDirection::kDeviceToHost,
                              bytes});
 }
 

@@ -23,7 +23,7 @@ using cuda::kCudaSuccess;
 namespace {
 
 // What colod said of its simulated GPU, as the facts CUDA's calls report.
-cuda::DeviceFacts FactsOf(const runtime::WelcomeMsg& w) {
+cuda::DeviceFacts FactsOf(const ipc::WelcomeMsg& w) {
   cuda::DeviceFacts f;
   f.name = w.gpu_name;
   f.memory_bytes = w.memory_bytes;
@@ -58,7 +58,7 @@ int GetDeviceProperties(void* prop, int device) {
   return kCudaSuccess;
 }
 
-GpuSpec SpecOf(const runtime::WelcomeMsg& w) {
+GpuSpec SpecOf(const ipc::WelcomeMsg& w) {
   Result<GpuSpec> preset = GpuPreset(w.gpu_name);
   GpuSpec g = preset.ok() ? *preset : GpuSpec{};
   g.sm_count = w.sm_count;
@@ -153,7 +153,7 @@ int64_t MaxDynamicSharedLocked(State& s, const void* func,
 int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
                       size_t shared_mem) {
   if (func == nullptr) return cuda::kCudaErrorInvalidDeviceFunction;
-  const runtime::WelcomeMsg& w = s.client->welcome();
+  const ipc::WelcomeMsg& w = s.client->welcome();
   const auto max_threads = static_cast<uint64_t>(w.max_threads_per_block);
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||

@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "cuda/cuda_abi.h"
-#include "runtime/wire.h"
+#include "ipc/wire.h"
 #include "shim/hook_table.h"
 #include "shim/shim_runtime.h"
 #include "shim/shim_state.h"
@@ -136,8 +136,8 @@ int GateClient::WaitIssued(uint32_t stream_id, uint64_t seq, bool all_streams) {
 }
 
 void GateClient::SendDone(uint64_t seq, int cuda_error) {
-  runtime::GateMsg g;
-  g.type = static_cast<uint32_t>(runtime::GateMsgType::kDone);
+  ipc::GateMsg g;
+  g.type = static_cast<uint32_t>(ipc::GateMsgType::kDone);
   g.seq = seq;
   g.cuda_error = cuda_error;
   // A failed send means colod is gone; the channel's hang-up ends Run().
@@ -239,12 +239,12 @@ void GateClient::Run() {
     }
     if (n > 0 && p[0].revents != 0) {
       for (;;) {
-        runtime::GateMsg g;
+        ipc::GateMsg g;
         const ssize_t got = recv(fd_, &g, sizeof(g), MSG_DONTWAIT);
         if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (got < 0 && errno == EINTR) continue;
         if (got != static_cast<ssize_t>(sizeof(g)) ||
-            g.type != static_cast<uint32_t>(runtime::GateMsgType::kGrant)) {
+            g.type != static_cast<uint32_t>(ipc::GateMsgType::kGrant)) {
           closed = true;  // colod gone (0 bytes) or speaking nonsense.
           break;
         }

@@ -1,5 +1,5 @@
 // shim/gate_client.h — the interposer's half of gate mode (colod's
-// `device: cuda`; protocol in runtime/wire.h).
+// `device: cuda`; protocol in ipc/wire.h).
 //
 // The program keeps its own CUDA context, but a kernel launch is not issued
 // when the program makes it: its argument values are copied (their sizes

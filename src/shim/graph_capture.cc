@@ -425,12 +425,12 @@ int GraphLaunch(void* exec, void* stream) {
     const uint32_t lane = plan.lane[i];
     void* on = lanes[lane];
     if (lane != 0 && !started[lane]) {
-      if (int err = StreamWaitLocked(s, on, before, runtime::SyncScope::kLaunch); err != kCudaSuccess)
+      if (int err = StreamWaitLocked(s, on, before, ipc::SyncScope::kLaunch); err != kCudaSuccess)
         return err;
     }
     started[lane] = true;
     for (size_t p : plan.waits[i]) {
-      if (int err = StreamWaitLocked(s, on, seq_of[p], runtime::SyncScope::kLaunch); err != kCudaSuccess)
+      if (int err = StreamWaitLocked(s, on, seq_of[p], ipc::SyncScope::kLaunch); err != kCudaSuccess)
         return err;
     }
     if (int err = RunGraphOp(s, plan.ops[i], on); err != kCudaSuccess) return err;
@@ -439,7 +439,7 @@ int GraphLaunch(void* exec, void* stream) {
   // The stream's later work starts after every lane's.
   for (size_t lane = 1; lane < plan.lane_count; ++lane) {
     if (!started[lane]) continue;
-    if (int err = StreamWaitLocked(s, stream, LastSeqOf(s, lanes[lane]), runtime::SyncScope::kLaunch);
+    if (int err = StreamWaitLocked(s, stream, LastSeqOf(s, lanes[lane]), ipc::SyncScope::kLaunch);
         err != kCudaSuccess)
       return err;
   }

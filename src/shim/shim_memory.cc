@@ -377,7 +377,7 @@ namespace {
 // What this client may still allocate: its limit (or the device's memory)
 // less what it holds, and no more than the device has left. REQUIRES: s.mu held, connected.
 int64_t LeftUnderLimit(const State& s) {
-  const runtime::WelcomeMsg& w = s.client->welcome();
+  const ipc::WelcomeMsg& w = s.client->welcome();
   const int64_t cap = w.memory_limit > 0 && w.memory_limit < w.memory_bytes
                           ? w.memory_limit
                           : w.memory_bytes;

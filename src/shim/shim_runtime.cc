@@ -25,7 +25,7 @@
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
 #include "cuda/cuda_abi.h"
-#include "runtime/runtime_client.h"
+#include "ipc/runtime_client.h"
 #include "shim/gate_runtime.h"
 #include "shim/registry.h"
 #include "shim/shim_state.h"
@@ -130,14 +130,14 @@ Duration SpinFromEnv(const char* name, Duration fallback) {
 int Connected(State& s) {
   if (s.lost) return kCudaErrorDevicesUnavailable;
   if (s.client) return kCudaSuccess;
-  runtime::ClientOptions o;
+  ipc::ClientOptions o;
   const char* sock = std::getenv("COLO_SOCKET");
   o.socket_path =
       sock != nullptr && *sock != '\0' ? sock : "/run/colo/colod.sock";
   const char* cls = std::getenv("COLO_CLASS");
   o.requested_class = cls != nullptr && std::strcmp(cls, "high") == 0
-                          ? runtime::WireClass::kHigh
-                          : runtime::WireClass::kBestEffort;
+                          ? ipc::WireClass::kHigh
+                          : ipc::WireClass::kBestEffort;
   if (cls != nullptr && *cls != '\0' && std::strcmp(cls, "high") != 0 &&
       std::strcmp(cls, "best-effort") != 0) {
     std::fprintf(stderr,
@@ -151,11 +151,11 @@ int Connected(State& s) {
   // (microseconds; 0 = block at once).
   o.sync_spin = SpinFromEnv("COLO_SYNC_SPIN_US", o.sync_spin);
   o.program = program_invocation_short_name;
-  Result<std::unique_ptr<runtime::RuntimeClient>> c =
-      runtime::RuntimeClient::Connect(o);
+  Result<std::unique_ptr<ipc::RuntimeClient>> c =
+      ipc::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());
   s.client = std::move(*c);
-  if (s.client->device_mode() == runtime::DeviceMode::kGate) {
+  if (s.client->device_mode() == ipc::DeviceMode::kGate) {
     // The program's own context runs its kernels: the real runtime needs
     // the registrations it has not seen yet.
     if (ReplayIntoRealRuntime() != kCudaSuccess) {
@@ -172,7 +172,7 @@ int Connected(State& s) {
 namespace {
 
 // REQUIRES: s.mu held and connected.
-int Push(State& s, const runtime::RingEntry& e) {
+int Push(State& s, const ipc::RingEntry& e) {
   const int64_t deadline = MonotonicNs() + 60LL * 1000000000;
   for (;;) {
     if (s.client->ring()->Push(e).ok()) return kCudaSuccess;
@@ -194,33 +194,33 @@ namespace {
 
 // Whether what a sync of `scope` on `seq` waits for has ended, as the ring
 // tells: the watermark, or (kLaunch) launch seq's own end.
-bool Ended(const runtime::RingControl& ctl, uint64_t seq,
-           runtime::SyncScope scope) {
+bool Ended(const ipc::RingControl& ctl, uint64_t seq,
+           ipc::SyncScope scope) {
   if (ctl.completed.load(std::memory_order_acquire) >= seq) return true;
-  return scope == runtime::SyncScope::kLaunch &&
-         runtime::ReadLaunchEnd(ctl, seq).state !=
-             runtime::LaunchEnd::State::kRunning;
+  return scope == ipc::SyncScope::kLaunch &&
+         ipc::ReadLaunchEnd(ctl, seq).state !=
+             ipc::LaunchEnd::State::kRunning;
 }
 
 }  // namespace
 
-int SyncTo(State& s, uint64_t seq, runtime::SyncScope scope) {
+int SyncTo(State& s, uint64_t seq, ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   AfterByteMoves(s);  // the host may look at the bytes once this returns
-  const runtime::RingControl& ctl = s.client->ring()->control();
+  const ipc::RingControl& ctl = s.client->ring()->control();
   // Nothing to wait for and nothing to report: no round trip.
   auto done = [&ctl, seq, scope] {
     return ctl.error.load(std::memory_order_acquire) == 0 &&
            Ended(ctl, seq, scope);
   };
   if (done()) return kCudaSuccess;
-  Result<runtime::SyncReplyMsg> r =
+  Result<ipc::SyncReplyMsg> r =
       WithoutStateLock(s, [&] { return s.client->Sync(seq, scope, done); });
   if (!r.ok()) return LoseColod(s, r.status());
   return r->cuda_error;
 }
 
-int QueryTo(State& s, uint64_t seq, runtime::SyncScope scope) {
+int QueryTo(State& s, uint64_t seq, ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (ByteMovesPending(s)) return cuda::kCudaErrorNotReady;
   return Ended(s.client->ring()->control(), seq, scope)
@@ -228,9 +228,9 @@ int QueryTo(State& s, uint64_t seq, runtime::SyncScope scope) {
              : cuda::kCudaErrorNotReady;
 }
 
-runtime::SyncScope ScopeOf(void* stream) {
-  return IsDefaultStream(stream) ? runtime::SyncScope::kAllBefore
-                                 : runtime::SyncScope::kLaunch;
+ipc::SyncScope ScopeOf(void* stream) {
+  return IsDefaultStream(stream) ? ipc::SyncScope::kAllBefore
+                                 : ipc::SyncScope::kLaunch;
 }
 
 bool IsDefaultStream(void* stream) {
@@ -300,9 +300,9 @@ void Pushed(State& s, void* stream, uint64_t seq) {
 // Pushes a wait on `stream` for launch `target` (`scope`: of SyncTo) unless
 // what it waits for has ended.
 int PushWaitUnlessEnded(State& s, void* stream, uint64_t target,
-                        runtime::SyncScope scope = runtime::SyncScope::kLaunch) {
+                        ipc::SyncScope scope = ipc::SyncScope::kLaunch) {
   if (target == 0 || Ended(s.client->ring()->control(), target, scope)) return kCudaSuccess;
-  const runtime::RingEntry e = runtime::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, scope});
+  const ipc::RingEntry e = ipc::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, scope});
   if (int err = Push(s, e); err != kCudaSuccess) return err;
   Pushed(s, stream, e.seq);
   return kCudaSuccess;
@@ -351,8 +351,8 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   }
   auto id = s.func_ids.find(key);
   if (id == s.func_ids.end()) {
-    runtime::RingEntry def;
-    def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+    ipc::RingEntry def;
+    def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
     def.func_id = s.next_func;
     auto n = s.names.find(key);
     // Named at registration; otherwise (a driver-API function, or a stub
@@ -366,7 +366,7 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
       std::snprintf(buf, sizeof(buf), "%s@%p", unnamed_prefix, key);
       name = buf;
     }
-    runtime::CopyString(def.name, name);
+    ipc::CopyString(def.name, name);
     if (auto lib = s.library_kernels.find(key); lib != s.library_kernels.end()) {
       def.registers_per_thread = static_cast<uint32_t>(lib->second.registers_per_thread);
       def.static_shared_bytes = static_cast<uint32_t>(lib->second.shared_mem);
@@ -381,8 +381,8 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
     if (int err = Push(s, def); err != kCudaSuccess) return err;
     id = s.func_ids.emplace(key, s.next_func++).first;
   }
-  runtime::RingEntry e;
-  e.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  ipc::RingEntry e;
+  e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
   e.seq = s.last_seq + 1;
   e.func_id = id->second;
   e.grid[0] = grid.x, e.grid[1] = grid.y, e.grid[2] = grid.z;
@@ -403,10 +403,10 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
   return kCudaSuccess;
 }
 
-int PushHostCopyLocked(State& s, void* stream, runtime::HostCopy copy) {
+int PushHostCopyLocked(State& s, void* stream, ipc::HostCopy copy) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
-  const runtime::RingEntry e = runtime::CopyEntry(s.last_seq + 1, StreamIdOf(stream), copy);
+  const ipc::RingEntry e = ipc::CopyEntry(s.last_seq + 1, StreamIdOf(stream), copy);
   if (int err = Push(s, e); err != kCudaSuccess) return err;
   Pushed(s, stream, e.seq);
   return kCudaSuccess;
@@ -423,7 +423,7 @@ const void* LibraryKernelKeyLocked(State& s, const std::string& name,
   return key.get();
 }
 
-int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope) {
+int StreamWaitLocked(State& s, void* stream, uint64_t target, ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   return PushWaitUnlessEnded(s, stream, target, scope);

@@ -24,8 +24,8 @@
 #include "colo/gemm_model.h"
 #include "cuda/cuda_abi.h"
 #include "colo/status.h"
-#include "runtime/launch_ring.h"
-#include "runtime/runtime_client.h"
+#include "ipc/launch_ring.h"
+#include "ipc/runtime_client.h"
 #include "shim/fatbin.h"
 #include "shim/gate_client.h"
 #include "shim/shim_runtime.h"
@@ -152,7 +152,7 @@ struct PendingHostFunc {
   const void* stream = nullptr;  // its Stream; null: the legacy default stream.
   bool blocking = true;  // ordered with the legacy default stream (not cudaStreamNonBlocking)
   uint64_t seq = 0;
-  runtime::SyncScope scope = runtime::SyncScope::kAllBefore;
+  ipc::SyncScope scope = ipc::SyncScope::kAllBefore;
   // cudaLaunchHostFunc's function, or cudaStreamAddCallback's callback with
   // the stream handle the program passed.
   void (*fn)(void*) = nullptr;
@@ -168,7 +168,7 @@ using AllocationMap = std::map<uintptr_t, size_t>;
 struct State {
   std::mutex mu;
   // State below is protected by mu.
-  std::unique_ptr<runtime::RuntimeClient> client;
+  std::unique_ptr<ipc::RuntimeClient> client;
   bool lost = false;  // colod unreachable or gone: every call fails.
   std::unique_ptr<GateClient> gate;  // gate mode, once connected.
   std::unordered_map<const void*, std::string>
@@ -280,13 +280,13 @@ bool InGate(State& s);
 // mode: and every copy's bytes issued before have been moved
 // (AfterByteMoves).
 int SyncTo(State& s, uint64_t seq,
-           runtime::SyncScope scope = runtime::SyncScope::kAllBefore);
+           ipc::SyncScope scope = ipc::SyncScope::kAllBefore);
 // cudaSuccess if what SyncTo would wait for has finished, else
 // cudaErrorNotReady (also while copies' bytes are still moving).
 int QueryTo(State& s, uint64_t seq,
-            runtime::SyncScope scope = runtime::SyncScope::kAllBefore);
+            ipc::SyncScope scope = ipc::SyncScope::kAllBefore);
 // kAllBefore for a default stream, kLaunch for one of the program's.
-runtime::SyncScope ScopeOf(void* stream);
+ipc::SyncScope ScopeOf(void* stream);
 // 0, cudaStreamLegacy (0x1) and cudaStreamPerThread (0x2).
 bool IsDefaultStream(void* stream);
 // cudaErrorInvalidResourceHandle unless `stream` is default or ours.
@@ -354,12 +354,12 @@ int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
 std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func);
 // The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
 // its preset (for the allocation granularities) with the welcome's limits.
-GpuSpec SpecOf(const runtime::WelcomeMsg& w);
+GpuSpec SpecOf(const ipc::WelcomeMsg& w);
 // Sim mode's cudaStreamWaitEvent: makes what follows on `stream` wait, in
 // colod, until launch `target` (scope: of SyncTo) has ended; the calling
 // thread does not wait. Nothing is pushed if it has ended already.
 // REQUIRES: not gate mode, `stream` checked.
-int StreamWaitLocked(State& s, void* stream, uint64_t target, runtime::SyncScope scope);
+int StreamWaitLocked(State& s, void* stream, uint64_t target, ipc::SyncScope scope);
 // Sim mode: pushes the waits that order `stream`'s next work after the
 // legacy default stream's (or, for the legacy stream, after every blocking
 // stream's) work before it, as CUDA orders them; each wait once.
@@ -367,7 +367,7 @@ int OrderWithLegacyStream(State& s, void* stream);
 // Sim mode: a copy between host and device memory on `stream`, ordered
 // like a launch (after the legacy stream's work where CUDA orders it so);
 // colod runs it on its direction's copy engine. REQUIRES: `stream` checked.
-int PushHostCopyLocked(State& s, void* stream, runtime::HostCopy copy);
+int PushHostCopyLocked(State& s, void* stream, ipc::HostCopy copy);
 // The key a library kernel `name` is launched by (LaunchLocked), made the
 // first time with what `kernel` uses and does; later calls with the same
 // name keep the first description. Kept for the process's life.

@@ -19,8 +19,8 @@ namespace {
 
 // What waiting for `e` waits for: on a default stream every launch before
 // it, else its stream's.
-runtime::SyncScope EventScope(const Event* e) {
-  return e->legacy ? runtime::SyncScope::kAllBefore : runtime::SyncScope::kLaunch;
+ipc::SyncScope EventScope(const Event* e) {
+  return e->legacy ? ipc::SyncScope::kAllBefore : ipc::SyncScope::kLaunch;
 }
 
 // When `e` completed (steady clock ns), or nullopt while its work runs: its
@@ -34,9 +34,9 @@ std::optional<int64_t> EventTime(State& s, Event* e) {
   if (e->time_ns >= 0) return e->time_ns;
   int64_t end = e->record_ns;
   if (e->seq != 0) {
-    const runtime::RingControl& ctl = s.client->ring()->control();
-    const runtime::LaunchEnd l = runtime::ReadLaunchEnd(ctl, e->seq);
-    const int64_t t = l.state != runtime::LaunchEnd::State::kEnded ? 0
+    const ipc::RingControl& ctl = s.client->ring()->control();
+    const ipc::LaunchEnd l = ipc::ReadLaunchEnd(ctl, e->seq);
+    const int64_t t = l.state != ipc::LaunchEnd::State::kEnded ? 0
                       : e->legacy                                  ? l.all_done_ns
                                                                    : l.end_ns;
     if (t > 0) {

@@ -19,9 +19,21 @@
 #include "colo/copy_engines.h"
 #include "colo/time.h"
 #include "sim/event_loop.h"
-#include "sim/run_report.h"
 
 namespace colo::sim {
+
+// What one direction's copy engine did in a run (Workload::copy_in_bytes,
+// copy_out_bytes): copies that ended, their bytes, and the time they held
+// the engine.
+struct CopyTotals {
+  int64_t copies = 0;
+  int64_t bytes = 0;
+  Duration busy{0};
+  // busy / `run` (0 for a run of no time).
+  double BusyFraction(Duration run) const {
+    return run.count() > 0 ? static_cast<double>(busy.count()) / static_cast<double>(run.count()) : 0.0;
+  }
+};
 
 class SimCopyEngines {
  public:

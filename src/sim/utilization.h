@@ -8,9 +8,15 @@
 #include <vector>
 
 #include "colo/time.h"
-#include "sim/run_report.h"
 
 namespace colo::sim {
+
+struct UtilizationSample {
+  TimePoint start;          // bucket start.
+  double sm_occupancy = 0;  // mean fraction of SM thread slots in use.
+  double sm_active = 0;     // mean fraction of SMs with at least one resident block.
+  double dram_util = 0;     // mean fraction of peak DRAM bandwidth in use.
+};
 
 class UtilizationTracker {
  public:

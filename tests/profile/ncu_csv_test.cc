@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {
@@ -15,7 +15,7 @@ const std::string kDir =
     std::string(COLO_SOURCE_DIR) + "/tests/profile/testdata/";
 
 std::string Fixture(const std::string& name) {
-  Result<std::string> t = ReadTextFile(kDir + name);
+  Result<std::string> t = io::ReadTextFile(kDir + name);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return t.ok() ? *t : "";
 }

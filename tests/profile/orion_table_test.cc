@@ -9,7 +9,7 @@
 
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
-#include "profile/csv.h"
+#include "io/csv.h"
 #include "temp_dir.h"
 
 namespace colo::profile {
@@ -95,7 +95,7 @@ TEST(OrionTableTest, GridReproducesSmUsageOnV100) {
     const std::string path = kOrionDir + f.name;
     auto w = LoadOrionKernelTable(path);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
-    auto table = ReadCsvFile(path);
+    auto table = io::ReadCsvFile(path);
     ASSERT_TRUE(table.ok());
     const int sm_col = *table->Column("SM_usage");
     const int dur_col = *table->Column("Duration");

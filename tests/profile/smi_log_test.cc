@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 
 namespace colo::profile {
 namespace {

@@ -16,13 +16,13 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-sim::JobReport Inference(const std::string& name, Duration p50, Duration p99, double overhead) {
-  sim::JobReport j;
+experiment::JobReport Inference(const std::string& name, Duration p50, Duration p99, double overhead) {
+  experiment::JobReport j;
   j.name = name;
   j.kind = WorkloadKind::kInference;
   j.priority = PriorityClass::kHigh;
   j.normalized = 1.0;
-  sim::LatencyStats s;
+  experiment::LatencyStats s;
   s.count = 100;
   s.p50 = p50;
   s.p99 = p99;
@@ -32,8 +32,8 @@ sim::JobReport Inference(const std::string& name, Duration p50, Duration p99, do
 }
 
 // `delayed` of 1000 kernels delayed, the delays' p99 and max as given.
-sim::KernelDelays Delays(int64_t delayed, Duration p99, Duration max) {
-  sim::KernelDelays d;
+experiment::KernelDelays Delays(int64_t delayed, Duration p99, Duration max) {
+  experiment::KernelDelays d;
   d.compared = 1000;
   d.delayed = delayed;
   d.delay.count = delayed;
@@ -42,15 +42,15 @@ sim::KernelDelays Delays(int64_t delayed, Duration p99, Duration max) {
   return d;
 }
 
-sim::JobReport Training(const std::string& name, double normalized) {
-  sim::JobReport j;
+experiment::JobReport Training(const std::string& name, double normalized) {
+  experiment::JobReport j;
   j.name = name;
   j.normalized = normalized;
   return j;
 }
 
-sim::RunReport SampleRun(const std::string& policy) {
-  sim::RunReport r;
+experiment::RunReport SampleRun(const std::string& policy) {
+  experiment::RunReport r;
   r.scenario = "pair";
   r.gpu = "A100-SXM4-40GB";
   r.mode = "mps";
@@ -69,7 +69,7 @@ sim::RunReport SampleRun(const std::string& policy) {
   r.jobs[1].kernel_delays = Delays(30, Microseconds(80), Microseconds(150));
   r.jobs[2].kernel_delays = Delays(500, Milliseconds(5), Milliseconds(9));
   r.system_throughput = 3.2;
-  sim::GpuReport g;
+  experiment::GpuReport g;
   g.mean_sm_occupancy = 0.75;
   r.gpus = {g};
   return r;
@@ -92,15 +92,15 @@ TEST(PolicyTableTest, SummaryAveragesOverTheClasses) {
 TEST(PolicyTableTest, ABestEffortJobWithoutANormalizedThroughputIsLeftOutOfTheMean) {
   // Job e completed nothing alone: 0/0 is no figure, not a 0 that would pull
   // the best-effort mean from 0.6 to 0.4.
-  sim::RunReport r = SampleRun("mps");
-  sim::JobReport e = Training("e", 0);
+  experiment::RunReport r = SampleRun("mps");
+  experiment::JobReport e = Training("e", 0);
   e.normalized.reset();
   r.jobs.push_back(e);
   EXPECT_DOUBLE_EQ(*SummarizeRun(r).be_normalized, 0.6);
 }
 
 TEST(PolicyTableTest, KernelDelaysAreZeroWhenNoneWasDelayedAndUnknownWithoutASoloRun) {
-  sim::RunReport r = SampleRun("priority");
+  experiment::RunReport r = SampleRun("priority");
   r.jobs[0].kernel_delays = Delays(0, Duration(0), Duration(0));
   r.jobs[1].kernel_delays = Delays(0, Duration(0), Duration(0));
   const PolicySummary none = SummarizeRun(r);
@@ -121,7 +121,7 @@ TEST(PolicyTableTest, KernelDelaysAreZeroWhenNoneWasDelayedAndUnknownWithoutASol
 }
 
 TEST(PolicyTableTest, OneRowPerPolicy) {
-  sim::RunReport no_hp = SampleRun("");
+  experiment::RunReport no_hp = SampleRun("");
   no_hp.jobs = {Training("c", 0.5)};
   const std::string table = FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp});
   EXPECT_THAT(table, HasSubstr("scenario  pair\n"));
@@ -139,7 +139,7 @@ TEST(PolicyTableTest, OneRowPerPolicy) {
 }
 
 TEST(PolicyTableTest, RunsSimulatedWaveByWaveAreListedUnderTheTable) {
-  sim::RunReport slow = SampleRun("orion");
+  experiment::RunReport slow = SampleRun("orion");
   slow.wave_by_wave = true;
   EXPECT_THAT(FormatPolicyTable({SampleRun("mps"), slow}),
               HasSubstr("\nwave by wave (--wave-by-wave): orion\n"));
@@ -148,7 +148,7 @@ TEST(PolicyTableTest, RunsSimulatedWaveByWaveAreListedUnderTheTable) {
 }
 
 TEST(PolicyTableTest, AnIdealBoundIsNamedAsOneAndExplainedUnderTheTable) {
-  sim::RunReport ideal = SampleRun("priority-streams");
+  experiment::RunReport ideal = SampleRun("priority-streams");
   ideal.ideal_preemption = "keep-progress";
   const std::string table = FormatPolicyTable({SampleRun("priority"), ideal});
   EXPECT_THAT(table, ContainsRegex("\nideal bound +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
@@ -166,7 +166,7 @@ TEST(PolicyTableTest, AnIdealBoundIsNamedAsOneAndExplainedUnderTheTable) {
 TEST(PolicyTableTest, OverloadedJobsAreWarnedAboutUnderTheTable) {
   // Under mps, job "a" left 900 of the 1000 requests that arrived
   // unfinished: its p50/p99 in the row are those of the 100 it completed.
-  sim::RunReport overloaded = SampleRun("mps");
+  experiment::RunReport overloaded = SampleRun("mps");
   overloaded.jobs[0].arrived = 1000;
   overloaded.jobs[0].unfinished = 900;
   const std::string table = FormatPolicyTable({overloaded, SampleRun("priority")});

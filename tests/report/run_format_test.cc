@@ -17,8 +17,8 @@ namespace {
 using ::testing::HasSubstr;
 using Json = nlohmann::ordered_json;
 
-sim::RunReport SampleReport() {
-  sim::RunReport r;
+experiment::RunReport SampleReport() {
+  experiment::RunReport r;
   r.scenario = "bert-vs-resnet";
   r.gpu = "A100-SXM4-40GB";
   r.mode = "mps";
@@ -27,7 +27,7 @@ sim::RunReport SampleReport() {
   r.system_throughput = 1.7512345678;
   r.kernels_simulated = 123456;
 
-  sim::JobReport bert;
+  experiment::JobReport bert;
   bert.name = "bert";
   bert.kind = WorkloadKind::kInference;
   bert.priority = PriorityClass::kHigh;
@@ -42,18 +42,18 @@ sim::RunReport SampleReport() {
   // Latencies 1..100 ms: nearest rank p50 = 50 ms, p95 = 95 ms, p99 = 99 ms.
   std::vector<Duration> samples;
   for (int i = 1; i <= 100; ++i) samples.push_back(Milliseconds(i));
-  bert.shared_latency = sim::ComputeLatencyStats(samples);
+  bert.shared_latency = experiment::ComputeLatencyStats(samples);
   for (Duration& d : samples) d /= 2;
-  bert.solo_latency = sim::ComputeLatencyStats(samples);
+  bert.solo_latency = experiment::ComputeLatencyStats(samples);
   bert.p99_overhead = 1.0;  // 99 ms vs 49.5 ms.
   // 3 of its kernels took longer than alone: by 10, 20 and 300 us.
-  bert.kernel_delays = sim::KernelDelays{
+  bert.kernel_delays = experiment::KernelDelays{
       .compared = 1980 * 573,
       .delayed = 3,
-      .delay = sim::ComputeLatencyStats({Microseconds(300), Microseconds(10), Microseconds(20)})};
+      .delay = experiment::ComputeLatencyStats({Microseconds(300), Microseconds(10), Microseconds(20)})};
   r.jobs.push_back(bert);
 
-  sim::JobReport resnet;
+  experiment::JobReport resnet;
   resnet.name = "resnet50-train";
   resnet.kind = WorkloadKind::kTraining;
   resnet.completed = 120;
@@ -61,10 +61,10 @@ sim::RunReport SampleReport() {
   resnet.shared_throughput = 12;
   resnet.solo_throughput = 15;
   resnet.normalized = 0.8;
-  resnet.kernel_delays = sim::KernelDelays{.compared = 120 * 300, .delayed = 0, .delay = {}};  // none delayed.
+  resnet.kernel_delays = experiment::KernelDelays{.compared = 120 * 300, .delayed = 0, .delay = {}};  // none delayed.
   r.jobs.push_back(resnet);
 
-  sim::GpuReport gpu;
+  experiment::GpuReport gpu;
   gpu.name = "A100-SXM4-40GB";
   for (int i = 0; i < 50; ++i) {
     sim::UtilizationSample s;
@@ -187,8 +187,8 @@ TEST(RunJsonTest, IdenticalReportsGiveIdenticalBytes) {
 }
 
 TEST(RunJsonTest, NoiseBelowSixDigitsDoesNotChangeTheBytes) {
-  sim::RunReport a = SampleReport();
-  sim::RunReport b = SampleReport();
+  experiment::RunReport a = SampleReport();
+  experiment::RunReport b = SampleReport();
   b.jobs[0].normalized = std::nextafter(*a.jobs[0].normalized, 2.0);
   b.system_throughput += 1e-12;
   EXPECT_EQ(FormatRunJson(a), FormatRunJson(b));
@@ -197,7 +197,7 @@ TEST(RunJsonTest, NoiseBelowSixDigitsDoesNotChangeTheBytes) {
 }
 
 TEST(RunJsonTest, NonFiniteNumbersAreNull) {
-  sim::RunReport r = SampleReport();
+  experiment::RunReport r = SampleReport();
   r.jobs[1].normalized = std::numeric_limits<double>::quiet_NaN();
   r.system_throughput = std::numeric_limits<double>::infinity();
   const Json j = Json::parse(FormatRunJson(r));
@@ -245,23 +245,23 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, ::testing::ContainsRegex("\nresnet50-train +0 +36000 +0\\.0% +- +- +-\n"));
 
   // Without a job that serves requests, no request columns.
-  sim::RunReport training = SampleReport();
+  experiment::RunReport training = SampleReport();
   training.jobs.erase(training.jobs.begin());
   EXPECT_THAT(FormatRunTable(training),
               ::testing::ContainsRegex("job +class +kind +completed +solo/s"));
   // Without solo runs, nothing to compare the kernels with: no section.
-  sim::RunReport shared_only = SampleReport();
-  for (sim::JobReport& j : shared_only.jobs) j.kernel_delays.reset();
+  experiment::RunReport shared_only = SampleReport();
+  for (experiment::JobReport& j : shared_only.jobs) j.kernel_delays.reset();
   EXPECT_THAT(FormatRunTable(shared_only), ::testing::Not(HasSubstr("kernels delayed")));
 }
 
 TEST(RunFormatTest, AServiceThatCompletedNothingHasNullLatency) {
   // No request completed: no percentiles, "-" in the table and null in the
   // JSON (not count 0 with 0 ms), like a training job's.
-  sim::RunReport r = SampleReport();
+  experiment::RunReport r = SampleReport();
   r.jobs[0].completed = 0;
-  r.jobs[0].shared_latency = sim::ComputeLatencyStats({});
-  r.jobs[0].solo_latency = sim::ComputeLatencyStats({});
+  r.jobs[0].shared_latency = experiment::ComputeLatencyStats({});
+  r.jobs[0].solo_latency = experiment::ComputeLatencyStats({});
   r.jobs[0].p99_overhead.reset();
   const Json j = Json::parse(FormatRunJson(r));
   EXPECT_TRUE(j["jobs"][0]["shared_latency"].is_null());
@@ -275,7 +275,7 @@ TEST(RunFormatTest, AnOverloadedServiceIsWarnedAbout) {
   // 1000 requests arrived, 100 completed: 900 (90%) were queued or in
   // service at the end, as many alone. Its latencies describe only the 100,
   // so the table says so below the jobs.
-  sim::RunReport r = SampleReport();
+  experiment::RunReport r = SampleReport();
   r.jobs[0].completed = 100;
   r.jobs[0].arrived = 1000;
   r.jobs[0].unfinished = 900;
@@ -308,7 +308,7 @@ TEST(RunFormatTest, AnOverloadedServiceIsWarnedAbout) {
 TEST(RunFormatTest, MigInstancesAreNamedPerJob) {
   // Two jobs on two 3g.20gb instances: each row and JSON job names its
   // instance, which is the name of its "gpus" entry.
-  sim::RunReport r = SampleReport();
+  experiment::RunReport r = SampleReport();
   r.mode = "mig";
   r.jobs[0].instance = "A100-SXM4-40GB/3g.20gb#0";
   r.jobs[1].instance = "A100-SXM4-40GB/3g.20gb#1";
@@ -335,7 +335,7 @@ TEST(RunFormatTest, MigInstancesAreNamedPerJob) {
 }
 
 TEST(RunFormatTest, PolicyNameInTableAndJson) {
-  sim::RunReport r = SampleReport();
+  experiment::RunReport r = SampleReport();
   r.policy = "priority";
   EXPECT_THAT(FormatRunTable(r), HasSubstr("policy    priority\n"));
   EXPECT_EQ(Json::parse(FormatRunJson(r))["policy"], "priority");
@@ -346,7 +346,7 @@ TEST(RunFormatTest, PolicyNameInTableAndJson) {
 }
 
 TEST(RunFormatTest, CopiesAreCountedInTableAndJson) {
-  sim::RunReport r = SampleReport();
+  experiment::RunReport r = SampleReport();
   // 1980 requests of 1.5 MiB in (1.5 MiB / 25 GB/s = 62.9 us each) and of
   // 4 KiB out.
   r.copies[0] = {1980, 1980 * 1572864LL, Nanoseconds(1980 * 62915LL)};

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/runtime_client.h"
+#include "ipc/runtime_client.h"
 
 namespace colo::testing {
 
@@ -177,10 +177,10 @@ class Colod {
 
   // colod's state (the `colo top` JSON); null on failure.
   nlohmann::json Stats() const {
-    runtime::ClientOptions o;
+    ipc::ClientOptions o;
     o.socket_path = socket_;
-    o.role = runtime::ClientRole::kMonitor;
-    auto c = runtime::RuntimeClient::Connect(o);
+    o.role = ipc::ClientRole::kMonitor;
+    auto c = ipc::RuntimeClient::Connect(o);
     if (!c.ok()) return nullptr;
     auto s = (*c)->Stats();
     if (!s.ok()) return nullptr;

@@ -18,7 +18,7 @@
 #include "colo/kernel.h"
 #include "../cuda_programs/ptxas_report.h"
 #include "colod_harness.h"
-#include "runtime/launch_ring.h"
+#include "ipc/launch_ring.h"
 
 namespace colo::testing {
 namespace {
@@ -638,10 +638,10 @@ TEST(ColodIntegrationTest, MemGetInfoCountsOtherClientsAllocations) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  runtime::ClientOptions o;
+  ipc::ClientOptions o;
   o.socket_path = colod.socket();
   o.program = "holder";
-  auto holder = runtime::RuntimeClient::Connect(o);
+  auto holder = ipc::RuntimeClient::Connect(o);
   ASSERT_TRUE(holder.ok()) << holder.status().message();
   Result<int> held = (*holder)->Alloc(0x10000, 39ULL << 30);
   ASSERT_TRUE(held.ok() && *held == 0);
@@ -997,8 +997,8 @@ TEST(ColodIntegrationTest,
   EXPECT_GE(elapsed, std::chrono::milliseconds(40));
 }
 
-runtime::ClientOptions AppOptions(const Colod& colod) {
-  runtime::ClientOptions o;
+ipc::ClientOptions AppOptions(const Colod& colod) {
+  ipc::ClientOptions o;
   o.socket_path = colod.socket();
   o.program = "fault-test";
   return o;
@@ -1008,7 +1008,7 @@ TEST(ColodFaultTest, GarbageOnTheSocketDropsThatClientOnly) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto client = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(client.ok()) << client.status().message();
   const char garbage[32] = "\xde\xad\xbe\xef this is not a message";
   ASSERT_TRUE((*client)->SendRawForTest(garbage, sizeof(garbage)).ok());
@@ -1018,7 +1018,7 @@ TEST(ColodFaultTest, GarbageOnTheSocketDropsThatClientOnly) {
   ASSERT_TRUE(colod.StatsReach(
       [](const nlohmann::json& j) { return j["clients_dropped"] == 1; }));
   // Others are still served.
-  auto other = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto other = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE((*other)->Sync(0).ok());
 }
@@ -1039,28 +1039,28 @@ TEST(ColodFaultTest, RandomMessagesAndRingEntriesNeverBringColodDown) {
   std::mt19937_64 rng(20261122);
   auto u32 = [&] { return static_cast<uint32_t>(rng()); };
   auto small = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
-  const auto kDefine = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
-  const auto kLaunch = static_cast<uint32_t>(runtime::EntryType::kLaunch);
-  std::vector<std::unique_ptr<runtime::RuntimeClient>> clients;
+  const auto kDefine = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
+  const auto kLaunch = static_cast<uint32_t>(ipc::EntryType::kLaunch);
+  std::vector<std::unique_ptr<ipc::RuntimeClient>> clients;
   for (int c = 0; c < 24; ++c) {
-    runtime::ClientOptions o = AppOptions(colod);
+    ipc::ClientOptions o = AppOptions(colod);
     o.program.assign(1 + small(60), ' ');
     for (char& ch : o.program) ch = static_cast<char>(1 + small(255));
-    auto client = runtime::RuntimeClient::Connect(o);
+    auto client = ipc::RuntimeClient::Connect(o);
     ASSERT_TRUE(client.ok()) << client.status().message() << colod.Log();
     // `colo top` while it is connected, random name and all.
     ASSERT_FALSE(colod.Stats().is_null()) << "after client " << c << "\n"
                                           << colod.Log();
-    runtime::LaunchRing* ring = (*client)->ring();
+    ipc::LaunchRing* ring = (*client)->ring();
     for (uint32_t f = 1; f <= 3; ++f) {
-      runtime::RingEntry d;
+      ipc::RingEntry d;
       d.type = kDefine;
       d.func_id = f;
       for (char& ch : d.name) ch = static_cast<char>(rng());
       ASSERT_TRUE(ring->Push(d).ok());
     }
     for (uint64_t seq = 1; seq <= 40; ++seq) {
-      runtime::RingEntry e;
+      ipc::RingEntry e;
       e.type = kLaunch;
       e.seq = seq;
       e.func_id = 1 + small(3);
@@ -1080,9 +1080,9 @@ TEST(ColodFaultTest, RandomMessagesAndRingEntriesNeverBringColodDown) {
       if (!ring->Push(e).ok()) break;  // full: colod stopped reading it
     }
     if (c % 2 == 0) {
-      std::vector<uint8_t> msg(sizeof(runtime::MsgHeader) + small(300));
+      std::vector<uint8_t> msg(sizeof(ipc::MsgHeader) + small(300));
       for (uint8_t& b : msg) b = static_cast<uint8_t>(rng());
-      runtime::MsgHeader h;
+      ipc::MsgHeader h;
       h.type = 1 + small(12);
       h.length = static_cast<uint32_t>(msg.size() - sizeof(h));
       std::memcpy(msg.data(), &h, sizeof(h));
@@ -1093,14 +1093,14 @@ TEST(ColodFaultTest, RandomMessagesAndRingEntriesNeverBringColodDown) {
   }
   clients.clear();  // they all go away, some with work left
   // A well-behaved client: one small launch, completed within 10 s.
-  auto good = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto good = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(good.ok()) << good.status().message() << colod.Log();
-  runtime::RingEntry d;
+  ipc::RingEntry d;
   d.type = kDefine;
   d.func_id = 1;
   std::strcpy(d.name, "good_kernel");
   ASSERT_TRUE((*good)->ring()->Push(d).ok());
-  runtime::RingEntry l;
+  ipc::RingEntry l;
   l.type = kLaunch;
   l.seq = 1;
   l.func_id = 1;
@@ -1128,9 +1128,9 @@ TEST(ColodFaultTest, NamesFromClientsCannotBreakTheLogOrTheStats) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  runtime::ClientOptions o = AppOptions(colod);
+  ipc::ClientOptions o = AppOptions(colod);
   o.program = "caf\xe9\ncolod: forged\x1b[2J";
-  auto client = runtime::RuntimeClient::Connect(o);
+  auto client = ipc::RuntimeClient::Connect(o);
   ASSERT_TRUE(client.ok()) << client.status().message();
   const nlohmann::json s = colod.Stats();
   ASSERT_FALSE(s.is_null()) << colod.Log();
@@ -1147,9 +1147,9 @@ TEST(ColodSyncSpinTest, ClientsMaySpinInASyncOnlyWhileTheyAndColodFitTheCpus) {
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  std::vector<std::unique_ptr<runtime::RuntimeClient>> clients;
+  std::vector<std::unique_ptr<ipc::RuntimeClient>> clients;
   for (long n = 1; n <= cpus; ++n) {
-    auto c = runtime::RuntimeClient::Connect(AppOptions(colod));
+    auto c = ipc::RuntimeClient::Connect(AppOptions(colod));
     ASSERT_TRUE(c.ok()) << c.status().message();
     clients.push_back(std::move(*c));
     const uint32_t expected = n + 1 <= cpus ? 1 : 0;
@@ -1171,16 +1171,16 @@ TEST(ColodFaultTest, AHalfMessageStallsOnlyThatClient) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto client = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(client.ok());
   // Half a header: colod waits at most 200 ms for the rest, then drops it.
-  runtime::MsgHeader h;
-  h.type = static_cast<uint32_t>(runtime::MsgType::kSync);
-  h.length = sizeof(runtime::SyncMsg);
+  ipc::MsgHeader h;
+  h.type = static_cast<uint32_t>(ipc::MsgType::kSync);
+  h.length = sizeof(ipc::SyncMsg);
   ASSERT_TRUE((*client)->SendRawForTest(&h, 6).ok());
   EXPECT_TRUE(colod.LogHas(
       "dropped: protocol error: peer stalled in the middle of a message"));
-  auto other = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto other = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE((*other)->Sync(0).ok());
 }
@@ -1189,16 +1189,16 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto client = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(client.ok());
-  runtime::LaunchRing* ring = (*client)->ring();
+  ipc::LaunchRing* ring = (*client)->ring();
   // Write an entry whose checksum does not match, publish it, ring the
   // doorbell.
-  runtime::RingControl& ctl = ring->control();
-  auto* entries = reinterpret_cast<runtime::RingEntry*>(
-      reinterpret_cast<char*>(&ctl) + sizeof(runtime::RingControl));
-  runtime::RingEntry bad;
-  bad.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  ipc::RingControl& ctl = ring->control();
+  auto* entries = reinterpret_cast<ipc::RingEntry*>(
+      reinterpret_cast<char*>(&ctl) + sizeof(ipc::RingControl));
+  ipc::RingEntry bad;
+  bad.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
   bad.seq = 1;
   bad.checksum = 12345;
   entries[0] = bad;
@@ -1208,51 +1208,51 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   EXPECT_TRUE(colod.LogHas("dropped: corrupted ring entry 0 (bad checksum)"));
   EXPECT_EQ((*client)->Sync(1).status().code(), StatusCode::kUnavailable);
   // A well-formed entry that launches an undefined kernel is dropped too.
-  auto second = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto second = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(second.ok());
-  runtime::RingEntry launch;
-  launch.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+  ipc::RingEntry launch;
+  launch.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
   launch.seq = 1;
   launch.func_id = 42;
   ASSERT_TRUE((*second)->ring()->Push(launch).ok());
   EXPECT_TRUE(
       colod.LogHas("corrupted ring entry: launch of undefined kernel id 42"));
   // So is a kernel definition with resources no kernel can have.
-  auto third = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto third = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(third.ok());
-  runtime::RingEntry def;
-  def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+  ipc::RingEntry def;
+  def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
   def.func_id = 1;
   def.registers_per_thread = 4096;
-  runtime::CopyString(def.name, "_Z6greedyv");
+  ipc::CopyString(def.name, "_Z6greedyv");
   ASSERT_TRUE((*third)->ring()->Push(def).ok());
   EXPECT_TRUE(colod.LogHas("kernel definition with 4096 registers a thread"));
   // And a stream wait that could never end (on itself: only an earlier
   // launch may be waited for), or whose scope is unknown.
-  auto fourth = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto fourth = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(fourth.ok());
-  ASSERT_TRUE((*fourth)->ring()->Push(runtime::WaitEntry(1, 3, {1, runtime::SyncScope::kLaunch})).ok());
+  ASSERT_TRUE((*fourth)->ring()->Push(ipc::WaitEntry(1, 3, {1, ipc::SyncScope::kLaunch})).ok());
   EXPECT_TRUE(colod.LogHas("stream wait 1 on launch 1, which is not an earlier one"));
-  auto fifth = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto fifth = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(fifth.ok());
-  runtime::RingEntry odd = runtime::WaitEntry(2, 3, {1, runtime::SyncScope::kLaunch});
+  ipc::RingEntry odd = ipc::WaitEntry(2, 3, {1, ipc::SyncScope::kLaunch});
   odd.seq = 1;
   odd.func_id = 7;
   ASSERT_TRUE((*fifth)->ring()->Push(odd).ok());
   EXPECT_TRUE(colod.LogHas("stream wait with unknown scope 7"));
   // And a copy in a direction colod has no engine for, or of no bytes.
-  auto sixth = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto sixth = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(sixth.ok());
-  runtime::RingEntry sideways =
-      runtime::CopyEntry(1, 0, {runtime::CopyDirection::kHostToDevice, 4096});
+  ipc::RingEntry sideways =
+      ipc::CopyEntry(1, 0, {colo::CopyDirection::kHostToDevice, 4096});
   sideways.func_id = 3;
   ASSERT_TRUE((*sixth)->ring()->Push(sideways).ok());
   EXPECT_TRUE(colod.LogHas("copy with unknown direction 3"));
-  auto seventh = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto seventh = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(seventh.ok());
   ASSERT_TRUE((*seventh)
                   ->ring()
-                  ->Push(runtime::CopyEntry(1, 0, {runtime::CopyDirection::kDeviceToHost, 0}))
+                  ->Push(ipc::CopyEntry(1, 0, {colo::CopyDirection::kDeviceToHost, 0}))
                   .ok());
   EXPECT_TRUE(colod.LogHas("copy 1 of 0 bytes"));
   ASSERT_TRUE(colod.StatsReach(
@@ -1267,21 +1267,21 @@ TEST(ColodFaultTest, AClientLeavingWithAHeldStreamLeavesColodServing) {
   Colod colod(dir, "kernels:\n  - {name: _Z4slowv, duration_us: 300000}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
   {
-    auto client = runtime::RuntimeClient::Connect(AppOptions(colod));
+    auto client = ipc::RuntimeClient::Connect(AppOptions(colod));
     ASSERT_TRUE(client.ok());
-    runtime::RingEntry def;
-    def.type = static_cast<uint32_t>(runtime::EntryType::kDefineKernel);
+    ipc::RingEntry def;
+    def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
     def.func_id = 1;
-    runtime::CopyString(def.name, "_Z4slowv");
-    runtime::RingEntry launch;
-    launch.type = static_cast<uint32_t>(runtime::EntryType::kLaunch);
+    ipc::CopyString(def.name, "_Z4slowv");
+    ipc::RingEntry launch;
+    launch.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
     launch.func_id = 1;
     launch.stream_id = 1;
     launch.seq = 1;
-    runtime::LaunchRing* ring = (*client)->ring();
+    ipc::LaunchRing* ring = (*client)->ring();
     ASSERT_TRUE(ring->Push(def).ok());
     ASSERT_TRUE(ring->Push(launch).ok());
-    ASSERT_TRUE(ring->Push(runtime::WaitEntry(2, 2, {1, runtime::SyncScope::kLaunch})).ok());
+    ASSERT_TRUE(ring->Push(ipc::WaitEntry(2, 2, {1, ipc::SyncScope::kLaunch})).ok());
     launch.stream_id = 2;
     launch.seq = 3;
     ASSERT_TRUE(ring->Push(launch).ok());
@@ -1292,7 +1292,7 @@ TEST(ColodFaultTest, AClientLeavingWithAHeldStreamLeavesColodServing) {
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["clients"].empty() && j["kernels_completed"] == 1;
   })) << colod.Stats().dump();
-  auto next = runtime::RuntimeClient::Connect(AppOptions(colod));
+  auto next = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(next.ok());
   EXPECT_TRUE((*next)->Sync(0).ok());
 }

@@ -24,10 +24,10 @@ int ConnectAsNobody(const std::string& socket) {
     const gid_t gid = g != nullptr ? g->gr_gid : kNobody;
     if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(kNobody) != 0)
       _exit(20);
-    runtime::ClientOptions o;
+    ipc::ClientOptions o;
     o.socket_path = socket;
-    o.role = runtime::ClientRole::kMonitor;
-    auto c = runtime::RuntimeClient::Connect(o);
+    o.role = ipc::ClientRole::kMonitor;
+    auto c = ipc::RuntimeClient::Connect(o);
     if (c.ok()) _exit(0);
     _exit(c.status().code() == StatusCode::kFailedPrecondition ? 10 : 11);
   }
@@ -72,10 +72,10 @@ TEST(ColodSecurityTest, TheSocketAppearsOnlyWhenItIsListeningWithItsMode) {
   }
   ASSERT_TRUE(seen) << ReadFile(dir.path() + "/log");
   EXPECT_EQ(st.st_mode & 0777, 0660u);
-  runtime::ClientOptions o;
+  ipc::ClientOptions o;
   o.socket_path = socket;
-  o.role = runtime::ClientRole::kMonitor;
-  auto c = runtime::RuntimeClient::Connect(o);
+  o.role = ipc::ClientRole::kMonitor;
+  auto c = ipc::RuntimeClient::Connect(o);
   EXPECT_TRUE(c.ok()) << c.status().message();
 }
 
@@ -119,28 +119,28 @@ TEST(ColodSecurityTest, AskingForHighWithoutAGrantGetsBestEffortAndALogLine) {
               "grants:\n  - {uid: 12345, class: high}\n  - {token: op-issued, "
               "class: high}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  runtime::ClientOptions o;
+  ipc::ClientOptions o;
   o.socket_path = colod.socket();
   o.requested_class =
-      runtime::WireClass::kHigh;  // what COLO_CLASS=high asks for.
-  auto c = runtime::RuntimeClient::Connect(o);
+      ipc::WireClass::kHigh;  // what COLO_CLASS=high asks for.
+  auto c = ipc::RuntimeClient::Connect(o);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ((*c)->welcome().granted_class,
-            static_cast<uint32_t>(runtime::WireClass::kBestEffort));
+            static_cast<uint32_t>(ipc::WireClass::kBestEffort));
   EXPECT_TRUE(colod.LogHas(
       "registered as best-effort: asked for high, but no grant matches uid " +
       std::to_string(geteuid())));
   // A wrong token changes nothing; the operator's token does.
   o.token = "guessed";
-  auto wrong = runtime::RuntimeClient::Connect(o);
+  auto wrong = ipc::RuntimeClient::Connect(o);
   ASSERT_TRUE(wrong.ok());
   EXPECT_EQ((*wrong)->welcome().granted_class,
-            static_cast<uint32_t>(runtime::WireClass::kBestEffort));
+            static_cast<uint32_t>(ipc::WireClass::kBestEffort));
   o.token = "op-issued";
-  auto right = runtime::RuntimeClient::Connect(o);
+  auto right = ipc::RuntimeClient::Connect(o);
   ASSERT_TRUE(right.ok());
   EXPECT_EQ((*right)->welcome().granted_class,
-            static_cast<uint32_t>(runtime::WireClass::kHigh));
+            static_cast<uint32_t>(ipc::WireClass::kHigh));
 }
 
 TEST(ColodSecurityTest, EnvironmentAloneCannotRaiseAProgramsClass) {

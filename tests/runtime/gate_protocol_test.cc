@@ -28,7 +28,7 @@
 #include "cuda/cuda_gpu.h"
 #include "runtime/daemon.h"
 #include "runtime/daemon_config.h"
-#include "runtime/runtime_client.h"
+#include "ipc/runtime_client.h"
 
 namespace colo::runtime {
 namespace {
@@ -72,10 +72,10 @@ class GateColod {
   bool ok() const { return daemon_ != nullptr; }
   std::string socket() const { return dir_ + "/colod.sock"; }
   nlohmann::json Stats() const {
-    ClientOptions o;
+    ipc::ClientOptions o;
     o.socket_path = socket();
-    o.role = ClientRole::kMonitor;
-    auto c = RuntimeClient::Connect(o);
+    o.role = ipc::ClientRole::kMonitor;
+    auto c = ipc::RuntimeClient::Connect(o);
     if (!c.ok()) return nullptr;
     auto s = (*c)->Stats();
     return s.ok() ? nlohmann::json::parse(*s, nullptr, false) : nullptr;
@@ -91,31 +91,31 @@ class GateColod {
 class GateClient {
  public:
   GateClient(const GateColod& colod, const std::string& token = "") {
-    ClientOptions o;
+    ipc::ClientOptions o;
     o.socket_path = colod.socket();
     o.program = "gate-test";
     o.token = token;
     o.requested_class =
-        token.empty() ? WireClass::kBestEffort : WireClass::kHigh;
-    auto c = RuntimeClient::Connect(o);
+        token.empty() ? ipc::WireClass::kBestEffort : ipc::WireClass::kHigh;
+    auto c = ipc::RuntimeClient::Connect(o);
     if (c.ok()) client_ = std::move(*c);
   }
   bool ok() const { return client_ != nullptr; }
-  RuntimeClient& client() { return *client_; }
+  ipc::RuntimeClient& client() { return *client_; }
   void Close() { client_.reset(); }
 
   // Pushes a launch of a 1-block kernel on `stream`; returns its sequence.
   uint64_t Launch(uint32_t stream) {
     if (!defined_) {
-      RingEntry def;
-      def.type = static_cast<uint32_t>(EntryType::kDefineKernel);
+      ipc::RingEntry def;
+      def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
       def.func_id = 1;
-      CopyString(def.name, "_Z10gate_probev");
+      ipc::CopyString(def.name, "_Z10gate_probev");
       EXPECT_TRUE(client_->ring()->Push(def).ok());
       defined_ = true;
     }
-    RingEntry e;
-    e.type = static_cast<uint32_t>(EntryType::kLaunch);
+    ipc::RingEntry e;
+    e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
     e.seq = ++seq_;
     e.func_id = 1;
     e.stream_id = stream;
@@ -128,15 +128,15 @@ class GateClient {
     pollfd p{client_->gate_fd(), POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(timeout.count())) <= 0)
       return std::nullopt;
-    GateMsg g;
+    ipc::GateMsg g;
     if (recv(client_->gate_fd(), &g, sizeof(g), 0) != sizeof(g))
       return std::nullopt;
-    EXPECT_EQ(g.type, static_cast<uint32_t>(GateMsgType::kGrant));
+    EXPECT_EQ(g.type, static_cast<uint32_t>(ipc::GateMsgType::kGrant));
     return g.seq;
   }
   void Done(uint64_t seq, int cuda_error = 0) {
-    GateMsg g;
-    g.type = static_cast<uint32_t>(GateMsgType::kDone);
+    ipc::GateMsg g;
+    g.type = static_cast<uint32_t>(ipc::GateMsgType::kDone);
     g.seq = seq;
     g.cuda_error = cuda_error;
     EXPECT_EQ(send(client_->gate_fd(), &g, sizeof(g), MSG_NOSIGNAL),
@@ -147,7 +147,7 @@ class GateClient {
   }
 
  private:
-  std::unique_ptr<RuntimeClient> client_;
+  std::unique_ptr<ipc::RuntimeClient> client_;
   bool defined_ = false;
   uint64_t seq_ = 0;
 };
@@ -173,7 +173,7 @@ TEST(GateProtocolTest, WelcomeSaysGateModeAndNamesTheRealGpu) {
   ASSERT_TRUE(colod.ok());
   GateClient c(colod);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ(c.client().device_mode(), DeviceMode::kGate);
+  EXPECT_EQ(c.client().device_mode(), ipc::DeviceMode::kGate);
   EXPECT_EQ(std::string(c.client().welcome().gpu_name),
             GpuPreset("A100").value().name);
   EXPECT_EQ(colod.Stats()["device"], "cuda");
@@ -206,7 +206,7 @@ TEST(GateProtocolTest, GrantsFollowStreamOrderAndCompletionsComeFromTheClient) {
   EXPECT_LT(c.Completed(), a2);
   c.Done(b1);
   c.Done(a2);
-  Result<SyncReplyMsg> r = c.client().Sync(b1);
+  Result<ipc::SyncReplyMsg> r = c.client().Sync(b1);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->cuda_error, 0);
   EXPECT_EQ(r->completed, 3u);
@@ -221,7 +221,7 @@ TEST(GateProtocolTest, ALaunchThatFailedOnTheGpuSurfacesAtTheNextSync) {
   const uint64_t s = c.Launch(0);
   ASSERT_EQ(c.NextGrant(milliseconds(5000)), std::optional<uint64_t>(s));
   c.Done(s, 719);  // cudaErrorLaunchFailure
-  Result<SyncReplyMsg> r = c.client().Sync(s);
+  Result<ipc::SyncReplyMsg> r = c.client().Sync(s);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->cuda_error, 719);
   r = c.client().Sync(s);  // reported once, like CUDA's sticky-until-read.
@@ -255,7 +255,7 @@ TEST(GateProtocolTest, BestEffortWaitsForHighPriorityAndADeadClientReleasesIt) {
   GateClient high(colod, "t"), be(colod);
   ASSERT_TRUE(high.ok() && be.ok());
   ASSERT_EQ(high.client().welcome().granted_class,
-            static_cast<uint32_t>(WireClass::kHigh));
+            static_cast<uint32_t>(ipc::WireClass::kHigh));
   const uint64_t h1 = high.Launch(0);
   ASSERT_EQ(high.NextGrant(milliseconds(5000)), std::optional<uint64_t>(h1));
   const uint64_t b1 = be.Launch(0);
@@ -274,7 +274,7 @@ TEST(GateProtocolTest, BestEffortWaitsForHighPriorityAndADeadClientReleasesIt) {
   high.Close();
   ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b2));
   be.Done(b2);
-  Result<SyncReplyMsg> r = be.client().Sync(b2);
+  Result<ipc::SyncReplyMsg> r = be.client().Sync(b2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->completed, b2);
 }
@@ -349,7 +349,7 @@ TEST(GateProtocolTest, AHighPriorityStreamIsGrantedAheadUpToTheGateDepth) {
   be.Done(b1);
   ASSERT_EQ(be.NextGrant(milliseconds(5000)), std::optional<uint64_t>(b2));
   be.Done(b2);
-  Result<SyncReplyMsg> r = high.client().Sync(h[4]);
+  Result<ipc::SyncReplyMsg> r = high.client().Sync(h[4]);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->completed, h[4]);
   r = be.client().Sync(b2);
@@ -458,7 +458,7 @@ TEST(GateProtocolTest, ALaterLaunchOfAStreamMayBeReportedFirst) {
   const uint64_t h3 = high.Launch(0);
   EXPECT_EQ(GrantsNow(high, milliseconds(1000)), (std::vector<uint64_t>{h3}));
   high.Done(h3);
-  Result<SyncReplyMsg> r = high.client().Sync(h3);
+  Result<ipc::SyncReplyMsg> r = high.client().Sync(h3);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->completed, h3);
   ExpectKernels(colod, 3, 3);

@@ -17,7 +17,7 @@
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
-#include "runtime/launch_ring.h"
+#include "ipc/launch_ring.h"
 #include "runtime/measured_kernels.h"
 #include "runtime/memory_ledger.h"
 #include "runtime/observed_durations.h"
@@ -316,20 +316,20 @@ TEST(DaemonConfigTest, EmptyListsAndATrailingMarkerAreFine) {
 }
 
 TEST(LaunchRingTest, PushPopAcrossTwoMappings) {
-  Result<LaunchRing*> producer = LaunchRing::Create();
+  Result<ipc::LaunchRing*> producer = ipc::LaunchRing::Create();
   ASSERT_TRUE(producer.ok());
-  std::unique_ptr<LaunchRing> p(*producer);
-  Result<LaunchRing*> consumer =
-      LaunchRing::Attach(dup(p->memfd()), dup(p->eventfd()));
+  std::unique_ptr<ipc::LaunchRing> p(*producer);
+  Result<ipc::LaunchRing*> consumer =
+      ipc::LaunchRing::Attach(dup(p->memfd()), dup(p->eventfd()));
   ASSERT_TRUE(consumer.ok()) << consumer.status().message();
-  std::unique_ptr<LaunchRing> c(*consumer);
+  std::unique_ptr<ipc::LaunchRing> c(*consumer);
   for (uint64_t i = 1; i <= 3; ++i) {
-    RingEntry e;
-    e.type = static_cast<uint32_t>(EntryType::kLaunch);
+    ipc::RingEntry e;
+    e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
     e.seq = i;
     ASSERT_TRUE(p->Push(e).ok());
   }
-  RingEntry got;
+  ipc::RingEntry got;
   for (uint64_t i = 1; i <= 3; ++i) {
     Result<bool> r = c->Pop(&got);
     ASSERT_TRUE(r.ok() && *r);
@@ -340,48 +340,48 @@ TEST(LaunchRingTest, PushPopAcrossTwoMappings) {
 }
 
 TEST(LaunchRingTest, ACopyEntryCarriesItsDirectionAndBytesAndRefusesOthers) {
-  const RingEntry e = CopyEntry(9, 4, {CopyDirection::kDeviceToHost, uint64_t{3} << 40});
-  EXPECT_EQ(e.type, static_cast<uint32_t>(EntryType::kCopy));
+  const ipc::RingEntry e = ipc::CopyEntry(9, 4, {CopyDirection::kDeviceToHost, uint64_t{3} << 40});
+  EXPECT_EQ(e.type, static_cast<uint32_t>(ipc::EntryType::kCopy));
   EXPECT_EQ(e.seq, 9u);
   EXPECT_EQ(e.stream_id, 4u);
-  Result<HostCopy> c = HostCopyOf(e);
+  Result<ipc::HostCopy> c = ipc::HostCopyOf(e);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->direction, CopyDirection::kDeviceToHost);
   EXPECT_EQ(c->bytes, uint64_t{3} << 40);
-  EXPECT_TRUE(HostCopyOf(CopyEntry(1, 0, {CopyDirection::kHostToDevice, kMaxCopyBytes})).ok());
+  EXPECT_TRUE(ipc::HostCopyOf(ipc::CopyEntry(1, 0, {CopyDirection::kHostToDevice, ipc::kMaxCopyBytes})).ok());
   // The ring is untrusted: no direction but the two, no empty or
   // impossible copy.
   for (uint32_t direction : {0u, 3u}) {
-    RingEntry bad = e;
+    ipc::RingEntry bad = e;
     bad.func_id = direction;
-    EXPECT_EQ(HostCopyOf(bad).status().code(), StatusCode::kInvalidArgument) << direction;
+    EXPECT_EQ(ipc::HostCopyOf(bad).status().code(), StatusCode::kInvalidArgument) << direction;
   }
-  for (uint64_t bytes : {uint64_t{0}, kMaxCopyBytes + 1}) {
-    EXPECT_EQ(HostCopyOf(CopyEntry(1, 0, {CopyDirection::kHostToDevice, bytes})).status().code(),
+  for (uint64_t bytes : {uint64_t{0}, ipc::kMaxCopyBytes + 1}) {
+    EXPECT_EQ(ipc::HostCopyOf(ipc::CopyEntry(1, 0, {CopyDirection::kHostToDevice, bytes})).status().code(),
               StatusCode::kInvalidArgument)
         << bytes;
   }
 }
 
 TEST(LaunchRingTest, FullRingRefusesAndCorruptionIsDetected) {
-  std::unique_ptr<LaunchRing> p(*LaunchRing::Create());
-  std::unique_ptr<LaunchRing> c(
-      *LaunchRing::Attach(dup(p->memfd()), dup(p->eventfd())));
-  RingEntry e;
-  e.type = static_cast<uint32_t>(EntryType::kLaunch);
-  for (uint32_t i = 0; i < kRingCapacity; ++i) ASSERT_TRUE(p->Push(e).ok());
+  std::unique_ptr<ipc::LaunchRing> p(*ipc::LaunchRing::Create());
+  std::unique_ptr<ipc::LaunchRing> c(
+      *ipc::LaunchRing::Attach(dup(p->memfd()), dup(p->eventfd())));
+  ipc::RingEntry e;
+  e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
+  for (uint32_t i = 0; i < ipc::kRingCapacity; ++i) ASSERT_TRUE(p->Push(e).ok());
   EXPECT_EQ(p->Push(e).code(), StatusCode::kFailedPrecondition);
   // Scribble on the first entry behind the producer's back.
-  auto* entries = reinterpret_cast<RingEntry*>(
-      reinterpret_cast<char*>(&p->control()) + sizeof(RingControl));
+  auto* entries = reinterpret_cast<ipc::RingEntry*>(
+      reinterpret_cast<char*>(&p->control()) + sizeof(ipc::RingControl));
   entries[0].grid[0] = 77;
-  RingEntry got;
+  ipc::RingEntry got;
   EXPECT_EQ(c->Pop(&got).status().code(), StatusCode::kInvalidArgument);
   // An impossible tail.
-  std::unique_ptr<LaunchRing> p2(*LaunchRing::Create());
-  std::unique_ptr<LaunchRing> c2(
-      *LaunchRing::Attach(dup(p2->memfd()), dup(p2->eventfd())));
-  p2->control().tail.store(kRingCapacity + 5);
+  std::unique_ptr<ipc::LaunchRing> p2(*ipc::LaunchRing::Create());
+  std::unique_ptr<ipc::LaunchRing> c2(
+      *ipc::LaunchRing::Attach(dup(p2->memfd()), dup(p2->eventfd())));
+  p2->control().tail.store(ipc::kRingCapacity + 5);
   EXPECT_EQ(c2->Pop(&got).status().code(), StatusCode::kInvalidArgument);
 }
 
@@ -441,28 +441,28 @@ TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
                 .solo_duration,
             Microseconds(777));
 
-  RingEntry entry;
-  EXPECT_FALSE(DeclaredWork(entry).value().has_value());  // declares none
+  ipc::RingEntry entry;
+  EXPECT_FALSE(ipc::DeclaredWork(entry).value().has_value());  // declares none
   entry.work_math = 1;
   entry.work_efficiency = 0.5f;
   entry.work_flops = 1e9;
   entry.work_bytes = 1e6;
-  std::optional<KernelWork> w = DeclaredWork(entry).value();
+  std::optional<KernelWork> w = ipc::DeclaredWork(entry).value();
   ASSERT_TRUE(w.has_value());
   EXPECT_EQ(w->math, MathUnit::kFp32);
   EXPECT_DOUBLE_EQ(w->flops, 1e9);
   EXPECT_DOUBLE_EQ(w->efficiency, 0.5);
-  for (auto spoil : std::vector<void (*)(RingEntry&)>{
-           [](RingEntry& r) { r.work_math = kMaxMathUnit + 1; },
-           [](RingEntry& r) { r.work_efficiency = 0; },
-           [](RingEntry& r) { r.work_efficiency = 1.5f; },
-           [](RingEntry& r) { r.work_flops = -1; },
-           [](RingEntry& r) { r.work_bytes = std::numeric_limits<double>::quiet_NaN(); },
-           [](RingEntry& r) { r.work_flops = std::numeric_limits<double>::infinity(); },
-           [](RingEntry& r) { r.work_math = 0; }}) {
-    RingEntry bad = entry;
+  for (auto spoil : std::vector<void (*)(ipc::RingEntry&)>{
+           [](ipc::RingEntry& r) { r.work_math = kMaxMathUnit + 1; },
+           [](ipc::RingEntry& r) { r.work_efficiency = 0; },
+           [](ipc::RingEntry& r) { r.work_efficiency = 1.5f; },
+           [](ipc::RingEntry& r) { r.work_flops = -1; },
+           [](ipc::RingEntry& r) { r.work_bytes = std::numeric_limits<double>::quiet_NaN(); },
+           [](ipc::RingEntry& r) { r.work_flops = std::numeric_limits<double>::infinity(); },
+           [](ipc::RingEntry& r) { r.work_math = 0; }}) {
+    ipc::RingEntry bad = entry;
     spoil(bad);
-    EXPECT_FALSE(DeclaredWork(bad).ok());
+    EXPECT_FALSE(ipc::DeclaredWork(bad).ok());
   }
 }
 

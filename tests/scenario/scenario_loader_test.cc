@@ -24,7 +24,7 @@ constexpr const char* kFile = "test.yaml";
 constexpr const char* kKernel =
     "{kernels: [{grid: 4, block: 256, duration_us: 10}]}";
 
-Result<sim::ScenarioSpec> Load(const std::string& text) {
+Result<experiment::ScenarioSpec> Load(const std::string& text) {
   return LoadScenarioString(text, kFile, COLO_DATA_DIR);
 }
 
@@ -61,7 +61,7 @@ jobs:
   EXPECT_EQ(spec->name, "demo");
   EXPECT_EQ(spec->source, kFile);
   EXPECT_EQ(spec->gpu.name, "A100-SXM4-40GB");
-  EXPECT_EQ(spec->mode, sim::SharingMode::kMps);
+  EXPECT_EQ(spec->mode, experiment::SharingMode::kMps);
   EXPECT_EQ(spec->time_slice.quantum, Microseconds(1000));
   EXPECT_EQ(spec->time_slice.switch_cost, Microseconds(25));
   EXPECT_EQ(spec->preemption.flag_latency, Microseconds(30));
@@ -73,7 +73,7 @@ jobs:
   EXPECT_EQ(spec->sample_interval, Milliseconds(20));
   ASSERT_EQ(spec->jobs.size(), 2u);
 
-  const sim::JobSpec& infer = spec->jobs[0];
+  const experiment::JobSpec& infer = spec->jobs[0];
   EXPECT_EQ(infer.name, "infer");
   EXPECT_EQ(infer.workload.name, "infer");
   EXPECT_EQ(infer.workload.kind,
@@ -108,7 +108,7 @@ jobs:
   EXPECT_DOUBLE_EQ(infer.workload.kernels[3].sm_throughput,
                    0.5);  // KernelDesc default.
 
-  const sim::JobSpec& train = spec->jobs[1];
+  const experiment::JobSpec& train = spec->jobs[1];
   EXPECT_EQ(train.workload.kind, WorkloadKind::kTraining);
   EXPECT_EQ(train.workload.priority, PriorityClass::kBestEffort);
   EXPECT_EQ(train.workload.profiled_on,
@@ -126,7 +126,7 @@ TEST(ScenarioLoaderTest, DefaultsAndNameFromFileStem) {
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->name, "my-scenario");
   EXPECT_EQ(spec->gpu.name, "H100-SXM5-80GB");
-  EXPECT_EQ(spec->mode, sim::SharingMode::kMps);
+  EXPECT_EQ(spec->mode, experiment::SharingMode::kMps);
   EXPECT_EQ(spec->seed, 1u);
   EXPECT_EQ(spec->duration, Seconds(10));
   EXPECT_EQ(spec->sample_interval, Duration(0));

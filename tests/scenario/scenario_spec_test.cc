@@ -1,21 +1,21 @@
-// sim::ScenarioSpec::Validate, the sharing-mode names and the nearest-rank
-// latency statistics (src/sim/scenario_spec.cc, src/sim/run_report.cc).
-#include "sim/scenario_spec.h"
+// experiment::ScenarioSpec::Validate, the sharing-mode names and the nearest-rank
+// latency statistics (src/experiment/scenario_spec.cc, src/experiment/run_report.cc).
+#include "experiment/scenario_spec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "sim/run_report.h"
+#include "experiment/run_report.h"
 
 namespace colo::sim {
 namespace {
 
 using ::testing::HasSubstr;
 
-JobSpec TrainingJob(const std::string& name) {
-  JobSpec job;
+experiment::JobSpec TrainingJob(const std::string& name) {
+  experiment::JobSpec job;
   job.name = name;
   job.workload.name = name;
   KernelDesc k;
@@ -27,15 +27,15 @@ JobSpec TrainingJob(const std::string& name) {
   return job;
 }
 
-ScenarioSpec ValidSpec() {
-  ScenarioSpec spec;
+experiment::ScenarioSpec ValidSpec() {
+  experiment::ScenarioSpec spec;
   spec.name = "s";
   spec.gpu = *GpuPreset("A100");
   spec.jobs = {TrainingJob("a"), TrainingJob("b")};
   return spec;
 }
 
-void ExpectInvalid(const ScenarioSpec& spec, const std::string& phrase) {
+void ExpectInvalid(const experiment::ScenarioSpec& spec, const std::string& phrase) {
   const Status s = spec.Validate();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr(phrase));
@@ -46,7 +46,7 @@ TEST(ScenarioSpecTest, ValidSpecPasses) {
 }
 
 TEST(ScenarioSpecTest, BasicFields) {
-  ScenarioSpec spec = ValidSpec();
+  experiment::ScenarioSpec spec = ValidSpec();
   spec.jobs.clear();
   ExpectInvalid(spec, "needs at least one job");
   spec = ValidSpec();
@@ -74,19 +74,19 @@ TEST(ScenarioSpecTest, BasicFields) {
 }
 
 TEST(ScenarioSpecTest, MpsPercentage) {
-  ScenarioSpec spec = ValidSpec();
+  experiment::ScenarioSpec spec = ValidSpec();
   spec.jobs[0].mps_active_thread_percentage = 100;
   EXPECT_TRUE(spec.Validate().ok());
   spec.jobs[0].mps_active_thread_percentage = 0;
   ExpectInvalid(spec, "must be in (0, 100]");
   spec.jobs[0].mps_active_thread_percentage = 50;
-  spec.mode = SharingMode::kTimeSlicing;
+  spec.mode = experiment::SharingMode::kTimeSlicing;
   ExpectInvalid(spec, "only valid in mode mps, not time-slicing");
 }
 
 TEST(ScenarioSpecTest, MigProfiles) {
-  ScenarioSpec spec = ValidSpec();
-  spec.mode = SharingMode::kMig;
+  experiment::ScenarioSpec spec = ValidSpec();
+  spec.mode = experiment::SharingMode::kMig;
   ExpectInvalid(spec, "mode mig needs a mig_profile for every job");
   // 3g.20gb + 4g.20gb: 7 compute slices, 8 memory eighths: exactly full.
   spec.jobs[0].mig_profile = "3g.20gb";
@@ -98,7 +98,7 @@ TEST(ScenarioSpecTest, MigProfiles) {
   spec.jobs.pop_back();
   spec.jobs[1].mig_profile = "9g.90gb";
   ExpectInvalid(spec, "has no MIG profile '9g.90gb'");
-  spec.mode = SharingMode::kMps;
+  spec.mode = experiment::SharingMode::kMps;
   spec.jobs[1].mig_profile = "4g.20gb";
   ExpectInvalid(spec, "only valid in mode mig, not mps");
 }
@@ -106,11 +106,11 @@ TEST(ScenarioSpecTest, MigProfiles) {
 TEST(ScenarioSpecTest, MigInstancesMustFitTheGpusSmsTogether) {
   // Each profile fits alone (two 3-slice instances of 50 SMs, one 4-slice
   // of 60, on 100 SMs), and 3 + 4 slices fit, but 50 + 60 SMs do not.
-  ScenarioSpec spec = ValidSpec();
+  experiment::ScenarioSpec spec = ValidSpec();
   spec.gpu.sm_count = 100;
   spec.gpu.mig_profiles = {{"3g.half", 3, 50, 4}, {"4g.more", 4, 60, 4}};
   ASSERT_TRUE(spec.gpu.Validate().ok());
-  spec.mode = SharingMode::kMig;
+  spec.mode = experiment::SharingMode::kMig;
   spec.jobs[0].mig_profile = "3g.half";
   spec.jobs[1].mig_profile = "3g.half";
   EXPECT_TRUE(spec.Validate().ok());
@@ -119,14 +119,14 @@ TEST(ScenarioSpecTest, MigInstancesMustFitTheGpusSmsTogether) {
 }
 
 TEST(SharingModeTest, NamesRoundTrip) {
-  for (SharingMode m :
-       {SharingMode::kExclusive, SharingMode::kTimeSlicing, SharingMode::kMps,
-        SharingMode::kMig, SharingMode::kStreams}) {
-    auto parsed = ParseSharingMode(SharingModeName(m));
+  for (experiment::SharingMode m :
+       {experiment::SharingMode::kExclusive, experiment::SharingMode::kTimeSlicing, experiment::SharingMode::kMps,
+        experiment::SharingMode::kMig, experiment::SharingMode::kStreams}) {
+    auto parsed = experiment::ParseSharingMode(experiment::SharingModeName(m));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, m);
   }
-  auto bad = ParseSharingMode("MPS");
+  auto bad = experiment::ParseSharingMode("MPS");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(
       bad.status().message(),
@@ -134,11 +134,11 @@ TEST(SharingModeTest, NamesRoundTrip) {
 }
 
 TEST(LatencyStatsTest, NearestRank) {
-  EXPECT_EQ(ComputeLatencyStats({}).count, 0);
+  EXPECT_EQ(experiment::ComputeLatencyStats({}).count, 0);
   // 1..100 ms shuffled: nearest rank p = the p-th smallest.
   std::vector<Duration> samples;
   for (int i = 100; i >= 1; --i) samples.push_back(Milliseconds(i));
-  LatencyStats s = ComputeLatencyStats(samples);
+  experiment::LatencyStats s = experiment::ComputeLatencyStats(samples);
   EXPECT_EQ(s.count, 100);
   EXPECT_EQ(s.p50, Milliseconds(50));
   EXPECT_EQ(s.p95, Milliseconds(95));
@@ -148,12 +148,12 @@ TEST(LatencyStatsTest, NearestRank) {
   // 10 samples: p50 rank ceil(5) = 5th, p95 rank ceil(9.5) = 10th, p99 10th.
   samples.clear();
   for (int i = 1; i <= 10; ++i) samples.push_back(Milliseconds(i));
-  s = ComputeLatencyStats(samples);
+  s = experiment::ComputeLatencyStats(samples);
   EXPECT_EQ(s.p50, Milliseconds(5));
   EXPECT_EQ(s.p95, Milliseconds(10));
   EXPECT_EQ(s.p99, Milliseconds(10));
   // One sample: every percentile is it.
-  s = ComputeLatencyStats({Microseconds(7)});
+  s = experiment::ComputeLatencyStats({Microseconds(7)});
   EXPECT_EQ(s.p50, Microseconds(7));
   EXPECT_EQ(s.p99, Microseconds(7));
   EXPECT_EQ(s.mean, Microseconds(7));

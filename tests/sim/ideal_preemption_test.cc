@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/event_loop.h"
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 #include "sim/sim_gpu.h"
 #include "sim_bench.h"
 #include "sim_test_util.h"
@@ -138,13 +138,13 @@ TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGe
   hp.arrivals.rate_per_s = 300;
   Workload be = TrainingOf("train", {TestKernel("step", 432, Microseconds(50), 0.5, 0.3)}, kA100);
   be.priority = PriorityClass::kBestEffort;
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "ideal";
   s.gpu = kA100;
   s.duration = Seconds(1);
   s.jobs = {Job("svc", hp), Job("train", be)};
   s.policy = sched::PolicyKind::kPriorityStreams;
-  auto r = RunScenario(s, {.ideal_preemption = IdealPreemption::kKeepProgress});
+  auto r = experiment::RunScenario(s, {.ideal_preemption = IdealPreemption::kKeepProgress});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_TRUE(r->jobs[0].p99_overhead.has_value());
   EXPECT_NEAR(*r->jobs[0].p99_overhead, 0.0, 1e-3);
@@ -153,7 +153,7 @@ TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGe
   // Without it, hardware stream priorities alone: training's blocks hold
   // slots the service's full kernel needs, and half of it starts up to 50 us
   // late (up to 2.5% of a request): the tail is measurably longer than solo.
-  auto plain = RunScenario(s);
+  auto plain = experiment::RunScenario(s);
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   EXPECT_GT(*plain->jobs[0].p99_overhead, 0.005);
 }

@@ -1,11 +1,11 @@
-// Kernel delays (sim::KernelDelays): how much longer than alone each job's
+// Kernel delays (experiment::KernelDelays): how much longer than alone each job's
 // kernels took from launch to end in a shared run, kernel by kernel of the
 // workload.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -28,10 +28,10 @@ Workload OneRequestAt(Duration at, std::vector<KernelDesc> kernels) {
 }
 
 TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
-  DurationHistogram h;
+  experiment::DurationHistogram h;
   EXPECT_EQ(h.Stats().count, 0);
   for (int64_t ns : {66'119, 66'119, 66'119, 999, 7'000'000}) h.Add(Duration(ns));
-  LatencyStats s = h.Stats();
+  experiment::LatencyStats s = h.Stats();
   EXPECT_EQ(s.count, 5);
   EXPECT_EQ(s.p50, Nanoseconds(66'100));  // the 3rd of 999, 66100 x 3, 7e6.
   EXPECT_EQ(s.p99, Milliseconds(7));
@@ -40,7 +40,7 @@ TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
 
   // Many values: the percentiles are the nearest ranks of the values rounded
   // down to 3 significant digits, the mean and max those of the values.
-  DurationHistogram many;
+  experiment::DurationHistogram many;
   std::vector<Duration> rounded, exact;
   uint64_t x = 12345;
   for (int i = 0; i < 100'000; ++i) {
@@ -52,8 +52,8 @@ TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
     while (ns / unit >= 1000) unit *= 10;
     rounded.push_back(Duration(ns / unit * unit));
   }
-  const LatencyStats want = ComputeLatencyStats(rounded);
-  const LatencyStats want_exact = ComputeLatencyStats(exact);
+  const experiment::LatencyStats want = experiment::ComputeLatencyStats(rounded);
+  const experiment::LatencyStats want_exact = experiment::ComputeLatencyStats(exact);
   s = many.Stats();
   EXPECT_EQ(s.count, 100'000);
   EXPECT_EQ(s.p50, want.p50);
@@ -69,20 +69,20 @@ TEST(KernelDelaysTest, AJobAloneHasNoDelayedKernelAndEveryKernelIsCompared) {
   // one's solo time would make one of them look 3 ms late.
   Workload w = TrainingOf("t", {TestKernel("short", 864, Milliseconds(1), 0.3, 0.5),
                                 TestKernel("long", 864, Milliseconds(4), 0.3, 0.5)}, kA100);
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.gpu = kA100;
   s.duration = Milliseconds(100);
   s.jobs = {Job("t", w)};
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const JobReport& j = r->jobs[0];
+  const experiment::JobReport& j = r->jobs[0];
   ASSERT_TRUE(j.kernel_delays);
   EXPECT_EQ(j.kernel_delays->compared, j.kernels);
   EXPECT_GE(j.kernels, 40);  // 20 iterations of 5 ms
   EXPECT_EQ(j.kernel_delays->delayed, 0);
   EXPECT_EQ(j.kernel_delays->delay.count, 0);
   // Without a solo run there is nothing to compare with.
-  auto shared_only = RunScenario(s, {.solo_baselines = false});
+  auto shared_only = experiment::RunScenario(s, {.solo_baselines = false});
   ASSERT_TRUE(shared_only.ok());
   EXPECT_FALSE(shared_only->jobs[0].kernel_delays);
 }
@@ -95,21 +95,21 @@ TEST(KernelDelaysTest, AServiceKernelQueuedBehindAWholeWaveWaitsForWhatIsLeftOfI
   // ms. Training's second kernel, launched at 10 ms, gets 756 slots then and
   // its last 108 blocks when the service's end at 11 ms: it ends at 21 ms
   // instead of 20, 1 ms late. Its other kernels are not delayed.
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.gpu = kA100;
-  s.mode = SharingMode::kMps;
+  s.mode = experiment::SharingMode::kMps;
   s.duration = Milliseconds(50);
   s.jobs = {Job("svc", OneRequestAt(Milliseconds(3), {TestKernel("i", 108, Milliseconds(1), 0.1, 0.05)})),
             Job("train", TrainingOf("train", {TestKernel("t", 864, Milliseconds(10), 0.3, 0.2)}, kA100))};
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const KernelDelays& svc = r->jobs[0].kernel_delays.value();
+  const experiment::KernelDelays& svc = r->jobs[0].kernel_delays.value();
   EXPECT_EQ(svc.compared, 1);
   ASSERT_EQ(svc.delayed, 1);
   // Co-running with training's 756 blocks may slow the service's a little.
   EXPECT_GE(svc.delay.max, Milliseconds(7));
   EXPECT_LE(svc.delay.max, Microseconds(7100));
-  const KernelDelays& train = r->jobs[1].kernel_delays.value();
+  const experiment::KernelDelays& train = r->jobs[1].kernel_delays.value();
   EXPECT_GE(train.compared, 4);
   ASSERT_EQ(train.delayed, 1);
   EXPECT_GE(train.delay.max, Microseconds(900));
@@ -119,16 +119,16 @@ TEST(KernelDelaysTest, AServiceKernelQueuedBehindAWholeWaveWaitsForWhatIsLeftOfI
 // A service at Poisson arrivals, two one-wave kernels per request, beside a
 // trainer whose 50-wave kernels take 2.5 ms (50 us per block): cut to the
 // bound, they are out of the service's way within it.
-ScenarioSpec ServiceBesideCuttableTraining(sched::PolicyKind policy) {
+experiment::ScenarioSpec ServiceBesideCuttableTraining(sched::PolicyKind policy) {
   Workload svc = TrainingOf("svc", {TestKernel("a", 864, Microseconds(200), 0.5, 0.3),
                                     TestKernel("b", 864, Microseconds(300), 0.5, 0.3)}, kA100);
   svc.kind = WorkloadKind::kInference;
   svc.priority = PriorityClass::kHigh;
   svc.arrivals.kind = ArrivalKind::kPoisson;
   svc.arrivals.rate_per_s = 500;  // 25% load
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.gpu = kA100;
-  s.mode = SharingMode::kMps;
+  s.mode = experiment::SharingMode::kMps;
   s.policy = policy;
   s.seed = 7;
   s.duration = Milliseconds(400);
@@ -142,12 +142,12 @@ TEST(KernelDelaysTest, ThePriorityPolicyKeepsEveryServiceKernelWithinTheBoundWhe
   // training kernels run as persistent workers (18 us flag + a 51 us block)
   // or slices; a service kernel launched while they run waits at most the
   // bound. Under mps it queues behind up to a whole 2.5 ms kernel.
-  ScenarioSpec s = ServiceBesideCuttableTraining(sched::PolicyKind::kPriority);
+  experiment::ScenarioSpec s = ServiceBesideCuttableTraining(sched::PolicyKind::kPriority);
   s.policy_options.long_idle = Seconds(3600);
-  auto prio = RunScenario(s);
+  auto prio = experiment::RunScenario(s);
   ASSERT_TRUE(prio.ok()) << prio.status().ToString();
-  const JobReport& svc = prio->jobs[0];
-  const KernelDelays& d = svc.kernel_delays.value();
+  const experiment::JobReport& svc = prio->jobs[0];
+  const experiment::KernelDelays& d = svc.kernel_delays.value();
   EXPECT_EQ(d.compared, svc.kernels);
   // Training was in the way of a good share of the requests' first kernels
   // (it runs whenever the service is idle) ...
@@ -156,9 +156,9 @@ TEST(KernelDelaysTest, ThePriorityPolicyKeepsEveryServiceKernelWithinTheBoundWhe
   EXPECT_LE(d.delay.max, s.policy_options.preemption_bound);
   EXPECT_GT(prio->jobs[1].normalized.value_or(0), 0.5);
 
-  auto mps = RunScenario(ServiceBesideCuttableTraining(sched::PolicyKind::kMps));
+  auto mps = experiment::RunScenario(ServiceBesideCuttableTraining(sched::PolicyKind::kMps));
   ASSERT_TRUE(mps.ok()) << mps.status().ToString();
-  const KernelDelays& queued = mps->jobs[0].kernel_delays.value();
+  const experiment::KernelDelays& queued = mps->jobs[0].kernel_delays.value();
   EXPECT_GT(queued.delay.max, Milliseconds(1));
   EXPECT_GT(queued.delay.p50, 3 * d.delay.p50);
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 #include "sched/policy.h"
 #include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
@@ -40,7 +40,7 @@ struct Measured {
 
 Measured LoadMeasured() {
   Measured m;
-  auto t = profile::ReadCsvFile(std::string(COLO_DATA_DIR) + "/measured/h100_preemption_costs.csv");
+  auto t = io::ReadCsvFile(std::string(COLO_DATA_DIR) + "/measured/h100_preemption_costs.csv");
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   if (!t.ok()) return m;
   const int q = *t->Column("quantity"), b = *t->Column("block_us"), v = *t->Column("value");

@@ -1,6 +1,6 @@
 // Running one scenario under several policies: the list parser, the options
 // each run keeps, and the sweep's checks.
-#include "sim/policy_sweep.h"
+#include "experiment/policy_sweep.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,33 +22,33 @@ using sched::PolicyKind;
 const GpuSpec kA100 = *GpuPreset("A100");
 
 TEST(PolicySweepTest, ParsesAllOrAList) {
-  auto all = ParsePolicyList("all");
+  auto all = experiment::ParsePolicyList("all");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, sched::AllPolicies());
-  auto two = ParsePolicyList("priority,mps,priority");
+  auto two = experiment::ParsePolicyList("priority,mps,priority");
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(*two, (std::vector<PolicyKind>{PolicyKind::kPriority, PolicyKind::kMps}));
-  auto bad = ParsePolicyList("mps,bogus");
+  auto bad = experiment::ParsePolicyList("mps,bogus");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(),
               HasSubstr("unknown policy 'bogus'; expected one of mps, time-slice, priority-streams, "
                         "priority, orion, tgs"));
-  EXPECT_FALSE(ParsePolicyList("mps,,tgs").ok());
-  EXPECT_FALSE(ParsePolicyList("").ok());
+  EXPECT_FALSE(experiment::ParsePolicyList("mps,,tgs").ok());
+  EXPECT_FALSE(experiment::ParsePolicyList("").ok());
 }
 
 TEST(PolicySweepTest, EachRunKeepsOnlyItsOwnOptions) {
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.policy = PolicyKind::kOrion;
   s.policy_options.orion_be_cap = Microseconds(400);
   s.policy_options.explicitly_set = {"orion_be_cap_us"};
-  const ScenarioSpec priority = SpecForPolicy(s, PolicyKind::kPriority, Microseconds(30));
+  const experiment::ScenarioSpec priority = experiment::SpecForPolicy(s, PolicyKind::kPriority, Microseconds(30));
   EXPECT_EQ(priority.policy, PolicyKind::kPriority);
   EXPECT_EQ(priority.policy_options.preemption_bound, Microseconds(30));
   EXPECT_EQ(priority.policy_options.explicitly_set,
             std::vector<std::string>{"preemption_bound_us"});
   EXPECT_TRUE(priority.policy_options.Validate(PolicyKind::kPriority).ok());
-  const ScenarioSpec orion = SpecForPolicy(s, PolicyKind::kOrion, Microseconds(30));
+  const experiment::ScenarioSpec orion = experiment::SpecForPolicy(s, PolicyKind::kOrion, Microseconds(30));
   EXPECT_EQ(orion.policy_options.orion_be_cap, Microseconds(400));
   EXPECT_EQ(orion.policy_options.explicitly_set, std::vector<std::string>{"orion_be_cap_us"});
   EXPECT_EQ(orion.policy_options.preemption_bound, Microseconds(100));  // bound: priority only
@@ -57,24 +57,24 @@ TEST(PolicySweepTest, EachRunKeepsOnlyItsOwnOptions) {
 TEST(PolicySweepTest, APolicyReplacesAStreamsOrTimeSlicingMode) {
   // Stream priorities under every row would make mps and tgs into
   // priority-streams; time slicing would be dropped without a word.
-  for (SharingMode mode : {SharingMode::kStreams, SharingMode::kTimeSlicing}) {
-    ScenarioSpec s;
+  for (experiment::SharingMode mode : {experiment::SharingMode::kStreams, experiment::SharingMode::kTimeSlicing}) {
+    experiment::ScenarioSpec s;
     s.mode = mode;
-    EXPECT_EQ(SpecForPolicy(s, PolicyKind::kTgs, std::nullopt).mode, SharingMode::kMps);
+    EXPECT_EQ(experiment::SpecForPolicy(s, PolicyKind::kTgs, std::nullopt).mode, experiment::SharingMode::kMps);
   }
-  ScenarioSpec mig;
-  mig.mode = SharingMode::kMig;
-  EXPECT_EQ(SpecForPolicy(mig, PolicyKind::kTgs, std::nullopt).mode, SharingMode::kMig);
+  experiment::ScenarioSpec mig;
+  mig.mode = experiment::SharingMode::kMig;
+  EXPECT_EQ(experiment::SpecForPolicy(mig, PolicyKind::kTgs, std::nullopt).mode, experiment::SharingMode::kMig);
 }
 
 // A service of one 300 us one-wave kernel per request at 500 requests/s,
 // high priority, beside training of one 2 ms kernel of 10 waves, on the A100.
-ScenarioSpec ServiceBesideTraining(std::string name, Duration duration) {
+experiment::ScenarioSpec ServiceBesideTraining(std::string name, Duration duration) {
   Workload inf = TrainingOf("inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
   inf.kind = WorkloadKind::kInference;
   inf.priority = PriorityClass::kHigh;
   inf.arrivals.rate_per_s = 500;
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = std::move(name);
   s.gpu = kA100;
   s.duration = duration;
@@ -84,8 +84,8 @@ ScenarioSpec ServiceBesideTraining(std::string name, Duration duration) {
 }
 
 TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
-  ScenarioSpec s = ServiceBesideTraining("sweep", Milliseconds(100));
-  auto reports = RunPolicySweep(s, sched::AllPolicies());
+  experiment::ScenarioSpec s = ServiceBesideTraining("sweep", Milliseconds(100));
+  auto reports = experiment::RunPolicySweep(s, sched::AllPolicies());
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   ASSERT_EQ(reports->size(), sched::AllPolicies().size());
   for (size_t i = 0; i < reports->size(); ++i) {
@@ -94,9 +94,9 @@ TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
   }
   // The ideal bound comes last: stream priorities with ideal preemption, the
   // service as if alone (no p99 overhead over solo).
-  SweepOptions with_ideal;
+  experiment::SweepOptions with_ideal;
   with_ideal.ideal_bound = true;
-  auto ideal = RunPolicySweep(s, {PolicyKind::kPriority}, with_ideal);
+  auto ideal = experiment::RunPolicySweep(s, {PolicyKind::kPriority}, with_ideal);
   ASSERT_TRUE(ideal.ok()) << ideal.status().ToString();
   ASSERT_EQ(ideal->size(), 2u);
   EXPECT_EQ((*ideal)[0].ideal_preemption, "");
@@ -106,16 +106,16 @@ TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
   EXPECT_NEAR(*(*ideal)[1].jobs[0].p99_overhead, 0.0, 1e-3);
   EXPECT_GT((*ideal)[1].jobs[1].completed, 0);
   // A bound needs priority among the runs, and must be > 0.
-  SweepOptions bound;
+  experiment::SweepOptions bound;
   bound.preemption_bounds = {Microseconds(50)};
-  EXPECT_FALSE(RunPolicySweep(s, {PolicyKind::kMps}, bound).ok());
+  EXPECT_FALSE(experiment::RunPolicySweep(s, {PolicyKind::kMps}, bound).ok());
   bound.preemption_bounds = {Microseconds(50), Duration(0)};
-  auto zero = RunPolicySweep(s, {PolicyKind::kPriority}, bound);
+  auto zero = experiment::RunPolicySweep(s, {PolicyKind::kPriority}, bound);
   ASSERT_FALSE(zero.ok());
   EXPECT_THAT(zero.status().message(), HasSubstr("the preemption bound must be > 0, got 0ns"));
   // A mode without sharing fails for the policy it names.
-  s.mode = SharingMode::kExclusive;
-  auto exclusive = RunPolicySweep(s, {PolicyKind::kTgs});
+  s.mode = experiment::SharingMode::kExclusive;
+  auto exclusive = experiment::RunPolicySweep(s, {PolicyKind::kTgs});
   ASSERT_FALSE(exclusive.ok());
   EXPECT_THAT(exclusive.status().message(), HasSubstr("policy tgs"));
 }
@@ -129,10 +129,10 @@ TEST(PolicySweepTest, RunsEveryPolicyInOrder) {
 // one before and none while the service runs; at a 5 ms bound whole. So
 // training gets more at 5 ms (here 0.92 of its solo rate against 0.82).
 TEST(PolicySweepTest, APriorityRunPerBoundInPlace) {
-  const ScenarioSpec s = ServiceBesideTraining("bounds", Milliseconds(200));
-  SweepOptions options;
+  const experiment::ScenarioSpec s = ServiceBesideTraining("bounds", Milliseconds(200));
+  experiment::SweepOptions options;
   options.preemption_bounds = {Microseconds(100), Milliseconds(5), Microseconds(100)};
-  auto reports = RunPolicySweep(s, {PolicyKind::kMps, PolicyKind::kPriority, PolicyKind::kTgs}, options);
+  auto reports = experiment::RunPolicySweep(s, {PolicyKind::kMps, PolicyKind::kPriority, PolicyKind::kTgs}, options);
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   ASSERT_EQ(reports->size(), 4u);  // the duplicate 100 us runs once
   const std::vector<std::string> policies = {"mps", "priority", "priority", "tgs"};
@@ -147,7 +147,7 @@ TEST(PolicySweepTest, APriorityRunPerBoundInPlace) {
   ASSERT_TRUE(tight.normalized && loose.normalized);
   EXPECT_GT(*loose.normalized, *tight.normalized + 0.05);
   // Without bounds, one priority run with the scenario's bound.
-  auto plain = RunPolicySweep(s, {PolicyKind::kPriority});
+  auto plain = experiment::RunPolicySweep(s, {PolicyKind::kPriority});
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   ASSERT_EQ(plain->size(), 1u);
   EXPECT_EQ((*plain)[0].preemption_bound, sched::PolicyOptions{}.preemption_bound);

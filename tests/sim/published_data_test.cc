@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <string>
 
-#include "profile/csv.h"
+#include "io/csv.h"
 #include "profile/orion_table.h"
 #include "profile/reef_model.h"
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 
 namespace colo::sim {
 namespace {
@@ -26,17 +26,17 @@ const std::string kData = COLO_DATA_DIR;
 Duration SoloIterationTime(Workload w, const GpuSpec& gpu, const GpuSpec& profiled_on, int iterations) {
   w.kind = WorkloadKind::kTraining;
   w.iterations = iterations;
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = w.name;
   s.gpu = gpu;
-  s.mode = SharingMode::kExclusive;
+  s.mode = experiment::SharingMode::kExclusive;
   s.duration = Seconds(100);
-  JobSpec j;
+  experiment::JobSpec j;
   j.name = w.name;
   j.workload = w;
   j.profiled_on = profiled_on;
   s.jobs.push_back(j);
-  auto r = RunScenario(s, {.solo_baselines = false});
+  auto r = experiment::RunScenario(s, {.solo_baselines = false});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (!r.ok()) return Duration(0);
   // Throughput is iterations per second of the job's active time.
@@ -86,9 +86,9 @@ INSTANTIATE_TEST_SUITE_P(Reef, ReefModelTest,
 // ceil(p x 80): throughput must follow the measured curve within a mean
 // absolute error of 0.08 (max 0.15), and rise with p.
 TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) {
-  auto table = profile::ReadCsvFile(kData + "/peace/0206_FREQ1530_baseline_metrics.csv");
+  auto table = io::ReadCsvFile(kData + "/peace/0206_FREQ1530_baseline_metrics.csv");
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  const profile::CsvRow* row = nullptr;
+  const io::CsvRow* row = nullptr;
   const int type = *table->Column("Type");
   for (const auto& r : table->rows) {
     if (r.cells[type] == "bert-base-cased_batch8-train") row = &r;
@@ -103,17 +103,17 @@ TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) 
   w->kind = WorkloadKind::kTraining;
   double abs_err = 0, max_err = 0, last = 0;
   for (int i = 0; i < 10; ++i) {
-    ScenarioSpec s;
+    experiment::ScenarioSpec s;
     s.name = "peace";
     s.gpu = *GpuPreset("V100");
-    s.mode = SharingMode::kMps;
+    s.mode = experiment::SharingMode::kMps;
     s.duration = Seconds(2);
-    JobSpec j;
+    experiment::JobSpec j;
     j.name = "bert-train-b8";
     j.workload = *w;
     j.mps_active_thread_percentage = 10.0 * (i + 1);
     s.jobs = {j};
-    auto r = RunScenario(s);
+    auto r = experiment::RunScenario(s);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     const double sim = r->jobs[0].normalized.value_or(-1);
     const double real = measured[i] / measured[9];

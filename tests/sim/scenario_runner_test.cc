@@ -1,5 +1,5 @@
 // Scenario-level model tests: sharing modes over whole jobs.
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -19,14 +19,14 @@ const GpuSpec kA100 = *GpuPreset("A100");
 
 // A training job of one full-GPU kernel per iteration (864 blocks = one wave
 // of 8 per SM on 108 SMs), `ms` long, memory-bound.
-JobSpec FullGpuJob(const std::string& name, int ms) {
+experiment::JobSpec FullGpuJob(const std::string& name, int ms) {
   return Job(name, TrainingOf(name, {TestKernel(name + "-k", 864, Milliseconds(ms), 0.3, 0.8)}, kA100));
 }
 
 TEST(ScenarioRunnerTest, TheScenariosPreemptionCostsReachTheSimulatedGpu) {
   // A scenario's `preemption:` (costs measured on its own GPU) replaces the
   // simulated GPU's defaults, in the shared run and the solo ones.
-  ScenarioSpec spec;
+  experiment::ScenarioSpec spec;
   spec.gpu = kA100;
   spec.jobs.push_back(FullGpuJob("a", 1));
   spec.preemption.flag_latency = Microseconds(31);
@@ -35,7 +35,7 @@ TEST(ScenarioRunnerTest, TheScenariosPreemptionCostsReachTheSimulatedGpu) {
   spec.preemption.retreat_spread = false;
   ASSERT_TRUE(spec.Validate().ok());
   for (const bool solo : {false, true}) {
-    const SimGpuOptions o = GpuOptionsFor(spec, solo, RunOptions{});
+    const SimGpuOptions o = experiment::GpuOptionsFor(spec, solo, experiment::RunOptions{});
     EXPECT_EQ(o.retreat_flag_latency, Microseconds(31));
     EXPECT_EQ(o.persistent_overhead, 0.07);
     EXPECT_EQ(o.persistent_block_cost, Nanoseconds(450));
@@ -53,13 +53,13 @@ TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitch
   // then the GPU idles s to switch (defaults: q = 2.09 ms, s = 0.15 ms, as
   // measured on an H100). Each job gets q / (3 (q + s)) of the GPU:
   // normalized throughput 0.3110, and the three sum to q / (q + s) = 0.9330.
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "ts";
   s.gpu = kA100;
-  s.mode = SharingMode::kTimeSlicing;
+  s.mode = experiment::SharingMode::kTimeSlicing;
   s.duration = Seconds(2);
   for (int i = 0; i < 3; ++i) s.jobs.push_back(FullGpuJob("j" + std::to_string(i), 5));
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const double q = ToMillis(s.time_slice.quantum), sw = ToMillis(s.time_slice.switch_cost);
   ASSERT_NEAR(q, 2.09, 1e-9);
@@ -74,12 +74,12 @@ TEST(ScenarioRunnerTest, KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) 
   // a 20 s scenario. At kMinKernelTime (1 us) each, 100 ms is 100,000
   // kernels, alone and shared alike, so the job's throughput is still
   // normalized against itself.
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "tiny";
   s.gpu = kA100;
   s.duration = Milliseconds(100);
   s.jobs = {Job("tiny", TrainingOf("tiny", {TestKernel("tiny-k", 1, Nanoseconds(1), 0.1, 0.1)}, kA100))};
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->kernels_simulated, 100000);
   EXPECT_EQ(r->jobs[0].completed, 100000);
@@ -90,13 +90,13 @@ TEST(ScenarioRunnerTest, AJobThatCompletesNothingAloneHasNoNormalizedThroughput)
   // "late" starts after the run ends: 0 completions alone and shared. Its
   // normalized throughput is 0/0, absent rather than 0, and the system
   // throughput is the other job's alone.
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "late";
   s.gpu = kA100;
   s.duration = Milliseconds(100);
   s.jobs = {FullGpuJob("early", 5), FullGpuJob("late", 5)};
   s.jobs[1].start = Milliseconds(200);
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->jobs[1].completed, 0);
   EXPECT_FALSE(r->jobs[1].normalized.has_value());
@@ -109,20 +109,20 @@ TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
   // Job A on a 3g.20gb instance runs the same whether the other 3g instance
   // is idle or runs a memory-bound job that would saturate DRAM on a shared
   // GPU: each instance has its own SMs and its own half of the bandwidth.
-  ScenarioSpec alone;
+  experiment::ScenarioSpec alone;
   alone.name = "mig";
   alone.gpu = kA100;
-  alone.mode = SharingMode::kMig;
+  alone.mode = experiment::SharingMode::kMig;
   alone.duration = Seconds(1);
-  JobSpec a = FullGpuJob("a", 3);
+  experiment::JobSpec a = FullGpuJob("a", 3);
   a.mig_profile = "3g.20gb";
-  JobSpec b = FullGpuJob("b", 3);
+  experiment::JobSpec b = FullGpuJob("b", 3);
   b.mig_profile = "3g.20gb";
   alone.jobs = {a};
-  ScenarioSpec both = alone;
+  experiment::ScenarioSpec both = alone;
   both.jobs = {a, b};
-  auto ra = RunScenario(alone);
-  auto rb = RunScenario(both);
+  auto ra = experiment::RunScenario(alone);
+  auto rb = experiment::RunScenario(both);
   ASSERT_TRUE(ra.ok() && rb.ok());
   EXPECT_DOUBLE_EQ(ra->jobs[0].shared_throughput, rb->jobs[0].shared_throughput);
   // The instance has 42 of 108 SMs: the 864-block kernel needs
@@ -138,12 +138,12 @@ TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
 }
 
 TEST(ScenarioRunnerTest, OnlyMigJobsNameAnInstanceAndOnlyServicesCountRequests) {
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "mps";
   s.gpu = kA100;
   s.duration = Milliseconds(20);
   s.jobs = {FullGpuJob("a", 3), FullGpuJob("b", 3)};
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->gpus.size(), 1u);
   EXPECT_EQ(r->gpus[0].name, "A100-SXM4-40GB");
@@ -165,14 +165,14 @@ TEST(ScenarioRunnerTest, AnOverloadedServiceCountsTheRequestsItLeftUnfinished) {
   inf.kind = WorkloadKind::kInference;
   inf.arrivals.kind = ArrivalKind::kFixedRate;
   inf.arrivals.rate_per_s = 1000;
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "overload";
   s.gpu = kA100;
   s.duration = Seconds(1);
   s.jobs = {Job("inf", inf)};
-  auto r = RunScenario(s);
+  auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const JobReport& j = r->jobs[0];
+  const experiment::JobReport& j = r->jobs[0];
   ASSERT_TRUE(j.arrived && j.unfinished && j.solo_unfinished);
   EXPECT_EQ(*j.arrived, 1000);
   EXPECT_EQ(j.completed, 100);
@@ -180,7 +180,7 @@ TEST(ScenarioRunnerTest, AnOverloadedServiceCountsTheRequestsItLeftUnfinished) {
   EXPECT_EQ(*j.solo_unfinished, 900);
   EXPECT_EQ(j.shared_latency->count, 100);
   EXPECT_EQ(j.shared_latency->p99, Milliseconds(892));
-  EXPECT_TRUE(TooManyUnfinished(*j.unfinished, *j.arrived));
+  EXPECT_TRUE(experiment::TooManyUnfinished(*j.unfinished, *j.arrived));
 }
 
 TEST(ScenarioRunnerTest, ARenamedGpuRunsAtItsOwnSpeed) {
@@ -190,12 +190,12 @@ TEST(ScenarioRunnerTest, ARenamedGpuRunsAtItsOwnSpeed) {
   // it was profiled at, which differs.
   const GpuSpec v100 = *GpuPreset("V100");
   auto run = [&](const GpuSpec& gpu) {
-    ScenarioSpec s;
+    experiment::ScenarioSpec s;
     s.name = "renamed";
     s.gpu = gpu;
     s.duration = Milliseconds(200);
     s.jobs = {Job("t", TrainingOf("t", {TestKernel("k", 640, Milliseconds(2), 0.6, 0.6)}, v100))};
-    auto r = RunScenario(s);
+    auto r = experiment::RunScenario(s);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->jobs[0].shared_throughput : -1.0;
   };
@@ -234,15 +234,15 @@ TEST(ScenarioRunnerTest, MpsOverlapsSmallJobsButTimeSlicingCannot) {
   auto small = [](const std::string& n) {
     return Job(n, TrainingOf(n, {TestKernel(n + "-k", 216, Microseconds(500), 0.3, 0.2)}, kA100));
   };
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "small";
   s.gpu = kA100;
   s.duration = Milliseconds(200);
   s.jobs = {small("x"), small("y")};
-  s.mode = SharingMode::kMps;
-  auto mps = RunScenario(s);
-  s.mode = SharingMode::kTimeSlicing;
-  auto ts = RunScenario(s);
+  s.mode = experiment::SharingMode::kMps;
+  auto mps = experiment::RunScenario(s);
+  s.mode = experiment::SharingMode::kTimeSlicing;
+  auto ts = experiment::RunScenario(s);
   ASSERT_TRUE(mps.ok() && ts.ok());
   EXPECT_NEAR(mps->system_throughput, 2.0, 0.02);
   EXPECT_LT(ts->system_throughput, 1.0);
@@ -255,16 +255,16 @@ TEST(ScenarioRunnerTest, SameSeedSameReportDifferentSeedDifferentArrivals) {
   inf.kind = WorkloadKind::kInference;
   inf.priority = PriorityClass::kHigh;
   inf.arrivals.rate_per_s = 1000;
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "det";
   s.gpu = kA100;
   s.duration = Milliseconds(500);
   s.jobs = {Job("inf", inf), FullGpuJob("train", 2)};
   s.seed = 5;
-  auto r1 = RunScenario(s);
-  auto r2 = RunScenario(s);
+  auto r1 = experiment::RunScenario(s);
+  auto r2 = experiment::RunScenario(s);
   s.seed = 6;
-  auto r3 = RunScenario(s);
+  auto r3 = experiment::RunScenario(s);
   ASSERT_TRUE(r1.ok() && r2.ok() && r3.ok());
   EXPECT_EQ(r1->jobs[0].shared_latency->p99, r2->jobs[0].shared_latency->p99);
   EXPECT_EQ(r1->jobs[0].completed, r2->jobs[0].completed);
@@ -282,20 +282,20 @@ TEST(ScenarioRunnerTest, TheOrderOfTheJobsDoesNotChangeTheirFigures) {
     w.arrivals.rate_per_s = rate;
     return Job(n, w);
   };
-  ScenarioSpec s;
+  experiment::ScenarioSpec s;
   s.name = "order";
   s.gpu = kA100;
   s.duration = Milliseconds(500);
   s.seed = 9;
   s.jobs = {service("a", 800), service("b", 800), FullGpuJob("train", 2)};
-  auto forward = RunScenario(s);
+  auto forward = experiment::RunScenario(s);
   std::reverse(s.jobs.begin(), s.jobs.end());
-  auto backward = RunScenario(s);
+  auto backward = experiment::RunScenario(s);
   ASSERT_TRUE(forward.ok() && backward.ok());
   ASSERT_EQ(forward->jobs.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
-    const JobReport& f = forward->jobs[i];
-    const JobReport& b = backward->jobs[2 - i];
+    const experiment::JobReport& f = forward->jobs[i];
+    const experiment::JobReport& b = backward->jobs[2 - i];
     ASSERT_EQ(f.name, b.name);
     EXPECT_EQ(f.completed, b.completed) << f.name;
     EXPECT_EQ(f.arrived, b.arrived) << f.name;

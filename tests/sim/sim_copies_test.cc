@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "colo/copy_engines.h"
-#include "sim/scenario_runner.h"
+#include "experiment/scenario_runner.h"
 #include "sim_test_util.h"
 
 namespace colo::sim {
@@ -49,8 +49,8 @@ Workload Service(const std::string& name, int64_t in_bytes, int64_t out_bytes) {
   return w;
 }
 
-ScenarioSpec Scenario(std::vector<JobSpec> jobs) {
-  ScenarioSpec s;
+experiment::ScenarioSpec Scenario(std::vector<experiment::JobSpec> jobs) {
+  experiment::ScenarioSpec s;
   s.name = "copies";
   s.gpu = kA100;
   s.duration = Milliseconds(100);
@@ -59,11 +59,11 @@ ScenarioSpec Scenario(std::vector<JobSpec> jobs) {
 }
 
 TEST(SimCopiesTest, ARequestCopiesItsInputsInBeforeItsKernelsAndItsOutputsOutAfter) {
-  auto plain = RunScenario(Scenario({Job("svc", Service("svc", 0, 0))}));
-  auto copying = RunScenario(Scenario({Job("svc", Service("svc", k100UsOfCopy, k10UsOfCopy))}));
+  auto plain = experiment::RunScenario(Scenario({Job("svc", Service("svc", 0, 0))}));
+  auto copying = experiment::RunScenario(Scenario({Job("svc", Service("svc", k100UsOfCopy, k10UsOfCopy))}));
   ASSERT_TRUE(plain.ok() && copying.ok());
-  const JobReport& p = plain->jobs[0];
-  const JobReport& c = copying->jobs[0];
+  const experiment::JobReport& p = plain->jobs[0];
+  const experiment::JobReport& c = copying->jobs[0];
   // 10 requests, every one alone on the GPU: 100 us in + the kernel + 10 us out.
   EXPECT_EQ(c.completed, 10);
   EXPECT_EQ(c.shared_latency->p50 - p.shared_latency->p50, Microseconds(110));
@@ -86,7 +86,7 @@ TEST(SimCopiesTest, ARequestCopiesItsInputsInBeforeItsKernelsAndItsOutputsOutAft
 // request's inputs wait for the first's on the one engine in, so one
 // service's latency is 100 us longer than the other's; alone each has the
 // shorter latency.
-void ExpectTheSecondCopyInWaits(const Result<RunReport>& r) {
+void ExpectTheSecondCopyInWaits(const Result<experiment::RunReport>& r) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->jobs.size(), 2u);
   const Duration a = r->jobs[0].shared_latency->p50;
@@ -97,17 +97,17 @@ void ExpectTheSecondCopyInWaits(const Result<RunReport>& r) {
 }
 
 TEST(SimCopiesTest, ServicesThatCopyAtOnceQueueOnTheEngine) {
-  ExpectTheSecondCopyInWaits(RunScenario(Scenario({Job("a", Service("a", k100UsOfCopy, 0)),
+  ExpectTheSecondCopyInWaits(experiment::RunScenario(Scenario({Job("a", Service("a", k100UsOfCopy, 0)),
                                                    Job("b", Service("b", k100UsOfCopy, 0))})));
 }
 
 TEST(SimCopiesTest, MigInstancesShareTheGpusLink) {
-  JobSpec a = Job("a", Service("a", k100UsOfCopy, 0));
-  JobSpec b = Job("b", Service("b", k100UsOfCopy, 0));
+  experiment::JobSpec a = Job("a", Service("a", k100UsOfCopy, 0));
+  experiment::JobSpec b = Job("b", Service("b", k100UsOfCopy, 0));
   a.mig_profile = b.mig_profile = "3g.20gb";
-  ScenarioSpec s = Scenario({a, b});
-  s.mode = SharingMode::kMig;
-  ExpectTheSecondCopyInWaits(RunScenario(s));
+  experiment::ScenarioSpec s = Scenario({a, b});
+  s.mode = experiment::SharingMode::kMig;
+  ExpectTheSecondCopyInWaits(experiment::RunScenario(s));
 }
 
 TEST(SimCopiesTest, ACopyOutAndACopyInOverlap) {
@@ -118,7 +118,7 @@ TEST(SimCopiesTest, ACopyOutAndACopyInOverlap) {
   a.arrivals = {ArrivalKind::kTrace, 0, {Duration(0)}};
   Workload b = Service("b", k100UsOfCopy, 0);
   b.arrivals = {ArrivalKind::kTrace, 0, {Milliseconds(1)}};
-  auto r = RunScenario(Scenario({Job("a", a), Job("b", b)}));
+  auto r = experiment::RunScenario(Scenario({Job("a", a), Job("b", b)}));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->jobs[1].shared_latency->p50, r->jobs[1].solo_latency->p50);
   EXPECT_EQ(r->jobs[1].shared_latency->p50 - r->jobs[0].shared_latency->p50, Duration(0));
@@ -129,7 +129,7 @@ TEST(SimCopiesTest, ATrainingIterationCopiesItsBatchInFirst) {
   // as shared.
   Workload w = TrainingOf("train", {TestKernel("t", 108, Milliseconds(1), 0.3, 0.3)}, kA100);
   w.copy_in_bytes = 2 * k100UsOfCopy;
-  auto r = RunScenario(Scenario({Job("train", w)}));
+  auto r = experiment::RunScenario(Scenario({Job("train", w)}));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->jobs[0].completed, 83);
   EXPECT_NEAR(r->jobs[0].normalized.value_or(-1), 1.0, 1e-9);

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "sim/event_loop.h"
-#include "sim/random.h"
+#include "experiment/random.h"
 #include "sim/sim_gpu.h"
 
 namespace colo::sim {
@@ -193,7 +193,7 @@ class Harness {
 
   GpuSpec spec_;
   ContextMode mode_;
-  Rng rng_;
+  experiment::Rng rng_;
   EventLoop loop_;
   SimGpu gpu_;
   std::vector<Chain> chains_;
@@ -215,7 +215,7 @@ TEST(SimGpuInvariantsTest, RandomChainsInEveryModeRunEveryBlockOnceAndNeverFaste
                                                   {ContextMode::kTimeSlicing, true}};
   for (const auto& [mode, fuse] : configs) {
     for (uint64_t seed = 1; seed <= 60; ++seed) {
-      Harness h(a100, mode, fuse, DeriveSeed(seed, static_cast<uint64_t>(mode)));
+      Harness h(a100, mode, fuse, experiment::DeriveSeed(seed, static_cast<uint64_t>(mode)));
       const std::string bad = h.Run();
       ASSERT_EQ(bad, "") << "mode " << static_cast<int>(mode) << (fuse ? " fused" : "") << " seed " << seed;
       retreats += h.retreats_;

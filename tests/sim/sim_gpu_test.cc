@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/event_loop.h"
-#include "sim/random.h"
+#include "experiment/random.h"
 #include "sim_bench.h"
 #include "sim_test_util.h"
 
@@ -408,7 +408,7 @@ namespace {
 // kernels each under MPS: random grid, block size, duration and demands.
 std::vector<std::tuple<int, int, int64_t>> RandomChainCompletions(uint64_t seed, int clients, bool fuse,
                                                                   double merge_tolerance) {
-  Rng rng(seed);
+  experiment::Rng rng(seed);
   SimGpuOptions o;
   o.fuse_waves = fuse;
   o.merge_tolerance = merge_tolerance;

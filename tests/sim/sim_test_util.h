@@ -6,7 +6,7 @@
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
 #include "colo/workload.h"
-#include "sim/scenario_spec.h"
+#include "experiment/scenario_spec.h"
 
 namespace colo::sim::testing {
 
@@ -34,8 +34,8 @@ inline Workload TrainingOf(std::string name, std::vector<KernelDesc> kernels, co
   return w;
 }
 
-inline JobSpec Job(std::string name, Workload w) {
-  JobSpec j;
+inline experiment::JobSpec Job(std::string name, Workload w) {
+  experiment::JobSpec j;
   j.name = std::move(name);
   j.workload = std::move(w);
   return j;

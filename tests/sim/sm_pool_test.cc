@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/random.h"
+#include "experiment/random.h"
 
 namespace colo::sim {
 namespace {
@@ -29,7 +29,7 @@ constexpr double kTol = 1e-9;
 // A launch shape drawn at random: 1-32 warps, 32-255 registers per thread
 // (as many as let one block fit), maybe shared
 // memory; demands from nothing to more than a fair share of an SM and DRAM.
-BlockShape RandomShape(Rng& rng, const GpuSpec& spec) {
+BlockShape RandomShape(experiment::Rng& rng, const GpuSpec& spec) {
   BlockShape s;
   s.threads = 32 * (1 + static_cast<int>(rng.Next() % 32));
   const int max_per_thread = std::min(255, spec.registers_per_sm / s.threads);  // one block fits.
@@ -60,7 +60,7 @@ struct Mix {
 // co-reside. About half of the clients are capped (MPS active-thread
 // percentage) to a random number of SMs, so SM groups differ in what they
 // host.
-Mix PlaceRandomMix(Rng& rng, const GpuSpec& spec, SmPool* pool) {
+Mix PlaceRandomMix(experiment::Rng& rng, const GpuSpec& spec, SmPool* pool) {
   Mix mix;
   const int launches = 2 + static_cast<int>(rng.Next() % 7);
   for (int l = 0; l < launches; ++l) {
@@ -127,7 +127,7 @@ TEST(SmPoolTest, RatesOfRandomMixesAreMaxMinFair) {
   Bottlenecks seen;
   for (const char* gpu : {"V100", "A100", "H100"}) {
     const GpuSpec spec = *GpuPreset(gpu);
-    Rng rng(DeriveSeed(7, spec.sm_count));
+    experiment::Rng rng(experiment::DeriveSeed(7, spec.sm_count));
     for (int mix = 0; mix < 100; ++mix) {
       SmPool pool(spec);
       PlaceRandomMix(rng, spec, &pool);
@@ -155,7 +155,7 @@ TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
   // its cap of SMs; and every block a launch was granted is resident.
   for (const char* gpu : {"V100", "A100", "H100"}) {
     const GpuSpec spec = *GpuPreset(gpu);
-    Rng rng(DeriveSeed(13, spec.sm_count));
+    experiment::Rng rng(experiment::DeriveSeed(13, spec.sm_count));
     for (int mix = 0; mix < 100; ++mix) {
       SmPool pool(spec);
       const Mix mix_placed = PlaceRandomMix(rng, spec, &pool);
@@ -207,7 +207,7 @@ TEST(SmPoolTest, ALaunchOnAnEmptyPoolSpreadsEvenly) {
     if (s.shared_mem > 0) per_sm = std::min(per_sm, spec.shared_mem_per_sm / s.shared_mem);
     return per_sm * spec.sm_count;
   };
-  Rng rng(17);
+  experiment::Rng rng(17);
   for (int i = 0; i < 200; ++i) {
     const BlockShape s = RandomShape(rng, spec);
     const int64_t n = 1 + static_cast<int64_t>(rng.Next() % (2 * spec.sm_count * s.max_per_sm));
@@ -230,7 +230,7 @@ TEST(SmPoolTest, AKernelAloneOrUnderCapacityRunsAtFullSpeed) {
   // Nothing oversubscribed costs nothing: one launch of each random shape,
   // demands scaled so that no SM and not the DRAM exceed capacity.
   const GpuSpec spec = *GpuPreset("A100");
-  Rng rng(11);
+  experiment::Rng rng(11);
   for (int i = 0; i < 200; ++i) {
     BlockShape s = RandomShape(rng, spec);
     s.sm_demand = 0.99 / s.max_per_sm * rng.Uniform() + 1e-6;
@@ -257,7 +257,7 @@ TEST(SmPoolTest, UnfuseAtAWaveBoundaryGivesBackTheWaveThatStartsThere) {
   // DRAM-bound launches slow each other to a random rate in about
   // [0.5, 0.9]; block times are random, not round.
   const GpuSpec spec = *GpuPreset("A100");
-  Rng rng(17);
+  experiment::Rng rng(17);
   int boundaries_past_half_ns = 0;
   for (int i = 0; i < 200; ++i) {
     const double per_sm_bw = spec.dram_bandwidth / spec.sm_count;
@@ -315,7 +315,7 @@ TEST(SmPoolTest, SpreadPhasesLetsALaunchLeavePartByPartWithinOneBlock) {
   // 1] block times (quantile of the last part) at full speed. The other
   // launch's blocks keep their own finish time.
   const GpuSpec spec = *GpuPreset("A100");
-  Rng rng(29);
+  experiment::Rng rng(29);
   for (int i = 0; i < 100; ++i) {
     BlockShape s = RandomShape(rng, spec);
     s.sm_demand = 0.5 / s.max_per_sm;  // nothing oversubscribed: rate 1.

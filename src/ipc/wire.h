@@ -1,0 +1,211 @@
+// ipc/wire.h — the messages between the interposer (a client) and colod
+// on the Unix-domain socket, and how they are framed.
+//
+// Every message is a MsgHeader (magic, type, payload length) followed by a
+// fixed-layout payload (the structs below; same machine, same ABI, so they
+// travel as bytes). The socket carries registration (Hello, with the ring's
+// memfd and doorbell eventfd attached as SCM_RIGHTS) and the synchronous
+// calls; kernel launches travel on the shared-memory ring (launch_ring.h).
+// A peer that sends a bad magic, an unknown type or a wrong length is
+// dropped by colod with a logged reason.
+//
+// Gate mode (colod's `device: cuda`) adds a third channel per application: a
+// SOCK_SEQPACKET socketpair whose one end the client hands over with Hello.
+// colod sends GateMsg kGrant (launch `seq` may run now); the client launches
+// the kernel on its own GPU context and, when the CUDA event it recorded
+// after it has completed, answers kDone (with a cudaError_t if the launch
+// failed). Grants of one stream come in its order; a stream may have
+// several granted and not done (colod's gate_depth, as far as the policy
+// grants them), and their kDones may come in any order. In sim mode colod closes its end and the
+// channel stays silent.
+//
+// Thread safety: the functions are reentrant; one socket must not be used by
+// two threads at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "colo/status.h"
+
+namespace colo::ipc {
+
+inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
+// 4: launch end times on the ring; 5: L2, bus width and memory clock in
+// the welcome; 6: declared work (library GEMMs) in kernel definitions;
+// 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy).
+inline constexpr uint32_t kWireVersion = 8;
+inline constexpr uint32_t kMaxPayload = 1 << 20;
+
+enum class MsgType : uint32_t {
+  kHello = 1,      // client -> colod: HelloMsg (+ ring memfd, eventfd, gate
+                   // socket for apps)
+  kWelcome = 2,    // colod -> client: WelcomeMsg
+  kRejected = 3,   // colod -> client: RejectedMsg, then the socket closes
+  kAlloc = 4,      // client -> colod: AllocMsg; reply kStatusReply
+  kFree = 5,       // client -> colod: FreeMsg; reply kStatusReply
+  kSync = 6,       // client -> colod: SyncMsg; reply kSyncReply once done
+  kSyncReply = 7,  // colod -> client: SyncReplyMsg
+  kStats = 8,  // monitor -> colod: no payload; reply kStatsReply (JSON text)
+  kStatsReply = 9,
+  kStatusReply = 10,  // colod -> client: StatusReplyMsg
+};
+
+struct MsgHeader {
+  uint32_t magic = kWireMagic;
+  uint32_t type = 0;
+  uint32_t length = 0;  // payload bytes after the header.
+  uint32_t reserved = 0;
+};
+
+enum class ClientRole : uint32_t { kApp = 0, kMonitor = 1 };
+// What the device behind colod is. kSim: the interposer answers CUDA calls
+// itself and kernels are not executed. kGate: the program runs on its own
+// GPU context and launches each kernel when colod grants it.
+enum class DeviceMode : uint32_t { kSim = 0, kGate = 1 };
+enum class WireClass : uint32_t { kBestEffort = 0, kHigh = 1 };
+
+struct HelloMsg {
+  uint32_t version = kWireVersion;
+  uint32_t role = 0;             // ClientRole.
+  uint32_t requested_class = 0;  // WireClass: only a request; colod decides.
+  int32_t pid = 0;               // informational; colod trusts SO_PEERCRED.
+  char token[64] = {};           // an operator-issued priority token, or empty.
+  char program[64] = {};         // argv[0]'s basename, for `colo top`.
+};
+
+struct WelcomeMsg {
+  int32_t client_id = 0;
+  uint32_t granted_class = 0;  // WireClass.
+  char gpu_name[64] = {};
+  int64_t memory_bytes = 0;  // device memory.
+  int64_t memory_limit = 0;  // this client's limit (bytes).
+  int64_t shared_mem_per_sm = 0;
+  int64_t shared_mem_per_block = 0;
+  int32_t sm_count = 0;
+  int32_t max_threads_per_sm = 0;
+  int32_t max_blocks_per_sm = 0;
+  int32_t max_threads_per_block = 0;
+  int32_t registers_per_sm = 0;
+  int32_t warp_size = 32;
+  int32_t clock_mhz = 0;
+  uint32_t device_mode = 0;  // DeviceMode.
+  int64_t l2_cache_bytes = 0;     // 0: not known.
+  int32_t memory_bus_bits = 0;    // 0: not known.
+  int32_t memory_clock_khz = 0;   // 0: not known.
+};
+
+struct RejectedMsg {
+  char reason[200] = {};
+};
+
+struct AllocMsg {
+  uint64_t address = 0;  // the client's (fake) device pointer.
+  uint64_t bytes = 0;
+};
+
+struct FreeMsg {
+  uint64_t address = 0;
+};
+
+struct StatusReplyMsg {
+  int32_t cuda_error = 0;  // cudaError_t value; 0 = success.
+  int32_t reserved = 0;
+};
+
+// What a sync waits for: every launch up to `seq` (the legacy default
+// stream, the device), or launch `seq` alone, and with it every earlier
+// launch of its stream (stream order: a stream or an event on one).
+enum class SyncScope : uint32_t { kAllBefore = 0, kLaunch = 1 };
+
+struct SyncMsg {
+  uint64_t seq = 0;
+  uint32_t scope = 0;  // SyncScope
+  uint32_t reserved = 0;
+};
+
+struct SyncReplyMsg {
+  int32_t cuda_error = 0;  // sticky asynchronous error, 0 if none.
+  int32_t reserved = 0;
+  uint64_t completed = 0;  // launches completed watermark.
+};
+
+enum class GateMsgType : uint32_t {
+  kGrant = 1,  // colod -> client: launch `seq` now.
+  kDone = 2,   // client -> colod: launch `seq` finished on the GPU.
+};
+
+// One packet on the gate channel.
+struct GateMsg {
+  uint32_t type = 0;       // GateMsgType.
+  int32_t cuda_error = 0;  // kDone: the launch's cudaError_t, 0 if it ran.
+  uint64_t seq = 0;        // the launch's ring sequence number.
+};
+
+// A received message: its type, payload bytes and any attached descriptors
+// (owned by the receiver, who must close them).
+struct Message {
+  MsgType type = MsgType::kHello;
+  std::vector<char> payload;
+  std::vector<int> fds;
+};
+
+// Sends one message (header + payload) on `fd`, attaching `fds` (at most 4)
+// as SCM_RIGHTS. Retries on EINTR; Unavailable if the peer is gone.
+Status SendMessage(int fd, MsgType type, const void* payload, size_t length,
+                   const std::vector<int>& fds = {});
+
+template <typename T>
+Status SendStruct(int fd, MsgType type, const T& msg,
+                  const std::vector<int>& fds = {}) {
+  return SendMessage(fd, type, &msg, sizeof(msg), fds);
+}
+
+// Receives one whole message from a blocking socket. Unavailable on EOF or a
+// socket error; InvalidArgument on a bad magic, a payload over kMaxPayload,
+// or a receive timeout (SO_RCVTIMEO) in the middle of a message.
+Result<Message> ReceiveMessage(int fd);
+
+// Copies the payload into T. InvalidArgument if its length is not sizeof(T).
+template <typename T>
+Result<T> PayloadAs(const Message& m) {
+  if (m.payload.size() != sizeof(T)) {
+    return InvalidArgumentError(
+        "message type " + std::to_string(static_cast<uint32_t>(m.type)) +
+        " has " + std::to_string(m.payload.size()) +
+        " payload bytes, expected " + std::to_string(sizeof(T)));
+  }
+  T out;
+  __builtin_memcpy(&out, m.payload.data(), sizeof(T));
+  return out;
+}
+
+// Copies `s` into a fixed char array, truncating, always NUL-terminated.
+template <size_t N>
+void CopyString(char (&dst)[N], const std::string& s) {
+  size_t n = s.size() < N - 1 ? s.size() : N - 1;
+  __builtin_memcpy(dst, s.data(), n);
+  dst[n] = '\0';
+}
+// Reads a fixed char array that may lack a terminator.
+template <size_t N>
+std::string ReadString(const char (&src)[N]) {
+  size_t n = 0;
+  while (n < N && src[n] != '\0') ++n;
+  return std::string(src, n);
+}
+// The same for text colod shows (program and kernel names in its log and
+// in `colo top`'s JSON): every byte outside printable ASCII becomes '?', so
+// a client can neither forge log lines nor make the JSON unencodable.
+template <size_t N>
+std::string ReadPrintable(const char (&src)[N]) {
+  std::string s = ReadString(src);
+  for (char& ch : s) {
+    if (ch < 0x20 || ch > 0x7e) ch = '?';
+  }
+  return s;
+}
+
+}  // namespace colo::ipc
