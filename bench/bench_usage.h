@@ -13,7 +13,8 @@ inline int CheckNoOptions(int argc, char** argv, const char* usage) {
   if (argc <= 1) return -1;
   const std::string a = argv[1];
   const bool help = a == "-h" || a == "--help";
-  std::fprintf(help ? stdout : stderr, "%s%s", help ? "" : ("unknown option '" + a + "'\n").c_str(), usage);
+  std::fprintf(help ? stdout : stderr, "%s%s",
+               help ? "" : ("unknown option '" + a + "'\n").c_str(), usage);
   return help ? 0 : 2;
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The costs the simulated GPU assumes for preemptible kernel forms and for the
 # driver's time slicing, measured on a real GPU
-# (tests/cuda_programs/preemption_costs; docs/simulator.md, "Calibrated on
-# an H100", has the figures and the SimGpu defaults set from them):
+# (tests/cuda_programs/preemption_costs;
+# docs/measurements/preemption-costs-h100.md has the figures and the SimGpu defaults set from them):
 #   persistent  overhead of persistent workers over the whole kernel, for
 #               logical blocks of BLOCKS_US (flag in device / mapped memory)
 #   retreat     time from a retreat request (a flag in device memory) until

@@ -33,9 +33,9 @@
 #include "colo/clock.h"
 #include "colo/gpu_spec.h"
 #include "colod_process.h"
+#include "ipc/launch_ring.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
-#include "ipc/launch_ring.h"
 #include "sim/sim_gpu.h"
 
 namespace {

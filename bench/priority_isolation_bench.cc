@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "experiment/scenario_runner.h"
 #include "profile/orion_table.h"
 #include "sched/priority_policy.h"
 #include "sched/sm_room.h"
 #include "sim/event_loop.h"
-#include "experiment/scenario_runner.h"
 #include "sim/sim_gpu.h"
 
 namespace {
@@ -29,7 +29,8 @@ struct Pair {
   std::string hp, be;
 };
 
-Result<experiment::ScenarioSpec> PairScenario(const Pair& p, double load, uint64_t seed) {
+Result<experiment::ScenarioSpec> PairScenario(const Pair& p, double load,
+                                              uint64_t seed) {
   const std::string dir = std::string(COLO_DATA_DIR) + "/orion/";
   COLO_ASSIGN_OR_RETURN(Workload hp, profile::LoadOrionKernelTable(dir + p.hp));
   COLO_ASSIGN_OR_RETURN(Workload be, profile::LoadOrionKernelTable(dir + p.be));
@@ -50,7 +51,9 @@ Result<experiment::ScenarioSpec> PairScenario(const Pair& p, double load, uint64
     j.workload = w;
     solo.jobs = {j};
     solo.mode = experiment::SharingMode::kExclusive;
-    COLO_ASSIGN_OR_RETURN(experiment::RunReport r, experiment::RunScenario(solo, {.solo_baselines = false}));
+    COLO_ASSIGN_OR_RETURN(
+        experiment::RunReport r,
+        experiment::RunScenario(solo, {.solo_baselines = false}));
     hp.arrivals.rate_per_s = load * r.jobs[0].shared_throughput;
   }
   hp.kind = WorkloadKind::kInference;
@@ -79,7 +82,8 @@ struct Room {
   int kernels = 0;
 };
 
-Result<Room> RoomBesideService(const Workload& hp, const KernelDesc& be, const GpuSpec& gpu) {
+Result<Room> RoomBesideService(const Workload& hp, const KernelDesc& be,
+                               const GpuSpec& gpu) {
   sim::EventLoop loop;
   sim::SimGpu sim(gpu, loop.clock(), sim::SimGpuOptions{});
   COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, GpuPreset(hp.profiled_on));
@@ -136,7 +140,8 @@ Result<Cuts> CutsFor(const Workload& be, const GpuSpec& gpu, Duration bound) {
     const double d = static_cast<double>(t.SoloDuration().count());
     total += d;
     if (t.persistent_block_time <= bound) harvestable += d;
-    const sched::FormChoice form = sched::ChooseForm(t, k.transformable, bound, gap);
+    const sched::FormChoice form =
+        sched::ChooseForm(t, k.transformable, bound, gap);
     if (form.latency > bound) {
       beyond += d;
       c.longest = std::max(c.longest, form.latency);
@@ -150,7 +155,9 @@ Result<Cuts> CutsFor(const Workload& be, const GpuSpec& gpu, Duration bound) {
 // Prints how much room each service leaves beside it and how much of each
 // training job's work could use it (computed from the kernel tables; no run).
 bool PrintRoom(const GpuSpec& gpu) {
-  std::printf("\nroom beside the service: share of block slots its kernels leave free while it is busy\n");
+  std::printf(
+      "\nroom beside the service: share of block slots its kernels leave free "
+      "while it is busy\n");
   const std::string dir = std::string(COLO_DATA_DIR) + "/orion/";
   auto be = profile::LoadOrionKernelTable(dir + "resnet50_32_fb1");
   if (!be.ok()) return false;
@@ -165,21 +172,32 @@ bool PrintRoom(const GpuSpec& gpu) {
     // Not a bound on best effort: a kernel's last wave leaves more, and a
     // small best-effort kernel runs at full speed in a few slots (the ideal
     // bounds above measure what they allow).
-    std::printf("  %-16s %5.1f%% of the slots for ResNet-50 training's first kernel\n", hp, 100 * room->free_share);
-    std::printf("  %-16s %d of its %d kernels (%.1f%% of its time) leave no slot free\n", "",
-                room->full_kernels, room->kernels, 100 * room->full_time_share);
+    std::printf(
+        "  %-16s %5.1f%% of the slots for ResNet-50 training's first kernel\n",
+        hp, 100 * room->free_share);
+    std::printf(
+        "  %-16s %d of its %d kernels (%.1f%% of its time) leave no slot "
+        "free\n",
+        "", room->full_kernels, room->kernels, 100 * room->full_time_share);
   }
   // Harvesting is off by default (PolicyOptions::harvest_block_bound): the
   // share is for a harvest bound equal to the default preemption bound.
   const Duration bound = sched::PolicyOptions{}.preemption_bound;
-  std::printf("harvestable: share of each training job's kernel time in kernels whose logical blocks\n"
-              "take at most %.0f us (a harvest bound at the preemption bound; harvesting is off by\n"
-              "default); its first longer kernel stalls it until idle\n"
-              "beyond the bound: share in kernels no form cuts within the %.0f us bound (one block\n"
-              "takes longer), launched in the form of the lowest estimated latency, the longest given\n",
-              ToMicros(bound), ToMicros(bound));
-  std::printf("  %-22s %12s %17s %10s\n", "", "harvestable", "beyond the bound", "longest");
-  for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
+  std::printf(
+      "harvestable: share of each training job's kernel time in kernels whose "
+      "logical blocks\n"
+      "take at most %.0f us (a harvest bound at the preemption bound; "
+      "harvesting is off by\n"
+      "default); its first longer kernel stalls it until idle\n"
+      "beyond the bound: share in kernels no form cuts within the %.0f us "
+      "bound (one block\n"
+      "takes longer), launched in the form of the lowest estimated latency, "
+      "the longest given\n",
+      ToMicros(bound), ToMicros(bound));
+  std::printf("  %-22s %12s %17s %10s\n", "", "harvestable", "beyond the bound",
+              "longest");
+  for (const char* name : {"resnet50_32_fb1", "mobilenetv2_32_fb1",
+                           "bert_8_fb1", "transformer_xl_8_fb1"}) {
     auto w = profile::LoadOrionKernelTable(dir + name);
     if (!w.ok()) return false;
     auto cuts = CutsFor(*w, gpu, bound);
@@ -187,36 +205,41 @@ bool PrintRoom(const GpuSpec& gpu) {
       std::fprintf(stderr, "%s\n", cuts.status().ToString().c_str());
       return false;
     }
-    std::printf("  %-22s %11.1f%% %16.1f%% %7.0f us\n", name, 100 * cuts->harvestable, 100 * cuts->beyond,
+    std::printf("  %-22s %11.1f%% %16.1f%% %7.0f us\n", name,
+                100 * cuts->harvestable, 100 * cuts->beyond,
                 ToMicros(cuts->longest));
   }
   return true;
 }
 
 const char* IdealName(sim::IdealPreemption ideal) {
-  return ideal == sim::IdealPreemption::kKeepProgress ? "ideal, kept" : "ideal, restart";
+  return ideal == sim::IdealPreemption::kKeepProgress ? "ideal, kept"
+                                                      : "ideal, restart";
 }
 
 // The bounds no policy can pass without slowing the service: hardware
 // stream priorities with ideal preemption (sim::IdealPreemption), the
 // service's kernels running as if alone.
-void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs, bool verbose);
+void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs,
+                      bool verbose);
 
 struct Summary {
   double mean_p99 = 0, worst_p99 = 0, mean_stp = 0, mean_be = 0;
   // With several seeds (--seeds): per seed, in order, the mean and worst p99
   // overhead and the mean system throughput over its pairs.
   std::vector<double> seed_mean_p99, seed_worst_p99, seed_stp;
-  // The service's kernels that took longer than alone (experiment::KernelDelays):
-  // the share delayed and the p50 and p99 of their delay (means over the
-  // pairs), and the longest delay of any pair, us.
-  double mean_delayed = 0, mean_delay_p50_us = 0, mean_delay_p99_us = 0, max_delay_us = 0;
+  // The service's kernels that took longer than alone
+  // (experiment::KernelDelays): the share delayed and the p50 and p99 of their
+  // delay (means over the pairs), and the longest delay of any pair, us.
+  double mean_delayed = 0, mean_delay_p50_us = 0, mean_delay_p99_us = 0,
+         max_delay_us = 0;
 };
 
 // The header and one row of a Summary, first column `label`.
 void PrintSummaryHeader(const char* first) {
-  std::printf("%-17s %13s %14s %11s %8s %10s %7s %7s %7s\n", first, "mean p99 ovh", "worst p99 ovh", "system thr",
-              "be norm", "hp delayed", "p50 us", "p99 us", "max us");
+  std::printf("%-17s %13s %14s %11s %8s %10s %7s %7s %7s\n", first,
+              "mean p99 ovh", "worst p99 ovh", "system thr", "be norm",
+              "hp delayed", "p50 us", "p99 us", "max us");
 }
 // "a / b / c" of `xs` (x `scale`), each with `digits` decimals.
 std::string Slashed(const std::vector<double>& xs, double scale, int digits) {
@@ -230,12 +253,15 @@ std::string Slashed(const std::vector<double>& xs, double scale, int digits) {
 }
 
 void PrintSummaryRow(const std::string& label, const Summary& s) {
-  std::printf("%-17s %12.1f%% %13.1f%% %11.3f %8.3f %9.2f%% %7.1f %7.1f %7.1f\n", label.c_str(), 100 * s.mean_p99,
-              100 * s.worst_p99, s.mean_stp, s.mean_be, 100 * s.mean_delayed, s.mean_delay_p50_us,
-              s.mean_delay_p99_us, s.max_delay_us);
+  std::printf(
+      "%-17s %12.1f%% %13.1f%% %11.3f %8.3f %9.2f%% %7.1f %7.1f %7.1f\n",
+      label.c_str(), 100 * s.mean_p99, 100 * s.worst_p99, s.mean_stp, s.mean_be,
+      100 * s.mean_delayed, s.mean_delay_p50_us, s.mean_delay_p99_us,
+      s.max_delay_us);
   if (s.seed_stp.size() > 1) {
     std::printf("  by seed: mean p99 ovh %s%%, worst %s%%, system thr %s\n",
-                Slashed(s.seed_mean_p99, 100, 1).c_str(), Slashed(s.seed_worst_p99, 100, 1).c_str(),
+                Slashed(s.seed_mean_p99, 100, 1).c_str(),
+                Slashed(s.seed_worst_p99, 100, 1).c_str(),
                 Slashed(s.seed_stp, 1, 3).c_str());
   }
 }
@@ -244,8 +270,9 @@ void PrintSummaryRow(const std::string& label, const Summary& s) {
 // pairs, seed after seed.
 size_t g_seeds = 1;
 
-Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs, sched::PolicyKind policy,
-               const sched::PolicyOptions& options, bool verbose,
+Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs,
+               sched::PolicyKind policy, const sched::PolicyOptions& options,
+               bool verbose,
                sim::IdealPreemption ideal = sim::IdealPreemption::kOff) {
   Summary s;
   const size_t per_seed = specs.size() / g_seeds;
@@ -277,39 +304,52 @@ Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs, sched::Policy
       s.max_delay_us = std::max(s.max_delay_us, ToMicros(d->delay.max));
     }
     if (verbose) {
-      const experiment::KernelDelays d = r->jobs[0].kernel_delays.value_or(experiment::KernelDelays{});
-      std::printf("  %-17s %-38s seed %-3llu p99 %+8.1f%%  hp %.3f  be %.3f  system %.3f  delayed %.2f%% p50 %.0f "
-                  "p99 %.0f max %.0f us\n",
-                  ideal == sim::IdealPreemption::kOff ? sched::PolicyName(policy) : IdealName(ideal),
-                  spec.name.c_str(), static_cast<unsigned long long>(spec.seed), 100 * p99,
-                  r->jobs[0].normalized.value_or(0), r->jobs[1].normalized.value_or(0),
-                  r->system_throughput, 100 * d.DelayedFraction(), ToMicros(d.delay.p50), ToMicros(d.delay.p99),
-                  ToMicros(d.delay.max));
+      const experiment::KernelDelays d =
+          r->jobs[0].kernel_delays.value_or(experiment::KernelDelays{});
+      std::printf(
+          "  %-17s %-38s seed %-3llu p99 %+8.1f%%  hp %.3f  be %.3f  system "
+          "%.3f  delayed %.2f%% p50 %.0f "
+          "p99 %.0f max %.0f us\n",
+          ideal == sim::IdealPreemption::kOff ? sched::PolicyName(policy)
+                                              : IdealName(ideal),
+          spec.name.c_str(), static_cast<unsigned long long>(spec.seed),
+          100 * p99, r->jobs[0].normalized.value_or(0),
+          r->jobs[1].normalized.value_or(0), r->system_throughput,
+          100 * d.DelayedFraction(), ToMicros(d.delay.p50),
+          ToMicros(d.delay.p99), ToMicros(d.delay.max));
     }
   }
   return s;
 }
 
-void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs, bool verbose) {
-  std::printf("\nbounds, not policies: free and instant preemption of best effort, the service as if alone\n"
-              "(ideal, kept: preempted blocks keep their progress; ideal, restart: they start again)\n");
+void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs,
+                      bool verbose) {
+  std::printf(
+      "\nbounds, not policies: free and instant preemption of best effort, the "
+      "service as if alone\n"
+      "(ideal, kept: preempted blocks keep their progress; ideal, restart: "
+      "they start again)\n");
   PrintSummaryHeader("bound");
-  for (sim::IdealPreemption ideal : {sim::IdealPreemption::kKeepProgress, sim::IdealPreemption::kRestart}) {
-    PrintSummaryRow(IdealName(ideal), RunAll(specs, sched::PolicyKind::kPriorityStreams, {}, verbose, ideal));
+  for (sim::IdealPreemption ideal :
+       {sim::IdealPreemption::kKeepProgress, sim::IdealPreemption::kRestart}) {
+    PrintSummaryRow(
+        IdealName(ideal),
+        RunAll(specs, sched::PolicyKind::kPriorityStreams, {}, verbose, ideal));
   }
 }
 
 }  // namespace
 
 constexpr const char* kUsage =
-    "usage: priority_isolation_bench [-v] [--seeds N] [--only POLICY | --ideal | --room]\n";
+    "usage: priority_isolation_bench [-v] [--seeds N] [--only POLICY | --ideal "
+    "| --room]\n";
 
 int main(int argc, char** argv) {
   // -v: one line per pair; --only NAME: just that policy (and the sweep if
   // it is `priority`); --seeds N: every pair with N sample paths (Poisson
   // arrival draws), the figures over all of them and by seed.
   bool verbose = false;
-  bool room_only = false;  // --room: only the room estimate (no runs)
+  bool room_only = false;   // --room: only the room estimate (no runs)
   bool ideal_only = false;  // --ideal: only the ideal-preemption bounds
   std::optional<sched::PolicyKind> only;
   for (int i = 1; i < argc; ++i) {
@@ -325,9 +365,12 @@ int main(int argc, char** argv) {
       return 0;
     } else if (a == "--seeds" && i + 1 < argc) {
       const std::string n = argv[++i];
-      if (n.empty() || n.size() > 2 || n.find_first_not_of("0123456789") != std::string::npos ||
+      if (n.empty() || n.size() > 2 ||
+          n.find_first_not_of("0123456789") != std::string::npos ||
           std::stoi(n) < 1 || std::stoi(n) > 20) {
-        std::fprintf(stderr, "--seeds: expected a whole number from 1 to 20, got '%s'\n", n.c_str());
+        std::fprintf(
+            stderr, "--seeds: expected a whole number from 1 to 20, got '%s'\n",
+            n.c_str());
         return 2;
       }
       g_seeds = std::stoul(n);
@@ -344,17 +387,22 @@ int main(int argc, char** argv) {
     }
   }
   if (ideal_only && (only || room_only)) {
-    std::fprintf(stderr, "--ideal runs the ideal-preemption bounds alone: it takes no --only or --room\n");
+    std::fprintf(stderr,
+                 "--ideal runs the ideal-preemption bounds alone: it takes no "
+                 "--only or --room\n");
     return 2;
   }
   if (room_only && (only || verbose || g_seeds > 1)) {
-    std::fprintf(stderr, "--room prints the room estimate alone, without runs: it takes no -v, --only or --seeds\n");
+    std::fprintf(stderr,
+                 "--room prints the room estimate alone, without runs: it "
+                 "takes no -v, --only or --seeds\n");
     return 2;
   }
   if (room_only) return PrintRoom(*GpuPreset("A100")) ? 0 : 1;
   std::vector<Pair> pairs;
   for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
-    for (const char* be : {"resnet50_32_fb1", "mobilenetv2_32_fb1", "bert_8_fb1", "transformer_xl_8_fb1"}) {
+    for (const char* be : {"resnet50_32_fb1", "mobilenetv2_32_fb1",
+                           "bert_8_fb1", "transformer_xl_8_fb1"}) {
       pairs.push_back({hp, be});
     }
   }
@@ -371,8 +419,13 @@ int main(int argc, char** argv) {
       specs.push_back(*s);
     }
   }
-  std::printf("%zu pairs on A100-SXM4-40GB, high priority at 50%% of its solo load, 20 s each", pairs.size());
-  if (g_seeds > 1) std::printf(", %zu seeds each (means and worst over all %zu runs)", g_seeds, specs.size());
+  std::printf(
+      "%zu pairs on A100-SXM4-40GB, high priority at 50%% of its solo load, 20 "
+      "s each",
+      pairs.size());
+  if (g_seeds > 1)
+    std::printf(", %zu seeds each (means and worst over all %zu runs)", g_seeds,
+                specs.size());
   std::printf("\n\n");
   if (ideal_only) {
     PrintIdealBounds(specs, verbose);
@@ -385,22 +438,29 @@ int main(int argc, char** argv) {
   }
   if (!only) PrintIdealBounds(specs, verbose);
   if (only && *only != sched::PolicyKind::kPriority) return 0;
-  std::printf("\npriority policy, harvest bound sweep (best effort beside high-priority kernels,\n"
-              "in the slots they leave free, for logical blocks up to this long; 0 = off)\n");
+  std::printf(
+      "\npriority policy, harvest bound sweep (best effort beside "
+      "high-priority kernels,\n"
+      "in the slots they leave free, for logical blocks up to this long; 0 = "
+      "off)\n");
   PrintSummaryHeader("harvest");
   for (int us : {0, 20, 100, 400}) {
     sched::PolicyOptions o;
     o.harvest_block_bound = Microseconds(us);
-    PrintSummaryRow(std::to_string(us) + " us", RunAll(specs, sched::PolicyKind::kPriority, o, false));
+    PrintSummaryRow(std::to_string(us) + " us",
+                    RunAll(specs, sched::PolicyKind::kPriority, o, false));
   }
   if (!PrintRoom(specs.front().gpu)) return 1;
-  std::printf("\npriority policy, long-idle sweep (best-effort kernels run whole, not cut to the\n"
-              "bound, once the service has been idle this long; default 5 ms)\n");
+  std::printf(
+      "\npriority policy, long-idle sweep (best-effort kernels run whole, not "
+      "cut to the\n"
+      "bound, once the service has been idle this long; default 5 ms)\n");
   PrintSummaryHeader("long idle");
   for (int ms : {1, 5, 20, 3600 * 1000}) {
     sched::PolicyOptions o;
     o.long_idle = Milliseconds(ms);
-    PrintSummaryRow(ms == 3600 * 1000 ? std::string("never (1 h)") : std::to_string(ms) + " ms",
+    PrintSummaryRow(ms == 3600 * 1000 ? std::string("never (1 h)")
+                                      : std::to_string(ms) + " ms",
                     RunAll(specs, sched::PolicyKind::kPriority, o, false));
   }
   std::printf("\npriority policy, preemption-latency bound sweep\n");
@@ -408,7 +468,8 @@ int main(int argc, char** argv) {
   for (int us : {25, 50, 100, 200, 400}) {
     sched::PolicyOptions o;
     o.preemption_bound = Microseconds(us);
-    PrintSummaryRow(std::to_string(us) + " us", RunAll(specs, sched::PolicyKind::kPriority, o, false));
+    PrintSummaryRow(std::to_string(us) + " us",
+                    RunAll(specs, sched::PolicyKind::kPriority, o, false));
   }
   return 0;
 }

@@ -11,8 +11,8 @@
 #   colod POLICY       both under `colo run` against colod in gate mode
 #                      (device: cuda), for each POLICY in POLICIES
 #   colod priority depth 1
-#                      the same with gate_depth 1: no launch granted ahead
-#                      (the trainer's kernels as before 2026-11-27)
+#                      the same with gate_depth 1: no launch granted ahead,
+#                      the trainer's kernels one at a time
 # Prints one table: the service's p50/p99 request latency and its p99
 # overhead over the service alone (native), the trainer's throughput while
 # the service ran over its throughput alone, and their sum (system
@@ -22,7 +22,7 @@
 # Knobs (environment): SECONDS_PER_RUN=6 LOAD=0.5 LAYERS=4 LAYER_US=250
 #   BE_KERNEL_US="50 2000" POLICIES="mps time-slice priority" SEED=7
 # Needs a GPU: without one it says so and exits 1. Nothing here is run by the
-# tests; the figures go into docs/sched.md ("On a real GPU").
+# tests; the figures go into docs/measurements/real-interference-h100.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -219,8 +219,8 @@ for BE in $BE_KERNEL_US; do
     stop_colod "$P"
     row "colod $P" "$TRN_KERNEL_US" "$WORK/svc" "$WORK/trn"
   done
-  # priority with one launch granted at a time (gate_depth 1): the trainer
-  # as before 2026-11-27, when its kernels were never granted ahead.
+  # priority with one launch granted at a time (gate_depth 1): the
+  # trainer's kernels never granted ahead.
   start_colod priority "gate_depth: 1" || exit 1
   SOCK=$WORK/colod/colod.sock
   run_pair "$BUILD/colo" run --socket "$SOCK" -- :: \
@@ -234,7 +234,7 @@ run_service "$WORK/svc" "$BUILD/colo" run --socket "$WORK/colod/colod.sock" --cl
 stop_colod priority
 row "service alone, colod" "-" "$WORK/svc" ""
 # The same with each of its kernels granted once the one before it ended
-# (gate_depth 1, colod before 2026-11-23) instead of 8 ahead.
+# (gate_depth 1) instead of 8 ahead.
 start_colod priority "gate_depth: 1" || exit 1
 run_service "$WORK/svc" "$BUILD/colo" run --socket "$WORK/colod/colod.sock" --class high --token svc --
 stop_colod priority

@@ -14,29 +14,35 @@
 #include <string>
 
 #include "bench_usage.h"
-#include "scenario/scenario_loader.h"
 #include "experiment/scenario_runner.h"
+#include "scenario/scenario_loader.h"
 
 namespace {
 
 struct Timed {
   double best_s = 1e300;
   int64_t kernels = 0;
-  double Rate() const { return static_cast<double>(kernels) / best_s; }  // kernels/s.
+  double Rate() const {
+    return static_cast<double>(kernels) / best_s;
+  }  // kernels/s.
 };
 
 // One row of the table: kernels, wall time, rate and its share of the goal.
 void PrintRow(const char* name, const Timed& t) {
-  std::printf("%-16s %12lld %10.3f %14.0f %9.3fx\n", name, static_cast<long long>(t.kernels), t.best_s,
-              t.Rate(), t.Rate() / 1e6);
+  std::printf("%-16s %12lld %10.3f %14.0f %9.3fx\n", name,
+              static_cast<long long>(t.kernels), t.best_s, t.Rate(),
+              t.Rate() / 1e6);
 }
 
 // Best of 3 wall times of the shared run of `spec` (no solo baselines).
-bool Time(const colo::experiment::ScenarioSpec& spec, bool wave_by_wave, Timed* out) {
-  using Clock = std::chrono::steady_clock;  // a benchmark times itself; no engine code here.
+bool Time(const colo::experiment::ScenarioSpec& spec, bool wave_by_wave,
+          Timed* out) {
+  using Clock = std::chrono::steady_clock;  // a benchmark times itself; no
+                                            // engine code here.
   for (int rep = 0; rep < 3; ++rep) {
     const auto t0 = Clock::now();
-    auto r = colo::experiment::RunScenario(spec, {.solo_baselines = false, .wave_by_wave = wave_by_wave});
+    auto r = colo::experiment::RunScenario(
+        spec, {.solo_baselines = false, .wave_by_wave = wave_by_wave});
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
@@ -50,13 +56,19 @@ bool Time(const colo::experiment::ScenarioSpec& spec, bool wave_by_wave, Timed* 
 
 // Times `spec` fused (already in `fused`) and wave by wave; prints the row
 // and the ratio line.
-bool CompareWaveByWave(const char* name, const colo::experiment::ScenarioSpec& spec, const Timed& fused) {
+bool CompareWaveByWave(const char* name,
+                       const colo::experiment::ScenarioSpec& spec,
+                       const Timed& fused) {
   Timed plain;
   if (!Time(spec, true, &plain)) return false;
   PrintRow((std::string(name) + " w-b-w").c_str(), plain);
-  std::printf("%s: waves fused run %.2fx the wave-by-wave kernels/s; kernel count %+.2f%% from it\n", name,
-              fused.Rate() / plain.Rate(),
-              100.0 * (static_cast<double>(fused.kernels) / static_cast<double>(plain.kernels) - 1.0));
+  std::printf(
+      "%s: waves fused run %.2fx the wave-by-wave kernels/s; kernel count "
+      "%+.2f%% from it\n",
+      name, fused.Rate() / plain.Rate(),
+      100.0 * (static_cast<double>(fused.kernels) /
+                   static_cast<double>(plain.kernels) -
+               1.0));
   return true;
 }
 
@@ -81,7 +93,8 @@ int main(int argc, char** argv) {
     return status;
   }
   const std::string examples = std::string(COLO_SOURCE_DIR) + "/examples/";
-  std::printf("%-16s %12s %10s %14s %10s\n", "mode", "kernels", "wall s", "kernels/s", "of goal");
+  std::printf("%-16s %12s %10s %14s %10s\n", "mode", "kernels", "wall s",
+              "kernels/s", "of goal");
   Timed mps;
   colo::experiment::ScenarioSpec mps_spec;
   for (const char* mode : {"exclusive", "time-slicing", "mps"}) {

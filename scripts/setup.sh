@@ -10,7 +10,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev liblz4-dev
-  python3
+  python3 clang-format
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

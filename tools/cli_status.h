@@ -13,7 +13,9 @@ namespace colo::tools {
 
 inline int ExitCodeFor(const Status& s) {
   if (s.ok()) return 0;
-  if (s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound) return 2;
+  if (s.code() == StatusCode::kInvalidArgument ||
+      s.code() == StatusCode::kNotFound)
+    return 2;
   return 1;
 }
 

@@ -152,8 +152,8 @@ Result<predict::LoadedDataset> Load(DataFlags f) {
   if (!f.source.peace_metrics_csv.empty()) {
     int in_pairs = 0;
     for (const auto& p : d.data.profiles) {
-      in_pairs += std::binary_search(d.dcgm_merged.begin(),
-                                     d.dcgm_merged.end(), p.name);
+      in_pairs += std::binary_search(d.dcgm_merged.begin(), d.dcgm_merged.end(),
+                                     p.name);
     }
     std::printf("  DCGM metrics from %s for %d of the %zu workloads\n",
                 f.source.peace_metrics_csv.c_str(), in_pairs,
@@ -343,8 +343,10 @@ Status RunPair(const DataFlags& df, const std::string& model_path,
   for (const predict::PairSample& p : d.data.pairs) {
     const std::string& na = d.data.profiles[p.a].name;
     const std::string& nb = d.data.profiles[p.b].name;
-    if (na == a && nb == b) measured = predict::PairPrediction{p.norm_a, p.norm_b};
-    if (na == b && nb == a) measured = predict::PairPrediction{p.norm_b, p.norm_a};
+    if (na == a && nb == b)
+      measured = predict::PairPrediction{p.norm_a, p.norm_b};
+    if (na == b && nb == a)
+      measured = predict::PairPrediction{p.norm_b, p.norm_a};
   }
   // Clamped to [0, 1] as colo plan uses them; the model's own value is
   // shown when it lies outside (an extrapolation).
@@ -356,8 +358,10 @@ Status RunPair(const DataFlags& df, const std::string& model_path,
     return out + "\n";
   };
   std::string text =
-      line(a, pr->norm_a, measured ? std::optional(measured->norm_a) : std::nullopt) +
-      line(b, pr->norm_b, measured ? std::optional(measured->norm_b) : std::nullopt);
+      line(a, pr->norm_a,
+           measured ? std::optional(measured->norm_a) : std::nullopt) +
+      line(b, pr->norm_b,
+           measured ? std::optional(measured->norm_b) : std::nullopt);
   text += fmt::format("sum: {:.3f}", std::clamp(pr->norm_a, 0.0, 1.0) +
                                          std::clamp(pr->norm_b, 0.0, 1.0));
   if (measured) text += fmt::format(" (measured {:.3f})", measured->Sum());

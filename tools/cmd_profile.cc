@@ -13,8 +13,8 @@
 #include "io/csv.h"
 #include "profile/dcgm_log.h"
 #include "profile/kace_data.h"
-#include "profile/peace_data.h"
 #include "profile/ncu_csv.h"
+#include "profile/peace_data.h"
 #include "profile/smi_log.h"
 #include "profile/workload_profile.h"
 #include "tools/cli_status.h"
@@ -54,8 +54,7 @@ Result<std::vector<profile::MpsPoint>> ParseMps(const std::string& s) {
     const size_t colon = item.find(':');
     profile::MpsPoint p;
     if (colon == std::string::npos ||
-        !io::ParseFiniteDouble(item.substr(0, colon),
-                                    &p.active_thread_pct) ||
+        !io::ParseFiniteDouble(item.substr(0, colon), &p.active_thread_pct) ||
         !io::ParseFiniteDouble(item.substr(colon + 1), &p.throughput)) {
       return InvalidArgumentError(
           "--mps: '" + item + "': expected PERCENT:THROUGHPUT, e.g. 50:12.5");
@@ -156,7 +155,8 @@ Status RunKace(const ImportFlags& f) {
 Status RunImport(const ImportFlags& f) {
   const bool single_inputs = !f.ncu.empty() || !f.smi.empty() ||
                              !f.dcgm.empty() || f.solo_throughput_given ||
-                             !f.mps.empty() || !f.name.empty() || !f.out.empty();
+                             !f.mps.empty() || !f.name.empty() ||
+                             !f.out.empty();
   if (!f.kace.empty()) {
     if (single_inputs) {
       return InvalidArgumentError(
@@ -254,8 +254,9 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   imp->add_option(
       "--ncu", f->ncu,
       "Nsight Compute CSV export (--csv --page details or --page raw)");
-  CLI::Option* nvtx = imp->add_option(
-      "--nvtx", f->nvtx, "keep only kernels inside this NVTX range (ncu --nvtx)");
+  CLI::Option* nvtx =
+      imp->add_option("--nvtx", f->nvtx,
+                      "keep only kernels inside this NVTX range (ncu --nvtx)");
   imp->add_option("--smi", f->smi,
                   "nvidia-smi dmon / pmon log or --query-gpu CSV");
   imp->add_option("--smi-gpu", f->smi_options.gpu,
@@ -272,8 +273,9 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
                   "warm-up samples to drop (default 0)");
   imp->add_flag("--skip-idle", f->skip_idle,
                 "drop samples where the GPU was idle");
-  CLI::Option* solo = imp->add_option("--solo-throughput", f->solo_throughput,
-                                      "throughput alone (work items per second)");
+  CLI::Option* solo =
+      imp->add_option("--solo-throughput", f->solo_throughput,
+                      "throughput alone (work items per second)");
   imp->add_option("--unit", f->unit,
                   "unit of the throughput (default samples/s)");
   imp->add_option(

@@ -53,8 +53,12 @@ std::optional<std::string> ReadElf(const std::string& path) {
   if (ec || size > (uintmax_t{1} << 30)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return std::nullopt;
-  if (bytes.rfind("\x7f" "ELF", 0) != 0) return std::nullopt;
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    return std::nullopt;
+  if (bytes.rfind("\x7f"
+                  "ELF",
+                  0) != 0)
+    return std::nullopt;
   return bytes;
 }
 
@@ -74,10 +78,12 @@ std::string ProgramPath(const std::string& name) {
   size_t start = 0;
   for (;;) {
     const size_t end = dirs.find(':', start);
-    std::string dir = dirs.substr(start, end == std::string::npos ? end : end - start);
+    std::string dir =
+        dirs.substr(start, end == std::string::npos ? end : end - start);
     const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
     std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) {
+    if (std::filesystem::is_regular_file(candidate, ec) &&
+        access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
     if (end == std::string::npos) return "";
@@ -119,7 +125,8 @@ Status RunProgram(const RunFlags& f) {
         "run without colod");
   }
   const std::string program = ProgramPath(f.command[0]);
-  if (!f.allow_static_cudart && !program.empty() && CarriesStaticCudaRuntime(program)) {
+  if (!f.allow_static_cudart && !program.empty() &&
+      CarriesStaticCudaRuntime(program)) {
     return InvalidArgumentError(
         "'" + program +
         "' links the CUDA runtime statically (nvcc's default), and that copy "
@@ -175,8 +182,8 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--preload", flags->preload,
                   "the interposer (default: libcolo_preload.so beside colo)");
   sub->add_flag("--allow-static-cudart", flags->allow_static_cudart,
-               "run a program that links the CUDA runtime statically (nvcc's "
-               "default) although the interposer cannot see its CUDA calls");
+                "run a program that links the CUDA runtime statically (nvcc's "
+                "default) although the interposer cannot see its CUDA calls");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

@@ -7,11 +7,11 @@
 // ideal-preemption bound as a last row.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <new>
@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "colo/status.h"
+#include "experiment/policy_sweep.h"
+#include "experiment/scenario_runner.h"
 #include "io/csv.h"
+#include "io/yaml_value.h"
 #include "report/policy_table.h"
 #include "report/run_json.h"
 #include "report/run_table.h"
 #include "scenario/scenario_loader.h"
-#include "io/yaml_value.h"
-#include "experiment/policy_sweep.h"
-#include "experiment/scenario_runner.h"
 #include "tools/cli_flags.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
@@ -35,18 +35,20 @@ namespace colo::tools {
 namespace {
 
 struct SimFlags {
-  std::string scenario;   // path to the YAML file.
-  bool json = false;      // JSON instead of the table.
+  std::string scenario;  // path to the YAML file.
+  bool json = false;     // JSON instead of the table.
   // Read as text and checked here, to the same ranges as the scenario file
   // (CLI11 would wrap "-1" into 2^64 - 1 and read "" as 0).
   std::string seed;        // overrides the scenario's seed when given.
   std::string duration_s;  // overrides the scenario's duration when given.
-  std::string out;        // write here instead of stdout when given.
-  std::string policies;   // "all" or "mps,priority,...": compare policies.
-  std::string bound_us;   // the priority policy's preemption bound(s), when given.
-  bool wave_by_wave = false;  // one event per wave (no wave fusion), for checking.
-  bool ideal = false;         // --ideal: add the ideal-preemption bound to --policies.
-  bool fuse_waves = false;    // --fuse-waves: the default since 2026-11-22; accepted.
+  std::string out;         // write here instead of stdout when given.
+  std::string policies;    // "all" or "mps,priority,...": compare policies.
+  std::string
+      bound_us;  // the priority policy's preemption bound(s), when given.
+  bool wave_by_wave =
+      false;           // one event per wave (no wave fusion), for checking.
+  bool ideal = false;  // --ideal: add the ideal-preemption bound to --policies.
+  bool fuse_waves = false;  // --fuse-waves: the default; accepted.
   const CLI::Option* seed_option = nullptr;
   const CLI::Option* out_option = nullptr;
   const CLI::Option* duration_option = nullptr;
@@ -98,10 +100,13 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string one = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    COLO_ASSIGN_OR_RETURN(Duration bound,
-                          TimeFlag(flag.c_str(), one, io::TimeUnit::kMicroseconds));
-    if (std::find(bounds.begin(), bounds.end(), bound) == bounds.end()) bounds.push_back(bound);
+    const std::string one =
+        text.substr(start, comma == std::string::npos ? comma : comma - start);
+    COLO_ASSIGN_OR_RETURN(
+        Duration bound,
+        TimeFlag(flag.c_str(), one, io::TimeUnit::kMicroseconds));
+    if (std::find(bounds.begin(), bounds.end(), bound) == bounds.end())
+      bounds.push_back(bound);
     if (comma == std::string::npos) return bounds;
     start = comma + 1;
   }
@@ -117,11 +122,14 @@ Status RunSim(const SimFlags& flags) {
     COLO_ASSIGN_OR_RETURN(
         spec.duration,
         TimeFlag("--duration-s", flags.duration_s, io::TimeUnit::kSeconds));
-    if (!experiment::SampleCountIsBounded(spec.duration, spec.sample_interval)) {
+    if (!experiment::SampleCountIsBounded(spec.duration,
+                                          spec.sample_interval)) {
       return InvalidArgumentError(
-          "--duration-s " + flags.duration_s + ": with the scenario's "
+          "--duration-s " + flags.duration_s +
+          ": with the scenario's "
           "sample_interval_ms that is more than " +
-          std::to_string(experiment::kMaxUtilizationSamples) + " utilization samples");
+          std::to_string(experiment::kMaxUtilizationSamples) +
+          " utilization samples");
     }
     if (Status s = scenario::CheckExpectedRequests(spec); !s.ok())
       return s.WithContext("--duration-s " + flags.duration_s);
@@ -137,11 +145,13 @@ Status RunSim(const SimFlags& flags) {
     Result<std::vector<sched::PolicyKind>> kinds =
         experiment::ParsePolicyList(flags.policies);
     if (!kinds.ok()) return kinds.status().WithContext("--policies");
-    if (!bounds.empty() && std::find(kinds->begin(), kinds->end(),
-                           sched::PolicyKind::kPriority) == kinds->end()) {
+    if (!bounds.empty() &&
+        std::find(kinds->begin(), kinds->end(), sched::PolicyKind::kPriority) ==
+            kinds->end()) {
       return InvalidArgumentError(
           "--bound-us sets the priority policy's preemption bound, but "
-          "--policies " + flags.policies + " does not include priority");
+          "--policies " +
+          flags.policies + " does not include priority");
     }
     experiment::SweepOptions sweep;
     sweep.preemption_bounds = bounds;
@@ -150,9 +160,8 @@ Status RunSim(const SimFlags& flags) {
     Result<std::vector<experiment::RunReport>> reports =
         experiment::RunPolicySweep(spec, *kinds, sweep);
     if (!reports.ok()) return reports.status().WithContext(flags.scenario);
-    const std::string text = flags.json
-                                 ? report::FormatRunsJson(*reports)
-                                 : report::FormatPolicyTable(*reports);
+    const std::string text = flags.json ? report::FormatRunsJson(*reports)
+                                        : report::FormatPolicyTable(*reports);
     return WriteOutput(text, flags.out);
   }
   if (flags.ideal) {
@@ -163,7 +172,8 @@ Status RunSim(const SimFlags& flags) {
   if (!bounds.empty()) {
     if (bounds.size() > 1) {
       return InvalidArgumentError(
-          "--bound-us " + flags.bound_us + ": several bounds make one priority run "
+          "--bound-us " + flags.bound_us +
+          ": several bounds make one priority run "
           "each, for a comparison table: pass --policies priority (or a list "
           "with priority)");
     }
@@ -173,7 +183,8 @@ Status RunSim(const SimFlags& flags) {
           "scenario does not run the priority policy (set policy: priority, "
           "or pass --policies)");
     }
-    spec = experiment::SpecForPolicy(spec, sched::PolicyKind::kPriority, bounds.front());
+    spec = experiment::SpecForPolicy(spec, sched::PolicyKind::kPriority,
+                                     bounds.front());
   }
   Result<experiment::RunReport> report =
       experiment::RunScenario(spec, {.wave_by_wave = flags.wave_by_wave});
@@ -229,22 +240,23 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
       "must include priority. With --policies, a comma-separated list "
       "(25,50,100) runs priority once per bound: the trade-off between the "
       "high-priority tail and best-effort throughput");
-  sim->add_flag("--ideal", flags->ideal,
-                "With --policies: add a last row, the ideal-preemption bound (best "
-                "effort preempted at once and for free), which no policy can pass "
-                "without slowing the high-priority jobs");
-  sim->add_flag("--wave-by-wave", flags->wave_by_wave,
-                "Simulate one event per wave instead of fusing a launch's waves: "
-                "the same schedule, slower (except that groups of SMs merge at "
-                "the events each run has; docs/simulator.md)");
+  sim->add_flag(
+      "--ideal", flags->ideal,
+      "With --policies: add a last row, the ideal-preemption bound (best "
+      "effort preempted at once and for free), which no policy can pass "
+      "without slowing the high-priority jobs");
+  sim->add_flag(
+      "--wave-by-wave", flags->wave_by_wave,
+      "Simulate one event per wave instead of fusing a launch's waves: "
+      "the same schedule, slower (except that groups of SMs merge at "
+      "the events each run has; docs/simulator.md)");
   // Scripts written when fusion under MPS was opt-in still pass it.
   sim->add_flag("--fuse-waves", flags->fuse_waves,
                 "Fuse waves (the default; accepted for older scripts)")
       ->excludes("--wave-by-wave");
-  sim->callback(
-      [flags, exit_code] {
-        *exit_code = ReportStatus(RunSimCatchingOutOfMemory(*flags));
-      });
+  sim->callback([flags, exit_code] {
+    *exit_code = ReportStatus(RunSimCatchingOutOfMemory(*flags));
+  });
 }
 
 }  // namespace colo::tools

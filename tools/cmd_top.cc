@@ -51,17 +51,17 @@ void PrintTable(const nlohmann::json& j) {
   // Device time over solo time of the completed launches: what sharing costs.
   const nlohmann::json classes = j.value("classes", nlohmann::json::object());
   auto timed = [&](const char* cls) {
-    return classes.contains(cls)
-               ? classes[cls].value("launches_timed", 0LL)
-               : 0LL;
+    return classes.contains(cls) ? classes[cls].value("launches_timed", 0LL)
+                                 : 0LL;
   };
   auto of = [&](const char* cls) {
     return classes.contains(cls) ? classes[cls] : nlohmann::json();
   };
-  std::printf("stretch (device time / solo time): high %s over %lld launches, "
-              "best-effort %s over %lld\n",
-              Stretch(of("high")).c_str(), timed("high"),
-              Stretch(of("best-effort")).c_str(), timed("best-effort"));
+  std::printf(
+      "stretch (device time / solo time): high %s over %lld launches, "
+      "best-effort %s over %lld\n",
+      Stretch(of("high")).c_str(), timed("high"),
+      Stretch(of("best-effort")).c_str(), timed("best-effort"));
   // Host-device copies on the copy engines (colod's with kCopy).
   const nlohmann::json copies = j.value("copies", nlohmann::json::object());
   auto copied = [&](const char* dir, const char* field) {
@@ -95,9 +95,9 @@ Status RunTop(const TopFlags& f) {
     return InvalidArgumentError("--interval-ms must be > 0 and --count >= 0");
   }
   if (f.once && f.count > 1) {
-    return InvalidArgumentError(
-        "--once prints once; --count " + std::to_string(f.count) +
-        " asks for more: give one of them");
+    return InvalidArgumentError("--once prints once; --count " +
+                                std::to_string(f.count) +
+                                " asks for more: give one of them");
   }
   ipc::ClientOptions o;
   o.socket_path = f.socket;
@@ -124,7 +124,9 @@ Status RunTop(const TopFlags& f) {
     if (j.is_discarded())
       return InternalError("colod sent unreadable statistics");
     if (f.json) {
-      std::printf("%s\n", j.dump().c_str());
+      std::printf("%s\n", j.dump(-1, ' ', false,
+                                 nlohmann::json::error_handler_t::replace)
+                              .c_str());
       std::fflush(stdout);
     } else {
       PrintTable(j);

@@ -1,6 +1,5 @@
 // colo: the command-line entry point. Parses the subcommand and hands off.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -8,7 +7,8 @@
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"colo: share GPUs between deep-learning jobs without interference"};
+  CLI::App app{
+      "colo: share GPUs between deep-learning jobs without interference"};
   app.require_subcommand(1);
   int exit_code = 0;
   colo::tools::RegisterSimCommand(app, &exit_code);

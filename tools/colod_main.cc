@@ -1,6 +1,8 @@
 // colod: the daemon. `colod --config FILE [--socket PATH]`: loads and
 // validates the configuration (exit 2 on bad input), binds the socket and
 // serves until SIGTERM/SIGINT.
+#include <signal.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -10,13 +12,17 @@
 #include "tools/cli_status.h"
 
 int main(int argc, char** argv) {
+  // colod's log goes to stderr, often a pipe to a supervisor or a terminal
+  // that may go away; a write there must fail with EPIPE, not kill the
+  // daemon every client depends on. (Its sockets send with MSG_NOSIGNAL.)
+  signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "colod: the colo daemon (shares a GPU between CUDA programs under a "
       "policy)"};
   std::string config_path;
   std::string socket_override;
   app.add_option("--config", config_path,
-                 "configuration file (YAML; see docs/runtime.md)");
+                 "configuration file (YAML; see docs/colod.md)");
   CLI::Option* socket_option =
       app.add_option("--socket", socket_override,
                      "listen on this socket instead of the config's");

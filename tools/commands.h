@@ -8,11 +8,17 @@
 
 namespace colo::tools {
 
-void RegisterSimCommand(CLI::App& app, int* exit_code);  // colo sim SCENARIO.yaml
-void RegisterProfileCommand(CLI::App& app, int* exit_code);  // colo profile import ...
-void RegisterPredictCommand(CLI::App& app, int* exit_code);  // colo predict train|eval|pair
-void RegisterPlanCommand(CLI::App& app, int* exit_code);     // colo plan JOBS.yaml --gpus N
-void RegisterRunCommand(CLI::App& app, int* exit_code);      // colo run [--class C] -- PROG ARGS
-void RegisterTopCommand(CLI::App& app, int* exit_code);      // colo top [--once] [--json]
+void RegisterSimCommand(CLI::App& app,
+                        int* exit_code);  // colo sim SCENARIO.yaml
+void RegisterProfileCommand(CLI::App& app,
+                            int* exit_code);  // colo profile import ...
+void RegisterPredictCommand(CLI::App& app,
+                            int* exit_code);  // colo predict train|eval|pair
+void RegisterPlanCommand(CLI::App& app,
+                         int* exit_code);  // colo plan JOBS.yaml --gpus N
+void RegisterRunCommand(CLI::App& app,
+                        int* exit_code);  // colo run [--class C] -- PROG ARGS
+void RegisterTopCommand(CLI::App& app,
+                        int* exit_code);  // colo top [--once] [--json]
 
 }  // namespace colo::tools

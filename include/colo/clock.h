@@ -19,7 +19,8 @@ class Clock {
   virtual TimePoint Now() const = 0;
 };
 
-// The steady wall clock, with its epoch at construction (so times start near 0).
+// The steady wall clock, with its epoch at construction (so times start near
+// 0).
 class RealClock final : public Clock {
  public:
   RealClock();

@@ -36,9 +36,10 @@ struct LaunchRequest {
   ClientId client = 0;
   const KernelDesc* kernel = nullptr;  // not owned; must outlive the launch.
   int64_t first_block = 0;             // slice start (inclusive).
-  int64_t end_block = -1;              // slice end (exclusive); -1 = the whole grid.
-  int priority = 0;                    // stream priority: higher dispatches first.
-  int64_t persistent_workers = 0;      // > 0: persistent form with this many workers.
+  int64_t end_block = -1;  // slice end (exclusive); -1 = the whole grid.
+  int priority = 0;        // stream priority: higher dispatches first.
+  int64_t persistent_workers =
+      0;  // > 0: persistent form with this many workers.
   // The client's stream. A client's launches on one stream run in order,
   // on a real GPU one after another; on different streams they may overlap.
   // Policies may rely on it (the priority policy counts a stream's launches
@@ -60,11 +61,12 @@ struct LaunchRequest {
 // What a solo profile of one (kernel, grid, block) on this device says, for
 // policies that size slices and persistent launches.
 struct KernelTiming {
-  int64_t blocks = 0;             // logical blocks of the grid.
-  int64_t blocks_per_wave = 0;    // blocks resident at once on the whole device.
-  Duration block_time{0};         // one block at full speed, alone.
-  Duration persistent_block_time{0};  // one logical block in the persistent form.
-  Duration retreat_latency{0};    // until persistent workers see a Retreat.
+  int64_t blocks = 0;           // logical blocks of the grid.
+  int64_t blocks_per_wave = 0;  // blocks resident at once on the whole device.
+  Duration block_time{0};       // one block at full speed, alone.
+  Duration persistent_block_time{
+      0};                       // one logical block in the persistent form.
+  Duration retreat_latency{0};  // until persistent workers see a Retreat.
   // The timing rests on a guess from the kernel's shape, not on a profile
   // (runs seen of it may have stretched it, erring long): a policy should
   // not stake a bound on it twice over.

@@ -58,10 +58,11 @@ inline constexpr double kGemmMemoryEfficiency = 0.8;
 
 // What a kernel does, as declared by whoever launched it.
 struct KernelWork {
-  double flops = 0;   // floating-point operations (a multiply-add is 2).
-  double bytes = 0;   // DRAM bytes read and written, each operand once.
+  double flops = 0;  // floating-point operations (a multiply-add is 2).
+  double bytes = 0;  // DRAM bytes read and written, each operand once.
   MathUnit math = MathUnit::kFp32;
-  double efficiency = kGemmComputeEfficiency;  // share of the peak reachable, (0, 1].
+  double efficiency =
+      kGemmComputeEfficiency;  // share of the peak reachable, (0, 1].
 };
 
 // Peak FLOP/s of `gpu` for `unit` (see above).
@@ -69,13 +70,15 @@ double PeakFlops(const GpuSpec& gpu, MathUnit unit);
 
 struct WorkTiming {
   Duration solo{0};
-  double sm_throughput = 0;    // achieved FLOP/s over the peak, in [0.01, 1].
-  double dram_throughput = 0;  // achieved bytes/s over the bandwidth, in [0, 1].
+  double sm_throughput = 0;  // achieved FLOP/s over the peak, in [0.01, 1].
+  double dram_throughput =
+      0;  // achieved bytes/s over the bandwidth, in [0, 1].
 };
 
 // The solo timing of a launch of `kernel`'s shape doing `work` on `gpu`.
 // InvalidArgument if the kernel does not fit an SM, the work is negative or
-// not finite, or the efficiency is outside (0, 1]. REQUIRES: gpu.Validate() is OK.
+// not finite, or the efficiency is outside (0, 1]. REQUIRES: gpu.Validate() is
+// OK.
 Result<WorkTiming> EstimateWork(const GpuSpec& gpu, const KernelDesc& kernel,
                                 const KernelWork& work);
 
@@ -86,7 +89,8 @@ struct GemmShape {
   int64_t batch = 1;
   int input_bytes = 4;   // bytes per element of A and B.
   int output_bytes = 4;  // bytes per element of C.
-  bool reads_c = true;   // beta != 0 (or not known): C is read as well as written.
+  bool reads_c =
+      true;  // beta != 0 (or not known): C is read as well as written.
   MathUnit math = MathUnit::kFp32;
   // DRAM bytes a fused epilogue reads or writes besides A, B and C (a bias
   // vector, an auxiliary output), per batch entry; its few FLOPs a output
@@ -103,7 +107,7 @@ struct GemmShape {
 // K), one block per tile per batch entry, on a one-dimensional grid; its
 // work at the efficiency described above.
 struct GemmLaunch {
-  std::string name;   // "<op> <math> <tile> m=.. n=.. k=..[ batch=..]"
+  std::string name;  // "<op> <math> <tile> m=.. n=.. k=..[ batch=..]"
   Dim3 grid;
   Dim3 block;
   int registers_per_thread = 0;

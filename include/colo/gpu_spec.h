@@ -23,34 +23,41 @@ inline constexpr int kMigMemoryEighths = 8;
 
 // One MIG GPU-instance profile, e.g. "1g.5gb" on the A100-40GB.
 struct MigProfile {
-  std::string name;         // NVIDIA's profile name, e.g. "3g.20gb".
-  int compute_slices = 0;   // the "Ng" part: 1..7 compute slices.
-  int sm_count = 0;         // SMs in the instance.
-  int memory_eighths = 0;   // memory slices out of 8; also the DRAM bandwidth share.
+  std::string name;        // NVIDIA's profile name, e.g. "3g.20gb".
+  int compute_slices = 0;  // the "Ng" part: 1..7 compute slices.
+  int sm_count = 0;        // SMs in the instance.
+  int memory_eighths =
+      0;  // memory slices out of 8; also the DRAM bandwidth share.
 };
 
 struct GpuSpec {
-  std::string name;                     // e.g. "A100-SXM4-40GB".
-  int sm_count = 0;                     // streaming multiprocessors.
-  int max_threads_per_sm = 0;           // resident threads per SM.
-  int max_blocks_per_sm = 0;            // resident thread blocks per SM.
-  int registers_per_sm = 0;             // 32-bit registers per SM.
-  int register_alloc_unit = 256;        // registers are allocated per warp in units of this.
-  int max_registers_per_thread = 255;   // compiler limit.
-  int max_threads_per_block = 1024;     // launch limit.
-  int64_t shared_mem_per_sm = 0;        // bytes of shared memory per SM (max carve-out).
-  int64_t max_shared_mem_per_block = 0; // bytes a block may use (opt-in maximum).
-  int64_t reserved_shared_mem_per_block = 0;  // bytes the driver reserves per block (CC >= 8.0: 1 KiB).
+  std::string name;            // e.g. "A100-SXM4-40GB".
+  int sm_count = 0;            // streaming multiprocessors.
+  int max_threads_per_sm = 0;  // resident threads per SM.
+  int max_blocks_per_sm = 0;   // resident thread blocks per SM.
+  int registers_per_sm = 0;    // 32-bit registers per SM.
+  int register_alloc_unit =
+      256;  // registers are allocated per warp in units of this.
+  int max_registers_per_thread = 255;  // compiler limit.
+  int max_threads_per_block = 1024;    // launch limit.
+  int64_t shared_mem_per_sm =
+      0;  // bytes of shared memory per SM (max carve-out).
+  int64_t max_shared_mem_per_block =
+      0;  // bytes a block may use (opt-in maximum).
+  int64_t reserved_shared_mem_per_block =
+      0;  // bytes the driver reserves per block (CC >= 8.0: 1 KiB).
   int warp_size = 32;
-  int64_t memory_bytes = 0;             // device memory.
-  double dram_bandwidth = 0;            // bytes/s, peak.
-  double copy_bandwidth = 0;            // bytes/s host<->device, achievable (PCIe/NVLink-C2C).
-  int sm_clock_mhz = 0;                 // boost clock.
-  int fp32_lanes_per_sm = 0;            // FP32 FMA units per SM.
-  int64_t l2_cache_bytes = 0;           // L2 cache; 0: not known.
-  int memory_bus_bits = 0;              // DRAM interface width; 0: not known.
-  double tensor_flops = 0;              // FLOP/s, dense FP16 on tensor cores, peak; 0: none or not known.
-  std::vector<MigProfile> mig_profiles; // empty if the GPU has no MIG.
+  int64_t memory_bytes = 0;   // device memory.
+  double dram_bandwidth = 0;  // bytes/s, peak.
+  double copy_bandwidth =
+      0;                 // bytes/s host<->device, achievable (PCIe/NVLink-C2C).
+  int sm_clock_mhz = 0;  // boost clock.
+  int fp32_lanes_per_sm = 0;   // FP32 FMA units per SM.
+  int64_t l2_cache_bytes = 0;  // L2 cache; 0: not known.
+  int memory_bus_bits = 0;     // DRAM interface width; 0: not known.
+  double tensor_flops =
+      0;  // FLOP/s, dense FP16 on tensor cores, peak; 0: none or not known.
+  std::vector<MigProfile> mig_profiles;  // empty if the GPU has no MIG.
 
   // Checks that every field is in range. InvalidArgument names the field.
   // Besides positive sizes: the name has no control characters;
@@ -89,8 +96,8 @@ struct MigTally {
     sm_count += p.sm_count;
   }
   bool FitsOn(const GpuSpec& gpu) const {
-    return compute_slices <= kMigComputeSlices && memory_eighths <= kMigMemoryEighths &&
-           sm_count <= gpu.sm_count;
+    return compute_slices <= kMigComputeSlices &&
+           memory_eighths <= kMigMemoryEighths && sm_count <= gpu.sm_count;
   }
   // "8 of 7 compute slices, 8 of 8 memory slices and 112 of 108 SMs".
   std::string Need(const GpuSpec& gpu) const;

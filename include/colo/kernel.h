@@ -38,15 +38,16 @@ inline constexpr int64_t kMaxBlockZ = 64;
 
 struct KernelDesc {
   std::string name;
-  Dim3 grid;                         // blocks.
-  Dim3 block;                        // threads per block.
+  Dim3 grid;   // blocks.
+  Dim3 block;  // threads per block.
   int registers_per_thread = 32;
   int64_t shared_mem_per_block = 0;  // bytes, static + dynamic.
-  Duration solo_duration{0};         // measured alone on the workload's profiling GPU.
-  double sm_throughput = 0.5;        // fraction of SM issue peak used alone, (0, 1].
-  double dram_throughput = 0.3;      // fraction of DRAM bandwidth used alone, [0, 1].
-  bool transformable = true;         // false: never sliced or made persistent
-                                     // (no PTX, or inter-block synchronization).
+  Duration solo_duration{0};  // measured alone on the workload's profiling GPU.
+  double sm_throughput = 0.5;  // fraction of SM issue peak used alone, (0, 1].
+  double dram_throughput =
+      0.3;                    // fraction of DRAM bandwidth used alone, [0, 1].
+  bool transformable = true;  // false: never sliced or made persistent
+                              // (no PTX, or inter-block synchronization).
   // true: solo_duration is a guess from the launch shape alone (colod's
   // kernel catalog, for a kernel no profile names), not a measurement.
   bool duration_guessed = false;
@@ -64,12 +65,12 @@ enum class OccupancyLimit { kThreads, kRegisters, kSharedMemory, kBlocks };
 const char* OccupancyLimitName(OccupancyLimit limit);
 
 struct Occupancy {
-  int blocks_per_sm = 0;      // resident blocks of this kernel on one empty SM.
+  int blocks_per_sm = 0;  // resident blocks of this kernel on one empty SM.
   OccupancyLimit limited_by = OccupancyLimit::kBlocks;
   // Per-block resource use, in the units the SM accounts in.
-  int threads = 0;            // rounded up to whole warps.
-  int registers = 0;          // per-warp allocation granularity applied.
-  int64_t shared_mem = 0;     // including the per-block reservation.
+  int threads = 0;         // rounded up to whole warps.
+  int registers = 0;       // per-warp allocation granularity applied.
+  int64_t shared_mem = 0;  // including the per-block reservation.
 };
 
 // CUDA's occupancy calculation for `k` on `gpu`: the minimum of the block

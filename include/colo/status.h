@@ -128,7 +128,7 @@ class [[nodiscard]] Result {
   } while (0)
 
 // `lhs = value of rexpr` (a Result<T>), or returns its Status.
-#define COLO_ASSIGN_OR_RETURN(lhs, rexpr)                                   \
+#define COLO_ASSIGN_OR_RETURN(lhs, rexpr)                                  \
   COLO_ASSIGN_OR_RETURN_IMPL_(COLO_STATUS_CONCAT_(colo_result_, __LINE__), \
                               lhs, rexpr)
 #define COLO_ASSIGN_OR_RETURN_IMPL_(result, lhs, rexpr) \

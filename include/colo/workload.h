@@ -34,8 +34,10 @@ inline constexpr double kMaxArrivalRatePerS = 1e6;
 
 struct ArrivalSpec {
   ArrivalKind kind = ArrivalKind::kPoisson;
-  double rate_per_s = 0;          // requests per second (poisson, fixed): (0, kMaxArrivalRatePerS].
-  std::vector<Duration> offsets;  // trace: arrival times from the job's start, non-decreasing.
+  double rate_per_s =
+      0;  // requests per second (poisson, fixed): (0, kMaxArrivalRatePerS].
+  std::vector<Duration>
+      offsets;  // trace: arrival times from the job's start, non-decreasing.
 };
 
 // The most bytes one request or iteration may copy each way: a TiB, far
@@ -43,20 +45,26 @@ struct ArrivalSpec {
 inline constexpr int64_t kMaxWorkloadCopyBytes = int64_t{1} << 40;
 
 struct MemorySpec {
-  int64_t persistent_bytes = 0;      // weights, optimizer state: held for the job's life.
-  int64_t ephemeral_peak_bytes = 0;  // activations, workspace: peak within an iteration.
+  int64_t persistent_bytes =
+      0;  // weights, optimizer state: held for the job's life.
+  int64_t ephemeral_peak_bytes =
+      0;  // activations, workspace: peak within an iteration.
   int64_t PeakBytes() const { return persistent_bytes + ephemeral_peak_bytes; }
 };
 
 struct Workload {
   std::string name;
   WorkloadKind kind = WorkloadKind::kTraining;
-  std::string profiled_on;             // GpuSpec name the kernel durations come from.
-  std::vector<KernelDesc> kernels;     // one iteration (training) or one request (inference).
-  Duration kernel_gap{0};              // host time between consecutive launches. Default: 0.
-  Duration iteration_gap{0};           // host time between iterations (data loading). Default: 0.
-  std::optional<int64_t> iterations;   // training: stop after this many; none = run to the end.
-  ArrivalSpec arrivals;                // inference only.
+  std::string profiled_on;  // GpuSpec name the kernel durations come from.
+  std::vector<KernelDesc>
+      kernels;  // one iteration (training) or one request (inference).
+  Duration kernel_gap{
+      0};  // host time between consecutive launches. Default: 0.
+  Duration iteration_gap{
+      0};  // host time between iterations (data loading). Default: 0.
+  std::optional<int64_t>
+      iterations;  // training: stop after this many; none = run to the end.
+  ArrivalSpec arrivals;  // inference only.
   PriorityClass priority = PriorityClass::kBestEffort;
   MemorySpec memory;
   // Host <-> device copies of each request (inference) or iteration
@@ -67,8 +75,8 @@ struct Workload {
   int64_t copy_in_bytes = 0;
   int64_t copy_out_bytes = 0;
 
-  // Checks kernels, gaps, arrivals, memory and copies. InvalidArgument names the
-  // workload and the field.
+  // Checks kernels, gaps, arrivals, memory and copies. InvalidArgument names
+  // the workload and the field.
   Status Validate() const;
 
   // Sum of the kernels' solo durations: one iteration / request back to back.

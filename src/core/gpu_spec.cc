@@ -66,8 +66,10 @@ GpuSpec A100() {
   s.l2_cache_bytes = 40960 * kKiB;
   s.memory_bus_bits = 5120;
   s.tensor_flops = 312e12;
-  s.mig_profiles = {{"1g.5gb", 1, 14, 1},  {"2g.10gb", 2, 28, 2},
-                    {"3g.20gb", 3, 42, 4}, {"4g.20gb", 4, 56, 4},
+  s.mig_profiles = {{"1g.5gb", 1, 14, 1},
+                    {"2g.10gb", 2, 28, 2},
+                    {"3g.20gb", 3, 42, 4},
+                    {"4g.20gb", 4, 56, 4},
                     {"7g.40gb", 7, 98, 8}};
   return s;
 }
@@ -99,8 +101,10 @@ GpuSpec H100() {
   s.l2_cache_bytes = 51200 * kKiB;
   s.memory_bus_bits = 5120;
   s.tensor_flops = 989.4e12;
-  s.mig_profiles = {{"1g.10gb", 1, 16, 1},  {"2g.20gb", 2, 32, 2},
-                    {"3g.40gb", 3, 60, 4},  {"4g.40gb", 4, 64, 4},
+  s.mig_profiles = {{"1g.10gb", 1, 16, 1},
+                    {"2g.20gb", 2, 32, 2},
+                    {"3g.40gb", 3, 60, 4},
+                    {"4g.40gb", 4, 64, 4},
                     {"7g.80gb", 7, 132, 8}};
   return s;
 }
@@ -126,15 +130,17 @@ Status ValidateMigProfiles(const GpuSpec& gpu) {
   for (size_t i = 0; i < profiles.size(); ++i) {
     const MigProfile& p = profiles[i];
     if (p.name.empty() || HasControlCharacter(p.name)) {
-      return InvalidArgumentError(prefix + std::to_string(i + 1) + " ('" +
-                                  EscapeControlCharacters(p.name) +
-                                  "'): expected a non-empty name without control characters");
+      return InvalidArgumentError(
+          prefix + std::to_string(i + 1) + " ('" +
+          EscapeControlCharacters(p.name) +
+          "'): expected a non-empty name without control characters");
     }
     for (size_t j = 0; j < i; ++j) {
       if (profiles[j].name == p.name) {
-        return InvalidArgumentError(prefix + "'" + p.name + "' is given twice (profiles " +
-                                    std::to_string(j + 1) + " and " + std::to_string(i + 1) +
-                                    "); names must be unique");
+        return InvalidArgumentError(
+            prefix + "'" + p.name + "' is given twice (profiles " +
+            std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+            "); names must be unique");
       }
     }
     if (p.sm_count <= 0 || p.sm_count > gpu.sm_count || p.memory_eighths <= 0 ||
@@ -156,9 +162,11 @@ Status ValidateMigProfiles(const GpuSpec& gpu) {
     if (copies * p.sm_count > gpu.sm_count) {
       return InvalidArgumentError(
           prefix + "'" + p.name + "': " + std::to_string(copies) +
-          " instances of it fit in the GPU's 7 compute slices, and they would need " +
-          std::to_string(copies * p.sm_count) + " SMs of its " + std::to_string(gpu.sm_count) +
-          " (expected at most " + std::to_string(gpu.sm_count / copies) + " SMs for a " +
+          " instances of it fit in the GPU's 7 compute slices, and they would "
+          "need " +
+          std::to_string(copies * p.sm_count) + " SMs of its " +
+          std::to_string(gpu.sm_count) + " (expected at most " +
+          std::to_string(gpu.sm_count / copies) + " SMs for a " +
           std::to_string(p.compute_slices) + "-slice profile)");
     }
   }
@@ -183,10 +191,13 @@ Status GpuSpec::Validate() const {
   COLO_RETURN_IF_ERROR(positive("max_blocks_per_sm", max_blocks_per_sm));
   COLO_RETURN_IF_ERROR(positive("registers_per_sm", registers_per_sm));
   COLO_RETURN_IF_ERROR(positive("register_alloc_unit", register_alloc_unit));
-  COLO_RETURN_IF_ERROR(positive("max_registers_per_thread", max_registers_per_thread));
-  COLO_RETURN_IF_ERROR(positive("max_threads_per_block", max_threads_per_block));
+  COLO_RETURN_IF_ERROR(
+      positive("max_registers_per_thread", max_registers_per_thread));
+  COLO_RETURN_IF_ERROR(
+      positive("max_threads_per_block", max_threads_per_block));
   COLO_RETURN_IF_ERROR(positive("shared_mem_per_sm", shared_mem_per_sm));
-  COLO_RETURN_IF_ERROR(positive("max_shared_mem_per_block", max_shared_mem_per_block));
+  COLO_RETURN_IF_ERROR(
+      positive("max_shared_mem_per_block", max_shared_mem_per_block));
   COLO_RETURN_IF_ERROR(positive("warp_size", warp_size));
   COLO_RETURN_IF_ERROR(positive("memory_bytes", memory_bytes));
   COLO_RETURN_IF_ERROR(positive("dram_bandwidth", dram_bandwidth));
@@ -194,19 +205,22 @@ Status GpuSpec::Validate() const {
   COLO_RETURN_IF_ERROR(positive("sm_clock_mhz", sm_clock_mhz));
   COLO_RETURN_IF_ERROR(positive("fp32_lanes_per_sm", fp32_lanes_per_sm));
   if (l2_cache_bytes < 0 || l2_cache_bytes > int64_t{2147483647}) {
-    return InvalidArgumentError("gpu '" + name +
-                                "': l2_cache_bytes must be in 0..2147483647 (0: not known), got " +
-                                std::to_string(l2_cache_bytes));
+    return InvalidArgumentError(
+        "gpu '" + name +
+        "': l2_cache_bytes must be in 0..2147483647 (0: not known), got " +
+        std::to_string(l2_cache_bytes));
   }
   if (!(tensor_flops >= 0) || !std::isfinite(tensor_flops)) {
-    return InvalidArgumentError("gpu '" + name +
-                                "': tensor_flops must be a finite number >= 0 (0: none), got " +
-                                std::to_string(tensor_flops));
+    return InvalidArgumentError(
+        "gpu '" + name +
+        "': tensor_flops must be a finite number >= 0 (0: none), got " +
+        std::to_string(tensor_flops));
   }
   if (memory_bus_bits < 0) {
-    return InvalidArgumentError("gpu '" + name +
-                                "': memory_bus_bits must be >= 0 (0: not known), got " +
-                                std::to_string(memory_bus_bits));
+    return InvalidArgumentError(
+        "gpu '" + name +
+        "': memory_bus_bits must be >= 0 (0: not known), got " +
+        std::to_string(memory_bus_bits));
   }
   if (max_shared_mem_per_block > shared_mem_per_sm) {
     return InvalidArgumentError(
@@ -217,10 +231,13 @@ Status GpuSpec::Validate() const {
   // reservation (true of every CUDA GPU: 163 + 1 KiB of 164 KiB on the A100),
   // and no sum of the two can overflow.
   if (reserved_shared_mem_per_block < 0 ||
-      reserved_shared_mem_per_block > shared_mem_per_sm - max_shared_mem_per_block) {
+      reserved_shared_mem_per_block >
+          shared_mem_per_sm - max_shared_mem_per_block) {
     return InvalidArgumentError(
-        "gpu '" + name + "': reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
-        "max_shared_mem_per_block (" + std::to_string(shared_mem_per_sm - max_shared_mem_per_block) +
+        "gpu '" + name +
+        "': reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
+        "max_shared_mem_per_block (" +
+        std::to_string(shared_mem_per_sm - max_shared_mem_per_block) +
         " bytes), got " + std::to_string(reserved_shared_mem_per_block));
   }
   return ValidateMigProfiles(*this);
@@ -238,10 +255,12 @@ double GpuSpec::SmSpeedRelativeTo(const GpuSpec& other) const {
 }
 
 std::string MigTally::Need(const GpuSpec& gpu) const {
-  return std::to_string(compute_slices) + " of " + std::to_string(kMigComputeSlices) +
-         " compute slices, " + std::to_string(memory_eighths) + " of " +
-         std::to_string(kMigMemoryEighths) + " memory slices and " + std::to_string(sm_count) +
-         " of " + std::to_string(gpu.sm_count) + " SMs";
+  return std::to_string(compute_slices) + " of " +
+         std::to_string(kMigComputeSlices) + " compute slices, " +
+         std::to_string(memory_eighths) + " of " +
+         std::to_string(kMigMemoryEighths) + " memory slices and " +
+         std::to_string(sm_count) + " of " + std::to_string(gpu.sm_count) +
+         " SMs";
 }
 
 Result<GpuSpec> GpuSpec::MigSlice(std::string_view profile_name) const {
@@ -278,8 +297,9 @@ Result<GpuSpec> GpuPreset(std::string_view name) {
     const std::string full = Lower(s.name);
     if (want == full || want == full.substr(0, 4)) return s;
   }
-  return NotFoundError("unknown GPU '" + std::string(name) + "'; expected one of " +
-                       JoinNames(GpuPresetNames()) + " (or V100, A100, H100)");
+  return NotFoundError("unknown GPU '" + std::string(name) +
+                       "'; expected one of " + JoinNames(GpuPresetNames()) +
+                       " (or V100, A100, H100)");
 }
 
 }  // namespace colo

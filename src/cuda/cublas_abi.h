@@ -54,33 +54,35 @@ inline constexpr int kDataR16F = 2;
 inline constexpr int kDataR16BF = 14;
 
 // cuBLASLt: cublasLtMatmulDescAttributes_t (the value's C type in the comment)
-inline constexpr int kLtDescComputeType = 0;       // int32_t
-inline constexpr int kLtDescScaleType = 1;         // int32_t
-inline constexpr int kLtDescPointerMode = 2;       // int32_t
-inline constexpr int kLtDescTransA = 3;            // int32_t
-inline constexpr int kLtDescTransB = 4;            // int32_t
-inline constexpr int kLtDescTransC = 5;            // int32_t
-inline constexpr int kLtDescFillMode = 6;          // int32_t
-inline constexpr int kLtDescEpilogue = 7;          // uint32_t
-inline constexpr int kLtDescBiasPointer = 8;       // const void*
-inline constexpr int kLtDescBiasBatchStride = 10;  // int64_t
-inline constexpr int kLtDescAuxPointer = 11;       // void*
-inline constexpr int kLtDescAuxLd = 12;            // int64_t
-inline constexpr int kLtDescAuxBatchStride = 13;   // int64_t
+inline constexpr int kLtDescComputeType = 0;              // int32_t
+inline constexpr int kLtDescScaleType = 1;                // int32_t
+inline constexpr int kLtDescPointerMode = 2;              // int32_t
+inline constexpr int kLtDescTransA = 3;                   // int32_t
+inline constexpr int kLtDescTransB = 4;                   // int32_t
+inline constexpr int kLtDescTransC = 5;                   // int32_t
+inline constexpr int kLtDescFillMode = 6;                 // int32_t
+inline constexpr int kLtDescEpilogue = 7;                 // uint32_t
+inline constexpr int kLtDescBiasPointer = 8;              // const void*
+inline constexpr int kLtDescBiasBatchStride = 10;         // int64_t
+inline constexpr int kLtDescAuxPointer = 11;              // void*
+inline constexpr int kLtDescAuxLd = 12;                   // int64_t
+inline constexpr int kLtDescAuxBatchStride = 13;          // int64_t
 inline constexpr int kLtDescAlphaVectorBatchStride = 14;  // int64_t
-inline constexpr int kLtDescSmCountTarget = 15;    // int32_t
-inline constexpr int kLtDescAScalePointer = 17;    // const void* (17-21: pointers)
+inline constexpr int kLtDescSmCountTarget = 15;           // int32_t
+inline constexpr int kLtDescAScalePointer =
+    17;  // const void* (17-21: pointers)
 inline constexpr int kLtDescAmaxDPointer = 21;
 inline constexpr int kLtDescAuxDataType = 22;      // int32_t
 inline constexpr int kLtDescAuxScalePointer = 23;  // void*
 inline constexpr int kLtDescAuxAmaxPointer = 24;   // void*
 inline constexpr int kLtDescFastAccum = 25;        // int8_t
 inline constexpr int kLtDescBiasDataType = 26;     // int32_t
-inline constexpr int kLtDescAScaleMode = 31;       // int32_t (31-35: scale modes)
+inline constexpr int kLtDescAScaleMode = 31;  // int32_t (31-35: scale modes)
 inline constexpr int kLtDescAuxScaleMode = 35;
-inline constexpr int kLtDescDOutScalePointer = 36; // void*
-inline constexpr int kLtDescDOutScaleMode = 37;    // int32_t
-inline constexpr int kLtDescEmulationDescriptor = 38;  // cublasLtEmulationDesc_t
+inline constexpr int kLtDescDOutScalePointer = 36;  // void*
+inline constexpr int kLtDescDOutScaleMode = 37;     // int32_t
+inline constexpr int kLtDescEmulationDescriptor =
+    38;  // cublasLtEmulationDesc_t
 
 // cublasLtMatrixLayoutAttribute_t
 inline constexpr int kLtLayoutType = 0;                // uint32_t
@@ -97,10 +99,11 @@ inline constexpr int kLtLayoutBatchMode = 8;           // uint32_t
 inline constexpr int kLtPrefSearchMode = 0;           // uint32_t
 inline constexpr int kLtPrefMaxWorkspaceBytes = 1;    // uint64_t
 inline constexpr int kLtPrefReductionSchemeMask = 3;  // uint32_t
-inline constexpr int kLtPrefMinAlignmentABytes = 5;   // uint32_t (5-8: A, B, C, D)
+inline constexpr int kLtPrefMinAlignmentABytes =
+    5;  // uint32_t (5-8: A, B, C, D)
 inline constexpr int kLtPrefMinAlignmentDBytes = 8;
-inline constexpr int kLtPrefMaxWavesCount = 9;        // float
-inline constexpr int kLtPrefImplMask = 12;            // uint64_t
+inline constexpr int kLtPrefMaxWavesCount = 9;  // float
+inline constexpr int kLtPrefImplMask = 12;      // uint64_t
 
 // cublasLtOrder_t
 inline constexpr int kLtOrderCol = 0;

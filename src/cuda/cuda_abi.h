@@ -168,7 +168,8 @@ inline constexpr int kMemAdviseUnsetReadMostly = 2;
 inline constexpr int kMemAdviseUnsetAccessedBy = 6;
 // cudaEventCreateWithFlags: an event that keeps no times.
 inline constexpr unsigned kEventDisableTiming = 0x02;
-inline constexpr unsigned kEventWaitExternal = 0x01;  // cudaStreamWaitEvent's only flag
+inline constexpr unsigned kEventWaitExternal =
+    0x01;  // cudaStreamWaitEvent's only flag
 // cudaStreamCreateWithFlags: a stream not ordered with the legacy default
 // stream.
 inline constexpr unsigned kStreamNonBlocking = 0x01;

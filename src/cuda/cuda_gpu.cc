@@ -1,9 +1,9 @@
 // The driver is reached through dlopen so that the daemon starts on machines
-// without one (the build links only the toolkit's headers). The gate device
-// below never calls the driver.
+// without one, and it is declared by colo itself (cuda_driver_abi.h), so
+// that this builds without the CUDA toolkit. The gate device below never
+// calls the driver.
 #include "cuda/cuda_gpu.h"
 
-#include <cuda.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -11,22 +11,17 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/cuda_abi.h"
+#include "cuda/cuda_driver_abi.h"
+
 namespace colo::cuda {
 namespace {
-
-using CuInitFn = CUresult (*)(unsigned int);
-using CuCountFn = CUresult (*)(int*);
-using CuVersionFn = CUresult (*)(int*);
-using CuDeviceGetFn = CUresult (*)(CUdevice*, int);
-using CuNameFn = CUresult (*)(char*, int, CUdevice);
-using CuMemFn = CUresult (*)(size_t*, CUdevice);
-using CuAttrFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
 
 struct Driver {
   void* lib = nullptr;
   CuInitFn init = nullptr;
-  CuCountFn count = nullptr;
-  CuVersionFn version = nullptr;
+  CuDeviceGetCountFn count = nullptr;
+  CuDriverGetVersionFn version = nullptr;
 };
 
 Status NoDevice(const std::string& why) {
@@ -44,18 +39,19 @@ Result<Driver> LoadDriver() {
                     (err ? err : "libcuda.so.1 not found") + ")");
   }
   d.init = reinterpret_cast<CuInitFn>(dlsym(d.lib, "cuInit"));
-  d.count = reinterpret_cast<CuCountFn>(dlsym(d.lib, "cuDeviceGetCount"));
-  d.version = reinterpret_cast<CuVersionFn>(dlsym(d.lib, "cuDriverGetVersion"));
+  d.count =
+      reinterpret_cast<CuDeviceGetCountFn>(dlsym(d.lib, "cuDeviceGetCount"));
+  d.version = reinterpret_cast<CuDriverGetVersionFn>(
+      dlsym(d.lib, "cuDriverGetVersion"));
   if (d.init == nullptr || d.count == nullptr || d.version == nullptr) {
     dlclose(d.lib);
     return NoDevice(
         "libcuda.so.1 lacks cuInit/cuDeviceGetCount/cuDriverGetVersion");
   }
-  const CUresult r = d.init(0);
-  if (r != CUDA_SUCCESS) {
+  const CuResult r = d.init(0);
+  if (r != kCuSuccess) {
     dlclose(d.lib);
-    return NoDevice("cuInit failed with CUresult " +
-                    std::to_string(static_cast<int>(r)));
+    return NoDevice("cuInit failed with CUresult " + std::to_string(r));
   }
   return d;
 }
@@ -65,7 +61,7 @@ Result<Driver> LoadDriver() {
 Result<CudaProbe> ProbeCudaDriver() {
   COLO_ASSIGN_OR_RETURN(Driver d, LoadDriver());
   CudaProbe probe;
-  if (d.count(&probe.device_count) != CUDA_SUCCESS || probe.device_count == 0)
+  if (d.count(&probe.device_count) != kCuSuccess || probe.device_count == 0)
     return NoDevice("the CUDA driver reports no device");
   (void)d.version(&probe.driver_version);
   return probe;
@@ -80,56 +76,59 @@ Result<GpuSpec> QueryCudaGpuSpec(int ordinal) {
   }
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   auto get = reinterpret_cast<CuDeviceGetFn>(dlsym(lib, "cuDeviceGet"));
-  auto name = reinterpret_cast<CuNameFn>(dlsym(lib, "cuDeviceGetName"));
-  auto mem = reinterpret_cast<CuMemFn>(dlsym(lib, "cuDeviceTotalMem_v2"));
-  auto attr = reinterpret_cast<CuAttrFn>(dlsym(lib, "cuDeviceGetAttribute"));
-  CUdevice dev = 0;
+  auto name =
+      reinterpret_cast<CuDeviceGetNameFn>(dlsym(lib, "cuDeviceGetName"));
+  auto mem =
+      reinterpret_cast<CuDeviceTotalMemFn>(dlsym(lib, "cuDeviceTotalMem_v2"));
+  auto attr = reinterpret_cast<CuDeviceGetAttributeFn>(
+      dlsym(lib, "cuDeviceGetAttribute"));
+  CuDevice dev = 0;
   if (get == nullptr || name == nullptr || mem == nullptr || attr == nullptr ||
-      get(&dev, ordinal) != CUDA_SUCCESS) {
+      get(&dev, ordinal) != kCuSuccess) {
     return NoDevice("cannot query GPU " + std::to_string(ordinal));
   }
   char buf[256] = {};
   size_t bytes = 0;
-  if (name(buf, sizeof(buf) - 1, dev) != CUDA_SUCCESS ||
-      mem(&bytes, dev) != CUDA_SUCCESS) {
+  if (name(buf, sizeof(buf) - 1, dev) != kCuSuccess ||
+      mem(&bytes, dev) != kCuSuccess) {
     return NoDevice("cannot query GPU " + std::to_string(ordinal));
   }
-  auto a = [&](CUdevice_attribute which) {
+  auto a = [&](int which) {
     int v = 0;
-    return attr(&v, which, dev) == CUDA_SUCCESS ? v : 0;
+    return attr(&v, which, dev) == kCuSuccess ? v : 0;
   };
   GpuSpec s;
   s.name = buf;
   s.memory_bytes = static_cast<int64_t>(bytes);
-  s.sm_count = a(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  s.max_threads_per_sm = a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-  s.max_blocks_per_sm = a(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-  s.registers_per_sm = a(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
-  s.max_threads_per_block = a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  s.shared_mem_per_sm =
-      a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
-  s.max_shared_mem_per_block =
-      a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  s.reserved_shared_mem_per_block =
-      a(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
-  s.warp_size = a(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-  s.sm_clock_mhz = a(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
-  const double mem_khz = a(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-  const double bus_bits = a(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  s.sm_count = a(kDevAttrMultiProcessorCount);
+  s.max_threads_per_sm = a(kDevAttrMaxThreadsPerMultiProcessor);
+  s.max_blocks_per_sm = a(kDevAttrMaxBlocksPerMultiprocessor);
+  s.registers_per_sm = a(kDevAttrMaxRegistersPerMultiprocessor);
+  s.max_threads_per_block = a(kDevAttrMaxThreadsPerBlock);
+  s.shared_mem_per_sm = a(kDevAttrMaxSharedMemoryPerMultiprocessor);
+  s.max_shared_mem_per_block = a(kDevAttrMaxSharedMemoryPerBlockOptin);
+  s.reserved_shared_mem_per_block = a(kDevAttrReservedSharedMemoryPerBlock);
+  s.warp_size = a(kDevAttrWarpSize);
+  s.sm_clock_mhz = a(kDevAttrClockRate) / 1000;
+  const double mem_khz = a(kDevAttrMemoryClockRate);
+  const double bus_bits = a(kDevAttrGlobalMemoryBusWidth);
   s.dram_bandwidth = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;  // DDR.
   s.memory_bus_bits = static_cast<int>(bus_bits);
-  s.l2_cache_bytes = a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  s.l2_cache_bytes = a(kDevAttrL2CacheSize);
   // Not attributes: FP32 lanes per SM by compute capability (64 on 7.x and
   // 8.0, 128 on later parts) and a PCIe 4 x16 copy rate.
-  const int major = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  const int minor = a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  const int major = a(kDevAttrComputeCapabilityMajor);
+  const int minor = a(kDevAttrComputeCapabilityMinor);
   s.fp32_lanes_per_sm = major < 8 || (major == 8 && minor == 0) ? 64 : 128;
   // Dense FP16 tensor FLOPs per SM per clock, by compute capability, as the
   // V100 / A100 / H100 whitepapers give them (1024 / 2048 / 4096); other
   // parts: not known (their GEMMs are modelled on the FP32 lanes).
-  const int tensor_per_clock = major == 7 ? 1024 : (major == 8 && minor == 0) ? 2048
-                               : major == 9 ? 4096 : 0;
-  s.tensor_flops = static_cast<double>(tensor_per_clock) * s.sm_count * s.sm_clock_mhz * 1e6;
+  const int tensor_per_clock = major == 7                   ? 1024
+                               : (major == 8 && minor == 0) ? 2048
+                               : major == 9                 ? 4096
+                                                            : 0;
+  s.tensor_flops =
+      static_cast<double>(tensor_per_clock) * s.sm_count * s.sm_clock_mhz * 1e6;
   s.copy_bandwidth = 25e9;
   if (Status valid = s.Validate(); !valid.ok()) {
     return InternalError(

@@ -5,9 +5,9 @@
 
 namespace colo::experiment {
 
-JobDriver::JobDriver(sim::EventLoop& loop, Device& device, sim::SimCopyEngines& copies,
-                     const Workload& workload, JobDriverOptions options,
-                     std::function<void()> on_done)
+JobDriver::JobDriver(sim::EventLoop& loop, Device& device,
+                     sim::SimCopyEngines& copies, const Workload& workload,
+                     JobDriverOptions options, std::function<void()> on_done)
     : loop_(loop),
       device_(device),
       copies_(copies),
@@ -18,7 +18,9 @@ JobDriver::JobDriver(sim::EventLoop& loop, Device& device, sim::SimCopyEngines& 
       fastest_(workload.kernels.size(), Duration::max()) {}
 
 KernelDelays JobDriver::kernel_delays() const {
-  return {.compared = compared_, .delayed = delays_.count(), .delay = delays_.Stats()};
+  return {.compared = compared_,
+          .delayed = delays_.count(),
+          .delay = delays_.Stats()};
 }
 
 void JobDriver::Start() {
@@ -30,9 +32,11 @@ void JobDriver::Start() {
 }
 
 double JobDriver::Progress() const {
-  if (w_.kind == WorkloadKind::kInference) return static_cast<double>(completed_);
+  if (w_.kind == WorkloadKind::kInference)
+    return static_cast<double>(completed_);
   const Duration total = w_.SoloKernelTime();
-  return completed_ + static_cast<double>(done_in_iteration_.count()) / total.count();
+  return completed_ +
+         static_cast<double>(done_in_iteration_.count()) / total.count();
 }
 
 void JobDriver::BeginIteration() {
@@ -44,7 +48,8 @@ void JobDriver::BeginIteration() {
 void JobDriver::BeginWork() {
   kernel_index_ = 0;
   if (w_.copy_in_bytes > 0) {
-    copies_.Submit(CopyDirection::kHostToDevice, w_.copy_in_bytes, [this](TimePoint) { LaunchCurrent(); });
+    copies_.Submit(CopyDirection::kHostToDevice, w_.copy_in_bytes,
+                   [this](TimePoint) { LaunchCurrent(); });
   } else {
     LaunchCurrent();
   }
@@ -83,7 +88,8 @@ void JobDriver::OnKernelDone(TimePoint t) {
     return;
   }
   if (w_.copy_out_bytes > 0) {
-    copies_.Submit(CopyDirection::kDeviceToHost, w_.copy_out_bytes, [this](TimePoint end) { OnWorkDone(end); });
+    copies_.Submit(CopyDirection::kDeviceToHost, w_.copy_out_bytes,
+                   [this](TimePoint end) { OnWorkDone(end); });
   } else {
     OnWorkDone(t);
   }
@@ -134,15 +140,19 @@ void JobDriver::ScheduleNextArrival(TimePoint last) {
       break;
     }
     case ArrivalKind::kFixedRate: {
-      const double offset_ns = static_cast<double>(fixed_count_) * 1e9 / a.rate_per_s;
-      if (offset_ns < static_cast<double>((options_.end - options_.start).count())) {
-        next = options_.start + Duration(static_cast<int64_t>(std::llround(offset_ns)));
+      const double offset_ns =
+          static_cast<double>(fixed_count_) * 1e9 / a.rate_per_s;
+      if (offset_ns <
+          static_cast<double>((options_.end - options_.start).count())) {
+        next = options_.start +
+               Duration(static_cast<int64_t>(std::llround(offset_ns)));
       }
       ++fixed_count_;
       break;
     }
     case ArrivalKind::kTrace:
-      if (trace_index_ < a.offsets.size()) next = options_.start + a.offsets[trace_index_++];
+      if (trace_index_ < a.offsets.size())
+        next = options_.start + a.offsets[trace_index_++];
       break;
   }
   if (!next || *next >= options_.end) {

@@ -1,5 +1,5 @@
-// experiment/job_driver.h — plays one job's workload against a Device in simulated
-// time: what the job's process would do.
+// experiment/job_driver.h — plays one job's workload against a Device in
+// simulated time: what the job's process would do.
 //
 //  * training: launches the iteration's kernels one after another (each after
 //    the previous finished, plus the workload's kernel gap), then waits the
@@ -22,19 +22,19 @@
 
 #include "colo/device.h"
 #include "colo/workload.h"
-#include "sim/event_loop.h"
 #include "experiment/random.h"
 #include "experiment/run_report.h"
+#include "sim/event_loop.h"
 #include "sim/sim_copy_engines.h"
 
 namespace colo::experiment {
 
 struct JobDriverOptions {
   ClientId client = 0;
-  int launch_priority = 0;   // stream priority of its launches.
+  int launch_priority = 0;  // stream priority of its launches.
   TimePoint start = TimeZero();
   TimePoint end = TimeZero();  // no arrivals or iterations start after this.
-  uint64_t seed = 1;         // arrival draws.
+  uint64_t seed = 1;           // arrival draws.
   // Per kernel of the workload, its time from launch to end in the job's
   // solo run (fastest_kernel_times() of that run; Duration::max() for one
   // that never ran there). Given, the driver measures its kernel delays
@@ -45,8 +45,9 @@ struct JobDriverOptions {
 class JobDriver {
  public:
   // REQUIRES: `loop`, `device`, `copies` and `workload` outlive the driver.
-  JobDriver(sim::EventLoop& loop, Device& device, sim::SimCopyEngines& copies, const Workload& workload,
-            JobDriverOptions options, std::function<void()> on_done);
+  JobDriver(sim::EventLoop& loop, Device& device, sim::SimCopyEngines& copies,
+            const Workload& workload, JobDriverOptions options,
+            std::function<void()> on_done);
 
   // Schedules the job's start. Call once before running the loop.
   void Start();

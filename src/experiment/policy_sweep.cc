@@ -40,10 +40,12 @@ Result<std::vector<sched::PolicyKind>> ParsePolicyList(std::string_view list) {
     if (name == "all") {
       return InvalidArgumentError("'all' in '" + std::string(list) +
                                   "': 'all' stands alone; expected 'all' or a "
-                                  "comma-separated list of " + ValidNames());
+                                  "comma-separated list of " +
+                                  ValidNames());
     }
     Result<sched::PolicyKind> k = sched::ParsePolicyKind(name);
-    if (!k.ok()) return InvalidArgumentError(k.status().message() + " (or 'all')");
+    if (!k.ok())
+      return InvalidArgumentError(k.status().message() + " (or 'all')");
     if (!Contains(kinds, *k)) kinds.push_back(*k);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -57,7 +59,8 @@ ScenarioSpec SpecForPolicy(const ScenarioSpec& spec, sched::PolicyKind kind,
   out.policy = kind;
   // The policy replaces the scenario's way of sharing a GPU (scenario_spec.h,
   // PolicyModeConflict); a MIG or exclusive scenario stays an error.
-  if (out.mode == SharingMode::kStreams || out.mode == SharingMode::kTimeSlicing) {
+  if (out.mode == SharingMode::kStreams ||
+      out.mode == SharingMode::kTimeSlicing) {
     out.mode = SharingMode::kMps;
   }
   const std::vector<std::string> valid = sched::PolicyOptionNames(kind);
@@ -105,7 +108,8 @@ Result<std::vector<RunReport>> RunPolicySweep(
       runs.emplace_back(kind, std::nullopt);
       continue;
     }
-    for (const std::optional<Duration>& bound : priority_bounds) runs.emplace_back(kind, bound);
+    for (const std::optional<Duration>& bound : priority_bounds)
+      runs.emplace_back(kind, bound);
   }
   std::vector<RunReport> reports;
   for (const auto& [kind, bound] : runs) {
@@ -115,7 +119,8 @@ Result<std::vector<RunReport>> RunPolicySweep(
     Result<RunReport> report = RunScenario(run, plain);
     if (!report.ok()) {
       std::string context = std::string("policy ") + sched::PolicyName(kind);
-      if (bound) context += " (preemption bound " + FormatDuration(*bound) + ")";
+      if (bound)
+        context += " (preemption bound " + FormatDuration(*bound) + ")";
       return report.status().WithContext(context);
     }
     reports.push_back(std::move(*report));
@@ -123,7 +128,8 @@ Result<std::vector<RunReport>> RunPolicySweep(
   if (options.ideal_bound) {
     RunOptions ideal = options.run;
     ideal.ideal_preemption = sim::IdealPreemption::kKeepProgress;
-    const ScenarioSpec run = SpecForPolicy(spec, sched::PolicyKind::kPriorityStreams, std::nullopt);
+    const ScenarioSpec run =
+        SpecForPolicy(spec, sched::PolicyKind::kPriorityStreams, std::nullopt);
     Result<RunReport> report = RunScenario(run, ideal);
     if (!report.ok()) return report.status().WithContext("the ideal bound");
     reports.push_back(std::move(*report));

@@ -1,5 +1,6 @@
-// experiment/policy_sweep.h — one scenario run under each of several kernel-level
-// policies (`colo sim --policies ...`), for comparing them side by side.
+// experiment/policy_sweep.h — one scenario run under each of several
+// kernel-level policies (`colo sim --policies ...`), for comparing them side by
+// side.
 //
 // Each run is the scenario with its policy replaced; the scenario's policy
 // options carry over, but only those that belong to the run's policy count
@@ -13,10 +14,10 @@
 
 #include "colo/status.h"
 #include "colo/time.h"
-#include "sched/policy.h"
 #include "experiment/run_report.h"
 #include "experiment/scenario_runner.h"
 #include "experiment/scenario_spec.h"
+#include "sched/policy.h"
 
 namespace colo::experiment {
 

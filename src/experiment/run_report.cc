@@ -15,7 +15,8 @@ int64_t NearestRankOf(int64_t percent, int64_t n) {
 }
 
 Duration NearestRank(const std::vector<Duration>& sorted, int64_t percent) {
-  return sorted[NearestRankOf(percent, static_cast<int64_t>(sorted.size())) - 1];
+  return sorted[NearestRankOf(percent, static_cast<int64_t>(sorted.size())) -
+                1];
 }
 
 }  // namespace

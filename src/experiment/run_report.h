@@ -1,5 +1,5 @@
-// experiment/run_report.h — what a simulated run measured. Plain data, filled by the
-// runner, formatted by src/report/ (table, JSON). Value type.
+// experiment/run_report.h — what a simulated run measured. Plain data, filled
+// by the runner, formatted by src/report/ (table, JSON). Value type.
 #pragma once
 
 #include <array>
@@ -57,12 +57,16 @@ class DurationHistogram {
 // find the GPU theirs), so the percentiles are over the delayed ones.
 inline constexpr Duration kKernelDelayThreshold = Microseconds(1);
 struct KernelDelays {
-  int64_t compared = 0;  // kernels of the shared run with a solo time to compare with.
-  int64_t delayed = 0;   // of those, the delayed.
-  LatencyStats delay;    // how much longer the delayed ones took (DurationHistogram).
+  int64_t compared =
+      0;  // kernels of the shared run with a solo time to compare with.
+  int64_t delayed = 0;  // of those, the delayed.
+  LatencyStats
+      delay;  // how much longer the delayed ones took (DurationHistogram).
   // delayed / compared (0 when nothing was compared).
   double DelayedFraction() const {
-    return compared > 0 ? static_cast<double>(delayed) / static_cast<double>(compared) : 0.0;
+    return compared > 0
+               ? static_cast<double>(delayed) / static_cast<double>(compared)
+               : 0.0;
   }
 };
 
@@ -73,7 +77,8 @@ struct JobReport {
   // The MIG instance the job ran on: the name of its GpuReport (mode mig
   // only; empty otherwise, where every job ran on the one GPU).
   std::string instance;
-  int64_t completed = 0;          // iterations (training) or requests (inference) finished.
+  int64_t completed =
+      0;  // iterations (training) or requests (inference) finished.
   // Inference: requests that arrived during the run, and those of them not
   // finished when it ended (queued or in service), shared run and solo run
   // (the same arrivals). Absent for training, solo_unfinished also without a
@@ -81,15 +86,20 @@ struct JobReport {
   std::optional<int64_t> arrived;
   std::optional<int64_t> unfinished;
   std::optional<int64_t> solo_unfinished;
-  int64_t kernels = 0;            // kernels this job completed.
-  double shared_throughput = 0;   // completed per second of simulated time, shared run.
-  double solo_throughput = 0;     // same, the job alone on the same GPU / instance.
+  int64_t kernels = 0;  // kernels this job completed.
+  double shared_throughput =
+      0;  // completed per second of simulated time, shared run.
+  double solo_throughput =
+      0;  // same, the job alone on the same GPU / instance.
   // shared / solo; absent without a solo baseline or if the job completed
   // nothing alone (no 0/0 reported as 0).
   std::optional<double> normalized;
-  std::optional<LatencyStats> shared_latency;  // inference: request latency, shared.
-  std::optional<LatencyStats> solo_latency;    // inference: request latency, alone.
-  // Inference: shared p99 / solo p99 - 1 (e.g. 0.05 = 5% worse). Absent for training.
+  std::optional<LatencyStats>
+      shared_latency;  // inference: request latency, shared.
+  std::optional<LatencyStats>
+      solo_latency;  // inference: request latency, alone.
+  // Inference: shared p99 / solo p99 - 1 (e.g. 0.05 = 5% worse). Absent for
+  // training.
   std::optional<double> p99_overhead;
   // Absent without a solo baseline.
   std::optional<KernelDelays> kernel_delays;
@@ -117,16 +127,16 @@ struct RunReport {
   std::string scenario;
   std::string gpu;
   std::string mode;
-  std::string policy;            // empty: the hardware mode alone.
+  std::string policy;  // empty: the hardware mode alone.
   // The priority policy's preemption bound in a run of that policy; else none.
   std::optional<Duration> preemption_bound;
   uint64_t seed = 0;
   Duration duration{0};
   std::vector<JobReport> jobs;
   std::vector<GpuReport> gpus;
-  double system_throughput = 0;  // sum of the jobs' normalized throughput.
-  int64_t kernels_simulated = 0; // kernels completed in the shared run.
-  bool wave_by_wave = false;     // RunOptions::wave_by_wave: waves were not fused.
+  double system_throughput = 0;   // sum of the jobs' normalized throughput.
+  int64_t kernels_simulated = 0;  // kernels completed in the shared run.
+  bool wave_by_wave = false;  // RunOptions::wave_by_wave: waves were not fused.
   // "keep-progress" or "restart" when the shared run was that ideal-
   // preemption bound (RunOptions::ideal_preemption), not a policy; else empty.
   std::string ideal_preemption;

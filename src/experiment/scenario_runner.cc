@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/event_loop.h"
 #include "experiment/job_driver.h"
 #include "experiment/random.h"
 #include "sched/policy.h"
+#include "sim/event_loop.h"
 #include "sim/sim_copy_engines.h"
 #include "sim/sim_gpu.h"
 
@@ -21,13 +21,15 @@ namespace {
 struct JobOutcome {
   double progress = 0;
   int64_t completed = 0;
-  int64_t arrived = 0;   // inference: requests that arrived.
-  std::string instance;  // mode mig: the name of the job's instance's GpuReport.
+  int64_t arrived = 0;  // inference: requests that arrived.
+  std::string
+      instance;  // mode mig: the name of the job's instance's GpuReport.
   int64_t kernels = 0;
   Duration active{0};
   std::vector<Duration> latencies;
-  std::vector<Duration> fastest_kernel_times;  // JobDriver::fastest_kernel_times
-  std::optional<KernelDelays> kernel_delays;   // against the solo run, if given.
+  std::vector<Duration>
+      fastest_kernel_times;                   // JobDriver::fastest_kernel_times
+  std::optional<KernelDelays> kernel_delays;  // against the solo run, if given.
 };
 
 struct RunOutcome {
@@ -49,12 +51,14 @@ Result<GpuSpec> ProfilingGpu(const ScenarioSpec& spec, const JobSpec& job) {
   if (!job.profiled_on.name.empty()) return job.profiled_on;
   const std::string& name = job.workload.profiled_on;
   if (name.empty()) return spec.gpu;
-  if (Result<GpuSpec> preset = GpuPreset(name); preset.ok() && preset->name == name) {
+  if (Result<GpuSpec> preset = GpuPreset(name);
+      preset.ok() && preset->name == name) {
     return *preset;
   }
   if (name == spec.gpu.name) return spec.gpu;
-  return InvalidArgumentError("job '" + job.name + "': workload profiled on unknown GPU '" +
-                              name + "'");
+  return InvalidArgumentError("job '" + job.name +
+                              "': workload profiled on unknown GPU '" + name +
+                              "'");
 }
 
 // The event loop as a policy's executor.
@@ -62,7 +66,9 @@ class LoopExecutor final : public sched::Executor {
  public:
   explicit LoopExecutor(sim::EventLoop& loop) : loop_(loop) {}
   TimePoint Now() const override { return loop_.Now(); }
-  void After(Duration delay, std::function<void()> fn) override { loop_.After(delay, std::move(fn)); }
+  void After(Duration delay, std::function<void()> fn) override {
+    loop_.After(delay, std::move(fn));
+  }
 
  private:
   sim::EventLoop& loop_;
@@ -70,8 +76,9 @@ class LoopExecutor final : public sched::Executor {
 
 sim::ContextMode ContextModeFor(const ScenarioSpec& spec) {
   if (spec.policy) {
-    return *spec.policy == sched::PolicyKind::kTimeSlice ? sim::ContextMode::kTimeSlicing
-                                                         : sim::ContextMode::kConcurrent;
+    return *spec.policy == sched::PolicyKind::kTimeSlice
+               ? sim::ContextMode::kTimeSlicing
+               : sim::ContextMode::kConcurrent;
   }
   const SharingMode m = spec.mode;
   switch (m) {
@@ -91,7 +98,8 @@ Duration SampleInterval(const ScenarioSpec& spec) {
 
 }  // namespace
 
-sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo, const RunOptions& options) {
+sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo,
+                                 const RunOptions& options) {
   sim::SimGpuOptions gopt;
   gopt.mode = solo ? sim::ContextMode::kExclusive : ContextModeFor(spec);
   gopt.quantum = spec.time_slice.quantum;
@@ -111,9 +119,10 @@ namespace {
 // Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU.
 // `alone` (parallel to `indices`, if given): each job's kernel times in its
 // solo run, to measure its kernel delays against.
-Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo,
-                           const RunOptions& options,
-                           const std::vector<std::vector<Duration>>* alone = nullptr) {
+Result<RunOutcome> RunOnce(
+    const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo,
+    const RunOptions& options,
+    const std::vector<std::vector<Duration>>* alone = nullptr) {
   sim::EventLoop loop;
   const TimePoint end = TimeZero() + spec.duration;
   const sim::SimGpuOptions gopt = GpuOptionsFor(spec, solo, options);
@@ -121,7 +130,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   std::vector<std::unique_ptr<sim::SimGpu>> gpus;
   std::vector<sim::SimGpu*> gpu_of(indices.size());
   const bool mig = !solo && spec.mode == SharingMode::kMig;
-  if (!mig) gpus.push_back(std::make_unique<sim::SimGpu>(spec.gpu, loop.clock(), gopt));
+  if (!mig)
+    gpus.push_back(std::make_unique<sim::SimGpu>(spec.gpu, loop.clock(), gopt));
   for (size_t i = 0; i < indices.size(); ++i) {
     const JobSpec& job = spec.jobs[indices[i]];
     if (mig) {
@@ -132,11 +142,15 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
       gpu_of[i] = gpus.front().get();
     }
     COLO_ASSIGN_OR_RETURN(GpuSpec profiled_on, ProfilingGpu(spec, job));
-    COLO_RETURN_IF_ERROR(gpu_of[i]->RegisterWorkload(job.workload, profiled_on));
-    if (!solo && spec.mode == SharingMode::kMps && job.mps_active_thread_percentage) {
-      const int sms = static_cast<int>(
-          std::ceil(*job.mps_active_thread_percentage / 100.0 * spec.gpu.sm_count - 1e-9));
-      gpu_of[i]->SetClientSmCap(static_cast<ClientId>(indices[i]), std::max(1, sms));
+    COLO_RETURN_IF_ERROR(
+        gpu_of[i]->RegisterWorkload(job.workload, profiled_on));
+    if (!solo && spec.mode == SharingMode::kMps &&
+        job.mps_active_thread_percentage) {
+      const int sms = static_cast<int>(std::ceil(
+          *job.mps_active_thread_percentage / 100.0 * spec.gpu.sm_count -
+          1e-9));
+      gpu_of[i]->SetClientSmCap(static_cast<ClientId>(indices[i]),
+                                std::max(1, sms));
     }
   }
   for (auto& g : gpus) loop.AddModel(g.get());
@@ -146,9 +160,11 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
   LoopExecutor executor(loop);
   std::unique_ptr<sched::Policy> policy;
   if (!solo && spec.policy) {
-    policy = sched::MakePolicy(*spec.policy, spec.policy_options, *gpus.front(), executor);
+    policy = sched::MakePolicy(*spec.policy, spec.policy_options, *gpus.front(),
+                               executor);
     for (size_t i = 0; i < indices.size(); ++i) {
-      policy->SetClientClass(static_cast<ClientId>(indices[i]), spec.jobs[indices[i]].workload.priority);
+      policy->SetClientClass(static_cast<ClientId>(indices[i]),
+                             spec.jobs[indices[i]].workload.priority);
     }
   }
 
@@ -166,10 +182,12 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.end = end;
     o.seed = DeriveSeed(spec.seed, std::string_view(job.name));
     if (alone) o.alone = &(*alone)[i];
-    Device& target = policy ? static_cast<Device&>(*policy) : static_cast<Device&>(*gpu_of[i]);
-    drivers.push_back(std::make_unique<JobDriver>(loop, target, copies, job.workload, o, [&] {
-      if (--running == 0) loop.Stop();
-    }));
+    Device& target = policy ? static_cast<Device&>(*policy)
+                            : static_cast<Device&>(*gpu_of[i]);
+    drivers.push_back(
+        std::make_unique<JobDriver>(loop, target, copies, job.workload, o, [&] {
+          if (--running == 0) loop.Stop();
+        }));
   }
   for (auto& d : drivers) d->Start();
   loop.RunUntil(end);
@@ -190,7 +208,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
     o.fastest_kernel_times = d.fastest_kernel_times();
     if (alone) o.kernel_delays = d.kernel_delays();
     TimePoint until = end;
-    if (job.workload.kind == WorkloadKind::kTraining && d.finished_at()) until = *d.finished_at();
+    if (job.workload.kind == WorkloadKind::kTraining && d.finished_at())
+      until = *d.finished_at();
     o.active = std::max(Duration(0), until - d.start());
     out.jobs.push_back(std::move(o));
   }
@@ -205,7 +224,8 @@ Result<RunOutcome> RunOnce(const ScenarioSpec& spec, const std::vector<size_t>& 
       out.jobs[k].instance = r.name;
     }
     r.timeline = g->Timeline(end);
-    const sim::UtilizationSample mean = sim::MeanUtilization(r.timeline, end, gopt.sample_interval);
+    const sim::UtilizationSample mean =
+        sim::MeanUtilization(r.timeline, end, gopt.sample_interval);
     r.mean_sm_occupancy = mean.sm_occupancy;
     r.mean_sm_active = mean.sm_active;
     r.mean_dram_util = mean.dram_util;
@@ -221,7 +241,8 @@ double Throughput(const JobOutcome& o) {
 
 }  // namespace
 
-Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& options) {
+Result<RunReport> RunScenario(const ScenarioSpec& spec,
+                              const RunOptions& options) {
   COLO_RETURN_IF_ERROR(spec.Validate());
   std::vector<size_t> all(spec.jobs.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -231,13 +252,15 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
   std::vector<std::vector<Duration>> alone;
   if (options.solo_baselines) {
     for (size_t i = 0; i < spec.jobs.size(); ++i) {
-      COLO_ASSIGN_OR_RETURN(RunOutcome solo, RunOnce(spec, {i}, /*solo=*/true, options));
+      COLO_ASSIGN_OR_RETURN(RunOutcome solo,
+                            RunOnce(spec, {i}, /*solo=*/true, options));
       solos.push_back(std::move(solo.jobs[0]));
       alone.push_back(solos.back().fastest_kernel_times);
     }
   }
-  COLO_ASSIGN_OR_RETURN(RunOutcome shared, RunOnce(spec, all, /*solo=*/false, options,
-                                                   options.solo_baselines ? &alone : nullptr));
+  COLO_ASSIGN_OR_RETURN(RunOutcome shared,
+                        RunOnce(spec, all, /*solo=*/false, options,
+                                options.solo_baselines ? &alone : nullptr));
   RunReport report;
   report.scenario = spec.name;
   report.gpu = spec.gpu.name;
@@ -275,15 +298,17 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& option
     if (options.solo_baselines) {
       const JobOutcome& o = solos[i];
       j.solo_throughput = Throughput(o);
-      if (j.solo_throughput > 0) j.normalized = j.shared_throughput / j.solo_throughput;
+      if (j.solo_throughput > 0)
+        j.normalized = j.shared_throughput / j.solo_throughput;
       j.kernel_delays = s.kernel_delays;
       if (inference) {
         j.solo_unfinished = o.arrived - o.completed;
         j.solo_latency = ComputeLatencyStats(o.latencies);
         if (j.solo_latency->count > 0 && j.shared_latency->count > 0) {
-          j.p99_overhead = static_cast<double>(j.shared_latency->p99.count()) /
-                               static_cast<double>(j.solo_latency->p99.count()) -
-                           1.0;
+          j.p99_overhead =
+              static_cast<double>(j.shared_latency->p99.count()) /
+                  static_cast<double>(j.solo_latency->p99.count()) -
+              1.0;
         }
       }
     }

@@ -1,5 +1,6 @@
-// experiment/scenario_runner.h — runs a scenario on the simulated GPU: the shared run,
-// and one solo run per job (same GPU, or the same MIG instance) to normalize.
+// experiment/scenario_runner.h — runs a scenario on the simulated GPU: the
+// shared run, and one solo run per job (same GPU, or the same MIG instance) to
+// normalize.
 //
 // Deterministic: the same spec (including seed) gives the same RunReport, field
 // for field. Thread-compatible: a call uses only its own state.
@@ -31,10 +32,12 @@ struct RunOptions {
 // The simulated GPU's options for a run of `spec`: its sharing mode (solo:
 // exclusive), time slicing, preemption costs, sample interval, and the
 // options' wave fusion and ideal preemption. REQUIRES: spec.Validate() is OK.
-sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo, const RunOptions& options);
+sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo,
+                                 const RunOptions& options);
 
-// Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not fit
-// the GPU; the message names the job and kernel.
-Result<RunReport> RunScenario(const ScenarioSpec& spec, const RunOptions& options = {});
+// Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not
+// fit the GPU; the message names the job and kernel.
+Result<RunReport> RunScenario(const ScenarioSpec& spec,
+                              const RunOptions& options = {});
 
 }  // namespace colo::experiment

@@ -59,9 +59,9 @@ Status ValidateModeFields(const ScenarioSpec& spec) {
       if (p.name == job.mig_profile) mig.Add(p);
     }
     if (!mig.FitsOn(spec.gpu)) {
-      return InvalidArgumentError(where + "the MIG instances do not fit on one " +
-                                  spec.gpu.name + ": up to this job they need " +
-                                  mig.Need(spec.gpu));
+      return InvalidArgumentError(
+          where + "the MIG instances do not fit on one " + spec.gpu.name +
+          ": up to this job they need " + mig.Need(spec.gpu));
     }
   }
   return OkStatus();
@@ -92,20 +92,23 @@ Status PreemptionCosts::Validate() const {
                                 FormatDuration(flag_latency));
   }
   if (!(persistent_overhead >= 0 && persistent_overhead < 1)) {
-    return InvalidArgumentError("preemption: persistent_overhead must be in [0, 1), got " +
-                                std::to_string(persistent_overhead));
+    return InvalidArgumentError(
+        "preemption: persistent_overhead must be in [0, 1), got " +
+        std::to_string(persistent_overhead));
   }
   if (persistent_block_cost.count() < 0) {
-    return InvalidArgumentError("preemption: persistent_block_cost must be >= 0, got " +
-                                FormatDuration(persistent_block_cost));
+    return InvalidArgumentError(
+        "preemption: persistent_block_cost must be >= 0, got " +
+        FormatDuration(persistent_block_cost));
   }
   return OkStatus();
 }
 
 Status TimeSliceOptions::Validate() const {
   if (quantum < kMinQuantum) {
-    return InvalidArgumentError("time_slice: quantum must be >= " + FormatDuration(kMinQuantum) +
-                                ", got " + FormatDuration(quantum));
+    return InvalidArgumentError(
+        "time_slice: quantum must be >= " + FormatDuration(kMinQuantum) +
+        ", got " + FormatDuration(quantum));
   }
   if (switch_cost.count() < 0) {
     return InvalidArgumentError("time_slice: switch_cost must be >= 0, got " +
@@ -143,8 +146,8 @@ Status ScenarioSpec::Validate() const {
   }
   if (!SampleCountIsBounded(duration, sample_interval)) {
     return InvalidArgumentError(
-        where + "sample_interval " + FormatDuration(sample_interval) + " over " +
-        FormatDuration(duration) + " gives more than " +
+        where + "sample_interval " + FormatDuration(sample_interval) +
+        " over " + FormatDuration(duration) + " gives more than " +
         std::to_string(kMaxUtilizationSamples) + " utilization samples");
   }
   COLO_RETURN_IF_ERROR(time_slice.Validate().WithContext(scenario));
@@ -153,9 +156,11 @@ Status ScenarioSpec::Validate() const {
     if (mode != SharingMode::kMps) {
       return InvalidArgumentError(where + PolicyModeConflict(*policy, mode));
     }
-    COLO_RETURN_IF_ERROR(policy_options.Validate(*policy).WithContext(scenario));
+    COLO_RETURN_IF_ERROR(
+        policy_options.Validate(*policy).WithContext(scenario));
   } else if (!policy_options.explicitly_set.empty()) {
-    return InvalidArgumentError(where + "policy option '" + policy_options.explicitly_set.front() +
+    return InvalidArgumentError(where + "policy option '" +
+                                policy_options.explicitly_set.front() +
                                 "' given without a policy");
   }
   std::set<std::string> names;

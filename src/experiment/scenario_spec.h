@@ -1,6 +1,6 @@
-// experiment/scenario_spec.h — a resolved scenario: everything `colo sim` needs to run,
-// with workloads already loaded. The YAML loader (src/scenario/) builds one;
-// the runner (experiment/scenario_runner.h) consumes it. Value type.
+// experiment/scenario_spec.h — a resolved scenario: everything `colo sim` needs
+// to run, with workloads already loaded. The YAML loader (src/scenario/) builds
+// one; the runner (experiment/scenario_runner.h) consumes it. Value type.
 #pragma once
 
 #include <cstdint>
@@ -20,14 +20,18 @@ namespace colo::experiment {
 
 // How the hardware shares the GPU between the scenario's processes.
 enum class SharingMode {
-  kExclusive,    // one process holds the GPU until its job ends; others wait, FIFO.
-  kTimeSlicing,  // the driver rotates processes every quantum, paying a switch cost.
-  kMps,          // all clients' kernels co-resident; optional per-client SM cap.
-  kMig,          // each job on its own MIG instance; no interference across instances.
-  kStreams,      // one process, one stream per job; higher-priority streams dispatch first.
+  kExclusive,    // one process holds the GPU until its job ends; others wait,
+                 // FIFO.
+  kTimeSlicing,  // the driver rotates processes every quantum, paying a switch
+                 // cost.
+  kMps,  // all clients' kernels co-resident; optional per-client SM cap.
+  kMig,  // each job on its own MIG instance; no interference across instances.
+  kStreams,  // one process, one stream per job; higher-priority streams
+             // dispatch first.
 };
 
-const char* SharingModeName(SharingMode m);  // "exclusive", "time-slicing", "mps", "mig", "streams"
+const char* SharingModeName(
+    SharingMode m);  // "exclusive", "time-slicing", "mps", "mig", "streams"
 // Parses the names above. InvalidArgument lists the valid ones.
 Result<SharingMode> ParseSharingMode(std::string_view name);
 
@@ -51,10 +55,10 @@ struct TimeSliceOptions {
 
 struct JobSpec {
   std::string name;
-  Workload workload;                  // resolved: kernels loaded, class and arrivals set.
-  Duration start{0};                  // job starts this long after the run starts. Default: 0.
+  Workload workload;  // resolved: kernels loaded, class and arrivals set.
+  Duration start{0};  // job starts this long after the run starts. Default: 0.
   std::optional<double> mps_active_thread_percentage;  // MPS only: (0, 100].
-  std::string mig_profile;            // MIG only: the profile of the job's instance.
+  std::string mig_profile;  // MIG only: the profile of the job's instance.
   // The GPU the workload's kernel durations were measured on, in full, when
   // a name cannot say it: the REEF tables' AMD MI50 (not a preset), or the
   // scenario's own GPU for inline kernels measured on it (the loader sets
@@ -99,16 +103,17 @@ bool SampleCountIsBounded(Duration duration, Duration interval);
 std::string PolicyModeConflict(sched::PolicyKind kind, SharingMode mode);
 
 struct ScenarioSpec {
-  std::string name;                   // for reports; defaults to the file's stem.
-  std::string source;                 // the file it came from (for messages).
+  std::string name;    // for reports; defaults to the file's stem.
+  std::string source;  // the file it came from (for messages).
   GpuSpec gpu;
   SharingMode mode = SharingMode::kMps;
   TimeSliceOptions time_slice;
   PreemptionCosts preemption;
   std::vector<JobSpec> jobs;
-  uint64_t seed = 1;                  // every random draw derives from this.
-  Duration duration = Seconds(10);    // simulated time.
-  Duration sample_interval{0};        // utilization timeline bucket; 0 = duration / 50.
+  uint64_t seed = 1;                // every random draw derives from this.
+  Duration duration = Seconds(10);  // simulated time.
+  Duration sample_interval{
+      0};  // utilization timeline bucket; 0 = duration / 50.
   // A kernel-level scheduling policy between the jobs and the GPU (sched/).
   // When set, it decides the hardware mode too: time-slice runs the device
   // time-sliced, every other policy runs it concurrently (MPS); `mode` must

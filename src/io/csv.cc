@@ -19,8 +19,11 @@ bool RowIsBlank(const CsvRow& r) {
 }  // namespace
 
 std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -42,12 +45,14 @@ bool ParseFiniteDouble(std::string_view s, double* out) {
   s = TrimSpaces(s);
   // strtod also reads hexadecimal ("0x10" = 16); no profiler or log writes
   // that, and reading it would make a typo a number.
-  if (s.empty() || s.find_first_of("xX") != std::string_view::npos) return false;
+  if (s.empty() || s.find_first_of("xX") != std::string_view::npos)
+    return false;
   std::string buf(s);
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(buf.c_str(), &end);
-  if (end != buf.c_str() + buf.size() || errno == ERANGE || !std::isfinite(v)) return false;
+  if (end != buf.c_str() + buf.size() || errno == ERANGE || !std::isfinite(v))
+    return false;
   *out = v;
   return true;
 }
@@ -73,8 +78,10 @@ Result<int> CsvTable::Column(std::string_view name) const {
     if (TrimSpaces(header[i]) == name) return static_cast<int>(i);
   }
   std::string have;
-  for (const auto& h : header) have += (have.empty() ? "" : ", ") + std::string(TrimSpaces(h));
-  return InvalidArgumentError(path + ": missing column '" + std::string(name) + "' (have: " + have + ")");
+  for (const auto& h : header)
+    have += (have.empty() ? "" : ", ") + std::string(TrimSpaces(h));
+  return InvalidArgumentError(path + ": missing column '" + std::string(name) +
+                              "' (have: " + have + ")");
 }
 
 std::string CsvTable::Where(const CsvRow& row) const {
@@ -83,10 +90,13 @@ std::string CsvTable::Where(const CsvRow& row) const {
 
 Result<std::string_view> CsvTable::Cell(const CsvRow& row, int col) const {
   if (col < 0 || static_cast<size_t>(col) >= row.cells.size()) {
-    const std::string name = static_cast<size_t>(col) < header.size() ? " ('" + header[col] + "')" : "";
-    return InvalidArgumentError(Where(row) + ": expected at least " + std::to_string(col + 1) +
-                                " fields, found " + std::to_string(row.cells.size()) +
-                                " (no column " + std::to_string(col + 1) + name + ")");
+    const std::string name = static_cast<size_t>(col) < header.size()
+                                 ? " ('" + header[col] + "')"
+                                 : "";
+    return InvalidArgumentError(
+        Where(row) + ": expected at least " + std::to_string(col + 1) +
+        " fields, found " + std::to_string(row.cells.size()) + " (no column " +
+        std::to_string(col + 1) + name + ")");
   }
   return std::string_view(row.cells[col]);
 }
@@ -95,8 +105,13 @@ Result<double> CsvTable::Number(const CsvRow& row, int col) const {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, Cell(row, col));
   double v = 0;
   if (!ParseFiniteDouble(cell, &v)) {
-    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(TrimSpaces(header[col])) + "'" : "column " + std::to_string(col + 1);
-    return InvalidArgumentError(Where(row) + ": " + name + ": expected a finite number, got '" + std::string(cell) + "'");
+    const std::string name =
+        static_cast<size_t>(col) < header.size()
+            ? "column '" + std::string(TrimSpaces(header[col])) + "'"
+            : "column " + std::to_string(col + 1);
+    return InvalidArgumentError(Where(row) + ": " + name +
+                                ": expected a finite number, got '" +
+                                std::string(cell) + "'");
   }
   return v;
 }
@@ -104,15 +119,20 @@ Result<double> CsvTable::Number(const CsvRow& row, int col) const {
 Result<int64_t> CsvTable::Integer(const CsvRow& row, int col) const {
   COLO_ASSIGN_OR_RETURN(double v, Number(row, col));
   if (v != std::floor(v) || std::fabs(v) > 9e15) {
-    const std::string name = static_cast<size_t>(col) < header.size() ? "column '" + std::string(TrimSpaces(header[col])) + "'" : "column " + std::to_string(col + 1);
-    return InvalidArgumentError(Where(row) + ": " + name + ": expected an integer" +
-                                (v == std::floor(v) ? " of magnitude at most 9e15" : "") + ", got '" +
-                                std::string(row.cells[col]) + "'");
+    const std::string name =
+        static_cast<size_t>(col) < header.size()
+            ? "column '" + std::string(TrimSpaces(header[col])) + "'"
+            : "column " + std::to_string(col + 1);
+    return InvalidArgumentError(
+        Where(row) + ": " + name + ": expected an integer" +
+        (v == std::floor(v) ? " of magnitude at most 9e15" : "") + ", got '" +
+        std::string(row.cells[col]) + "'");
   }
   return static_cast<int64_t>(v);
 }
 
-Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options) {
+Result<CsvTable> ParseCsv(std::string_view text, std::string path,
+                          const CsvOptions& options) {
   CsvTable table;
   table.path = std::move(path);
   text = WithoutByteOrderMark(text);
@@ -167,25 +187,31 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOpti
   if (!cell.empty() || !row.cells.empty()) end_row();
   size_t first = 0;
   if (options.has_header) {
-    if (rows.empty()) return InvalidArgumentError(table.path + ": empty file, expected a header line");
+    if (rows.empty())
+      return InvalidArgumentError(table.path +
+                                  ": empty file, expected a header line");
     table.header = rows[0].cells;
     for (auto& h : table.header) h = std::string(TrimSpaces(h));
-    COLO_RETURN_IF_ERROR(CheckUniqueColumns(table.header, table.Where(rows[0])));
+    COLO_RETURN_IF_ERROR(
+        CheckUniqueColumns(table.header, table.Where(rows[0])));
     first = 1;
   }
-  table.rows.assign(std::make_move_iterator(rows.begin() + first), std::make_move_iterator(rows.end()));
+  table.rows.assign(std::make_move_iterator(rows.begin() + first),
+                    std::make_move_iterator(rows.end()));
   if (options.has_header && options.rows_as_wide_as_header) {
     COLO_RETURN_IF_ERROR(CheckRowWidths(table));
   }
   return table;
 }
 
-Status CheckUniqueColumns(const std::vector<std::string>& names, const std::string& where) {
+Status CheckUniqueColumns(const std::vector<std::string>& names,
+                          const std::string& where) {
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (!names[i].empty() && names[i] == names[j]) {
-        return InvalidArgumentError(where + ": column '" + names[i] + "' appears twice (fields " +
-                                    std::to_string(j + 1) + " and " + std::to_string(i + 1) + ")");
+        return InvalidArgumentError(
+            where + ": column '" + names[i] + "' appears twice (fields " +
+            std::to_string(j + 1) + " and " + std::to_string(i + 1) + ")");
       }
     }
   }
@@ -195,10 +221,12 @@ Status CheckUniqueColumns(const std::vector<std::string>& names, const std::stri
 Status CheckRowWidths(const CsvTable& table) {
   for (const CsvRow& r : table.rows) {
     if (r.cells.size() != table.header.size()) {
-      return InvalidArgumentError(table.Where(r) + ": expected " + std::to_string(table.header.size()) +
-                                  " fields like the header, found " + std::to_string(r.cells.size()) +
-                                  (r.cells.size() < table.header.size() ? " (a truncated or hand-edited file?)"
-                                                                        : ""));
+      return InvalidArgumentError(
+          table.Where(r) + ": expected " + std::to_string(table.header.size()) +
+          " fields like the header, found " + std::to_string(r.cells.size()) +
+          (r.cells.size() < table.header.size()
+               ? " (a truncated or hand-edited file?)"
+               : ""));
     }
   }
   return OkStatus();
@@ -221,7 +249,8 @@ Result<std::string> ReadTextFile(const std::string& path) {
   return text;
 }
 
-Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options) {
+Result<CsvTable> ReadCsvFile(const std::string& path,
+                             const CsvOptions& options) {
   COLO_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseCsv(text, path, options);
 }

@@ -19,7 +19,7 @@
 namespace colo::io {
 
 struct CsvRow {
-  int line = 0;                     // 1-based line where the row starts.
+  int line = 0;  // 1-based line where the row starts.
   std::vector<std::string> cells;
 };
 
@@ -48,8 +48,8 @@ class CsvTable {
 };
 
 struct CsvOptions {
-  bool has_header = true;   // first non-blank row is the header. Default: true.
-  char delimiter = ',';     // Default: ','.
+  bool has_header = true;  // first non-blank row is the header. Default: true.
+  char delimiter = ',';    // Default: ','.
   // Rows must have exactly the header's number of fields (InvalidArgument
   // "<path>:<line>: expected N fields like the header, found M"). Readers of
   // files with trailer lines (ncu's "==PROF==") turn it off and check rows
@@ -60,7 +60,8 @@ struct CsvOptions {
 // Parses `text`, naming it `path` in messages. InvalidArgument on an
 // unterminated quote (with its line), a duplicate header column, or a row of
 // the wrong width (see CsvOptions).
-Result<CsvTable> ParseCsv(std::string_view text, std::string path, const CsvOptions& options = {});
+Result<CsvTable> ParseCsv(std::string_view text, std::string path,
+                          const CsvOptions& options = {});
 
 // InvalidArgument "<path>:<line>: expected N fields like the header, found
 // M" for the first row of another width than the header (what ParseCsv
@@ -75,7 +76,8 @@ Status CheckUniqueColumns(const std::vector<std::string>& names,
                           const std::string& where);
 
 // Reads and parses a file. NotFound if it cannot be opened.
-Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options = {});
+Result<CsvTable> ReadCsvFile(const std::string& path,
+                             const CsvOptions& options = {});
 
 // Reads a whole file into a string, without a leading UTF-8 byte-order mark.
 // NotFound "<path>: cannot open (reason)"; InvalidArgument "<path>: is a
@@ -84,7 +86,9 @@ Result<std::string> ReadTextFile(const std::string& path);
 
 // `s` without leading spaces/tabs and trailing spaces/tabs/carriage returns.
 std::string_view TrimSpaces(std::string_view s);
-inline std::string TrimmedCopy(std::string_view s) { return std::string(TrimSpaces(s)); }
+inline std::string TrimmedCopy(std::string_view s) {
+  return std::string(TrimSpaces(s));
+}
 
 // The whitespace-separated tokens of `line` (spaces, tabs, carriage returns),
 // as the column-aligned logs of nvidia-smi and dcgmi are written.

@@ -10,6 +10,8 @@
 #include <limits>
 #include <system_error>
 
+#include "io/utf8.h"
+
 namespace colo::io {
 namespace {
 
@@ -84,8 +86,8 @@ bool DecodeDecimalInteger(const std::string& text, int64_t* out) {
 bool LooksNonDecimal(const std::string& text) {
   size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
   if (i + 1 >= text.size() || text[i] != '0') return false;
-  const char base = static_cast<char>(std::tolower(
-      static_cast<unsigned char>(text[i + 1])));
+  const char base =
+      static_cast<char>(std::tolower(static_cast<unsigned char>(text[i + 1])));
   return base == 'x' || base == 'o' || base == 'b';
 }
 
@@ -154,6 +156,11 @@ Result<std::string> YamlValue::Name(std::string_view what) const {
     return u < 0x20 || u == 0x7f;
   });
   if (name.empty() || control) return Expected(expected);
+  // Names reach JSON reports, which hold UTF-8 only; the bytes are not
+  // echoed, as a terminal would print them garbled.
+  if (!IsValidUtf8(name))
+    return Error("expected a " + std::string(what) +
+                 " in UTF-8, got bytes that are not");
   return name;
 }
 
@@ -247,11 +254,11 @@ Result<Duration> YamlValue::TimeAtLeast(TimeUnit unit, Duration min,
   if (t.ok() && *t >= min) return t;
   const char* name;
   const double ns_per_unit = NsPerUnit(unit, &name);
-  return Expected("a number >= " +
-                  FormatG(static_cast<double>(min.count()) / ns_per_unit) +
-                  " and at most " +
-                  FormatG(static_cast<double>(kMaxTime.count()) / ns_per_unit) +
-                  " (" + name + "; " + std::string(why) + ")");
+  return Expected(
+      "a number >= " + FormatG(static_cast<double>(min.count()) / ns_per_unit) +
+      " and at most " +
+      FormatG(static_cast<double>(kMaxTime.count()) / ns_per_unit) + " (" +
+      name + "; " + std::string(why) + ")");
 }
 
 Result<bool> YamlValue::Bool() const {
@@ -360,9 +367,9 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
         "past the YAML parser's limit; expected at most about " +
         std::to_string(kMaxYamlNesting) + " levels"));
   } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(EscapeControlCharacters(
-        file + ":" + std::to_string(LineOf(e.mark, 1)) +
-        ": YAML syntax error: " + e.msg));
+    return InvalidArgumentError(
+        EscapeControlCharacters(file + ":" + std::to_string(LineOf(e.mark, 1)) +
+                                ": YAML syntax error: " + e.msg));
   }
 }
 

@@ -71,8 +71,9 @@ class YamlValue {
   // A scalar as text. Expected(expected) for a sequence, mapping or null.
   Result<std::string> String(std::string_view expected = "a string") const;
   // A name printed in reports: non-empty, without control characters (a
-  // newline or a bell would break the table). Otherwise Expected("<what>
-  // without control characters").
+  // newline or a bell would break the table), well-formed UTF-8 (JSON
+  // reports hold nothing else). Otherwise Expected("<what> without control
+  // characters"), or Error("expected a <what> in UTF-8, ...").
   Result<std::string> Name(std::string_view what) const;
   // A finite number (integers included) that passes `valid` (if given).
   // Otherwise Expected(expected), e.g. expected = "a number > 0 (requests/s)".

@@ -18,18 +18,22 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 Result<std::optional<KernelWork>> DeclaredWork(const RingEntry& e) {
   constexpr double kMostWork = 1e24;
-  auto in_range = [&](double x) { return x >= 0 && x <= kMostWork; };  // false for NaN
+  auto in_range = [&](double x) {
+    return x >= 0 && x <= kMostWork;
+  };  // false for NaN
   if (e.work_math == 0) {
     if (e.work_flops == 0 && e.work_bytes == 0 && e.work_efficiency == 0)
       return std::optional<KernelWork>();
-    return InvalidArgumentError("kernel definition declares work without a math unit");
+    return InvalidArgumentError(
+        "kernel definition declares work without a math unit");
   }
-  if (e.work_math > kMaxMathUnit || !in_range(e.work_flops) || !in_range(e.work_bytes) ||
+  if (e.work_math > kMaxMathUnit || !in_range(e.work_flops) ||
+      !in_range(e.work_bytes) ||
       !(e.work_efficiency > 0 && e.work_efficiency <= 1)) {
-    return InvalidArgumentError("kernel definition declares math unit " +
-                                std::to_string(e.work_math) + " (expected 1.." +
-                                std::to_string(kMaxMathUnit) +
-                                ") with FLOPs and bytes in 0..1e24 at an efficiency in (0, 1]");
+    return InvalidArgumentError(
+        "kernel definition declares math unit " + std::to_string(e.work_math) +
+        " (expected 1.." + std::to_string(kMaxMathUnit) +
+        ") with FLOPs and bytes in 0..1e24 at an efficiency in (0, 1]");
   }
   KernelWork w;
   w.flops = e.work_flops;
@@ -52,12 +56,14 @@ RingEntry WaitEntry(uint64_t seq, uint32_t stream_id, WaitTarget target) {
 Result<WaitTarget> WaitTargetOf(const RingEntry& e) {
   if (e.func_id != static_cast<uint32_t>(SyncScope::kAllBefore) &&
       e.func_id != static_cast<uint32_t>(SyncScope::kLaunch)) {
-    return InvalidArgumentError("stream wait with unknown scope " + std::to_string(e.func_id));
+    return InvalidArgumentError("stream wait with unknown scope " +
+                                std::to_string(e.func_id));
   }
   // Only an earlier launch: a wait on itself or a later one would never end.
   if (e.shared_mem == 0 || e.shared_mem >= e.seq) {
-    return InvalidArgumentError("stream wait " + std::to_string(e.seq) + " on launch " +
-                                std::to_string(e.shared_mem) + ", which is not an earlier one");
+    return InvalidArgumentError("stream wait " + std::to_string(e.seq) +
+                                " on launch " + std::to_string(e.shared_mem) +
+                                ", which is not an earlier one");
   }
   return WaitTarget{e.shared_mem, static_cast<SyncScope>(e.func_id)};
 }
@@ -75,7 +81,8 @@ RingEntry CopyEntry(uint64_t seq, uint32_t stream_id, HostCopy copy) {
 Result<HostCopy> HostCopyOf(const RingEntry& e) {
   if (e.func_id != static_cast<uint32_t>(CopyDirection::kHostToDevice) &&
       e.func_id != static_cast<uint32_t>(CopyDirection::kDeviceToHost)) {
-    return InvalidArgumentError("copy with unknown direction " + std::to_string(e.func_id));
+    return InvalidArgumentError("copy with unknown direction " +
+                                std::to_string(e.func_id));
   }
   if (e.shared_mem == 0 || e.shared_mem > kMaxCopyBytes) {
     return InvalidArgumentError("copy " + std::to_string(e.seq) + " of " +
@@ -114,8 +121,9 @@ void PostLaunchEnd(RingControl& c, uint64_t seq, int64_t end_ns) {
 
 void PostAllDone(RingControl& c, uint64_t seq, int64_t at_ns) {
   RingControl::DoneSlot& d = c.done[seq % kDoneSlots];
-  const uint64_t held = d.seq.load(std::memory_order_relaxed);  // colod wrote it
-  if (held > seq) return;  // already a later launch's
+  const uint64_t held =
+      d.seq.load(std::memory_order_relaxed);  // colod wrote it
+  if (held > seq) return;                     // already a later launch's
   if (held != seq) PostLaunchEnd(c, seq, at_ns);
   // A slot's own end is never later than the moment everything before it
   // had ended too.
@@ -151,12 +159,18 @@ LaunchRing::~LaunchRing() {
 }
 
 Result<LaunchRing*> LaunchRing::Create() {
-  int mfd = memfd_create("colo-launch-ring", MFD_CLOEXEC);
+  int mfd = memfd_create("colo-launch-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (mfd < 0)
     return InternalError(std::string("memfd_create: ") + strerror(errno));
   if (ftruncate(mfd, static_cast<off_t>(RingBytes())) != 0) {
     close(mfd);
     return InternalError(std::string("ftruncate: ") + strerror(errno));
+  }
+  // Sealed at its size before colod maps it: a ring that shrank under
+  // colod's mapping would fault colod (SIGBUS) on its next read.
+  if (fcntl(mfd, F_ADD_SEALS, kRingSeals) != 0) {
+    close(mfd);
+    return InternalError(std::string("sealing the ring: ") + strerror(errno));
   }
   void* p =
       mmap(nullptr, RingBytes(), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -178,6 +192,15 @@ Result<LaunchRing*> LaunchRing::Create() {
 }
 
 Result<LaunchRing*> LaunchRing::Attach(int memfd, int efd) {
+  // Only memory that no one can resize is mapped: the seals hold for every
+  // holder of the memfd, the client too, so the size checked below stays.
+  const int seals = fcntl(memfd, F_GET_SEALS);
+  if (seals < 0 || (seals & kRingSeals) != kRingSeals) {
+    close(memfd);
+    close(efd);
+    return InvalidArgumentError(
+        "ring memory is not a memfd sealed against shrinking and growing");
+  }
   struct stat st;
   if (fstat(memfd, &st) != 0 ||
       static_cast<size_t>(st.st_size) != RingBytes()) {

@@ -31,12 +31,13 @@
 // serializes its producers, colod's single thread consumes.
 #pragma once
 
+#include <fcntl.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <optional>
+#include <string>
 
 #include "colo/copy_engines.h"
 #include "colo/gemm_model.h"
@@ -176,6 +177,11 @@ uint32_t EntryChecksum(const RingEntry& e);
 // Bytes of the shared mapping: control block + capacity entries.
 size_t RingBytes();
 
+// The seals (fcntl F_ADD_SEALS) a ring's memfd carries: its size can change
+// no more, so no holder can shrink it under another's mapping, and no
+// further seal (a write seal) can be added to stop colod's writes.
+inline constexpr int kRingSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
 class LaunchRing {
  public:
   LaunchRing() = default;
@@ -183,10 +189,12 @@ class LaunchRing {
   LaunchRing(const LaunchRing&) = delete;
   LaunchRing& operator=(const LaunchRing&) = delete;
 
-  // Client side: creates the memfd and the eventfd, maps and initializes.
+  // Client side: creates the memfd (sealed with kRingSeals) and the
+  // eventfd, maps and initializes.
   static Result<LaunchRing*> Create();
-  // colod side: maps a client's memfd (checks its size and magic) and takes
-  // ownership of both descriptors. InvalidArgument names what is wrong.
+  // colod side: maps a client's memfd (checks its seals, size and magic)
+  // and takes ownership of both descriptors. InvalidArgument names what is
+  // wrong.
   static Result<LaunchRing*> Attach(int memfd, int eventfd);
 
   int memfd() const { return memfd_; }

@@ -5,10 +5,9 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <sys/time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,28 @@
 #include <thread>
 
 namespace colo::ipc {
+namespace {
+
+// FailedPrecondition unless the peer of `fd` runs as root, as this
+// process's user or as one of o.server_uids.
+Status CheckServerMayHaveToken(int fd, const ClientOptions& o) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    return UnavailableError(std::string("SO_PEERCRED: ") + strerror(errno));
+  if (cred.uid == 0 || cred.uid == getuid() ||
+      std::find(o.server_uids.begin(), o.server_uids.end(), cred.uid) !=
+          o.server_uids.end()) {
+    return OkStatus();
+  }
+  return FailedPreconditionError("not sending the token to the server at " +
+                                 o.socket_path + ": it runs as uid " +
+                                 std::to_string(cred.uid) +
+                                 ", which is neither root, this user, nor a "
+                                 "uid named as colod's (COLO_SERVER_UID)");
+}
+
+}  // namespace
 
 RuntimeClient::~RuntimeClient() {
   if (fd_ >= 0) close(fd_);
@@ -47,6 +68,13 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
     return UnavailableError("cannot reach colod at " + o.socket_path + ": " +
                             strerror(errno));
   }
+  if (o.token.size() > kMaxTokenBytes) {
+    return InvalidArgumentError(
+        "the token is " + std::to_string(o.token.size()) +
+        " bytes; colod takes at most " + std::to_string(kMaxTokenBytes));
+  }
+  if (!o.token.empty())
+    COLO_RETURN_IF_ERROR(CheckServerMayHaveToken(c->fd_, o));
   HelloMsg hello;
   hello.role = static_cast<uint32_t>(o.role);
   hello.requested_class = static_cast<uint32_t>(o.requested_class);
@@ -177,7 +205,8 @@ Result<int> RuntimeClient::Free(uint64_t address) {
 void RuntimeClient::SpinUntilReadable(Duration spin) const {
   if (spin <= Duration(0)) return;
   using SteadyClock = std::chrono::steady_clock;
-  const auto deadline = SteadyClock::now() + std::chrono::nanoseconds(spin.count());
+  const auto deadline =
+      SteadyClock::now() + std::chrono::nanoseconds(spin.count());
   pollfd p{fd_, POLLIN, 0};
   while (SteadyClock::now() < deadline) {
     if (poll(&p, 1, 0) != 0) return;  // readable, closed, or an error to read

@@ -18,6 +18,8 @@
 // rest is not synchronized (the interposer calls it under its own lock).
 #pragma once
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -25,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "colo/status.h"
 #include "colo/time.h"
@@ -37,8 +40,13 @@ struct ClientOptions {
   std::string socket_path;  // colod's socket. Default: none (required).
   ClientRole role = ClientRole::kApp;  // Default: an application.
   WireClass requested_class = WireClass::kBestEffort;  // Default: best-effort.
-  std::string token;    // operator-issued token. Default: none.
-  std::string program;  // for `colo top`. Default: empty.
+  // Operator-issued token, at most kMaxTokenBytes. It is sent only to a
+  // colod that runs as root, as this process's user, or as one of
+  // `server_uids` (its SO_PEERCRED): a socket anyone could bind (in /tmp)
+  // must not collect it. Default: none.
+  std::string token;
+  std::vector<uid_t> server_uids;  // Default: none besides root and self.
+  std::string program;             // for `colo top`. Default: empty.
   // Sync: poll for colod's reply, yielding the CPU between polls, for up to
   // this long before blocking, when colod allows it (its clients and colod
   // fit the CPUs: CUDA's own synchronize spins by default under that rule;

@@ -16,8 +16,8 @@
 // after it has completed, answers kDone (with a cudaError_t if the launch
 // failed). Grants of one stream come in its order; a stream may have
 // several granted and not done (colod's gate_depth, as far as the policy
-// grants them), and their kDones may come in any order. In sim mode colod closes its end and the
-// channel stays silent.
+// grants them), and their kDones may come in any order. In sim mode colod
+// closes its end and the channel stays silent.
 //
 // Thread safety: the functions are reentrant; one socket must not be used by
 // two threads at once.
@@ -36,7 +36,7 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 4: launch end times on the ring; 5: L2, bus width and memory clock in
 // the welcome; 6: declared work (library GEMMs) in kernel definitions;
 // 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy).
-inline constexpr uint32_t kWireVersion = 8;
+inline constexpr uint32_t kWireVersion = 9;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -67,13 +67,17 @@ enum class ClientRole : uint32_t { kApp = 0, kMonitor = 1 };
 enum class DeviceMode : uint32_t { kSim = 0, kGate = 1 };
 enum class WireClass : uint32_t { kBestEffort = 0, kHigh = 1 };
 
+// The longest priority token a hello carries (bytes, without the NUL);
+// colod's config refuses a longer one and a client will not cut one short.
+inline constexpr size_t kMaxTokenBytes = 255;
+
 struct HelloMsg {
   uint32_t version = kWireVersion;
   uint32_t role = 0;             // ClientRole.
   uint32_t requested_class = 0;  // WireClass: only a request; colod decides.
   int32_t pid = 0;               // informational; colod trusts SO_PEERCRED.
-  char token[64] = {};           // an operator-issued priority token, or empty.
-  char program[64] = {};         // argv[0]'s basename, for `colo top`.
+  char token[kMaxTokenBytes + 1] = {};  // an operator-issued token, or empty.
+  char program[64] = {};                // argv[0]'s basename, for `colo top`.
 };
 
 struct WelcomeMsg {
@@ -91,10 +95,10 @@ struct WelcomeMsg {
   int32_t registers_per_sm = 0;
   int32_t warp_size = 32;
   int32_t clock_mhz = 0;
-  uint32_t device_mode = 0;  // DeviceMode.
-  int64_t l2_cache_bytes = 0;     // 0: not known.
-  int32_t memory_bus_bits = 0;    // 0: not known.
-  int32_t memory_clock_khz = 0;   // 0: not known.
+  uint32_t device_mode = 0;      // DeviceMode.
+  int64_t l2_cache_bytes = 0;    // 0: not known.
+  int32_t memory_bus_bits = 0;   // 0: not known.
+  int32_t memory_clock_khz = 0;  // 0: not known.
 };
 
 struct RejectedMsg {

@@ -94,14 +94,14 @@ Result<GroupEvaluator> GroupEvaluator::Create(
     for (size_t m = 0; m < e.n_mig_; ++m) {
       const MigProfile& mp = gpu.mig_profiles[m];
       const double y = e.mig_y_[static_cast<size_t>(t.profile) * e.n_mig_ + m];
-      if (t.memory_gib <= mp.memory_eighths * gib_per_eighth -
-                              options.mig_reserve_gib &&
+      if (t.memory_gib <=
+              mp.memory_eighths * gib_per_eighth - options.mig_reserve_gib &&
           (!t.high || y >= options.high_priority_floor))
         allowed |= 1u << m;
     }
-    auto [it, fresh] = class_index.emplace(
-        std::make_pair(t.profile, allowed),
-        static_cast<int>(e.mig_classes_.size()));
+    auto [it, fresh] =
+        class_index.emplace(std::make_pair(t.profile, allowed),
+                            static_cast<int>(e.mig_classes_.size()));
     if (fresh) e.mig_classes_.push_back(it->first);
     e.mig_class_.push_back(it->second);
   }
@@ -200,7 +200,8 @@ const GroupEvaluator::MigChoice& GroupEvaluator::CachedMig(
     int64_t code, const std::array<int, 3>& key, int k) {
   if (mig_slot_.empty()) {
     const int64_t base = static_cast<int64_t>(mig_classes_.size()) + 1;
-    if (base * base * base <= kDenseMigSlots) mig_slot_.assign(base * base * base, -1);
+    if (base * base * base <= kDenseMigSlots)
+      mig_slot_.assign(base * base * base, -1);
   }
   if (!mig_slot_.empty()) {
     int32_t& slot = mig_slot_[code];
@@ -211,7 +212,8 @@ const GroupEvaluator::MigChoice& GroupEvaluator::CachedMig(
     return mig_choices_[slot];
   }
   auto it = mig_cache_.find(code);
-  if (it == mig_cache_.end()) it = mig_cache_.emplace(code, BestMig(key, k)).first;
+  if (it == mig_cache_.end())
+    it = mig_cache_.emplace(code, BestMig(key, k)).first;
   return it->second;
 }
 

@@ -9,6 +9,7 @@
 
 #include "colo/gpu_spec.h"
 #include "io/csv.h"
+#include "io/utf8.h"
 #include "io/yaml_value.h"
 
 namespace colo::place {
@@ -78,6 +79,9 @@ Status ParseJob(const YamlValue& v, const std::string& base_dir,
   COLO_ASSIGN_OR_RETURN(YamlValue name_v, m.Require("name", "the job's name"));
   COLO_ASSIGN_OR_RETURN(job.name, name_v.String("the job's name"));
   if (job.name.empty()) return name_v.Expected("a non-empty name");
+  if (!io::IsValidUtf8(job.name))
+    return name_v.Error(
+        "expected the job's name in UTF-8, got bytes that are not");
   COLO_ASSIGN_OR_RETURN(YamlValue prof_v,
                         m.Require("profile", "a profile name or .json path"));
   COLO_ASSIGN_OR_RETURN(std::string ref,

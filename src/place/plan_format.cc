@@ -70,15 +70,17 @@ std::string PlanToJson(const Plan& plan) {
     // A waiting job has no GPU and no prediction: null, as colo sim's JSON
     // writes an absent figure (not -1 and 0).
     const bool waiting = p.gpu < 0;
-    pj["gpu"] = waiting ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.gpu);
+    pj["gpu"] = waiting ? nlohmann::ordered_json(nullptr)
+                        : nlohmann::ordered_json(p.gpu);
     pj["predicted_normalized_throughput"] =
-        waiting ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.predicted);
+        waiting ? nlohmann::ordered_json(nullptr)
+                : nlohmann::ordered_json(p.predicted);
     if (!p.mig_profile.empty()) pj["mig_profile"] = p.mig_profile;
     pj["reason"] = p.reason;
     jobs.push_back(pj);
   }
   j["jobs"] = jobs;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace colo::place

@@ -108,15 +108,16 @@ std::string WaitingReason(int j, int sj, const PlacementSearch& s,
     // high-priority job (it or one there) would fall below the floor.
     std::string why;
     if (by_memory > 0) {
-      why += fmt::format("on {} its {:.1f} GiB of memory does not fit beside the jobs "
-                         "there",
-                         by_memory, pj.memory_gib);
+      why += fmt::format(
+          "on {} its {:.1f} GiB of memory does not fit beside the jobs "
+          "there",
+          by_memory, pj.memory_gib);
     }
     if (by_floor > 0) {
-      why += fmt::format("{}on {} a high-priority job would fall below the "
-                         "floor {:.2f}",
-                         why.empty() ? "" : "; ", by_floor,
-                         o.high_priority_floor);
+      why += fmt::format(
+          "{}on {} a high-priority job would fall below the "
+          "floor {:.2f}",
+          why.empty() ? "" : "; ", by_floor, o.high_priority_floor);
     }
     return fmt::format("waiting: none of the {} GPUs with room can take it: {}",
                        with_room, why);
@@ -131,14 +132,20 @@ std::string WaitingReason(int j, int sj, const PlacementSearch& s,
 
 Status PlanOptions::Validate() const {
   if (gpus < 1 || gpus > kMaxGpus)
-    return InvalidArgumentError("--gpus must be in 1.." + std::to_string(kMaxGpus));
+    return InvalidArgumentError("--gpus must be in 1.." +
+                                std::to_string(kMaxGpus));
   if (max_jobs_per_gpu < 1 || max_jobs_per_gpu > 3)
-    return InvalidArgumentError("the most jobs per GPU (--max-per-gpu, max_jobs_per_gpu) must be 1, 2 or 3");
+    return InvalidArgumentError(
+        "the most jobs per GPU (--max-per-gpu, max_jobs_per_gpu) must be 1, 2 "
+        "or 3");
   if (!(high_priority_floor > 0 && high_priority_floor <= 1)) {
-    return InvalidArgumentError("the high-priority floor (--floor, high_priority_floor) must be in (0, 1]");
+    return InvalidArgumentError(
+        "the high-priority floor (--floor, high_priority_floor) must be in (0, "
+        "1]");
   }
   if (!(memory_reserve_gib >= 0 && std::isfinite(memory_reserve_gib)))
-    return InvalidArgumentError("the memory reserve (--reserve-gib) must be a finite number >= 0 GiB");
+    return InvalidArgumentError(
+        "the memory reserve (--reserve-gib) must be a finite number >= 0 GiB");
   if (max_passes < 0) return InvalidArgumentError("max_passes must be >= 0");
   if (perturbation_rounds < 0)
     return InvalidArgumentError("perturbation_rounds must be >= 0");
@@ -164,7 +171,8 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
   std::map<std::string, int> profile_index;
   // Negated so that the map's order is the canonical one.
   auto type_key = [](const JobRequest& j) {
-    return std::make_tuple(j.priority != PriorityClass::kHigh, -j.memory_gib, j.profile.name);
+    return std::make_tuple(j.priority != PriorityClass::kHigh, -j.memory_gib,
+                           j.profile.name);
   };
   // Each type's first job, then (below) its number.
   std::map<std::tuple<bool, double, std::string>, int> type_of;
@@ -175,9 +183,9 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
     if (fresh) {
       // Say which job brings a profile the model cannot read.
       if (Result<std::vector<double>> x = model.Inputs(j.profile); !x.ok()) {
-        return FailedPreconditionError(
-            (j.where.empty() ? "" : j.where + ": ") + "job '" + j.name +
-            "': " + x.status().message());
+        return FailedPreconditionError((j.where.empty() ? "" : j.where + ": ") +
+                                       "job '" + j.name +
+                                       "': " + x.status().message());
       }
       profiles.push_back(j.profile);
     }
@@ -276,9 +284,8 @@ Result<Plan> PlanPlacement(const std::vector<JobRequest>& jobs,
     ++plan.placed;
     const PlannedGpu& pg = plan.gpus[pj.gpu];
     if (pg.jobs.size() == 1) {
-      pj.reason =
-          AloneReason(static_cast<int>(j), plan.jobs, eval, job_type, o,
-                      everyone_alone);
+      pj.reason = AloneReason(static_cast<int>(j), plan.jobs, eval, job_type, o,
+                              everyone_alone);
     } else {
       pj.reason = fmt::format("shares GPU {} ({}) with {}", pg.index,
                               GpuModeName(pg.mode),

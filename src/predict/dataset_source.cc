@@ -71,9 +71,9 @@ Result<LoadedDataset> LoadDataset(const DatasetSource& s) {
     }
   }
   for (const std::string& w : s.exclude) {
-    const bool profiled =
-        std::any_of(out.all_profiles.begin(), out.all_profiles.end(),
-                    [&](const profile::WorkloadProfile& p) { return p.name == w; });
+    const bool profiled = std::any_of(
+        out.all_profiles.begin(), out.all_profiles.end(),
+        [&](const profile::WorkloadProfile& p) { return p.name == w; });
     if (!measured_names.count(w) && !profiled) {
       return InvalidArgumentError("--exclude '" + w +
                                   "': no workload of that name in " + pairs +

@@ -35,7 +35,7 @@ struct DatasetSource {
   std::vector<std::string> exclude;  // more workloads to drop.
   std::string solo_reference_csv;    // optional cross-check file ("" = none).
   SoloCrossCheckOptions cross_check;
-  std::string peace_metrics_csv;     // optional DCGM metrics ("" = none).
+  std::string peace_metrics_csv;  // optional DCGM metrics ("" = none).
   Status Validate() const;
 };
 

@@ -81,9 +81,8 @@ std::string FormatPredictionsCsv(const EvalReport& r, const PairDataset& d) {
     out += fmt::format(
         "{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", quoted(rec.method),
         left_out, quoted(d.profiles.at(p.a).name),
-        quoted(d.profiles.at(p.b).name),
-        p.norm_a, p.norm_b, rec.predicted.norm_a, rec.predicted.norm_b,
-        quoted(p.where));
+        quoted(d.profiles.at(p.b).name), p.norm_a, p.norm_b,
+        rec.predicted.norm_a, rec.predicted.norm_b, quoted(p.where));
   }
   return out;
 }

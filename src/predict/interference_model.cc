@@ -69,7 +69,7 @@ std::string ModelToJson(const InterferenceModel& m) {
   }
   j["terms"] = terms;
   if (!m.residual.empty()) j["residual"] = ResidualKernelToJson(m.residual);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Result<InterferenceModel> ParseModelJson(std::string_view text,
@@ -85,9 +85,9 @@ Result<InterferenceModel> ParseModelJson(std::string_view text,
         "train`)");
   }
   // Versions this build writes: 1 (linear), 2 (with the residual).
-  if (j.contains("version") &&
-      !(j["version"].is_number_integer() &&
-        (j["version"].get<int64_t>() == 1 || j["version"].get<int64_t>() == 2))) {
+  if (j.contains("version") && !(j["version"].is_number_integer() &&
+                                 (j["version"].get<int64_t>() == 1 ||
+                                  j["version"].get<int64_t>() == 2))) {
     return InvalidArgumentError(
         source + ": model version " + j["version"].dump() +
         " is not one this colo reads (1 or 2); write it again with this "
@@ -110,8 +110,8 @@ Result<InterferenceModel> ParseModelJson(std::string_view text,
     }
     Result<PairTerm> term = ParsePairTerm(t["term"].get<std::string>());
     if (!term.ok()) return term.status().WithContext(at);
-    if (std::find(m.linear.names.begin(), m.linear.names.end(),
-                  term->Name()) != m.linear.names.end()) {
+    if (std::find(m.linear.names.begin(), m.linear.names.end(), term->Name()) !=
+        m.linear.names.end()) {
       return InvalidArgumentError(at + ": term '" + term->Name() +
                                   "' is already in the model");
     }

@@ -127,7 +127,7 @@ struct ExtraSums {
 
 struct CvResult {
   MethodResult kfold, lowo;
-  std::vector<MethodResult> combos;  // per extra: k-fold, then LOWO.
+  std::vector<MethodResult> combos;       // per extra: k-fold, then LOWO.
   std::vector<PredictionRecord> records;  // per pair, of all the above.
 };
 

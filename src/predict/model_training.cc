@@ -293,9 +293,9 @@ Result<InterferenceModel> TrainInterferenceModel(
       features.push_back(f);
     } else if (some_have && !IsCurveSampleFeature(f)) {
       // Only a feature some workloads have is news when it is left out.
-      rep.dropped_features.push_back(
-          name + " (workload '" + data.profiles[lacking].name + "' lacks " +
-          BaseFeatureSource(f) + ")");
+      rep.dropped_features.push_back(name + " (workload '" +
+                                     data.profiles[lacking].name + "' lacks " +
+                                     BaseFeatureSource(f) + ")");
     }
   }
 

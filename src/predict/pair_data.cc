@@ -112,14 +112,17 @@ Result<PairDataset> BuildPairDataset(
     // Far faster than alone is a unit slip (pair_data.h): the columns are
     // throughputs in the solo throughput's unit.
     for (const auto& [name, norm, shared] :
-         {std::tuple{m.a, s.norm_a, m.shared_a}, std::tuple{m.b, s.norm_b, m.shared_b}}) {
+         {std::tuple{m.a, s.norm_a, m.shared_a},
+          std::tuple{m.b, s.norm_b, m.shared_b}}) {
       if (norm > kMaxNormalizedLabel) {
         return InvalidArgumentError(
-            m.where + ": '" + name + "' shared throughput " + FormatValue(shared) +
-            " is " + FormatValue(norm) + "x its solo throughput " +
+            m.where + ": '" + name + "' shared throughput " +
+            FormatValue(shared) + " is " + FormatValue(norm) +
+            "x its solo throughput " +
             FormatValue(*ds.profiles[ds.Find(name)].solo_throughput) +
             "; expected at most " + FormatValue(kMaxNormalizedLabel) +
-            "x (the pair file holds throughputs in the solo throughput's unit)");
+            "x (the pair file holds throughputs in the solo throughput's "
+            "unit)");
       }
     }
     ds.pairs.push_back(std::move(s));

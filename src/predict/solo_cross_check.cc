@@ -17,8 +17,7 @@ Result<std::vector<SoloDisagreement>> CrossCheckSolo(
     const std::vector<profile::WorkloadProfile>& profiles,
     const std::string& reference_csv, const SoloCrossCheckOptions& options) {
   COLO_RETURN_IF_ERROR(options.Validate());
-  COLO_ASSIGN_OR_RETURN(io::CsvTable t,
-                        io::ReadCsvFile(reference_csv));
+  COLO_ASSIGN_OR_RETURN(io::CsvTable t, io::ReadCsvFile(reference_csv));
   COLO_ASSIGN_OR_RETURN(int c_name, t.Column(options.name_column));
   COLO_ASSIGN_OR_RETURN(int c_tput, t.Column(options.throughput_column));
   std::map<std::string, const profile::WorkloadProfile*> by_name;

@@ -22,8 +22,8 @@ struct Mean {
 // The largest value a field can hold: DCGM's profiling fields are ratios,
 // GPUTL / MCUTL are percentages; other fields are not checked.
 double MaxValue(const std::string& field) {
-  static const char* kRatios[] = {"GRACT", "SMACT", "SMOCC", "TENSO", "DRAMA",
-                                  "FP64A", "FP32A", "FP16A"};
+  static const char* kRatios[] = {"GRACT", "SMACT", "SMOCC", "TENSO",
+                                  "DRAMA", "FP64A", "FP32A", "FP16A"};
   for (const char* r : kRatios) {
     if (field == r) return 1;
   }
@@ -145,7 +145,7 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
   }
   if (out.samples == 0) {
     return io::NoSampleLeftError(path, o.gpu, samples.size(), o.skip_first,
-                             o.skip_idle);
+                                 o.skip_idle);
   }
   if (smact.n == 0 && smocc.n == 0 && drama.n == 0) {
     return InvalidArgumentError(

@@ -115,14 +115,14 @@ Result<std::map<std::string, std::vector<MpsPoint>>> ReadKaceMpsScaling(
   for (const io::CsvRow& r : t.rows) {
     COLO_ASSIGN_OR_RETURN(std::string name, Name(t, r, 0));
     if (r.cells.size() > t.header.size()) {
-      return InvalidArgumentError(t.Where(r) + ": " +
-                                  std::to_string(r.cells.size()) +
-                                  " fields, more than the header's " +
-                                  std::to_string(t.header.size()));
+      return InvalidArgumentError(
+          t.Where(r) + ": " + std::to_string(r.cells.size()) +
+          " fields, more than the header's " + std::to_string(t.header.size()));
     }
     std::vector<int> filled;
     for (size_t i = 1; i < r.cells.size() && i <= pcts.size(); ++i) {
-      if (!io::TrimmedCopy(r.cells[i]).empty()) filled.push_back(static_cast<int>(i));
+      if (!io::TrimmedCopy(r.cells[i]).empty())
+        filled.push_back(static_cast<int>(i));
     }
     std::vector<MpsPoint> points;
     if (filled.size() == 1) {

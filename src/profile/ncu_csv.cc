@@ -43,7 +43,8 @@ Result<TableStart> FindTable(std::string_view text, const std::string& path) {
 bool CommasSeparateThousands(std::string_view s) {
   size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
   size_t end = i;
-  while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == ','))
+  while (end < s.size() &&
+         (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == ','))
     ++end;
   if (s.find(',', end) != std::string_view::npos) return false;
   const std::string_view integer = s.substr(i, end - i);
@@ -226,9 +227,9 @@ Result<double> Convert(const std::string& path, const RawKernel& k,
       // A percentage of peak; ncu's rounding can put it a little above 100,
       // nothing real puts it far above.
       if (v > kMaxPercentOfPeak) {
-        return InvalidArgumentError(tag + ": " + m.value +
-                                    "% of peak, expected at most " +
-                                    std::to_string(static_cast<int>(kMaxPercentOfPeak)) + "%");
+        return InvalidArgumentError(
+            tag + ": " + m.value + "% of peak, expected at most " +
+            std::to_string(static_cast<int>(kMaxPercentOfPeak)) + "%");
       }
       return v;
     case MetricSpec::kBytes: {
@@ -363,7 +364,8 @@ Status CheckLaunchShape(const std::string& tag, const NcuKernel& k,
       __builtin_mul_overflow(blocks, g.z, &blocks) ||
       __builtin_mul_overflow(blocks, b.Count(), &product)) {
     return InvalidArgumentError(tag + ": grid " + FormatDim3(g) + " x block " +
-                                FormatDim3(b) + " threads overflow a 64-bit count");
+                                FormatDim3(b) +
+                                " threads overflow a 64-bit count");
   }
   if (__builtin_mul_overflow(blocks, k.static_shared_bytes, &product)) {
     return InvalidArgumentError(
@@ -468,8 +470,8 @@ bool ParseDim3(std::string_view s, Dim3* out) {
     double d = 0;
     // Below 2^63, so that the cast is defined; CheckLaunchShape applies
     // CUDA's far smaller limits.
-    if (n == 3 || !io::ParseFiniteDouble(t.substr(pos, comma - pos), &d) || d < 0 ||
-        d != std::floor(d) || d >= 0x1p63) {
+    if (n == 3 || !io::ParseFiniteDouble(t.substr(pos, comma - pos), &d) ||
+        d < 0 || d != std::floor(d) || d >= 0x1p63) {
       return false;
     }
     v[n++] = static_cast<int64_t>(d);
@@ -491,7 +493,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   for (io::CsvRow& r : table.rows) r.line += start.line - 1;
   // Trailing "==PROF== Disconnected ..." lines are not rows of the table.
   std::erase_if(table.rows, [](const io::CsvRow& r) {
-    return r.cells.size() == 1 && io::TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
+    return r.cells.size() == 1 &&
+           io::TrimmedCopy(r.cells[0]).rfind("==", 0) == 0;
   });
   COLO_RETURN_IF_ERROR(io::CheckRowWidths(table));
 
@@ -516,8 +519,9 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
   const bool details = OptColumn(table, "Metric Name").has_value();
 
   auto cell = [](const io::CsvRow& r, std::optional<int> c) -> std::string {
-    return c && static_cast<size_t>(*c) < r.cells.size() ? io::TrimmedCopy(r.cells[*c])
-                                                         : std::string();
+    return c && static_cast<size_t>(*c) < r.cells.size()
+               ? io::TrimmedCopy(r.cells[*c])
+               : std::string();
   };
 
   std::vector<NcuKernel> kernels;
@@ -561,7 +565,8 @@ Result<std::vector<NcuKernel>> ParseNcuCsv(std::string_view text,
     }
   } else {
     // Raw page: the first row under the header holds the units.
-    if (table.rows.empty() || !io::TrimmedCopy(table.rows[0].cells[0]).empty()) {
+    if (table.rows.empty() ||
+        !io::TrimmedCopy(table.rows[0].cells[0]).empty()) {
       return InvalidArgumentError(
           path + ":" + std::to_string(start.line + 1) +
           ": expected the units row of a `--page raw` export "

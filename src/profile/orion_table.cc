@@ -141,7 +141,8 @@ Result<Workload> LoadOrionKernelTable(const std::string& path,
   w.profiled_on = v100.name;
   w.kernels.reserve(table.rows.size());
 
-  for (const io::CsvRow& row : table.rows) {  // as wide as the header (ParseCsv)
+  for (const io::CsvRow& row :
+       table.rows) {  // as wide as the header (ParseCsv)
     auto bad = [&](int c, const std::string& what) {
       return InvalidArgumentError(table.Where(row) + ": column '" +
                                   kColumns[c] + "': " + what);

@@ -40,7 +40,8 @@ Result<std::vector<PeaceDcgm>> ReadPeaceDcgm(const std::string& path,
       if (*field < 0 || *field > 100) {
         return InvalidArgumentError(
             t.Where(r) + ": column '" + t.header[col] +
-            "': expected a percentage in [0, 100], got " + std::to_string(*field));
+            "': expected a percentage in [0, 100], got " +
+            std::to_string(*field));
       }
     }
     out.push_back(std::move(m));

@@ -59,9 +59,9 @@ Result<SmiSummary> Summarize(Series s, const std::string& path,
   if (n == 0) {
     return io::NoSampleLeftError(
         path, o.gpu, s.sm.size(), o.skip_first, o.skip_idle,
-        n_without_sm > 0 ? std::to_string(n_without_sm) +
-                               " without an 'sm' figure ('-')"
-                         : "");
+        n_without_sm > 0
+            ? std::to_string(n_without_sm) + " without an 'sm' figure ('-')"
+            : "");
   }
   out.samples = n;
   out.sm_util_pct = sm / static_cast<double>(n);
@@ -85,7 +85,8 @@ Result<std::optional<double>> Cell(const std::string& tok,
   if (v < 0 || v > max) {
     return InvalidArgumentError(where + ": column '" + column + "': " + tok +
                                 " is out of range, expected a number in [0, " +
-                                std::to_string(static_cast<long long>(max)) + "]");
+                                std::to_string(static_cast<long long>(max)) +
+                                "]");
   }
   return std::optional<double>(v);
 }
@@ -180,10 +181,10 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
   if (pmon && o.pid != 0 && pids.empty()) {
     std::string list;
     for (const auto& p : all_pids) list += (list.empty() ? "" : ", ") + p;
-    return InvalidArgumentError(path + ": no sample of pid " +
-                                std::to_string(o.pid) + " on GPU " +
-                                std::to_string(o.gpu) + " (pids there: " +
-                                (list.empty() ? "none" : list) + ")");
+    return InvalidArgumentError(
+        path + ": no sample of pid " + std::to_string(o.pid) + " on GPU " +
+        std::to_string(o.gpu) +
+        " (pids there: " + (list.empty() ? "none" : list) + ")");
   }
   if (pmon && pids.size() > 1) {
     std::string list;
@@ -198,8 +199,9 @@ Result<SmiSummary> ParseMonitor(const std::vector<Line>& lines,
 // "91 %" -> 91, "419 MiB" -> 419; "[N/A]" / "[Not Supported]" -> nullopt.
 // A unit in the cell must be the one in the header's brackets
 // ("memory.used [MiB]"), and the value must lie in [0, max].
-Result<std::optional<double>> QueryValue(const io::CsvTable& t, const io::CsvRow& r,
-                                         int col, double max) {
+Result<std::optional<double>> QueryValue(const io::CsvTable& t,
+                                         const io::CsvRow& r, int col,
+                                         double max) {
   COLO_ASSIGN_OR_RETURN(std::string_view cell, t.Cell(r, col));
   std::vector<std::string> tok = io::SplitWhitespace(cell);
   if (!tok.empty() && tok[0].front() == '[') return std::optional<double>();
@@ -214,14 +216,15 @@ Result<std::optional<double>> QueryValue(const io::CsvTable& t, const io::CsvRow
   const size_t open = name.find('['), close = name.find(']');
   if (tok.size() == 2 && open != std::string::npos && close > open &&
       tok[1] != name.substr(open + 1, close - open - 1)) {
-    return InvalidArgumentError(t.Where(r) + ": column '" + name +
-                                "': unit '" + tok[1] + "', expected '" +
+    return InvalidArgumentError(t.Where(r) + ": column '" + name + "': unit '" +
+                                tok[1] + "', expected '" +
                                 name.substr(open + 1, close - open - 1) + "'");
   }
   if (v < 0 || v > max) {
-    return InvalidArgumentError(t.Where(r) + ": column '" + name + "': " +
-                                tok[0] + " is out of range, expected [0, " +
-                                std::to_string(static_cast<long long>(max)) + "]");
+    return InvalidArgumentError(
+        t.Where(r) + ": column '" + name + "': " + tok[0] +
+        " is out of range, expected [0, " +
+        std::to_string(static_cast<long long>(max)) + "]");
   }
   return std::optional<double>(v);
 }
@@ -298,7 +301,8 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
           return InvalidArgumentError(
               t.Where(r) + ": a repeated header line that differs from the " +
               "first: field " + std::to_string(c + 1) + " is '" +
-              io::TrimmedCopy(r.cells[c]) + "', expected '" + t.header[c] + "'");
+              io::TrimmedCopy(r.cells[c]) + "', expected '" + t.header[c] +
+              "'");
         }
       }
       continue;
@@ -339,7 +343,8 @@ Result<SmiSummary> ParseQueryCsv(std::string_view text, const std::string& path,
     s.mem.push_back(mem);
     s.fb.push_back(used);
   }
-  COLO_ASSIGN_OR_RETURN(SmiSummary out, Summarize(std::move(s), path, o, "query-gpu"));
+  COLO_ASSIGN_OR_RETURN(SmiSummary out,
+                        Summarize(std::move(s), path, o, "query-gpu"));
   out.assumed_one_gpu = !c_index && o.devices_per_sample == 0;
   return out;
 }

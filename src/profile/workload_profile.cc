@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/csv.h"
+#include "io/utf8.h"
 
 namespace colo::profile {
 namespace {
@@ -63,6 +64,9 @@ void PutOpt(ordered_json& obj, const char* key,
 
 Status WorkloadProfile::Validate() const {
   if (name.empty()) return InvalidArgumentError("workload profile: empty name");
+  if (!io::IsValidUtf8(name))
+    return InvalidArgumentError(
+        "workload profile: the name is not UTF-8 (profiles are JSON)");
   const std::string who = "workload '" + name + "'";
   if (kernels) {
     const KernelSummary& k = *kernels;
@@ -164,7 +168,7 @@ std::string ProfileToJson(const WorkloadProfile& p) {
     }
     j["mps_scaling"] = arr;
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Result<WorkloadProfile> ParseProfileJson(std::string_view text,

@@ -53,8 +53,10 @@ PolicySummary SummarizeRun(const experiment::RunReport& report) {
       if (j.kernel_delays && j.kernel_delays->compared > 0) {
         delayed.push_back(j.kernel_delays->DelayedFraction());
         // No kernel delayed: a max of 0 (LatencyStats' default), and no p99.
-        s.hp_delay_max_us = std::max(s.hp_delay_max_us.value_or(0), ToMicros(j.kernel_delays->delay.max));
-        if (j.kernel_delays->delayed > 0) delay_p99.push_back(ToMicros(j.kernel_delays->delay.p99));
+        s.hp_delay_max_us = std::max(s.hp_delay_max_us.value_or(0),
+                                     ToMicros(j.kernel_delays->delay.max));
+        if (j.kernel_delays->delayed > 0)
+          delay_p99.push_back(ToMicros(j.kernel_delays->delay.p99));
       }
       if (j.shared_latency && j.shared_latency->count > 0) {
         p50.push_back(ToMillis(j.shared_latency->p50));
@@ -70,7 +72,8 @@ PolicySummary SummarizeRun(const experiment::RunReport& report) {
   s.hp_p99_overhead = Mean(overhead);
   s.hp_delayed = Mean(delayed);
   // No kernel delayed: a p99 of 0, not an unknown one.
-  s.hp_delay_p99_us = delay_p99.empty() && !delayed.empty() ? 0.0 : Mean(delay_p99);
+  s.hp_delay_p99_us =
+      delay_p99.empty() && !delayed.empty() ? 0.0 : Mean(delay_p99);
   s.be_normalized = Mean(be);
   s.system_throughput = report.system_throughput;
   std::vector<double> occupancy;
@@ -81,24 +84,26 @@ PolicySummary SummarizeRun(const experiment::RunReport& report) {
   return s;
 }
 
-std::string FormatPolicyTable(const std::vector<experiment::RunReport>& reports) {
+std::string FormatPolicyTable(
+    const std::vector<experiment::RunReport>& reports) {
   std::string out;
   if (!reports.empty()) {
     const experiment::RunReport& first = reports.front();
     out += fmt::format("scenario  {}\n", first.scenario);
     out += fmt::format("gpu       {}\n", first.gpu);
     out += fmt::format("seed      {}\n", first.seed);
-    out += fmt::format("duration  {} simulated\n",
-                       FormatDuration(first.duration));
+    out +=
+        fmt::format("duration  {} simulated\n", FormatDuration(first.duration));
     out += "\n";
   }
   const std::vector<std::string> headers = {
-      "policy",       "hp p50 ms", "hp p99 ms", "hp p99 +%", "hp delayed", "delay p99 us",
-      "delay max us", "be norm",   "system",    "SM occ"};
+      "policy",       "hp p50 ms",    "hp p99 ms", "hp p99 +%", "hp delayed",
+      "delay p99 us", "delay max us", "be norm",   "system",    "SM occ"};
   const bool several_bounds = SeveralBounds(reports);
   auto label = [several_bounds](const experiment::RunReport& r) {
     std::string name = SummarizeRun(r).policy;
-    if (several_bounds && r.preemption_bound) name += " " + FormatDuration(*r.preemption_bound);
+    if (several_bounds && r.preemption_bound)
+      name += " " + FormatDuration(*r.preemption_bound);
     return name;
   };
   std::vector<std::vector<std::string>> rows;
@@ -107,7 +112,8 @@ std::string FormatPolicyTable(const std::vector<experiment::RunReport>& reports)
     const PolicySummary s = SummarizeRun(r);
     if (r.wave_by_wave) unfused += (unfused.empty() ? "" : ", ") + label(r);
     rows.push_back({label(r), Cell(s.hp_p50_ms, 3), Cell(s.hp_p99_ms, 3),
-                    PercentCell(s.hp_p99_overhead, true), PercentCell(s.hp_delayed, false),
+                    PercentCell(s.hp_p99_overhead, true),
+                    PercentCell(s.hp_delayed, false),
                     Cell(s.hp_delay_p99_us, 1), Cell(s.hp_delay_max_us, 1),
                     Cell(s.be_normalized, 3), Cell(s.system_throughput, 3),
                     PercentCell(s.sm_occupancy, false)});
@@ -132,21 +138,29 @@ std::string FormatPolicyTable(const std::vector<experiment::RunReport>& reports)
   };
   line(headers);
   for (const auto& row : rows) line(row);
-  out += std::string(
-             "\nhp: high-priority jobs' request latency (mean over them) and p99 "
-             "overhead over solo;\n") +
-         fmt::format("hp delayed: the share of their kernels that took more than {:g} us longer than\n"
-                  "alone, from launch to end; delay p99 / max: how much longer those took\n",
-                  ToMicros(experiment::kKernelDelayThreshold)) +
+  out +=
+      std::string(
+          "\nhp: high-priority jobs' request latency (mean over them) and p99 "
+          "overhead over solo;\n") +
+      fmt::format(
+          "hp delayed: the share of their kernels that took more than {:g} us "
+          "longer than\n"
+          "alone, from launch to end; delay p99 / max: how much longer those "
+          "took\n",
+          ToMicros(experiment::kKernelDelayThreshold)) +
       "be norm: best-effort jobs' mean normalized throughput; system: sum of "
       "normalized\nthroughput; SM occ: mean SM occupancy of the GPU\n";
-  if (!unfused.empty()) out += "wave by wave (--wave-by-wave): " + unfused + "\n";
+  if (!unfused.empty())
+    out += "wave by wave (--wave-by-wave): " + unfused + "\n";
   for (const experiment::RunReport& r : reports) {
     if (r.ideal_preemption.empty()) continue;
     out += SummarizeRun(r).policy +
-           ": not a policy but a bound: best effort is preempted at once and for\nfree, " +
-           (r.ideal_preemption == "restart" ? "its blocks starting again" : "keeping its progress") +
-           ", and gets only what high priority leaves; no policy\npasses it without slowing high priority\n";
+           ": not a policy but a bound: best effort is preempted at once and "
+           "for\nfree, " +
+           (r.ideal_preemption == "restart" ? "its blocks starting again"
+                                            : "keeping its progress") +
+           ", and gets only what high priority leaves; no policy\npasses it "
+           "without slowing high priority\n";
   }
   for (const experiment::RunReport& r : reports) {
     for (const experiment::JobReport& j : r.jobs) {

@@ -10,8 +10,8 @@
 //                    requests (the mean over them when there are several);
 //   hp p99 +%        their p99 overhead over their solo runs (mean);
 //   hp delayed       the share of the high-priority jobs' kernels that took
-//                    longer from launch to end than alone (experiment::KernelDelays;
-//                    mean over the jobs);
+//                    longer from launch to end than alone
+//                    (experiment::KernelDelays; mean over the jobs);
 //   delay p99 / max  how much longer the delayed ones took, us: the p99
 //                    (mean over the jobs) and the longest (over all);
 //   be norm          mean normalized throughput of the best-effort jobs;
@@ -25,9 +25,9 @@
 //
 // A value that does not exist (no high-priority inference job, no
 // best-effort job) prints as "-". Below the table, a line "warning: POLICY:
-// ..." per job of each run that left too many requests unfinished (report::UnfinishedWarning): its latency
-// figures cover only the requests it completed. Deterministic.
-// Thread-compatible.
+// ..." per job of each run that left too many requests unfinished
+// (report::UnfinishedWarning): its latency figures cover only the requests it
+// completed. Deterministic. Thread-compatible.
 #pragma once
 
 #include <optional>
@@ -40,8 +40,9 @@ namespace colo::report {
 
 // One run's comparison figures, as printed.
 struct PolicySummary {
-  std::string policy;                  // "none" for a run without one.
-  std::optional<double> hp_p50_ms;     // mean over high-priority jobs with latency.
+  std::string policy;  // "none" for a run without one.
+  std::optional<double>
+      hp_p50_ms;  // mean over high-priority jobs with latency.
   std::optional<double> hp_p99_ms;
   std::optional<double> hp_p99_overhead;  // fraction, e.g. 0.05 = 5% worse.
   // High-priority kernels delayed over solo (experiment::KernelDelays): the
@@ -49,14 +50,15 @@ struct PolicySummary {
   std::optional<double> hp_delayed;
   std::optional<double> hp_delay_p99_us;
   std::optional<double> hp_delay_max_us;
-  std::optional<double> be_normalized;    // mean over best-effort jobs.
+  std::optional<double> be_normalized;  // mean over best-effort jobs.
   double system_throughput = 0;
-  double sm_occupancy = 0;             // mean over the run's GPUs.
+  double sm_occupancy = 0;  // mean over the run's GPUs.
 };
 
 PolicySummary SummarizeRun(const experiment::RunReport& report);
 
 // The table, ending in a newline. Empty `reports`: the header alone.
-std::string FormatPolicyTable(const std::vector<experiment::RunReport>& reports);
+std::string FormatPolicyTable(
+    const std::vector<experiment::RunReport>& reports);
 
 }  // namespace colo::report

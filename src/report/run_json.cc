@@ -106,21 +106,22 @@ Json Run(const experiment::RunReport& report) {
   j["scenario"] = report.scenario;
   j["gpu"] = report.gpu;
   j["mode"] = report.mode;
-  j["policy"] =
-      report.policy.empty() ? Json(nullptr) : Json(report.policy);
-  j["preemption_bound_us"] = report.preemption_bound
-                                ? Json(Number(ToMicros(*report.preemption_bound)))
-                                : Json(nullptr);
+  j["policy"] = report.policy.empty() ? Json(nullptr) : Json(report.policy);
+  j["preemption_bound_us"] =
+      report.preemption_bound ? Json(Number(ToMicros(*report.preemption_bound)))
+                              : Json(nullptr);
   j["seed"] = report.seed;
   j["duration_ns"] = report.duration.count();
   j["duration_s"] = Number(ToSeconds(report.duration));
   j["system_throughput"] = Number(report.system_throughput);
   j["kernels_simulated"] = report.kernels_simulated;
   j["wave_by_wave"] = report.wave_by_wave;
-  j["ideal_preemption"] =
-      report.ideal_preemption.empty() ? Json(nullptr) : Json(report.ideal_preemption);
+  j["ideal_preemption"] = report.ideal_preemption.empty()
+                              ? Json(nullptr)
+                              : Json(report.ideal_preemption);
   j["copies"] = Json::object();
-  for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
+  for (CopyDirection d :
+       {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
     const sim::CopyTotals& t = report.copies[CopyEngineIndex(d)];
     j["copies"][CopyDirectionName(d)] = {
         {"count", t.copies},

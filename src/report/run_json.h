@@ -10,11 +10,12 @@
 // run had none) are null. The layout (format "colo.sim.run/1"):
 //
 //   {"format", "scenario", "gpu", "mode", "policy", "preemption_bound_us" (a
-//    priority run's bound; null in any other), "seed", "duration_ns", "duration_s",
-//    "system_throughput", "kernels_simulated", "wave_by_wave" (true: simulated
-//    with --wave-by-wave, one event per wave), "ideal_preemption" (the bound
-//    the run was, "keep-progress" or "restart"; null: a real run),
-//    "copies": {"host_to_device", "device_to_host": {"count", "bytes",
+//    priority run's bound; null in any other), "seed", "duration_ns",
+//    "duration_s", "system_throughput", "kernels_simulated", "wave_by_wave"
+//    (true: simulated with --wave-by-wave, one event per wave),
+//    "ideal_preemption" (the bound the run was, "keep-progress" or "restart";
+//    null: a real run), "copies": {"host_to_device", "device_to_host":
+//    {"count", "bytes",
 //               "busy_ns", "busy_fraction"}},
 //    "jobs": [{"name", "class", "kind", "instance" (mode mig: the name of the
 //              job's entry in "gpus"), "completed", "arrived", "unfinished",
@@ -23,7 +24,8 @@
 //              at the end of the solo run), "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
 //              "p99_overhead", "shared_latency", "solo_latency",
-//              "kernel_delays" (experiment::KernelDelays; null without a solo run):
+//              "kernel_delays" (experiment::KernelDelays; null without a solo
+//              run):
 //                {"compared", "delayed", "threshold_ns", "delay" (a latency
 //                 over the delayed kernels; null when none was)}}],
 //    "gpus": [{"name" (a MIG instance numbered: "A100-SXM4-40GB/3g.20gb#1"),

@@ -68,9 +68,9 @@ std::string Count(const std::optional<int64_t>& n) {
 
 std::string JobTable(const std::vector<experiment::JobReport>& jobs) {
   // Which instance each job ran on, under MIG only (elsewhere all share one).
-  const bool instances =
-      std::any_of(jobs.begin(), jobs.end(),
-                  [](const experiment::JobReport& j) { return !j.instance.empty(); });
+  const bool instances = std::any_of(
+      jobs.begin(), jobs.end(),
+      [](const experiment::JobReport& j) { return !j.instance.empty(); });
   // Requests arrived and unfinished, where some job serves requests.
   const bool requests = std::any_of(
       jobs.begin(), jobs.end(),
@@ -118,26 +118,30 @@ std::string JobTable(const std::vector<experiment::JobReport>& jobs) {
 // Per job, its kernels that took longer than alone (experiment::KernelDelays);
 // empty when no job has a solo run to compare with.
 std::string KernelDelaySection(const std::vector<experiment::JobReport>& jobs) {
-  std::vector<Column> cols = {{"job", true, {}},    {"delayed", false, {}}, {"of", false, {}},
-                              {"share", false, {}}, {"p50", false, {}},     {"p99", false, {}},
+  std::vector<Column> cols = {{"job", true, {}},  {"delayed", false, {}},
+                              {"of", false, {}},  {"share", false, {}},
+                              {"p50", false, {}}, {"p99", false, {}},
                               {"max", false, {}}};
   for (const experiment::JobReport& j : jobs) {
     if (!j.kernel_delays) continue;
     const experiment::KernelDelays& d = *j.kernel_delays;
     const bool any = d.delay.count > 0;
-    const std::vector<std::string> row = {j.name,
-                                          std::to_string(d.delayed),
-                                          std::to_string(d.compared),
-                                          Percent(d.DelayedFraction()),
-                                          any ? FormatDuration(d.delay.p50) : "-",
-                                          any ? FormatDuration(d.delay.p99) : "-",
-                                          any ? FormatDuration(d.delay.max) : "-"};
+    const std::vector<std::string> row = {
+        j.name,
+        std::to_string(d.delayed),
+        std::to_string(d.compared),
+        Percent(d.DelayedFraction()),
+        any ? FormatDuration(d.delay.p50) : "-",
+        any ? FormatDuration(d.delay.p99) : "-",
+        any ? FormatDuration(d.delay.max) : "-"};
     for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
   }
   if (cols.front().cells.empty()) return "";
-  return fmt::format("kernels delayed: took more than {} longer than alone, from the job's launch to\n"
-                     "their end; p50 / p99 / max of how much longer\n",
-                     FormatDuration(experiment::kKernelDelayThreshold)) +
+  return fmt::format(
+             "kernels delayed: took more than {} longer than alone, from the "
+             "job's launch to\n"
+             "their end; p50 / p99 / max of how much longer\n",
+             FormatDuration(experiment::kKernelDelayThreshold)) +
          RenderColumns(cols);
 }
 
@@ -174,8 +178,10 @@ std::string GpuSection(const experiment::GpuReport& gpu) {
 
 // "copies  in N (X MiB, engine busy Y%), out ..." when the run copied.
 std::string CopiesLine(const experiment::RunReport& report) {
-  const sim::CopyTotals& in = report.copies[CopyEngineIndex(CopyDirection::kHostToDevice)];
-  const sim::CopyTotals& out = report.copies[CopyEngineIndex(CopyDirection::kDeviceToHost)];
+  const sim::CopyTotals& in =
+      report.copies[CopyEngineIndex(CopyDirection::kHostToDevice)];
+  const sim::CopyTotals& out =
+      report.copies[CopyEngineIndex(CopyDirection::kDeviceToHost)];
   if (in.copies == 0 && out.copies == 0) return "";
   auto side = [&](const sim::CopyTotals& t) {
     return fmt::format("{} ({:.1f} MiB, engine busy {})", t.copies,
@@ -196,8 +202,8 @@ std::string UnfinishedWarning(const experiment::JobReport& job) {
                            static_cast<double>(std::max<int64_t>(1, arrived)));
   };
   const bool shared = experiment::TooManyUnfinished(*job.unfinished, arrived);
-  const bool solo = job.solo_unfinished &&
-                    experiment::TooManyUnfinished(*job.solo_unfinished, arrived);
+  const bool solo = job.solo_unfinished && experiment::TooManyUnfinished(
+                                               *job.solo_unfinished, arrived);
   if (!shared && !solo) return "";
   std::string text = fmt::format(
       "job '{}' left {} of {} requests unfinished at the "
@@ -234,7 +240,8 @@ std::string FormatRunTable(const experiment::RunReport& report) {
   out += fmt::format("policy    {}{}\n",
                      report.policy.empty() ? "none" : report.policy,
                      report.preemption_bound
-                         ? " (preemption bound " + FormatDuration(*report.preemption_bound) + ")"
+                         ? " (preemption bound " +
+                               FormatDuration(*report.preemption_bound) + ")"
                          : "");
   out += fmt::format("seed      {}\n", report.seed);
   out +=
@@ -242,11 +249,13 @@ std::string FormatRunTable(const experiment::RunReport& report) {
   out += "\n" + JobTable(report.jobs);
   const std::string delays = KernelDelaySection(report.jobs);
   if (!delays.empty()) out += "\n" + delays;
-  for (const experiment::GpuReport& gpu : report.gpus) out += "\n" + GpuSection(gpu);
+  for (const experiment::GpuReport& gpu : report.gpus)
+    out += "\n" + GpuSection(gpu);
   out += fmt::format("\nsystem throughput  {} (sum of normalized throughput)\n",
                      Fixed(report.system_throughput, 3));
   out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);
-  if (report.wave_by_wave) out += "wave by wave       one event per wave (--wave-by-wave)\n";
+  if (report.wave_by_wave)
+    out += "wave by wave       one event per wave (--wave-by-wave)\n";
   out += CopiesLine(report);
   return out;
 }

@@ -7,11 +7,11 @@
 // requests, solo and shared throughput, normalized throughput, shared request
 // latency p50/p95/p99 and the p99 overhead over solo), a warning line per
 // job that left too many requests unfinished (UnfinishedWarning), where the
-// jobs have solo runs a "kernels delayed" row per job (experiment::KernelDelays:
-// delayed, compared, share, p50/p99/max of the delay), then per GPU or MIG instance the mean SM
-// occupancy, SM activity and DRAM utilization with a sparkline of the
-// timeline, and the system throughput. Deterministic: the same report gives
-// the same text. Thread-compatible.
+// jobs have solo runs a "kernels delayed" row per job
+// (experiment::KernelDelays: delayed, compared, share, p50/p99/max of the
+// delay), then per GPU or MIG instance the mean SM occupancy, SM activity and
+// DRAM utilization with a sparkline of the timeline, and the system throughput.
+// Deterministic: the same report gives the same text. Thread-compatible.
 #pragma once
 
 #include <string>
@@ -25,8 +25,8 @@ namespace colo::report {
 std::string FormatRunTable(const experiment::RunReport& report);
 
 // For an inference job that left more requests unfinished than
-// experiment::TooManyUnfinished allows, in the shared run or alone: one line (no
-// newline, no "warning: " prefix) that says so and that its latency figures
+// experiment::TooManyUnfinished allows, in the shared run or alone: one line
+// (no newline, no "warning: " prefix) that says so and that its latency figures
 // cover the completed requests only (the unfinished ones would add the
 // longest waits). It names no cause: a queue that grows (overload or a
 // starved service) and long latencies that keep a few requests in flight at

@@ -23,6 +23,7 @@
 #include "colo/workload.h"
 #include "cuda/cuda_abi.h"
 #include "runtime/daemon_client.h"
+#include "sched/policy_parser.h"
 
 namespace colo::runtime {
 namespace {
@@ -133,9 +134,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
   } else {
     d->driver_.SetModel(d->sim_gpu_.get());
   }
-  sched::PolicyOptions po;
-  COLO_RETURN_IF_ERROR(po.Validate(kind));
-  d->policy_ = sched::MakePolicy(kind, po, *device, d->driver_);
+  // config.Validate() checked the options against the policy.
+  d->policy_ =
+      sched::MakePolicy(kind, config.policy_options, *device, d->driver_);
+  d->policy_kind_ = kind;
   COLO_RETURN_IF_ERROR(d->Bind());
   return d;
 }
@@ -156,7 +158,8 @@ void Daemon::AdviseSyncSpin() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   const uint32_t ok = apps + 1 <= cpus ? 1 : 0;
   for (auto& [cid, c] : clients_) {
-    if (c->ring) c->ring->control().sync_spin_ok.store(ok, std::memory_order_relaxed);
+    if (c->ring)
+      c->ring->control().sync_spin_ok.store(ok, std::memory_order_relaxed);
   }
 }
 
@@ -201,20 +204,21 @@ Status Daemon::Run() {
   add(timer_fd_, Tag(kTimer));
   add(stop_fd_, Tag(kStop));
   add(signal_fd_, Tag(kSignal));
-  DaemonLog("serving %s on %s (mode %04o), device %s, policy %s", spec_.name.c_str(),
+  DaemonLog(
+      "serving %s on %s (mode %04o), device %s, policy %s", spec_.name.c_str(),
       config_.socket_path.c_str(), config_.socket_mode,
       gate_gpu_ ? "cuda (gate mode: clients launch when granted)"
                 : ("sim:" + config_.gpu).c_str(),
-      config_.policy.c_str());
+      sched::DescribePolicy(policy_kind_, config_.policy_options).c_str());
   if (!config_.kernels_from_ncu.empty()) {
-    DaemonLog("profile table: %zu entries; %zu measured kernel shapes from %zu "
+    DaemonLog(
+        "profile table: %zu entries; %zu measured kernel shapes from %zu "
         "Nsight Compute export(s)%s%s; %d launches without a function name "
         "left out",
         config_.kernels.size(), config_.measured.shapes().size(),
         config_.kernels_from_ncu.size(),
         config_.kernels_ncu_nvtx.empty() ? "" : ", NVTX range ",
-        config_.kernels_ncu_nvtx.c_str(),
-        config_.measured.unnamed_launches());
+        config_.kernels_ncu_nvtx.c_str(), config_.measured.unnamed_launches());
   }
 
   epoll_event events[64];
@@ -262,8 +266,8 @@ Status Daemon::Run() {
       const auto id = static_cast<ClientId>(tag & 0xffffffffu);
       if (kind == kStop || kind == kSignal) {
         DaemonLog("stopping: %lld clients connected, %lld kernels launched",
-            static_cast<long long>(clients_.size()),
-            static_cast<long long>(kernels_launched_));
+                  static_cast<long long>(clients_.size()),
+                  static_cast<long long>(kernels_launched_));
         return OkStatus();
       }
       if (kind == kListen) {
@@ -311,11 +315,11 @@ void Daemon::Accept() {
                   cred.uid) != config_.allowed_uids.end();
     if (!allowed) {
       ++connections_rejected_;
-      DaemonLog("rejected connection from uid %u (pid %d): uid not allowed", cred.uid,
-          cred.pid);
+      DaemonLog("rejected connection from uid %u (pid %d): uid not allowed",
+                cred.uid, cred.pid);
       ipc::RejectedMsg r;
       ipc::CopyString(r.reason, "uid " + std::to_string(cred.uid) +
-                               " is not allowed to use colod");
+                                    " is not allowed to use colod");
       (void)ipc::SendStruct(fd, ipc::MsgType::kRejected, r);
       close(fd);
       continue;
@@ -372,9 +376,9 @@ void Daemon::OnSocketReadable(Client& c) {
         r.cuda_error = s.code() == StatusCode::kResourceExhausted
                            ? cuda::kCudaErrorMemoryAllocation
                            : cuda::kCudaErrorInvalidValue;
-        DaemonLog("client %d (pid %d): allocation of %llu bytes refused: %s", c.id,
-            c.peer.pid, static_cast<unsigned long long>(a->bytes),
-            s.message().c_str());
+        DaemonLog("client %d (pid %d): allocation of %llu bytes refused: %s",
+                  c.id, c.peer.pid, static_cast<unsigned long long>(a->bytes),
+                  s.message().c_str());
       }
       if (!ipc::SendStruct(c.fd, ipc::MsgType::kStatusReply, r).ok())
         Drop(c.id, "disconnected");
@@ -396,7 +400,8 @@ void Daemon::OnSocketReadable(Client& c) {
       if (!s.ok()) return Drop(c.id, "protocol error: " + s.status().message());
       if (!DrainRing(c)) return;
       if (s->scope > static_cast<uint32_t>(ipc::SyncScope::kLaunch))
-        return Drop(c.id, "protocol error: sync scope " + std::to_string(s->scope));
+        return Drop(c.id,
+                    "protocol error: sync scope " + std::to_string(s->scope));
       c.pending_sync = s->seq;
       c.pending_sync_scope = static_cast<ipc::SyncScope>(s->scope);
       ReplySyncIfDone(c);
@@ -404,7 +409,8 @@ void Daemon::OnSocketReadable(Client& c) {
     }
     case ipc::MsgType::kStats: {
       const std::string json = StatsJson();
-      if (!ipc::SendMessage(c.fd, ipc::MsgType::kStatsReply, json.data(), json.size())
+      if (!ipc::SendMessage(c.fd, ipc::MsgType::kStatsReply, json.data(),
+                            json.size())
                .ok())
         Drop(c.id, "disconnected");
       return;
@@ -456,15 +462,16 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
         h->requested_class == static_cast<uint32_t>(ipc::WireClass::kHigh)
             ? PriorityClass::kHigh
             : PriorityClass::kBestEffort;
-    ClassDecision d =
-        DecideClass(config_.grants, c.peer, requested, ipc::ReadString(h->token));
+    ClassDecision d = DecideClass(config_.grants, c.peer, requested,
+                                  ipc::ReadString(h->token));
     c.cls = d.granted;
     policy_->SetClientClass(c.id, c.cls);
     ledger_.AddClient(c.id, config_.memory_limit_bytes);
     PostDeviceFree();
     ++clients_served_;
-    DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id, c.peer.pid,
-        c.peer.uid, c.program.c_str(), PriorityClassName(c.cls), d.reason.c_str());
+    DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id,
+              c.peer.pid, c.peer.uid, c.program.c_str(),
+              PriorityClassName(c.cls), d.reason.c_str());
   } else {
     close_fds();
   }
@@ -475,9 +482,10 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.granted_class = static_cast<uint32_t>(c.cls == PriorityClass::kHigh
                                               ? ipc::WireClass::kHigh
                                               : ipc::WireClass::kBestEffort);
-  ipc::CopyString(w.gpu_name, gate_gpu_ ? spec_.name : "colo-sim " + spec_.name);
-  w.device_mode =
-      static_cast<uint32_t>(gate_gpu_ ? ipc::DeviceMode::kGate : ipc::DeviceMode::kSim);
+  ipc::CopyString(w.gpu_name,
+                  gate_gpu_ ? spec_.name : "colo-sim " + spec_.name);
+  w.device_mode = static_cast<uint32_t>(gate_gpu_ ? ipc::DeviceMode::kGate
+                                                  : ipc::DeviceMode::kSim);
   w.memory_bytes = spec_.memory_bytes;
   w.memory_limit = ledger_.Usage(c.id).limit;
   w.shared_mem_per_sm = spec_.shared_mem_per_sm;
@@ -492,7 +500,8 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.l2_cache_bytes = spec_.l2_cache_bytes;
   w.memory_bus_bits = spec_.memory_bus_bits;
   w.memory_clock_khz = MemoryClockKhz(spec_);
-  if (!ipc::SendStruct(c.fd, ipc::MsgType::kWelcome, w).ok()) Drop(c.id, "disconnected");
+  if (!ipc::SendStruct(c.fd, ipc::MsgType::kWelcome, w).ok())
+    Drop(c.id, "disconnected");
 }
 
 void Daemon::Drop(ClientId id, const std::string& reason) {
@@ -517,10 +526,12 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
       if (f != in_flight_.end() && !f->second->submitted) in_flight_.erase(f);
     }
   }
-  const int64_t returned =
-      c.registered && c.role == ipc::ClientRole::kApp ? ledger_.RemoveClient(id) : 0;
+  const int64_t returned = c.registered && c.role == ipc::ClientRole::kApp
+                               ? ledger_.RemoveClient(id)
+                               : 0;
   if (returned > 0) PostDeviceFree();
-  if (c.registered && c.role == ipc::ClientRole::kApp) policy_->ReleaseClient(id);
+  if (c.registered && c.role == ipc::ClientRole::kApp)
+    policy_->ReleaseClient(id);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   if (c.ring) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.ring->eventfd(), nullptr);
   close(c.fd);
@@ -530,12 +541,14 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
   }
   if (protocol) ++clients_dropped_;
   if (c.registered && c.role == ipc::ClientRole::kApp) {
-    DaemonLog("client %d (pid %d) %s%s: %lld kernels launched, %lld bytes of device "
+    DaemonLog(
+        "client %d (pid %d) %s%s: %lld kernels launched, %lld bytes of device "
         "memory returned",
         c.id, c.peer.pid, protocol ? "dropped: " : "", reason.c_str(),
         static_cast<long long>(c.launched), static_cast<long long>(returned));
   } else if (protocol) {
-    DaemonLog("connection %d (pid %d) dropped: %s", c.id, c.peer.pid, reason.c_str());
+    DaemonLog("connection %d (pid %d) dropped: %s", c.id, c.peer.pid,
+              reason.c_str());
   }
   clients_.erase(it);
   // Gate mode: its context died with it, so what it was granted has ended.

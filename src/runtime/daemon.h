@@ -34,22 +34,22 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "colo/clock.h"
 #include "colo/device.h"
 #include "colo/status.h"
 #include "cuda/cuda_gpu.h"
+#include "ipc/launch_ring.h"
+#include "ipc/wire.h"
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
-#include "ipc/launch_ring.h"
 #include "runtime/memory_ledger.h"
 #include "runtime/observed_durations.h"
 #include "runtime/wall_clock_driver.h"
-#include "ipc/wire.h"
 #include "sched/policy.h"
 #include "sim/sim_gpu.h"
 
@@ -83,16 +83,17 @@ class Daemon final : private cuda::GateSink {
     ClientId client = 0;
     uint64_t seq = 0;
     uint32_t stream = 0;
-    const KernelDesc* kernel = nullptr;  // owned by kernel_descs_; null for a wait.
+    const KernelDesc* kernel =
+        nullptr;  // owned by kernel_descs_; null for a wait.
     // A stream wait (cudaStreamWaitEvent): never reaches the policy; ends
     // when what it waits for has ended (ReleaseWaits).
     std::optional<ipc::WaitTarget> wait;
     // A host-device copy: never reaches the policy; runs on the copy engine
     // of its direction (StartCopy).
     std::optional<ipc::HostCopy> copy;
-    LaunchId device_id = 0;              // gate mode: once granted.
-    TimePoint granted_at = TimeZero();   // gate mode: when (wall clock).
-    bool failed = false;                 // gate mode: the client said so.
+    LaunchId device_id = 0;             // gate mode: once granted.
+    TimePoint granted_at = TimeZero();  // gate mode: when (wall clock).
+    bool failed = false;                // gate mode: the client said so.
     // Handed to the policy (a launch) or to its copy engine (a copy); a wait
     // never is.
     bool submitted = false;
@@ -189,6 +190,7 @@ class Daemon final : private cuda::GateSink {
   std::unique_ptr<sim::SimGpu> sim_gpu_;
   std::unique_ptr<cuda::CudaGpu> gate_gpu_;  // gate mode: the device.
   std::unique_ptr<sched::Policy> policy_;
+  sched::PolicyKind policy_kind_ = sched::PolicyKind::kPriority;  // policy_'s.
   KernelCatalog catalog_;
   MemoryLedger ledger_;
 

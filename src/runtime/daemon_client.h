@@ -36,7 +36,8 @@ struct Daemon::Client {
   struct DefinedKernel {
     std::string name;
     BinaryResources binary;
-    std::optional<KernelWork> work;  // declared by the launcher (a library GEMM).
+    std::optional<KernelWork>
+        work;  // declared by the launcher (a library GEMM).
   };
   std::unordered_map<uint32_t, DefinedKernel> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.
@@ -51,8 +52,8 @@ struct Daemon::Client {
   // not when it was granted.
   std::map<uint32_t, TimePoint> stream_last_end;
   int64_t waits_queued = 0;  // stream waits in `streams`, not yet ended.
-  uint64_t watermark = 0;  // every launch <= this has finished.
-  int sticky_error = 0;    // cudaError_t for the next synchronizing call.
+  uint64_t watermark = 0;    // every launch <= this has finished.
+  int sticky_error = 0;      // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;
   ipc::SyncScope pending_sync_scope = ipc::SyncScope::kAllBefore;
   int64_t launched = 0;

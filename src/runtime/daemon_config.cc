@@ -12,7 +12,9 @@
 #include "colo/gpu_spec.h"
 #include "io/csv.h"
 #include "io/yaml_value.h"
+#include "ipc/wire.h"
 #include "sched/policy.h"
+#include "sched/policy_parser.h"
 
 namespace colo::runtime {
 namespace {
@@ -73,10 +75,15 @@ Result<ClassGrant> ParseGrant(const YamlValue& v) {
   }
   if (auto t = m.Get("token")) {
     COLO_ASSIGN_OR_RETURN(grant.token, t->Name("token"));
+    if (grant.token.size() > ipc::kMaxTokenBytes)
+      return t->Error("expected a token of at most " +
+                      std::to_string(ipc::kMaxTokenBytes) + " bytes, got " +
+                      std::to_string(grant.token.size()));
   }
   COLO_ASSIGN_OR_RETURN(YamlValue cls,
                         m.Require("class", "'high' or 'best-effort'"));
-  COLO_ASSIGN_OR_RETURN(std::string name, cls.String("'high' or 'best-effort'"));
+  COLO_ASSIGN_OR_RETURN(std::string name,
+                        cls.String("'high' or 'best-effort'"));
   if (name == "high") {
     grant.granted = PriorityClass::kHigh;
   } else if (name == "best-effort") {
@@ -101,10 +108,9 @@ Result<KernelProfileEntry> ParseKernelEntry(const YamlValue& v) {
   COLO_ASSIGN_OR_RETURN(e.duration,
                         duration.Time(TimeUnit::kMicroseconds, false));
   if (auto sm = m.Get("sm_throughput")) {
-    COLO_ASSIGN_OR_RETURN(
-        e.sm_throughput,
-        sm->Number("a fraction of SM issue peak in (0, 1]",
-                   [](double x) { return x > 0 && x <= 1; }));
+    COLO_ASSIGN_OR_RETURN(e.sm_throughput,
+                          sm->Number("a fraction of SM issue peak in (0, 1]",
+                                     [](double x) { return x > 0 && x <= 1; }));
   }
   if (auto dram = m.Get("dram_throughput")) {
     COLO_ASSIGN_OR_RETURN(
@@ -151,10 +157,10 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
   }
   if (auto v = top.Get("socket_mode")) {
     COLO_ASSIGN_OR_RETURN(std::string s, v->String("an octal mode"));
-    const bool octal =
-        (s.size() == 3 || (s.size() == 4 && s[0] == '0')) &&
-        s.find_first_not_of("01234567") == std::string::npos;
-    if (!octal) return v->Expected("an octal mode such as \"0600\" or \"0660\"");
+    const bool octal = (s.size() == 3 || (s.size() == 4 && s[0] == '0')) &&
+                       s.find_first_not_of("01234567") == std::string::npos;
+    if (!octal)
+      return v->Expected("an octal mode such as \"0600\" or \"0660\"");
     c->socket_mode = static_cast<uint32_t>(std::stoul(s, nullptr, 8));
     if ((c->socket_mode & 0007) != 0) {
       return v->Error("must give others no access (use 0600 or 0660)");
@@ -185,18 +191,18 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
       return v->Error(g.status().message());
   }
   if (auto v = top.Get("policy")) {
-    COLO_ASSIGN_OR_RETURN(c->policy, v->String("a policy name"));
-    if (Result<sched::PolicyKind> p = sched::ParsePolicyKind(c->policy);
-        !p.ok()) {
-      return v->Error(p.status().message());
-    }
+    // The scenario's parser: the same forms, the same errors.
+    COLO_ASSIGN_OR_RETURN(sched::ParsedPolicy p, sched::ParsePolicy(*v));
+    c->policy = sched::PolicyName(p.kind);
+    c->policy_options = std::move(p.options);
   }
   if (auto v = top.Get("memory_limit_mib")) {
     COLO_ASSIGN_OR_RETURN(
         int64_t mib,
-        v->Integer("a whole number of MiB in [0, 1073741824] (0: the device's "
-                   "memory)",
-                   [](int64_t x) { return x >= 0 && x <= kMaxMemoryLimitMib; }));
+        v->Integer(
+            "a whole number of MiB in [0, 1073741824] (0: the device's "
+            "memory)",
+            [](int64_t x) { return x >= 0 && x <= kMaxMemoryLimitMib; }));
     c->memory_limit_bytes = mib * 1024 * 1024;
   }
   if (auto v = top.Get("model_base_us")) {
@@ -219,7 +225,9 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
         int64_t depth,
         v->Integer("a whole number of launches in [1, " +
                        std::to_string(DaemonConfig::kMaxGateDepth) + "]",
-                   [](int64_t x) { return x >= 1 && x <= DaemonConfig::kMaxGateDepth; }));
+                   [](int64_t x) {
+                     return x >= 1 && x <= DaemonConfig::kMaxGateDepth;
+                   }));
     c->gate_depth = static_cast<size_t>(depth);
   }
   if (auto v = top.Get("grants")) {
@@ -253,8 +261,9 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
     }
   }
   if (auto v = top.Get("gate_depth"); v && c->device != "cuda") {
-    return v->Error("applies to gate mode only (device: cuda), not to device: " +
-                    c->device);
+    return v->Error(
+        "applies to gate mode only (device: cuda), not to device: " +
+        c->device);
   }
   if (auto v = top.Get("kernels_ncu_nvtx")) {
     COLO_ASSIGN_OR_RETURN(c->kernels_ncu_nvtx, v->Name("NVTX range name"));
@@ -283,8 +292,13 @@ Status DaemonConfig::Validate() const {
     return InvalidArgumentError(source + ": device must be 'sim' or 'cuda'");
   if (Result<GpuSpec> g = GpuPreset(gpu); !g.ok())
     return InvalidArgumentError(source + ": gpu: " + g.status().message());
-  if (Result<sched::PolicyKind> p = sched::ParsePolicyKind(policy); !p.ok()) {
-    return InvalidArgumentError(source + ": policy: " + p.status().message());
+  Result<sched::PolicyKind> kind = sched::ParsePolicyKind(policy);
+  if (!kind.ok()) {
+    return InvalidArgumentError(source +
+                                ": policy: " + kind.status().message());
+  }
+  if (Status s = policy_options.Validate(*kind); !s.ok()) {
+    return InvalidArgumentError(source + ": policy: " + s.message());
   }
   if (memory_limit_bytes < 0)
     return InvalidArgumentError(source + ": memory_limit_mib must be >= 0");
@@ -330,11 +344,9 @@ Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
       COLO_RETURN_IF_ERROR(ParseInto(YamlValue(&c.source, root, "", 1), &c));
     }
   } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(path + ":" +
-                                std::to_string(e.mark.line >= 0
-                                                   ? e.mark.line + 1
-                                                   : 1) +
-                                ": " + e.msg);
+    return InvalidArgumentError(
+        path + ":" + std::to_string(e.mark.line >= 0 ? e.mark.line + 1 : 1) +
+        ": " + e.msg);
   }
   COLO_RETURN_IF_ERROR(c.Validate());
   for (const std::string& f : c.kernels_from_ncu) {

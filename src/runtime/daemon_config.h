@@ -16,7 +16,11 @@
 //   device: sim                  # sim | cuda (CudaGpu gate mode: GPU 0;
 //                                # "gpu" is accepted for cuda)
 //   gpu: A100                    # SimGpu preset (sim only)
-//   policy: priority             # sched/ policy name
+//   policy: priority             # sched/ policy: a name (default options)
+//                                # or, as in a scenario, a mapping of the
+//                                # name and that policy's options:
+//                                #   {name: priority, preemption_bound_us: 50}
+//                                # (sched/policy_parser.h)
 //   memory_limit_mib: 4096       # per client; 0 = the device's memory
 //   grants:
 //     - {uid: 1000, class: high}
@@ -54,13 +58,14 @@
 #include "colo/time.h"
 #include "colo/workload.h"
 #include "runtime/measured_kernels.h"
+#include "sched/policy.h"
 
 namespace colo::runtime {
 
 struct ClassGrant {
   std::optional<uint32_t> uid;  // matches SO_PEERCRED uid.
-  std::string cgroup;  // the /proc/<pid>/cgroup path or one above it.
-  std::string token;   // matches the token the client presents.
+  std::string cgroup;           // the /proc/<pid>/cgroup path or one above it.
+  std::string token;            // matches the token the client presents.
   PriorityClass granted = PriorityClass::kHigh;
 };
 
@@ -82,6 +87,9 @@ struct DaemonConfig {
   std::string device = "sim";       // "sim" or "cuda". Default: sim.
   std::string gpu = "A100";         // SimGpu preset name. Default: A100.
   std::string policy = "priority";  // sched policy name. Default: priority.
+  // The policy's options, as the config's `policy:` block gave them (its
+  // explicitly_set names them). Default: the policy's defaults.
+  sched::PolicyOptions policy_options;
   int64_t memory_limit_bytes =
       0;  // per client; 0 = the device's memory. Default: 0.
   std::vector<ClassGrant> grants;
@@ -119,7 +127,8 @@ struct DaemonConfig {
   std::string source = "<defaults>";  // file name, for messages.
 
   // InvalidArgument if a value is out of range (mode with bits for others,
-  // unknown policy or GPU, negative limits or durations).
+  // unknown policy or GPU, policy options out of range or of another
+  // policy, negative limits or durations).
   Status Validate() const;
 };
 
@@ -127,9 +136,10 @@ struct DaemonConfig {
 // NotFound if it cannot be read; InvalidArgument "file:line: key: expected
 // ..., got ..." on bad content: an unknown or repeated key, a value of the
 // wrong type or out of range (spins at most 10000 us, memory_limit_mib at
-// most 2^30), a null where a value is needed, a second YAML document; for a
-// directory or another non-regular file; an export's own error, with its
-// file and line, follows the key.
+// most 2^30), a null where a value is needed, a second YAML document, a
+// `policy:` block a scenario would refuse (sched::ParsePolicy's errors, word
+// for word); for a directory or another non-regular file; an export's own
+// error, with its file and line, follows the key.
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
 
 }  // namespace colo::runtime

@@ -53,7 +53,8 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
   if (e.type == static_cast<uint32_t>(ipc::EntryType::kDefineKernel)) {
     // The ring is untrusted: resources no kernel can have drop the client.
     if (e.registers_per_thread > 255 ||
-        e.static_shared_bytes > static_cast<uint64_t>(spec_.max_shared_mem_per_block)) {
+        e.static_shared_bytes >
+            static_cast<uint64_t>(spec_.max_shared_mem_per_block)) {
       return InvalidArgumentError(
           "kernel definition with " + std::to_string(e.registers_per_thread) +
           " registers a thread and " + std::to_string(e.static_shared_bytes) +
@@ -63,7 +64,8 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
     Client::DefinedKernel& d = c.kernel_names[e.func_id];
     d.name = ipc::ReadPrintable(e.name);
     d.binary.registers_per_thread = static_cast<int>(e.registers_per_thread);
-    d.binary.static_shared_bytes = e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
+    d.binary.static_shared_bytes =
+        e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
     d.work = work;
     return OkStatus();
   }
@@ -116,17 +118,18 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
       e.shared_mem,
       {def.binary.registers_per_thread,
        static_cast<int>(def.binary.static_shared_bytes)},
-      def.work ? std::tuple{static_cast<uint32_t>(def.work->math), def.work->flops,
-                            def.work->bytes, def.work->efficiency}
-               : std::tuple{0u, 0.0, 0.0, 0.0}};
+      def.work
+          ? std::tuple{static_cast<uint32_t>(def.work->math), def.work->flops,
+                       def.work->bytes, def.work->efficiency}
+          : std::tuple{0u, 0.0, 0.0, 0.0}};
   if (kernel_descs_.size() >= kMaxKernelShapes && !kernel_descs_.count(shape))
     ForgetIdleKernelShapes();
   std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
   if (!desc) {
-    desc = std::make_unique<KernelDesc>(
-        catalog_.Describe(def.name, Dim3{e.grid[0], e.grid[1], e.grid[2]},
-                          Dim3{e.block[0], e.block[1], e.block[2]},
-                          static_cast<int64_t>(e.shared_mem), def.binary, def.work));
+    desc = std::make_unique<KernelDesc>(catalog_.Describe(
+        def.name, Dim3{e.grid[0], e.grid[1], e.grid[2]},
+        Dim3{e.block[0], e.block[1], e.block[2]},
+        static_cast<int64_t>(e.shared_mem), def.binary, def.work));
     // A real, unmodified kernel runs whole: no slices, no persistent form.
     if (gate_gpu_) desc->transformable = false;
   }
@@ -142,8 +145,8 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
     // A CUDA error, not a protocol violation: it surfaces at the next sync.
     c.sticky_error = cuda::kCudaErrorInvalidConfiguration;
     DaemonLog("client %d: launch %llu of %s refused: %s", c.id,
-        static_cast<unsigned long long>(e.seq), def.name.c_str(),
-        valid.message().c_str());
+              static_cast<unsigned long long>(e.seq), def.name.c_str(),
+              valid.message().c_str());
     UpdateWatermark(c);
     return OkStatus();
   }
@@ -156,7 +159,8 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
   return OkStatus();
 }
 
-bool Daemon::Enqueue(Client& c, const ipc::RingEntry& e, std::unique_ptr<InFlight> f) {
+bool Daemon::Enqueue(Client& c, const ipc::RingEntry& e,
+                     std::unique_ptr<InFlight> f) {
   f->client = c.id;
   f->seq = e.seq;
   f->stream = e.stream_id;
@@ -184,14 +188,17 @@ void Daemon::ReleaseWaits(Client& c) {
       if (queue.empty()) continue;
       auto it = in_flight_.find(queue.front());
       if (it == in_flight_.end() || !it->second->wait) continue;
-      if (!HasEnded(c, it->second->wait->seq, it->second->wait->scope)) continue;
+      if (!HasEnded(c, it->second->wait->seq, it->second->wait->scope))
+        continue;
       const uint64_t seq = it->second->seq;
       in_flight_.erase(it);
       queue.pop_front();
       --c.waits_queued;
       c.outstanding.erase(seq);
       // It ends now (an event recorded behind it times from here).
-      if (c.ring) ipc::PostLaunchEnd(c.ring->control(), seq, wall_.SteadyNanosAt(driver_.Now()));
+      if (c.ring)
+        ipc::PostLaunchEnd(c.ring->control(), seq,
+                           wall_.SteadyNanosAt(driver_.Now()));
       SubmitHead(c, stream);
       ended = true;
     }
@@ -204,7 +211,9 @@ size_t Daemon::StreamDepth() const {
   // gate_depth of a stream's launches go to the policy at once, each once
   // the one before it was granted. What the policy grants of them is its
   // call: the priority policy grants a best-effort stream ahead only as far
-  // as its preemption bound holds (sched/priority_policy.h, "Work ahead").
+  // as its preemption bound holds (sched/priority_policy.h, "Work ahead"),
+  // and no policy grants best effort ahead on a guessed duration
+  // (sched/policy.h, MakePolicy).
   return gate_gpu_ ? config_.gate_depth : 1;
 }
 
@@ -223,12 +232,6 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
       continue;
     }
     if (f.wait) return;  // ReleaseWaits ends it
-    // Best effort behind a launch of its stream, on a kernel colod has no
-    // profile of: the policy would hold it until that one ended anyway
-    // (KernelTiming::guessed), so it waits here, as with gate_depth 1.
-    if (i > 0 && c.cls != PriorityClass::kHigh && f.kernel != nullptr &&
-        f.kernel->duration_guessed)
-      return;
     if (f.copy) {
       if (i > 0) return;  // a copy starts once what is before it ended.
       f.cls = c.cls;
@@ -255,7 +258,8 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
     c.outstanding.erase(f.seq);
     c.sticky_error = cuda::kCudaErrorLaunchFailure;
     DaemonLog("client %d: launch %llu refused by the device: %s", c.id,
-        static_cast<unsigned long long>(f.seq), id.status().message().c_str());
+              static_cast<unsigned long long>(f.seq),
+              id.status().message().c_str());
     in_flight_.erase(key);
     queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
   }
@@ -263,8 +267,10 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
 
 void Daemon::StartCopy(uint64_t key, InFlight& f) {
   f.submitted_at = driver_.Now();
-  const TimePoint end = copy_engines_.Schedule(f.copy->direction, f.copy->bytes, f.submitted_at);
-  driver_.After(end - f.submitted_at, [this, key, end] { OnLaunchComplete(key, end); });
+  const TimePoint end =
+      copy_engines_.Schedule(f.copy->direction, f.copy->bytes, f.submitted_at);
+  driver_.After(end - f.submitted_at,
+                [this, key, end] { OnLaunchComplete(key, end); });
 }
 
 void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
@@ -305,7 +311,8 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     ++kernels_completed_;
     solo = sim_gpu_->ProfileKernel(*it->second->kernel);
     if (solo->ok()) {
-      class_time_[static_cast<int>(it->second->cls)].Add(took, (*solo)->SoloDuration());
+      class_time_[static_cast<int>(it->second->cls)].Add(
+          took, (*solo)->SoloDuration());
     }
   }
   in_flight_.erase(it);
@@ -348,7 +355,8 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
     const uint32_t stream = f->second->stream;
     driver_.After(Duration(0), [this, client, stream] {
       auto live = clients_.find(client);
-      if (live != clients_.end() && !live->second->broken) SubmitHead(*live->second, stream);
+      if (live != clients_.end() && !live->second->broken)
+        SubmitHead(*live->second, stream);
     });
   }
   ipc::GateMsg g;
@@ -390,7 +398,7 @@ void Daemon::OnGateReadable(Client& c) {
       f->second->failed = true;  // its time says nothing of the kernel's.
       c.sticky_error = g.cuda_error;
       DaemonLog("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
-          static_cast<unsigned long long>(g.seq), g.cuda_error);
+                static_cast<unsigned long long>(g.seq), g.cuda_error);
     }
     driver_.CatchUp();
     (void)gate_gpu_->Complete(f->second->device_id);
@@ -400,7 +408,8 @@ void Daemon::OnGateReadable(Client& c) {
 void Daemon::PostDeviceFree() {
   const int64_t left = ledger_.device_bytes() - ledger_.device_used();
   for (auto& [id, c] : clients_) {
-    if (c->ring) c->ring->control().device_free.store(left, std::memory_order_release);
+    if (c->ring)
+      c->ring->control().device_free.store(left, std::memory_order_release);
   }
 }
 
@@ -414,7 +423,8 @@ void Daemon::ForgetIdleKernelShapes() {
     observed_.Forget(kv.second.get());
     return true;
   });
-  DaemonLog("kernel shape table full (%zu shapes): forgot the %zu not in flight",
+  DaemonLog(
+      "kernel shape table full (%zu shapes): forgot the %zu not in flight",
       before, before - kernel_descs_.size());
 }
 
@@ -426,8 +436,9 @@ void Daemon::UpdateWatermark(Client& c) {
     // the last of them ended at it). Slots further back than kDoneSlots
     // describe later launches already.
     const int64_t now = wall_.SteadyNanosAt(driver_.Now());
-    const uint64_t from =
-        std::max(before + 1, c.watermark >= ipc::kDoneSlots ? c.watermark - ipc::kDoneSlots + 1 : 1);
+    const uint64_t from = std::max(
+        before + 1,
+        c.watermark >= ipc::kDoneSlots ? c.watermark - ipc::kDoneSlots + 1 : 1);
     for (uint64_t seq = from; seq <= c.watermark; ++seq)
       ipc::PostAllDone(c.ring->control(), seq, now);
   }

@@ -46,13 +46,13 @@ Status CheckSocketPathIsFree(const std::string& path, const std::string& what) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.data(), path.size());
-  const int rc =
-      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int rc = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   const int err = errno;
   close(fd);
   if (rc == 0 || err == EAGAIN || err == EINPROGRESS) {  // full backlog
     return UnavailableError("a process (another colod?) is listening on " +
-                            path + " (stop it first, or choose another socket)");
+                            path +
+                            " (stop it first, or choose another socket)");
   }
   if (err != ECONNREFUSED) {
     return UnavailableError("cannot tell whether a colod is serving " + path +
@@ -91,17 +91,17 @@ Result<int> TakeSocketLock(const std::string& path, const std::string& socket,
         (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
       return not_ours(st);
     }
-    const int fd = open(path.c_str(),
-                        O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-                        0600);
+    const int fd =
+        open(path.c_str(),
+             O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0) {
       const std::string dir =
           std::filesystem::path(path).parent_path().string();
       return UnavailableError(
           "cannot create colod's lock file " + path + ": " + strerror(errno) +
-          (errno == ENOENT
-               ? " (does the directory " + (dir.empty() ? "." : dir) + " exist?)"
-               : std::string()));
+          (errno == ENOENT ? " (does the directory " +
+                                 (dir.empty() ? "." : dir) + " exist?)"
+                           : std::string()));
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
       close(fd);
@@ -140,12 +140,11 @@ Status Daemon::Bind() {
         "socket path " + config_.socket_path + " is too long (at most " +
         std::to_string(sizeof(addr.sun_path) - 1 - 4) + " characters)");
   }
-  COLO_ASSIGN_OR_RETURN(lock_fd_, TakeSocketLock(config_.socket_path + ".lock",
-                                                 config_.socket_path,
-                                                 &lock_identity_));
+  COLO_ASSIGN_OR_RETURN(lock_fd_,
+                        TakeSocketLock(config_.socket_path + ".lock",
+                                       config_.socket_path, &lock_identity_));
   COLO_RETURN_IF_ERROR(CheckSocketPathIsFree(config_.socket_path, "socket"));
-  COLO_RETURN_IF_ERROR(
-      CheckSocketPathIsFree(temp, "colod's temporary socket"));
+  COLO_RETURN_IF_ERROR(CheckSocketPathIsFree(temp, "colod's temporary socket"));
   listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0)
     return InternalError(std::string("socket: ") + strerror(errno));

@@ -20,8 +20,7 @@ nlohmann::json DeviceTimeJson(int64_t launches, Duration device,
                       {"device_ms", Ms(device).count()},
                       {"solo_ms", Ms(solo).count()},
                       {"stretch", nullptr}};
-  if (solo > Duration(0))
-    j["stretch"] = Ms(device).count() / Ms(solo).count();
+  if (solo > Duration(0)) j["stretch"] = Ms(device).count() / Ms(solo).count();
   return j;
 }
 
@@ -37,10 +36,11 @@ std::string Daemon::StatsJson() const {
   j["kernels_completed"] = kernels_completed_;
   j["kernel_shapes_observed"] = observed_.size();  // gate mode only
   j["copies"] = nlohmann::json::object();
-  for (CopyDirection d : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
+  for (CopyDirection d :
+       {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
     const CopyTotals& t = copy_totals_[CopyEngineIndex(d)];
-    j["copies"][CopyDirectionName(d)] = {
-        {"count", t.copies}, {"bytes", t.bytes}};
+    j["copies"][CopyDirectionName(d)] = {{"count", t.copies},
+                                         {"bytes", t.bytes}};
   }
   j["clients_served"] = clients_served_;
   j["clients_dropped"] = clients_dropped_;
@@ -57,21 +57,21 @@ std::string Daemon::StatsJson() const {
   for (const auto& [id, c] : clients_) {
     if (!c->registered || c->role != ipc::ClientRole::kApp) continue;
     const ClientMemory m = ledger_.Usage(id);
-    j["clients"].push_back({{"id", id},
-                            {"pid", c->peer.pid},
-                            {"uid", c->peer.uid},
-                            {"program", c->program},
-                            {"class", PriorityClassName(c->cls)},
-                            {"kernels_launched", c->launched},
-                            {"kernels_completed", c->completed},
-                            {"in_flight", c->outstanding.size()},
-                            {"memory_persistent", m.persistent},
-                            {"memory_ephemeral", m.ephemeral},
-                            {"memory_limit", m.limit},
-                            {"device_time",
-                             DeviceTimeJson(c->device_time.launches,
-                                            c->device_time.device,
-                                            c->device_time.solo)}});
+    j["clients"].push_back(
+        {{"id", id},
+         {"pid", c->peer.pid},
+         {"uid", c->peer.uid},
+         {"program", c->program},
+         {"class", PriorityClassName(c->cls)},
+         {"kernels_launched", c->launched},
+         {"kernels_completed", c->completed},
+         {"in_flight", c->outstanding.size()},
+         {"memory_persistent", m.persistent},
+         {"memory_ephemeral", m.ephemeral},
+         {"memory_limit", m.limit},
+         {"device_time",
+          DeviceTimeJson(c->device_time.launches, c->device_time.device,
+                         c->device_time.solo)}});
   }
   // What colod takes each kernel to be (duration, registers, shared memory,
   // the shortest run seen), per distinct name and shape, the first
@@ -88,12 +88,15 @@ std::string Daemon::StatsJson() const {
          {"block", {k->block.x, k->block.y, k->block.z}},
          {"registers_per_thread", k->registers_per_thread},
          {"shared_mem_per_block", k->shared_mem_per_block},
-         {"solo_us", std::chrono::duration<double, std::micro>(k->solo_duration).count()},
+         {"solo_us",
+          std::chrono::duration<double, std::micro>(k->solo_duration).count()},
          // Gate mode: the shortest run colod has seen of it, which its
          // estimate never undercuts (null before one).
-         {"observed_us", seen > Duration(0)
-                             ? nlohmann::json(std::chrono::duration<double, std::micro>(seen).count())
-                             : nlohmann::json(nullptr)}});
+         {"observed_us",
+          seen > Duration(0)
+              ? nlohmann::json(
+                    std::chrono::duration<double, std::micro>(seen).count())
+              : nlohmann::json(nullptr)}});
   }
   // Names are printable ASCII already (ReadPrintable); replace, never throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

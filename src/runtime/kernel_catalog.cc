@@ -4,10 +4,9 @@
 
 namespace colo::runtime {
 
-KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
-                                   Dim3 block, int64_t shared_mem,
-                                   BinaryResources binary,
-                                   const std::optional<KernelWork>& work) const {
+KernelDesc KernelCatalog::Describe(
+    const std::string& name, Dim3 grid, Dim3 block, int64_t shared_mem,
+    BinaryResources binary, const std::optional<KernelWork>& work) const {
   KernelDesc k;
   k.name = name;
   k.grid = grid;
@@ -33,7 +32,8 @@ KernelDesc KernelCatalog::Describe(const std::string& name, Dim3 grid,
     if (m->registers_per_thread > 0 || m->static_shared_bytes > 0) {
       // The export's own measurement of the kernel replaces the binary's,
       // field by field: a row without a register count keeps the binary's.
-      if (m->registers_per_thread > 0) k.registers_per_thread = m->registers_per_thread;
+      if (m->registers_per_thread > 0)
+        k.registers_per_thread = m->registers_per_thread;
       k.shared_mem_per_block = shared_mem + m->static_shared_bytes;
     }
     return k;

@@ -26,9 +26,8 @@
 // Thread safety: const methods are safe from any thread.
 #pragma once
 
-#include <string>
-
 #include <optional>
+#include <string>
 
 #include "colo/gemm_model.h"
 #include "colo/gpu_spec.h"
@@ -52,9 +51,10 @@ class KernelCatalog {
   // The KernelDesc for one launch. The result may still fail Validate()
   // (e.g. an empty grid, or declared work on a block no SM holds); the
   // caller reports that to the client.
-  KernelDesc Describe(const std::string& name, Dim3 grid, Dim3 block,
-                      int64_t shared_mem, BinaryResources binary = {},
-                      const std::optional<KernelWork>& work = std::nullopt) const;
+  KernelDesc Describe(
+      const std::string& name, Dim3 grid, Dim3 block, int64_t shared_mem,
+      BinaryResources binary = {},
+      const std::optional<KernelWork>& work = std::nullopt) const;
 
  private:
   DaemonConfig config_;

@@ -6,15 +6,15 @@
 #include <map>
 #include <tuple>
 
-#include "profile/ncu_csv.h"
 #include "io/yaml_value.h"
+#include "profile/ncu_csv.h"
 
 namespace colo::runtime {
 
 Duration ClampedKernelTime(double ns) {
   if (!(ns >= 1)) return Nanoseconds(1);  // NaN too.
-  return Nanoseconds(std::llround(
-      std::min(ns, static_cast<double>(io::kMaxTime.count()))));
+  return Nanoseconds(
+      std::llround(std::min(ns, static_cast<double>(io::kMaxTime.count()))));
 }
 namespace {
 
@@ -32,8 +32,8 @@ std::string NcuKernelKey(std::string_view name) {
   if (name.substr(0, 5) == "void ") name.remove_prefix(5);
   // "(anonymous namespace)::" is a scope, not the parameter list.
   std::string scoped(name);
-  for (size_t at; (at = scoped.find("(anonymous namespace)::")) !=
-                  std::string::npos;) {
+  for (size_t at;
+       (at = scoped.find("(anonymous namespace)::")) != std::string::npos;) {
     scoped.erase(at, 23);
   }
   name = scoped;
@@ -79,8 +79,8 @@ Status MeasuredKernelTable::AddNcuExport(const std::string& path,
   o.nvtx_range = nvtx_range;
   COLO_ASSIGN_OR_RETURN(std::vector<profile::NcuKernel> kernels,
                         profile::ReadNcuCsv(path, o));
-  using ShapeKey =
-      std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  using ShapeKey = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t,
+                              int64_t, int64_t>;
   std::map<ShapeKey, std::vector<const profile::NcuKernel*>> groups;
   for (const profile::NcuKernel& k : kernels) {
     groups[{NcuKernelKey(k.name), k.grid.x, k.grid.y, k.grid.z, k.block.x,
@@ -118,7 +118,8 @@ Status MeasuredKernelTable::AddNcuExport(const std::string& path,
                      return a.key < b.key;
                    });
   by_key_.clear();
-  for (size_t i = 0; i < shapes_.size(); ++i) by_key_[shapes_[i].key].push_back(i);
+  for (size_t i = 0; i < shapes_.size(); ++i)
+    by_key_[shapes_[i].key].push_back(i);
   return OkStatus();
 }
 
@@ -148,20 +149,22 @@ std::optional<MeasuredEstimate> MeasuredKernelTable::Lookup(
   for (size_t i : *shapes) {
     const MeasuredShape& s = shapes_[i];
     if (SameDim(s.grid, grid) && SameDim(s.block, block)) {
-      return MeasuredEstimate{s.duration, s.sm_throughput, s.dram_throughput,
-                              s.registers_per_thread, s.static_shared_bytes,
+      return MeasuredEstimate{s.duration,
+                              s.sm_throughput,
+                              s.dram_throughput,
+                              s.registers_per_thread,
+                              s.static_shared_bytes,
                               true};
     }
-    const double gap =
-        std::fabs(std::log(std::max(threads, 1.0) /
-                           std::max(Threads(s.grid, s.block), 1.0)));
+    const double gap = std::fabs(std::log(
+        std::max(threads, 1.0) / std::max(Threads(s.grid, s.block), 1.0)));
     if (!nearest || gap < nearest_gap) {
       nearest = &s;
       nearest_gap = gap;
     }
   }
-  const double ratio =
-      std::max(threads, 1.0) / std::max(Threads(nearest->grid, nearest->block), 1.0);
+  const double ratio = std::max(threads, 1.0) /
+                       std::max(Threads(nearest->grid, nearest->block), 1.0);
   const Duration d =
       ClampedKernelTime(static_cast<double>(nearest->duration.count()) * ratio);
   return MeasuredEstimate{d,

@@ -59,10 +59,10 @@ struct MeasuredShape {
   std::string key;
   Dim3 grid;
   Dim3 block;
-  int launches = 0;           // profiled launches of this shape.
-  Duration duration{0};       // median.
-  double sm_throughput = 0;   // fraction of peak, mean.
-  double dram_throughput = 0; // fraction of peak, mean.
+  int launches = 0;                 // profiled launches of this shape.
+  Duration duration{0};             // median.
+  double sm_throughput = 0;         // fraction of peak, mean.
+  double dram_throughput = 0;       // fraction of peak, mean.
   int registers_per_thread = 0;     // as ncu reports it (first launch).
   int64_t static_shared_bytes = 0;  // per block (first launch).
 };
@@ -73,7 +73,7 @@ struct MeasuredEstimate {
   double dram_throughput = 0.3;
   int registers_per_thread = 0;     // 0: not reported.
   int64_t static_shared_bytes = 0;  // per block.
-  bool exact_shape = false;  // the launch's own shape was measured.
+  bool exact_shape = false;         // the launch's own shape was measured.
 };
 
 class MeasuredKernelTable {

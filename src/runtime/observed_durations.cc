@@ -15,12 +15,16 @@ Duration ObservedDurations::Shortest(const KernelDesc* kernel) const {
   return it == shortest_.end() ? Duration(0) : it->second;
 }
 
-KernelTiming ObservedDurations::Apply(const KernelDesc* kernel, KernelTiming timing) const {
+KernelTiming ObservedDurations::Apply(const KernelDesc* kernel,
+                                      KernelTiming timing) const {
   const Duration seen = Shortest(kernel);
   const Duration estimate = timing.SoloDuration();
-  if (seen <= estimate || timing.blocks_per_wave <= 0 || timing.blocks <= 0) return timing;
-  const int64_t waves = (timing.blocks + timing.blocks_per_wave - 1) / timing.blocks_per_wave;
-  const Duration block = Duration((seen.count() + waves - 1) / waves);  // rounded up
+  if (seen <= estimate || timing.blocks_per_wave <= 0 || timing.blocks <= 0)
+    return timing;
+  const int64_t waves =
+      (timing.blocks + timing.blocks_per_wave - 1) / timing.blocks_per_wave;
+  const Duration block =
+      Duration((seen.count() + waves - 1) / waves);  // rounded up
   if (timing.block_time > Duration(0)) {
     const double stretch = static_cast<double>(block.count()) /
                            static_cast<double>(timing.block_time.count());

@@ -54,7 +54,8 @@ constexpr Int64Field kInt64Fields[] = {
 constexpr DoubleField kDoubleFields[] = {
     {"dram_bandwidth", &GpuSpec::dram_bandwidth, "bytes/s", true},
     {"copy_bandwidth", &GpuSpec::copy_bandwidth, "bytes/s", true},
-    {"tensor_flops", &GpuSpec::tensor_flops, "FP16 tensor FLOP/s, 0: none", false},
+    {"tensor_flops", &GpuSpec::tensor_flops, "FP16 tensor FLOP/s, 0: none",
+     false},
 };
 
 std::vector<std::string> MappingKeys() {
@@ -110,8 +111,9 @@ Result<MigProfile> ParseMigProfile(const io::YamlValue& value) {
 
 Result<GpuSpec> ParseMapping(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(
-      io::YamlMap map, value.Map("a GPU preset name or a mapping of GpuSpec fields",
-                             MappingKeys()));
+      io::YamlMap map,
+      value.Map("a GPU preset name or a mapping of GpuSpec fields",
+                MappingKeys()));
   GpuSpec gpu;
   const bool from_preset = map.Has("preset");
   if (from_preset) {
@@ -154,7 +156,8 @@ Result<GpuSpec> ParseMapping(const io::YamlValue& value) {
   }
   for (const auto& f : kDoubleFields) {
     const std::string expected =
-        std::string(f.required ? "a number > 0 (" : "a number >= 0 (") + f.unit + ")";
+        std::string(f.required ? "a number > 0 (" : "a number >= 0 (") +
+        f.unit + ")";
     COLO_ASSIGN_OR_RETURN(std::optional<io::YamlValue> v,
                           field(f.key, f.required, expected));
     if (!v) continue;

@@ -21,7 +21,8 @@ constexpr const char* kArrivalsExpected =
 Result<ArrivalSpec> ParseArrivals(const io::YamlValue& value,
                                   const std::string& base_dir) {
   COLO_ASSIGN_OR_RETURN(
-      io::YamlMap map, value.Map(kArrivalsExpected, {"poisson", "fixed", "trace"}));
+      io::YamlMap map,
+      value.Map(kArrivalsExpected, {"poisson", "fixed", "trace"}));
   const std::vector<std::string> keys = map.Keys();
   if (keys.size() != 1) return value.Expected(kArrivalsExpected);
   const io::YamlValue v = *map.Get(keys.front());
@@ -54,19 +55,22 @@ Result<ArrivalSpec> ParseArrivals(const io::YamlValue& value,
 }
 
 // Reads a mapping of sizes in MiB (numbers >= 0 and at most `max_mib`, a
-// whole number) into bytes; `keys` lists the mapping's keys and where each goes.
-Status ParseMebibytes(const io::YamlValue& value, const char* expected,
-                      std::initializer_list<std::pair<const char*, int64_t*>> keys,
-                      double max_mib) {
+// whole number) into bytes; `keys` lists the mapping's keys and where each
+// goes.
+Status ParseMebibytes(
+    const io::YamlValue& value, const char* expected,
+    std::initializer_list<std::pair<const char*, int64_t*>> keys,
+    double max_mib) {
   std::vector<std::string> names;
   for (const auto& [key, out] : keys) names.push_back(key);
   COLO_ASSIGN_OR_RETURN(io::YamlMap map, value.Map(expected, names));
-  const std::string range =
-      "a number >= 0 and at most " + std::to_string(std::llround(max_mib)) + " (MiB)";
+  const std::string range = "a number >= 0 and at most " +
+                            std::to_string(std::llround(max_mib)) + " (MiB)";
   for (const auto& [key, out] : keys) {
     if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(
-          double mb, v->Number(range, [max_mib](double x) { return x >= 0 && x <= max_mib; }));
+      COLO_ASSIGN_OR_RETURN(double mb, v->Number(range, [max_mib](double x) {
+        return x >= 0 && x <= max_mib;
+      }));
       *out = std::llround(mb * kMiB);
     }
   }
@@ -76,20 +80,22 @@ Status ParseMebibytes(const io::YamlValue& value, const char* expected,
 Result<MemorySpec> ParseMemory(const io::YamlValue& value) {
   MemorySpec memory;
   // 2^40 MiB (1 EiB) keeps the bytes inside int64.
-  COLO_RETURN_IF_ERROR(ParseMebibytes(value, "a mapping {persistent_mb, ephemeral_mb}",
-                                      {{"persistent_mb", &memory.persistent_bytes},
-                                       {"ephemeral_mb", &memory.ephemeral_peak_bytes}},
-                                      1099511627776.0));
+  COLO_RETURN_IF_ERROR(
+      ParseMebibytes(value, "a mapping {persistent_mb, ephemeral_mb}",
+                     {{"persistent_mb", &memory.persistent_bytes},
+                      {"ephemeral_mb", &memory.ephemeral_peak_bytes}},
+                     1099511627776.0));
   return memory;
 }
 
 // Fields that belong to one mode only: an error in any other mode.
-Status CheckModeOnly(const std::optional<io::YamlValue>& v, experiment::SharingMode mode,
+Status CheckModeOnly(const std::optional<io::YamlValue>& v,
+                     experiment::SharingMode mode,
                      experiment::SharingMode wanted) {
   if (!v || mode == wanted) return OkStatus();
-  return v->Error(std::string("only valid in mode ") +
-                  experiment::SharingModeName(wanted) + "; this scenario's mode is " +
-                  experiment::SharingModeName(mode));
+  return v->Error(
+      std::string("only valid in mode ") + experiment::SharingModeName(wanted) +
+      "; this scenario's mode is " + experiment::SharingModeName(mode));
 }
 
 Result<std::string> ParseMig(const io::YamlValue& v, const GpuSpec& gpu) {
@@ -147,33 +153,36 @@ Status ParseKindAndArrivals(const io::YamlMap& map, const JobContext& context,
         (why.empty() ? " (set kind: inference to serve requests)" : why));
   }
   if (auto v = map.Get("iterations")) {
-    COLO_ASSIGN_OR_RETURN(w->iterations,
-                          v->Integer("an integer in 1..9223372036854775807 (iterations)",
-                                     [](int64_t x) { return x >= 1; }));
+    COLO_ASSIGN_OR_RETURN(
+        w->iterations,
+        v->Integer("an integer in 1..9223372036854775807 (iterations)",
+                   [](int64_t x) { return x >= 1; }));
   }
   return OkStatus();
 }
 
-Status ParseTiming(const io::YamlMap& map, Workload* w, experiment::JobSpec* job) {
+Status ParseTiming(const io::YamlMap& map, Workload* w,
+                   experiment::JobSpec* job) {
   std::pair<const char*, Duration*> gaps[] = {
       {"iteration_gap_us", &w->iteration_gap},
       {"kernel_gap_us", &w->kernel_gap}};
   for (auto [key, out] : gaps) {
     if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(*out,
-                            v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
+      COLO_ASSIGN_OR_RETURN(
+          *out, v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
     }
   }
   if (auto v = map.Get("start_ms")) {
-    COLO_ASSIGN_OR_RETURN(job->start,
-                          v->Time(io::YamlValue::TimeUnit::kMilliseconds, true));
+    COLO_ASSIGN_OR_RETURN(
+        job->start, v->Time(io::YamlValue::TimeUnit::kMilliseconds, true));
   }
   return OkStatus();
 }
 
 }  // namespace
 
-Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context) {
+Result<ParsedJob> ParseJob(const io::YamlValue& value,
+                           const JobContext& context) {
   COLO_ASSIGN_OR_RETURN(
       io::YamlMap map,
       value.Map("a job mapping {name, workload, ...}",
@@ -195,8 +204,9 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context
   // The Orion importer takes the kind from the table's file name.
   std::string kind_guess;
   if (workload_value.node()["orion"].IsDefined()) {
-    kind_guess = std::string("its kind was guessed from the Orion table's "
-                             "file name '") +
+    kind_guess = std::string(
+                     "its kind was guessed from the Orion table's "
+                     "file name '") +
                  w.name + "', which " +
                  (w.kind == WorkloadKind::kTraining ? "has" : "lacks") +
                  " '_fb' as Orion's training tables' names have; give kind: "
@@ -231,9 +241,10 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context
   }
   if (auto v = map.Get("transfers")) {
     // Per request or iteration; kMaxWorkloadCopyBytes is 2^20 MiB.
-    COLO_RETURN_IF_ERROR(ParseMebibytes(*v, "a mapping {in_mb, out_mb}",
-                                        {{"in_mb", &w.copy_in_bytes}, {"out_mb", &w.copy_out_bytes}},
-                                        static_cast<double>(kMaxWorkloadCopyBytes / kMiB)));
+    COLO_RETURN_IF_ERROR(ParseMebibytes(
+        *v, "a mapping {in_mb, out_mb}",
+        {{"in_mb", &w.copy_in_bytes}, {"out_mb", &w.copy_out_bytes}},
+        static_cast<double>(kMaxWorkloadCopyBytes / kMiB)));
   }
 
   const std::optional<io::YamlValue> mps = map.Get("mps_percentage");
@@ -250,7 +261,8 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context
       CheckModeOnly(mig, context.mode, experiment::SharingMode::kMig));
   if (context.mode == experiment::SharingMode::kMig) {
     COLO_ASSIGN_OR_RETURN(
-        io::YamlValue m, map.Require("mig", "the job's MIG profile in mode mig"));
+        io::YamlValue m,
+        map.Require("mig", "the job's MIG profile in mode mig"));
     COLO_ASSIGN_OR_RETURN(job.mig_profile, ParseMig(m, context.gpu));
   }
 
@@ -273,10 +285,9 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context
         std::to_string(kMaxScenarioKernels) +
         " per scenario; expected fewer copies, jobs or kernels");
   }
-  ParsedJob parsed{{},     value,
-                   name_value, mig,
-                   map.Get("memory"), map.Get("arrivals"),
-                   kernels};
+  ParsedJob parsed{
+      {},     value, name_value, mig, map.Get("memory"), map.Get("arrivals"),
+      kernels};
   for (int64_t i = 1; i <= copies; ++i) {
     experiment::JobSpec copy = job;
     copy.name = copies_value ? name + "-" + std::to_string(i) : name;

@@ -23,14 +23,14 @@
 
 #include "colo/gpu_spec.h"
 #include "colo/status.h"
-#include "io/yaml_value.h"
 #include "experiment/scenario_spec.h"
+#include "io/yaml_value.h"
 
 namespace colo::scenario {
 
 // The most kernel launches a scenario's jobs may hold together, copies
-// included: every copy holds its workload's kernels (experiment::JobSpec owns its
-// Workload), and the simulator models each. 10^6 launch descriptions take
+// included: every copy holds its workload's kernels (experiment::JobSpec owns
+// its Workload), and the simulator models each. 10^6 launch descriptions take
 // about 250 MB; 100 copies of Orion's largest table hold 477,700.
 inline constexpr int64_t kMaxScenarioKernels = 1'000'000;
 
@@ -45,7 +45,7 @@ struct JobContext {
 
 struct ParsedJob {
   std::vector<experiment::JobSpec>
-      jobs;         // one, or `copies` of it named name-1 .. name-N.
+      jobs;             // one, or `copies` of it named name-1 .. name-N.
   io::YamlValue entry;  // the jobs[i] entry, for messages.
   io::YamlValue name;   // its name: value.
   std::optional<io::YamlValue> mig;       // its mig: value, if any.
@@ -58,6 +58,7 @@ struct ParsedJob {
 // Workload::Validate(), and hold at most context.kernel_budget kernel
 // launches together. InvalidArgument / NotFound at the offending line
 // (see workload_parser.h for workload files; arrival traces alike).
-Result<ParsedJob> ParseJob(const io::YamlValue& value, const JobContext& context);
+Result<ParsedJob> ParseJob(const io::YamlValue& value,
+                           const JobContext& context);
 
 }  // namespace colo::scenario

@@ -12,18 +12,20 @@
 #include <vector>
 
 #include "io/csv.h"
+#include "io/yaml_value.h"
 #include "scenario/gpu_parser.h"
 #include "scenario/job_parser.h"
-#include "scenario/policy_parser.h"
-#include "io/yaml_value.h"
+#include "sched/policy_parser.h"
 
 namespace colo::scenario {
 namespace {
 
 constexpr const char* kTopExpected =
-    "a scenario mapping {name, gpu, mode, policy, time_slice, preemption, seed, "
+    "a scenario mapping {name, gpu, mode, policy, time_slice, preemption, "
+    "seed, "
     "duration_s, sample_interval_ms, jobs}";
-Result<experiment::TimeSliceOptions> ParseTimeSlice(const io::YamlValue& value) {
+Result<experiment::TimeSliceOptions> ParseTimeSlice(
+    const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(io::YamlMap map,
                         value.Map("a mapping {quantum_us, switch_cost_us}",
                                   {"quantum_us", "switch_cost_us"}));
@@ -31,33 +33,43 @@ Result<experiment::TimeSliceOptions> ParseTimeSlice(const io::YamlValue& value) 
   if (auto v = map.Get("quantum_us")) {
     COLO_ASSIGN_OR_RETURN(
         options.quantum,
-        v->TimeAtLeast(io::YamlValue::TimeUnit::kMicroseconds, experiment::TimeSliceOptions::kMinQuantum,
+        v->TimeAtLeast(io::YamlValue::TimeUnit::kMicroseconds,
+                       experiment::TimeSliceOptions::kMinQuantum,
                        "a quantum below 100 us is shorter than any driver's, "
                        "and the run would mostly switch"));
   }
   if (auto v = map.Get("switch_cost_us")) {
-    COLO_ASSIGN_OR_RETURN(options.switch_cost,
-                          v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
+    COLO_ASSIGN_OR_RETURN(
+        options.switch_cost,
+        v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
   }
   return options;
 }
 
-Result<experiment::PreemptionCosts> ParsePreemption(const io::YamlValue& value) {
+Result<experiment::PreemptionCosts> ParsePreemption(
+    const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(
       io::YamlMap map,
-      value.Map("a mapping {flag_latency_us, persistent_overhead, persistent_block_us, retreat_spread}",
-                {"flag_latency_us", "persistent_overhead", "persistent_block_us", "retreat_spread"}));
+      value.Map("a mapping {flag_latency_us, persistent_overhead, "
+                "persistent_block_us, retreat_spread}",
+                {"flag_latency_us", "persistent_overhead",
+                 "persistent_block_us", "retreat_spread"}));
   experiment::PreemptionCosts costs;
   if (auto v = map.Get("flag_latency_us")) {
-    COLO_ASSIGN_OR_RETURN(costs.flag_latency, v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
+    COLO_ASSIGN_OR_RETURN(
+        costs.flag_latency,
+        v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
   }
   if (auto v = map.Get("persistent_overhead")) {
     COLO_ASSIGN_OR_RETURN(costs.persistent_overhead,
-                          v->Number("a number >= 0 and below 1 (the fraction a logical block takes longer)",
+                          v->Number("a number >= 0 and below 1 (the fraction a "
+                                    "logical block takes longer)",
                                     [](double x) { return x >= 0 && x < 1; }));
   }
   if (auto v = map.Get("persistent_block_us")) {
-    COLO_ASSIGN_OR_RETURN(costs.persistent_block_cost, v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
+    COLO_ASSIGN_OR_RETURN(
+        costs.persistent_block_cost,
+        v->Time(io::YamlValue::TimeUnit::kMicroseconds, true));
   }
   if (auto v = map.Get("retreat_spread")) {
     COLO_ASSIGN_OR_RETURN(costs.retreat_spread, v->Bool());
@@ -97,7 +109,8 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
       mig.Add(*profile);
       if (!mig.FitsOn(gpu)) {
         return p.mig->Error("the MIG instances do not fit on one " + gpu.name +
-                            ": with job '" + job.name + "' they need " + mig.Need(gpu));
+                            ": with job '" + job.name + "' they need " +
+                            mig.Need(gpu));
       }
     }
   }
@@ -109,8 +122,8 @@ Status CheckJobsTogether(const std::vector<ParsedJob>& parsed,
 // instance in mode mig, and together with every other job on the GPU in the
 // modes that share it (mps, streams, time-slicing: a process switched out
 // keeps its memory).
-Status CheckMemoryFits(const std::vector<ParsedJob>& parsed,
-                       const GpuSpec& gpu, experiment::SharingMode mode) {
+Status CheckMemoryFits(const std::vector<ParsedJob>& parsed, const GpuSpec& gpu,
+                       experiment::SharingMode mode) {
   const bool shared = mode != experiment::SharingMode::kExclusive &&
                       mode != experiment::SharingMode::kMig;
   int64_t total = 0;  // shared modes: the jobs so far; at most memory_bytes.
@@ -135,12 +148,13 @@ Status CheckMemoryFits(const std::vector<ParsedJob>& parsed,
         }
       } else {
         if (need > gpu.memory_bytes - total) {
-          return at.Error(
-              "the jobs' memory does not fit on one " + gpu.name +
-              ": with job '" + job.name + "' the jobs sharing it in mode " +
-              experiment::SharingModeName(mode) + " need " + FormatMiB(total + need) +
-              " (persistent + ephemeral peak, summed) of " +
-              FormatMiB(gpu.memory_bytes));
+          return at.Error("the jobs' memory does not fit on one " + gpu.name +
+                          ": with job '" + job.name +
+                          "' the jobs sharing it in mode " +
+                          experiment::SharingModeName(mode) + " need " +
+                          FormatMiB(total + need) +
+                          " (persistent + ephemeral peak, summed) of " +
+                          FormatMiB(gpu.memory_bytes));
         }
         total += need;
       }
@@ -177,9 +191,9 @@ Status CheckRequestsAtLines(const std::vector<ParsedJob>& parsed,
           " requests over duration_s (this entry's " + io::FormatG(job_total) +
           " at " + io::FormatG(p.jobs.front().workload.arrivals.rate_per_s) +
           " requests/s" +
-          (p.jobs.size() > 1 ? " for each of " + std::to_string(p.jobs.size()) +
-                                   " copies"
-                             : "") +
+          (p.jobs.size() > 1
+               ? " for each of " + std::to_string(p.jobs.size()) + " copies"
+               : "") +
           "), more than the limit of " + io::FormatG(kMaxExpectedRequests) +
           " per run; expected a lower rate or a shorter duration_s");
     }
@@ -193,7 +207,8 @@ Status ParseTop(const io::YamlMap& top, const std::string& base_dir,
     COLO_ASSIGN_OR_RETURN(spec->name, v->Name("scenario name"));
   }
   COLO_ASSIGN_OR_RETURN(
-      io::YamlValue gpu, top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
+      io::YamlValue gpu,
+      top.Require("gpu", "a GPU preset or a GpuSpec mapping"));
   COLO_ASSIGN_OR_RETURN(spec->gpu, ParseGpu(gpu));
   if (auto v = top.Get("mode")) {
     constexpr const char* kModes =
@@ -209,7 +224,7 @@ Status ParseTop(const io::YamlMap& top, const std::string& base_dir,
     }
   }
   if (auto v = top.Get("policy")) {
-    COLO_ASSIGN_OR_RETURN(ParsedPolicy policy, ParsePolicy(*v));
+    COLO_ASSIGN_OR_RETURN(sched::ParsedPolicy policy, sched::ParsePolicy(*v));
     if (spec->mode != experiment::SharingMode::kMps) {
       return v->Error(experiment::PolicyModeConflict(policy.kind, spec->mode));
     }
@@ -223,10 +238,9 @@ Status ParseTop(const io::YamlMap& top, const std::string& base_dir,
     COLO_ASSIGN_OR_RETURN(spec->preemption, ParsePreemption(*v));
   }
   if (auto v = top.Get("seed")) {
-    COLO_ASSIGN_OR_RETURN(
-        int64_t seed,
-        v->Integer("an integer in 0..9223372036854775807",
-                   [](int64_t x) { return x >= 0; }));
+    COLO_ASSIGN_OR_RETURN(int64_t seed,
+                          v->Integer("an integer in 0..9223372036854775807",
+                                     [](int64_t x) { return x >= 0; }));
     spec->seed = static_cast<uint64_t>(seed);
   }
   if (auto v = top.Get("duration_s")) {
@@ -255,21 +269,23 @@ Status ParseTop(const io::YamlMap& top, const std::string& base_dir,
   COLO_RETURN_IF_ERROR(CheckJobsTogether(parsed, spec->gpu));
   COLO_RETURN_IF_ERROR(CheckMemoryFits(parsed, spec->gpu, spec->mode));
   COLO_RETURN_IF_ERROR(CheckRequestsAtLines(parsed, spec->duration));
-  if (sample_interval &&
-      !experiment::SampleCountIsBounded(spec->duration, spec->sample_interval)) {
+  if (sample_interval && !experiment::SampleCountIsBounded(
+                             spec->duration, spec->sample_interval)) {
     return sample_interval->Error(
-        "gives more than " + std::to_string(experiment::kMaxUtilizationSamples) +
+        "gives more than " +
+        std::to_string(experiment::kMaxUtilizationSamples) +
         " utilization samples over duration_s; expected a longer interval");
   }
   for (ParsedJob& p : parsed) {
-    for (experiment::JobSpec& job : p.jobs) spec->jobs.push_back(std::move(job));
+    for (experiment::JobSpec& job : p.jobs)
+      spec->jobs.push_back(std::move(job));
   }
   return OkStatus();
 }
 
 Result<experiment::ScenarioSpec> Parse(const std::string& text,
-                                const std::string& file,
-                                const std::string& base_dir) {
+                                       const std::string& file,
+                                       const std::string& base_dir) {
   experiment::ScenarioSpec spec;
   spec.source = file;
   // Escaped: a stem with a newline would split the report's header.
@@ -282,10 +298,10 @@ Result<experiment::ScenarioSpec> Parse(const std::string& text,
   if (!root.IsMap()) return root_value.Expected(kTopExpected);
   COLO_ASSIGN_OR_RETURN(
       io::YamlMap top,
-      root_value.Map(kTopExpected,
-                     {"name", "gpu", "mode", "policy", "time_slice", "preemption", "seed",
-                      "duration_s",
-                      "sample_interval_ms", "jobs"}));
+      root_value.Map(
+          kTopExpected,
+          {"name", "gpu", "mode", "policy", "time_slice", "preemption", "seed",
+           "duration_s", "sample_interval_ms", "jobs"}));
   COLO_RETURN_IF_ERROR(ParseTop(top, base_dir, &spec));
   // A backstop: the parsers above check everything Validate() does, at its
   // line.
@@ -307,9 +323,8 @@ Result<experiment::ScenarioSpec> LoadScenarioString(
     return InvalidArgumentError(EscapeControlCharacters(
         name_for_messages + ":" + std::to_string(line) + ": " + e.msg));
   } catch (const std::exception& e) {
-    return InternalError(
-        EscapeControlCharacters(name_for_messages +
-                                ": unexpected error while loading: " + e.what()));
+    return InternalError(EscapeControlCharacters(
+        name_for_messages + ": unexpected error while loading: " + e.what()));
   }
 }
 
@@ -333,10 +348,12 @@ Result<experiment::ScenarioSpec> LoadScenarioFile(const std::string& path) {
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   const std::string shown = EscapeControlCharacters(path);
   if (std::filesystem::is_directory(st)) {
-    return InvalidArgumentError(shown + ": is a directory, expected a scenario file");
+    return InvalidArgumentError(shown +
+                                ": is a directory, expected a scenario file");
   }
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    return InvalidArgumentError(shown + ": not a regular file, expected a scenario file");
+    return InvalidArgumentError(
+        shown + ": not a regular file, expected a scenario file");
   }
   if (!std::filesystem::is_regular_file(st)) {
     return NotFoundError(shown + ": scenario file not found");

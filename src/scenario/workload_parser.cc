@@ -51,10 +51,9 @@ struct Dim3Limits {
   int64_t max[3];
   const char* sequence;  // the limits of [x, y, z], for messages.
 };
-constexpr Dim3Limits kGridLimits = {
-    "grid",
-    {kMaxGridX, kMaxGridYZ, kMaxGridYZ},
-    "x <= 2147483647, y and z <= 65535"};
+constexpr Dim3Limits kGridLimits = {"grid",
+                                    {kMaxGridX, kMaxGridYZ, kMaxGridYZ},
+                                    "x <= 2147483647, y and z <= 65535"};
 constexpr Dim3Limits kBlockLimits = {
     "block",
     {kMaxBlockXY, kMaxBlockXY, kMaxBlockZ},
@@ -198,8 +197,9 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
 Result<std::string> ParseProfiledOn(const io::YamlValue& value,
                                     const GpuSpec& gpu) {
   const std::string mi50 = profile::ReefMi50Spec().name;
-  const std::string expected = "a GPU preset (" + io::JoinComma(GpuPresetNames()) +
-                               "), '" + gpu.name + "' or '" + mi50 + "'";
+  const std::string expected = "a GPU preset (" +
+                               io::JoinComma(GpuPresetNames()) + "), '" +
+                               gpu.name + "' or '" + mi50 + "'";
   COLO_ASSIGN_OR_RETURN(std::string name, value.String(expected));
   // Case-insensitive, as GPU presets are everywhere.
   for (const std::string& known : {gpu.name, mi50}) {
@@ -231,8 +231,8 @@ Status CheckTableOnGpu(const io::YamlValue& source, const std::string& path,
   return OkStatus();
 }
 
-Result<Workload> ParseInline(const io::YamlMap& map, const io::YamlValue& kernels,
-                             const GpuSpec& gpu) {
+Result<Workload> ParseInline(const io::YamlMap& map,
+                             const io::YamlValue& kernels, const GpuSpec& gpu) {
   Workload w;
   w.kind = WorkloadKind::kTraining;
   w.profiled_on = gpu.name;

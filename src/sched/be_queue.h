@@ -31,13 +31,12 @@ class BeQueue {
   LaunchId Hold(LaunchRequest r) {
     const LaunchId id = next_held_id_++;
     if (r.on_complete) {
-      r.on_complete = [id, done = std::move(r.on_complete)](LaunchId, TimePoint t) {
-        done(id, t);
-      };
+      r.on_complete = [id, done = std::move(r.on_complete)](
+                          LaunchId, TimePoint t) { done(id, t); };
     }
     if (r.on_retreated) {
-      r.on_retreated = [id, retreated = std::move(r.on_retreated)](LaunchId, TimePoint t,
-                                                                   int64_t next) {
+      r.on_retreated = [id, retreated = std::move(r.on_retreated)](
+                           LaunchId, TimePoint t, int64_t next) {
         retreated(id, t, next);
       };
     }
@@ -49,7 +48,8 @@ class BeQueue {
   // the client's own callback when the launch completes.
   static void TrackHigh(LaunchRequest& r, std::function<void()> on_change) {
     auto done = std::move(r.on_complete);
-    r.on_complete = [done = std::move(done), on_change](LaunchId id, TimePoint t) {
+    r.on_complete = [done = std::move(done), on_change](LaunchId id,
+                                                        TimePoint t) {
       if (done) done(id, t);
       on_change();
     };

@@ -4,18 +4,23 @@
 
 namespace colo::sched {
 namespace {
-bool ComputeBound(const KernelDesc& k) { return k.sm_throughput >= k.dram_throughput; }
+bool ComputeBound(const KernelDesc& k) {
+  return k.sm_throughput >= k.dram_throughput;
+}
 }  // namespace
 
 int64_t OrionPolicy::SmNeed(const KernelDesc& k) {
   auto t = device_.ProfileKernel(k);
   if (!t.ok()) return device_.spec().sm_count;
-  const int64_t per_sm = std::max<int64_t>(1, t->blocks_per_wave / device_.spec().sm_count);
-  return std::min<int64_t>(device_.spec().sm_count, (t->blocks + per_sm - 1) / per_sm);
+  const int64_t per_sm =
+      std::max<int64_t>(1, t->blocks_per_wave / device_.spec().sm_count);
+  return std::min<int64_t>(device_.spec().sm_count,
+                           (t->blocks + per_sm - 1) / per_sm);
 }
 
 Result<LaunchId> OrionPolicy::Submit(LaunchRequest request) {
-  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  if (request.kernel == nullptr)
+    return InvalidArgumentError("launch without a kernel");
   if (q_.IsHigh(request.client)) {
     request.priority = 1;
     const KernelDesc* k = request.kernel;
@@ -48,17 +53,20 @@ void OrionPolicy::Pump() {
       bool same_profile = false;
       for (const auto& [id, k] : hp_running_) {
         hp_sms += SmNeed(*k);
-        same_profile = same_profile || ComputeBound(*k) == ComputeBound(*r.kernel);
+        same_profile =
+            same_profile || ComputeBound(*k) == ComputeBound(*r.kernel);
       }
       const bool fits = SmNeed(*r.kernel) + hp_sms <= device_.spec().sm_count;
       const bool under_cap = be_in_flight_ + solo <= options_.orion_be_cap;
-      if (!fits || same_profile || !under_cap) return;  // retried when an HP kernel ends
+      if (!fits || same_profile || !under_cap)
+        return;  // retried when an HP kernel ends
     }
     LaunchRequest go = std::move(r);
     waiting.pop_front();
     be_in_flight_ += solo;
     auto done = std::move(go.on_complete);
-    go.on_complete = [this, solo, done = std::move(done)](LaunchId id, TimePoint at) {
+    go.on_complete = [this, solo, done = std::move(done)](LaunchId id,
+                                                          TimePoint at) {
       be_in_flight_ -= solo;
       if (done) done(id, at);
       Pump();

@@ -19,7 +19,9 @@ class OrionPolicy final : public ForwardingPolicy {
   OrionPolicy(const PolicyOptions& options, Device& device)
       : ForwardingPolicy(device), options_(options) {}
 
-  void SetClientClass(ClientId client, PriorityClass c) override { q_.SetClass(client, c); }
+  void SetClientClass(ClientId client, PriorityClass c) override {
+    q_.SetClass(client, c);
+  }
   Result<LaunchId> Submit(LaunchRequest request) override;
 
  private:

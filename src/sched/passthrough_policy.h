@@ -16,7 +16,9 @@ class PassthroughPolicy final : public ForwardingPolicy {
   PassthroughPolicy(Device& device, bool priority_by_class)
       : ForwardingPolicy(device), priority_by_class_(priority_by_class) {}
 
-  void SetClientClass(ClientId client, PriorityClass c) override { classes_[client] = c; }
+  void SetClientClass(ClientId client, PriorityClass c) override {
+    classes_[client] = c;
+  }
   Result<LaunchId> Submit(LaunchRequest request) override {
     if (priority_by_class_) request.priority = IsHigh(request.client) ? 1 : 0;
     return device_.Submit(std::move(request));

@@ -6,17 +6,19 @@
 // The same policy object runs in `colo sim` (SimGpu, simulated time) and in
 // colod. Policies:
 //
-//   mps              everything launches at once (the hardware default with MPS)
-//   time-slice       the driver's time slicing (the device runs one client at a time)
-//   priority-streams hardware stream priorities: high-priority launches dispatch first
-//   priority         colo's policy (after Tally, ASPLOS'25): high-priority kernels
+//   mps              everything launches at once (the hardware default with
+//   MPS) time-slice       the driver's time slicing (the device runs one client
+//   at a time) priority-streams hardware stream priorities: high-priority
+//   launches dispatch first priority         colo's policy (after Tally,
+//   ASPLOS'25): high-priority kernels
 //                    launch at once; best-effort kernels launch while the
 //                    high-priority clients are idle, cut so that the estimated
 //                    preemption latency stays under a bound, and beside
 //                    high-priority kernels in the slots they leave free
-//   orion            best-effort kernels beside high-priority ones only if their SM
-//                    need fits and their bound (compute/memory) differs, with a cap
-//                    on outstanding best-effort time (Orion, EuroSys'24)
+//   orion            best-effort kernels beside high-priority ones only if
+//   their SM
+//                    need fits and their bound (compute/memory) differs, with a
+//                    cap on outstanding best-effort time (Orion, EuroSys'24)
 //   tgs              the best-effort client's launch rate adapted to the
 //                    high-priority client's observed rate (TGS, NSDI'23)
 //
@@ -36,7 +38,14 @@
 
 namespace colo::sched {
 
-enum class PolicyKind { kMps, kTimeSlice, kPriorityStreams, kPriority, kOrion, kTgs };
+enum class PolicyKind {
+  kMps,
+  kTimeSlice,
+  kPriorityStreams,
+  kPriority,
+  kOrion,
+  kTgs
+};
 
 const char* PolicyName(PolicyKind k);
 std::vector<PolicyKind> AllPolicies();
@@ -110,17 +119,26 @@ class ForwardingPolicy : public Policy {
  public:
   explicit ForwardingPolicy(Device& device) : device_(device) {}
   const GpuSpec& spec() const override { return device_.spec(); }
-  void ReleaseClient(ClientId client) override { device_.ReleaseClient(client); }
+  void ReleaseClient(ClientId client) override {
+    device_.ReleaseClient(client);
+  }
   Status Retreat(LaunchId id) override { return device_.Retreat(id); }
-  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return device_.ProfileKernel(k); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override {
+    return device_.ProfileKernel(k);
+  }
 
  protected:
   Device& device_;
 };
 
-// Builds `kind` over `device`. REQUIRES: options.Validate(kind) is OK;
-// `device` and `executor` outlive the policy.
-std::unique_ptr<Policy> MakePolicy(PolicyKind kind, const PolicyOptions& options, Device& device,
+// Builds `kind` over `device`. Every policy holds a best-effort launch of a
+// kernel whose duration is a guess (KernelDesc::duration_guessed) while an
+// earlier launch of its stream is in flight: the priority policy by its own
+// rule, the others behind a GuessedLaunchHold (guessed_launch_hold.h).
+// REQUIRES: options.Validate(kind) is OK; `device` and `executor` outlive
+// the policy.
+std::unique_ptr<Policy> MakePolicy(PolicyKind kind,
+                                   const PolicyOptions& options, Device& device,
                                    Executor& executor);
 
 }  // namespace colo::sched

@@ -21,7 +21,8 @@ Duration WavesTime(const KernelTiming& t, int64_t blocks) {
   return t.block_time * ((blocks + per_wave - 1) / per_wave);
 }
 
-FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap) {
+FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
+                      Duration slice_gap) {
   FormChoice whole;
   whole.form = KernelForm::kWhole;
   whole.latency = t.SoloDuration();
@@ -32,25 +33,31 @@ FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
   persistent.form = KernelForm::kPersistent;
   persistent.workers = t.blocks_per_wave;
   persistent.latency = t.retreat_latency + t.persistent_block_time;
-  persistent.efficiency = static_cast<double>(t.block_time.count()) / t.persistent_block_time.count();
+  persistent.efficiency = static_cast<double>(t.block_time.count()) /
+                          t.persistent_block_time.count();
 
   FormChoice slices;
   slices.form = KernelForm::kSlices;
-  const int64_t waves = std::max<int64_t>(1, bound / std::max(Duration(1), t.block_time));
+  const int64_t waves =
+      std::max<int64_t>(1, bound / std::max(Duration(1), t.block_time));
   slices.slice_blocks = std::min(t.blocks, waves * t.blocks_per_wave);
-  const int64_t slice_waves = (slices.slice_blocks + t.blocks_per_wave - 1) / t.blocks_per_wave;
+  const int64_t slice_waves =
+      (slices.slice_blocks + t.blocks_per_wave - 1) / t.blocks_per_wave;
   slices.latency = t.block_time * slice_waves;
-  slices.efficiency = static_cast<double>(slices.latency.count()) / (slices.latency + slice_gap).count();
+  slices.efficiency = static_cast<double>(slices.latency.count()) /
+                      (slices.latency + slice_gap).count();
 
   const bool p_ok = persistent.latency <= bound;
   const bool s_ok = slices.latency <= bound;
-  if (p_ok && s_ok) return persistent.efficiency >= slices.efficiency ? persistent : slices;
+  if (p_ok && s_ok)
+    return persistent.efficiency >= slices.efficiency ? persistent : slices;
   if (p_ok) return persistent;
   if (s_ok) return slices;
   return persistent.latency <= slices.latency ? persistent : slices;
 }
 
-PriorityPolicy::PriorityPolicy(const PolicyOptions& options, Device& device, Executor& executor)
+PriorityPolicy::PriorityPolicy(const PolicyOptions& options, Device& device,
+                               Executor& executor)
     : ForwardingPolicy(device), options_(options), executor_(executor) {}
 
 void PriorityPolicy::SetClientClass(ClientId client, PriorityClass c) {
@@ -64,17 +71,21 @@ bool PriorityPolicy::IsHigh(ClientId c) const {
 }
 
 Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
-  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  if (request.kernel == nullptr)
+    return InvalidArgumentError("launch without a kernel");
   if (IsHigh(request.client)) {
     ++hp_outstanding_;
     SmUse use;
-    if (auto occ = ComputeOccupancy(device_.spec(), *request.kernel); occ.ok()) {
-      use.Add(*occ, BlocksPerSm(device_.spec(), *occ, request.kernel->Blocks()));
+    if (auto occ = ComputeOccupancy(device_.spec(), *request.kernel);
+        occ.ok()) {
+      use.Add(*occ,
+              BlocksPerSm(device_.spec(), *occ, request.kernel->Blocks()));
     }
     hp_use_.Add(use);
     auto done = std::move(request.on_complete);
     request.priority = 1;
-    request.on_complete = [this, use, done = std::move(done)](LaunchId id, TimePoint t) {
+    request.on_complete = [this, use, done = std::move(done)](LaunchId id,
+                                                              TimePoint t) {
       hp_use_.Sub(use);
       if (--hp_outstanding_ == 0) {
         hp_idle_since_ = t;
@@ -114,12 +125,15 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
   return id;
 }
 
-PriorityPolicy::Ahead PriorityPolicy::WorkAhead(const LaunchRequest& r, TimePoint now) const {
+PriorityPolicy::Ahead PriorityPolicy::WorkAhead(const LaunchRequest& r,
+                                                TimePoint now) const {
   Ahead ahead;
   ahead.end = now;
   Duration retreats{0};
   for (const auto& w : be_) {
-    if (!w.in_flight || w.request.client != r.client || w.request.stream != r.stream) continue;
+    if (!w.in_flight || w.request.client != r.client ||
+        w.request.stream != r.stream)
+      continue;
     ahead.any = true;
     ahead.guessed |= w.timing.guessed;
     if (w.persistent) {
@@ -135,7 +149,9 @@ PriorityPolicy::Ahead PriorityPolicy::WorkAhead(const LaunchRequest& r, TimePoin
 void PriorityPolicy::ReestimateStream(const LaunchRequest& r, TimePoint now) {
   TimePoint t = now;
   for (auto& w : be_) {
-    if (!w.in_flight || w.persistent || w.request.client != r.client || w.request.stream != r.stream) continue;
+    if (!w.in_flight || w.persistent || w.request.client != r.client ||
+        w.request.stream != r.stream)
+      continue;
     w.estimated_end = std::min(w.estimated_end, t + w.estimated_run);
     t = w.estimated_end;
   }
@@ -201,19 +217,24 @@ void PriorityPolicy::HarvestPending() {
 
 void PriorityPolicy::Harvest(BeWork& w) {
   const KernelDesc& k = *w.request.kernel;
-  if (!k.transformable || w.timing.persistent_block_time > options_.harvest_block_bound) return;
+  if (!k.transformable ||
+      w.timing.persistent_block_time > options_.harvest_block_bound)
+    return;
   auto occ = ComputeOccupancy(device_.spec(), k);
   if (!occ.ok()) return;
   const GpuSpec& gpu = device_.spec();
-  const int64_t n = std::min(BlocksThatFit(gpu, UsedBesideHigh(), *occ), BlocksPerSm(gpu, *occ, w.end - w.next));
+  const int64_t n = std::min(BlocksThatFit(gpu, UsedBesideHigh(), *occ),
+                             BlocksPerSm(gpu, *occ, w.end - w.next));
   if (n < 1) return;
-  if (!Launch(w, w.end, std::min<int64_t>(n * gpu.sm_count, w.end - w.next))) return;
+  if (!Launch(w, w.end, std::min<int64_t>(n * gpu.sm_count, w.end - w.next)))
+    return;
   w.harvesting = true;
   w.harvest_use = SmUse{};
   w.harvest_use.Add(*occ, n);
 }
 
-bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) {
+bool PriorityPolicy::Launch(BeWork& w, int64_t end,
+                            int64_t persistent_workers) {
   LaunchRequest r;
   r.client = w.request.client;
   r.kernel = w.request.kernel;
@@ -223,12 +244,17 @@ bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) 
   r.end_block = end;
   r.persistent_workers = persistent_workers;
   const LaunchId id = w.id;
-  r.on_complete = [this, id, end](LaunchId, TimePoint) { OnBeDone(id, end, true); };
-  r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) { OnBeDone(id, next, false); };
+  r.on_complete = [this, id, end](LaunchId, TimePoint) {
+    OnBeDone(id, end, true);
+  };
+  r.on_retreated = [this, id](LaunchId, TimePoint, int64_t next) {
+    OnBeDone(id, next, false);
+  };
   // It runs after what is ahead of it on its stream, by their estimates.
   const TimePoint starts = WorkAhead(w.request, executor_.Now()).end;
   auto sub = device_.Submit(std::move(r));
-  if (!sub.ok()) return false;  // cannot happen for a kernel the device profiled
+  if (!sub.ok())
+    return false;  // cannot happen for a kernel the device profiled
   w.in_flight = true;
   w.persistent = persistent_workers > 0;
   w.estimated_run = WavesTime(w.timing, end - w.next);
@@ -242,12 +268,13 @@ bool PriorityPolicy::Launch(BeWork& w, int64_t end, int64_t persistent_workers) 
 
 void PriorityPolicy::Issue(BeWork& w) {
   const TimePoint now = executor_.Now();
-  const bool long_idle = !has_high_ || now - hp_idle_since_ >= options_.long_idle;
+  const bool long_idle =
+      !has_high_ || now - hp_idle_since_ >= options_.long_idle;
   FormChoice f;  // whole, untransformed
   f.latency = WavesTime(w.timing, w.end - w.next);
   if (!long_idle) {
-    f = ChooseForm(w.timing, w.request.kernel->transformable, options_.preemption_bound,
-                   options_.slice_launch_gap);
+    f = ChooseForm(w.timing, w.request.kernel->transformable,
+                   options_.preemption_bound, options_.slice_launch_gap);
   }
   const Duration bound = options_.preemption_bound;
   if (!long_idle && f.form == KernelForm::kWhole && f.latency > bound) {
@@ -257,19 +284,25 @@ void PriorityPolicy::Issue(BeWork& w) {
   }
   const Ahead ahead = WorkAhead(w.request, now);
   const bool guessed = ahead.guessed || w.timing.guessed;
-  if (ahead.any && (guessed || f.latency > bound || ahead.left + f.latency > bound)) {
+  if (ahead.any &&
+      (guessed || f.latency > bound || ahead.left + f.latency > bound)) {
     // Behind the client's own launches in flight (see "Work ahead"), also
     // after a long idle: once enough of them is done by their estimates, or
     // (their end wakes the policy) they ended.
-    if (!guessed && f.latency <= bound) pump_.At(now + ahead.left + f.latency - bound);
+    if (!guessed && f.latency <= bound)
+      pump_.At(now + ahead.left + f.latency - bound);
     return;
   }
-  const int64_t end = f.form == KernelForm::kSlices ? std::min(w.end, w.next + f.slice_blocks) : w.end;
+  const int64_t end = f.form == KernelForm::kSlices
+                          ? std::min(w.end, w.next + f.slice_blocks)
+                          : w.end;
   Launch(w, end, f.form == KernelForm::kPersistent ? f.workers : 0);
 }
 
-void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at, bool whole_range_done) {
-  auto it = std::find_if(be_.begin(), be_.end(), [id](const BeWork& w) { return w.id == id; });
+void PriorityPolicy::OnBeDone(LaunchId id, int64_t stopped_at,
+                              bool whole_range_done) {
+  auto it = std::find_if(be_.begin(), be_.end(),
+                         [id](const BeWork& w) { return w.id == id; });
   if (it == be_.end()) return;
   it->in_flight = false;
   it->harvesting = false;

@@ -27,12 +27,12 @@
 // for what is left of those too, so the launch goes only once their
 // estimated remaining time (whole launches and slices: their solo times one
 // after another from the first's launch; persistent workers: their retreat
-// latency) plus its own latency is within the bound, and one whose own latency exceeds the bound
-// (whole after a long idle, or no form within the bound), or whose timing
-// or theirs is a guess (KernelTiming::guessed: a kernel colod has no
-// profile of), only once they have ended. So after a long idle a
-// stream still has one long kernel at a time in flight, not a queue of
-// them, and a kernel never seen is never queued behind itself on a guess.
+// latency) plus its own latency is within the bound, and one whose own latency
+// exceeds the bound (whole after a long idle, or no form within the bound), or
+// whose timing or theirs is a guess (KernelTiming::guessed: a kernel colod has
+// no profile of), only once they have ended. So after a long idle a stream
+// still has one long kernel at a time in flight, not a queue of them, and a
+// kernel never seen is never queued behind itself on a guess.
 //
 // Harvest (`harvest_block_bound` > 0): while high-priority launches run, a
 // best-effort kernel whose persistent logical block takes at most that long
@@ -58,21 +58,23 @@ const char* KernelFormName(KernelForm f);
 
 struct FormChoice {
   KernelForm form = KernelForm::kWhole;
-  int64_t slice_blocks = 0;      // kSlices: blocks per slice.
-  int64_t workers = 0;           // kPersistent: worker blocks.
-  Duration latency{0};           // estimated preemption latency.
-  double efficiency = 1;         // estimated throughput relative to whole.
+  int64_t slice_blocks = 0;  // kSlices: blocks per slice.
+  int64_t workers = 0;       // kPersistent: worker blocks.
+  Duration latency{0};       // estimated preemption latency.
+  double efficiency = 1;     // estimated throughput relative to whole.
 };
 
 // `blocks` of the kernel `t` profiles, whole, alone: waves x block time.
 Duration WavesTime(const KernelTiming& t, int64_t blocks);
 
 // The choice described above for one kernel. Pure function, for tests.
-FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound, Duration slice_gap);
+FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
+                      Duration slice_gap);
 
 class PriorityPolicy final : public ForwardingPolicy {
  public:
-  PriorityPolicy(const PolicyOptions& options, Device& device, Executor& executor);
+  PriorityPolicy(const PolicyOptions& options, Device& device,
+                 Executor& executor);
 
   void SetClientClass(ClientId client, PriorityClass c) override;
   Result<LaunchId> Submit(LaunchRequest request) override;
@@ -80,21 +82,22 @@ class PriorityPolicy final : public ForwardingPolicy {
  private:
   struct BeWork {
     LaunchId id = 0;
-    LaunchRequest request;   // the client's launch (kernel, range, callback).
-    KernelTiming timing;     // its kernel's solo profile, asked once at Submit.
-    int64_t next = 0;        // first block not yet run.
+    LaunchRequest request;  // the client's launch (kernel, range, callback).
+    KernelTiming timing;    // its kernel's solo profile, asked once at Submit.
+    int64_t next = 0;       // first block not yet run.
     int64_t end = 0;
     bool in_flight = false;
     bool persistent = false;
     bool harvesting = false;  // launched beside high-priority kernels.
     bool retreating = false;
-    SmUse harvest_use;        // what a harvesting launch holds per SM.
+    SmUse harvest_use;  // what a harvesting launch holds per SM.
     LaunchId device_id = 0;
     // In flight: when its launch ends by its solo estimate (whole or a
     // slice), after those ahead of it on its stream, or how long its
     // workers take to leave (persistent).
     TimePoint estimated_end = TimeZero();
-    Duration estimated_run{0};  // in flight, whole or a slice: its own estimate.
+    Duration estimated_run{
+        0};  // in flight, whole or a slice: its own estimate.
     Duration retreat_latency{0};
     // Its next launch not before: `slice_launch_gap` of host time after the
     // last one of it ended, whatever else wakes the policy meanwhile.
@@ -109,8 +112,9 @@ class PriorityPolicy final : public ForwardingPolicy {
   struct Ahead {
     bool any = false;
     bool guessed = false;
-    TimePoint end = TimeZero();  // when the last of them ends, by the estimates (now if none).
-    Duration left{0};    // until then, plus any persistent ones' retreat latency.
+    TimePoint end = TimeZero();  // when the last of them ends, by the estimates
+                                 // (now if none).
+    Duration left{0};  // until then, plus any persistent ones' retreat latency.
   };
   Ahead WorkAhead(const LaunchRequest& r, TimePoint now) const;
   // A launch of r's stream ended (or retreated) at `now`, maybe before its

@@ -45,19 +45,23 @@ struct SmUse {
 
 // Whether `used` is within one SM of `gpu`.
 inline bool FitsSm(const GpuSpec& gpu, const SmUse& used) {
-  return used.blocks <= gpu.max_blocks_per_sm && used.threads <= gpu.max_threads_per_sm &&
-         used.registers <= gpu.registers_per_sm && used.shared_mem <= gpu.shared_mem_per_sm;
+  return used.blocks <= gpu.max_blocks_per_sm &&
+         used.threads <= gpu.max_threads_per_sm &&
+         used.registers <= gpu.registers_per_sm &&
+         used.shared_mem <= gpu.shared_mem_per_sm;
 }
 
 // The most blocks of a launch of `blocks` blocks (occupancy `o`) that
 // breadth-first placement puts on one SM of `gpu`.
-inline int64_t BlocksPerSm(const GpuSpec& gpu, const Occupancy& o, int64_t blocks) {
+inline int64_t BlocksPerSm(const GpuSpec& gpu, const Occupancy& o,
+                           int64_t blocks) {
   const int64_t spread = (blocks + gpu.sm_count - 1) / gpu.sm_count;
   return spread < o.blocks_per_sm ? spread : o.blocks_per_sm;
 }
 
 // How many blocks with occupancy `o` fit on an SM that already holds `used`.
-inline int64_t BlocksThatFit(const GpuSpec& gpu, const SmUse& used, const Occupancy& o) {
+inline int64_t BlocksThatFit(const GpuSpec& gpu, const SmUse& used,
+                             const Occupancy& o) {
   int64_t n = gpu.max_blocks_per_sm - used.blocks;
   auto cap = [&n](int64_t free, int64_t per) {
     if (per > 0 && free / per < n) n = free / per;

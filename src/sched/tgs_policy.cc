@@ -5,21 +5,25 @@
 
 namespace colo::sched {
 
-TgsPolicy::TgsPolicy(const PolicyOptions& options, Device& device, Executor& executor)
+TgsPolicy::TgsPolicy(const PolicyOptions& options, Device& device,
+                     Executor& executor)
     : ForwardingPolicy(device), options_(options), executor_(executor) {}
 
 Result<LaunchId> TgsPolicy::Submit(LaunchRequest request) {
-  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  if (request.kernel == nullptr)
+    return InvalidArgumentError("launch without a kernel");
   if (!controller_started_) {
     controller_started_ = true;
     executor_.After(options_.tgs_period, [this] { Control(); });
   }
   if (q_.IsHigh(request.client)) {
     auto t = device_.ProfileKernel(*request.kernel);
-    const double solo = t.ok() ? static_cast<double>(t->SoloDuration().count()) : 0;
+    const double solo =
+        t.ok() ? static_cast<double>(t->SoloDuration().count()) : 0;
     const TimePoint submitted = executor_.Now();
     auto done = std::move(request.on_complete);
-    request.on_complete = [this, solo, submitted, done = std::move(done)](LaunchId id, TimePoint at) {
+    request.on_complete = [this, solo, submitted, done = std::move(done)](
+                              LaunchId id, TimePoint at) {
       --hp_in_flight_;
       hp_solo_ns_ += solo;
       hp_actual_ns_ += static_cast<double>((at - submitted).count());
@@ -36,7 +40,9 @@ Result<LaunchId> TgsPolicy::Submit(LaunchRequest request) {
   return id;
 }
 
-Duration TgsPolicy::Gap() const { return Duration(static_cast<int64_t>(std::llround(1e9 / rate_))); }
+Duration TgsPolicy::Gap() const {
+  return Duration(static_cast<int64_t>(std::llround(1e9 / rate_)));
+}
 
 void TgsPolicy::Pump() {
   auto& waiting = q_.waiting();

@@ -23,7 +23,9 @@ class TgsPolicy final : public ForwardingPolicy {
  public:
   TgsPolicy(const PolicyOptions& options, Device& device, Executor& executor);
 
-  void SetClientClass(ClientId client, PriorityClass c) override { q_.SetClass(client, c); }
+  void SetClientClass(ClientId client, PriorityClass c) override {
+    q_.SetClass(client, c);
+  }
   Result<LaunchId> Submit(LaunchRequest request) override;
 
   double rate() const { return rate_; }

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "colo/gemm_model.h"
 #include "cuda/cublas_abi.h"
+#include "shim/annotated_mutex.h"
 #include "shim/blas_common.h"
 #include "shim/shim_runtime.h"
 
@@ -26,20 +26,24 @@ struct Handle {
   size_t workspace_bytes = 0;
 };
 
-struct Table {
-  std::mutex mu;
-  std::unordered_map<void*, std::unique_ptr<Handle>> handles;
+// The live cuBLAS handles (made by cublasCreate or cublasLtCreate).
+struct HandleTable {
+  Mutex mu;
+  // State below is protected by mu.
+  std::unordered_map<void*, std::unique_ptr<Handle>> handles
+      COLO_GUARDED_BY(mu);
 };
-Table& T() {
-  static Table* t = new Table;  // never destroyed: exit-time calls stay safe
+HandleTable& Handles() {
+  // Never destroyed: exit-time calls stay safe.
+  static HandleTable* t = new HandleTable;
   return *t;
 }
 
 // Runs `f` on the live handle `h` under the table's lock.
 template <typename F>
 int WithHandle(void* h, F f) {
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  HandleTable& t = Handles();
+  MutexLock lock(t.mu);
   auto it = t.handles.find(h);
   if (it == t.handles.end()) return kBlasNotInitialized;
   return f(*it->second);
@@ -51,8 +55,10 @@ bool IsHalf(int type) { return type == kDataR16F || type == kDataR16BF; }
 // typed API C's element type.
 int ScalarType(const GemmCall& c) {
   if (c.compute < 0) return c.c_type;
-  if (c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic) return kDataR64F;
-  if (c.compute == kBlasCompute16F || c.compute == kBlasCompute16FPedantic) return kDataR16F;
+  if (c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic)
+    return kDataR64F;
+  if (c.compute == kBlasCompute16F || c.compute == kBlasCompute16FPedantic)
+    return kDataR16F;
   return kDataR32F;
 }
 
@@ -67,9 +73,12 @@ bool BetaIsZero(const void* beta, int type, int pointer_mode) {
 int ElementBytes(int type) {
   switch (type) {
     case kDataR16F:
-    case kDataR16BF: return 2;
-    case kDataR32F: return 4;
-    case kDataR64F: return 8;
+    case kDataR16BF:
+      return 2;
+    case kDataR32F:
+      return 4;
+    case kDataR64F:
+      return 8;
   }
   return 0;
 }
@@ -128,7 +137,9 @@ bool HostScalarIsZero(const void* scalar, int type) {
   return v == 0;
 }
 
-bool ValidOp(int op) { return op == kBlasOpN || op == kBlasOpT || op == kBlasOpC; }
+bool ValidOp(int op) {
+  return op == kBlasOpN || op == kBlasOpT || op == kBlasOpC;
+}
 
 int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream) {
   const int err = LaunchGemm(shape, op, OwnStream(stream));
@@ -138,7 +149,8 @@ int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream) {
 }
 
 bool IsLiveHandle(void* handle) {
-  return WithHandle(handle, [](Handle&) { return kBlasSuccess; }) == kBlasSuccess;
+  return WithHandle(handle, [](Handle&) { return kBlasSuccess; }) ==
+         kBlasSuccess;
 }
 
 int Create(void** handle) {
@@ -146,16 +158,16 @@ int Create(void** handle) {
   if (Connect() != kCudaSuccess) return kBlasNotInitialized;
   auto h = std::make_unique<Handle>();
   void* key = h.get();
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  HandleTable& t = Handles();
+  MutexLock lock(t.mu);
   t.handles.emplace(key, std::move(h));
   *handle = key;
   return kBlasSuccess;
 }
 
 int Destroy(void* handle) {
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  HandleTable& t = Handles();
+  MutexLock lock(t.mu);
   return t.handles.erase(handle) == 1 ? kBlasSuccess : kBlasNotInitialized;
 }
 
@@ -177,8 +189,8 @@ int GetStream(void* handle, void** stream) {
 int SetMathMode(void* handle, int mode) {
   return WithHandle(handle, [&](Handle& h) {
     const int base = mode & ~kBlasMathDisallowReducedPrecision;
-    if (base != kBlasDefaultMath && base != kBlasTensorOpMath && base != kBlasPedanticMath &&
-        base != kBlasTf32TensorOpMath)
+    if (base != kBlasDefaultMath && base != kBlasTensorOpMath &&
+        base != kBlasPedanticMath && base != kBlasTf32TensorOpMath)
       return kBlasInvalidValue;
     h.math_mode = mode;
     return kBlasSuccess;
@@ -195,7 +207,8 @@ int GetMathMode(void* handle, int* mode) {
 
 int SetPointerMode(void* handle, int mode) {
   return WithHandle(handle, [&](Handle& h) {
-    if (mode != kBlasPointerHost && mode != kBlasPointerDevice) return kBlasInvalidValue;
+    if (mode != kBlasPointerHost && mode != kBlasPointerDevice)
+      return kBlasInvalidValue;
     h.pointer_mode = mode;
     return kBlasSuccess;
   });
@@ -227,10 +240,12 @@ int Gemm(void* handle, const GemmCall& c) {
       return kBlasInvalidValue;
     const int64_t a_rows = c.transa == kBlasOpN ? c.m : c.k;
     const int64_t b_rows = c.transb == kBlasOpN ? c.k : c.n;
-    if (c.lda < std::max<int64_t>(1, a_rows) || c.ldb < std::max<int64_t>(1, b_rows) ||
+    if (c.lda < std::max<int64_t>(1, a_rows) ||
+        c.ldb < std::max<int64_t>(1, b_rows) ||
         c.ldc < std::max<int64_t>(1, c.m))
       return kBlasInvalidValue;
-    const int in_bytes = ElementBytes(c.a_type), out_bytes = ElementBytes(c.c_type);
+    const int in_bytes = ElementBytes(c.a_type),
+              out_bytes = ElementBytes(c.c_type);
     const std::optional<MathUnit> math = MathOf(c, h.math_mode);
     if (in_bytes == 0 || out_bytes == 0 || ElementBytes(c.b_type) == 0 || !math)
       return kBlasNotSupported;
@@ -243,17 +258,19 @@ int Gemm(void* handle, const GemmCall& c) {
     return kBlasSuccess;
   });
   if (checked != kBlasSuccess) return checked;
-  if (c.m == 0 || c.n == 0 || c.batch == 0) return kBlasSuccess;  // nothing to compute
+  if (c.m == 0 || c.n == 0 || c.batch == 0)
+    return kBlasSuccess;  // nothing to compute
   return LaunchBlas(shape, c.op, stream);
 }
 
-int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n, const void* alpha,
-         int64_t lda, int64_t incx, const void* beta, int64_t incy, int type) {
+int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n,
+         const void* alpha, int64_t lda, int64_t incx, const void* beta,
+         int64_t incy, int type) {
   GemmShape shape;
   void* stream = nullptr;
   const int checked = WithHandle(handle, [&](Handle& h) {
-    if (m < 0 || n < 0 || !ValidOp(trans) || lda < std::max<int64_t>(1, m) || incx == 0 ||
-        incy == 0 || alpha == nullptr || beta == nullptr)
+    if (m < 0 || n < 0 || !ValidOp(trans) || lda < std::max<int64_t>(1, m) ||
+        incx == 0 || incy == 0 || alpha == nullptr || beta == nullptr)
       return kBlasInvalidValue;
     // y has op(A)'s rows; the inner dimension is its columns.
     shape.m = trans == kBlasOpN ? m : n;

@@ -26,7 +26,7 @@ int SafeBlas(F f) noexcept {
 }  // namespace colo::shim::exports
 
 // The real `sym` in passthrough and gate mode; `body` otherwise.
-#define COLO_BLAS(sym, body, ...)                                                  \
-  COLO_FORWARD_IF_NEEDED(sym, colo::cuda::kBlasNotInitialized, __VA_ARGS__);      \
-  COLO_FORWARD_IN_GATE(sym, colo::cuda::kBlasNotInitialized, __VA_ARGS__);        \
+#define COLO_BLAS(sym, body, ...)                                            \
+  COLO_FORWARD_IF_NEEDED(sym, colo::cuda::kBlasNotInitialized, __VA_ARGS__); \
+  COLO_FORWARD_IN_GATE(sym, colo::cuda::kBlasNotInitialized, __VA_ARGS__);   \
   return colo::shim::exports::SafeBlas([&] { return body; })

@@ -4,12 +4,12 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "colo/gemm_model.h"
+#include "shim/annotated_mutex.h"
 #include "shim/blas_common.h"
 #include "shim/shim_runtime.h"
 
@@ -26,7 +26,8 @@ struct AttrSpec {
   uint64_t initial;
 };
 
-constexpr uint64_t kNone = static_cast<uint64_t>(-1);  // a cudaDataType of -1: unset
+constexpr uint64_t kNone =
+    static_cast<uint64_t>(-1);  // a cudaDataType of -1: unset
 
 constexpr AttrSpec kMatmulAttrs[] = {
     {kLtDescComputeType, 4, 0},  // set by Create
@@ -100,9 +101,12 @@ const AttrSpec* Find(const AttrSpec (&specs)[N], int id) {
 
 const AttrSpec* SpecOf(Kind kind, int id) {
   switch (kind) {
-    case Kind::kMatmul: return Find(kMatmulAttrs, id);
-    case Kind::kLayout: return Find(kLayoutAttrs, id);
-    case Kind::kPreference: return Find(kPreferenceAttrs, id);
+    case Kind::kMatmul:
+      return Find(kMatmulAttrs, id);
+    case Kind::kLayout:
+      return Find(kLayoutAttrs, id);
+    case Kind::kPreference:
+      return Find(kPreferenceAttrs, id);
   }
   return nullptr;
 }
@@ -121,7 +125,9 @@ struct Descriptor {
     if (k == Kind::kLayout) fill(kLayoutAttrs);
     if (k == Kind::kPreference) fill(kPreferenceAttrs);
   }
-  int32_t I32(int id) const { return static_cast<int32_t>(static_cast<uint32_t>(values.at(id))); }
+  int32_t I32(int id) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(values.at(id)));
+  }
   int64_t I64(int id) const { return static_cast<int64_t>(values.at(id)); }
   uint64_t U64(int id) const { return values.at(id); }
   float F32(int id) const {
@@ -132,20 +138,24 @@ struct Descriptor {
   }
 };
 
-struct Table {
-  std::mutex mu;
-  std::unordered_map<void*, std::unique_ptr<Descriptor>> descriptors;
+// The live cuBLASLt descriptors, by the address the program knows each by.
+struct DescriptorTable {
+  Mutex mu;
+  // State below is protected by mu.
+  std::unordered_map<void*, std::unique_ptr<Descriptor>> descriptors
+      COLO_GUARDED_BY(mu);
 };
-Table& T() {
-  static Table* t = new Table;  // never destroyed: exit-time calls stay safe
+DescriptorTable& Descriptors() {
+  // Never destroyed: exit-time calls stay safe.
+  static DescriptorTable* t = new DescriptorTable;
   return *t;
 }
 
 // Registers `d` at `key` (replacing what was there: memory handed to
 // *Init_internal again).
 void Register(void* key, std::unique_ptr<Descriptor> d) {
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  DescriptorTable& t = Descriptors();
+  MutexLock lock(t.mu);
   t.descriptors[key] = std::move(d);
 }
 
@@ -173,9 +183,11 @@ int InitDescriptor(void* memory, size_t size, Kind kind, F init) {
 }
 
 // A copy of the descriptor at `key` if it is one of `kind`.
-std::optional<Descriptor> Copy(const Table& t, void* key, Kind kind) {
+std::optional<Descriptor> Copy(const DescriptorTable& t, void* key, Kind kind)
+    COLO_REQUIRES(t.mu) {
   auto it = t.descriptors.find(key);
-  if (it == t.descriptors.end() || it->second->kind != kind) return std::nullopt;
+  if (it == t.descriptors.end() || it->second->kind != kind)
+    return std::nullopt;
   return *it->second;
 }
 
@@ -211,22 +223,38 @@ bool LdHolds(const Matrix& m) {
 // define.
 const char* EpilogueName(uint32_t e) {
   switch (e) {
-    case kLtEpilogueDefault: return "";
-    case kLtEpilogueRelu: return "relu";
-    case kLtEpilogueRelu | kLtEpilogueAux: return "relu_aux";
-    case kLtEpilogueBias: return "bias";
-    case kLtEpilogueRelu | kLtEpilogueBias: return "relu_bias";
-    case kLtEpilogueRelu | kLtEpilogueAux | kLtEpilogueBias: return "relu_aux_bias";
-    case kLtEpilogueDRelu: return "drelu";
-    case kLtEpilogueDRelu | kLtEpilogueBgrad: return "drelu_bgrad";
-    case kLtEpilogueGelu: return "gelu";
-    case kLtEpilogueGelu | kLtEpilogueAux: return "gelu_aux";
-    case kLtEpilogueGelu | kLtEpilogueBias: return "gelu_bias";
-    case kLtEpilogueGelu | kLtEpilogueAux | kLtEpilogueBias: return "gelu_aux_bias";
-    case kLtEpilogueDGelu: return "dgelu";
-    case kLtEpilogueDGelu | kLtEpilogueBgrad: return "dgelu_bgrad";
-    case kLtEpilogueBgradA: return "bgrada";
-    case kLtEpilogueBgradB: return "bgradb";
+    case kLtEpilogueDefault:
+      return "";
+    case kLtEpilogueRelu:
+      return "relu";
+    case kLtEpilogueRelu | kLtEpilogueAux:
+      return "relu_aux";
+    case kLtEpilogueBias:
+      return "bias";
+    case kLtEpilogueRelu | kLtEpilogueBias:
+      return "relu_bias";
+    case kLtEpilogueRelu | kLtEpilogueAux | kLtEpilogueBias:
+      return "relu_aux_bias";
+    case kLtEpilogueDRelu:
+      return "drelu";
+    case kLtEpilogueDRelu | kLtEpilogueBgrad:
+      return "drelu_bgrad";
+    case kLtEpilogueGelu:
+      return "gelu";
+    case kLtEpilogueGelu | kLtEpilogueAux:
+      return "gelu_aux";
+    case kLtEpilogueGelu | kLtEpilogueBias:
+      return "gelu_bias";
+    case kLtEpilogueGelu | kLtEpilogueAux | kLtEpilogueBias:
+      return "gelu_aux_bias";
+    case kLtEpilogueDGelu:
+      return "dgelu";
+    case kLtEpilogueDGelu | kLtEpilogueBgrad:
+      return "dgelu_bgrad";
+    case kLtEpilogueBgradA:
+      return "bgrada";
+    case kLtEpilogueBgradB:
+      return "bgradb";
   }
   return nullptr;
 }
@@ -248,42 +276,54 @@ Planned Refuse(int status) {
 // Checks a matmul of `desc` over the four layouts (see blas_lt.h); the
 // scalars are checked only when `alpha` is given (a matmul, not a heuristic
 // query).
-Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b, const Matrix& c,
-             const Matrix& d, const void* alpha, const void* beta, bool check_scalars) {
+Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b,
+             const Matrix& c, const Matrix& d, const void* alpha,
+             const void* beta, bool check_scalars) {
   const int pointer_mode = desc.I32(kLtDescPointerMode);
-  if (pointer_mode < kLtPointerHost || pointer_mode > kLtPointerAlphaVectorBetaHost)
+  if (pointer_mode < kLtPointerHost ||
+      pointer_mode > kLtPointerAlphaVectorBetaHost)
     return Refuse(kBlasNotSupported);
   const bool beta_zero_mode = pointer_mode == kLtPointerAlphaVectorBetaZero;
-  if (check_scalars && (alpha == nullptr || (beta == nullptr && !beta_zero_mode)))
+  if (check_scalars &&
+      (alpha == nullptr || (beta == nullptr && !beta_zero_mode)))
     return Refuse(kBlasInvalidValue);
   const int transa = desc.I32(kLtDescTransA), transb = desc.I32(kLtDescTransB);
-  if (!blas::ValidOp(transa) || !blas::ValidOp(transb)) return Refuse(kBlasInvalidValue);
-  if (desc.I32(kLtDescTransC) != kBlasOpN || desc.I32(kLtDescFillMode) != kBlasFillModeFull)
+  if (!blas::ValidOp(transa) || !blas::ValidOp(transb))
+    return Refuse(kBlasInvalidValue);
+  if (desc.I32(kLtDescTransC) != kBlasOpN ||
+      desc.I32(kLtDescFillMode) != kBlasFillModeFull)
     return Refuse(kBlasNotSupported);
   for (const Matrix* m : {&a, &b, &c, &d})
-    if (m->order != kLtOrderCol && m->order != kLtOrderRow) return Refuse(kBlasNotSupported);
+    if (m->order != kLtOrderCol && m->order != kLtOrderRow)
+      return Refuse(kBlasNotSupported);
   if (c.order != d.order || c.type != d.type) return Refuse(kBlasNotSupported);
   // op(A) is m x k, op(B) k x n, C and D m x n.
   const uint64_t m = transa == kBlasOpN ? a.rows : a.cols;
   const uint64_t k = transa == kBlasOpN ? a.cols : a.rows;
   const uint64_t kb = transb == kBlasOpN ? b.rows : b.cols;
   const uint64_t n = transb == kBlasOpN ? b.cols : b.rows;
-  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (k != kb || c.rows != m || c.cols != n || d.rows != m || d.cols != n || m > kMax ||
-      n > kMax || k > kMax)
+  constexpr uint64_t kMax =
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (k != kb || c.rows != m || c.cols != n || d.rows != m || d.cols != n ||
+      m > kMax || n > kMax || k > kMax)
     return Refuse(kBlasInvalidValue);
   for (const Matrix* x : {&a, &b, &c, &d})
-    if (!LdHolds(*x) || x->batch < 1 || x->batch != d.batch) return Refuse(kBlasInvalidValue);
+    if (!LdHolds(*x) || x->batch < 1 || x->batch != d.batch)
+      return Refuse(kBlasInvalidValue);
 
   const uint32_t epilogue = static_cast<uint32_t>(desc.U64(kLtDescEpilogue));
   const char* epilogue_name = EpilogueName(epilogue);
   if (epilogue_name == nullptr) return Refuse(kBlasNotSupported);
   const bool bias_in = (epilogue & kLtEpilogueBias) != 0;
-  const bool bias_out = (epilogue & (kLtEpilogueBgrad | kLtEpilogueBgradA | kLtEpilogueBgradB)) != 0;
+  const bool bias_out =
+      (epilogue & (kLtEpilogueBgrad | kLtEpilogueBgradA | kLtEpilogueBgradB)) !=
+      0;
   const bool aux = (epilogue & kLtEpilogueAux) != 0;
-  if ((bias_in || bias_out) && desc.U64(kLtDescBiasPointer) == 0) return Refuse(kBlasInvalidValue);
-  if (aux && (desc.U64(kLtDescAuxPointer) == 0 ||
-              desc.I64(kLtDescAuxLd) < static_cast<int64_t>(std::max<uint64_t>(m, 1))))
+  if ((bias_in || bias_out) && desc.U64(kLtDescBiasPointer) == 0)
+    return Refuse(kBlasInvalidValue);
+  if (aux &&
+      (desc.U64(kLtDescAuxPointer) == 0 ||
+       desc.I64(kLtDescAuxLd) < static_cast<int64_t>(std::max<uint64_t>(m, 1))))
     return Refuse(kBlasInvalidValue);
 
   blas::GemmCall call;
@@ -298,8 +338,10 @@ Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b, const Mat
     const int32_t t = desc.I32(attr);
     return ElementBytes(t == -1 ? d.type : t);
   };
-  if ((bias_in || bias_out) && bytes_of(kLtDescBiasDataType) == 0) return Refuse(kBlasNotSupported);
-  if (aux && bytes_of(kLtDescAuxDataType) == 0) return Refuse(kBlasNotSupported);
+  if ((bias_in || bias_out) && bytes_of(kLtDescBiasDataType) == 0)
+    return Refuse(kBlasNotSupported);
+  if (aux && bytes_of(kLtDescAuxDataType) == 0)
+    return Refuse(kBlasNotSupported);
 
   Planned p;
   p.shape.m = static_cast<int64_t>(m);
@@ -310,8 +352,8 @@ Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b, const Mat
   p.shape.output_bytes = ElementBytes(d.type);
   p.shape.math = *math;
   bool beta_zero = beta_zero_mode;
-  if (check_scalars &&
-      (pointer_mode == kLtPointerHost || pointer_mode == kLtPointerAlphaVectorBetaHost))
+  if (check_scalars && (pointer_mode == kLtPointerHost ||
+                        pointer_mode == kLtPointerAlphaVectorBetaHost))
     beta_zero = blas::HostScalarIsZero(beta, scale_type);
   p.shape.reads_c = !beta_zero;
   const double rows = static_cast<double>(m), cols = static_cast<double>(n);
@@ -319,14 +361,18 @@ Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b, const Mat
   if (bias_in) extra += rows * bytes_of(kLtDescBiasDataType);
   if ((epilogue & kLtEpilogueBgrad) != 0 || (epilogue & kLtEpilogueBgradA) != 0)
     extra += rows * bytes_of(kLtDescBiasDataType);
-  if ((epilogue & kLtEpilogueBgradB) != 0) extra += cols * bytes_of(kLtDescBiasDataType);
+  if ((epilogue & kLtEpilogueBgradB) != 0)
+    extra += cols * bytes_of(kLtDescBiasDataType);
   if (aux) {  // written by RELU/GELU_AUX, read back by DRELU/DGELU
-    const bool relu = (epilogue & kLtEpilogueRelu) != 0 || epilogue == kLtEpilogueDRelu ||
+    const bool relu = (epilogue & kLtEpilogueRelu) != 0 ||
+                      epilogue == kLtEpilogueDRelu ||
                       epilogue == (kLtEpilogueDRelu | kLtEpilogueBgrad);
-    extra += relu ? rows * cols / 8 : rows * cols * bytes_of(kLtDescAuxDataType);
+    extra +=
+        relu ? rows * cols / 8 : rows * cols * bytes_of(kLtDescAuxDataType);
   }
   p.shape.epilogue_bytes = extra;
-  p.op = std::string("cublasLtMatmul") + (*epilogue_name != '\0' ? "+" : "") + epilogue_name;
+  p.op = std::string("cublasLtMatmul") + (*epilogue_name != '\0' ? "+" : "") +
+         epilogue_name;
   p.empty = m == 0 || n == 0;
   return p;
 }
@@ -335,16 +381,17 @@ Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b, const Mat
 // lock.
 Planned PlanArgs(const MatmulArgs& args, bool check_scalars) {
   if (!blas::IsLiveHandle(args.handle)) return Refuse(kBlasNotInitialized);
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  DescriptorTable& t = Descriptors();
+  MutexLock lock(t.mu);
   const std::optional<Descriptor> desc = Copy(t, args.desc, Kind::kMatmul);
   std::optional<Descriptor> layouts[4];
   void* const keys[4] = {args.a, args.b, args.c, args.d};
   for (int i = 0; i < 4; ++i) layouts[i] = Copy(t, keys[i], Kind::kLayout);
   if (!desc || !layouts[0] || !layouts[1] || !layouts[2] || !layouts[3])
     return Refuse(kBlasInvalidValue);
-  return Plan(*desc, MatrixOf(*layouts[0]), MatrixOf(*layouts[1]), MatrixOf(*layouts[2]),
-              MatrixOf(*layouts[3]), args.alpha, args.beta, check_scalars);
+  return Plan(*desc, MatrixOf(*layouts[0]), MatrixOf(*layouts[1]),
+              MatrixOf(*layouts[2]), MatrixOf(*layouts[3]), args.alpha,
+              args.beta, check_scalars);
 }
 
 }  // namespace
@@ -377,59 +424,73 @@ void NoInit(Descriptor&) {}
 }  // namespace
 
 int MatmulDescCreate(void** desc, int compute_type, int scale_type) {
-  return CreateDescriptor(desc, Kind::kMatmul, MatmulInit(compute_type, scale_type));
+  return CreateDescriptor(desc, Kind::kMatmul,
+                          MatmulInit(compute_type, scale_type));
 }
 int MatmulDescInit(void* desc, size_t size, int compute_type, int scale_type) {
-  return InitDescriptor(desc, size, Kind::kMatmul, MatmulInit(compute_type, scale_type));
+  return InitDescriptor(desc, size, Kind::kMatmul,
+                        MatmulInit(compute_type, scale_type));
 }
-int MatrixLayoutCreate(void** layout, int type, uint64_t rows, uint64_t cols, int64_t ld) {
-  return CreateDescriptor(layout, Kind::kLayout, LayoutInit(type, rows, cols, ld));
+int MatrixLayoutCreate(void** layout, int type, uint64_t rows, uint64_t cols,
+                       int64_t ld) {
+  return CreateDescriptor(layout, Kind::kLayout,
+                          LayoutInit(type, rows, cols, ld));
 }
-int MatrixLayoutInit(void* layout, size_t size, int type, uint64_t rows, uint64_t cols,
-                     int64_t ld) {
-  return InitDescriptor(layout, size, Kind::kLayout, LayoutInit(type, rows, cols, ld));
+int MatrixLayoutInit(void* layout, size_t size, int type, uint64_t rows,
+                     uint64_t cols, int64_t ld) {
+  return InitDescriptor(layout, size, Kind::kLayout,
+                        LayoutInit(type, rows, cols, ld));
 }
-int PreferenceCreate(void** pref) { return CreateDescriptor(pref, Kind::kPreference, NoInit); }
+int PreferenceCreate(void** pref) {
+  return CreateDescriptor(pref, Kind::kPreference, NoInit);
+}
 int PreferenceInit(void* pref, size_t size) {
   return InitDescriptor(pref, size, Kind::kPreference, NoInit);
 }
 
 int DestroyDescriptor(Kind kind, void* desc) {
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  DescriptorTable& t = Descriptors();
+  MutexLock lock(t.mu);
   auto it = t.descriptors.find(desc);
-  if (it == t.descriptors.end() || it->second->kind != kind) return kBlasInvalidValue;
+  if (it == t.descriptors.end() || it->second->kind != kind)
+    return kBlasInvalidValue;
   t.descriptors.erase(it);
   return kBlasSuccess;
 }
 
-int SetAttribute(Kind kind, void* desc, int attr, const void* buf, size_t size) {
+int SetAttribute(Kind kind, void* desc, int attr, const void* buf,
+                 size_t size) {
   const AttrSpec* spec = SpecOf(kind, attr);
-  if (spec == nullptr || buf == nullptr || size != static_cast<size_t>(spec->size))
+  if (spec == nullptr || buf == nullptr ||
+      size != static_cast<size_t>(spec->size))
     return kBlasInvalidValue;
   uint64_t value = 0;
   std::memcpy(&value, buf, size);
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  DescriptorTable& t = Descriptors();
+  MutexLock lock(t.mu);
   auto it = t.descriptors.find(desc);
-  if (it == t.descriptors.end() || it->second->kind != kind) return kBlasInvalidValue;
+  if (it == t.descriptors.end() || it->second->kind != kind)
+    return kBlasInvalidValue;
   it->second->values[attr] = value;
   return kBlasSuccess;
 }
 
-int GetAttribute(Kind kind, void* desc, int attr, void* buf, size_t size, size_t* written) {
+int GetAttribute(Kind kind, void* desc, int attr, void* buf, size_t size,
+                 size_t* written) {
   const AttrSpec* spec = SpecOf(kind, attr);
   if (spec == nullptr) return kBlasInvalidValue;
-  Table& t = T();
-  std::lock_guard<std::mutex> lock(t.mu);
+  DescriptorTable& t = Descriptors();
+  MutexLock lock(t.mu);
   auto it = t.descriptors.find(desc);
-  if (it == t.descriptors.end() || it->second->kind != kind) return kBlasInvalidValue;
+  if (it == t.descriptors.end() || it->second->kind != kind)
+    return kBlasInvalidValue;
   if (size == 0) {  // a query of the size
     if (written == nullptr) return kBlasInvalidValue;
     *written = static_cast<size_t>(spec->size);
     return kBlasSuccess;
   }
-  if (buf == nullptr || size != static_cast<size_t>(spec->size)) return kBlasInvalidValue;
+  if (buf == nullptr || size != static_cast<size_t>(spec->size))
+    return kBlasInvalidValue;
   const uint64_t value = it->second->values.at(attr);
   std::memcpy(buf, &value, size);
   if (written != nullptr) *written = size;
@@ -444,22 +505,26 @@ int WavesOf(const Planned& p, double* waves) {
   if (p.empty) return kBlasSuccess;
   const int err = GemmWaves(p.shape, p.op, waves);
   if (err == cuda::kCudaErrorDevicesUnavailable) return kBlasNotInitialized;
-  return err == kCudaSuccess ? kBlasSuccess : kBlasNotSupported;  // more tiles than a grid holds
+  return err == kCudaSuccess
+             ? kBlasSuccess
+             : kBlasNotSupported;  // more tiles than a grid holds
 }
 
 }  // namespace
 
 int AlgoGetHeuristic(const MatmulArgs& args, void* preference, int requested,
                      LtHeuristicResult* results, int* returned) {
-  if (requested <= 0 || results == nullptr || returned == nullptr) return kBlasInvalidValue;
+  if (requested <= 0 || results == nullptr || returned == nullptr)
+    return kBlasInvalidValue;
   *returned = 0;
   const Planned p = PlanArgs(args, /*check_scalars=*/false);
   if (p.status != kBlasSuccess) return p.status;
   float max_waves = 0;
   if (preference != nullptr) {
-    Table& t = T();
-    std::lock_guard<std::mutex> lock(t.mu);
-    const std::optional<Descriptor> pref = Copy(t, preference, Kind::kPreference);
+    DescriptorTable& t = Descriptors();
+    MutexLock lock(t.mu);
+    const std::optional<Descriptor> pref =
+        Copy(t, preference, Kind::kPreference);
     if (!pref) return kBlasInvalidValue;
     max_waves = pref->F32(kLtPrefMaxWavesCount);
   }
@@ -475,14 +540,16 @@ int AlgoGetHeuristic(const MatmulArgs& args, void* preference, int requested,
   return kBlasSuccess;
 }
 
-int AlgoCheck(const MatmulArgs& args, const void* algo, LtHeuristicResult* result) {
+int AlgoCheck(const MatmulArgs& args, const void* algo,
+              LtHeuristicResult* result) {
   if (algo == nullptr || result == nullptr) return kBlasInvalidValue;
   const Planned p = PlanArgs(args, /*check_scalars=*/false);
   if (p.status != kBlasSuccess) return p.status;
   double waves = 0;
   if (int st = WavesOf(p, &waves); st != kBlasSuccess) return st;
   LtHeuristicResult r{};
-  std::memcpy(r.algo, algo, sizeof(r.algo));  // before `result`: they may overlap
+  std::memcpy(r.algo, algo,
+              sizeof(r.algo));  // before `result`: they may overlap
   r.state = kBlasSuccess;
   r.waves_count = static_cast<float>(waves);
   *result = r;

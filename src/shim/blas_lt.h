@@ -64,14 +64,16 @@ enum class Kind { kMatmul, kLayout, kPreference };
 
 int MatmulDescCreate(void** desc, int compute_type, int scale_type);
 int MatmulDescInit(void* desc, size_t size, int compute_type, int scale_type);
-int MatrixLayoutCreate(void** layout, int type, uint64_t rows, uint64_t cols, int64_t ld);
-int MatrixLayoutInit(void* layout, size_t size, int type, uint64_t rows, uint64_t cols,
-                     int64_t ld);
+int MatrixLayoutCreate(void** layout, int type, uint64_t rows, uint64_t cols,
+                       int64_t ld);
+int MatrixLayoutInit(void* layout, size_t size, int type, uint64_t rows,
+                     uint64_t cols, int64_t ld);
 int PreferenceCreate(void** pref);
 int PreferenceInit(void* pref, size_t size);
 int DestroyDescriptor(Kind kind, void* desc);
 int SetAttribute(Kind kind, void* desc, int attr, const void* buf, size_t size);
-int GetAttribute(Kind kind, void* desc, int attr, void* buf, size_t size, size_t* written);
+int GetAttribute(Kind kind, void* desc, int attr, void* buf, size_t size,
+                 size_t* written);
 
 // The descriptors of one matmul.
 struct MatmulArgs {
@@ -86,7 +88,8 @@ int AlgoGetHeuristic(const MatmulArgs& args, void* preference, int requested,
                      cuda::LtHeuristicResult* results, int* returned);
 // cublasLtMatmulAlgoCheck: the same checks, `algo` (not read otherwise)
 // copied into `result` with its waves; `algo` may be &result->algo.
-int AlgoCheck(const MatmulArgs& args, const void* algo, cuda::LtHeuristicResult* result);
+int AlgoCheck(const MatmulArgs& args, const void* algo,
+              cuda::LtHeuristicResult* result);
 int Matmul(const MatmulArgs& args, void* stream);
 
 }  // namespace colo::shim::blas_lt

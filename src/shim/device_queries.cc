@@ -2,7 +2,9 @@
 // kernel (device properties and attributes, function attributes, occupancy)
 // in sim mode, from colod's description of its simulated GPU and the
 // kernel's registers and static shared memory as read from the program's
-// binaries (the API is declared in shim_runtime.h).
+// binaries (the API is declared in shim_runtime.h and device_queries.h).
+#include "shim/device_queries.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -51,10 +53,10 @@ cuda::DeviceFacts FactsOf(const ipc::WelcomeMsg& w) {
 int GetDeviceProperties(void* prop, int device) {
   if (prop == nullptr) return cuda::kCudaErrorInvalidValue;
   if (device != 0) return cuda::kCudaErrorInvalidDevice;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  cuda::FillCudaDeviceProp(prop, FactsOf(s.client->welcome()));
+  cuda::FillCudaDeviceProp(prop, FactsOf(s.colod.client->welcome()));
   return kCudaSuccess;
 }
 
@@ -79,21 +81,25 @@ namespace {
 constexpr int kAssumedRegistersPerThread = 32;
 
 // Target architecture for reading binaries: the simulated GPU's.
-int TargetArch(const State& s) {
-  const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+int TargetArch(const InterposerState& s) COLO_REQUIRES(s.mu) {
+  const cuda::DeviceFacts d = FactsOf(s.colod.client->welcome());
   return d.major * 10 + d.minor;
 }
 
 // `name` in what was read from `source`, reading it with `read` the first
-// time (an unreadable binary is remembered as empty).
+// time (an unreadable binary is remembered as empty). `read` runs under the
+// caller's lock (its lambda is marked COLO_NO_THREAD_SAFETY_ANALYSIS: the
+// analysis cannot see the lock a lambda's caller holds).
 using KernelMap = std::map<std::string, KernelResources>;
 template <typename Key, typename Read>
-std::optional<KernelResources> FindRead(std::unordered_map<Key, KernelMap>& cache, Key source,
-                                        const std::string& name, Read read) {
+std::optional<KernelResources> FindRead(
+    std::unordered_map<Key, KernelMap>& cache, Key source,
+    const std::string& name, Read read) {
   auto cached = cache.find(source);
   if (cached == cache.end()) {
     Result<KernelMap> got = read();
-    cached = cache.emplace(source, got.ok() ? std::move(*got) : KernelMap{}).first;
+    cached =
+        cache.emplace(source, got.ok() ? std::move(*got) : KernelMap{}).first;
   }
   auto k = cached->second.find(name);
   if (k == cached->second.end()) return std::nullopt;
@@ -104,33 +110,41 @@ std::optional<KernelResources> FindRead(std::unordered_map<Key, KernelMap>& cach
 
 // Read (for the simulated GPU's architecture) the first time any kernel of
 // that binary needs them.
-std::optional<KernelResources> BinaryResourcesLocked(State& s, const void* func) {
-  if (auto m = s.function_module.find(func); m != s.function_module.end()) {
-    return FindRead(s.module_kernels, m->second, s.names[func], [&] {
-      return ReadModuleResources(s.module_images[m->second], TargetArch(s));
-    });
+std::optional<KernelResources> BinaryResourcesLocked(InterposerState& s,
+                                                     const void* func) {
+  if (auto m = s.modules.module_of.find(func); m != s.modules.module_of.end()) {
+    return FindRead(s.modules.kernels, m->second, s.kernels.names[func],
+                    [&]() COLO_NO_THREAD_SAFETY_ANALYSIS {
+                      return ReadModuleResources(s.modules.images[m->second],
+                                                 TargetArch(s));
+                    });
   }
-  auto image = s.fat_binary_of.find(func);
-  if (image == s.fat_binary_of.end()) return std::nullopt;
-  return FindRead(s.fat_binary_kernels, image->second, s.names[func],
-                  [&] { return ReadRegisteredFatbin(image->second, TargetArch(s)); });
+  auto image = s.kernels.fat_binary_of.find(func);
+  if (image == s.kernels.fat_binary_of.end()) return std::nullopt;
+  return FindRead(s.kernels.fat_binary_kernels, image->second,
+                  s.kernels.names[func], [&]() COLO_NO_THREAD_SAFETY_ANALYSIS {
+                    return ReadRegisteredFatbin(image->second, TargetArch(s));
+                  });
 }
 
 namespace {
 
 // The same, or the assumption above if the binary gives nothing.
-KernelResources ResourcesLocked(State& s, const void* func) {
+KernelResources ResourcesLocked(InterposerState& s, const void* func)
+    COLO_REQUIRES(s.mu) {
   KernelResources assumed;
   assumed.registers_per_thread = kAssumedRegistersPerThread;
   return BinaryResourcesLocked(s, func).value_or(assumed);
 }
 
 // The kernel as the occupancy rules see it, for blocks of `threads`.
-KernelDesc OccupancyKernel(const KernelResources& r, int threads, size_t dynamic_smem) {
+KernelDesc OccupancyKernel(const KernelResources& r, int threads,
+                           size_t dynamic_smem) {
   KernelDesc k;
   k.block = Dim3{threads, 1, 1};
   k.registers_per_thread = r.registers_per_thread;
-  k.shared_mem_per_block = r.static_shared_bytes + static_cast<int64_t>(dynamic_smem);
+  k.shared_mem_per_block =
+      r.static_shared_bytes + static_cast<int64_t>(dynamic_smem);
   return k;
 }
 
@@ -140,33 +154,34 @@ namespace {
 
 // The dynamic shared memory a launch of `func` may ask for: what
 // cudaFuncSetAttribute allowed, else 48 KiB less its static shared memory.
-int64_t MaxDynamicSharedLocked(State& s, const void* func,
-                               const KernelResources& r) {
-  if (auto it = s.func_settings.find(func);
-      it != s.func_settings.end() && it->second.max_dynamic_shared_bytes >= 0)
+int64_t MaxDynamicSharedLocked(InterposerState& s, const void* func,
+                               const KernelResources& r) COLO_REQUIRES(s.mu) {
+  if (auto it = s.kernels.settings.find(func);
+      it != s.kernels.settings.end() &&
+      it->second.max_dynamic_shared_bytes >= 0)
     return it->second.max_dynamic_shared_bytes;
   return std::max<int64_t>(0, 48 * 1024 - r.static_shared_bytes);
 }
 
 }  // namespace
 
-int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
+int CheckLaunchLimits(InterposerState& s, const void* func, Dim grid, Dim block,
                       size_t shared_mem) {
   if (func == nullptr) return cuda::kCudaErrorInvalidDeviceFunction;
-  const ipc::WelcomeMsg& w = s.client->welcome();
+  const ipc::WelcomeMsg& w = s.colod.client->welcome();
   const auto max_threads = static_cast<uint64_t>(w.max_threads_per_block);
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
       block.y == 0 || block.z == 0 || block.x > max_threads ||
-      block.y > max_threads || block.z > 64 ||
-      threads > max_threads || grid.x > 2147483647u || grid.y > 65535 ||
-      grid.z > 65535) {
+      block.y > max_threads || block.z > 64 || threads > max_threads ||
+      grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
     return cuda::kCudaErrorInvalidConfiguration;
   }
   // Only kernels nvcc registered (__cudaRegisterFunction): driver-API
   // functions opt in with cuFuncSetAttribute, which the interposer does not
   // see, so their launches are not checked here.
-  if (shared_mem > 0 && s.gate == nullptr && s.fat_binary_of.count(func) != 0 &&
+  if (shared_mem > 0 && s.colod.gate == nullptr &&
+      s.kernels.fat_binary_of.count(func) != 0 &&
       static_cast<int64_t>(std::min<size_t>(shared_mem, INT64_MAX)) >
           MaxDynamicSharedLocked(s, func, ResourcesLocked(s, func))) {
     return cuda::kCudaErrorInvalidValue;
@@ -176,44 +191,48 @@ int CheckLaunchLimits(State& s, const void* func, Dim grid, Dim block,
 
 int FuncGetAttributes(void* attr, const void* func) {
   if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
-  const cuda::DeviceFacts d = FactsOf(s.client->welcome());
+  if (!s.kernels.names.count(func))
+    return cuda::kCudaErrorInvalidDeviceFunction;
+  const cuda::DeviceFacts d = FactsOf(s.colod.client->welcome());
   cuda::FuncFacts f;
   const KernelResources r = ResourcesLocked(s, func);
   f.registers_per_thread = r.registers_per_thread;
   f.static_shared_bytes = r.static_shared_bytes;
   // The largest block (whole warps) one SM can hold with these registers and
   // this static shared memory, as the runtime reports it.
-  const GpuSpec spec = SpecOf(s.client->welcome());
+  const GpuSpec spec = SpecOf(s.colod.client->welcome());
   f.max_threads_per_block = 0;
-  for (int t = d.max_threads_per_block; t > 0 && f.max_threads_per_block == 0; t -= d.warp_size) {
+  for (int t = d.max_threads_per_block; t > 0 && f.max_threads_per_block == 0;
+       t -= d.warp_size) {
     Result<Occupancy> o = ComputeOccupancy(spec, OccupancyKernel(r, t, 0));
     if (o.ok() && o->blocks_per_sm > 0) f.max_threads_per_block = t;
   }
   if (r.max_threads_per_block > 0)  // __launch_bounds__
-    f.max_threads_per_block = std::min(f.max_threads_per_block, r.max_threads_per_block);
+    f.max_threads_per_block =
+        std::min(f.max_threads_per_block, r.max_threads_per_block);
   f.binary_version = d.major * 10 + d.minor;
   // Without an opt-in, static and dynamic shared memory share 48 KiB.
   f.max_dynamic_shared_bytes =
       static_cast<int>(MaxDynamicSharedLocked(s, func, r));
-  if (auto it = s.func_settings.find(func); it != s.func_settings.end())
+  if (auto it = s.kernels.settings.find(func); it != s.kernels.settings.end())
     f.preferred_carveout = it->second.preferred_carveout;
   cuda::FillCudaFuncAttributes(attr, f);
   return kCudaSuccess;
 }
 
 int FuncSetAttribute(const void* func, int attr, int value) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
-  State::FuncSettings& f = s.func_settings[func];
+  if (!s.kernels.names.count(func))
+    return cuda::kCudaErrorInvalidDeviceFunction;
+  KernelSettings& f = s.kernels.settings[func];
   if (attr == cuda::kFuncAttributeMaxDynamicSharedMemorySize) {
     // Static and dynamic shared memory together stay within the opt-in limit.
-    if (value < 0 || value > s.client->welcome().shared_mem_per_block -
+    if (value < 0 || value > s.colod.client->welcome().shared_mem_per_block -
                                  ResourcesLocked(s, func).static_shared_bytes)
       return cuda::kCudaErrorInvalidValue;
     f.max_dynamic_shared_bytes = value;
@@ -227,17 +246,18 @@ int FuncSetAttribute(const void* func, int attr, int value) {
   return cuda::kCudaErrorInvalidValue;
 }
 
-int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
-                             int block_size, size_t dynamic_smem) {
+int OccupancyMaxActiveBlocks(int* num_blocks, const void* func, int block_size,
+                             size_t dynamic_smem) {
   if (num_blocks == nullptr || block_size <= 0)
     return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (!s.names.count(func)) return cuda::kCudaErrorInvalidDeviceFunction;
-  Result<Occupancy> o = ComputeOccupancy(SpecOf(s.client->welcome()),
-                                         OccupancyKernel(ResourcesLocked(s, func), block_size,
-                                                         dynamic_smem));
+  if (!s.kernels.names.count(func))
+    return cuda::kCudaErrorInvalidDeviceFunction;
+  Result<Occupancy> o = ComputeOccupancy(
+      SpecOf(s.colod.client->welcome()),
+      OccupancyKernel(ResourcesLocked(s, func), block_size, dynamic_smem));
   *num_blocks = o.ok() ? static_cast<int>(o->blocks_per_sm) : 0;
   return kCudaSuccess;
 }
@@ -245,10 +265,10 @@ int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
 int GetDeviceAttribute(int* value, int attr, int device) {
   if (value == nullptr) return cuda::kCudaErrorInvalidValue;
   if (device != 0) return cuda::kCudaErrorInvalidDevice;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (!cuda::DeviceAttribute(FactsOf(s.client->welcome()), attr, value))
+  if (!cuda::DeviceAttribute(FactsOf(s.colod.client->welcome()), attr, value))
     return cuda::kCudaErrorInvalidValue;
   return kCudaSuccess;
 }

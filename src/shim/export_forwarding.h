@@ -1,6 +1,6 @@
 // shim/export_forwarding.h — what every extern "C" entry point of
-// libcolo_preload.so is made of (shim_exports.cc, shim_exports_per_thread.cc,
-// shim_exports_secondary.cc):
+// libcolo_preload.so is made of (shim_exports*.cc, and through
+// blas_forwarding.h the cuBLAS ones):
 // the real symbol (COLO_REAL), forwarding to it when the interposer must
 // not act (COLO_FORWARD_IF_NEEDED, COLO_FORWARD_IN_GATE), and Safe(), which
 // records the call's error as the thread's last one and keeps exceptions
@@ -27,15 +27,18 @@ int Safe(F f) noexcept {
   }
 }
 
-inline Dim D(colo_dim3 d) { return Dim{d.x, d.y, d.z}; }
+// A dim3 as the interposer's Dim.
+inline Dim ToDim(colo_dim3 d) { return Dim{d.x, d.y, d.z}; }
 
 // A runtime call's cudaError_t as the driver's CUresult: the driver has no
 // "invalid configuration" or "invalid device function" (it says invalid
 // value, invalid handle); the other errors colo gives have the same numbers
 // in both APIs.
 inline int AsCuLaunchError(int err) {
-  if (err == cuda::kCudaErrorInvalidConfiguration) return cuda::kCuErrorInvalidValue;
-  if (err == cuda::kCudaErrorInvalidDeviceFunction) return cuda::kCuErrorInvalidHandle;
+  if (err == cuda::kCudaErrorInvalidConfiguration)
+    return cuda::kCuErrorInvalidValue;
+  if (err == cuda::kCudaErrorInvalidDeviceFunction)
+    return cuda::kCuErrorInvalidHandle;
   return err;
 }
 
@@ -57,11 +60,11 @@ int LaunchEx(const void* config, const void* func, void** args,
 }  // namespace colo::shim::exports
 
 using colo::shim::exports::AsCuLaunchError;
-using colo::shim::exports::D;
 using colo::shim::exports::LaunchEx;
 using colo::shim::exports::PerThread;
 using colo::shim::exports::RecordWithFlags;
 using colo::shim::exports::Safe;
+using colo::shim::exports::ToDim;
 
 #define COLO_REAL(sym) \
   reinterpret_cast<decltype(&::sym)>(cs::Real(cs::HookId::k_##sym))

@@ -49,7 +49,8 @@ Result<std::vector<Entry>> Entries(const unsigned char* base, size_t size) {
   const uint16_t header = Load<uint16_t>(base + 6);
   const uint64_t payload = Load<uint64_t>(base + 8);
   if (header < 16 || header > size || payload > size - header)
-    return InvalidArgumentError("fat binary: sizes in the header exceed the image");
+    return InvalidArgumentError(
+        "fat binary: sizes in the header exceed the image");
   std::vector<Entry> out;
   uint64_t at = header;
   const uint64_t end = header + payload;
@@ -71,7 +72,8 @@ Result<std::vector<Entry>> Entries(const unsigned char* base, size_t size) {
     if (x.flags & (kFlagLz4 | kFlagZstd)) {
       const uint32_t compressed = Load<uint32_t>(e + 16);
       if (compressed > entry_payload)
-        return InvalidArgumentError("fat binary: compressed size exceeds the entry");
+        return InvalidArgumentError(
+            "fat binary: compressed size exceeds the entry");
       x.data_size = compressed;
       x.uncompressed_size = Load<uint64_t>(e + 56);
     }
@@ -91,14 +93,17 @@ Result<std::string> Payload(const Entry& e) {
   if (e.flags & kFlagZstd) {
     const size_t n = ZSTD_decompress(out.data(), out.size(), src, e.data_size);
     if (ZSTD_isError(n) || n != out.size())
-      return InvalidArgumentError(std::string("fat binary: zstd: ") +
-                                  (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+      return InvalidArgumentError(
+          std::string("fat binary: zstd: ") +
+          (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
     return out;
   }
-  const int n = LZ4_decompress_safe(src, out.data(), static_cast<int>(e.data_size),
-                                    static_cast<int>(out.size()));
+  const int n =
+      LZ4_decompress_safe(src, out.data(), static_cast<int>(e.data_size),
+                          static_cast<int>(out.size()));
   if (n != static_cast<int>(out.size()))
-    return InvalidArgumentError("fat binary: LZ4 block does not decompress to its size");
+    return InvalidArgumentError(
+        "fat binary: LZ4 block does not decompress to its size");
   return out;
 }
 
@@ -116,8 +121,8 @@ int MaxThreadsAttribute(std::string_view info) {
     const uint16_t size = Load<uint16_t>(p + i + 2);
     if (size > info.size() - i - 4) break;
     if (p[i + 1] == kAttrMaxThreads && size >= 12) {
-      const uint64_t n = uint64_t{Load<uint32_t>(p + i + 4)} * Load<uint32_t>(p + i + 8) *
-                         Load<uint32_t>(p + i + 12);
+      const uint64_t n = uint64_t{Load<uint32_t>(p + i + 4)} *
+                         Load<uint32_t>(p + i + 8) * Load<uint32_t>(p + i + 12);
       return n > 0 && n <= 1 << 20 ? static_cast<int>(n) : 0;
     }
     i += 4 + size;
@@ -130,9 +135,11 @@ class CubinSections {
  public:
   static Result<CubinSections> Open(std::string_view elf) {
     const auto* b = reinterpret_cast<const unsigned char*>(elf.data());
-    if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(b, ELFMAG, SELFMAG) != 0 ||
-        b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
-      return InvalidArgumentError("cubin: not a 64-bit little-endian ELF image");
+    if (elf.size() < sizeof(Elf64_Ehdr) ||
+        std::memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64 ||
+        b[EI_DATA] != ELFDATA2LSB)
+      return InvalidArgumentError(
+          "cubin: not a 64-bit little-endian ELF image");
     CubinSections c(elf, Load<Elf64_Ehdr>(b));
     const Elf64_Ehdr& eh = c.eh_;
     if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > elf.size() ||
@@ -145,11 +152,14 @@ class CubinSections {
 
   size_t count() const { return eh_.e_shnum; }
   Elf64_Shdr Header(size_t i) const {
-    return Load<Elf64_Shdr>(reinterpret_cast<const unsigned char*>(elf_.data()) + eh_.e_shoff +
-                            i * sizeof(Elf64_Shdr));
+    return Load<Elf64_Shdr>(
+        reinterpret_cast<const unsigned char*>(elf_.data()) + eh_.e_shoff +
+        i * sizeof(Elf64_Shdr));
   }
   // Section i's name.
-  Result<std::string_view> Name(size_t i) const { return StringAt(names_, Header(i).sh_name); }
+  Result<std::string_view> Name(size_t i) const {
+    return StringAt(names_, Header(i).sh_name);
+  }
   // Section i's bytes (empty for NOBITS), within the image.
   Result<std::string_view> Contents(size_t i) const {
     const Elf64_Shdr s = Header(i);
@@ -160,13 +170,15 @@ class CubinSections {
   }
   // The NUL-terminated string at `at` of string table `table`.
   static Result<std::string_view> StringAt(std::string_view table, size_t at) {
-    if (at >= table.size()) return InvalidArgumentError("cubin: bad string offset");
+    if (at >= table.size())
+      return InvalidArgumentError("cubin: bad string offset");
     const std::string_view rest = table.substr(at);
     return rest.substr(0, rest.find('\0'));
   }
 
  private:
-  CubinSections(std::string_view elf, const Elf64_Ehdr& eh) : elf_(elf), eh_(eh) {}
+  CubinSections(std::string_view elf, const Elf64_Ehdr& eh)
+      : elf_(elf), eh_(eh) {}
   std::string_view elf_;
   Elf64_Ehdr eh_;
   std::string_view names_;
@@ -192,13 +204,15 @@ const Entry* BestCubin(const std::vector<Entry>& entries, int target_arch) {
 
 // The container nvcc's wrapper points to.
 Result<const unsigned char*> WrappedContainer(const void* wrapper) {
-  if (wrapper == nullptr) return InvalidArgumentError("fat binary: null wrapper");
+  if (wrapper == nullptr)
+    return InvalidArgumentError("fat binary: null wrapper");
   const auto* w = static_cast<const unsigned char*>(wrapper);
   if (Load<uint32_t>(w) != kWrapperMagic)
     return InvalidArgumentError("fat binary: wrapper magic is not 0x466243B1");
   const auto* image = Load<const unsigned char*>(w + 8);
   if (image == nullptr || Load<uint32_t>(image) != kContainerMagic)
-    return InvalidArgumentError("fat binary: wrapper points to no 0xBA55ED50 container");
+    return InvalidArgumentError(
+        "fat binary: wrapper points to no 0xBA55ED50 container");
   return image;
 }
 
@@ -217,25 +231,31 @@ Result<std::map<std::string, KernelResources>> ReadCubinResources(
       KernelResources& r = out[std::string(name.substr(kText.size()))];
       r.registers_per_thread = static_cast<int>(s.sh_info >> 24);
       r.arch = arch;
-    } else if (name.substr(0, kInfo.size()) == kInfo && name.size() > kInfo.size()) {
+    } else if (name.substr(0, kInfo.size()) == kInfo &&
+               name.size() > kInfo.size()) {
       COLO_ASSIGN_OR_RETURN(std::string_view info, sections.Contents(i));
       const int bound = MaxThreadsAttribute(info);
-      if (bound > 0) out[std::string(name.substr(kInfo.size()))].max_threads_per_block = bound;
-    } else if (name.substr(0, kShared.size()) == kShared && name.size() > kShared.size()) {
+      if (bound > 0)
+        out[std::string(name.substr(kInfo.size()))].max_threads_per_block =
+            bound;
+    } else if (name.substr(0, kShared.size()) == kShared &&
+               name.size() > kShared.size()) {
       KernelResources& r = out[std::string(name.substr(kShared.size()))];
       r.static_shared_bytes = static_cast<int64_t>(s.sh_size);
       r.arch = arch;
     }
   }
   // A ".nv.shared.x" without ".text.x" is a device variable, not a kernel.
-  std::erase_if(out, [](const auto& kv) { return kv.second.registers_per_thread == 0; });
+  std::erase_if(
+      out, [](const auto& kv) { return kv.second.registers_per_thread == 0; });
   return out;
 }
 
 Result<std::map<std::string, KernelResources>> ReadFatbinResources(
     const void* image, size_t size, int target_arch) {
-  COLO_ASSIGN_OR_RETURN(std::vector<Entry> entries,
-                        Entries(static_cast<const unsigned char*>(image), size));
+  COLO_ASSIGN_OR_RETURN(
+      std::vector<Entry> entries,
+      Entries(static_cast<const unsigned char*>(image), size));
   const Entry* best = BestCubin(entries, target_arch);
   if (best == nullptr) return std::map<std::string, KernelResources>{};
   COLO_ASSIGN_OR_RETURN(std::string elf, Payload(*best));
@@ -248,7 +268,8 @@ Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
   return ReadFatbinResources(image, ContainerSize(image), target_arch);
 }
 
-Result<std::map<std::string, std::string>> ReadCubinInitialValues(std::string_view elf) {
+Result<std::map<std::string, std::string>> ReadCubinInitialValues(
+    std::string_view elf) {
   COLO_ASSIGN_OR_RETURN(CubinSections sections, CubinSections::Open(elf));
   std::map<std::string, std::string> out;
   for (size_t i = 0; i < sections.count(); ++i) {
@@ -257,31 +278,44 @@ Result<std::map<std::string, std::string>> ReadCubinInitialValues(std::string_vi
     if (symtab.sh_link >= sections.count())
       return InvalidArgumentError("cubin: symbol table names no string table");
     COLO_ASSIGN_OR_RETURN(std::string_view symbols, sections.Contents(i));
-    COLO_ASSIGN_OR_RETURN(std::string_view names, sections.Contents(symtab.sh_link));
-    for (size_t at = 0; at + sizeof(Elf64_Sym) <= symbols.size(); at += sizeof(Elf64_Sym)) {
-      const auto sym = Load<Elf64_Sym>(reinterpret_cast<const unsigned char*>(symbols.data()) + at);
-      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx >= sections.count()) continue;
-      COLO_ASSIGN_OR_RETURN(std::string_view section, sections.Name(sym.st_shndx));
+    COLO_ASSIGN_OR_RETURN(std::string_view names,
+                          sections.Contents(symtab.sh_link));
+    for (size_t at = 0; at + sizeof(Elf64_Sym) <= symbols.size();
+         at += sizeof(Elf64_Sym)) {
+      const auto sym = Load<Elf64_Sym>(
+          reinterpret_cast<const unsigned char*>(symbols.data()) + at);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT ||
+          sym.st_shndx >= sections.count())
+        continue;
+      COLO_ASSIGN_OR_RETURN(std::string_view section,
+                            sections.Name(sym.st_shndx));
       if (section != ".nv.global.init") continue;
-      COLO_ASSIGN_OR_RETURN(std::string_view data, sections.Contents(sym.st_shndx));
-      if (sym.st_value > data.size() || sym.st_size > data.size() - sym.st_value)
-        return InvalidArgumentError("cubin: a variable's initial value lies outside its section");
-      COLO_ASSIGN_OR_RETURN(std::string_view name, CubinSections::StringAt(names, sym.st_name));
-      out[std::string(name)] = std::string(data.substr(sym.st_value, sym.st_size));
+      COLO_ASSIGN_OR_RETURN(std::string_view data,
+                            sections.Contents(sym.st_shndx));
+      if (sym.st_value > data.size() ||
+          sym.st_size > data.size() - sym.st_value)
+        return InvalidArgumentError(
+            "cubin: a variable's initial value lies outside its section");
+      COLO_ASSIGN_OR_RETURN(std::string_view name,
+                            CubinSections::StringAt(names, sym.st_name));
+      out[std::string(name)] =
+          std::string(data.substr(sym.st_value, sym.st_size));
     }
   }
   return out;
 }
 
-Result<std::map<std::string, std::string>> ReadRegisteredInitialValues(const void* wrapper) {
+Result<std::map<std::string, std::string>> ReadRegisteredInitialValues(
+    const void* wrapper) {
   COLO_ASSIGN_OR_RETURN(const unsigned char* image, WrappedContainer(wrapper));
   return ReadFatbinInitialValues(image, ContainerSize(image));
 }
 
-Result<std::map<std::string, std::string>> ReadFatbinInitialValues(const void* image,
-                                                                   size_t size) {
-  COLO_ASSIGN_OR_RETURN(std::vector<Entry> entries,
-                        Entries(static_cast<const unsigned char*>(image), size));
+Result<std::map<std::string, std::string>> ReadFatbinInitialValues(
+    const void* image, size_t size) {
+  COLO_ASSIGN_OR_RETURN(
+      std::vector<Entry> entries,
+      Entries(static_cast<const unsigned char*>(image), size));
   // Any cubin: a variable's initial value does not depend on the architecture.
   const Entry* best = BestCubin(entries, std::numeric_limits<int>::max());
   if (best == nullptr) return std::map<std::string, std::string>{};
@@ -296,39 +330,47 @@ Result<std::string> CopyModuleImage(const void* image) {
   if (magic == kWrapperMagic) return CopyModuleImage(Load<const void*>(b + 8));
   if (magic == kContainerMagic) {
     const uint64_t size = ContainerSize(b);
-    if (size > kMaxCubinBytes) return InvalidArgumentError("fat binary: implausible size");
+    if (size > kMaxCubinBytes)
+      return InvalidArgumentError("fat binary: implausible size");
     return std::string(reinterpret_cast<const char*>(b), size);
   }
   if (std::memcmp(b, ELFMAG, SELFMAG) != 0) return std::string();  // PTX text.
-  if (b[EI_CLASS] != ELFCLASS64) return InvalidArgumentError("cubin: not a 64-bit ELF image");
+  if (b[EI_CLASS] != ELFCLASS64)
+    return InvalidArgumentError("cubin: not a 64-bit ELF image");
   const auto eh = Load<Elf64_Ehdr>(b);
   if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > kMaxCubinBytes ||
       eh.e_shnum > kMaxCubinBytes / sizeof(Elf64_Shdr))
     return InvalidArgumentError("cubin: implausible section table");
-  if (eh.e_phnum > 0 && (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > kMaxCubinBytes ||
-                         eh.e_phnum > kMaxCubinBytes / sizeof(Elf64_Phdr)))
+  if (eh.e_phnum > 0 &&
+      (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > kMaxCubinBytes ||
+       eh.e_phnum > kMaxCubinBytes / sizeof(Elf64_Phdr)))
     return InvalidArgumentError("cubin: implausible program header table");
   // The image ends after the last of its tables, sections and segments.
-  uint64_t size = std::max(eh.e_shoff + uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr),
-                           eh.e_phoff + uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr));
+  uint64_t size =
+      std::max(eh.e_shoff + uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr),
+               eh.e_phoff + uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr));
   for (size_t i = 0; i < eh.e_shnum; ++i) {
     const auto s = Load<Elf64_Shdr>(b + eh.e_shoff + i * sizeof(Elf64_Shdr));
-    if (s.sh_type != SHT_NOBITS) size = std::max<uint64_t>(size, s.sh_offset + s.sh_size);
+    if (s.sh_type != SHT_NOBITS)
+      size = std::max<uint64_t>(size, s.sh_offset + s.sh_size);
   }
   for (size_t i = 0; i < eh.e_phnum; ++i) {
     const auto p = Load<Elf64_Phdr>(b + eh.e_phoff + i * sizeof(Elf64_Phdr));
     size = std::max<uint64_t>(size, p.p_offset + p.p_filesz);
   }
-  if (size > kMaxCubinBytes) return InvalidArgumentError("cubin: implausible size");
+  if (size > kMaxCubinBytes)
+    return InvalidArgumentError("cubin: implausible size");
   return std::string(reinterpret_cast<const char*>(b), size);
 }
 
 Result<std::map<std::string, KernelResources>> ReadModuleResources(
     std::string_view bytes, int target_arch) {
-  if (bytes.size() >= 4 && Load<uint32_t>(reinterpret_cast<const unsigned char*>(bytes.data())) ==
-                               kContainerMagic)
+  if (bytes.size() >= 4 &&
+      Load<uint32_t>(reinterpret_cast<const unsigned char*>(bytes.data())) ==
+          kContainerMagic)
     return ReadFatbinResources(bytes.data(), bytes.size(), target_arch);
-  if (bytes.size() >= SELFMAG && std::memcmp(bytes.data(), ELFMAG, SELFMAG) == 0)
+  if (bytes.size() >= SELFMAG &&
+      std::memcmp(bytes.data(), ELFMAG, SELFMAG) == 0)
     return ReadCubinResources(bytes, 0);
   return std::map<std::string, KernelResources>{};
 }

@@ -63,16 +63,18 @@ Result<std::map<std::string, KernelResources>> ReadRegisteredFatbin(
 // a cubin initializes (symbols in ".nv.global.init"; a `__managed__ int
 // x[4] = {5, 6, 7, 8}` among them). Variables without an initializer
 // (".nv.global", no bytes in the image) start as zeros and are not listed.
-Result<std::map<std::string, std::string>> ReadCubinInitialValues(std::string_view elf);
+Result<std::map<std::string, std::string>> ReadCubinInitialValues(
+    std::string_view elf);
 
 // The same from one fat binary container (`size` bounds it, as for
 // ReadFatbinResources), from one cubin of it: the values do not depend on
 // the architecture. Empty if it holds no cubin.
-Result<std::map<std::string, std::string>> ReadFatbinInitialValues(const void* image,
-                                                                   size_t size);
+Result<std::map<std::string, std::string>> ReadFatbinInitialValues(
+    const void* image, size_t size);
 // The same from the container behind __cudaRegisterFatBinary's argument, its
 // size taken from its own header (as ReadRegisteredFatbin does).
-Result<std::map<std::string, std::string>> ReadRegisteredInitialValues(const void* wrapper);
+Result<std::map<std::string, std::string>> ReadRegisteredInitialValues(
+    const void* wrapper);
 
 // A driver-API module image (cuModuleLoadData): a cubin ELF, a fat binary
 // container or nvcc's wrapper of one. Returns a copy of its bytes (the program

@@ -17,9 +17,9 @@
 #include "cuda/cuda_abi.h"
 #include "ipc/wire.h"
 #include "shim/hook_table.h"
+#include "shim/shim_exports.h"
 #include "shim/shim_runtime.h"
 #include "shim/shim_state.h"
-#include "shim/shim_exports.h"
 
 namespace colo::shim {
 namespace {
@@ -39,7 +39,6 @@ F RealFn(HookId id) {
   return reinterpret_cast<F>(Real(id));
 }
 
-
 }  // namespace
 
 int ParamSizes(const void* func, bool driver, std::vector<size_t>* sizes) {
@@ -52,10 +51,12 @@ int ParamSizes(const void* func, bool driver, std::vector<size_t>* sizes) {
   // a launch that ran). So the last error the program had is kept aside and
   // the probe's is taken back.
   using LastErrorFn = int (*)();
-  auto peek = driver ? nullptr
-                     : reinterpret_cast<LastErrorFn>(RealNamed("cudaPeekAtLastError"));
-  auto take = driver ? nullptr
-                     : reinterpret_cast<LastErrorFn>(RealNamed("cudaGetLastError"));
+  auto peek =
+      driver ? nullptr
+             : reinterpret_cast<LastErrorFn>(RealNamed("cudaPeekAtLastError"));
+  auto take =
+      driver ? nullptr
+             : reinterpret_cast<LastErrorFn>(RealNamed("cudaGetLastError"));
   const int before = peek != nullptr ? peek() : cuda::kCudaSuccess;
   sizes->clear();
   for (size_t i = 0;; ++i) {
@@ -93,7 +94,8 @@ GateClient::GateClient(int gate_fd, Duration spin)
 void GateClient::Wake(void* self) {
   const uint64_t one = 1;
   // Only a full counter refuses, and then the gate thread is awake anyway.
-  ssize_t r = write(static_cast<GateClient*>(self)->wake_fd_, &one, sizeof(one));
+  ssize_t r =
+      write(static_cast<GateClient*>(self)->wake_fd_, &one, sizeof(one));
   (void)r;
 }
 
@@ -196,8 +198,10 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
   // hold the stream's next kernel until CUDA's callback thread woke.
   bool wakes = false;
   if (err == cuda::kCudaSuccess && wake_fd_ >= 0 && spin_ == Duration(0)) {
-    auto host_func = reinterpret_cast<HostFuncFn>(RealNamed("cudaLaunchHostFunc"));
-    wakes = host_func != nullptr && host_func(l.stream, &GateClient::Wake, this) == 0;
+    auto host_func =
+        reinterpret_cast<HostFuncFn>(RealNamed("cudaLaunchHostFunc"));
+    wakes = host_func != nullptr &&
+            host_func(l.stream, &GateClient::Wake, this) == 0;
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -213,20 +217,22 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
 
 void GateClient::Run() {
   ReentryGuard guard;  // every CUDA call on this thread goes to the real one.
-  std::vector<Outstanding> outstanding;  // in the order they were issued.
-  std::vector<void*> unfinished_streams;  // per pass below.
-  const timespec poll_interval{0, 50000};   // an event without a host function.
-  const timespec check_interval{0, 1000000};  // events with one: a failed kernel.
+  std::vector<Outstanding> outstanding;    // in the order they were issued.
+  std::vector<void*> unfinished_streams;   // per pass below.
+  const timespec poll_interval{0, 50000};  // an event without a host function.
+  const timespec check_interval{0,
+                                1000000};  // events with one: a failed kernel.
   const timespec no_wait{0, 0};
   int64_t last_activity = MonotonicNs();
   for (;;) {
     pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    const bool unwoken = std::any_of(outstanding.begin(), outstanding.end(),
-                                     [](const Outstanding& o) { return !o.wakes; });
+    const bool unwoken =
+        std::any_of(outstanding.begin(), outstanding.end(),
+                    [](const Outstanding& o) { return !o.wakes; });
     const bool spinning =
         spin_ > Duration(0) &&
         (!outstanding.empty() || MonotonicNs() - last_activity < spin_.count());
-    const timespec* timeout = spinning            ? &no_wait
+    const timespec* timeout = spinning              ? &no_wait
                               : outstanding.empty() ? nullptr
                               : unwoken             ? &poll_interval
                                                     : &check_interval;
@@ -260,9 +266,11 @@ void GateClient::Run() {
     // completed.
     unfinished_streams.clear();
     for (size_t i = 0; i < outstanding.size();) {
-      const bool behind = std::find(unfinished_streams.begin(), unfinished_streams.end(),
-                                    outstanding[i].stream) != unfinished_streams.end();
-      const int q = behind ? cuda::kCudaErrorNotReady : query(outstanding[i].event);
+      const bool behind =
+          std::find(unfinished_streams.begin(), unfinished_streams.end(),
+                    outstanding[i].stream) != unfinished_streams.end();
+      const int q =
+          behind ? cuda::kCudaErrorNotReady : query(outstanding[i].event);
       if (q == cuda::kCudaErrorNotReady) {
         if (!behind) unfinished_streams.push_back(outstanding[i].stream);
         ++i;

@@ -19,8 +19,8 @@
 // launch whose host function was refused), since a failed kernel runs no
 // host function. On an H100, polling every 50 us (the first way) gave a
 // request of four 250 us kernels a median latency of 3.9 ms, not 1.0 ms; see
-// docs/runtime.md ("Gate mode on an H100") for the figures of each way. colod's completion
-// watermark therefore means "finished on the GPU", and the shim's
+// docs/measurements/gate-mode-h100.md for the figures of each way. colod's
+// completion watermark therefore means "finished on the GPU", and the shim's
 // synchronizing calls keep working unchanged.
 //
 // Work that CUDA orders on a stream behind kernels (async copies, memsets,

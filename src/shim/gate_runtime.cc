@@ -36,38 +36,40 @@ void* RealStream(void* stream) {
 
 // Every launch made so far on `stream` (on every stream, for the default
 // one, which CUDA orders behind the others) has been issued to the GPU.
-int WaitIssued(State& s, void* stream) {
-  if (IsDefaultStream(stream)) return s.gate->WaitIssued(0, s.last_seq, true);
+int WaitIssued(InterposerState& s, void* stream) COLO_REQUIRES(s.mu) {
+  if (IsDefaultStream(stream))
+    return s.colod.gate->WaitIssued(0, s.ring.last_seq, true);
   auto* st = static_cast<Stream*>(stream);
-  return s.gate->WaitIssued(st->id, st->last_seq, false);
+  return s.colod.gate->WaitIssued(st->id, st->last_seq, false);
 }
 
 // `stream` is one (cudaErrorInvalidResourceHandle if not), and WaitIssued.
-int CheckedIssued(State& s, void* stream) {
+int CheckedIssued(InterposerState& s, void* stream) COLO_REQUIRES(s.mu) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   return WaitIssued(s, stream);
 }
 
-Event* FindEvent(State& s, void* event) {
+Event* FindEvent(InterposerState& s, void* event) COLO_REQUIRES(s.mu) {
   auto* e = static_cast<Event*>(event);
-  return s.events.count(e) != 0 ? e : nullptr;
+  return s.events.live.count(e) != 0 ? e : nullptr;
 }
 
 }  // namespace
 
-int Launch(State& s, const void* func, bool driver, Dim grid, Dim block,
-           size_t shared_mem, void* stream, void** args, void** extra) {
+int Launch(InterposerState& s, const void* func, bool driver, Dim grid,
+           Dim block, size_t shared_mem, void* stream, void** args,
+           void** extra) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (extra != nullptr) return cuda::kCudaErrorNotSupported;
-  if (s.gate->lost()) {
+  if (s.colod.gate->lost()) {
     return LoseColod(s, UnavailableError("colod closed the gate channel"));
   }
-  auto sizes = s.param_sizes.find(func);
-  if (sizes == s.param_sizes.end()) {
+  auto sizes = s.kernels.param_sizes.find(func);
+  if (sizes == s.kernels.param_sizes.end()) {
     std::vector<size_t> found;
     if (int err = ParamSizes(func, driver, &found); err != kCudaSuccess)
       return err;
-    sizes = s.param_sizes.emplace(func, std::move(found)).first;
+    sizes = s.kernels.param_sizes.emplace(func, std::move(found)).first;
   }
   GateLaunch l;
   l.driver = driver;
@@ -84,7 +86,7 @@ int Launch(State& s, const void* func, bool driver, Dim grid, Dim block,
                       shared_mem, stream, &l);
 }
 
-int Malloc(State& s, void** ptr, size_t size, AllocKind kind) {
+int Malloc(InterposerState& s, void** ptr, size_t size, AllocKind kind) {
   void* p = nullptr;
   int err;
   const bool driver = kind == AllocKind::kDriver;
@@ -107,53 +109,57 @@ int Malloc(State& s, void** ptr, size_t size, AllocKind kind) {
     }
   };
   // The round trip without the state lock, as in sim mode.
+  ipc::RuntimeClient* client = s.colod.client.get();
   Result<int> r = WithoutStateLock(
-      s, [&] { return s.client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
+      s, [&] { return client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
   if (!r.ok() || *r != kCudaSuccess) {
     release();
     return r.ok() ? *r : LoseColod(s, r.status());
   }
-  s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
-  s.allocated += static_cast<int64_t>(size);
+  s.memory.allocations[reinterpret_cast<uintptr_t>(p)] = size;
+  s.memory.allocated += static_cast<int64_t>(size);
   *ptr = p;
   return kCudaSuccess;
 }
 
-int Free(State& s, void* ptr, bool driver) {
-  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == s.allocations.end()) return cuda::kCudaErrorInvalidValue;
+int Free(InterposerState& s, void* ptr, bool driver) {
+  auto it = s.memory.allocations.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == s.memory.allocations.end()) return cuda::kCudaErrorInvalidValue;
   // cudaFree waits for the device, so first everything must be issued.
-  if (int err = s.gate->WaitIssued(0, s.last_seq, true); err != kCudaSuccess)
+  if (int err = s.colod.gate->WaitIssued(0, s.ring.last_seq, true);
+      err != kCudaSuccess)
     return LoseColod(s, UnavailableError("colod closed the gate channel"));
   // Forgotten before the round trip (made without the state lock), so that
   // a second free of it from another thread meanwhile is refused.
   const uintptr_t base = it->first;
   const size_t size = it->second;
-  s.allocations.erase(it);
-  Result<int> r = WithoutStateLock(s, [&] { return s.client->Free(base); });
+  s.memory.allocations.erase(it);
+  ipc::RuntimeClient* client = s.colod.client.get();
+  Result<int> r = WithoutStateLock(s, [&] { return client->Free(base); });
   if (!r.ok()) {
-    s.allocations[base] = size;
+    s.memory.allocations[base] = size;
     return LoseColod(s, r.status());
   }
-  s.allocated -= static_cast<int64_t>(size);
+  s.memory.allocated -= static_cast<int64_t>(size);
   return driver ? FromCu(COLO_CALL_REAL(cuMemFree_v2,
                                         reinterpret_cast<uintptr_t>(ptr)))
                 : COLO_CALL_REAL(cudaFree, ptr);
 }
 
-int Memcpy(State& s, void* dst, const void* src, size_t count, int kind) {
+int Memcpy(InterposerState& s, void* dst, const void* src, size_t count,
+           int kind) {
   if (int err = WaitIssued(s, nullptr); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemcpy, dst, src, count, kind);
 }
 
-int Memcpy2D(State& s, void* dst, size_t dpitch, const void* src,
+int Memcpy2D(InterposerState& s, void* dst, size_t dpitch, const void* src,
              size_t spitch, size_t width, size_t height, int kind) {
   if (int err = WaitIssued(s, nullptr); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemcpy2D, dst, dpitch, src, spitch, width, height,
                         kind);
 }
 
-int Memcpy2DAsync(State& s, void* dst, size_t dpitch, const void* src,
+int Memcpy2DAsync(InterposerState& s, void* dst, size_t dpitch, const void* src,
                   size_t spitch, size_t width, size_t height, int kind,
                   void* stream) {
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
@@ -161,25 +167,26 @@ int Memcpy2DAsync(State& s, void* dst, size_t dpitch, const void* src,
                         height, kind, RealStream(stream));
 }
 
-int MemcpyAsync(State& s, void* dst, const void* src, size_t count, int kind,
-                void* stream) {
+int MemcpyAsync(InterposerState& s, void* dst, const void* src, size_t count,
+                int kind, void* stream) {
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemcpyAsync, dst, src, count, kind,
                         RealStream(stream));
 }
 
-int Memset(State& s, void* ptr, int value, size_t count) {
+int Memset(InterposerState& s, void* ptr, int value, size_t count) {
   if (int err = WaitIssued(s, nullptr); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemset, ptr, value, count);
 }
 
-int MemsetAsync(State& s, void* ptr, int value, size_t count, void* stream) {
+int MemsetAsync(InterposerState& s, void* ptr, int value, size_t count,
+                void* stream) {
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaMemsetAsync, ptr, value, count, RealStream(stream));
 }
 
-int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
-               size_t count, int kind, void* stream, bool async,
+int SymbolCopy(InterposerState& s, const void* symbol, size_t offset,
+               void* other, size_t count, int kind, void* stream, bool async,
                bool to_symbol) {
   if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
@@ -195,8 +202,8 @@ int SymbolCopy(State& s, const void* symbol, size_t offset, void* other,
                                 offset, kind);
 }
 
-int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
-             size_t height, void* stream, bool async) {
+int Memset2D(InterposerState& s, void* ptr, size_t pitch, int value,
+             size_t width, size_t height, void* stream, bool async) {
   if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
   return async ? COLO_CALL_REAL(cudaMemset2DAsync, ptr, pitch, value, width,
@@ -204,24 +211,26 @@ int Memset2D(State& s, void* ptr, size_t pitch, int value, size_t width,
                : COLO_CALL_REAL(cudaMemset2D, ptr, pitch, value, width, height);
 }
 
-int Memcpy3D(State& s, const cuda::Memcpy3DParms* params, void* stream, bool async) {
+int Memcpy3D(InterposerState& s, const cuda::Memcpy3DParms* params,
+             void* stream, bool async) {
   if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
   return async ? COLO_CALL_REAL(cudaMemcpy3DAsync, params, RealStream(stream))
                : COLO_CALL_REAL(cudaMemcpy3D, params);
 }
 
-int Memset3D(State& s, cuda::PitchedPtr ptr, int value, cuda::Extent extent,
-             void* stream, bool async) {
+int Memset3D(InterposerState& s, cuda::PitchedPtr ptr, int value,
+             cuda::Extent extent, void* stream, bool async) {
   if (int err = CheckedIssued(s, async ? stream : nullptr); err != kCudaSuccess)
     return err;
   const colo_pitched_ptr p{ptr.ptr, ptr.pitch, ptr.xsize, ptr.ysize};
   const colo_extent e{extent.width, extent.height, extent.depth};
-  return async ? COLO_CALL_REAL(cudaMemset3DAsync, p, value, e, RealStream(stream))
+  return async ? COLO_CALL_REAL(cudaMemset3DAsync, p, value, e,
+                                RealStream(stream))
                : COLO_CALL_REAL(cudaMemset3D, p, value, e);
 }
 
-int MemPrefetchAsync(State& s, const void* ptr, size_t count,
+int MemPrefetchAsync(InterposerState& s, const void* ptr, size_t count,
                      int location_type, int location_id, unsigned flags,
                      void* stream) {
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
@@ -230,7 +239,8 @@ int MemPrefetchAsync(State& s, const void* ptr, size_t count,
                         RealStream(stream));
 }
 
-int StreamCreate(State& s, void** stream, unsigned flags, int priority) {
+int StreamCreate(InterposerState& s, void** stream, unsigned flags,
+                 int priority) {
   void* real = nullptr;
   if (int err =
           COLO_CALL_REAL(cudaStreamCreateWithPriority, &real, flags, priority);
@@ -238,25 +248,27 @@ int StreamCreate(State& s, void** stream, unsigned flags, int priority) {
     return err;
   }
   auto* st = new Stream();
-  st->id = s.next_stream++;
+  st->id = s.streams.next_id++;
   st->real = real;
   st->flags = flags;
   st->priority = ClampStreamPriority(priority);
-  s.streams.insert(st);
+  s.streams.live.insert(st);
   *stream = st;
   return kCudaSuccess;
 }
 
-int StreamSynchronize(State& s, void* stream) {
+int StreamSynchronize(InterposerState& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream)); err != kCudaSuccess)
+  if (int err = SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
+      err != kCudaSuccess)
     return err;
   // SyncTo let other threads run: the stream may be gone.
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaStreamSynchronize, RealStream(stream));
 }
 
-int LaunchHostFunc(State& s, void* stream, void (*fn)(void*), void* data) {
+int LaunchHostFunc(InterposerState& s, void* stream, void (*fn)(void*),
+                   void* data) {
   // The real stream must have the launches before it first.
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaLaunchHostFunc, RealStream(stream), fn, data);
@@ -279,7 +291,7 @@ void CallWithProgramsStream(void*, int status, void* p) {
 
 }  // namespace
 
-int StreamAddCallback(State& s, void* stream, void* handle,
+int StreamAddCallback(InterposerState& s, void* stream, void* handle,
                       void (*fn)(void*, int, void*), void* data) {
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
   auto* c = new ProgramCallback{fn, handle, data};
@@ -289,25 +301,27 @@ int StreamAddCallback(State& s, void* stream, void* handle,
   return err;
 }
 
-int StreamQuery(State& s, void* stream) {
+int StreamQuery(InterposerState& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (int err = QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream)); err != kCudaSuccess)
+  if (int err = QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream));
+      err != kCudaSuccess)
     return err;
   return COLO_CALL_REAL(cudaStreamQuery, RealStream(stream));
 }
 
-int StreamDestroy(State& s, void* stream) {
+int StreamDestroy(InterposerState& s, void* stream) {
   auto* st = static_cast<Stream*>(stream);
-  if (s.streams.count(st) == 0) return kCudaErrorInvalidResourceHandle;
+  if (s.streams.live.count(st) == 0) return kCudaErrorInvalidResourceHandle;
   // Its launches must reach the real stream before it goes.
   if (int err = WaitIssued(s, stream); err != kCudaSuccess) return err;
-  s.streams.erase(st);
+  s.streams.live.erase(st);
   const int err = COLO_CALL_REAL(cudaStreamDestroy, st->real);
   delete st;
   return err;
 }
 
-int StreamWaitEvent(State& s, void* stream, void* event, unsigned flags) {
+int StreamWaitEvent(InterposerState& s, void* stream, void* event,
+                    unsigned flags) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
@@ -316,7 +330,7 @@ int StreamWaitEvent(State& s, void* stream, void* event, unsigned flags) {
                         flags);
 }
 
-int EventCreate(State& s, void** event, unsigned flags) {
+int EventCreate(InterposerState& s, void** event, unsigned flags) {
   void* real = nullptr;
   if (int err = COLO_CALL_REAL(cudaEventCreateWithFlags, &real, flags);
       err != kCudaSuccess) {
@@ -324,12 +338,12 @@ int EventCreate(State& s, void** event, unsigned flags) {
   }
   auto* e = new Event();
   e->real = real;
-  s.events.insert(e);
+  s.events.live.insert(e);
   *event = e;
   return kCudaSuccess;
 }
 
-int EventRecord(State& s, void* event, void* stream) {
+int EventRecord(InterposerState& s, void* event, void* stream) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
   if (int err = CheckedIssued(s, stream); err != kCudaSuccess) return err;
@@ -338,7 +352,7 @@ int EventRecord(State& s, void* event, void* stream) {
   return COLO_CALL_REAL(cudaEventRecord, e->real, RealStream(stream));
 }
 
-int EventQuery(State& s, void* event) {
+int EventQuery(InterposerState& s, void* event) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
   if (e->recorded) {
@@ -347,7 +361,7 @@ int EventQuery(State& s, void* event) {
   return COLO_CALL_REAL(cudaEventQuery, e->real);
 }
 
-int EventSynchronize(State& s, void* event) {
+int EventSynchronize(InterposerState& s, void* event) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
   if (e->recorded) {
@@ -359,7 +373,7 @@ int EventSynchronize(State& s, void* event) {
   return COLO_CALL_REAL(cudaEventSynchronize, e->real);
 }
 
-int EventElapsedTime(State& s, float* ms, void* start, void* end) {
+int EventElapsedTime(InterposerState& s, float* ms, void* start, void* end) {
   Event* a = FindEvent(s, start);
   Event* b = FindEvent(s, end);
   if (a == nullptr || b == nullptr) return kCudaErrorInvalidResourceHandle;
@@ -367,17 +381,17 @@ int EventElapsedTime(State& s, float* ms, void* start, void* end) {
   return COLO_CALL_REAL(cudaEventElapsedTime, ms, a->real, b->real);
 }
 
-int EventDestroy(State& s, void* event) {
+int EventDestroy(InterposerState& s, void* event) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
-  s.events.erase(e);
+  s.events.live.erase(e);
   const int err = COLO_CALL_REAL(cudaEventDestroy, e->real);
   delete e;
   return err;
 }
 
-int DeviceSynchronize(State& s) {
-  if (int err = SyncTo(s, s.last_seq); err != kCudaSuccess) return err;
+int DeviceSynchronize(InterposerState& s) {
+  if (int err = SyncTo(s, s.ring.last_seq); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaDeviceSynchronize);
 }
 

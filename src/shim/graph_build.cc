@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "cuda/cuda_abi.h"
+#include "shim/device_queries.h"
+#include "shim/graph_capture.h"
+#include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -17,77 +20,85 @@ using cuda::kCudaSuccess;
 namespace {
 
 // The live graph `graph` (nullptr if it is not one).
-Graph* GraphOf(State& s, void* graph) {
+Graph* GraphOf(InterposerState& s, void* graph) COLO_REQUIRES(s.mu) {
   auto* g = static_cast<Graph*>(graph);
-  return s.graphs.count(g) != 0 ? g : nullptr;
+  return s.graphs.live.count(g) != 0 ? g : nullptr;
 }
 
 // `n` nodes at `nodes`, each a node of `g` and named once, into `out`.
-int NodesOf(const State& s, const Graph* g, const void* const* nodes, size_t n,
-            std::vector<const GraphNode*>* out) {
+int NodesOf(const InterposerState& s, const Graph* g, const void* const* nodes,
+            size_t n, std::vector<const GraphNode*>* out) COLO_REQUIRES(s.mu) {
   if (n > 0 && nodes == nullptr) return kCudaErrorInvalidValue;
   for (size_t i = 0; i < n; ++i) {
     auto* node = static_cast<const GraphNode*>(nodes[i]);
-    auto it = s.graph_nodes.find(node);
-    if (it == s.graph_nodes.end() || it->second != g) return kCudaErrorInvalidValue;
-    if (std::find(out->begin(), out->end(), node) != out->end()) return kCudaErrorInvalidValue;
+    auto it = s.graphs.graph_of_node.find(node);
+    if (it == s.graphs.graph_of_node.end() || it->second != g)
+      return kCudaErrorInvalidValue;
+    if (std::find(out->begin(), out->end(), node) != out->end())
+      return kCudaErrorInvalidValue;
     out->push_back(node);
   }
   return kCudaSuccess;
 }
 
 // Adds a node doing `op` after `deps` to `graph`, once `check` (run under
-// the lock, in sim mode) accepts it.
+// the lock, in sim mode) accepts it. The checks' lambdas are marked
+// COLO_NO_THREAD_SAFETY_ANALYSIS: the analysis cannot see the lock a
+// lambda's caller holds.
 template <typename Check>
 int AddNode(void** node, void* graph, const void* const* deps, size_t num_deps,
             const CapturedOp& op, Check check) {
   if (node == nullptr) return kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   Graph* g = GraphOf(s, graph);
   if (g == nullptr) return kCudaErrorInvalidValue;
   std::vector<const GraphNode*> after;
-  if (int err = NodesOf(s, g, deps, num_deps, &after); err != kCudaSuccess) return err;
+  if (int err = NodesOf(s, g, deps, num_deps, &after); err != kCudaSuccess)
+    return err;
   if (int err = check(s); err != kCudaSuccess) return err;
   *node = AddGraphNode(s, g, op, std::move(after));
   return kCudaSuccess;
 }
 
-int NoCheck(State&) { return kCudaSuccess; }
+int NoCheck(InterposerState&) { return kCudaSuccess; }
 
 }  // namespace
 
 int GraphCreate(void** graph, unsigned flags) {
   if (graph == nullptr || flags != 0) return kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   auto* g = new Graph();
-  s.graphs.insert(g);
+  s.graphs.live.insert(g);
   *graph = g;
   return kCudaSuccess;
 }
 
-int GraphAddKernelNode(void** node, void* graph, const void* const* deps, size_t num_deps,
-                       const void* func, Dim grid, Dim block, size_t shared_mem) {
+int GraphAddKernelNode(void** node, void* graph, const void* const* deps,
+                       size_t num_deps, const void* func, Dim grid, Dim block,
+                       size_t shared_mem) {
   CapturedOp op;
   op.key = func;
   op.grid = grid;
   op.block = block;
   op.shared_mem = shared_mem;
-  return AddNode(node, graph, deps, num_deps, op, [&](State& s) {
-    if (int err = Connected(s); err != kCudaSuccess) return err;
-    // A kernel the program registered or loaded (a launch takes any key:
-    // driver-API functions reach it unnamed).
-    if (s.names.count(func) == 0) return cuda::kCudaErrorInvalidDeviceFunction;
-    return CheckLaunchLimits(s, func, grid, block, shared_mem);
-  });
+  return AddNode(node, graph, deps, num_deps, op,
+                 [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
+                   if (int err = Connected(s); err != kCudaSuccess) return err;
+                   // A kernel the program registered or loaded (a launch takes
+                   // any key: driver-API functions reach it unnamed).
+                   if (s.kernels.names.count(func) == 0)
+                     return cuda::kCudaErrorInvalidDeviceFunction;
+                   return CheckLaunchLimits(s, func, grid, block, shared_mem);
+                 });
 }
 
-int GraphAddMemsetNode(void** node, void* graph, const void* const* deps, size_t num_deps,
-                       void* dst, size_t pitch, unsigned value, unsigned element_size,
-                       size_t width, size_t height) {
+int GraphAddMemsetNode(void** node, void* graph, const void* const* deps,
+                       size_t num_deps, void* dst, size_t pitch, unsigned value,
+                       unsigned element_size, size_t width, size_t height) {
   if (element_size != 1 && element_size != 2 && element_size != 4)
     return kCudaErrorInvalidValue;
   CapturedOp op;
@@ -100,11 +111,14 @@ int GraphAddMemsetNode(void** node, void* graph, const void* const* deps, size_t
   op.dpitch = height > 1 ? pitch : op.width;
   if (height > 1 && pitch < op.width) return kCudaErrorInvalidValue;
   return AddNode(node, graph, deps, num_deps, op,
-                 [&](State& s) { return CheckCapturedCopy(s, op); });
+                 [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
+                   return CheckCapturedCopy(s, op);
+                 });
 }
 
-int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps, size_t num_deps,
-                         void* dst, const void* src, size_t count, int kind) {
+int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps,
+                         size_t num_deps, void* dst, const void* src,
+                         size_t count, int kind) {
   CapturedOp op;
   op.kind = CapturedOp::Kind::kCopy;
   op.copy_kind = kind;
@@ -112,11 +126,13 @@ int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps, size
   op.src = src;
   op.width = op.dpitch = op.spitch = count;
   return AddNode(node, graph, deps, num_deps, op,
-                 [&](State& s) { return CheckCapturedCopy(s, op); });
+                 [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
+                   return CheckCapturedCopy(s, op);
+                 });
 }
 
-int GraphAddHostNode(void** node, void* graph, const void* const* deps, size_t num_deps,
-                     void (*fn)(void*), void* data) {
+int GraphAddHostNode(void** node, void* graph, const void* const* deps,
+                     size_t num_deps, void (*fn)(void*), void* data) {
   if (fn == nullptr) return kCudaErrorInvalidValue;
   CapturedOp op;
   op.kind = CapturedOp::Kind::kHost;
@@ -125,24 +141,28 @@ int GraphAddHostNode(void** node, void* graph, const void* const* deps, size_t n
   return AddNode(node, graph, deps, num_deps, op, NoCheck);
 }
 
-int GraphAddEmptyNode(void** node, void* graph, const void* const* deps, size_t num_deps) {
+int GraphAddEmptyNode(void** node, void* graph, const void* const* deps,
+                      size_t num_deps) {
   CapturedOp op;
   op.kind = CapturedOp::Kind::kEmpty;
   return AddNode(node, graph, deps, num_deps, op, NoCheck);
 }
 
-int GraphAddDependencies(void* graph, const void* const* from, const void* const* to,
-                         const void* edge_data, size_t n) {
-  if (n > 0 && (from == nullptr || to == nullptr)) return kCudaErrorInvalidValue;
+int GraphAddDependencies(void* graph, const void* const* from,
+                         const void* const* to, const void* edge_data,
+                         size_t n) {
+  if (n > 0 && (from == nullptr || to == nullptr))
+    return kCudaErrorInvalidValue;
   const auto* edges = static_cast<const cuda::GraphEdgeData*>(edge_data);
   for (size_t i = 0; edges != nullptr && i < n; ++i) {
     const cuda::GraphEdgeData& e = edges[i];
     // Ports and types other than full completion (programmatic launches)
     // are not modelled.
-    if (e.from_port != 0 || e.to_port != 0 || e.type != 0) return cuda::kCudaErrorNotSupported;
+    if (e.from_port != 0 || e.to_port != 0 || e.type != 0)
+      return cuda::kCudaErrorNotSupported;
   }
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   Graph* g = GraphOf(s, graph);
   if (g == nullptr) return kCudaErrorInvalidValue;
@@ -150,12 +170,16 @@ int GraphAddDependencies(void* graph, const void* const* from, const void* const
   std::vector<std::pair<GraphNode*, const GraphNode*>> added;
   for (size_t i = 0; i < n; ++i) {
     std::vector<const GraphNode*> pair;
-    if (int err = NodesOf(s, g, &from[i], 1, &pair); err != kCudaSuccess) return err;
-    if (int err = NodesOf(s, g, &to[i], 1, &pair); err != kCudaSuccess) return err;
+    if (int err = NodesOf(s, g, &from[i], 1, &pair); err != kCudaSuccess)
+      return err;
+    if (int err = NodesOf(s, g, &to[i], 1, &pair); err != kCudaSuccess)
+      return err;
     GraphNode* target = g->nodes[pair[1]->index].get();
     const bool exists =
-        std::find(target->deps.begin(), target->deps.end(), pair[0]) != target->deps.end() ||
-        std::find(added.begin(), added.end(), std::make_pair(target, pair[0])) != added.end();
+        std::find(target->deps.begin(), target->deps.end(), pair[0]) !=
+            target->deps.end() ||
+        std::find(added.begin(), added.end(),
+                  std::make_pair(target, pair[0])) != added.end();
     if (exists) return kCudaErrorInvalidValue;  // CUDA refuses a repeated edge
     added.emplace_back(target, pair[0]);
   }
@@ -165,8 +189,8 @@ int GraphAddDependencies(void* graph, const void* const* from, const void* const
 
 int GraphGetNodes(void* graph, void** nodes, size_t* num_nodes) {
   if (num_nodes == nullptr) return kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   Graph* g = GraphOf(s, graph);
   if (g == nullptr) return kCudaErrorInvalidValue;
@@ -176,18 +200,19 @@ int GraphGetNodes(void* graph, void** nodes, size_t* num_nodes) {
   }
   // As CUDA: at most *num_nodes of them; the rest of a longer array null.
   const size_t room = *num_nodes;
-  for (size_t i = 0; i < room; ++i) nodes[i] = i < g->nodes.size() ? g->nodes[i].get() : nullptr;
+  for (size_t i = 0; i < room; ++i)
+    nodes[i] = i < g->nodes.size() ? g->nodes[i].get() : nullptr;
   *num_nodes = std::min(room, g->nodes.size());
   return kCudaSuccess;
 }
 
 int GraphNodeGetType(void* node, int* type) {
   if (type == nullptr) return kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   auto* n = static_cast<const GraphNode*>(node);
-  if (s.graph_nodes.count(n) == 0) return kCudaErrorInvalidValue;
+  if (s.graphs.graph_of_node.count(n) == 0) return kCudaErrorInvalidValue;
   *type = static_cast<int>(n->op.kind);
   return kCudaSuccess;
 }

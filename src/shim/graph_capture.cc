@@ -1,11 +1,14 @@
 // shim/graph_capture.cc — CUDA graphs made by stream capture, in sim mode.
 //
-// While a stream captures, kernel launches and async copies/memsets on it
-// are recorded instead of run; cudaStreamEndCapture hands the record over as
-// a graph, cudaGraphInstantiate copies it, and cudaGraphLaunch replays it on
-// a stream: each kernel goes to colod as an ordinary launch (so the policy
-// sees every kernel of a graph, in order), each copy runs then (sim mode
-// copies at once, as cudaMemcpyAsync does). A capture may fork into other
+// While a stream captures, kernel launches, async copies/memsets and host
+// functions on it are recorded instead of run; cudaStreamEndCapture hands
+// the record over as a graph, cudaGraphInstantiate plans how it runs
+// (ExecutionPlan), and cudaGraphLaunch replays it on a stream: each kernel
+// goes to colod as an ordinary launch (so the policy sees every kernel of a
+// graph, in order), each copy or memset as cudaMemcpyAsync's does (its
+// device work on the stream, its bytes to the byte-moving worker:
+// copy_work.h), each host function to the host-function worker. A capture
+// may fork into other
 // streams and join back through events, as the CUDA runtime allows: a stream
 // that waits on an event recorded in a running capture joins it, and the
 // capture can end only when every joined stream has been waited on (through
@@ -16,6 +19,8 @@
 // graphs: a graph launched by the real runtime would run its kernels without
 // colod's grants, so capture and graph calls answer cudaErrorNotSupported
 // there, and no stream is ever capturing.
+#include "shim/graph_capture.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -24,38 +29,22 @@
 #include <vector>
 
 #include "cuda/cuda_abi.h"
+#include "shim/copy_work.h"
+#include "shim/device_queries.h"
+#include "shim/host_funcs.h"
+#include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
 using cuda::kCudaSuccess;
 
-Graph* CapturingInto(State& s, void* stream) {
+Graph* CapturingInto(InterposerState& s, void* stream) {
   if (IsDefaultStream(stream)) return nullptr;
   auto* st = static_cast<Stream*>(stream);
-  return s.streams.count(st) ? st->capture : nullptr;
+  return s.streams.live.count(st) ? st->capture : nullptr;
 }
 
-int RunCapturedCopy(const CapturedOp& op) {
-  if (op.kind == CapturedOp::Kind::kSet) {  // `height` rows, `dpitch` apart
-    if (op.width > 0 && op.dst == nullptr) return cuda::kCudaErrorInvalidValue;
-    for (size_t row = 0; op.width > 0 && row < op.height; ++row) {
-      char* dst = static_cast<char*>(op.dst) + row * op.dpitch;
-      if (op.element_size == 1) {
-        std::memset(dst, op.value, op.width);
-        continue;
-      }
-      // `width` bytes of elements of 2 or 4 bytes, each `value`'s low bytes.
-      const uint32_t v = static_cast<uint32_t>(op.value);
-      for (size_t i = 0; i + op.element_size <= op.width; i += op.element_size)
-        std::memcpy(dst + i, &v, op.element_size);  // little-endian, as the GPU
-    }
-    return kCudaSuccess;
-  }
-  if (op.kind == CapturedOp::Kind::kEmpty) return kCudaSuccess;
-  return CopyRows(op.dst, op.dpitch, op.src, op.spitch, op.width, op.height);
-}
-
-GraphNode* AddGraphNode(State& s, Graph* g, const CapturedOp& op,
+GraphNode* AddGraphNode(InterposerState& s, Graph* g, const CapturedOp& op,
                         std::vector<const GraphNode*> deps) {
   auto node = std::make_unique<GraphNode>();
   node->op = op;
@@ -63,19 +52,19 @@ GraphNode* AddGraphNode(State& s, Graph* g, const CapturedOp& op,
   node->index = g->nodes.size();
   GraphNode* n = node.get();
   g->nodes.push_back(std::move(node));
-  s.graph_nodes[n] = g;
+  s.graphs.graph_of_node[n] = g;
   return n;
 }
 
-void DeleteGraph(State& s, Graph* g) {
-  for (const auto& n : g->nodes) s.graph_nodes.erase(n.get());
-  s.graphs.erase(g);
+void DeleteGraph(InterposerState& s, Graph* g) {
+  for (const auto& n : g->nodes) s.graphs.graph_of_node.erase(n.get());
+  s.graphs.live.erase(g);
   delete g;
 }
 
-void RecordCaptured(void* stream, const CapturedOp& op) {
+void RecordCaptured(InterposerState& s, void* stream, const CapturedOp& op) {
   auto* st = static_cast<Stream*>(stream);
-  st->capture_deps = {AddGraphNode(S(), st->capture, op, st->capture_deps)};
+  st->capture_deps = {AddGraphNode(s, st->capture, op, st->capture_deps)};
   ++st->capture_ops;
 }
 
@@ -83,8 +72,8 @@ namespace {
 
 // Every stream and event of capture `g` leaves it (the capture ended or was
 // abandoned); events recorded in it stay captured events.
-void DetachCapture(State& s, Graph* g) {
-  for (Stream* st : s.streams) {
+void DetachCapture(InterposerState& s, Graph* g) COLO_REQUIRES(s.mu) {
+  for (Stream* st : s.streams.live) {
     if (st->capture != g) continue;
     st->capture = nullptr;
     st->capture_origin = false;
@@ -92,7 +81,7 @@ void DetachCapture(State& s, Graph* g) {
     st->capture_ops = 0;
     st->rejoined_ops = -1;
   }
-  for (Event* e : s.events) {
+  for (Event* e : s.events.live) {
     if (e->capture != g) continue;
     e->capture = nullptr;
     e->capture_stream = nullptr;
@@ -112,10 +101,10 @@ void RecordEventInCapture(Event* e, Stream* st) {
   e->capture_deps = st->capture_deps;
 }
 
-int WaitEventInCapture(State& s, void* stream, Event* e) {
+int WaitEventInCapture(InterposerState& s, void* stream, Event* e) {
   Graph* g = CapturingInto(s, stream);
   if (g == nullptr && !e->in_capture) return -1;  // an ordinary wait
-  if (!e->recorded) return kCudaSuccess;         // waits on nothing
+  if (!e->recorded) return kCudaSuccess;          // waits on nothing
   if (!e->in_capture) {
     // A capturing stream may not depend on work outside its capture; as in
     // the runtime, the capture is then invalidated.
@@ -139,9 +128,11 @@ int WaitEventInCapture(State& s, void* stream, Event* e) {
     g->invalidated = true;
     return cuda::kCudaErrorStreamCaptureMerge;
   }
-  auto* st = static_cast<Stream*>(stream);  // now depends on the event's work too
+  auto* st =
+      static_cast<Stream*>(stream);  // now depends on the event's work too
   for (const GraphNode* n : e->capture_deps) {
-    if (std::find(st->capture_deps.begin(), st->capture_deps.end(), n) == st->capture_deps.end())
+    if (std::find(st->capture_deps.begin(), st->capture_deps.end(), n) ==
+        st->capture_deps.end())
       st->capture_deps.push_back(n);
   }
   Stream* from = e->capture_stream;
@@ -152,8 +143,8 @@ int WaitEventInCapture(State& s, void* stream, Event* e) {
   return kCudaSuccess;
 }
 
-void ForgetCaptureStream(State& s, Stream* st) {
-  for (Event* e : s.events) {
+void ForgetCaptureStream(InterposerState& s, Stream* st) {
+  for (Event* e : s.events.live) {
     if (e->capture_stream == st) e->capture_stream = nullptr;
   }
   Graph* g = st->capture;
@@ -167,10 +158,9 @@ void ForgetCaptureStream(State& s, Stream* st) {
   st->capture = nullptr;
 }
 
-int CaptureKernel(void* stream, const void* key,
+int CaptureKernel(InterposerState& s, void* stream, const void* key,
                   const char* unnamed_prefix, Dim grid, Dim block,
                   size_t shared_mem) {
-  State& s = S();  // its lock is held by the launch that captures
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)
@@ -181,13 +171,13 @@ int CaptureKernel(void* stream, const void* key,
   op.grid = grid;
   op.block = block;
   op.shared_mem = shared_mem;
-  RecordCaptured(stream, op);
+  RecordCaptured(s, stream, op);
   return kCudaSuccess;
 }
 
 int StreamBeginCapture(void* stream, int mode) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -196,7 +186,7 @@ int StreamBeginCapture(void* stream, int mode) {
   auto* st = static_cast<Stream*>(stream);
   if (st->capture != nullptr) return cuda::kCudaErrorIllegalState;
   st->capture = new Graph();
-  st->capture_id = st->capture->capture_id = s.next_capture_id++;
+  st->capture_id = st->capture->capture_id = s.graphs.next_capture_id++;
   st->capture_origin = true;
   st->capture_deps.clear();
   st->capture_ops = 0;
@@ -206,15 +196,15 @@ int StreamBeginCapture(void* stream, int mode) {
 
 int StreamEndCapture(void* stream, void** graph) {
   if (graph == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   Graph* g = CapturingInto(s, stream);
   if (g == nullptr) return cuda::kCudaErrorIllegalState;
   auto* origin = static_cast<Stream*>(stream);
   if (!origin->capture_origin) return cuda::kCudaErrorStreamCaptureUnmatched;
   bool unjoined = false;
-  for (const Stream* st : s.streams) {
+  for (const Stream* st : s.streams.live) {
     if (st->capture == g && st != origin &&
         st->rejoined_ops != static_cast<int64_t>(st->capture_ops)) {
       unjoined = true;
@@ -228,15 +218,15 @@ int StreamEndCapture(void* stream, void** graph) {
     return unjoined ? cuda::kCudaErrorStreamCaptureUnjoined
                     : cuda::kCudaErrorStreamCaptureInvalidated;
   }
-  s.graphs.insert(g);
+  s.graphs.live.insert(g);
   *graph = g;
   return kCudaSuccess;
 }
 
 int StreamIsCapturing(void* stream, int* status) {
   if (status == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   *status = CapturingInto(s, stream) != nullptr ? 1 : 0;  // active : none
   return kCudaSuccess;
@@ -246,8 +236,8 @@ int StreamGetCaptureInfo(void* stream, int* status, unsigned long long* id,
                          void** graph, const void*** dependencies,
                          const void** edge_data, size_t* num_dependencies) {
   if (status == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   Graph* g = CapturingInto(s, stream);
   *status = g != nullptr ? 1 : 0;
@@ -273,7 +263,8 @@ std::optional<std::vector<size_t>> TopologicalOrder(const Graph& g) {
   std::vector<std::vector<size_t>> dependents(n);
   for (const auto& node : g.nodes) {
     waiting[node->index] = node->deps.size();
-    for (const GraphNode* d : node->deps) dependents[d->index].push_back(node->index);
+    for (const GraphNode* d : node->deps)
+      dependents[d->index].push_back(node->index);
   }
   std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
   for (size_t i = 0; i < n; ++i)
@@ -295,9 +286,10 @@ std::optional<std::vector<size_t>> TopologicalOrder(const Graph& g) {
 std::optional<GraphExec> ExecutionPlan(const Graph& g) {
   std::optional<std::vector<size_t>> order = TopologicalOrder(g);
   if (!order) return std::nullopt;
-  const bool has_host = std::any_of(g.nodes.begin(), g.nodes.end(), [](const auto& node) {
-    return node->op.kind == CapturedOp::Kind::kHost;
-  });
+  const bool has_host =
+      std::any_of(g.nodes.begin(), g.nodes.end(), [](const auto& node) {
+        return node->op.kind == CapturedOp::Kind::kHost;
+      });
   GraphExec e;
   // For each node, the operations (positions in e.ops) it stands for as a
   // dependency: itself, or for an empty node the ones it depends on.
@@ -308,7 +300,8 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g) {
     std::vector<size_t> deps;
     for (const GraphNode* d : node.deps) {
       for (size_t p : stands_for[d->index])
-        if (std::find(deps.begin(), deps.end(), p) == deps.end()) deps.push_back(p);
+        if (std::find(deps.begin(), deps.end(), p) == deps.end())
+          deps.push_back(p);
     }
     if (node.op.kind == CapturedOp::Kind::kEmpty) {
       stands_for[i] = std::move(deps);
@@ -317,7 +310,8 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g) {
     const size_t pos = e.ops.size();
     uint32_t lane = 0;
     if (!has_host && !lane_tail.empty()) {
-      lane = static_cast<uint32_t>(lane_tail.size());  // a new lane unless one continues
+      lane = static_cast<uint32_t>(
+          lane_tail.size());  // a new lane unless one continues
       for (size_t p : deps) {
         if (lane_tail[e.lane[p]] == p) {
           lane = e.lane[p];
@@ -341,24 +335,25 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g) {
 
 int GraphInstantiate(void** exec, void* graph) {
   if (exec == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   auto* g = static_cast<Graph*>(graph);
-  if (s.graphs.count(g) == 0) return cuda::kCudaErrorInvalidValue;
+  if (s.graphs.live.count(g) == 0) return cuda::kCudaErrorInvalidValue;
   std::optional<GraphExec> plan = ExecutionPlan(*g);
-  if (!plan) return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
+  if (!plan)
+    return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
   auto* e = new GraphExec(std::move(*plan));
   for (size_t k = 1; k < e->lane_count; ++k) {
     auto* lane = new Stream();
-    lane->id = s.next_stream++;
+    lane->id = s.streams.next_id++;
     // Ordered with the legacy stream through the stream the graph is
     // launched on, not on its own.
     lane->flags = cuda::kStreamNonBlocking;
-    s.streams.insert(lane);
+    s.streams.live.insert(lane);
     e->lanes.push_back(lane);
   }
-  s.graph_execs.insert(e);
+  s.graphs.execs.insert(e);
   *exec = e;
   return kCudaSuccess;
 }
@@ -367,10 +362,11 @@ namespace {
 
 // Runs one operation of a graph on `stream` (a kernel, a copy or memset, or
 // a host function).
-int RunGraphOp(State& s, const CapturedOp& op, void* stream) {
+int RunGraphOp(InterposerState& s, const CapturedOp& op, void* stream)
+    COLO_REQUIRES(s.mu) {
   if (op.kind == CapturedOp::Kind::kKernel) {
-    return LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block, op.shared_mem, stream,
-                        nullptr);
+    return LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block,
+                        op.shared_mem, stream, nullptr);
   }
   if (op.kind == CapturedOp::Kind::kHost) {
     if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -383,7 +379,8 @@ int RunGraphOp(State& s, const CapturedOp& op, void* stream) {
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   // Checked again: its memory may have been freed since the capture.
   if (int err = CheckCapturedCopy(s, op); err != kCudaSuccess) return err;
-  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
+  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess)
+    return err;
   MoveBytes(s, op);
   return kCudaSuccess;
 }
@@ -391,11 +388,11 @@ int RunGraphOp(State& s, const CapturedOp& op, void* stream) {
 }  // namespace
 
 int GraphLaunch(void* exec, void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   auto* e = static_cast<GraphExec*>(exec);
-  if (s.graph_execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
+  if (s.graphs.execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {  // captured as part of another
     auto* st = static_cast<Stream*>(stream);
@@ -416,7 +413,8 @@ int GraphLaunch(void* exec, void* stream) {
   if (plan.lane_count > 1) {
     if (int err = Connected(s); err != kCudaSuccess) return err;
     if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
-    if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
+    if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess)
+      return err;
     before = LastSeqOf(s, stream);
   }
   std::vector<bool> started(plan.lane_count, false);
@@ -425,21 +423,25 @@ int GraphLaunch(void* exec, void* stream) {
     const uint32_t lane = plan.lane[i];
     void* on = lanes[lane];
     if (lane != 0 && !started[lane]) {
-      if (int err = StreamWaitLocked(s, on, before, ipc::SyncScope::kLaunch); err != kCudaSuccess)
+      if (int err = StreamWaitLocked(s, on, before, ipc::SyncScope::kLaunch);
+          err != kCudaSuccess)
         return err;
     }
     started[lane] = true;
     for (size_t p : plan.waits[i]) {
-      if (int err = StreamWaitLocked(s, on, seq_of[p], ipc::SyncScope::kLaunch); err != kCudaSuccess)
+      if (int err = StreamWaitLocked(s, on, seq_of[p], ipc::SyncScope::kLaunch);
+          err != kCudaSuccess)
         return err;
     }
-    if (int err = RunGraphOp(s, plan.ops[i], on); err != kCudaSuccess) return err;
+    if (int err = RunGraphOp(s, plan.ops[i], on); err != kCudaSuccess)
+      return err;
     seq_of[i] = LastSeqOf(s, on);
   }
   // The stream's later work starts after every lane's.
   for (size_t lane = 1; lane < plan.lane_count; ++lane) {
     if (!started[lane]) continue;
-    if (int err = StreamWaitLocked(s, stream, LastSeqOf(s, lanes[lane]), ipc::SyncScope::kLaunch);
+    if (int err = StreamWaitLocked(s, stream, LastSeqOf(s, lanes[lane]),
+                                   ipc::SyncScope::kLaunch);
         err != kCudaSuccess)
       return err;
   }
@@ -447,12 +449,12 @@ int GraphLaunch(void* exec, void* stream) {
 }
 
 int GraphExecDestroy(void* exec) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   auto* e = static_cast<GraphExec*>(exec);
-  if (s.graph_execs.erase(e) == 0) return cuda::kCudaErrorInvalidValue;
+  if (s.graphs.execs.erase(e) == 0) return cuda::kCudaErrorInvalidValue;
   for (Stream* lane : e->lanes) {
-    s.streams.erase(lane);
+    s.streams.live.erase(lane);
     delete lane;
   }
   delete e;
@@ -460,10 +462,10 @@ int GraphExecDestroy(void* exec) {
 }
 
 int GraphDestroy(void* graph) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   auto* g = static_cast<Graph*>(graph);
-  if (s.graphs.count(g) == 0) return cuda::kCudaErrorInvalidValue;
+  if (s.graphs.live.count(g) == 0) return cuda::kCudaErrorInvalidValue;
   DeleteGraph(s, g);
   return kCudaSuccess;
 }

@@ -1,6 +1,6 @@
 // shim/host_funcs.cc — host work in stream order: cudaLaunchHostFunc and
 // cudaStreamAddCallback (declared in shim_runtime.h), and the waits that keep
-// later work behind them (shim_state.h).
+// later work behind them (host_funcs.h).
 //
 // Sim mode runs them as CUDA does: the call returns at once, and one worker
 // thread per process runs them in the order they were enqueued, each once
@@ -13,12 +13,15 @@
 //
 // Gate mode hands them to the real runtime once the stream's launches have
 // been issued to it (gate_runtime.cc).
+#include "shim/host_funcs.h"
+
 #include <algorithm>
 #include <mutex>
 #include <thread>
 
 #include "cuda/cuda_abi.h"
 #include "shim/gate_runtime.h"
+#include "shim/graph_capture.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -62,9 +65,9 @@ Waiter WaiterFor(void* stream) {
   return {false, HostFuncKey(stream), Blocking(stream)};
 }
 
-bool Pending(const State& s, const Waiter& w) {
-  if (w.every) return !s.host_funcs.empty();
-  return std::any_of(s.host_funcs.begin(), s.host_funcs.end(),
+bool Pending(const InterposerState& s, const Waiter& w) COLO_REQUIRES(s.mu) {
+  if (w.every) return !s.host_funcs.pending.empty();
+  return std::any_of(s.host_funcs.pending.begin(), s.host_funcs.pending.end(),
                      [&](const PendingHostFunc& f) {
                        return OrderedBehind(f, w.key, w.blocking);
                      });
@@ -73,14 +76,18 @@ bool Pending(const State& s, const Waiter& w) {
 // The worker: runs the front host function once its stream's launches have
 // ended, without the state lock, then drops it. cudaLaunchHostFunc's is not
 // run after an error on the device (as CUDA documents); a callback is, and
-// is passed the error. Runs for the life of the process.
-void RunHostFuncs() {
+// is passed the error. Runs for the life of the process. Not checked by the
+// analysis, which does not follow the lock through the condition variable's
+// std::unique_lock.
+void RunHostFuncs() COLO_NO_THREAD_SAFETY_ANALYSIS {
   t_host_func_worker = true;
-  State& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  std::unique_lock<std::mutex> lock(s.mu.native());
   for (;;) {
-    s.host_funcs_changed.wait(lock, [&] { return !s.host_funcs.empty(); });
-    const PendingHostFunc f = s.host_funcs.front();
+    s.host_funcs.changed.wait(lock, [&]() COLO_REQUIRES(s.mu) {
+      return !s.host_funcs.pending.empty();
+    });
+    const PendingHostFunc f = s.host_funcs.pending.front();
     const int err = SyncTo(s, f.seq, f.scope);
     lock.unlock();
     if (f.callback != nullptr) {
@@ -89,14 +96,14 @@ void RunHostFuncs() {
       f.fn(f.data);
     }
     lock.lock();
-    s.host_funcs.pop_front();
-    s.host_funcs_changed.notify_all();
+    s.host_funcs.pending.pop_front();
+    s.host_funcs.changed.notify_all();
   }
 }
 
 }  // namespace
 
-int AfterHostFuncs(State& s, void* stream) {
+int AfterHostFuncs(InterposerState& s, void* stream) {
   const bool every = stream == kEveryStream;
   if (!every) {
     if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -106,42 +113,43 @@ int AfterHostFuncs(State& s, void* stream) {
   // Taken now: the stream may be destroyed while this waits.
   const Waiter w = WaiterFor(stream);
   if (t_host_func_worker || !Pending(s, w)) return kCudaSuccess;
-  std::unique_lock<std::mutex> lock(s.mu, std::adopt_lock);
-  s.host_funcs_changed.wait(lock, [&] { return !Pending(s, w); });
+  std::unique_lock<std::mutex> lock(s.mu.native(), std::adopt_lock);
+  s.host_funcs.changed.wait(
+      lock, [&]() COLO_REQUIRES(s.mu) { return !Pending(s, w); });
   lock.release();  // the caller's lock holds it again
   return every ? kCudaSuccess : CheckStream(s, stream);
 }
 
-bool HostFuncsPending(State& s, void* stream) {
+bool HostFuncsPending(InterposerState& s, void* stream) {
   return !t_host_func_worker && Pending(s, WaiterFor(stream));
 }
 
-void EnqueueHostFunc(State& s, void* stream, PendingHostFunc f) {
+void EnqueueHostFunc(InterposerState& s, void* stream, PendingHostFunc f) {
   f.stream = HostFuncKey(stream);
   f.blocking = Blocking(stream);
   f.seq = LastSeqOf(s, stream);
   f.scope = ScopeOf(stream);
-  s.host_funcs.push_back(f);
-  if (!s.host_func_worker) {
+  s.host_funcs.pending.push_back(f);
+  if (!s.host_funcs.worker_running) {
     std::thread(RunHostFuncs).detach();
-    s.host_func_worker = true;
+    s.host_funcs.worker_running = true;
   }
-  s.host_funcs_changed.notify_all();
+  s.host_funcs.changed.notify_all();
 }
 
-void ForgetHostFuncsInChild(State& s) {
+void ForgetHostFuncsInChild(InterposerState& s) {
   // The worker was not forked, and what it had to run is the parent's. A
   // thread of the parent may have been inside the condition variable.
-  s.host_funcs.clear();
-  s.host_func_worker = false;
-  new (&s.host_funcs_changed) std::condition_variable();
+  s.host_funcs.pending.clear();
+  s.host_funcs.worker_running = false;
+  new (&s.host_funcs.changed) std::condition_variable();
 }
 
 int LaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
   if (fn == nullptr) return cuda::kCudaErrorInvalidValue;
   stream = OwnStream(stream);
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (InGate(s)) return gate::LaunchHostFunc(s, stream, fn, data);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
@@ -150,7 +158,7 @@ int LaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
     op.kind = CapturedOp::Kind::kHost;
     op.host_fn = fn;
     op.host_data = data;
-    RecordCaptured(stream, op);
+    RecordCaptured(s, stream, op);
     return kCudaSuccess;
   }
   PendingHostFunc f;
@@ -166,8 +174,8 @@ int StreamAddCallback(void* stream, void (*fn)(void*, int, void*), void* data,
   // The callback gets the handle the program passed.
   void* const handle = stream;
   stream = OwnStream(stream);
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (InGate(s)) return gate::StreamAddCallback(s, stream, handle, fn, data);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;

@@ -2,8 +2,8 @@
 // shim_runtime.h). nvcc keeps a pointer per managed variable in the program
 // and reads it through __cudaInitModule on the first access, expecting the
 // runtime to have set it; sim mode never hands the module to the real
-// runtime, so it gives the variables their storage itself. Before, the
-// pointer stayed null and the first host access crashed the program.
+// runtime, so it gives the variables their storage itself (else the pointer
+// would stay null, and the program's first host access would crash it).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +34,8 @@ char InitManagedVars(void** handle) {
   for (const ManagedVar& v : vars) {
     if (v.host_var_ptr == nullptr || *v.host_var_ptr != nullptr) continue;
     void* p = nullptr;
-    if (Malloc(&p, v.size, AllocKind::kManaged) != cuda::kCudaSuccess || p == nullptr) {
+    if (Malloc(&p, v.size, AllocKind::kManaged) != cuda::kCudaSuccess ||
+        p == nullptr) {
       p = std::calloc(1, std::max<size_t>(v.size, 1));  // without colod
       if (p == nullptr) return 0;
     }
@@ -44,9 +45,9 @@ char InitManagedVars(void** handle) {
         std::memcpy(p, it->second.data(), std::min(v.size, it->second.size()));
     }
     *v.host_var_ptr = p;
-    State& s = S();
-    std::lock_guard<std::mutex> state_lock(s.mu);
-    s.managed_vars[reinterpret_cast<uintptr_t>(p)] = v.size;
+    InterposerState& s = Interposer();
+    MutexLock state_lock(s.mu);
+    s.memory.managed_vars[reinterpret_cast<uintptr_t>(p)] = v.size;
   }
   return 1;
 }

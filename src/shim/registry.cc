@@ -2,11 +2,11 @@
 #include "shim/registry.h"
 
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "cuda/cuda_abi.h"
+#include "shim/annotated_mutex.h"
 #include "shim/hook_table.h"
 #include "shim/shim_exports.h"
 
@@ -34,29 +34,36 @@ struct Record {
   size_t size = 0;
 };
 
-struct Registry {
-  std::mutex mu;
-  std::vector<Record> records;
-  std::vector<std::unique_ptr<void*>> handles;  // ours, one per fat binary.
-  std::unordered_map<void**, void**> real;      // ours -> the runtime's.
-  std::unordered_map<void**, const void*> wrappers;  // ours -> fat binary.
-  bool replayed = false;                        // ReplayIntoRealRuntime() ran.
-  bool live = false;  // ... and succeeded: the real runtime takes them.
-  int replay_result = cuda::kCudaSuccess;
+// The registrations recorded for the real runtime, and how their replay went.
+struct RegistrationLog {
+  Mutex mu;
+  // State below is protected by mu.
+  std::vector<Record> records COLO_GUARDED_BY(mu);
+  // Ours, one per fat binary.
+  std::vector<std::unique_ptr<void*>> handles COLO_GUARDED_BY(mu);
+  // Ours -> the runtime's.
+  std::unordered_map<void**, void**> real COLO_GUARDED_BY(mu);
+  // Ours -> fat binary.
+  std::unordered_map<void**, const void*> wrappers COLO_GUARDED_BY(mu);
+  bool replayed COLO_GUARDED_BY(mu) = false;  // ReplayIntoRealRuntime() ran.
+  // ... and succeeded: the real runtime takes them.
+  bool live COLO_GUARDED_BY(mu) = false;
+  int replay_result COLO_GUARDED_BY(mu) = cuda::kCudaSuccess;
 };
 
-Registry& R() {
-  static Registry* r = new Registry();  // never destroyed (atexit callers).
+// The process's one log, never destroyed (atexit callers).
+RegistrationLog& Registrations() {
+  static RegistrationLog* r = new RegistrationLog();
   return *r;
 }
 
 // The runtime's handle for `h` (ours or already the runtime's).
-void** RealHandle(Registry& r, void** h) {
+void** RealHandle(RegistrationLog& r, void** h) COLO_REQUIRES(r.mu) {
   auto it = r.real.find(h);
   return it == r.real.end() ? h : it->second;
 }
 
-void Apply(Registry& r, const Record& rec) {
+void Apply(RegistrationLog& r, const Record& rec) COLO_REQUIRES(r.mu) {
   switch (rec.kind) {
     case Record::kFatBinary:
       r.real[rec.handle] = COLO_REAL_FN(__cudaRegisterFatBinary)(rec.fat_cubin);
@@ -85,8 +92,8 @@ void Apply(Registry& r, const Record& rec) {
 
 // Records `rec`, or applies it at once after the replay.
 void Add(Record rec) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   if (r.live) {
     Apply(r, rec);
   } else {
@@ -96,9 +103,9 @@ void Add(Record rec) {
 
 }  // namespace
 
-void** RegisterFatBinary(void* fat_cubin) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+void** RecordFatBinaryForRealRuntime(void* fat_cubin) {
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   r.handles.push_back(std::make_unique<void*>(nullptr));
   void** ours = r.handles.back().get();
   Record rec(Record::kFatBinary);
@@ -114,21 +121,21 @@ void** RegisterFatBinary(void* fat_cubin) {
 }
 
 const void* FatBinaryOf(void** handle) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   auto it = r.wrappers.find(handle);
   return it == r.wrappers.end() ? nullptr : it->second;
 }
 
-void RegisterFatBinaryEnd(void** handle) {
+void RecordFatBinaryEndForRealRuntime(void** handle) {
   Record rec(Record::kEnd);
   rec.handle = handle;
   Add(rec);
 }
 
-void UnregisterFatBinary(void** handle) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+void UnregisterFatBinaryFromRealRuntime(void** handle) {
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   r.wrappers.erase(handle);
   if (!r.live) {
     // The real runtime never saw it; its records point into a library that
@@ -141,10 +148,11 @@ void UnregisterFatBinary(void** handle) {
     real(RealHandle(r, handle));
 }
 
-void RegisterFunction(void** handle, const char* host_fun, char* device_fun,
-                      const char* device_name, int thread_limit, void* tid,
-                      void* bid, void* block_dim, void* grid_dim,
-                      int* warp_size) {
+void RecordFunctionForRealRuntime(void** handle, const char* host_fun,
+                                  char* device_fun, const char* device_name,
+                                  int thread_limit, void* tid, void* bid,
+                                  void* block_dim, void* grid_dim,
+                                  int* warp_size) {
   Record rec(Record::kFunction);
   rec.handle = handle;
   rec.host = host_fun;
@@ -159,9 +167,9 @@ void RegisterFunction(void** handle, const char* host_fun, char* device_fun,
   Add(rec);
 }
 
-void RegisterVar(void** handle, char* host_var, char* device_address,
-                 const char* device_name, int ext, size_t size, int constant,
-                 int global) {
+void RecordVarForRealRuntime(void** handle, char* host_var,
+                             char* device_address, const char* device_name,
+                             int ext, size_t size, int constant, int global) {
   Record rec(Record::kVar);
   rec.handle = handle;
   rec.host = host_var;
@@ -174,9 +182,10 @@ void RegisterVar(void** handle, char* host_var, char* device_address,
   Add(rec);
 }
 
-void RegisterManagedVar(void** handle, void** host_var_ptr,
-                        char* device_address, const char* device_name, int ext,
-                        size_t size, int constant, int global) {
+void RecordManagedVarForRealRuntime(void** handle, void** host_var_ptr,
+                                    char* device_address,
+                                    const char* device_name, int ext,
+                                    size_t size, int constant, int global) {
   Record rec(Record::kManagedVar);
   rec.handle = handle;
   rec.host_var_ptr = host_var_ptr;
@@ -190,8 +199,8 @@ void RegisterManagedVar(void** handle, void** host_var_ptr,
 }
 
 std::vector<ManagedVar> ManagedVarsOf(void** handle) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   std::vector<ManagedVar> out;
   for (const Record& rec : r.records) {
     if (rec.kind == Record::kManagedVar && rec.handle == handle)
@@ -200,17 +209,17 @@ std::vector<ManagedVar> ManagedVarsOf(void** handle) {
   return out;
 }
 
-char InitModule(void** handle) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+char InitModuleInRealRuntime(void** handle) {
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   if (!r.live) return 1;
   auto real = COLO_REAL_FN(__cudaInitModule);
   return real != nullptr ? real(RealHandle(r, handle)) : 0;
 }
 
 int ReplayIntoRealRuntime() {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
+  RegistrationLog& r = Registrations();
+  MutexLock lock(r.mu);
   if (r.replayed) return r.replay_result;
   r.replayed = true;
   if (COLO_REAL_FN(__cudaRegisterFatBinary) == nullptr ||

@@ -9,8 +9,9 @@
 // order, to the real runtime once gate mode is known; after that,
 // registrations (a library loaded later) go to the real runtime directly.
 //
-// Thread safety: every function takes one internal mutex (never held while
-// calling anything but the real registration entry points).
+// Thread safety: every function takes the registry's one internal mutex
+// (never held while calling anything but the real registration entry
+// points).
 #pragma once
 
 #include <cstddef>
@@ -18,20 +19,34 @@
 
 namespace colo::shim {
 
-void** RegisterFatBinary(void* fat_cubin);
-void RegisterFatBinaryEnd(void** handle);
-void UnregisterFatBinary(void** handle);
-void RegisterFunction(void** handle, const char* host_fun, char* device_fun,
-                      const char* device_name, int thread_limit, void* tid,
-                      void* bid, void* block_dim, void* grid_dim,
-                      int* warp_size);
-void RegisterVar(void** handle, char* host_var, char* device_address,
-                 const char* device_name, int ext, size_t size, int constant,
-                 int global);
-void RegisterManagedVar(void** handle, void** host_var_ptr,
-                        char* device_address, const char* device_name, int ext,
-                        size_t size, int constant, int global);
-char InitModule(void** handle);
+// Each of the interposer's __cudaRegister* calls keeps its registration for
+// the real runtime: recorded (under a handle of ours) until
+// ReplayIntoRealRuntime(), handed over at once after it. The arguments are
+// those of the __cudaRegister* call of the same name.
+//
+// A fat binary: the handle of ours the program registers its kernels and
+// variables under.
+void** RecordFatBinaryForRealRuntime(void* fat_cubin);
+void RecordFatBinaryEndForRealRuntime(void** handle);
+// The fat binary's library is unloaded: its records are dropped (their
+// pointers into the library must not be replayed), or after the replay the
+// real runtime unregisters it.
+void UnregisterFatBinaryFromRealRuntime(void** handle);
+void RecordFunctionForRealRuntime(void** handle, const char* host_fun,
+                                  char* device_fun, const char* device_name,
+                                  int thread_limit, void* tid, void* bid,
+                                  void* block_dim, void* grid_dim,
+                                  int* warp_size);
+void RecordVarForRealRuntime(void** handle, char* host_var,
+                             char* device_address, const char* device_name,
+                             int ext, size_t size, int constant, int global);
+void RecordManagedVarForRealRuntime(void** handle, void** host_var_ptr,
+                                    char* device_address,
+                                    const char* device_name, int ext,
+                                    size_t size, int constant, int global);
+// __cudaInitModule after the replay (the real runtime's answer; 0 if it has
+// no such entry point); 1 before it.
+char InitModuleInRealRuntime(void** handle);
 
 // A `__managed__` variable: where the program keeps its pointer to it (the
 // runtime sets *host_var_ptr at __cudaInitModule), its device name and size.
@@ -45,7 +60,7 @@ struct ManagedVar {
 std::vector<ManagedVar> ManagedVarsOf(void** handle);
 
 // The fat binary wrapper registered under `handle` (ours), or nullptr after
-// UnregisterFatBinary (its library may be gone).
+// UnregisterFatBinaryFromRealRuntime (its library may be gone).
 const void* FatBinaryOf(void** handle);
 
 // Replays every recorded registration into the real runtime (once; later

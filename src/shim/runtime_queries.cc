@@ -2,9 +2,11 @@
 // around their streams and buffers (PyTorch: the stream priority range, a
 // stream's priority, the thread's capture mode, whether a buffer is pinned),
 // answered by the interposer without GPU work. Declared in shim_runtime.h.
+#include <map>
 #include <utility>
 
 #include "cuda/cuda_abi.h"
+#include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -15,13 +17,13 @@ using cuda::kCudaSuccess;
 // cudaLimit -> its value on a fresh context (CUDA's defaults).
 const std::map<int, size_t>& DefaultLimits() {
   static const std::map<int, size_t> kLimits = {
-      {0, 1024},         // cudaLimitStackSize
-      {1, 1 << 20},      // cudaLimitPrintfFifoSize
-      {2, 8 << 20},      // cudaLimitMallocHeapSize
-      {3, 2},            // cudaLimitDevRuntimeSyncDepth
-      {4, 2048},         // cudaLimitDevRuntimePendingLaunchCount
-      {5, 64},           // cudaLimitMaxL2FetchGranularity
-      {6, 0},            // cudaLimitPersistingL2CacheSize
+      {0, 1024},     // cudaLimitStackSize
+      {1, 1 << 20},  // cudaLimitPrintfFifoSize
+      {2, 8 << 20},  // cudaLimitMallocHeapSize
+      {3, 2},        // cudaLimitDevRuntimeSyncDepth
+      {4, 2048},     // cudaLimitDevRuntimePendingLaunchCount
+      {5, 64},       // cudaLimitMaxL2FetchGranularity
+      {6, 0},        // cudaLimitPersistingL2CacheSize
   };
   return kLimits;
 }
@@ -38,8 +40,8 @@ int DeviceGetStreamPriorityRange(int* least, int* greatest) {
 
 int StreamGetPriority(void* stream, int* priority) {
   if (priority == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   *priority =
       IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->priority;
@@ -48,8 +50,8 @@ int StreamGetPriority(void* stream, int* priority) {
 
 int StreamGetFlags(void* stream, unsigned* flags) {
   if (flags == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   *flags = IsDefaultStream(stream) ? 0 : static_cast<Stream*>(stream)->flags;
   return kCudaSuccess;
@@ -66,26 +68,26 @@ int DeviceGetLimit(size_t* value, int limit) {
   if (value == nullptr) return cuda::kCudaErrorInvalidValue;
   auto d = DefaultLimits().find(limit);
   if (d == DefaultLimits().end()) return cuda::kCudaErrorUnsupportedLimit;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.limits.find(limit);
-  *value = it != s.limits.end() ? it->second : d->second;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  auto it = s.device.limits.find(limit);
+  *value = it != s.device.limits.end() ? it->second : d->second;
   return kCudaSuccess;
 }
 
 int DeviceSetLimit(int limit, size_t value) {
   if (DefaultLimits().count(limit) == 0)
     return cuda::kCudaErrorUnsupportedLimit;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.limits[limit] = value;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  s.device.limits[limit] = value;
   return kCudaSuccess;
 }
 
 int PointerGetAttributes(void* attr, const void* ptr) {
   if (attr == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   void* q = const_cast<void*>(ptr);
   switch (const int type = MemoryTypeOf(s, ptr)) {
     case cuda::kMemoryTypeDevice:  // sim mode: a variable's host shadow too
@@ -96,15 +98,16 @@ int PointerGetAttributes(void* attr, const void* ptr) {
       cuda::FillCudaPointerAttributes(attr, type, 0, q, q);
       break;
     default:
-      cuda::FillCudaPointerAttributes(attr, type, cuda::kCudaInvalidDeviceId, nullptr, nullptr);
+      cuda::FillCudaPointerAttributes(attr, type, cuda::kCudaInvalidDeviceId,
+                                      nullptr, nullptr);
   }
   return kCudaSuccess;
 }
 
 int DeviceCount(int* count) {
   if (count == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   // colod's one (simulated) GPU, when colod is there; otherwise none, as
   // CUDA answers on a machine without a GPU (frameworks then run on the
   // CPU instead of failing at their first allocation).
@@ -117,19 +120,20 @@ int SetDeviceFlags(unsigned flags) {
   // cudaDeviceMask (0xff): cudaDeviceScheduleMask (0x07: at most one of
   // spin / yield / blocking sync), cudaDeviceMapHost (0x08),
   // cudaDeviceLmemResizeToMax (0x10), cudaDeviceSyncMemops (0x80).
-  if ((flags & ~0xFFu) != 0 || (flags & 0x07u) == 0x03u || (flags & 0x07u) > 0x04u)
+  if ((flags & ~0xFFu) != 0 || (flags & 0x07u) == 0x03u ||
+      (flags & 0x07u) > 0x04u)
     return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.device_flags = flags;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  s.device.flags = flags;
   return kCudaSuccess;
 }
 
 int GetDeviceFlags(unsigned* flags) {
   if (flags == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  *flags = s.device_flags | 0x08u;  // host memory is always mapped (UVA)
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  *flags = s.device.flags | 0x08u;  // host memory is always mapped (UVA)
   return kCudaSuccess;
 }
 

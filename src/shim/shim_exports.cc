@@ -14,9 +14,9 @@
 #include <string>
 
 #include "cuda/cuda_abi.h"
-#include "shim/hook_table.h"
 #include "shim/export_forwarding.h"
 #include "shim/fatbin.h"
+#include "shim/hook_table.h"
 #include "shim/registry.h"
 #include "shim/shim_runtime.h"
 
@@ -30,7 +30,7 @@ using colo::cuda::kCuErrorNotFound;
 void** __cudaRegisterFatBinary(void* fat_cubin) {
   COLO_FORWARD_IF_NEEDED(__cudaRegisterFatBinary, nullptr, fat_cubin);
   try {
-    return cs::RegisterFatBinary(fat_cubin);
+    return cs::RecordFatBinaryForRealRuntime(fat_cubin);
   } catch (...) {
     return nullptr;
   }
@@ -39,7 +39,7 @@ void** __cudaRegisterFatBinary(void* fat_cubin) {
 void __cudaRegisterFatBinaryEnd(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaRegisterFatBinaryEnd, , handle);
   try {
-    cs::RegisterFatBinaryEnd(handle);
+    cs::RecordFatBinaryEndForRealRuntime(handle);
   } catch (...) {
   }
 }
@@ -48,7 +48,7 @@ void __cudaUnregisterFatBinary(void** handle) {
   COLO_FORWARD_IF_NEEDED(__cudaUnregisterFatBinary, , handle);
   try {
     cs::ForgetFatBinary(cs::FatBinaryOf(handle));
-    cs::UnregisterFatBinary(handle);
+    cs::UnregisterFatBinaryFromRealRuntime(handle);
   } catch (...) {
   }
 }
@@ -61,10 +61,10 @@ void __cudaRegisterFunction(void** handle, const char* host_fun,
                          device_name, thread_limit, tid, bid, block_dim,
                          grid_dim, warp_size);
   try {
-    cs::RegisterFunction(host_fun, device_name, cs::FatBinaryOf(handle));
-    cs::RegisterFunction(handle, host_fun, device_fun, device_name,
-                         thread_limit, tid, bid, block_dim, grid_dim,
-                         warp_size);
+    cs::AddRegisteredKernel(host_fun, device_name, cs::FatBinaryOf(handle));
+    cs::RecordFunctionForRealRuntime(handle, host_fun, device_fun, device_name,
+                                     thread_limit, tid, bid, block_dim,
+                                     grid_dim, warp_size);
   } catch (...) {
   }
 }
@@ -75,9 +75,9 @@ void __cudaRegisterVar(void** handle, char* host_var, char* device_address,
   COLO_FORWARD_IF_NEEDED(__cudaRegisterVar, , handle, host_var, device_address,
                          device_name, ext, size, constant, global);
   try {
-    cs::RegisterVar(handle, host_var, device_address, device_name, ext, size,
-                    constant, global);
-    cs::RegisterSymbol(host_var, size, cs::FatBinaryOf(handle));
+    cs::RecordVarForRealRuntime(handle, host_var, device_address, device_name,
+                                ext, size, constant, global);
+    cs::AddRegisteredVariable(host_var, size, cs::FatBinaryOf(handle));
   } catch (...) {
   }
 }
@@ -89,8 +89,9 @@ void __cudaRegisterManagedVar(void** handle, void** host_var_ptr,
                          device_address, device_name, ext, size, constant,
                          global);
   try {
-    cs::RegisterManagedVar(handle, host_var_ptr, device_address, device_name,
-                           ext, size, constant, global);
+    cs::RecordManagedVarForRealRuntime(handle, host_var_ptr, device_address,
+                                       device_name, ext, size, constant,
+                                       global);
   } catch (...) {
   }
 }
@@ -100,7 +101,7 @@ char __cudaInitModule(void** handle) {
   try {
     // Gate mode: the real runtime has the module (replayed) and sets the
     // managed variables' pointers; sim mode gives them storage itself.
-    if (cs::GateMode()) return cs::InitModule(handle);
+    if (cs::GateMode()) return cs::InitModuleInRealRuntime(handle);
     return cs::InitManagedVars(handle);
   } catch (...) {
     return 0;
@@ -120,7 +121,7 @@ unsigned __cudaPushCallConfiguration(colo_dim3 grid, colo_dim3 block,
   COLO_FORWARD_IF_NEEDED(__cudaPushCallConfiguration, 1u, grid, block,
                          shared_mem, stream);
   return static_cast<unsigned>(
-      cs::PushConfig(D(grid), D(block), shared_mem, stream));
+      cs::PushConfig(ToDim(grid), ToDim(block), shared_mem, stream));
 }
 
 int __cudaPopCallConfiguration(colo_dim3* grid, colo_dim3* block,
@@ -144,7 +145,8 @@ int __cudaLaunchKernel(void* kernel, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(kernel, D(grid), D(block), shared_mem, cs::OwnStream(stream), args);
+    return cs::Launch(kernel, ToDim(grid), ToDim(block), shared_mem,
+                      cs::OwnStream(stream), args);
   });
 }
 
@@ -154,7 +156,8 @@ int __cudaLaunchKernel_ptsz(void* kernel, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, kernel, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(kernel, D(grid), D(block), shared_mem, PerThread(stream), args);
+    return cs::Launch(kernel, ToDim(grid), ToDim(block), shared_mem,
+                      PerThread(stream), args);
   });
 }
 
@@ -163,7 +166,8 @@ int cudaLaunchKernel(const void* func, colo_dim3 grid, colo_dim3 block,
   COLO_FORWARD_IF_NEEDED(cudaLaunchKernel, kCudaErrorSharedObjectSymbolNotFound,
                          func, grid, block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(func, D(grid), D(block), shared_mem, cs::OwnStream(stream), args);
+    return cs::Launch(func, ToDim(grid), ToDim(block), shared_mem,
+                      cs::OwnStream(stream), args);
   });
 }
 
@@ -181,7 +185,8 @@ int cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags) {
                          flags);
   // cudaMemAttachGlobal (1) or cudaMemAttachHost (2), as the runtime takes.
   if (flags != 1u && flags != 2u) return colo::cuda::kCudaErrorInvalidValue;
-  return Safe([&] { return cs::Malloc(dev_ptr, size, cs::AllocKind::kManaged); });
+  return Safe(
+      [&] { return cs::Malloc(dev_ptr, size, cs::AllocKind::kManaged); });
 }
 
 int cudaFree(void* dev_ptr) {
@@ -205,12 +210,11 @@ int cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
   });
 }
 
-int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
-                      size_t spitch, size_t width, size_t height, int kind,
-                      void* stream) {
+int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                      size_t width, size_t height, int kind, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpy2DAsync,
-                         kCudaErrorSharedObjectSymbolNotFound, dst, dpitch,
-                         src, spitch, width, height, kind, stream);
+                         kCudaErrorSharedObjectSymbolNotFound, dst, dpitch, src,
+                         spitch, width, height, kind, stream);
   return Safe([&] {
     return cs::Memcpy2DAsync(dst, dpitch, src, spitch, width, height, kind,
                              cs::OwnStream(stream));
@@ -221,7 +225,9 @@ int cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind,
                     void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpyAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dst, src, count, kind, stream);
-  return Safe([&] { return cs::MemcpyAsync(dst, src, count, kind, cs::OwnStream(stream)); });
+  return Safe([&] {
+    return cs::MemcpyAsync(dst, src, count, kind, cs::OwnStream(stream));
+  });
 }
 
 int cudaMemset(void* dev_ptr, int value, size_t count) {
@@ -233,7 +239,9 @@ int cudaMemset(void* dev_ptr, int value, size_t count) {
 int cudaMemsetAsync(void* dev_ptr, int value, size_t count, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMemsetAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr, value, count, stream);
-  return Safe([&] { return cs::MemsetAsync(dev_ptr, value, count, cs::OwnStream(stream)); });
+  return Safe([&] {
+    return cs::MemsetAsync(dev_ptr, value, count, cs::OwnStream(stream));
+  });
 }
 
 int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
@@ -318,7 +326,8 @@ int cudaStreamWaitEvent(void* stream, void* event, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaStreamWaitEvent,
                          kCudaErrorSharedObjectSymbolNotFound, stream, event,
                          flags);
-  return Safe([&] { return cs::StreamWaitEvent(cs::OwnStream(stream), event, flags); });
+  return Safe(
+      [&] { return cs::StreamWaitEvent(cs::OwnStream(stream), event, flags); });
 }
 
 int cudaEventCreate(void** event) {
@@ -373,7 +382,8 @@ template <typename RealFn>
 int RealPropertiesLessUngated(RealFn real, void* prop, int device) {
   if (real == nullptr) return kCudaErrorSharedObjectSymbolNotFound;
   const int err = real(prop, device);
-  if (err == kCudaSuccess && prop != nullptr) colo::cuda::HideUngatedFeatures(prop);
+  if (err == kCudaSuccess && prop != nullptr)
+    colo::cuda::HideUngatedFeatures(prop);
   return err;
 }
 
@@ -389,7 +399,8 @@ int cudaGetDeviceProperties(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);
   if (cs::GateMode())
-    return RealPropertiesLessUngated(COLO_REAL(cudaGetDeviceProperties), prop, device);
+    return RealPropertiesLessUngated(COLO_REAL(cudaGetDeviceProperties), prop,
+                                     device);
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 
@@ -420,11 +431,11 @@ int cudaFuncGetAttributes(void* attr, const void* func) {
 
 int cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   COLO_FORWARD_IF_NEEDED(cudaDeviceGetStreamPriorityRange,
-                         kCudaErrorSharedObjectSymbolNotFound, least,
-                         greatest);
+                         kCudaErrorSharedObjectSymbolNotFound, least, greatest);
   COLO_FORWARD_IN_GATE(cudaDeviceGetStreamPriorityRange,
                        kCudaErrorSharedObjectSymbolNotFound, least, greatest);
-  return Safe([&] { return cs::DeviceGetStreamPriorityRange(least, greatest); });
+  return Safe(
+      [&] { return cs::DeviceGetStreamPriorityRange(least, greatest); });
 }
 
 // Both modes: the program's streams are ours (gate mode wraps the real ones).
@@ -432,7 +443,8 @@ int cudaStreamGetPriority(void* stream, int* priority) {
   COLO_FORWARD_IF_NEEDED(cudaStreamGetPriority,
                          kCudaErrorSharedObjectSymbolNotFound, stream,
                          priority);
-  return Safe([&] { return cs::StreamGetPriority(cs::OwnStream(stream), priority); });
+  return Safe(
+      [&] { return cs::StreamGetPriority(cs::OwnStream(stream), priority); });
 }
 
 int cudaStreamGetFlags(void* stream, unsigned int* flags) {
@@ -480,32 +492,33 @@ int cudaPointerGetAttributes(void* attr, const void* ptr) {
 int cudaStreamBeginCapture(void* stream, int mode) {
   COLO_FORWARD_IF_NEEDED(cudaStreamBeginCapture,
                          kCudaErrorSharedObjectSymbolNotFound, stream, mode);
-  return Safe([&] { return cs::StreamBeginCapture(cs::OwnStream(stream), mode); });
+  return Safe(
+      [&] { return cs::StreamBeginCapture(cs::OwnStream(stream), mode); });
 }
 
 int cudaStreamEndCapture(void* stream, void** graph) {
   COLO_FORWARD_IF_NEEDED(cudaStreamEndCapture,
                          kCudaErrorSharedObjectSymbolNotFound, stream, graph);
-  return Safe([&] { return cs::StreamEndCapture(cs::OwnStream(stream), graph); });
+  return Safe(
+      [&] { return cs::StreamEndCapture(cs::OwnStream(stream), graph); });
 }
 
 int cudaStreamIsCapturing(void* stream, int* status) {
   COLO_FORWARD_IF_NEEDED(cudaStreamIsCapturing,
                          kCudaErrorSharedObjectSymbolNotFound, stream, status);
-  return Safe([&] { return cs::StreamIsCapturing(cs::OwnStream(stream), status); });
+  return Safe(
+      [&] { return cs::StreamIsCapturing(cs::OwnStream(stream), status); });
 }
 
-int cudaStreamGetCaptureInfo(void* stream, int* status,
-                             unsigned long long* id, void** graph,
-                             const void*** dependencies,
-                             const void** edge_data,
-                             size_t* num_dependencies) {
+int cudaStreamGetCaptureInfo(void* stream, int* status, unsigned long long* id,
+                             void** graph, const void*** dependencies,
+                             const void** edge_data, size_t* num_dependencies) {
   COLO_FORWARD_IF_NEEDED(cudaStreamGetCaptureInfo,
                          kCudaErrorSharedObjectSymbolNotFound, stream, status,
                          id, graph, dependencies, edge_data, num_dependencies);
   return Safe([&] {
-    return cs::StreamGetCaptureInfo(cs::OwnStream(stream), status, id, graph, dependencies,
-                                    edge_data, num_dependencies);
+    return cs::StreamGetCaptureInfo(cs::OwnStream(stream), status, id, graph,
+                                    dependencies, edge_data, num_dependencies);
   });
 }
 
@@ -556,8 +569,8 @@ int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks,
                                                   int block_size,
                                                   size_t dynamic_smem) {
   COLO_FORWARD_IF_NEEDED(cudaOccupancyMaxActiveBlocksPerMultiprocessor,
-                         kCudaErrorSharedObjectSymbolNotFound, num_blocks,
-                         func, block_size, dynamic_smem);
+                         kCudaErrorSharedObjectSymbolNotFound, num_blocks, func,
+                         block_size, dynamic_smem);
   COLO_FORWARD_IN_GATE(cudaOccupancyMaxActiveBlocksPerMultiprocessor,
                        kCudaErrorSharedObjectSymbolNotFound, num_blocks, func,
                        block_size, dynamic_smem);
@@ -567,17 +580,20 @@ int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks,
   });
 }
 
-int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-    int* num_blocks, const void* func, int block_size, size_t dynamic_smem,
-    unsigned int flags) {
+int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* num_blocks,
+                                                           const void* func,
+                                                           int block_size,
+                                                           size_t dynamic_smem,
+                                                           unsigned int flags) {
   COLO_FORWARD_IF_NEEDED(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
-                         kCudaErrorSharedObjectSymbolNotFound, num_blocks,
-                         func, block_size, dynamic_smem, flags);
+                         kCudaErrorSharedObjectSymbolNotFound, num_blocks, func,
+                         block_size, dynamic_smem, flags);
   COLO_FORWARD_IN_GATE(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
                        kCudaErrorSharedObjectSymbolNotFound, num_blocks, func,
                        block_size, dynamic_smem, flags);
-  // The flags choose how caching is counted (cudaOccupancyDisableCachingOverride);
-  // the simulated GPU has no such choice, so every flag gives the same answer.
+  // The flags choose how caching is counted
+  // (cudaOccupancyDisableCachingOverride); the simulated GPU has no such
+  // choice, so every flag gives the same answer.
   return Safe([&] {
     return cs::OccupancyMaxActiveBlocks(num_blocks, func, block_size,
                                         dynamic_smem);
@@ -588,7 +604,8 @@ int cudaGetDeviceProperties_v2(void* prop, int device) {
   COLO_FORWARD_IF_NEEDED(cudaGetDeviceProperties_v2,
                          kCudaErrorSharedObjectSymbolNotFound, prop, device);
   if (cs::GateMode())
-    return RealPropertiesLessUngated(COLO_REAL(cudaGetDeviceProperties_v2), prop, device);
+    return RealPropertiesLessUngated(COLO_REAL(cudaGetDeviceProperties_v2),
+                                     prop, device);
   return Safe([&] { return cs::GetDeviceProperties(prop, device); });
 }
 
@@ -671,7 +688,8 @@ int cuModuleLoad(void** module, const char* fname) {
   if (access(fname, R_OK) != 0) return colo::cuda::kCuErrorFileNotFound;
   return Safe([&] {
     std::ifstream in(fname, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes((std::istreambuf_iterator<char>(in)),
+                      std::istreambuf_iterator<char>());
     return cs::LoadModule(module, std::move(bytes));
   });
 }
@@ -685,7 +703,8 @@ int cuModuleLoadData(void** module, const void* image) {
     // Copied now: the program may free the image once it is loaded. An image
     // whose headers do not hold together loads without resources.
     colo::Result<std::string> bytes = cs::CopyModuleImage(image);
-    return cs::LoadModule(module, bytes.ok() ? std::move(*bytes) : std::string());
+    return cs::LoadModule(module,
+                          bytes.ok() ? std::move(*bytes) : std::string());
   });
 }
 
@@ -720,7 +739,8 @@ int cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {
   COLO_FORWARD_IF_NEEDED(cuMemAlloc_v2, kCuErrorNotFound, dptr, bytes);
   if (dptr == nullptr) return colo::cuda::kCuErrorInvalidValue;
   void* p = nullptr;
-  const int err = Safe([&] { return cs::Malloc(&p, bytes, cs::AllocKind::kDriver); });
+  const int err =
+      Safe([&] { return cs::Malloc(&p, bytes, cs::AllocKind::kDriver); });
   *dptr = reinterpret_cast<unsigned long long>(p);
   return err == colo::cuda::kCudaErrorMemoryAllocation
              ? colo::cuda::kCuErrorOutOfMemory

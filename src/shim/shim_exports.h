@@ -299,8 +299,10 @@ COLO_EXPORT int cudaMemcpy3D(const void* params);
 COLO_EXPORT int cudaMemcpy3D_ptds(const void* params);
 COLO_EXPORT int cudaMemcpy3DAsync(const void* params, void* stream);
 COLO_EXPORT int cudaMemcpy3DAsync_ptsz(const void* params, void* stream);
-COLO_EXPORT int cudaMemset3D(colo_pitched_ptr ptr, int value, colo_extent extent);
-COLO_EXPORT int cudaMemset3D_ptds(colo_pitched_ptr ptr, int value, colo_extent extent);
+COLO_EXPORT int cudaMemset3D(colo_pitched_ptr ptr, int value,
+                             colo_extent extent);
+COLO_EXPORT int cudaMemset3D_ptds(colo_pitched_ptr ptr, int value,
+                                  colo_extent extent);
 COLO_EXPORT int cudaMemset3DAsync(colo_pitched_ptr ptr, int value,
                                   colo_extent extent, void* stream);
 COLO_EXPORT int cudaMemset3DAsync_ptsz(colo_pitched_ptr ptr, int value,
@@ -318,13 +320,12 @@ COLO_EXPORT int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
 // Stream-ordered allocation and managed-memory prefetch
 // (stream_ordered_memory.cc; CUDA 13 signatures).
 COLO_EXPORT int cudaMallocAsync(void** dev_ptr, size_t size, void* stream);
-COLO_EXPORT int cudaMallocAsync_ptsz(void** dev_ptr, size_t size,
-                                     void* stream);
+COLO_EXPORT int cudaMallocAsync_ptsz(void** dev_ptr, size_t size, void* stream);
 COLO_EXPORT int cudaFreeAsync(void* dev_ptr, void* stream);
 COLO_EXPORT int cudaFreeAsync_ptsz(void* dev_ptr, void* stream);
 COLO_EXPORT int cudaMemPrefetchAsync(const void* dev_ptr, size_t count,
-                                     colo_mem_location location,
-                                     unsigned flags, void* stream);
+                                     colo_mem_location location, unsigned flags,
+                                     void* stream);
 COLO_EXPORT int cudaMemAdvise(const void* dev_ptr, size_t count, int advice,
                               colo_mem_location location);
 COLO_EXPORT int cudaMemPrefetchAsync_ptsz(const void* dev_ptr, size_t count,
@@ -338,13 +339,11 @@ COLO_EXPORT int cudaMemPrefetchAsync_ptsz(const void* dev_ptr, size_t count,
 COLO_EXPORT int cudaDeviceGetDefaultMemPool(void** pool, int device);
 COLO_EXPORT int cudaDeviceGetMemPool(void** pool, int device);
 COLO_EXPORT int cudaDeviceSetMemPool(int device, void* pool);
-COLO_EXPORT int cudaMemGetDefaultMemPool(void** pool, void* location,
-                                         int type);
+COLO_EXPORT int cudaMemGetDefaultMemPool(void** pool, void* location, int type);
 COLO_EXPORT int cudaMemGetMemPool(void** pool, void* location, int type);
 COLO_EXPORT int cudaMemSetMemPool(void* location, int type, void* pool);
 COLO_EXPORT int cudaMemPoolCreate(void** pool, const void* props);
-COLO_EXPORT int cudaMemPoolImportFromShareableHandle(void** pool,
-                                                     void* handle,
+COLO_EXPORT int cudaMemPoolImportFromShareableHandle(void** pool, void* handle,
                                                      int handle_type,
                                                      unsigned flags);
 COLO_EXPORT int cudaMemPoolImportPointer(void** ptr, void* pool,
@@ -366,11 +365,11 @@ COLO_EXPORT int cudaLaunchCooperativeKernel_ptsz(const void* func,
 // them), cudaMemcpyKind and cudaGraphNodeType as int.
 COLO_EXPORT int cudaGraphCreate(void** graph, unsigned flags);
 COLO_EXPORT int cudaGraphAddKernelNode(void** node, void* graph,
-                                       const void* const* deps,
-                                       size_t num_deps, const void* params);
+                                       const void* const* deps, size_t num_deps,
+                                       const void* params);
 COLO_EXPORT int cudaGraphAddMemsetNode(void** node, void* graph,
-                                       const void* const* deps,
-                                       size_t num_deps, const void* params);
+                                       const void* const* deps, size_t num_deps,
+                                       const void* params);
 COLO_EXPORT int cudaGraphAddMemcpyNode1D(void** node, void* graph,
                                          const void* const* deps,
                                          size_t num_deps, void* dst,
@@ -380,8 +379,7 @@ COLO_EXPORT int cudaGraphAddHostNode(void** node, void* graph,
                                      const void* const* deps, size_t num_deps,
                                      const void* params);
 COLO_EXPORT int cudaGraphAddEmptyNode(void** node, void* graph,
-                                      const void* const* deps,
-                                      size_t num_deps);
+                                      const void* const* deps, size_t num_deps);
 COLO_EXPORT int cudaGraphAddDependencies(void* graph, const void* const* from,
                                          const void* const* to,
                                          const void* edge_data, size_t n);
@@ -402,22 +400,21 @@ COLO_EXPORT int cublasGetPointerMode_v2(void* handle, int* mode);
 COLO_EXPORT int cublasSetWorkspace_v2(void* handle, void* workspace,
                                       size_t bytes);
 COLO_EXPORT int cublasSgemm_v2(void* handle, int transa, int transb, int m,
-                               int n, int k, const float* alpha,
-                               const float* a, int lda, const float* b,
-                               int ldb, const float* beta, float* c, int ldc);
+                               int n, int k, const float* alpha, const float* a,
+                               int lda, const float* b, int ldb,
+                               const float* beta, float* c, int ldc);
 COLO_EXPORT int cublasDgemm_v2(void* handle, int transa, int transb, int m,
                                int n, int k, const double* alpha,
                                const double* a, int lda, const double* b,
-                               int ldb, const double* beta, double* c,
-                               int ldc);
+                               int ldb, const double* beta, double* c, int ldc);
 COLO_EXPORT int cublasHgemm(void* handle, int transa, int transb, int m, int n,
                             int k, const unsigned short* alpha,
                             const unsigned short* a, int lda,
                             const unsigned short* b, int ldb,
                             const unsigned short* beta, unsigned short* c,
                             int ldc);
-COLO_EXPORT int cublasGemmEx(void* handle, int transa, int transb, int m,
-                             int n, int k, const void* alpha, const void* a,
+COLO_EXPORT int cublasGemmEx(void* handle, int transa, int transb, int m, int n,
+                             int k, const void* alpha, const void* a,
                              int a_type, int lda, const void* b, int b_type,
                              int ldb, const void* beta, void* c, int c_type,
                              int ldc, int compute, int algo);
@@ -429,39 +426,39 @@ COLO_EXPORT int cublasSgemmStridedBatched(
 COLO_EXPORT int cublasDgemmStridedBatched(
     void* handle, int transa, int transb, int m, int n, int k,
     const double* alpha, const double* a, int lda, long long stride_a,
-    const double* b, int ldb, long long stride_b, const double* beta,
-    double* c, int ldc, long long stride_c, int batch);
+    const double* b, int ldb, long long stride_b, const double* beta, double* c,
+    int ldc, long long stride_c, int batch);
 COLO_EXPORT int cublasHgemmStridedBatched(
     void* handle, int transa, int transb, int m, int n, int k,
     const unsigned short* alpha, const unsigned short* a, int lda,
     long long stride_a, const unsigned short* b, int ldb, long long stride_b,
-    const unsigned short* beta, unsigned short* c, int ldc,
-    long long stride_c, int batch);
+    const unsigned short* beta, unsigned short* c, int ldc, long long stride_c,
+    int batch);
 COLO_EXPORT int cublasGemmStridedBatchedEx(
     void* handle, int transa, int transb, int m, int n, int k,
     const void* alpha, const void* a, int a_type, int lda, long long stride_a,
     const void* b, int b_type, int ldb, long long stride_b, const void* beta,
     void* c, int c_type, int ldc, long long stride_c, int batch, int compute,
     int algo);
-COLO_EXPORT int cublasSgemmBatched(void* handle, int transa, int transb,
-                                   int m, int n, int k, const float* alpha,
+COLO_EXPORT int cublasSgemmBatched(void* handle, int transa, int transb, int m,
+                                   int n, int k, const float* alpha,
                                    const float* const a[], int lda,
                                    const float* const b[], int ldb,
-                                   const float* beta, float* const c[],
-                                   int ldc, int batch);
-COLO_EXPORT int cublasDgemmBatched(void* handle, int transa, int transb,
-                                   int m, int n, int k, const double* alpha,
+                                   const float* beta, float* const c[], int ldc,
+                                   int batch);
+COLO_EXPORT int cublasDgemmBatched(void* handle, int transa, int transb, int m,
+                                   int n, int k, const double* alpha,
                                    const double* const a[], int lda,
                                    const double* const b[], int ldb,
                                    const double* beta, double* const c[],
                                    int ldc, int batch);
-COLO_EXPORT int cublasGemmBatchedEx(void* handle, int transa, int transb,
-                                    int m, int n, int k, const void* alpha,
-                                    const void* const a[], int a_type,
-                                    int lda, const void* const b[],
-                                    int b_type, int ldb, const void* beta,
-                                    void* const c[], int c_type, int ldc,
-                                    int batch, int compute, int algo);
+COLO_EXPORT int cublasGemmBatchedEx(void* handle, int transa, int transb, int m,
+                                    int n, int k, const void* alpha,
+                                    const void* const a[], int a_type, int lda,
+                                    const void* const b[], int b_type, int ldb,
+                                    const void* beta, void* const c[],
+                                    int c_type, int ldc, int batch, int compute,
+                                    int algo);
 COLO_EXPORT int cublasSgemv_v2(void* handle, int trans, int m, int n,
                                const float* alpha, const float* a, int lda,
                                const float* x, int incx, const float* beta,
@@ -482,9 +479,8 @@ COLO_EXPORT int cublasLtMatmulDescInit_internal(void* desc, size_t size,
 COLO_EXPORT int cublasLtMatmulDescDestroy(void* desc);
 COLO_EXPORT int cublasLtMatmulDescSetAttribute(void* desc, int attr,
                                                const void* buf, size_t size);
-COLO_EXPORT int cublasLtMatmulDescGetAttribute(void* desc, int attr,
-                                               void* buf, size_t size,
-                                               size_t* written);
+COLO_EXPORT int cublasLtMatmulDescGetAttribute(void* desc, int attr, void* buf,
+                                               size_t size, size_t* written);
 COLO_EXPORT int cublasLtMatrixLayoutCreate(void** layout, int type,
                                            uint64_t rows, uint64_t cols,
                                            int64_t ld);
@@ -493,14 +489,12 @@ COLO_EXPORT int cublasLtMatrixLayoutInit_internal(void* layout, size_t size,
                                                   uint64_t cols, int64_t ld);
 COLO_EXPORT int cublasLtMatrixLayoutDestroy(void* layout);
 COLO_EXPORT int cublasLtMatrixLayoutSetAttribute(void* layout, int attr,
-                                                 const void* buf,
-                                                 size_t size);
+                                                 const void* buf, size_t size);
 COLO_EXPORT int cublasLtMatrixLayoutGetAttribute(void* layout, int attr,
                                                  void* buf, size_t size,
                                                  size_t* written);
 COLO_EXPORT int cublasLtMatmulPreferenceCreate(void** pref);
-COLO_EXPORT int cublasLtMatmulPreferenceInit_internal(void* pref,
-                                                      size_t size);
+COLO_EXPORT int cublasLtMatmulPreferenceInit_internal(void* pref, size_t size);
 COLO_EXPORT int cublasLtMatmulPreferenceDestroy(void* pref);
 COLO_EXPORT int cublasLtMatmulPreferenceSetAttribute(void* pref, int attr,
                                                      const void* buf,
@@ -518,16 +512,14 @@ COLO_EXPORT int cublasLtMatmulAlgoCheck(void* handle, void* desc, void* a,
                                         const void* algo, void* result);
 COLO_EXPORT int cublasLtMatmul(void* handle, void* desc, const void* alpha,
                                const void* a, void* a_layout, const void* b,
-                               void* b_layout, const void* beta,
-                               const void* c, void* c_layout, void* d,
-                               void* d_layout, const void* algo,
-                               void* workspace, size_t workspace_bytes,
-                               void* stream);
+                               void* b_layout, const void* beta, const void* c,
+                               void* c_layout, void* d, void* d_layout,
+                               const void* algo, void* workspace,
+                               size_t workspace_bytes, void* stream);
 COLO_EXPORT int cublasLtMatmulAlgoGetIds(void* handle, int compute_type,
-                                         int scale_type, int a_type,
-                                         int b_type, int c_type, int d_type,
-                                         int requested, int* ids,
-                                         int* returned);
+                                         int scale_type, int a_type, int b_type,
+                                         int c_type, int d_type, int requested,
+                                         int* ids, int* returned);
 COLO_EXPORT int cublasLtMatmulAlgoInit(void* handle, int compute_type,
                                        int scale_type, int a_type, int b_type,
                                        int c_type, int d_type, int algo_id,
@@ -535,8 +527,7 @@ COLO_EXPORT int cublasLtMatmulAlgoInit(void* handle, int compute_type,
 COLO_EXPORT int cublasLtMatrixTransform(void* handle, void* desc,
                                         const void* alpha, const void* a,
                                         void* a_layout, const void* beta,
-                                        const void* b, void* b_layout,
-                                        void* c, void* c_layout,
-                                        void* stream);
+                                        const void* b, void* b_layout, void* c,
+                                        void* c_layout, void* stream);
 
 // dlsym is declared by <dlfcn.h>; the library defines it too.

@@ -10,8 +10,8 @@
 // cudaFuncSetAttribute), so the two APIs never disagree; there is one
 // context, the device's primary one. Gate mode forwards the queries to the
 // real driver (hiding memory pools and cooperative launches, as the runtime
-// calls do) and gates the launches as cuLaunchKernel's. Before, these calls
-// reached the real driver in sim mode too, which has no GPU behind colod.
+// calls do) and gates the launches as cuLaunchKernel's. Sim mode answers
+// them itself because the real driver has no GPU behind colod.
 #include "colo/status.h"
 #include "cuda/cuda_abi.h"
 #include "shim/export_forwarding.h"
@@ -77,7 +77,8 @@ int cuDeviceGetAttribute(int* value, int attr, int device) {
     auto real = COLO_REAL(cuDeviceGetAttribute);
     if (real == nullptr) return kCuErrorNotFound;
     const int r = real(value, attr, device);
-    if (r == kCuSuccess && colo::cuda::IsUngatedFeatureAttribute(attr)) *value = 0;
+    if (r == kCuSuccess && colo::cuda::IsUngatedFeatureAttribute(attr))
+      *value = 0;
     return r;
   }
   return CuSafe([&] { return cs::GetDeviceAttribute(value, attr, device); });
@@ -94,8 +95,9 @@ int cuCtxGetCurrent(void** context) {
 int cuCtxSetCurrent(void* context) {
   COLO_FORWARD_IF_NEEDED(cuCtxSetCurrent, kCuErrorNotFound, context);
   COLO_CU_FORWARD_IN_GATE(cuCtxSetCurrent, context);
-  return context == nullptr || context == PrimaryContext() ? kCuSuccess
-                                                           : kCuErrorInvalidContext;
+  return context == nullptr || context == PrimaryContext()
+             ? kCuSuccess
+             : kCuErrorInvalidContext;
 }
 
 int cuCtxGetDevice(int* device) {
@@ -123,7 +125,8 @@ int cuDevicePrimaryCtxRetain(void** context, int device) {
 }
 
 int cuDevicePrimaryCtxRelease_v2(int device) {
-  COLO_FORWARD_IF_NEEDED(cuDevicePrimaryCtxRelease_v2, kCuErrorNotFound, device);
+  COLO_FORWARD_IF_NEEDED(cuDevicePrimaryCtxRelease_v2, kCuErrorNotFound,
+                         device);
   COLO_CU_FORWARD_IN_GATE(cuDevicePrimaryCtxRelease_v2, device);
   return device == 0 ? kCuSuccess : colo::cuda::kCudaErrorInvalidDevice;
 }
@@ -137,8 +140,9 @@ int cuFuncGetAttribute(int* value, int attr, void* function) {
     alignas(16) unsigned char attrs[colo::cuda::kRuntimeAttributesBytes];
     const int err = cs::FuncGetAttributes(attrs, function);
     if (err != colo::cuda::kCudaSuccess) return AsCuLaunchError(err);
-    return colo::cuda::CuFuncAttribute(attrs, attr, value) ? kCuSuccess
-                                                          : kCuErrorInvalidValue;
+    return colo::cuda::CuFuncAttribute(attrs, attr, value)
+               ? kCuSuccess
+               : kCuErrorInvalidValue;
   });
 }
 
@@ -147,7 +151,9 @@ int cuFuncSetAttribute(void* function, int attr, int value) {
                          value);
   COLO_CU_FORWARD_IN_GATE(cuFuncSetAttribute, function, attr, value);
   // The two attributes a program may set have the runtime's numbers.
-  return CuSafe([&] { return AsCuLaunchError(cs::FuncSetAttribute(function, attr, value)); });
+  return CuSafe([&] {
+    return AsCuLaunchError(cs::FuncSetAttribute(function, attr, value));
+  });
 }
 
 int cuFuncSetCacheConfig(void* function, int config) {
@@ -170,7 +176,8 @@ int cuPointerGetAttribute(void* data, int attr, unsigned long long ptr) {
   if (data == nullptr) return kCuErrorInvalidValue;
   return CuSafe([&] {
     alignas(16) unsigned char attrs[colo::cuda::kRuntimeAttributesBytes];
-    if (int err = cs::PointerGetAttributes(attrs, reinterpret_cast<const void*>(ptr));
+    if (int err =
+            cs::PointerGetAttributes(attrs, reinterpret_cast<const void*>(ptr));
         err != colo::cuda::kCudaSuccess)
       return err;
     return colo::cuda::CuPointerAttribute(attrs, attr, PrimaryContext(), data);
@@ -190,9 +197,9 @@ int cuLaunchKernelEx(const void* config, void* function, void** params,
     const colo::cuda::CuLaunch l = colo::cuda::ReadCuLaunchConfig(config);
     if (l.cooperative || (l.has_attributes && cs::GateMode()))
       return colo::cuda::kCudaErrorNotSupported;
-    return AsCuLaunchError(cs::DriverLaunch(
-        function, cs::Dim{l.grid[0], l.grid[1], l.grid[2]},
-        cs::Dim{l.block[0], l.block[1], l.block[2]}, l.shared_mem,
-        cs::OwnStream(l.stream), params, extra));
+    return AsCuLaunchError(
+        cs::DriverLaunch(function, cs::Dim{l.grid[0], l.grid[1], l.grid[2]},
+                         cs::Dim{l.block[0], l.block[1], l.block[2]},
+                         l.shared_mem, cs::OwnStream(l.stream), params, extra));
   });
 }

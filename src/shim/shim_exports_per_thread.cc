@@ -2,17 +2,17 @@
 // per-thread (cuda_runtime_api.h renames the calls to `<name>_ptds` and
 // `<name>_ptsz`): the same as their plain forms (shim_exports.cc), except
 // that stream 0 is the calling thread's default stream, cudaStreamPerThread.
-// Without them such a program's copies, syncs and records reached the real
-// runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
+// Without them such a program's copies, syncs and records would reach the
+// real runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
 #include "shim/export_forwarding.h"
 
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
 
-
 int cudaMemcpy_ptds(void* dst, const void* src, size_t count, int kind) {
   COLO_FORWARD_IF_NEEDED(cudaMemcpy_ptds, kCudaErrorSharedObjectSymbolNotFound,
                          dst, src, count, kind);
-  return Safe([&] { return cs::Memcpy(dst, src, count, kind, PerThread(nullptr)); });
+  return Safe(
+      [&] { return cs::Memcpy(dst, src, count, kind, PerThread(nullptr)); });
 }
 
 int cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -29,7 +29,8 @@ int cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
 int cudaMemset_ptds(void* dev_ptr, int value, size_t count) {
   COLO_FORWARD_IF_NEEDED(cudaMemset_ptds, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr, value, count);
-  return Safe([&] { return cs::Memset(dev_ptr, value, count, PerThread(nullptr)); });
+  return Safe(
+      [&] { return cs::Memset(dev_ptr, value, count, PerThread(nullptr)); });
 }
 
 int cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, int kind,
@@ -109,8 +110,8 @@ int cudaLaunchKernel_ptsz(const void* func, colo_dim3 grid, colo_dim3 block,
                          kCudaErrorSharedObjectSymbolNotFound, func, grid,
                          block, args, shared_mem, stream);
   return Safe([&] {
-    return cs::Launch(func, D(grid), D(block), shared_mem, PerThread(stream),
-                      args);
+    return cs::Launch(func, ToDim(grid), ToDim(block), shared_mem,
+                      PerThread(stream), args);
   });
 }
 
@@ -158,8 +159,8 @@ int cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, src,
                          count, offset, kind);
   return Safe([&] {
-    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, PerThread(nullptr),
-                              false);
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind,
+                              PerThread(nullptr), false);
   });
 }
 
@@ -169,8 +170,8 @@ int cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
                          count, offset, kind);
   return Safe([&] {
-    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, PerThread(nullptr),
-                                false);
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind,
+                                PerThread(nullptr), false);
   });
 }
 
@@ -203,8 +204,8 @@ int cudaMemset2D_ptds(void* dev_ptr, size_t pitch, int value, size_t width,
                          kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
                          value, width, height);
   return Safe([&] {
-    return cs::Memset2D(dev_ptr, pitch, value, width, height, PerThread(nullptr),
-                        false);
+    return cs::Memset2D(dev_ptr, pitch, value, width, height,
+                        PerThread(nullptr), false);
   });
 }
 
@@ -223,7 +224,10 @@ int cudaLaunchHostFunc_ptsz(void* stream, void (*fn)(void*), void* data) {
   COLO_FORWARD_IF_NEEDED(cudaLaunchHostFunc_ptsz,
                          kCudaErrorSharedObjectSymbolNotFound, stream, fn,
                          data);
-  return Safe([&] { return cs::LaunchHostFunc(stream != nullptr ? stream : reinterpret_cast<void*>(0x2), fn, data); });
+  return Safe([&] {
+    return cs::LaunchHostFunc(
+        stream != nullptr ? stream : reinterpret_cast<void*>(0x2), fn, data);
+  });
 }
 
 int cudaStreamAddCallback_ptsz(void* stream,
@@ -233,7 +237,9 @@ int cudaStreamAddCallback_ptsz(void* stream,
                          kCudaErrorSharedObjectSymbolNotFound, stream, callback,
                          data, flags);
   return Safe([&] {
-    return cs::StreamAddCallback(stream != nullptr ? stream : reinterpret_cast<void*>(0x2), callback, data, flags);
+    return cs::StreamAddCallback(
+        stream != nullptr ? stream : reinterpret_cast<void*>(0x2), callback,
+        data, flags);
   });
 }
 
@@ -256,7 +262,8 @@ int cudaMallocAsync_ptsz(void** dev_ptr, size_t size, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMallocAsync_ptsz,
                          kCudaErrorSharedObjectSymbolNotFound, dev_ptr, size,
                          stream);
-  return Safe([&] { return cs::MallocAsync(dev_ptr, size, PerThread(stream)); });
+  return Safe(
+      [&] { return cs::MallocAsync(dev_ptr, size, PerThread(stream)); });
 }
 
 int cudaFreeAsync_ptsz(void* dev_ptr, void* stream) {

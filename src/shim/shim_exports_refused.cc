@@ -14,9 +14,9 @@
 //
 // The device's properties say both are missing (sim mode:
 // FillCudaDeviceProp; gate mode: HideUngatedFeatures over the real GPU's),
-// so frameworks that ask first take their other path. Before, these calls
-// reached the real runtime: cudaErrorInsufficientDriver in sim mode, and in
-// gate mode memory and kernels colod never saw.
+// so frameworks that ask first take their other path. Forwarded, these
+// calls would reach the real runtime: cudaErrorInsufficientDriver in sim
+// mode, and in gate mode memory and kernels colod never saw.
 #include "shim/export_forwarding.h"
 
 using colo::cuda::kCudaErrorNotSupported;
@@ -26,7 +26,9 @@ namespace {
 
 // The answer of every call here, recorded as the thread's last error as
 // any failed runtime call is.
-int Refused() { return Safe([] { return kCudaErrorNotSupported; }); }
+int Refused() {
+  return Safe([] { return kCudaErrorNotSupported; });
+}
 
 }  // namespace
 
@@ -90,8 +92,7 @@ int cudaMemPoolImportPointer(void** ptr, void* pool, void* export_data) {
   return Refused();
 }
 
-int cudaMallocFromPoolAsync(void** ptr, size_t size, void* pool,
-                            void* stream) {
+int cudaMallocFromPoolAsync(void** ptr, size_t size, void* pool, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMallocFromPoolAsync,
                          kCudaErrorSharedObjectSymbolNotFound, ptr, size, pool,
                          stream);
@@ -107,8 +108,8 @@ int cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size, void* pool,
 }
 
 int cudaLaunchCooperativeKernel(const void* func, colo_dim3 grid,
-                                colo_dim3 block, void** args,
-                                size_t shared_mem, void* stream) {
+                                colo_dim3 block, void** args, size_t shared_mem,
+                                void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaLaunchCooperativeKernel,
                          kCudaErrorSharedObjectSymbolNotFound, func, grid,
                          block, args, shared_mem, stream);

@@ -3,8 +3,8 @@
 // memory, registered host memory, device flags and reset, peer access, host
 // callbacks in stream order, event records with flags and launches with a
 // launch configuration (cudaLaunchKernelExC), stream-ordered allocation,
-// managed-memory prefetch and advice. Before, they reached the real
-// runtime, which has no GPU behind colod (cudaErrorInsufficientDriver).
+// managed-memory prefetch and advice. Sim mode answers them itself because
+// the real runtime has no GPU behind colod (cudaErrorInsufficientDriver).
 // Gate mode forwards those that need no order behind the program's kernels.
 #include <cstring>
 
@@ -71,7 +71,8 @@ int cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, src,
                          count, offset, kind, stream);
   return Safe([&] {
-    return cs::MemcpyToSymbol(symbol, src, count, offset, kind, cs::OwnStream(stream), true);
+    return cs::MemcpyToSymbol(symbol, src, count, offset, kind,
+                              cs::OwnStream(stream), true);
   });
 }
 
@@ -81,7 +82,8 @@ int cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count,
                          kCudaErrorSharedObjectSymbolNotFound, dst, symbol,
                          count, offset, kind, stream);
   return Safe([&] {
-    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind, cs::OwnStream(stream), true);
+    return cs::MemcpyFromSymbol(dst, symbol, count, offset, kind,
+                                cs::OwnStream(stream), true);
   });
 }
 
@@ -123,7 +125,8 @@ int cudaMemset2DAsync(void* dev_ptr, size_t pitch, int value, size_t width,
                          kCudaErrorSharedObjectSymbolNotFound, dev_ptr, pitch,
                          value, width, height, stream);
   return Safe([&] {
-    return cs::Memset2D(dev_ptr, pitch, value, width, height, cs::OwnStream(stream), true);
+    return cs::Memset2D(dev_ptr, pitch, value, width, height,
+                        cs::OwnStream(stream), true);
   });
 }
 
@@ -206,7 +209,8 @@ int cudaEventRecordWithFlags(void* event, void* stream, unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaEventRecordWithFlags,
                          kCudaErrorSharedObjectSymbolNotFound, event, stream,
                          flags);
-  return Safe([&] { return RecordWithFlags(event, cs::OwnStream(stream), flags); });
+  return Safe(
+      [&] { return RecordWithFlags(event, cs::OwnStream(stream), flags); });
 }
 
 int cudaLaunchKernelExC(const void* config, const void* func, void** args) {
@@ -265,10 +269,12 @@ int cudaGetDriverEntryPoint(const char* symbol, void** fn,
   COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPoint,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
                          flags, status);
-  if (fn == nullptr) return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
+  if (fn == nullptr)
+    return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
   if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
   auto real = COLO_REAL(cudaGetDriverEntryPoint);
-  if (real == nullptr) return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
+  if (real == nullptr)
+    return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
   return real(symbol, fn, flags, status);
 }
 
@@ -278,10 +284,12 @@ int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
   COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPointByVersion,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
                          cuda_version, flags, status);
-  if (fn == nullptr) return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
+  if (fn == nullptr)
+    return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
   if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
   auto real = COLO_REAL(cudaGetDriverEntryPointByVersion);
-  if (real == nullptr) return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
+  if (real == nullptr)
+    return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
   return real(symbol, fn, cuda_version, flags, status);
 }
 
@@ -290,7 +298,8 @@ int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
 int cudaMallocAsync(void** dev_ptr, size_t size, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMallocAsync, kCudaErrorSharedObjectSymbolNotFound,
                          dev_ptr, size, stream);
-  return Safe([&] { return cs::MallocAsync(dev_ptr, size, cs::OwnStream(stream)); });
+  return Safe(
+      [&] { return cs::MallocAsync(dev_ptr, size, cs::OwnStream(stream)); });
 }
 
 int cudaFreeAsync(void* dev_ptr, void* stream) {

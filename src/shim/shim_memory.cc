@@ -5,9 +5,11 @@
 // page takes host memory only once a copy or memset writes it (kernels do
 // not run in sim mode), and a memset to zero over whole pages gives them
 // back, so a program may hold up to the simulated GPU's memory on a host
-// with less. Copies and memsets run on the host (synchronous copies after
-// the kernels before them), or are recorded by a capturing stream. Gate
-// mode forwards to gate_runtime.cc.
+// with less. A copy or memset puts the device work it stands for on its
+// stream and has its bytes moved on the host (copy_work.h: by the calling
+// thread for pageable host memory, else by the byte-moving worker, in issue
+// order), or is recorded by a capturing stream. Gate mode forwards to
+// gate_runtime.cc.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -19,7 +21,11 @@
 #include <vector>
 
 #include "cuda/cuda_abi.h"
+#include "shim/copy_work.h"
 #include "shim/gate_runtime.h"
+#include "shim/graph_capture.h"
+#include "shim/host_funcs.h"
+#include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -38,7 +44,8 @@ AllocationMap::const_iterator AllocationSpanning(const AllocationMap& map,
                                                  const void* p, size_t count) {
   const auto a = reinterpret_cast<uintptr_t>(p);
   auto it = AllocationHolding(map, a);
-  return it != map.end() && count <= it->second - (a - it->first) ? it : map.end();
+  return it != map.end() && count <= it->second - (a - it->first) ? it
+                                                                  : map.end();
 }
 
 namespace {
@@ -65,8 +72,10 @@ void* MapDeviceMemory(size_t bytes) {
 
 // Whether [p, p + count) lies inside one device or managed allocation (a
 // mapping of MapDeviceMemory's), not in pinned memory or a symbol's shadow.
-bool InDeviceAllocation(const State& s, const void* p, size_t count) {
-  return AllocationSpanning(s.allocations, p, count) != s.allocations.end();
+bool InDeviceAllocation(const InterposerState& s, const void* p, size_t count)
+    COLO_REQUIRES(s.mu) {
+  return AllocationSpanning(s.memory.allocations, p, count) !=
+         s.memory.allocations.end();
 }
 
 // A memset of `count` bytes of `value` at `p` in a device allocation. Zeros
@@ -94,43 +103,54 @@ void FillDeviceBytes(void* p, int value, size_t count) {
 }
 
 // cudaMemcpyKind.
-enum CopyKind { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice, kDefault };
+enum CopyKind {
+  kHostToHost,
+  kHostToDevice,
+  kDeviceToHost,
+  kDeviceToDevice,
+  kDefault
+};
 
 }  // namespace
 
-bool InAllocation(const State& s, const void* p, size_t bytes) {
+bool InAllocation(const InterposerState& s, const void* p, size_t bytes) {
   const auto a = reinterpret_cast<uintptr_t>(p);
-  for (const AllocationMap* map :
-       {&s.allocations, &s.symbols, &s.pinned, &s.registered}) {
+  for (const AllocationMap* map : {&s.memory.allocations, &s.memory.symbols,
+                                   &s.memory.pinned, &s.memory.registered}) {
     auto it = AllocationHolding(*map, a);
     if (it != map->end()) return bytes <= it->second - (a - it->first);
   }
   return false;
 }
 
-int MemoryTypeOf(const State& s, const void* p) {
+int MemoryTypeOf(const InterposerState& s, const void* p) {
   const auto a = reinterpret_cast<uintptr_t>(p);
-  if (AllocationHolding(s.symbols, a) != s.symbols.end()) return cuda::kMemoryTypeDevice;
-  if (auto it = AllocationHolding(s.allocations, a); it != s.allocations.end())
-    return s.managed.count(it->first) ? cuda::kMemoryTypeManaged : cuda::kMemoryTypeDevice;
-  if (AllocationHolding(s.pinned, a) != s.pinned.end() ||
-      AllocationHolding(s.registered, a) != s.registered.end())
+  if (AllocationHolding(s.memory.symbols, a) != s.memory.symbols.end())
+    return cuda::kMemoryTypeDevice;
+  if (auto it = AllocationHolding(s.memory.allocations, a);
+      it != s.memory.allocations.end())
+    return s.memory.managed.count(it->first) ? cuda::kMemoryTypeManaged
+                                             : cuda::kMemoryTypeDevice;
+  if (AllocationHolding(s.memory.pinned, a) != s.memory.pinned.end() ||
+      AllocationHolding(s.memory.registered, a) != s.memory.registered.end())
     return cuda::kMemoryTypeHost;
   return cuda::kMemoryTypeUnregistered;
 }
 
-int CheckCopy(const State& s, void* dst, size_t dst_span, const void* src,
-              size_t src_span, int kind) {
+int CheckCopy(const InterposerState& s, void* dst, size_t dst_span,
+              const void* src, size_t src_span, int kind) {
   if (kind < kHostToHost || kind > kDefault)
     return cuda::kCudaErrorInvalidMemcpyDirection;
   if (dst_span == 0 && src_span == 0) return kCudaSuccess;
   if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
-  auto device_side = [&](const void* p, size_t span, bool named) {
-    if (named) return InAllocation(s, p, span);
-    const auto a = reinterpret_cast<uintptr_t>(p);
-    return AllocationHolding(s.allocations, a) == s.allocations.end() ||
-           InAllocation(s, p, span);
-  };
+  auto device_side = [&](const void* p, size_t span, bool named)
+                         COLO_REQUIRES(s.mu) {
+                           if (named) return InAllocation(s, p, span);
+                           const auto a = reinterpret_cast<uintptr_t>(p);
+                           return AllocationHolding(s.memory.allocations, a) ==
+                                      s.memory.allocations.end() ||
+                                  InAllocation(s, p, span);
+                         };
   const bool dst_ok = kind == kHostToHost || kind == kDeviceToHost ||
                       device_side(dst, dst_span, kind != kDefault);
   const bool src_ok = kind == kHostToHost || kind == kHostToDevice ||
@@ -144,9 +164,11 @@ size_t PitchedSpan(size_t pitch, size_t width, size_t height) {
   return (height - 1) * pitch + width;
 }
 
-int CheckCapturedCopy(const State& s, const CapturedOp& op) {
+int CheckCapturedCopy(const InterposerState& s, const CapturedOp& op) {
   if (op.kind == CapturedOp::Kind::kSet)
-    return op.width == 0 || InAllocation(s, op.dst, PitchedSpan(op.dpitch, op.width, op.height))
+    return op.width == 0 ||
+                   InAllocation(s, op.dst,
+                                PitchedSpan(op.dpitch, op.width, op.height))
                ? kCudaSuccess
                : cuda::kCudaErrorInvalidValue;
   return CheckCopy(s, op.dst, PitchedSpan(op.dpitch, op.width, op.height),
@@ -158,56 +180,61 @@ int Malloc(void** ptr, size_t size, AllocKind kind) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   *ptr = nullptr;
   if (size == 0)  // CUDA: a managed allocation needs a size.
-    return kind == AllocKind::kManaged ? cuda::kCudaErrorInvalidValue : kCudaSuccess;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+    return kind == AllocKind::kManaged ? cuda::kCudaErrorInvalidValue
+                                       : kCudaSuccess;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate) return gate::Malloc(s, ptr, size, kind);
+  if (s.colod.gate) return gate::Malloc(s, ptr, size, kind);
   const size_t mapped = MappedBytes(size);
   void* p = mapped == 0 ? nullptr : MapDeviceMemory(mapped);
   if (p == nullptr) return cuda::kCudaErrorMemoryAllocation;
+  ipc::RuntimeClient* client = s.colod.client.get();
   Result<int> r = WithoutStateLock(
-      s, [&] { return s.client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
+      s, [&] { return client->Alloc(reinterpret_cast<uintptr_t>(p), size); });
   if (!r.ok() || *r != kCudaSuccess) {
     munmap(p, mapped);
     return r.ok() ? *r : LoseColod(s, r.status());
   }
-  s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
-  if (kind == AllocKind::kManaged) s.managed.insert(reinterpret_cast<uintptr_t>(p));
-  s.allocated += static_cast<int64_t>(size);
+  s.memory.allocations[reinterpret_cast<uintptr_t>(p)] = size;
+  if (kind == AllocKind::kManaged)
+    s.memory.managed.insert(reinterpret_cast<uintptr_t>(p));
+  s.memory.allocated += static_cast<int64_t>(size);
   *ptr = p;
   return kCudaSuccess;
 }
 
 int Free(void* ptr, bool driver) {
   if (ptr == nullptr) return kCudaSuccess;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::Free(s, ptr, driver);
   // As cudaFree waits for the device: a pending host function, or a copy's
   // bytes still moving, may still use the memory.
   (void)AfterHostFuncs(s, kEveryStream);
   AfterByteMoves(s);
-  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
+  auto it = s.memory.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
   // deprecated). A __managed__ variable's storage is not the program's to
   // free.
-  if (it == s.allocations.end() || s.managed_vars.count(it->first))
+  if (it == s.memory.allocations.end() ||
+      s.memory.managed_vars.count(it->first))
     return cuda::kCudaErrorInvalidValue;
   if (int err = Connected(s); err != kCudaSuccess) return err;
   // Forgotten before the round trip, so that a second free of it from
   // another thread meanwhile is refused rather than freed twice.
   const uintptr_t base = it->first;
   const size_t size = it->second;
-  const bool managed = s.managed.erase(base) != 0;
-  s.allocations.erase(it);
-  Result<int> r = WithoutStateLock(s, [&] { return s.client->Free(base); });
+  const bool managed = s.memory.managed.erase(base) != 0;
+  s.memory.allocations.erase(it);
+  ipc::RuntimeClient* client = s.colod.client.get();
+  Result<int> r = WithoutStateLock(s, [&] { return client->Free(base); });
   if (!r.ok()) {
-    s.allocations[base] = size;
-    if (managed) s.managed.insert(base);
+    s.memory.allocations[base] = size;
+    if (managed) s.memory.managed.insert(base);
     return LoseColod(s, r.status());
   }
-  s.allocated -= static_cast<int64_t>(size);
+  s.memory.allocated -= static_cast<int64_t>(size);
   munmap(ptr, MappedBytes(size));
   return *r;
 }
@@ -237,30 +264,21 @@ CapturedOp CopyOp(void* dst, size_t dpitch, const void* src, size_t spitch,
 // run at once. REQUIRES: s.mu held since their checks (a free from another
 // thread cannot come in between), made after the host functions before them
 // had run (AfterHostFuncs).
-int RunOrCapture(State& s, void* stream, const CapturedOp& op) {
+int RunOrCapture(InterposerState& s, void* stream, const CapturedOp& op)
+    COLO_REQUIRES(s.mu) {
   if (CapturingInto(s, stream)) {
-    RecordCaptured(stream, op);
+    RecordCaptured(s, stream, op);
     return kCudaSuccess;
   }
   // The device work first: its simulated start does not wait for the
   // host's memmove, which the GPU's copy would not have to do.
-  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
+  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess)
+    return err;
   MoveBytes(s, op);
   return kCudaSuccess;
 }
 
 }  // namespace
-
-int CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch,
-             size_t width, size_t height) {
-  if (width == 0 || height == 0) return kCudaSuccess;
-  if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
-  for (size_t row = 0; row < height; ++row) {
-    std::memmove(static_cast<char*>(dst) + row * dpitch,
-                 static_cast<const char*>(src) + row * spitch, width);
-  }
-  return kCudaSuccess;
-}
 
 namespace {
 
@@ -269,16 +287,20 @@ namespace {
 // another thread cannot come in between, and waits for the move); then the
 // call waits for the stream's work up to it and the bytes (SyncTo). A copy
 // between device memory returns at once instead. No capture may record
-// them.
+// them. `check` runs under the lock (its lambda is marked
+// COLO_NO_THREAD_SAFETY_ANALYSIS: the analysis cannot see the lock a
+// lambda's caller holds).
 template <typename Check>
-int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
-  std::lock_guard<std::mutex> lock(s.mu);
+int SyncCopy(InterposerState& s, void* stream, Check check,
+             const CapturedOp& op) {
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (int err = check(); err != kCudaSuccess) return err;
-  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
+  if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess)
+    return err;
   MoveBytes(s, op);
   if (BetweenDeviceMemory(s, op)) return kCudaSuccess;
   return SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));  // bytes moved too
@@ -287,28 +309,32 @@ int SyncCopy(State& s, void* stream, Check check, const CapturedOp& op) {
 }  // namespace
 
 int Memcpy(void* dst, const void* src, size_t count, int kind, void* stream) {
-  State& s = S();
+  InterposerState& s = Interposer();
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    MutexLock lock(s.mu);
     if (InGate(s)) return gate::Memcpy(s, dst, src, count, kind);
   }
   return SyncCopy(
-      s, stream, [&] { return CheckCopy(s, dst, count, src, count, kind); },
+      s, stream,
+      [&]() COLO_NO_THREAD_SAFETY_ANALYSIS {
+        return CheckCopy(s, dst, count, src, count, kind);
+      },
       CopyOp(dst, count, src, count, count, 1, kind));
 }
 
 int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
              size_t width, size_t height, int kind, void* stream) {
-  State& s = S();
+  InterposerState& s = Interposer();
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    MutexLock lock(s.mu);
     if (InGate(s))
       return gate::Memcpy2D(s, dst, dpitch, src, spitch, width, height, kind);
   }
-  if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  if (width > dpitch || width > spitch)
+    return cuda::kCudaErrorInvalidPitchValue;
   return SyncCopy(
       s, stream,
-      [&] {
+      [&]() COLO_NO_THREAD_SAFETY_ANALYSIS {
         return CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
                          PitchedSpan(spitch, width, height), kind);
       },
@@ -317,14 +343,15 @@ int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
 
 int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                   size_t width, size_t height, int kind, void* stream) {
-  State& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) {
-    return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height,
-                               kind, stream);
+    return gate::Memcpy2DAsync(s, dst, dpitch, src, spitch, width, height, kind,
+                               stream);
   }
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
-  if (width > dpitch || width > spitch) return cuda::kCudaErrorInvalidPitchValue;
+  if (width > dpitch || width > spitch)
+    return cuda::kCudaErrorInvalidPitchValue;
   if (int err = CheckCopy(s, dst, PitchedSpan(dpitch, width, height), src,
                           PitchedSpan(spitch, width, height), kind);
       err != kCudaSuccess)
@@ -335,8 +362,8 @@ int Memcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
 
 int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
                 void* stream) {
-  State& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::MemcpyAsync(s, dst, src, count, kind, stream);
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (int err = CheckCopy(s, dst, count, src, count, kind); err != kCudaSuccess)
@@ -347,8 +374,8 @@ int MemcpyAsync(void* dst, const void* src, size_t count, int kind,
 
 int Memset(void* ptr, int value, size_t count, void* stream) {
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     if (InGate(s)) return gate::Memset(s, ptr, value, count);
   }
   // Asynchronous with respect to the host, as CUDA's is for device memory.
@@ -356,17 +383,20 @@ int Memset(void* ptr, int value, size_t count, void* stream) {
 }
 
 int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
-  State& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::MemsetAsync(s, ptr, value, count, stream);
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (count > 0 && !InAllocation(s, ptr, count))
     return cuda::kCudaErrorInvalidValue;
   const CapturedOp op = CopyOp(ptr, count, nullptr, count, count, 1, kDefault,
-                              CapturedOp::Kind::kSet, value);
-  if (count > 0 && !CapturingInto(s, stream) && InDeviceAllocation(s, ptr, count)) {
-    if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess) return err;
-    MoveBytes(s, op, [ptr, value, count] { FillDeviceBytes(ptr, value, count); });
+                               CapturedOp::Kind::kSet, value);
+  if (count > 0 && !CapturingInto(s, stream) &&
+      InDeviceAllocation(s, ptr, count)) {
+    if (int err = PushCopyWorkLocked(s, op, stream); err != kCudaSuccess)
+      return err;
+    MoveBytes(s, op,
+              [ptr, value, count] { FillDeviceBytes(ptr, value, count); });
     return kCudaSuccess;
   }
   return RunOrCapture(s, stream, op);
@@ -375,16 +405,17 @@ int MemsetAsync(void* ptr, int value, size_t count, void* stream) {
 namespace {
 
 // What this client may still allocate: its limit (or the device's memory)
-// less what it holds, and no more than the device has left. REQUIRES: s.mu held, connected.
-int64_t LeftUnderLimit(const State& s) {
-  const ipc::WelcomeMsg& w = s.client->welcome();
+// less what it holds, and no more than the device has left. REQUIRES: s.mu
+// held, connected.
+int64_t LeftUnderLimit(const InterposerState& s) COLO_REQUIRES(s.mu) {
+  const ipc::WelcomeMsg& w = s.colod.client->welcome();
   const int64_t cap = w.memory_limit > 0 && w.memory_limit < w.memory_bytes
                           ? w.memory_limit
                           : w.memory_bytes;
-  const int64_t own = cap > s.allocated ? cap - s.allocated : 0;
+  const int64_t own = cap > s.memory.allocated ? cap - s.memory.allocated : 0;
   // Nor more than the device has left, other clients' allocations counted.
-  const int64_t device =
-      s.client->ring()->control().device_free.load(std::memory_order_acquire);
+  const int64_t device = s.colod.client->ring()->control().device_free.load(
+      std::memory_order_acquire);
   return device >= 0 ? std::min(own, device) : own;
 }
 
@@ -393,21 +424,20 @@ int64_t LeftUnderLimit(const State& s) {
 int MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   if (free_bytes == nullptr || total_bytes == nullptr)
     return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  *total_bytes = static_cast<size_t>(s.client->welcome().memory_bytes);
+  *total_bytes = static_cast<size_t>(s.colod.client->welcome().memory_bytes);
   *free_bytes = static_cast<size_t>(LeftUnderLimit(s));
   return kCudaSuccess;
 }
 
 int CapFreeMemory(size_t* free_bytes) {
   if (free_bytes == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  *free_bytes =
-      std::min(*free_bytes, static_cast<size_t>(LeftUnderLimit(s)));
+  *free_bytes = std::min(*free_bytes, static_cast<size_t>(LeftUnderLimit(s)));
   return kCudaSuccess;
 }
 
@@ -416,12 +446,14 @@ int MallocHost(void** ptr, size_t size) {
   // Page-aligned, as the driver's pinned allocations are.
   constexpr size_t kPage = 4096;
   if (size > SIZE_MAX - kPage) return cuda::kCudaErrorMemoryAllocation;
-  *ptr = size == 0 ? nullptr : std::aligned_alloc(kPage, (size + kPage - 1) / kPage * kPage);
+  *ptr = size == 0
+             ? nullptr
+             : std::aligned_alloc(kPage, (size + kPage - 1) / kPage * kPage);
   if (size != 0 && *ptr == nullptr) return cuda::kCudaErrorMemoryAllocation;
   if (*ptr != nullptr) {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.pinned[reinterpret_cast<uintptr_t>(*ptr)] = size;
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
+    s.memory.pinned[reinterpret_cast<uintptr_t>(*ptr)] = size;
   }
   return kCudaSuccess;
 }
@@ -429,12 +461,12 @@ int MallocHost(void** ptr, size_t size) {
 int FreeHost(void* ptr) {
   if (ptr == nullptr) return kCudaSuccess;
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     (void)AfterHostFuncs(s, kEveryStream);  // one may still use it
-    AfterByteMoves(s);                       // or a copy's bytes
+    AfterByteMoves(s);                      // or a copy's bytes
     // Only what cudaMallocHost / cudaHostAlloc gave, once.
-    if (s.pinned.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
+    if (s.memory.pinned.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
       return cuda::kCudaErrorInvalidValue;
   }
   std::free(ptr);
@@ -445,8 +477,8 @@ namespace {
 
 // The symbol's bytes if `symbol` is a variable and [offset, offset + count)
 // lies inside it; else the error.
-int SymbolBytes(const State& s, const void* symbol, size_t count, size_t offset,
-                char** bytes) {
+int SymbolBytes(const InterposerState& s, const void* symbol, size_t count,
+                size_t offset, char** bytes) COLO_REQUIRES(s.mu) {
   const std::optional<size_t> size = SymbolSize(s, symbol);
   if (!size) return cuda::kCudaErrorInvalidSymbol;
   if (offset > *size || count > *size - offset)
@@ -463,17 +495,19 @@ int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
                int kind, void* stream, bool async, bool to_symbol) {
   char* bytes = nullptr;
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) {
+    if (s.colod.gate) {
       return gate::SymbolCopy(s, symbol, offset, other, count, kind, stream,
                               async, to_symbol);
     }
-    if (int err = SymbolBytes(s, symbol, count, offset, &bytes); err != kCudaSuccess)
+    if (int err = SymbolBytes(s, symbol, count, offset, &bytes);
+        err != kCudaSuccess)
       return err;
   }
-  if (kind == kHostToHost || kind == (to_symbol ? kDeviceToHost : kHostToDevice))
+  if (kind == kHostToHost ||
+      kind == (to_symbol ? kDeviceToHost : kHostToDevice))
     return cuda::kCudaErrorInvalidMemcpyDirection;
   void* dst = to_symbol ? bytes : other;
   const void* src = to_symbol ? static_cast<const void*>(other) : bytes;
@@ -483,9 +517,9 @@ int SymbolCopy(const void* symbol, size_t offset, void* other, size_t count,
 
 }  // namespace
 
-std::optional<size_t> SymbolSize(const State& s, const void* symbol) {
+std::optional<size_t> SymbolSize(const InterposerState& s, const void* symbol) {
   const auto p = reinterpret_cast<uintptr_t>(symbol);
-  for (const AllocationMap* m : {&s.symbols, &s.managed_vars}) {
+  for (const AllocationMap* m : {&s.memory.symbols, &s.memory.managed_vars}) {
     auto it = m->find(p);
     if (it != m->end()) return it->second;
   }
@@ -498,15 +532,15 @@ int MemcpyToSymbol(const void* symbol, const void* src, size_t count,
                     async, true);
 }
 
-int MemcpyFromSymbol(void* dst, const void* symbol, size_t count,
-                     size_t offset, int kind, void* stream, bool async) {
+int MemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                     int kind, void* stream, bool async) {
   return SymbolCopy(symbol, offset, dst, count, kind, stream, async, false);
 }
 
 int GetSymbolAddress(void** dev_ptr, const void* symbol) {
   if (dev_ptr == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (!SymbolSize(s, symbol)) return cuda::kCudaErrorInvalidSymbol;
   *dev_ptr = const_cast<void*>(symbol);
   return kCudaSuccess;
@@ -514,8 +548,8 @@ int GetSymbolAddress(void** dev_ptr, const void* symbol) {
 
 int GetSymbolSize(size_t* size, const void* symbol) {
   if (size == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   const std::optional<size_t> found = SymbolSize(s, symbol);
   if (!found) return cuda::kCudaErrorInvalidSymbol;
   *size = *found;
@@ -525,27 +559,30 @@ int GetSymbolSize(size_t* size, const void* symbol) {
 int MallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
   if (ptr == nullptr || pitch == nullptr) return cuda::kCudaErrorInvalidValue;
   constexpr size_t kPitchAlignment = 512;
-  if (width > SIZE_MAX - kPitchAlignment) return cuda::kCudaErrorMemoryAllocation;
-  const size_t padded = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
-  if (height != 0 && padded > SIZE_MAX / height) return cuda::kCudaErrorMemoryAllocation;
+  if (width > SIZE_MAX - kPitchAlignment)
+    return cuda::kCudaErrorMemoryAllocation;
+  const size_t padded =
+      (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  if (height != 0 && padded > SIZE_MAX / height)
+    return cuda::kCudaErrorMemoryAllocation;
   *pitch = padded;
   return Malloc(ptr, padded * height);
 }
 
 int Memset2D(void* ptr, size_t pitch, int value, size_t width, size_t height,
              void* stream, bool async) {
-  State& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate)
+  if (s.colod.gate)
     return gate::Memset2D(s, ptr, pitch, value, width, height, stream, async);
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   if (width == 0 || height == 0) return kCudaSuccess;
   if (width > pitch || !InAllocation(s, ptr, PitchedSpan(pitch, width, height)))
     return cuda::kCudaErrorInvalidValue;
   return RunOrCapture(s, stream,
-                      CopyOp(ptr, pitch, nullptr, pitch, width, height, kDefault,
-                             CapturedOp::Kind::kSet, value));
+                      CopyOp(ptr, pitch, nullptr, pitch, width, height,
+                             kDefault, CapturedOp::Kind::kSet, value));
 }
 
 int HostRegister(void* ptr, size_t size, unsigned flags) {
@@ -553,61 +590,63 @@ int HostRegister(void* ptr, size_t size, unsigned flags) {
   // here; any other bit is an error, as in CUDA.
   if (ptr == nullptr || size == 0 || (flags & ~0xFu) != 0)
     return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   const auto base = reinterpret_cast<uintptr_t>(ptr);
   if (base > UINTPTR_MAX - size) return cuda::kCudaErrorInvalidValue;
   // Overlapping pinned or registered memory: the first byte inside one, or
   // one that starts inside [base, base + size).
-  for (const AllocationMap* map : {&s.pinned, &s.registered}) {
+  for (const AllocationMap* map : {&s.memory.pinned, &s.memory.registered}) {
     auto next = map->lower_bound(base);
     if (AllocationHolding(*map, base) != map->end() ||
         (next != map->end() && next->first < base + size))
       return cuda::kCudaErrorHostMemoryAlreadyRegistered;
   }
-  s.registered[base] = size;
+  s.memory.registered[base] = size;
   return kCudaSuccess;
 }
 
 int HostUnregister(void* ptr) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   AfterByteMoves(s);  // a copy may still be moving its bytes
   (void)AfterHostFuncs(s, kEveryStream);  // one may still use it
-  if (s.registered.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
+  if (s.memory.registered.erase(reinterpret_cast<uintptr_t>(ptr)) == 0)
     return cuda::kCudaErrorHostMemoryNotRegistered;
   return kCudaSuccess;
 }
 
 int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags) {
   if (dev_ptr == nullptr || flags != 0) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (MemoryTypeOf(s, host_ptr) != cuda::kMemoryTypeHost) return cuda::kCudaErrorInvalidValue;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  if (MemoryTypeOf(s, host_ptr) != cuda::kMemoryTypeHost)
+    return cuda::kCudaErrorInvalidValue;
   *dev_ptr = host_ptr;  // UVA: the same address
   return kCudaSuccess;
 }
 
 int DeviceReset() {
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     if (InGate(s)) return cuda::kCudaErrorNotSupported;
   }
   if (int err = DeviceSynchronize(); err != kCudaSuccess) return err;
   std::vector<uintptr_t> bases;
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     // Not the storage of __managed__ variables: the program reaches them
     // through pointers nvcc set once.
-    for (const auto& [base, size] : s.allocations)
-      if (!s.managed_vars.count(base)) bases.push_back(base);
-    s.func_settings.clear();
-    s.device_flags = 0;
+    for (const auto& [base, size] : s.memory.allocations)
+      if (!s.memory.managed_vars.count(base)) bases.push_back(base);
+    s.kernels.settings.clear();
+    s.device.flags = 0;
   }
   for (uintptr_t base : bases) {
-    if (int err = Free(reinterpret_cast<void*>(base)); err != kCudaSuccess) return err;
+    if (int err = Free(reinterpret_cast<void*>(base)); err != kCudaSuccess)
+      return err;
   }
   return kCudaSuccess;
 }

@@ -15,6 +15,7 @@
 
 #include "cuda/cuda_abi.h"
 #include "shim/gate_runtime.h"
+#include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -50,7 +51,9 @@ int CheckShape(const cuda::PitchedPtr& p, const cuda::Extent& e, size_t x) {
   return kCudaSuccess;
 }
 
-bool Empty(const cuda::Extent& e) { return e.width == 0 || e.height == 0 || e.depth == 0; }
+bool Empty(const cuda::Extent& e) {
+  return e.width == 0 || e.height == 0 || e.depth == 0;
+}
 
 }  // namespace
 
@@ -59,7 +62,8 @@ int Malloc3D(cuda::PitchedPtr* out, cuda::Extent extent) {
   const size_t rows = MulAdd(extent.height, extent.depth, 0);
   if (rows == SIZE_MAX) return cuda::kCudaErrorMemoryAllocation;
   cuda::PitchedPtr p{nullptr, 0, extent.width, extent.height};
-  if (int err = MallocPitch(&p.ptr, &p.pitch, extent.width, rows); err != kCudaSuccess)
+  if (int err = MallocPitch(&p.ptr, &p.pitch, extent.width, rows);
+      err != kCudaSuccess)
     return err;
   *out = p;
   return kCudaSuccess;
@@ -67,55 +71,64 @@ int Malloc3D(cuda::PitchedPtr* out, cuda::Extent extent) {
 
 int Memcpy3D(const cuda::Memcpy3DParms* p, void* stream, bool async) {
   if (p == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
+  InterposerState& s = Interposer();
   const cuda::Extent& e = p->extent;
   char* dst = nullptr;
   const char* src = nullptr;
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    MutexLock lock(s.mu);
     if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) return gate::Memcpy3D(s, p, stream, async);
+    if (s.colod.gate) return gate::Memcpy3D(s, p, stream, async);
     if (p->src_array != nullptr || p->dst_array != nullptr)
       return cuda::kCudaErrorNotSupported;
     if (Empty(e)) return kCudaSuccess;
-    if (int err = CheckShape(p->src_ptr, e, p->src_pos.x); err != kCudaSuccess) return err;
-    if (int err = CheckShape(p->dst_ptr, e, p->dst_pos.x); err != kCudaSuccess) return err;
+    if (int err = CheckShape(p->src_ptr, e, p->src_pos.x); err != kCudaSuccess)
+      return err;
+    if (int err = CheckShape(p->dst_ptr, e, p->dst_pos.x); err != kCudaSuccess)
+      return err;
     dst = At(p->dst_ptr, p->dst_pos);
     src = At(p->src_ptr, p->src_pos);
     if (dst == nullptr || src == nullptr) return cuda::kCudaErrorInvalidValue;
-    if (int err = CheckCopy(s, dst, PitchedSpan(p->dst_ptr.pitch, e.width, RegionRows(p->dst_ptr, e)),
-                            src, PitchedSpan(p->src_ptr.pitch, e.width, RegionRows(p->src_ptr, e)),
-                            p->kind);
+    if (int err = CheckCopy(
+            s, dst,
+            PitchedSpan(p->dst_ptr.pitch, e.width, RegionRows(p->dst_ptr, e)),
+            src,
+            PitchedSpan(p->src_ptr.pitch, e.width, RegionRows(p->src_ptr, e)),
+            p->kind);
         err != kCudaSuccess)
       return err;
   }
   for (size_t z = 0; z < e.depth; ++z) {
     char* d = dst + z * p->dst_ptr.ysize * p->dst_ptr.pitch;
     const char* from = src + z * p->src_ptr.ysize * p->src_ptr.pitch;
-    const int err = async ? Memcpy2DAsync(d, p->dst_ptr.pitch, from, p->src_ptr.pitch,
-                                          e.width, e.height, p->kind, stream)
-                          : Memcpy2D(d, p->dst_ptr.pitch, from, p->src_ptr.pitch, e.width,
-                                     e.height, p->kind, stream);
+    const int err =
+        async ? Memcpy2DAsync(d, p->dst_ptr.pitch, from, p->src_ptr.pitch,
+                              e.width, e.height, p->kind, stream)
+              : Memcpy2D(d, p->dst_ptr.pitch, from, p->src_ptr.pitch, e.width,
+                         e.height, p->kind, stream);
     if (err != kCudaSuccess) return err;
   }
   return kCudaSuccess;
 }
 
-int Memset3D(cuda::PitchedPtr p, int value, cuda::Extent e, void* stream, bool async) {
-  State& s = S();
+int Memset3D(cuda::PitchedPtr p, int value, cuda::Extent e, void* stream,
+             bool async) {
+  InterposerState& s = Interposer();
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    MutexLock lock(s.mu);
     if (int err = Connected(s); err != kCudaSuccess) return err;
-    if (s.gate) return gate::Memset3D(s, p, value, e, stream, async);
+    if (s.colod.gate) return gate::Memset3D(s, p, value, e, stream, async);
     if (Empty(e)) return kCudaSuccess;
     if (int err = CheckShape(p, e, 0); err != kCudaSuccess)
       return cuda::kCudaErrorInvalidValue;  // as cudaMemset2D says it
-    if (!InAllocation(s, p.ptr, PitchedSpan(p.pitch, e.width, RegionRows(p, e))))
+    if (!InAllocation(s, p.ptr,
+                      PitchedSpan(p.pitch, e.width, RegionRows(p, e))))
       return cuda::kCudaErrorInvalidValue;
   }
   for (size_t z = 0; z < e.depth; ++z) {
     char* slice = static_cast<char*>(p.ptr) + z * p.ysize * p.pitch;
-    if (int err = Memset2D(slice, p.pitch, value, e.width, e.height, stream, async);
+    if (int err =
+            Memset2D(slice, p.pitch, value, e.width, e.height, stream, async);
         err != kCudaSuccess)
       return err;
   }

@@ -1,9 +1,7 @@
-// The interposer's C++ side (see shim_runtime.h): the process-wide state,
-// the connection to colod, kernel launches and modules, in sim mode; memory
-// is shim_memory.cc, streams and events shim_streams.cc, device and kernel
-// queries device_queries.cc, gate mode gate_runtime.cc. One process-wide State (shim_state.h), created on
-// first use and never destroyed, so that calls from static constructors and
-// destructors (registration, atexit unregistration) are safe.
+// The interposer's C++ side (see shim_runtime.h): the process-wide state
+// (shim_state.h), the connection to colod, kernel launches and modules, in
+// sim mode; memory is shim_memory.cc, streams and events shim_streams.cc,
+// device and kernel queries device_queries.cc, gate mode gate_runtime.cc.
 #include "shim/shim_runtime.h"
 
 #include <errno.h>
@@ -26,7 +24,11 @@
 #include "colo/kernel.h"
 #include "cuda/cuda_abi.h"
 #include "ipc/runtime_client.h"
+#include "shim/copy_work.h"
+#include "shim/device_queries.h"
 #include "shim/gate_runtime.h"
+#include "shim/graph_capture.h"
+#include "shim/host_funcs.h"
 #include "shim/registry.h"
 #include "shim/shim_state.h"
 
@@ -47,33 +49,37 @@ namespace {
 // producers on one ring would corrupt it, and an open copy of the socket
 // would hide the parent's death from colod). The child closes its copy of
 // the socket and starts as a new client on its first CUDA call; the parent's
-// allocations and launches stay the parent's.
-void LockForFork() {
-  S().mu.lock();
-  FinishByteMovesForFork(S());
+// allocations and launches stay the parent's. The lock is taken in one
+// handler and let go in another, which the analysis cannot follow.
+void LockForFork() COLO_NO_THREAD_SAFETY_ANALYSIS {
+  InterposerState& s = Interposer();
+  s.mu.lock();
+  FinishByteMovesForFork(s);
 }
-void UnlockAfterFork() { S().mu.unlock(); }
-void ResetInChild() {
-  State& s = S();
-  if (s.client) {
-    close(s.client->socket_fd());
-    close(s.client->gate_fd());
-    (void)s.client
+void UnlockAfterFork() COLO_NO_THREAD_SAFETY_ANALYSIS {
+  Interposer().mu.unlock();
+}
+void ResetInChild() COLO_NO_THREAD_SAFETY_ANALYSIS {
+  InterposerState& s = Interposer();
+  if (s.colod.client) {
+    close(s.colod.client->socket_fd());
+    close(s.colod.client->gate_fd());
+    (void)s.colod.client
         .release();  // its ring mapping stays; its destructor must not run.
   }
   // The gate thread was not forked; its object must not be destroyed either.
-  (void)s.gate.release();
-  s.func_ids.clear();
-  s.last_seq = 0;
-  s.legacy_last_seq = 0;
-  s.allocations.clear();
-  s.allocated = 0;
-  for (Stream* st : s.streams) {
+  (void)s.colod.gate.release();
+  s.ring.kernel_ids.clear();
+  s.ring.last_seq = 0;
+  s.ring.legacy_last_seq = 0;
+  s.memory.allocations.clear();
+  s.memory.allocated = 0;
+  for (Stream* st : s.streams.live) {
     st->last_seq = 0;
     st->legacy_waits_for = 0;
     st->waits_for_legacy = 0;
   }
-  for (Event* e : s.events) e->recorded = false;
+  for (Event* e : s.events.live) e->recorded = false;
   ForgetHostFuncsInChild(s);
   ForgetByteMovesInChild(s);
   s.mu.unlock();
@@ -81,9 +87,9 @@ void ResetInChild() {
 
 }  // namespace
 
-State& S() {
-  static State* s = [] {
-    auto* state = new State();
+InterposerState& Interposer() {
+  static InterposerState* s = [] {
+    auto* state = new InterposerState();
     pthread_atfork(LockForFork, UnlockAfterFork, ResetInChild);
     return state;
   }();
@@ -102,10 +108,10 @@ thread_local struct {
 
 }  // namespace
 
-int LoseColod(State& s, const Status& why) {
-  if (!s.lost) {
+int LoseColod(InterposerState& s, const Status& why) {
+  if (!s.colod.lost) {
     std::fprintf(stderr, "colo: lost colod: %s\n", why.message().c_str());
-    s.lost = true;
+    s.colod.lost = true;
   }
   return kCudaErrorDevicesUnavailable;
 }
@@ -127,9 +133,9 @@ Duration SpinFromEnv(const char* name, Duration fallback) {
   return fallback;
 }
 
-int Connected(State& s) {
-  if (s.lost) return kCudaErrorDevicesUnavailable;
-  if (s.client) return kCudaSuccess;
+int Connected(InterposerState& s) {
+  if (s.colod.lost) return kCudaErrorDevicesUnavailable;
+  if (s.colod.client) return kCudaSuccess;
   ipc::ClientOptions o;
   const char* sock = std::getenv("COLO_SOCKET");
   o.socket_path =
@@ -154,8 +160,8 @@ int Connected(State& s) {
   Result<std::unique_ptr<ipc::RuntimeClient>> c =
       ipc::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());
-  s.client = std::move(*c);
-  if (s.client->device_mode() == ipc::DeviceMode::kGate) {
+  s.colod.client = std::move(*c);
+  if (s.colod.client->device_mode() == ipc::DeviceMode::kGate) {
     // The program's own context runs its kernels: the real runtime needs
     // the registrations it has not seen yet.
     if (ReplayIntoRealRuntime() != kCudaSuccess) {
@@ -163,21 +169,22 @@ int Connected(State& s) {
           s, UnavailableError("colod runs a GPU in gate mode, but the real "
                               "CUDA runtime is not loaded"));
     }
-    s.gate = std::make_unique<GateClient>(
-        s.client->gate_fd(), SpinFromEnv("COLO_GATE_SPIN_US", GateClient::kDefaultSpin));
+    s.colod.gate = std::make_unique<GateClient>(
+        s.colod.client->gate_fd(),
+        SpinFromEnv("COLO_GATE_SPIN_US", GateClient::kDefaultSpin));
   }
   return kCudaSuccess;
 }
 
 namespace {
 
-// REQUIRES: s.mu held and connected.
-int Push(State& s, const ipc::RingEntry& e) {
+// REQUIRES: connected.
+int Push(InterposerState& s, const ipc::RingEntry& e) COLO_REQUIRES(s.mu) {
   const int64_t deadline = MonotonicNs() + 60LL * 1000000000;
   for (;;) {
-    if (s.client->ring()->Push(e).ok()) return kCudaSuccess;
+    if (s.colod.client->ring()->Push(e).ok()) return kCudaSuccess;
     // Full: colod is behind. Wait, but notice if it has gone.
-    pollfd p{s.client->socket_fd(), POLLRDHUP, 0};
+    pollfd p{s.colod.client->socket_fd(), POLLRDHUP, 0};
     if (poll(&p, 1, 0) > 0 &&
         (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
       return LoseColod(s, UnavailableError("colod closed the connection"));
@@ -194,36 +201,35 @@ namespace {
 
 // Whether what a sync of `scope` on `seq` waits for has ended, as the ring
 // tells: the watermark, or (kLaunch) launch seq's own end.
-bool Ended(const ipc::RingControl& ctl, uint64_t seq,
-           ipc::SyncScope scope) {
+bool Ended(const ipc::RingControl& ctl, uint64_t seq, ipc::SyncScope scope) {
   if (ctl.completed.load(std::memory_order_acquire) >= seq) return true;
   return scope == ipc::SyncScope::kLaunch &&
-         ipc::ReadLaunchEnd(ctl, seq).state !=
-             ipc::LaunchEnd::State::kRunning;
+         ipc::ReadLaunchEnd(ctl, seq).state != ipc::LaunchEnd::State::kRunning;
 }
 
 }  // namespace
 
-int SyncTo(State& s, uint64_t seq, ipc::SyncScope scope) {
+int SyncTo(InterposerState& s, uint64_t seq, ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   AfterByteMoves(s);  // the host may look at the bytes once this returns
-  const ipc::RingControl& ctl = s.client->ring()->control();
+  const ipc::RingControl& ctl = s.colod.client->ring()->control();
   // Nothing to wait for and nothing to report: no round trip.
   auto done = [&ctl, seq, scope] {
     return ctl.error.load(std::memory_order_acquire) == 0 &&
            Ended(ctl, seq, scope);
   };
   if (done()) return kCudaSuccess;
+  ipc::RuntimeClient* client = s.colod.client.get();
   Result<ipc::SyncReplyMsg> r =
-      WithoutStateLock(s, [&] { return s.client->Sync(seq, scope, done); });
+      WithoutStateLock(s, [&] { return client->Sync(seq, scope, done); });
   if (!r.ok()) return LoseColod(s, r.status());
   return r->cuda_error;
 }
 
-int QueryTo(State& s, uint64_t seq, ipc::SyncScope scope) {
+int QueryTo(InterposerState& s, uint64_t seq, ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (ByteMovesPending(s)) return cuda::kCudaErrorNotReady;
-  return Ended(s.client->ring()->control(), seq, scope)
+  return Ended(s.colod.client->ring()->control(), seq, scope)
              ? kCudaSuccess
              : cuda::kCudaErrorNotReady;
 }
@@ -237,15 +243,15 @@ bool IsDefaultStream(void* stream) {
   return reinterpret_cast<uintptr_t>(stream) <= 2;
 }
 
-int CheckStream(State& s, void* stream) {
+int CheckStream(InterposerState& s, void* stream) {
   if (IsDefaultStream(stream) ||
-      s.streams.count(static_cast<Stream*>(stream)) != 0)
+      s.streams.live.count(static_cast<Stream*>(stream)) != 0)
     return kCudaSuccess;
   return cuda::kCudaErrorInvalidResourceHandle;
 }
 
-uint64_t LastSeqOf(State& s, void* stream) {
-  return IsDefaultStream(stream) ? s.last_seq
+uint64_t LastSeqOf(InterposerState& s, void* stream) {
+  return IsDefaultStream(stream) ? s.ring.last_seq
                                  : static_cast<Stream*>(stream)->last_seq;
 }
 
@@ -270,8 +276,8 @@ void* OwnStream(void* stream) {
   // lock needed to hand it out again.
   if (t_own_stream != nullptr) return t_own_stream;
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     if (InGate(s)) return stream;
   }
   (void)&t_own_stream_reaper;  // constructed now: it runs at thread exit
@@ -288,10 +294,11 @@ uint32_t StreamIdOf(void* stream) {
 }
 
 // Makes `seq`, just pushed on `stream`, its last launch.
-void Pushed(State& s, void* stream, uint64_t seq) {
-  s.last_seq = seq;
+void Pushed(InterposerState& s, void* stream, uint64_t seq)
+    COLO_REQUIRES(s.mu) {
+  s.ring.last_seq = seq;
   if (IsDefaultStream(stream)) {
-    s.legacy_last_seq = seq;
+    s.ring.legacy_last_seq = seq;
   } else {
     static_cast<Stream*>(stream)->last_seq = seq;
   }
@@ -299,16 +306,21 @@ void Pushed(State& s, void* stream, uint64_t seq) {
 
 // Pushes a wait on `stream` for launch `target` (`scope`: of SyncTo) unless
 // what it waits for has ended.
-int PushWaitUnlessEnded(State& s, void* stream, uint64_t target,
-                        ipc::SyncScope scope = ipc::SyncScope::kLaunch) {
-  if (target == 0 || Ended(s.client->ring()->control(), target, scope)) return kCudaSuccess;
-  const ipc::RingEntry e = ipc::WaitEntry(s.last_seq + 1, StreamIdOf(stream), {target, scope});
+int PushWaitUnlessEnded(InterposerState& s, void* stream, uint64_t target,
+                        ipc::SyncScope scope = ipc::SyncScope::kLaunch)
+    COLO_REQUIRES(s.mu) {
+  if (target == 0 || Ended(s.colod.client->ring()->control(), target, scope))
+    return kCudaSuccess;
+  const ipc::RingEntry e =
+      ipc::WaitEntry(s.ring.last_seq + 1, StreamIdOf(stream), {target, scope});
   if (int err = Push(s, e); err != kCudaSuccess) return err;
   Pushed(s, stream, e.seq);
   return kCudaSuccess;
 }
 
-bool BlocksWithLegacy(const Stream& st) { return (st.flags & cuda::kStreamNonBlocking) == 0; }
+bool BlocksWithLegacy(const Stream& st) {
+  return (st.flags & cuda::kStreamNonBlocking) == 0;
+}
 
 }  // namespace
 
@@ -318,48 +330,53 @@ bool BlocksWithLegacy(const Stream& st) { return (st.flags & cuda::kStreamNonBlo
 // the legacy stream's before it. colod knows streams only by their ids, so
 // before `stream`'s next launch the interposer pushes the waits that order
 // it so: for work that has not ended yet, each once. Sim mode.
-int OrderWithLegacyStream(State& s, void* stream) {
+int OrderWithLegacyStream(InterposerState& s, void* stream) {
   if (IsDefaultStream(stream)) {
-    for (Stream* st : s.streams) {
-      if (!BlocksWithLegacy(*st) || st->last_seq <= st->legacy_waits_for) continue;
+    for (Stream* st : s.streams.live) {
+      if (!BlocksWithLegacy(*st) || st->last_seq <= st->legacy_waits_for)
+        continue;
       st->legacy_waits_for = st->last_seq;
-      if (int err = PushWaitUnlessEnded(s, stream, st->last_seq); err != kCudaSuccess) return err;
+      if (int err = PushWaitUnlessEnded(s, stream, st->last_seq);
+          err != kCudaSuccess)
+        return err;
     }
     return kCudaSuccess;
   }
   auto* st = static_cast<Stream*>(stream);
-  if (!BlocksWithLegacy(*st) || s.legacy_last_seq <= st->waits_for_legacy) return kCudaSuccess;
-  st->waits_for_legacy = s.legacy_last_seq;
-  return PushWaitUnlessEnded(s, stream, s.legacy_last_seq);
+  if (!BlocksWithLegacy(*st) || s.ring.legacy_last_seq <= st->waits_for_legacy)
+    return kCudaSuccess;
+  st->waits_for_legacy = s.ring.legacy_last_seq;
+  return PushWaitUnlessEnded(s, stream, s.ring.legacy_last_seq);
 }
 
-int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
-                 Dim grid, Dim block, size_t shared_mem, void* stream,
-                 GateLaunch* gate_launch) {
+int LaunchLocked(InterposerState& s, const void* key,
+                 const char* unnamed_prefix, Dim grid, Dim block,
+                 size_t shared_mem, void* stream, GateLaunch* gate_launch) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   // Sim mode: behind the host functions it is ordered after (gate mode
   // hands those to the real stream).
-  if (s.gate == nullptr) {
+  if (s.colod.gate == nullptr) {
     if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   }
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)
     return err;
-  if (s.gate == nullptr) {
-    if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
+  if (s.colod.gate == nullptr) {
+    if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess)
+      return err;
   }
-  auto id = s.func_ids.find(key);
-  if (id == s.func_ids.end()) {
+  auto id = s.ring.kernel_ids.find(key);
+  if (id == s.ring.kernel_ids.end()) {
     ipc::RingEntry def;
     def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
-    def.func_id = s.next_func;
-    auto n = s.names.find(key);
+    def.func_id = s.ring.next_kernel_id;
+    auto n = s.kernels.names.find(key);
     // Named at registration; otherwise (a driver-API function, or a stub
     // registered elsewhere) by address. Formatted once per kernel, not per
     // launch.
     std::string name;
-    if (n != s.names.end()) {
+    if (n != s.kernels.names.end()) {
       name = n->second;
     } else {
       char buf[48];
@@ -367,23 +384,26 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
       name = buf;
     }
     ipc::CopyString(def.name, name);
-    if (auto lib = s.library_kernels.find(key); lib != s.library_kernels.end()) {
-      def.registers_per_thread = static_cast<uint32_t>(lib->second.registers_per_thread);
+    if (auto lib = s.kernels.library_kernels.find(key);
+        lib != s.kernels.library_kernels.end()) {
+      def.registers_per_thread =
+          static_cast<uint32_t>(lib->second.registers_per_thread);
       def.static_shared_bytes = static_cast<uint32_t>(lib->second.shared_mem);
       def.work_math = static_cast<uint32_t>(lib->second.work.math);
       def.work_flops = lib->second.work.flops;
       def.work_bytes = lib->second.work.bytes;
       def.work_efficiency = static_cast<float>(lib->second.work.efficiency);
-    } else if (std::optional<KernelResources> r = BinaryResourcesLocked(s, key)) {
+    } else if (std::optional<KernelResources> r =
+                   BinaryResourcesLocked(s, key)) {
       def.registers_per_thread = static_cast<uint32_t>(r->registers_per_thread);
       def.static_shared_bytes = static_cast<uint32_t>(r->static_shared_bytes);
     }
     if (int err = Push(s, def); err != kCudaSuccess) return err;
-    id = s.func_ids.emplace(key, s.next_func++).first;
+    id = s.ring.kernel_ids.emplace(key, s.ring.next_kernel_id++).first;
   }
   ipc::RingEntry e;
   e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
-  e.seq = s.last_seq + 1;
+  e.seq = s.ring.last_seq + 1;
   e.func_id = id->second;
   e.grid[0] = grid.x, e.grid[1] = grid.y, e.grid[2] = grid.z;
   e.block[0] = block.x, e.block[1] = block.y, e.block[2] = block.z;
@@ -393,49 +413,52 @@ int LaunchLocked(State& s, const void* key, const char* unnamed_prefix,
     // Waiting before colod can see the launch, so that its grant finds it.
     gate_launch->seq = e.seq;
     gate_launch->stream_id = e.stream_id;
-    s.gate->Add(std::move(*gate_launch));
+    s.colod.gate->Add(std::move(*gate_launch));
   }
   if (int err = Push(s, e); err != kCudaSuccess) {
-    if (gate_launch != nullptr) s.gate->Remove(e.seq);
+    if (gate_launch != nullptr) s.colod.gate->Remove(e.seq);
     return err;
   }
   Pushed(s, stream, e.seq);
   return kCudaSuccess;
 }
 
-int PushHostCopyLocked(State& s, void* stream, ipc::HostCopy copy) {
+int PushHostCopyLocked(InterposerState& s, void* stream, ipc::HostCopy copy) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess) return err;
-  const ipc::RingEntry e = ipc::CopyEntry(s.last_seq + 1, StreamIdOf(stream), copy);
+  if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess)
+    return err;
+  const ipc::RingEntry e =
+      ipc::CopyEntry(s.ring.last_seq + 1, StreamIdOf(stream), copy);
   if (int err = Push(s, e); err != kCudaSuccess) return err;
   Pushed(s, stream, e.seq);
   return kCudaSuccess;
 }
 
-const void* LibraryKernelKeyLocked(State& s, const std::string& name,
-                                   const State::LibraryKernel& kernel) {
-  std::unique_ptr<char>& key = s.library_keys[name];
+const void* LibraryKernelKeyLocked(InterposerState& s, const std::string& name,
+                                   const LibraryKernel& kernel) {
+  std::unique_ptr<char>& key = s.kernels.library_keys[name];
   if (!key) {
     key = std::make_unique<char>();
-    s.names[key.get()] = name;
-    s.library_kernels[key.get()] = kernel;
+    s.kernels.names[key.get()] = name;
+    s.kernels.library_kernels[key.get()] = kernel;
   }
   return key.get();
 }
 
-int StreamWaitLocked(State& s, void* stream, uint64_t target, ipc::SyncScope scope) {
+int StreamWaitLocked(InterposerState& s, void* stream, uint64_t target,
+                     ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
   return PushWaitUnlessEnded(s, stream, target, scope);
 }
 
-bool InGate(State& s) {
-  return Connected(s) == kCudaSuccess && s.gate != nullptr;
+bool InGate(InterposerState& s) {
+  return Connected(s) == kCudaSuccess && s.colod.gate != nullptr;
 }
 
 bool GateMode() {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   return InGate(s);
 }
 
@@ -461,35 +484,37 @@ int TakeLastError() {
 }
 int PeekLastError() { return t_last_error; }
 
-void RegisterFunction(const void* host_fun, const char* device_name,
-                      const void* fat_binary) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.names[host_fun] = device_name != nullptr ? device_name : "";
-  if (fat_binary != nullptr) s.fat_binary_of[host_fun] = fat_binary;
+void AddRegisteredKernel(const void* host_fun, const char* device_name,
+                         const void* fat_binary) {
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  s.kernels.names[host_fun] = device_name != nullptr ? device_name : "";
+  if (fat_binary != nullptr) s.kernels.fat_binary_of[host_fun] = fat_binary;
 }
 
 void ForgetFatBinary(const void* fat_binary) {
   if (fat_binary == nullptr) return;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.fat_binary_kernels.erase(fat_binary);
-  std::erase_if(s.fat_binary_of,
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  s.kernels.fat_binary_kernels.erase(fat_binary);
+  std::erase_if(s.kernels.fat_binary_of,
                 [&](const auto& kv) { return kv.second == fat_binary; });
-  std::erase_if(s.symbol_fat_binary, [&](const auto& kv) {
-    if (kv.second != fat_binary) return false;
-    s.symbols.erase(kv.first);
-    return true;
-  });
+  std::erase_if(s.memory.symbol_fat_binary,
+                [&](const auto& kv) COLO_REQUIRES(s.mu) {
+                  if (kv.second != fat_binary) return false;
+                  s.memory.symbols.erase(kv.first);
+                  return true;
+                });
 }
 
-void RegisterSymbol(const void* host_var, size_t size, const void* fat_binary) {
+void AddRegisteredVariable(const void* host_var, size_t size,
+                           const void* fat_binary) {
   if (host_var == nullptr) return;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   const auto base = reinterpret_cast<uintptr_t>(host_var);
-  s.symbols[base] = size;
-  s.symbol_fat_binary[base] = fat_binary;
+  s.memory.symbols[base] = size;
+  s.memory.symbol_fat_binary[base] = fat_binary;
 }
 
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream) {
@@ -511,10 +536,12 @@ int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream) {
 namespace {
 
 // Sim mode: records the launch if `stream` captures, else puts it on the ring.
-int SimLaunchLocked(State& s, const void* key, const char* unnamed_prefix,
-                    Dim grid, Dim block, size_t shared_mem, void* stream) {
+int SimLaunchLocked(InterposerState& s, const void* key,
+                    const char* unnamed_prefix, Dim grid, Dim block,
+                    size_t shared_mem, void* stream) COLO_REQUIRES(s.mu) {
   if (CapturingInto(s, stream))
-    return CaptureKernel(stream, key, unnamed_prefix, grid, block, shared_mem);
+    return CaptureKernel(s, stream, key, unnamed_prefix, grid, block,
+                         shared_mem);
   return LaunchLocked(s, key, unnamed_prefix, grid, block, shared_mem, stream,
                       nullptr);
 }
@@ -523,8 +550,8 @@ int SimLaunchLocked(State& s, const void* key, const char* unnamed_prefix,
 
 int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
            void* stream, void** args) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) {
     return gate::Launch(s, host_fun, false, grid, block, shared_mem, stream,
                         args, nullptr);
@@ -535,8 +562,8 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
 
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
                  void* stream, void** args, void** extra) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) {
     return gate::Launch(s, function, true, grid, block, shared_mem, stream,
                         args, extra);
@@ -546,35 +573,39 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
 }
 
 int Connect() {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   return Connected(s);
 }
 
 int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate != nullptr) return cuda::kCudaErrorNotSupported;  // the real cuBLAS runs there
-  Result<GemmLaunch> plan = PlanGemm(SpecOf(s.client->welcome()), shape, op);
+  if (s.colod.gate != nullptr)
+    return cuda::kCudaErrorNotSupported;  // the real cuBLAS runs there
+  Result<GemmLaunch> plan =
+      PlanGemm(SpecOf(s.colod.client->welcome()), shape, op);
   if (!plan.ok()) return cuda::kCudaErrorInvalidValue;
   const void* key = LibraryKernelKeyLocked(
-      s, plan->name, {plan->registers_per_thread, plan->shared_mem, plan->work});
+      s, plan->name,
+      {plan->registers_per_thread, plan->shared_mem, plan->work});
   const Dim grid{static_cast<unsigned>(plan->grid.x), 1, 1};
   const Dim block{static_cast<unsigned>(plan->block.x), 1, 1};
   return SimLaunchLocked(s, key, "library", grid, block, 0, stream);
 }
 
 int GemmWaves(const GemmShape& shape, const std::string& op, double* waves) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  const GpuSpec gpu = SpecOf(s.client->welcome());
+  const GpuSpec gpu = SpecOf(s.colod.client->welcome());
   Result<GemmLaunch> plan = PlanGemm(gpu, shape, op);
   if (!plan.ok()) return cuda::kCudaErrorInvalidValue;
   Result<Occupancy> occ = ComputeOccupancy(gpu, ShapeOf(*plan));
   if (!occ.ok()) return cuda::kCudaErrorInvalidValue;
-  *waves = static_cast<double>(plan->grid.x) / (static_cast<double>(gpu.sm_count) * occ->blocks_per_sm);
+  *waves = static_cast<double>(plan->grid.x) /
+           (static_cast<double>(gpu.sm_count) * occ->blocks_per_sm);
   return kCudaSuccess;
 }
 
@@ -582,69 +613,71 @@ namespace {
 
 // Forgets what the ring knows of `function` (its name and definition), so
 // that a later handle at the same address is defined afresh.
-void ForgetFunctionLocked(State& s, const void* function) {
-  s.names.erase(function);
-  s.func_ids.erase(function);
+void ForgetFunctionLocked(InterposerState& s, const void* function)
+    COLO_REQUIRES(s.mu) {
+  s.kernels.names.erase(function);
+  s.ring.kernel_ids.erase(function);
 }
 
 }  // namespace
 
 int LoadModule(void** module, std::string image) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   auto handle = std::make_unique<char>();
   void* key = handle.get();
-  s.sim_modules[key][""] = std::move(handle);  // "" holds the module's own byte.
-  s.module_images[key] = std::move(image);
+  s.modules.sim_handles[key][""] =
+      std::move(handle);  // "" holds the module's own byte.
+  s.modules.images[key] = std::move(image);
   *module = key;
   return cuda::kCuSuccess;
 }
 
 int UnloadModule(void* module) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.sim_modules.find(module);
-  if (it == s.sim_modules.end()) return cuda::kCuErrorInvalidHandle;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  auto it = s.modules.sim_handles.find(module);
+  if (it == s.modules.sim_handles.end()) return cuda::kCuErrorInvalidHandle;
   for (const auto& [name, fn] : it->second) {
     ForgetFunctionLocked(s, fn.get());
-    s.function_module.erase(fn.get());
+    s.modules.module_of.erase(fn.get());
   }
-  s.sim_modules.erase(it);
-  s.module_images.erase(module);
-  s.module_kernels.erase(module);
+  s.modules.sim_handles.erase(it);
+  s.modules.images.erase(module);
+  s.modules.kernels.erase(module);
   return cuda::kCuSuccess;
 }
 
 int ModuleFunction(void** function, void* module, const char* name) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.sim_modules.find(module);
-  if (it == s.sim_modules.end()) return cuda::kCuErrorInvalidHandle;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  auto it = s.modules.sim_handles.find(module);
+  if (it == s.modules.sim_handles.end()) return cuda::kCuErrorInvalidHandle;
   if (*name == '\0') return cuda::kCuErrorNotFound;
   std::unique_ptr<char>& fn = it->second[name];
   if (!fn) {
     fn = std::make_unique<char>();
-    s.names[fn.get()] = name;
-    s.function_module[fn.get()] = module;
+    s.kernels.names[fn.get()] = name;
+    s.modules.module_of[fn.get()] = module;
   }
   *function = fn.get();
   return cuda::kCuSuccess;
 }
 
 void NameFunction(void* module, const void* function, const char* name) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.names[function] = name;
-  s.gate_module_functions[module].push_back(function);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  s.kernels.names[function] = name;
+  s.modules.gate_functions[module].push_back(function);
 }
 
 void ForgetModule(void* module) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.gate_module_functions.find(module);
-  if (it == s.gate_module_functions.end()) return;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  auto it = s.modules.gate_functions.find(module);
+  if (it == s.modules.gate_functions.end()) return;
   for (const void* fn : it->second) ForgetFunctionLocked(s, fn);
-  s.gate_module_functions.erase(it);
+  s.modules.gate_functions.erase(it);
 }
 
 }  // namespace colo::shim

@@ -11,19 +11,24 @@
 // Sim mode (a simulated GPU): the interposer answers the CUDA calls itself.
 //
 //  * Kernels: registration records each kernel's device name by its host
-//    stub; a launch pushes the name (once per kernel) and the launch shape
+//    stub; a launch pushes the name (once per kernel, with the registers
+//    and shared memory read from the program's binary) and the launch shape
 //    onto the launch ring, without a round trip. Kernels are not executed.
-//  * Memory: "device" memory is host memory in this process (aligned
-//    allocations standing in for device buffers); cudaMemcpy/cudaMemset act
-//    on it directly; colod accounts every allocation and may refuse it
-//    (cudaErrorMemoryAllocation) under the client's limit.
-//  * Synchronization: a stream/event/device sync is a Sync call on the
-//    socket that colod answers when every launch up to the awaited one has
-//    finished on the simulated GPU; queries read the completion watermark
-//    colod posts in the ring without a round trip. Asynchronous errors
-//    (a refused launch) surface at the next synchronizing call.
-//    A stream sync waits for everything launched before it (all streams):
-//    correct, possibly longer than CUDA would wait.
+//  * Memory: "device" memory is host memory in this process (page-aligned
+//    anonymous mappings standing in for device buffers); colod accounts
+//    every allocation and may refuse it (cudaErrorMemoryAllocation) under
+//    the client's limit. A copy or memset puts the device work it stands
+//    for on its stream (colod times it) and moves its bytes on the host.
+//  * Synchronization: a sync waits until colod has finished, on the
+//    simulated GPU, what it names: a stream sync the stream's launches up
+//    to its last (on a stream of the program's, that stream's own work
+//    only; on the legacy default stream, every launch before it on any
+//    stream), an event sync the work before the event, a device sync every
+//    launch; each also waits for the host functions and the copies' bytes
+//    before it. It is a Sync call on the socket only when the ring does not
+//    already show that work ended; queries read what colod posts in the
+//    ring, without a round trip. Asynchronous errors (a refused launch)
+//    surface at the next synchronizing call.
 //  * Properties: the simulated GPU's spec, from colod's Welcome.
 //  * colod unreachable or gone: every call returns
 //    cudaErrorDevicesUnavailable, and one line on stderr says why.
@@ -31,11 +36,14 @@
 // Environment: COLO_SOCKET (default /run/colo/colod.sock), COLO_CLASS
 // ("high" or "best-effort": a request colod may refuse), COLO_TOKEN
 // (an operator-issued token), COLO_SHIM_PASSTHROUGH=1 (forward every call to
-// the real CUDA libraries; for machines with a GPU and no colod).
+// the real CUDA libraries; for machines with a GPU and no colod),
+// COLO_SYNC_SPIN_US (how long a synchronizing call polls the ring before it
+// blocks on colod's answer), COLO_GATE_SPIN_US (gate_client.h).
 //
 // Every function returns a cudaError_t value (CUresult for Cu*) and never
 // throws. Thread safety: all functions may be called from any thread; the
-// connection, ring and tables are guarded by one mutex.
+// connection, the ring and every table are guarded by one mutex
+// (InterposerState::mu, shim_state.h).
 #pragma once
 
 #include <cstddef>
@@ -71,16 +79,21 @@ int RecordError(int err);
 int TakeLastError();
 int PeekLastError();
 
-// `fat_binary`: the wrapper registered with it (nullptr if unknown); the
-// kernel's registers and static shared memory are read from it (fatbin.h)
-// the first time one of its kernels is launched or asked about.
-void RegisterFunction(const void* host_fun, const char* device_name,
-                      const void* fat_binary);
+// A kernel the program registered (__cudaRegisterFunction): its device name
+// by its host stub, which launches name it by. `fat_binary`: the wrapper
+// registered with it (nullptr if unknown); the kernel's registers and static
+// shared memory are read from it (fatbin.h) the first time one of its
+// kernels is launched or asked about. (registry.h keeps the registration
+// itself, for the real runtime.)
+void AddRegisteredKernel(const void* host_fun, const char* device_name,
+                         const void* fat_binary);
 // Drops what was read from, or remembered about, `fat_binary` (unloaded).
 void ForgetFatBinary(const void* fat_binary);
-// A __device__ or __constant__ variable: its host shadow and size
-// (__cudaRegisterVar); the symbol the calls below take.
-void RegisterSymbol(const void* host_var, size_t size, const void* fat_binary);
+// A __device__ or __constant__ variable the program registered
+// (__cudaRegisterVar): its host shadow and size; the symbol the calls below
+// take.
+void AddRegisteredVariable(const void* host_var, size_t size,
+                           const void* fat_binary);
 // The stream the interposer works on for a stream argument: for
 // cudaStreamPerThread (0x2), in sim mode, the calling thread's own default
 // stream (a stream of its own, made on first use and destroyed when the
@@ -194,35 +207,40 @@ int GraphDestroy(void* graph);
 // cudaErrorNotSupported. A graph made by capture holds its operations as
 // nodes, each depending on the one before.
 int GraphCreate(void** graph, unsigned flags);
-int GraphAddKernelNode(void** node, void* graph, const void* const* deps, size_t num_deps,
-                       const void* func, Dim grid, Dim block, size_t shared_mem);
-int GraphAddMemsetNode(void** node, void* graph, const void* const* deps, size_t num_deps,
-                       void* dst, size_t pitch, unsigned value, unsigned element_size,
-                       size_t width, size_t height);
-int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps, size_t num_deps,
-                         void* dst, const void* src, size_t count, int kind);
-int GraphAddHostNode(void** node, void* graph, const void* const* deps, size_t num_deps,
-                     void (*fn)(void*), void* data);
-int GraphAddEmptyNode(void** node, void* graph, const void* const* deps, size_t num_deps);
-int GraphAddDependencies(void* graph, const void* const* from, const void* const* to,
-                         const void* edge_data, size_t n);
+int GraphAddKernelNode(void** node, void* graph, const void* const* deps,
+                       size_t num_deps, const void* func, Dim grid, Dim block,
+                       size_t shared_mem);
+int GraphAddMemsetNode(void** node, void* graph, const void* const* deps,
+                       size_t num_deps, void* dst, size_t pitch, unsigned value,
+                       unsigned element_size, size_t width, size_t height);
+int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps,
+                         size_t num_deps, void* dst, const void* src,
+                         size_t count, int kind);
+int GraphAddHostNode(void** node, void* graph, const void* const* deps,
+                     size_t num_deps, void (*fn)(void*), void* data);
+int GraphAddEmptyNode(void** node, void* graph, const void* const* deps,
+                      size_t num_deps);
+int GraphAddDependencies(void* graph, const void* const* from,
+                         const void* const* to, const void* edge_data,
+                         size_t n);
 // As CUDA: with `nodes` null, the count; else at most *num_nodes nodes in
 // the order added, the rest of the array null, *num_nodes the number given.
 int GraphGetNodes(void* graph, void** nodes, size_t* num_nodes);
 int GraphNodeGetType(void* node, int* type);  // a cudaGraphNodeType
 
 // Kernel attributes and occupancy on the simulated GPU, for a registered
-// kernel (else cudaErrorInvalidDeviceFunction). The kernel's binary is not
-// read, so it is taken to use 32 registers per thread and no static shared
-// memory, as colod's shape model takes it; occupancy follows the simulated
-// GPU's rules (colo::ComputeOccupancy): 0 blocks for a block the SM cannot
-// hold. cudaFuncSetAttribute keeps the maximum dynamic shared memory (up to
-// the per-block opt-in limit) and the carveout (-1..100); other attributes
-// are cudaErrorInvalidValue.
+// or loaded kernel (else cudaErrorInvalidDeviceFunction). Its registers and
+// static shared memory (and __launch_bounds__) are read from its fat binary
+// or module image; where they cannot be (PTX only, an unreadable image) it
+// is taken to use 32 registers per thread and no static shared memory.
+// Occupancy follows the simulated GPU's rules (colo::ComputeOccupancy): 0
+// blocks for a block the SM cannot hold. cudaFuncSetAttribute keeps the maximum
+// dynamic shared memory (up to the per-block opt-in limit) and the carveout
+// (-1..100); other attributes are cudaErrorInvalidValue.
 int FuncGetAttributes(void* attr, const void* func);
 int FuncSetAttribute(const void* func, int attr, int value);
-int OccupancyMaxActiveBlocks(int* num_blocks, const void* func,
-                             int block_size, size_t dynamic_smem);
+int OccupancyMaxActiveBlocks(int* num_blocks, const void* func, int block_size,
+                             size_t dynamic_smem);
 
 // Which call allocates: cudaMalloc, cuMemAlloc_v2 or cudaMallocManaged
 // (gate mode calls that one; sim mode's memory is host memory, so managed
@@ -259,7 +277,8 @@ int Free(void* ptr, bool driver = false);
 // stream's work up to and including them has ended, except a copy between
 // device memory, which returns at once as CUDA's does; the synchronous
 // memsets return at once.
-int Memcpy(void* dst, const void* src, size_t count, int kind, void* stream = nullptr);
+int Memcpy(void* dst, const void* src, size_t count, int kind,
+           void* stream = nullptr);
 // `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart;
 // cudaErrorInvalidPitchValue if a row is wider than either pitch.
 int Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -320,16 +339,21 @@ int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
 int MemAdvise(const void* ptr, size_t count, int advice, int location_type,
               int location_id);
 
-// `flags`, `priority`: gate mode gives them to the real stream (in sim mode
-// the class colod granted decides).
+// `flags`, `priority`: gate mode gives them to the real stream. Sim mode
+// keeps both: `flags` says whether the stream is ordered with the legacy
+// default stream (not with cudaStreamNonBlocking); `priority` is clamped to
+// the reported range and answered back (StreamGetPriority), but colod
+// schedules by the class it granted the client, not by stream priority.
 int StreamCreate(void** stream, unsigned flags, int priority);
 int StreamSynchronize(void* stream);
 int StreamQuery(void* stream);
 int StreamDestroy(void* stream);
-// Orders `stream` after `event`. Sim mode: the calling thread waits until
-// the event has completed (stronger than CUDA, which waits on the device,
-// but it keeps the order; launches that follow start later than CUDA would
-// start them). Gate mode: the real device-side wait.
+// Orders `stream` after `event`. Sim mode: after the host functions before
+// it on `stream`, a wait pushed onto the ring (unless the event's work has
+// ended already): colod holds the work that follows on `stream` until the
+// event's work has ended, while the calling thread goes on, as with CUDA.
+// An event recorded in a capture joins or rejoins that capture (see the
+// graphs below). Gate mode: the real device-side wait.
 int StreamWaitEvent(void* stream, void* event, unsigned flags);
 int EventCreate(void** event, unsigned flags);
 int EventRecord(void* event, void* stream);
@@ -356,8 +380,8 @@ int DeviceSynchronize();
 // for the kernels before them, as cudaMemcpy does.
 int MemcpyToSymbol(const void* symbol, const void* src, size_t count,
                    size_t offset, int kind, void* stream, bool async);
-int MemcpyFromSymbol(void* dst, const void* symbol, size_t count,
-                     size_t offset, int kind, void* stream, bool async);
+int MemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                     int kind, void* stream, bool async);
 int GetSymbolAddress(void** dev_ptr, const void* symbol);
 int GetSymbolSize(size_t* size, const void* symbol);
 // Rows padded to a multiple of 512 bytes.
@@ -390,8 +414,11 @@ int HostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned flags);
 int DeviceCount(int* count);
 int SetDeviceFlags(unsigned flags);
 int GetDeviceFlags(unsigned* flags);
-// Waits for the device, then returns every allocation to colod (CUDA
-// destroys the context; streams and events stay usable here).
+// Waits for the device, then returns every allocation to colod except the
+// storage of __managed__ variables (the program reaches it through pointers
+// nvcc set once), and forgets cudaFuncSetAttribute's settings and the
+// device flags (CUDA destroys the context; streams and events stay usable
+// here). Gate mode: cudaErrorNotSupported.
 int DeviceReset();
 int DeviceCanAccessPeer(int* can_access, int device, int peer);
 // Host work in stream order (host_funcs.cc): returns at once; a worker

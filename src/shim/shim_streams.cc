@@ -1,14 +1,19 @@
 // shim/shim_streams.cc — sim mode's streams, events and device
 // synchronization (the API is declared in shim_runtime.h). A stream or event
 // is a sequence number on the launch ring: synchronizing waits until colod
-// has completed every launch up to it. Gate mode forwards to
-// gate_runtime.cc; captures are graph_capture.cc's.
+// has completed that launch and those before it that its scope covers (on a
+// stream of the program's, the stream's own; on a default stream, every
+// launch before it: SyncTo). Gate mode forwards to gate_runtime.cc;
+// captures are graph_capture.cc's.
 #include <algorithm>
 #include <mutex>
 #include <optional>
 
 #include "cuda/cuda_abi.h"
+#include "shim/copy_work.h"
 #include "shim/gate_runtime.h"
+#include "shim/graph_capture.h"
+#include "shim/host_funcs.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -30,15 +35,16 @@ ipc::SyncScope EventScope(const Event* e) {
 // but when is no longer known: the event then counts as completing when
 // this process first saw it complete. REQUIRES: s.mu held; e recorded
 // outside a capture; connected if e->seq != 0.
-std::optional<int64_t> EventTime(State& s, Event* e) {
+std::optional<int64_t> EventTime(InterposerState& s, Event* e)
+    COLO_REQUIRES(s.mu) {
   if (e->time_ns >= 0) return e->time_ns;
   int64_t end = e->record_ns;
   if (e->seq != 0) {
-    const ipc::RingControl& ctl = s.client->ring()->control();
+    const ipc::RingControl& ctl = s.colod.client->ring()->control();
     const ipc::LaunchEnd l = ipc::ReadLaunchEnd(ctl, e->seq);
     const int64_t t = l.state != ipc::LaunchEnd::State::kEnded ? 0
-                      : e->legacy                                  ? l.all_done_ns
-                                                                   : l.end_ns;
+                      : e->legacy                              ? l.all_done_ns
+                                                               : l.end_ns;
     if (t > 0) {
       end = std::max(end, t);
     } else if (ctl.completed.load(std::memory_order_acquire) >= e->seq) {
@@ -57,21 +63,21 @@ std::optional<int64_t> EventTime(State& s, Event* e) {
 
 int StreamCreate(void** stream, unsigned flags, int priority) {
   if (stream == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::StreamCreate(s, stream, flags, priority);
   auto* st = new Stream();
-  st->id = s.next_stream++;
+  st->id = s.streams.next_id++;
   st->flags = flags;
   st->priority = ClampStreamPriority(priority);
-  s.streams.insert(st);
+  s.streams.live.insert(st);
   *stream = st;
   return kCudaSuccess;
 }
 
 int StreamSynchronize(void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::StreamSynchronize(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
@@ -80,8 +86,8 @@ int StreamSynchronize(void* stream) {
 }
 
 int StreamQuery(void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::StreamQuery(s, stream);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
@@ -90,25 +96,27 @@ int StreamQuery(void* stream) {
 }
 
 int StreamDestroy(void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::StreamDestroy(s, stream);
   auto* st = static_cast<Stream*>(stream);
-  if (s.streams.count(st) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (s.streams.live.count(st) == 0)
+    return cuda::kCudaErrorInvalidResourceHandle;
   ForgetCaptureStream(s, st);
-  s.streams.erase(st);
+  s.streams.live.erase(st);
   delete st;
   return kCudaSuccess;
 }
 
 int StreamWaitEvent(void* stream, void* event, unsigned flags) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::StreamWaitEvent(s, stream, event, flags);
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   auto* e = static_cast<Event*>(event);
-  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
-  if ((flags & ~cuda::kEventWaitExternal) != 0) return cuda::kCudaErrorInvalidValue;
+  if (s.events.live.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if ((flags & ~cuda::kEventWaitExternal) != 0)
+    return cuda::kCudaErrorInvalidValue;
   if (int err = WaitEventInCapture(s, stream, e); err >= 0) return err;
   if (!e->recorded) return kCudaSuccess;
   // colod holds the stream's later work; the host goes on, as with CUDA.
@@ -117,22 +125,22 @@ int StreamWaitEvent(void* stream, void* event, unsigned flags) {
 
 int EventCreate(void** event, unsigned flags) {
   if (event == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::EventCreate(s, event, flags);
   auto* e = new Event();
   e->timing = (flags & cuda::kEventDisableTiming) == 0;
-  s.events.insert(e);
+  s.events.live.insert(e);
   *event = e;
   return kCudaSuccess;
 }
 
 int EventRecord(void* event, void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::EventRecord(s, event, stream);
   auto* e = static_cast<Event*>(event);
-  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (s.events.live.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (CapturingInto(s, stream)) {
     RecordEventInCapture(e, static_cast<Stream*>(stream));
@@ -141,7 +149,7 @@ int EventRecord(void* event, void* stream) {
   // The event completes after the host functions before it: recorded once
   // they have run.
   if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
-  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (s.events.live.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   e->seq = LastSeqOf(s, stream);
   e->legacy = IsDefaultStream(stream);
   e->record_ns = MonotonicNs();
@@ -153,36 +161,37 @@ int EventRecord(void* event, void* stream) {
   // Work before it that has already ended: the event completes now. Taken
   // now, because that work's end may be gone from the ring by the time the
   // event is asked about (a later time would be wrong).
-  if (e->seq == 0 || s.client != nullptr) (void)EventTime(s, e);
+  if (e->seq == 0 || s.colod.client != nullptr) (void)EventTime(s, e);
   return kCudaSuccess;
 }
 
 int EventQuery(void* event) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::EventQuery(s, event);
   auto* e = static_cast<Event*>(event);
-  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (s.events.live.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
   if (e->seq != 0) {
     if (int err = Connected(s); err != kCudaSuccess) return err;
   }
   // Nor while a copy's bytes are still moving on the host.
-  return EventTime(s, e) && !ByteMovesPending(s) ? kCudaSuccess : cuda::kCudaErrorNotReady;
+  return EventTime(s, e) && !ByteMovesPending(s) ? kCudaSuccess
+                                                 : cuda::kCudaErrorNotReady;
 }
 
 int EventSynchronize(void* event) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::EventSynchronize(s, event);
   auto* e = static_cast<Event*>(event);
-  if (s.events.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (s.events.live.count(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   if (e->in_capture) return cuda::kCudaErrorCapturedEvent;
   if (!e->recorded) return kCudaSuccess;
   const int err = SyncTo(s, e->seq, EventScope(e));
   // Another thread may have destroyed or re-recorded it meanwhile.
-  if (err == kCudaSuccess && s.events.count(e) != 0 && e->recorded &&
+  if (err == kCudaSuccess && s.events.live.count(e) != 0 && e->recorded &&
       !e->in_capture)
     (void)EventTime(s, e);
   return err;
@@ -190,12 +199,12 @@ int EventSynchronize(void* event) {
 
 int EventElapsedTime(float* ms, void* start, void* end) {
   if (ms == nullptr) return cuda::kCudaErrorInvalidValue;
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::EventElapsedTime(s, ms, start, end);
   auto* a = static_cast<Event*>(start);
   auto* b = static_cast<Event*>(end);
-  if (s.events.count(a) == 0 || s.events.count(b) == 0)
+  if (s.events.live.count(a) == 0 || s.events.live.count(b) == 0)
     return cuda::kCudaErrorInvalidResourceHandle;
   if (a->in_capture || b->in_capture) return cuda::kCudaErrorCapturedEvent;
   // As CUDA: an event never recorded, or one without timing, has no time.
@@ -212,21 +221,22 @@ int EventElapsedTime(float* ms, void* start, void* end) {
 }
 
 int EventDestroy(void* event) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::EventDestroy(s, event);
   auto* e = static_cast<Event*>(event);
-  if (s.events.erase(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
+  if (s.events.live.erase(e) == 0) return cuda::kCudaErrorInvalidResourceHandle;
   delete e;
   return kCudaSuccess;
 }
 
 int DeviceSynchronize() {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (InGate(s)) return gate::DeviceSynchronize(s);
-  if (int err = AfterHostFuncs(s, kEveryStream); err != kCudaSuccess) return err;
-  return SyncTo(s, s.last_seq);
+  if (int err = AfterHostFuncs(s, kEveryStream); err != kCudaSuccess)
+    return err;
+  return SyncTo(s, s.ring.last_seq);
 }
 
 }  // namespace colo::shim

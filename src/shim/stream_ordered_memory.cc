@@ -1,8 +1,9 @@
 // shim/stream_ordered_memory.cc — stream-ordered allocation
 // (cudaMallocAsync, cudaFreeAsync), managed-memory prefetch and advice
 // (cudaMemPrefetchAsync, cudaMemAdvise); the API and its behaviour are
-// declared in shim_runtime.h. Before, these calls reached the real runtime, which has no
-// GPU behind colod in sim mode (cudaErrorInsufficientDriver).
+// declared in shim_runtime.h. The interposer answers them because the real
+// runtime has no GPU behind colod in sim mode (it would answer
+// cudaErrorInsufficientDriver).
 //
 // The allocations are the ordinary ones (Malloc / Free in shim_memory.cc,
 // gate::Malloc / gate::Free in gate mode), so colod's ledger accounts them
@@ -15,6 +16,8 @@
 
 #include "cuda/cuda_abi.h"
 #include "shim/gate_runtime.h"
+#include "shim/graph_capture.h"
+#include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -30,7 +33,7 @@ namespace {
 // not model, cudaErrorStreamCaptureUnsupported, and the capture is
 // invalidated as the runtime invalidates a capture on an operation it cannot
 // capture. REQUIRES: s.mu held.
-int CheckOrderingStream(State& s, void* stream) {
+int CheckOrderingStream(InterposerState& s, void* stream) COLO_REQUIRES(s.mu) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {
     g->invalidated = true;
@@ -59,9 +62,11 @@ int CheckLocation(int type, int id) {
 
 // Whether the `count` bytes from `ptr` lie inside one cudaMallocManaged
 // allocation (or a `__managed__` variable's). REQUIRES: s.mu held.
-bool InManagedAllocation(const State& s, const void* ptr, size_t count) {
-  auto it = AllocationSpanning(s.allocations, ptr, count);
-  return it != s.allocations.end() && s.managed.count(it->first) != 0;
+bool InManagedAllocation(const InterposerState& s, const void* ptr,
+                         size_t count) COLO_REQUIRES(s.mu) {
+  auto it = AllocationSpanning(s.memory.allocations, ptr, count);
+  return it != s.memory.allocations.end() &&
+         s.memory.managed.count(it->first) != 0;
 }
 
 }  // namespace
@@ -69,8 +74,8 @@ bool InManagedAllocation(const State& s, const void* ptr, size_t count) {
 int MallocAsync(void** ptr, size_t size, void* stream) {
   if (ptr == nullptr) return cuda::kCudaErrorInvalidValue;
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     if (int err = Connected(s); err != kCudaSuccess) return err;
     if (int err = CheckOrderingStream(s, stream); err != kCudaSuccess) {
       *ptr = nullptr;
@@ -84,14 +89,14 @@ int MallocAsync(void** ptr, size_t size, void* stream) {
 int FreeAsync(void* ptr, void* stream) {
   if (ptr == nullptr) return kCudaSuccess;
   {
-    State& s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
     if (int err = Connected(s); err != kCudaSuccess) return err;
     if (int err = CheckOrderingStream(s, stream); err != kCudaSuccess)
       return err;
     // Not an allocation, or freed already: refused at once (Free checks
     // again after the wait, for a free from another thread meanwhile).
-    if (s.allocations.count(reinterpret_cast<uintptr_t>(ptr)) == 0)
+    if (s.memory.allocations.count(reinterpret_cast<uintptr_t>(ptr)) == 0)
       return cuda::kCudaErrorInvalidValue;
   }
   // The work before the free on its stream has completed: then the memory
@@ -102,16 +107,17 @@ int FreeAsync(void* ptr, void* stream) {
 
 int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
                      int location_id, unsigned flags, void* stream) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (s.gate) {
+  if (s.colod.gate) {
     return gate::MemPrefetchAsync(s, ptr, count, location_type, location_id,
                                   flags, stream);
   }
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (flags != 0) return cuda::kCudaErrorInvalidValue;
-  if (int err = CheckLocation(location_type, location_id); err != kCudaSuccess) return err;
+  if (int err = CheckLocation(location_type, location_id); err != kCudaSuccess)
+    return err;
   // Managed memory only, the whole range inside one allocation.
   if (!InManagedAllocation(s, ptr, count)) return cuda::kCudaErrorInvalidValue;
   return kCudaSuccess;  // host memory already: nothing to move
@@ -119,16 +125,21 @@ int MemPrefetchAsync(const void* ptr, size_t count, int location_type,
 
 int MemAdvise(const void* ptr, size_t count, int advice, int location_type,
               int location_id) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
-  if (advice < cuda::kMemAdviseSetReadMostly || advice > cuda::kMemAdviseUnsetAccessedBy)
+  if (advice < cuda::kMemAdviseSetReadMostly ||
+      advice > cuda::kMemAdviseUnsetAccessedBy)
     return cuda::kCudaErrorInvalidValue;
   // Read-mostly ignores the location; the others name one.
-  if (advice != cuda::kMemAdviseSetReadMostly && advice != cuda::kMemAdviseUnsetReadMostly) {
-    if (int err = CheckLocation(location_type, location_id); err != kCudaSuccess) return err;
+  if (advice != cuda::kMemAdviseSetReadMostly &&
+      advice != cuda::kMemAdviseUnsetReadMostly) {
+    if (int err = CheckLocation(location_type, location_id);
+        err != kCudaSuccess)
+      return err;
   }
-  if (count == 0 || !InManagedAllocation(s, ptr, count)) return cuda::kCudaErrorInvalidValue;
+  if (count == 0 || !InManagedAllocation(s, ptr, count))
+    return cuda::kCudaErrorInvalidValue;
   return kCudaSuccess;  // one host memory: nothing to place differently
 }
 

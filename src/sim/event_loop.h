@@ -48,9 +48,12 @@ class EventLoop {
 
   // Schedules `cb` at `t`. REQUIRES: t >= Now().
   void At(TimePoint t, Callback cb, int priority = 0);
-  void After(Duration d, Callback cb, int priority = 0) { At(Now() + d, std::move(cb), priority); }
+  void After(Duration d, Callback cb, int priority = 0) {
+    At(Now() + d, std::move(cb), priority);
+  }
 
-  // Registers a model; the loop does not own it. REQUIRES: it outlives the loop's runs.
+  // Registers a model; the loop does not own it. REQUIRES: it outlives the
+  // loop's runs.
   void AddModel(Model* model) { models_.push_back(model); }
 
   // Processes events in order while their time is <= end, then sets the

@@ -47,9 +47,9 @@ struct KernelModel {
   const KernelDesc* desc = nullptr;  // not owned; outlives the model.
   Occupancy occupancy;               // on the simulated GPU.
   int64_t blocks = 0;
-  Duration block_time{0};            // one block, full speed, simulated GPU.
-  double sm_demand = 0;              // fraction of one SM's issue capacity per block.
-  double dram_demand = 0;            // bytes/s per block at full speed.
+  Duration block_time{0};  // one block, full speed, simulated GPU.
+  double sm_demand = 0;    // fraction of one SM's issue capacity per block.
+  double dram_demand = 0;  // bytes/s per block at full speed.
   // Solo duration on the simulated GPU by the wave rule: waves x block_time.
   Duration SoloDuration(int sm_count) const;
 };
@@ -63,7 +63,8 @@ bool SameArchitecture(const GpuSpec& profiled_on, const GpuSpec& target);
 // Builds the model of `k` (profiled on `profiled_on`) for `target`.
 // InvalidArgument if the kernel is invalid or a block does not fit an SM of
 // either GPU.
-Result<KernelModel> BuildKernelModel(const KernelDesc& k, const GpuSpec& profiled_on,
+Result<KernelModel> BuildKernelModel(const KernelDesc& k,
+                                     const GpuSpec& profiled_on,
                                      const GpuSpec& target);
 
 }  // namespace colo::sim

@@ -3,11 +3,11 @@
 // and of scenarios' `time_slice:` (TimeSliceOptions).
 //
 // Measured with bench/calibrate_preemption.sh on an H100 80GB HBM3, driver
-// 580.159.04, default compute mode (2026-11-23; docs/simulator.md,
-// "Calibrated on an H100"): two contexts each spinning on the GPU ran
-// 2090-2091 us at a time and were off it 2393-2395 us, so each switch left
-// the GPU idle about 150 us. Beside a context of full waves of 2 ms kernels a
-// switch took about 175 us.
+// 580.159.04, default compute mode (2026-11-23;
+// docs/measurements/preemption-costs-h100.md): two contexts each spinning on
+// the GPU ran 2090-2091 us at a time and were off it 2393-2395 us, so each
+// switch left the GPU idle about 150 us. Beside a context of full waves of 2 ms
+// kernels a switch took about 175 us.
 #pragma once
 
 #include "colo/time.h"

@@ -4,7 +4,8 @@
 
 namespace colo::sim {
 
-void SimCopyEngines::Submit(CopyDirection d, int64_t bytes, std::function<void(TimePoint)> done) {
+void SimCopyEngines::Submit(CopyDirection d, int64_t bytes,
+                            std::function<void(TimePoint)> done) {
   const uint64_t n = static_cast<uint64_t>(bytes);
   const TimePoint end = engines_.Schedule(d, n, loop_.Now());
   loop_.At(end, [this, d, n, end, done = std::move(done)] {

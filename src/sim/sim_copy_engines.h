@@ -31,20 +31,26 @@ struct CopyTotals {
   Duration busy{0};
   // busy / `run` (0 for a run of no time).
   double BusyFraction(Duration run) const {
-    return run.count() > 0 ? static_cast<double>(busy.count()) / static_cast<double>(run.count()) : 0.0;
+    return run.count() > 0 ? static_cast<double>(busy.count()) /
+                                 static_cast<double>(run.count())
+                           : 0.0;
   }
 };
 
 class SimCopyEngines {
  public:
   // REQUIRES: `loop` outlives this; bytes_per_s > 0.
-  SimCopyEngines(EventLoop& loop, double bytes_per_s) : loop_(loop), engines_(bytes_per_s) {}
+  SimCopyEngines(EventLoop& loop, double bytes_per_s)
+      : loop_(loop), engines_(bytes_per_s) {}
 
   // Queues a copy of `bytes` (> 0) issued now; `done` runs when it ends.
-  void Submit(CopyDirection d, int64_t bytes, std::function<void(TimePoint)> done);
+  void Submit(CopyDirection d, int64_t bytes,
+              std::function<void(TimePoint)> done);
 
   // Copies that have ended, by CopyEngineIndex.
-  const std::array<CopyTotals, kCopyDirections>& totals() const { return totals_; }
+  const std::array<CopyTotals, kCopyDirections>& totals() const {
+    return totals_;
+  }
 
  private:
   EventLoop& loop_;

@@ -15,14 +15,19 @@ constexpr int kRetreatCohorts = 8;
 }  // namespace
 
 Status SimGpuOptions::Validate() const {
-  if (quantum.count() <= 0) return InvalidArgumentError("time-slice quantum must be > 0");
-  if (switch_cost.count() < 0) return InvalidArgumentError("time-slice switch cost must be >= 0");
-  if (sample_interval.count() <= 0) return InvalidArgumentError("sample interval must be > 0");
+  if (quantum.count() <= 0)
+    return InvalidArgumentError("time-slice quantum must be > 0");
+  if (switch_cost.count() < 0)
+    return InvalidArgumentError("time-slice switch cost must be >= 0");
+  if (sample_interval.count() <= 0)
+    return InvalidArgumentError("sample interval must be > 0");
   if (!(persistent_overhead >= 0 && persistent_overhead < 1)) {
     return InvalidArgumentError("persistent overhead must be in [0, 1)");
   }
-  if (persistent_block_cost.count() < 0) return InvalidArgumentError("persistent block cost must be >= 0");
-  if (retreat_flag_latency.count() < 0) return InvalidArgumentError("retreat flag latency must be >= 0");
+  if (persistent_block_cost.count() < 0)
+    return InvalidArgumentError("persistent block cost must be >= 0");
+  if (retreat_flag_latency.count() < 0)
+    return InvalidArgumentError("retreat flag latency must be >= 0");
   if (!(merge_tolerance >= 0 && merge_tolerance <= 0.1)) {
     return InvalidArgumentError("SM-group merge tolerance must be in [0, 0.1]");
   }
@@ -42,14 +47,20 @@ const char* IdealPreemptionName(IdealPreemption p) {
 }
 
 SimGpu::SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options)
-    : spec_(spec), clock_(clock), options_(options), pool_(spec, options.merge_tolerance), util_(options.sample_interval) {
+    : spec_(spec),
+      clock_(clock),
+      options_(options),
+      pool_(spec, options.merge_tolerance),
+      util_(options.sample_interval) {
   last_sync_ = clock_.Now();
 }
 
 Status SimGpu::RegisterWorkload(const Workload& w, const GpuSpec& profiled_on) {
   for (const KernelDesc& k : w.kernels) {
     auto m = BuildKernelModel(k, profiled_on, spec_);
-    if (!m.ok()) return m.status().WithContext("workload '" + w.name + "' on " + spec_.name);
+    if (!m.ok())
+      return m.status().WithContext("workload '" + w.name + "' on " +
+                                    spec_.name);
     models_[&k] = *m;
   }
   return OkStatus();
@@ -63,16 +74,18 @@ Result<const KernelModel*> SimGpu::ModelFor(const KernelDesc* k) {
 }
 
 Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
-  if (request.kernel == nullptr) return InvalidArgumentError("launch without a kernel");
+  if (request.kernel == nullptr)
+    return InvalidArgumentError("launch without a kernel");
   auto model = ModelFor(request.kernel);
   if (!model.ok()) return model.status().WithContext("launch on " + spec_.name);
   const KernelModel* m = *model;
   const int64_t first = request.first_block;
   const int64_t end = request.end_block < 0 ? m->blocks : request.end_block;
   if (first < 0 || first >= end || end > m->blocks) {
-    return InvalidArgumentError("kernel '" + request.kernel->name + "': slice [" +
-                                std::to_string(first) + ", " + std::to_string(end) +
-                                ") is empty or outside its " + std::to_string(m->blocks) + " blocks");
+    return InvalidArgumentError(
+        "kernel '" + request.kernel->name + "': slice [" +
+        std::to_string(first) + ", " + std::to_string(end) +
+        ") is empty or outside its " + std::to_string(m->blocks) + " blocks");
   }
   const TimePoint now = clock_.Now();
   if (!in_advance_) SyncTo(now);
@@ -90,8 +103,10 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   l.client = request.client;
   l.priority = request.priority;
   l.seq = next_seq_++;
-  l.shape = BlockShape{m->occupancy.threads, m->occupancy.registers, m->occupancy.shared_mem,
-                       m->occupancy.blocks_per_sm, m->block_time, m->sm_demand, m->dram_demand};
+  l.shape = BlockShape{m->occupancy.threads,    m->occupancy.registers,
+                       m->occupancy.shared_mem, m->occupancy.blocks_per_sm,
+                       m->block_time,           m->sm_demand,
+                       m->dram_demand};
   l.next_block = first;
   l.end_block = end;
   l.requested_end = end;
@@ -137,18 +152,22 @@ void SimGpu::ReleaseClient(ClientId client) {
 
 Status SimGpu::Retreat(LaunchId id) {
   auto it = live_.find(id);
-  if (it == live_.end()) return NotFoundError("launch " + std::to_string(id) + " has finished");
+  if (it == live_.end())
+    return NotFoundError("launch " + std::to_string(id) + " has finished");
   const Launch& l = launches_[it->second];
   if (l.worker_cap == 0) {
-    return FailedPreconditionError("launch " + std::to_string(id) + " is not persistent");
+    return FailedPreconditionError("launch " + std::to_string(id) +
+                                   " is not persistent");
   }
-  retreats_.push_back({clock_.Now() + options_.retreat_flag_latency, it->second, id});
+  retreats_.push_back(
+      {clock_.Now() + options_.retreat_flag_latency, it->second, id});
   return OkStatus();
 }
 
 Duration SimGpu::PersistentBlockTime(Duration block_time) const {
-  return Duration(static_cast<int64_t>(std::llround(static_cast<double>(block_time.count()) *
-                                                    (1.0 + options_.persistent_overhead)))) +
+  return Duration(static_cast<int64_t>(
+             std::llround(static_cast<double>(block_time.count()) *
+                          (1.0 + options_.persistent_overhead)))) +
          options_.persistent_block_cost;
 }
 
@@ -167,8 +186,8 @@ Result<KernelTiming> SimGpu::ProfileKernel(const KernelDesc& kernel) {
 
 void SimGpu::SyncTo(TimePoint now) {
   if (now == last_sync_) return;
-  util_.Accrue(last_sync_, now, pool_.ThreadOccupancy(), pool_.ActiveSmFraction(),
-               pool_.DramUtilization());
+  util_.Accrue(last_sync_, now, pool_.ThreadOccupancy(),
+               pool_.ActiveSmFraction(), pool_.DramUtilization());
   pool_.SyncTo(now);
   last_sync_ = now;
 }
@@ -192,10 +211,12 @@ bool SimGpu::ClientHasWork(ClientId client) const {
 
 std::optional<ClientId> SimGpu::NextClientWithWork(ClientId after) const {
   // Round robin in client-id order, starting after `after`.
-  for (auto it = client_running_.upper_bound(after); it != client_running_.end(); ++it) {
+  for (auto it = client_running_.upper_bound(after);
+       it != client_running_.end(); ++it) {
     if (it->second > 0) return it->first;
   }
-  for (auto it = client_running_.begin(); it != client_running_.end() && it->first <= after; ++it) {
+  for (auto it = client_running_.begin();
+       it != client_running_.end() && it->first <= after; ++it) {
     if (it->second > 0 && it->first != after) return it->first;
   }
   return std::nullopt;
@@ -207,7 +228,9 @@ void SimGpu::InsertPending(uint32_t slot) {
   auto pos = pending_.end();
   while (pos != pending_.begin()) {
     const Launch& prev = launches_[*(pos - 1)];
-    if (prev.priority > l.priority || (prev.priority == l.priority && prev.seq < l.seq)) break;
+    if (prev.priority > l.priority ||
+        (prev.priority == l.priority && prev.seq < l.seq))
+      break;
     --pos;
   }
   pending_.insert(pos, slot);
@@ -229,16 +252,21 @@ void SimGpu::TakeBackFusedWaves() {
 }
 
 bool SimGpu::Ideal() const {
-  return options_.ideal_preemption != IdealPreemption::kOff && options_.mode == ContextMode::kConcurrent;
+  return options_.ideal_preemption != IdealPreemption::kOff &&
+         options_.mode == ContextMode::kConcurrent;
 }
 
 void SimGpu::EvictBelow(int priority) {
   for (uint32_t slot = 0; slot < launches_.size(); ++slot) {
     Launch& l = launches_[slot];
-    if (!l.alive || l.running == 0 || l.priority >= priority || l.worker_cap > 0) continue;
+    if (!l.alive || l.running == 0 || l.priority >= priority ||
+        l.worker_cap > 0)
+      continue;
     const bool was_pending = l.next_block < l.end_block || !l.evicted.empty();
     // All of its running blocks (never fused here).
-    pool_.Evict(slot, options_.ideal_preemption == IdealPreemption::kKeepProgress, &l.evicted);
+    pool_.Evict(slot,
+                options_.ideal_preemption == IdealPreemption::kKeepProgress,
+                &l.evicted);
     l.running = 0;
     if (!was_pending) InsertPending(slot);
   }
@@ -256,7 +284,8 @@ void SimGpu::Dispatch() {
     }
     owner_ = oldest->client;
   }
-  bool head = true;  // the first launch that may dispatch gets freed slots first.
+  bool head =
+      true;  // the first launch that may dispatch gets freed slots first.
   head_.reset();
   for (size_t i = 0; i < pending_.size();) {
     Launch& l = launches_[pending_[i]];
@@ -270,15 +299,18 @@ void SimGpu::Dispatch() {
     size_t resumed = 0;
     for (; resumed < l.evicted.size(); ++resumed) {
       SmPool::Evicted& e = l.evicted[resumed];
-      const int64_t n = pool_.Place(pending_[i], l.client, l.shape, e.blocks, cap, e.remaining_ns);
+      const int64_t n = pool_.Place(pending_[i], l.client, l.shape, e.blocks,
+                                    cap, e.remaining_ns);
       l.running += n;
       e.blocks -= n;
       if (e.blocks > 0) break;
     }
-    l.evicted.erase(l.evicted.begin(), l.evicted.begin() + static_cast<std::ptrdiff_t>(resumed));
+    l.evicted.erase(l.evicted.begin(),
+                    l.evicted.begin() + static_cast<std::ptrdiff_t>(resumed));
     int64_t want = l.evicted.empty() ? l.end_block - l.next_block : 0;
     if (l.worker_cap > 0) want = std::min(want, l.worker_cap - l.running);
-    const int64_t placed = want > 0 ? pool_.Place(pending_[i], l.client, l.shape, want, cap) : 0;
+    const int64_t placed =
+        want > 0 ? pool_.Place(pending_[i], l.client, l.shape, want, cap) : 0;
     if (head) head_ = pending_[i];
     head = false;
     l.next_block += placed;
@@ -301,12 +333,14 @@ void SimGpu::Reschedule() {
   if (!head_ || !(options_.fuse_waves || live_.size() == 1)) return;
   Launch& l = launches_[*head_];
   if (l.next_block == l.end_block) return;
-  const int64_t committed = pool_.ExtendWaves(*head_, l.end_block - l.next_block);
+  const int64_t committed =
+      pool_.ExtendWaves(*head_, l.end_block - l.next_block);
   if (committed == 0) return;
   l.next_block += committed;
   l.running += committed;
   fused_ = *head_;
-  if (l.next_block == l.end_block) pending_.erase(std::find(pending_.begin(), pending_.end(), *head_));
+  if (l.next_block == l.end_block)
+    pending_.erase(std::find(pending_.begin(), pending_.end(), *head_));
 }
 
 void SimGpu::BeginSwitch(ClientId next, TimePoint now) {
@@ -340,7 +374,8 @@ void SimGpu::TimeSliceStep(TimePoint now) {
     // Alone: the quantum renews on its boundaries, so that a newcomer waits
     // for the end of the current one.
     if (now >= quantum_start_ + options_.quantum) {
-      quantum_start_ += options_.quantum * ((now - quantum_start_) / options_.quantum);
+      quantum_start_ +=
+          options_.quantum * ((now - quantum_start_) / options_.quantum);
     }
     return;
   }
@@ -384,8 +419,10 @@ void SimGpu::AdvanceTo(TimePoint now) {
     if (l.next_block < l.end_block) {
       l.end_block = l.next_block;
       l.retreated = true;
-      if (options_.retreat_spread && l.running > 0) pool_.SpreadPhases(r.slot, kRetreatCohorts);
-      pending_.erase(std::remove(pending_.begin(), pending_.end(), r.slot), pending_.end());
+      if (options_.retreat_spread && l.running > 0)
+        pool_.SpreadPhases(r.slot, kRetreatCohorts);
+      pending_.erase(std::remove(pending_.begin(), pending_.end(), r.slot),
+                     pending_.end());
       if (l.running == 0) done.push_back(r.slot);
     }
   }
@@ -396,7 +433,8 @@ void SimGpu::AdvanceTo(TimePoint now) {
     Launch& l = launches_[f.launch];
     l.running -= f.blocks;
     assert(l.running >= 0);
-    if (l.running == 0 && l.next_block == l.end_block && l.evicted.empty()) done.push_back(f.launch);
+    if (l.running == 0 && l.next_block == l.end_block && l.evicted.empty())
+      done.push_back(f.launch);
   }
   for (uint32_t slot : done) {
     Launch& l = launches_[slot];

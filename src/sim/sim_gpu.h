@@ -57,16 +57,18 @@ enum class ContextMode { kConcurrent, kExclusive, kTimeSlicing };
 // launches (Retreat's form) are never evicted, and one waiting to dispatch
 // would evict every other launch (their priority is above all).
 enum class IdealPreemption { kOff, kKeepProgress, kRestart };
-const char* IdealPreemptionName(IdealPreemption p);  // "off", "keep-progress", "restart"
+const char* IdealPreemptionName(
+    IdealPreemption p);  // "off", "keep-progress", "restart"
 
 struct SimGpuOptions {
   ContextMode mode = ContextMode::kConcurrent;  // Default: concurrent (MPS).
   // Time slicing only: the quantum and the GPU's idle time per switch.
   // Defaults: 2090 us and 150 us, as measured on an H100 (driver 580) by
-  // bench/calibrate_preemption.sh (docs/simulator.md, "Calibrated on an H100").
+  // bench/calibrate_preemption.sh (docs/measurements/preemption-costs-h100.md).
   Duration quantum = kMeasuredQuantum;
   Duration switch_cost = kMeasuredSwitchCost;
-  Duration sample_interval = Milliseconds(10);  // utilization buckets. Default: 10 ms.
+  Duration sample_interval =
+      Milliseconds(10);  // utilization buckets. Default: 10 ms.
   // Commit the head launch's further full waves at once (SmPool::ExtendWaves)
   // and take the unstarted ones back at every event: one event per group of
   // SMs instead of one per wave. The fused waves start and end on the
@@ -106,7 +108,8 @@ struct SimGpuOptions {
 
 class SimGpu final : public Device, public Model {
  public:
-  // REQUIRES: spec.Validate() and options.Validate() are OK; `clock` outlives this.
+  // REQUIRES: spec.Validate() and options.Validate() are OK; `clock` outlives
+  // this.
   SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options);
 
   const GpuSpec& spec() const override { return spec_; }
@@ -141,7 +144,9 @@ class SimGpu final : public Device, public Model {
   // Brings utilization accounting up to `end` (call once at the end of a run).
   void Finish(TimePoint end);
 
-  std::vector<UtilizationSample> Timeline(TimePoint end) const { return util_.Timeline(end); }
+  std::vector<UtilizationSample> Timeline(TimePoint end) const {
+    return util_.Timeline(end);
+  }
   int64_t kernels_completed() const { return kernels_completed_; }
   const SmPool& pool() const { return pool_; }
 
@@ -152,13 +157,16 @@ class SimGpu final : public Device, public Model {
     int priority = 0;
     uint64_t seq = 0;
     BlockShape shape;
-    int64_t next_block = 0;  // blocks not yet dispatched: [next_block, end_block)
+    int64_t next_block =
+        0;  // blocks not yet dispatched: [next_block, end_block)
     int64_t end_block = 0;
     int64_t running = 0;
-    int64_t requested_end = 0;   // end_block as submitted (a retreat lowers end_block).
-    int64_t worker_cap = 0;      // persistent: at most this many blocks in flight.
+    int64_t requested_end =
+        0;  // end_block as submitted (a retreat lowers end_block).
+    int64_t worker_cap = 0;  // persistent: at most this many blocks in flight.
     bool retreated = false;
-    std::vector<SmPool::Evicted> evicted;  // ideal preemption: taken off, to resume first.
+    std::vector<SmPool::Evicted>
+        evicted;  // ideal preemption: taken off, to resume first.
     std::function<void(LaunchId, TimePoint)> on_complete;
     std::function<void(LaunchId, TimePoint, int64_t)> on_retreated;
     bool alive = false;
@@ -194,20 +202,22 @@ class SimGpu final : public Device, public Model {
 
   std::unordered_map<const KernelDesc*, KernelModel> models_;
   std::map<ClientId, int> sm_caps_;
-  std::vector<Launch> launches_;        // slots; LaunchId -> slot via launch_slot_.
+  std::vector<Launch> launches_;  // slots; LaunchId -> slot via launch_slot_.
   std::vector<uint32_t> free_slots_;
-  std::vector<uint32_t> pending_;       // slots with undispatched blocks, dispatch order.
-  std::map<ClientId, int> client_running_;  // launches submitted and not finished, per client.
+  std::vector<uint32_t>
+      pending_;  // slots with undispatched blocks, dispatch order.
+  std::map<ClientId, int>
+      client_running_;  // launches submitted and not finished, per client.
   uint64_t next_seq_ = 0;
   LaunchId next_id_ = 1;
   int64_t kernels_completed_ = 0;
   bool in_advance_ = false;
   std::vector<FinishedBlocks> finished_scratch_;
   std::vector<uint32_t> done_scratch_;
-  std::optional<uint32_t> fused_;       // launch slot with fused waves on the SMs.
-  std::optional<uint32_t> head_;        // first launch of the last dispatch pass.
+  std::optional<uint32_t> fused_;  // launch slot with fused waves on the SMs.
+  std::optional<uint32_t> head_;   // first launch of the last dispatch pass.
   std::unordered_map<LaunchId, uint32_t> live_;  // running launches by id.
-  std::vector<PendingRetreat> retreats_;          // requested, not yet seen.
+  std::vector<PendingRetreat> retreats_;         // requested, not yet seen.
 
   // Exclusive mode.
   std::optional<ClientId> owner_;

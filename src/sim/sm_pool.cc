@@ -46,14 +46,16 @@ int SmPool::NewBlockGroup() {
     blocks_.emplace_back();
     b = static_cast<int>(blocks_.size()) - 1;
   }
-  live_blocks_.insert(std::lower_bound(live_blocks_.begin(), live_blocks_.end(), b), b);
+  live_blocks_.insert(
+      std::lower_bound(live_blocks_.begin(), live_blocks_.end(), b), b);
   return b;
 }
 
 void SmPool::FreeBlockGroup(int b) {
   blocks_[b].alive = false;
   free_blocks_.push_back(b);
-  live_blocks_.erase(std::lower_bound(live_blocks_.begin(), live_blocks_.end(), b));
+  live_blocks_.erase(
+      std::lower_bound(live_blocks_.begin(), live_blocks_.end(), b));
   --running_groups_;
 }
 
@@ -70,12 +72,17 @@ void SmPool::SyncTo(TimePoint now) {
 
 int SmPool::FitsPerSm(const SmGroup& g, const BlockShape& s) const {
   // Full SMs first, without the divisions below (the answer is 0 either way).
-  if (g.blocks >= spec_.max_blocks_per_sm || spec_.max_threads_per_sm - g.threads < s.threads) return 0;
+  if (g.blocks >= spec_.max_blocks_per_sm ||
+      spec_.max_threads_per_sm - g.threads < s.threads)
+    return 0;
   int fit = s.max_per_sm;
   fit = std::min(fit, spec_.max_blocks_per_sm - g.blocks);
   fit = std::min(fit, (spec_.max_threads_per_sm - g.threads) / s.threads);
-  fit = std::min<int64_t>(fit, (spec_.registers_per_sm - g.registers) / std::max(1, s.registers));
-  if (s.shared_mem > 0) fit = std::min<int64_t>(fit, (spec_.shared_mem_per_sm - g.shared_mem) / s.shared_mem);
+  fit = std::min<int64_t>(
+      fit, (spec_.registers_per_sm - g.registers) / std::max(1, s.registers));
+  if (s.shared_mem > 0)
+    fit = std::min<int64_t>(
+        fit, (spec_.shared_mem_per_sm - g.shared_mem) / s.shared_mem);
   return std::max(fit, 0);
 }
 
@@ -115,8 +122,9 @@ int SmPool::SplitGroup(int g, int take) {
   return rest;
 }
 
-void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
-                       int64_t waves, double remaining_ns) {
+void SmPool::AddBlocks(int g, uint32_t launch, ClientId client,
+                       const BlockShape& s, int per_sm, int64_t waves,
+                       double remaining_ns) {
   const int b = NewBlockGroup();
   BlockGroup& bg = blocks_[b];
   bg.launch = launch;
@@ -124,7 +132,9 @@ void SmPool::AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape
   bg.group = g;
   bg.per_sm = per_sm;
   bg.waves = waves;
-  bg.remaining_ns = remaining_ns >= 0 ? remaining_ns : static_cast<double>(s.block_time.count()) * waves;
+  bg.remaining_ns = remaining_ns >= 0
+                        ? remaining_ns
+                        : static_cast<double>(s.block_time.count()) * waves;
   bg.fused = 0;
   bg.rate = 1;
   bg.shape = s;
@@ -144,7 +154,8 @@ namespace {
 // whole nanoseconds), so a fused wave's schedule below is the one a
 // wave-by-wave run would produce, bit for bit.
 int64_t NsToFinish(double work_ns, double rate) {
-  return static_cast<int64_t>(std::max(0.0, std::ceil(work_ns / std::max(rate, 1e-9))));
+  return static_cast<int64_t>(
+      std::max(0.0, std::ceil(work_ns / std::max(rate, 1e-9))));
 }
 }  // namespace
 
@@ -160,10 +171,13 @@ int64_t SmPool::Unfuse(uint32_t launch) {
     // started before now stay.
     const int64_t first_end = ToNanos(b.fused_first_end);
     const int64_t started =
-        now <= first_end ? 0 : std::min(b.fused, (now - first_end - 1) / b.fused_wave_ns + 1);
+        now <= first_end
+            ? 0
+            : std::min(b.fused, (now - first_end - 1) / b.fused_wave_ns + 1);
     const double bt = static_cast<double>(b.shape.block_time.count());
     if (started == 0) {
-      b.remaining_ns -= static_cast<double>(b.fused) * bt;  // the wave that ran before fusing.
+      b.remaining_ns -= static_cast<double>(b.fused) *
+                        bt;  // the wave that ran before fusing.
     } else {
       const int64_t since = now - (first_end + (started - 1) * b.fused_wave_ns);
       b.remaining_ns = bt - static_cast<double>(since) * b.rate;
@@ -195,13 +209,17 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
     const BlockGroup& b = blocks_[i];
     if (b.launch != launch) continue;
     assert(b.fused == 0);
-    members.push_back({i, NsToFinish(b.remaining_ns, b.rate),
-                       std::max<int64_t>(1, NsToFinish(static_cast<double>(b.shape.block_time.count()), b.rate)),
-                       int64_t{b.per_sm} * groups_[b.group].count, 0});
+    members.push_back(
+        {i, NsToFinish(b.remaining_ns, b.rate),
+         std::max<int64_t>(
+             1, NsToFinish(static_cast<double>(b.shape.block_time.count()),
+                           b.rate)),
+         int64_t{b.per_sm} * groups_[b.group].count, 0});
   }
   if (members.empty()) return 0;
   if (members.size() == 1) {
-    members[0].extra = max_blocks / members[0].wave;  // one group: its waves never tie.
+    members[0].extra =
+        max_blocks / members[0].wave;  // one group: its waves never tie.
   } else {
     CountFusedWaves(max_blocks);
   }
@@ -213,12 +231,14 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
     b.fused_first_end = last_sync_ + Duration(m.first);
     b.fused_wave_ns = m.period;
     b.waves += m.extra;
-    b.remaining_ns += static_cast<double>(m.extra) * static_cast<double>(b.shape.block_time.count());
+    b.remaining_ns += static_cast<double>(m.extra) *
+                      static_cast<double>(b.shape.block_time.count());
     committed += m.extra * m.wave;
   }
   // Extending only delays its members' finishes: the earliest finish moves
   // only if it was one of theirs.
-  if (committed > 0 && blocks_[next_finish_block_].fused > 0) RecomputeNextFinish();
+  if (committed > 0 && blocks_[next_finish_block_].fused > 0)
+    RecomputeNextFinish();
   return committed;
 }
 
@@ -240,12 +260,14 @@ void SmPool::CountFusedWaves(int64_t max_blocks) {
   double rate = 0, offset = 0, total = 0;
   for (const WaveMember& m : members) {
     rate += static_cast<double>(m.wave) / static_cast<double>(m.period);
-    offset += static_cast<double>(m.wave) * static_cast<double>(m.first) / static_cast<double>(m.period);
+    offset += static_cast<double>(m.wave) * static_cast<double>(m.first) /
+              static_cast<double>(m.period);
     total += static_cast<double>(m.wave);
   }
   int64_t committed = 0;
   for (const double slack : {0.5 * total, total}) {
-    const double t = std::floor((static_cast<double>(max_blocks) + offset - slack) / rate);
+    const double t =
+        std::floor((static_cast<double>(max_blocks) + offset - slack) / rate);
     if (!(t >= 0 && t < 1e18)) continue;
     committed = 0;
     for (WaveMember& m : members) {
@@ -262,7 +284,8 @@ void SmPool::CountFusedWaves(int64_t max_blocks) {
   // together, while they fit.
   for (;;) {
     int64_t next = std::numeric_limits<int64_t>::max();
-    for (const WaveMember& m : members) next = std::min(next, m.first + m.extra * m.period);
+    for (const WaveMember& m : members)
+      next = std::min(next, m.first + m.extra * m.period);
     int64_t add = 0;
     for (const WaveMember& m : members) {
       if (m.first + m.extra * m.period == next) add += m.wave;
@@ -275,8 +298,9 @@ void SmPool::CountFusedWaves(int64_t max_blocks) {
   }
 }
 
-int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
-                      std::optional<int> client_sm_cap, double remaining_ns) {
+int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
+                      int64_t max_blocks, std::optional<int> client_sm_cap,
+                      double remaining_ns) {
   if (max_blocks <= 0) return 0;
   // Eligible groups and how many blocks fit per SM in each.
   struct Candidate {
@@ -313,7 +337,8 @@ int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
   if (n < capacity) {
     for (int l = 1; l <= max_fit; ++l) {
       int64_t cap_l = 0;
-      for (const auto& c : cands) cap_l += int64_t{groups_[c.group].count} * std::min(c.fit, l);
+      for (const auto& c : cands)
+        cap_l += int64_t{groups_[c.group].count} * std::min(c.fit, l);
       if (cap_l >= n) {
         level = l;
         break;
@@ -321,7 +346,8 @@ int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
     }
   }
   int64_t base = 0;
-  for (const auto& c : cands) base += int64_t{groups_[c.group].count} * std::min(c.fit, level - 1);
+  for (const auto& c : cands)
+    base += int64_t{groups_[c.group].count} * std::min(c.fit, level - 1);
   int64_t extra = n - base;
   for (const auto& c : cands) {
     int per = std::min(c.fit, level - 1);
@@ -330,7 +356,8 @@ int64_t SmPool::Place(uint32_t launch, ClientId client, const BlockShape& shape,
       const int count = groups_[g].count;
       if (extra < count) {
         const int rest = SplitGroup(g, static_cast<int>(extra));
-        if (per > 0) AddBlocks(rest, launch, client, shape, per, 1, remaining_ns);
+        if (per > 0)
+          AddBlocks(rest, launch, client, shape, per, 1, remaining_ns);
       }
       AddBlocks(g, launch, client, shape, per + 1, 1, remaining_ns);
       extra -= std::min<int64_t>(extra, count);
@@ -384,14 +411,18 @@ void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
   });
 }
 
-void SmPool::Evict(uint32_t launch, bool keep_progress, std::vector<Evicted>* out) {
+void SmPool::Evict(uint32_t launch, bool keep_progress,
+                   std::vector<Evicted>* out) {
   RemoveResidentsIf([&](const BlockGroup& b, int sms) {
     if (b.launch != launch) return false;
     assert(b.fused == 0 && b.waves == 1);
     const int64_t blocks = int64_t{b.per_sm} * sms;
-    const double left =
-        keep_progress ? std::max(0.0, b.remaining_ns) : static_cast<double>(b.shape.block_time.count());
-    auto same = std::find_if(out->begin(), out->end(), [&](const Evicted& e) { return e.remaining_ns == left; });
+    const double left = keep_progress
+                            ? std::max(0.0, b.remaining_ns)
+                            : static_cast<double>(b.shape.block_time.count());
+    auto same = std::find_if(out->begin(), out->end(), [&](const Evicted& e) {
+      return e.remaining_ns == left;
+    });
     if (same != out->end()) {
       same->blocks += blocks;
     } else {
@@ -436,17 +467,19 @@ void SmPool::SpreadPhases(uint32_t launch, int cohorts) {
       BlockGroup& bg = blocks_[b];
       if (bg.launch != launch || bg.remaining_ns <= kDoneNs) continue;
       assert(bg.fused == 0);
-      bg.remaining_ns = quantile * static_cast<double>(bg.shape.block_time.count());
+      bg.remaining_ns =
+          quantile * static_cast<double>(bg.shape.block_time.count());
     }
   }
 }
 
-bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const {
+bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b,
+                            std::vector<int>* match) const {
   // A one-to-one pairing of a's residents with b's: same launch, same blocks
   // per SM, progress within the tolerance. Residents are few (one or two per
   // co-running kernel), so a greedy pairing in order is enough.
-  if (a.residents.size() != b.residents.size() || a.blocks != b.blocks || a.threads != b.threads ||
-      a.residents.size() > 64) {
+  if (a.residents.size() != b.residents.size() || a.blocks != b.blocks ||
+      a.threads != b.threads || a.residents.size() > 64) {
     return false;
   }
   match->assign(a.residents.size(), -1);
@@ -456,8 +489,10 @@ bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>
     for (size_t j = 0; j < b.residents.size(); ++j) {
       if (used & (uint64_t{1} << j)) continue;
       const BlockGroup& q = blocks_[b.residents[j]];
-      if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves && p.fused == 0 && q.fused == 0 &&
-          std::fabs(p.remaining_ns - q.remaining_ns) <= merge_tolerance_ * p.shape.block_time.count()) {
+      if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves &&
+          p.fused == 0 && q.fused == 0 &&
+          std::fabs(p.remaining_ns - q.remaining_ns) <=
+              merge_tolerance_ * p.shape.block_time.count()) {
         used |= uint64_t{1} << j;
         (*match)[i] = b.residents[j];
         break;
@@ -482,13 +517,16 @@ void SmPool::MergeEquivalentGroups() {
   for (size_t i = 0; i < groups_.size(); ++i) {
     const SmGroup& g = groups_[i];
     if (!g.alive || g.residents.empty()) continue;
-    uint64_t sig = g.residents.size() * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(g.threads) << 20;
+    uint64_t sig = g.residents.size() * 0x9E3779B97F4A7C15ull ^
+                   static_cast<uint64_t>(g.threads) << 20;
     for (int r : g.residents) {
       const BlockGroup& b = blocks_[r];
-      uint64_t x = (uint64_t{b.launch} << 32) ^ (static_cast<uint64_t>(b.per_sm) << 16) ^
+      uint64_t x = (uint64_t{b.launch} << 32) ^
+                   (static_cast<uint64_t>(b.per_sm) << 16) ^
                    static_cast<uint64_t>(b.waves) * 0xBF58476D1CE4E5B9ull;
       x ^= x >> 29;
-      sig += x * 0x94D049BB133111EBull;  // a sum: the residents' order does not matter.
+      sig += x * 0x94D049BB133111EBull;  // a sum: the residents' order does not
+                                         // matter.
     }
     merge_order_.push_back({static_cast<int>(i), sig});
   }
@@ -504,7 +542,9 @@ void SmPool::MergeEquivalentGroups() {
       const double wi = groups_[i].count, wj = g.count;
       for (size_t r = 0; r < groups_[i].residents.size(); ++r) {
         BlockGroup& p = blocks_[groups_[i].residents[r]];
-        p.remaining_ns = (p.remaining_ns * wi + blocks_[match_[r]].remaining_ns * wj) / (wi + wj);
+        p.remaining_ns =
+            (p.remaining_ns * wi + blocks_[match_[r]].remaining_ns * wj) /
+            (wi + wj);
       }
       groups_[i].count += g.count;
       for (int b : g.residents) FreeBlockGroup(b);
@@ -543,7 +583,8 @@ void SmPool::SolveRates() {
   tiers_.clear();
   for (int i : live_blocks_) {
     const int t = blocks_[i].shape.tier;
-    if (std::find(tiers_.begin(), tiers_.end(), t) == tiers_.end()) tiers_.push_back(t);
+    if (std::find(tiers_.begin(), tiers_.end(), t) == tiers_.end())
+      tiers_.push_back(t);
   }
   std::sort(tiers_.begin(), tiers_.end(), std::greater<int>());
   for (int tier : tiers_) {
@@ -562,7 +603,8 @@ void SmPool::SolveRates() {
       for (int i : unfrozen_) {
         const BlockGroup& b = blocks_[i];
         sm_load_[b.group] += b.per_sm * b.shape.sm_demand;
-        dram_load += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
+        dram_load +=
+            double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
       }
       // sm_level_[g]: the rate at which SmGroup g's issue capacity saturates.
       double level = 1.0;
@@ -573,7 +615,8 @@ void SmPool::SolveRates() {
         }
       }
       double dram_level = std::numeric_limits<double>::infinity();
-      if (dram_load > 0) dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
+      if (dram_load > 0)
+        dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
       level = std::max(0.0, std::min(level, dram_level));
       const double eps = 1e-12;
       const bool dram_saturated = dram_level <= level + eps;
@@ -584,11 +627,13 @@ void SmPool::SolveRates() {
         // Saturation is judged on the round's start: a block frozen now by the
         // DRAM does not make its SmGroup look saturated to the blocks after it
         // (its issue share is frozen, but its demand is still in sm_load_).
-        if (all_freeze || (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
+        if (all_freeze ||
+            (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
             (dram_saturated && b.shape.dram_demand > 0)) {
           b.rate = std::min(1.0, level);
           sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;
-          dram_frozen += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+          dram_frozen += double{1} * b.per_sm * groups_[b.group].count *
+                         b.shape.dram_demand * b.rate;
         } else {
           still_.push_back(i);
         }
@@ -604,7 +649,8 @@ void SmPool::SolveRates() {
   dram_use_ = 0;
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
-    dram_use_ += double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand * b.rate;
+    dram_use_ += double{1} * b.per_sm * groups_[b.group].count *
+                 b.shape.dram_demand * b.rate;
   }
   RecomputeNextFinish();
   int64_t threads = 0;
@@ -614,7 +660,8 @@ void SmPool::SolveRates() {
     threads += int64_t{g.count} * g.threads;
     if (g.blocks > 0) active += g.count;
   }
-  thread_occupancy_ = static_cast<double>(threads) / (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
+  thread_occupancy_ = static_cast<double>(threads) /
+                      (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
   active_fraction_ = static_cast<double>(active) / spec_.sm_count;
 }
 
@@ -624,8 +671,9 @@ void SmPool::RecomputeNextFinish() {
     const BlockGroup& b = blocks_[i];
     // A fused group ends on its wave schedule (ExtendWaves), not on its
     // remaining work, so that rounding matches a wave-by-wave run's.
-    const TimePoint t = b.fused > 0 ? b.fused_first_end + Duration(b.fused * b.fused_wave_ns)
-                                    : last_sync_ + Duration(NsToFinish(b.remaining_ns, b.rate));
+    const TimePoint t =
+        b.fused > 0 ? b.fused_first_end + Duration(b.fused * b.fused_wave_ns)
+                    : last_sync_ + Duration(NsToFinish(b.remaining_ns, b.rate));
     if (!next_finish_ || t < *next_finish_) {
       next_finish_ = t;
       next_finish_block_ = i;
@@ -643,7 +691,8 @@ SmPool::Snapshot SmPool::TakeAll() {
     for (int b : g.residents) {
       const BlockGroup& bg = blocks_[b];
       assert(bg.fused == 0);  // REQUIRES of ExtendWaves: unfused first.
-      snap.blocks.push_back({index, bg.launch, bg.client, bg.per_sm, bg.waves, bg.remaining_ns, bg.shape});
+      snap.blocks.push_back({index, bg.launch, bg.client, bg.per_sm, bg.waves,
+                             bg.remaining_ns, bg.shape});
     }
   }
   groups_.clear();
@@ -671,8 +720,10 @@ void SmPool::Restore(Snapshot snapshot) {
     free_g = groups_[free_g].count > count ? SplitGroup(free_g, count) : -1;
   }
   for (const auto& s : snapshot.blocks) {
-    AddBlocks(ids[s.group_index], s.launch, s.client, s.shape, s.per_sm, s.waves);
-    blocks_[groups_[ids[s.group_index]].residents.back()].remaining_ns = s.remaining_ns;
+    AddBlocks(ids[s.group_index], s.launch, s.client, s.shape, s.per_sm,
+              s.waves);
+    blocks_[groups_[ids[s.group_index]].residents.back()].remaining_ns =
+        s.remaining_ns;
   }
 }
 
@@ -680,7 +731,8 @@ std::vector<SmPool::RunningGroup> SmPool::RunningGroups() const {
   std::vector<RunningGroup> out;
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
-    out.push_back({b.group, groups_[b.group].count, b.per_sm, b.launch, b.client, b.shape, b.rate});
+    out.push_back({b.group, groups_[b.group].count, b.per_sm, b.launch,
+                   b.client, b.shape, b.rate});
   }
   return out;
 }

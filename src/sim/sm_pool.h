@@ -38,13 +38,13 @@ namespace colo::sim {
 
 // What the pool needs to know about a launch to place and run its blocks.
 struct BlockShape {
-  int threads = 0;          // per block, whole warps.
-  int registers = 0;        // per block, allocation granularity applied.
-  int64_t shared_mem = 0;   // per block, with reservation.
-  int max_per_sm = 0;       // occupancy on an empty SM.
-  Duration block_time{0};   // full-speed time of one block.
-  double sm_demand = 0;     // issue share per block at full speed.
-  double dram_demand = 0;   // bytes/s per block at full speed.
+  int threads = 0;         // per block, whole warps.
+  int registers = 0;       // per block, allocation granularity applied.
+  int64_t shared_mem = 0;  // per block, with reservation.
+  int max_per_sm = 0;      // occupancy on an empty SM.
+  Duration block_time{0};  // full-speed time of one block.
+  double sm_demand = 0;    // issue share per block at full speed.
+  double dram_demand = 0;  // bytes/s per block at full speed.
   // Blocks of a higher tier get their rates first, as if the lower tiers
   // were not there; lower tiers share what is left (ideal preemption's
   // strict form; SimGpuOptions). Every block of a real GPU is tier 0.
@@ -66,7 +66,8 @@ class SmPool {
   // event per SM per wave) at a cost below that fraction of a block time per
   // merge; 0 merges exact copies only. REQUIRES: merge_tolerance >= 0.
   static constexpr double kDefaultMergeTolerance = 0.01;
-  explicit SmPool(const GpuSpec& spec, double merge_tolerance = kDefaultMergeTolerance);
+  explicit SmPool(const GpuSpec& spec,
+                  double merge_tolerance = kDefaultMergeTolerance);
 
   // Moves every block's progress forward to `now` at the current rates.
   // REQUIRES: now >= the last sync.
@@ -79,15 +80,17 @@ class SmPool {
   //
   // `remaining_ns`: blocks that already ran part of their work elsewhere
   // (Evict) and have this much of it left, at full speed; < 0: new blocks.
-  int64_t Place(uint32_t launch, ClientId client, const BlockShape& shape, int64_t max_blocks,
-                std::optional<int> client_sm_cap, double remaining_ns = -1);
+  int64_t Place(uint32_t launch, ClientId client, const BlockShape& shape,
+                int64_t max_blocks, std::optional<int> client_sm_cap,
+                double remaining_ns = -1);
 
   // Ideal preemption (SimGpuOptions::ideal_preemption): takes every running
   // block of `launch` off its SMs at once and appends them to `out` (blocks
   // with equal work left together), with their progress if `keep_progress`,
   // else with a whole block's work again; Place puts them back.
   // Call after SyncTo(now); NextFinish() is stale until the next SolveRates().
-  // REQUIRES: the launch has no fused waves (ExtendWaves was never called for it).
+  // REQUIRES: the launch has no fused waves (ExtendWaves was never called for
+  // it).
   struct Evicted {
     int64_t blocks = 0;
     double remaining_ns = 0;  // each block's work left, at full speed.
@@ -100,10 +103,10 @@ class SmPool {
   // hosting the launch are split into up to `cohorts` parts per group, and
   // the part at quantile q of those SMs (by count) is left (q x one block
   // time) of work. So the workers leave one part after another, the last
-  // about one block after the flag, as measured on an H100 (docs/simulator.md).
-  // Blocks whose work is done now are left as they are.
-  // Call after SyncTo(now) and Unfuse(launch); NextFinish() is stale until
-  // the next SolveRates(). REQUIRES: cohorts >= 1.
+  // about one block after the flag, as measured on an H100
+  // (docs/measurements/preemption-costs-h100.md). Blocks whose work is done now
+  // are left as they are. Call after SyncTo(now) and Unfuse(launch);
+  // NextFinish() is stale until the next SolveRates(). REQUIRES: cohorts >= 1.
   void SpreadPhases(uint32_t launch, int cohorts);
 
   // Wave fusion, for the launch first in line for freed slots (it would get
@@ -143,7 +146,7 @@ class SmPool {
   struct Snapshot {
     std::vector<int> group_sms;  // SmGroup SM counts, in order.
     struct Saved {
-      int group_index;          // index into group_sms.
+      int group_index;  // index into group_sms.
       uint32_t launch;
       ClientId client;
       int per_sm;
@@ -160,10 +163,17 @@ class SmPool {
   bool Empty() const { return running_groups_ == 0; }
   // Occupancy measures of the current state.
   // Occupancy measures as of the last SolveRates().
-  double ThreadOccupancy() const { return thread_occupancy_; }  // resident threads / thread slots.
-  double ActiveSmFraction() const { return active_fraction_; }  // SMs with >= 1 block / SMs.
-  double DramUtilization() const { return dram_use_ / spec_.dram_bandwidth; }  // of peak.
-  int ClientSms(ClientId client) const;  // SMs hosting at least one block of `client`.
+  double ThreadOccupancy() const {
+    return thread_occupancy_;
+  }  // resident threads / thread slots.
+  double ActiveSmFraction() const {
+    return active_fraction_;
+  }  // SMs with >= 1 block / SMs.
+  double DramUtilization() const {
+    return dram_use_ / spec_.dram_bandwidth;
+  }  // of peak.
+  int ClientSms(
+      ClientId client) const;  // SMs hosting at least one block of `client`.
   // Every running block group as the sharing rule sees it, as of the last
   // SolveRates() (for tests of the rule and for diagnostics).
   struct RunningGroup {
@@ -173,10 +183,11 @@ class SmPool {
     uint32_t launch;
     ClientId client;
     BlockShape shape;
-    double rate;   // in (0, 1].
+    double rate;  // in (0, 1].
   };
   std::vector<RunningGroup> RunningGroups() const;
-  size_t sm_group_count() const;   // live SmGroups (for tests of the representation).
+  size_t sm_group_count()
+      const;  // live SmGroups (for tests of the representation).
 
  private:
   struct SmGroup {
@@ -191,9 +202,9 @@ class SmPool {
   struct BlockGroup {
     uint32_t launch = 0;
     ClientId client = 0;
-    int group = 0;       // SmGroup slot.
+    int group = 0;  // SmGroup slot.
     int per_sm = 0;
-    int64_t waves = 1;   // back-to-back waves this group runs (see Place).
+    int64_t waves = 1;  // back-to-back waves this group runs (see Place).
     double remaining_ns = 0;
     // Waves committed by ExtendWaves and not yet taken back by Unfuse; the
     // first starts at fused_first_end, each lasts fused_wave_ns.
@@ -220,10 +231,11 @@ class SmPool {
   int NewGroup(int count);
   int NewBlockGroup();
   void FreeBlockGroup(int b);  // marks it dead and returns its slot.
-  int SplitGroup(int g, int take);  // moves `take` SMs of g into a new group; returns it.
+  int SplitGroup(
+      int g, int take);  // moves `take` SMs of g into a new group; returns it.
   // `remaining_ns` < 0: `waves` whole block times of work.
-  void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s, int per_sm,
-                 int64_t waves, double remaining_ns = -1);
+  void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s,
+                 int per_sm, int64_t waves, double remaining_ns = -1);
   void RemoveResident(SmGroup& g, size_t i);
   // Removes every resident block group for which take(group, its SmGroup's
   // SM count) is true, then merges the groups that became alike.
@@ -232,7 +244,8 @@ class SmPool {
   void MergeEmptyGroups();
   void RecomputeNextFinish();
   void MergeEquivalentGroups();
-  bool MatchResidents(const SmGroup& a, const SmGroup& b, std::vector<int>* match) const;
+  bool MatchResidents(const SmGroup& a, const SmGroup& b,
+                      std::vector<int>* match) const;
 
   GpuSpec spec_;
   double merge_tolerance_;

@@ -5,8 +5,8 @@
 
 namespace colo::sim {
 
-void UtilizationTracker::Accrue(TimePoint from, TimePoint to, double occupancy, double active,
-                                double dram) {
+void UtilizationTracker::Accrue(TimePoint from, TimePoint to, double occupancy,
+                                double active, double dram) {
   assert(from <= to);
   if (from == to || (occupancy == 0 && active == 0 && dram == 0)) return;
   int64_t a = ToNanos(from);
@@ -25,7 +25,8 @@ void UtilizationTracker::Accrue(TimePoint from, TimePoint to, double occupancy, 
   }
 }
 
-std::vector<UtilizationSample> UtilizationTracker::Timeline(TimePoint end) const {
+std::vector<UtilizationSample> UtilizationTracker::Timeline(
+    TimePoint end) const {
   std::vector<UtilizationSample> out;
   const int64_t step = interval_.count();
   const int64_t total = ToNanos(end);
@@ -44,13 +45,15 @@ std::vector<UtilizationSample> UtilizationTracker::Timeline(TimePoint end) const
   return out;
 }
 
-UtilizationSample MeanUtilization(const std::vector<UtilizationSample>& timeline, TimePoint end,
-                                  Duration interval) {
+UtilizationSample MeanUtilization(
+    const std::vector<UtilizationSample>& timeline, TimePoint end,
+    Duration interval) {
   UtilizationSample mean;
   const int64_t total = ToNanos(end);
   if (total <= 0) return mean;
   for (const auto& s : timeline) {
-    const double len = static_cast<double>(std::min(interval.count(), total - ToNanos(s.start)));
+    const double len = static_cast<double>(
+        std::min(interval.count(), total - ToNanos(s.start)));
     mean.sm_occupancy += s.sm_occupancy * len;
     mean.sm_active += s.sm_active * len;
     mean.dram_util += s.dram_util * len;

@@ -14,8 +14,9 @@ namespace colo::sim {
 struct UtilizationSample {
   TimePoint start;          // bucket start.
   double sm_occupancy = 0;  // mean fraction of SM thread slots in use.
-  double sm_active = 0;     // mean fraction of SMs with at least one resident block.
-  double dram_util = 0;     // mean fraction of peak DRAM bandwidth in use.
+  double sm_active =
+      0;  // mean fraction of SMs with at least one resident block.
+  double dram_util = 0;  // mean fraction of peak DRAM bandwidth in use.
 };
 
 class UtilizationTracker {
@@ -24,7 +25,8 @@ class UtilizationTracker {
   explicit UtilizationTracker(Duration interval) : interval_(interval) {}
 
   // Adds [from, to) at the given levels. REQUIRES: from <= to.
-  void Accrue(TimePoint from, TimePoint to, double occupancy, double active, double dram);
+  void Accrue(TimePoint from, TimePoint to, double occupancy, double active,
+              double dram);
 
   // The buckets covering [0, end), each a time-weighted mean; the last bucket
   // may be shorter and is averaged over its own length.
@@ -39,7 +41,8 @@ class UtilizationTracker {
 };
 
 // Mean of the samples weighted by their bucket lengths up to `end`.
-UtilizationSample MeanUtilization(const std::vector<UtilizationSample>& timeline, TimePoint end,
-                                  Duration interval);
+UtilizationSample MeanUtilization(
+    const std::vector<UtilizationSample>& timeline, TimePoint end,
+    Duration interval);
 
 }  // namespace colo::sim

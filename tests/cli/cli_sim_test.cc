@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -76,7 +75,8 @@ TEST_F(CliSimTest, NegativeRate) {
           "    workload: {kernels: [{grid: 1, block: 32, duration_us: 5}]}\n"
           "    arrivals: {poisson: -5}\n"),
       5,
-      "jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 (requests/s), got -5");
+      "jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 "
+      "(requests/s), got -5");
 }
 
 TEST_F(CliSimTest, MissingWorkloadFile) {
@@ -102,9 +102,9 @@ TEST_F(CliSimTest, MalformedCsvRow) {
 }
 
 TEST_F(CliSimTest, YamlTypeError) {
-  ExpectBadInput(
-      Sim("gpu: A100\nduration_s: {seconds: 3}\njobs: []\n"), 2,
-      "duration_s: expected a number > 0 and at most 1e+06 (seconds; at least 1 ns), got a mapping");
+  ExpectBadInput(Sim("gpu: A100\nduration_s: {seconds: 3}\njobs: []\n"), 2,
+                 "duration_s: expected a number > 0 and at most 1e+06 "
+                 "(seconds; at least 1 ns), got a mapping");
 }
 
 TEST_F(CliSimTest, YamlSyntaxError) {
@@ -128,12 +128,14 @@ TEST_F(CliSimTest, BadFlagValues) {
       {{"--duration-s", ""}, "--duration-s: expected"},
       {{"--duration-s", "1e30"}, "--duration-s: expected"},
       {{"--bound-us", "1e30"}, "--bound-us: expected"},
-      {{"--seed", "-1"}, "--seed: expected an integer in 0..9223372036854775807"},
+      {{"--seed", "-1"},
+       "--seed: expected an integer in 0..9223372036854775807"},
       {{"--seed", "18446744073709551616"}, "--seed: expected an integer"},
       {{"--seed", ""}, "--seed: expected an integer"},
       {{"--seed", "many"}, "--seed: expected an integer"},
       {{"--out", ""}, "--out: expected a file path"},
-      {{"--policies", "all,mps"}, "--policies: 'all' in 'all,mps': 'all' stands alone"}};
+      {{"--policies", "all,mps"},
+       "--policies: 'all' in 'all,mps': 'all' stands alone"}};
   for (const auto& [args, message] : cases) {
     const ProcessResult bad = Sim(kScenario, args);
     EXPECT_EQ(bad.exit_code, 2) << args[0] << " " << args[1];
@@ -144,7 +146,8 @@ TEST_F(CliSimTest, BadFlagValues) {
   const ProcessResult usage = RunColo({"sim"}, dir_.path());
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, ::testing::StartsWith("colo: error: "));
-  EXPECT_EQ(std::count(usage.err.begin(), usage.err.end(), '\n'), 1) << usage.err;
+  EXPECT_EQ(std::count(usage.err.begin(), usage.err.end(), '\n'), 1)
+      << usage.err;
 }
 
 TEST_F(CliSimTest, ADirectoryOrDeviceIsNotAScenario) {
@@ -217,9 +220,11 @@ TEST_F(CliSimTest, TransfersAreCopiedAndReported) {
   yaml += "    transfers: {in_mb: 2}\n";
   const ProcessResult table = Sim(yaml);
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_THAT(table.out, ::testing::ContainsRegex(
-                             "\ncopies +in [0-9]+ \\([0-9.]+ MiB, engine busy [0-9.]+%\\), "
-                             "out [0-9]+ \\([0-9.]+ MiB, engine busy [0-9.]+%\\)\n"));
+  EXPECT_THAT(
+      table.out,
+      ::testing::ContainsRegex(
+          "\ncopies +in [0-9]+ \\([0-9.]+ MiB, engine busy [0-9.]+%\\), "
+          "out [0-9]+ \\([0-9.]+ MiB, engine busy [0-9.]+%\\)\n"));
   const ProcessResult json = Sim(yaml, {"--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
@@ -238,8 +243,10 @@ TEST_F(CliSimTest, TransfersAreCopiedAndReported) {
   EXPECT_LE(ins, served + iterations + 2);
   // 1 MiB at 25 GB/s is 41944 ns (rounded up), 2 MiB 83887 ns.
   const int64_t in_bytes = in["bytes"].get<int64_t>();
-  const int64_t big = (in_bytes - ins * (int64_t{1} << 20)) >> 20;  // 2 MiB copies.
-  EXPECT_EQ(in_bytes, (ins - big) * (int64_t{1} << 20) + big * (int64_t{2} << 20));
+  const int64_t big =
+      (in_bytes - ins * (int64_t{1} << 20)) >> 20;  // 2 MiB copies.
+  EXPECT_EQ(in_bytes,
+            (ins - big) * (int64_t{1} << 20) + big * (int64_t{2} << 20));
   EXPECT_EQ(in["busy_ns"].get<int64_t>(), (ins - big) * 41944 + big * 83887);
 }
 
@@ -298,13 +305,14 @@ TEST_F(CliSimTest, PoliciesAllPrintsOneRowPerPolicy) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_THAT(r.out, HasSubstr("scenario  cli-demo\n"));
-  EXPECT_THAT(r.out, ::testing::ContainsRegex(
-                         "policy +hp p50 ms +hp p99 ms +hp p99 \\+% +hp delayed "
-                         "+delay p99 us +delay max us +be norm +system +SM occ\n"));
-  for (const char* policy : {"mps", "time-slice", "priority-streams",
-                             "priority", "orion", "tgs"}) {
-    EXPECT_THAT(r.out, ::testing::ContainsRegex("\n" + std::string(policy) +
-                                                " +[0-9]"))
+  EXPECT_THAT(r.out,
+              ::testing::ContainsRegex(
+                  "policy +hp p50 ms +hp p99 ms +hp p99 \\+% +hp delayed "
+                  "+delay p99 us +delay max us +be norm +system +SM occ\n"));
+  for (const char* policy :
+       {"mps", "time-slice", "priority-streams", "priority", "orion", "tgs"}) {
+    EXPECT_THAT(
+        r.out, ::testing::ContainsRegex("\n" + std::string(policy) + " +[0-9]"))
         << policy;
   }
 }
@@ -327,15 +335,20 @@ TEST_F(CliSimTest, PoliciesJsonIsAnArrayOfRunReports) {
 }
 
 TEST_F(CliSimTest, IdealAddsTheBoundAsALastRowAndNeedsPolicies) {
-  const ProcessResult r =
-      Sim(kScenario, {"--policies", "priority", "--ideal", "--duration-s", "0.05"});
+  const ProcessResult r = Sim(
+      kScenario, {"--policies", "priority", "--ideal", "--duration-s", "0.05"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, ::testing::ContainsRegex("\npriority +[0-9].*\nideal bound +[0-9.]+ +[0-9.]+ +\\+0\\.0% "));
+  EXPECT_THAT(
+      r.out,
+      ::testing::ContainsRegex(
+          "\npriority +[0-9].*\nideal bound +[0-9.]+ +[0-9.]+ +\\+0\\.0% "));
   EXPECT_THAT(r.out, HasSubstr("\nideal bound: not a policy but a bound"));
   const ProcessResult alone = Sim(kScenario, {"--ideal"});
   EXPECT_EQ(alone.exit_code, 2);
-  EXPECT_THAT(alone.err, HasSubstr("--ideal adds the ideal-preemption bound to a comparison of "
-                                   "policies: pass --policies too"));
+  EXPECT_THAT(
+      alone.err,
+      HasSubstr("--ideal adds the ideal-preemption bound to a comparison of "
+                "policies: pass --policies too"));
   EXPECT_EQ(alone.out, "");
 }
 
@@ -366,13 +379,16 @@ TEST_F(CliSimTest, BoundMustBePositiveAndNeedsThePriorityPolicy) {
 // --bound-us 25,50,...: the priority row once per bound, named with it, in
 // the place priority has in the list; a single bound keeps the plain name.
 TEST_F(CliSimTest, SeveralBoundsMakeAPriorityRowEach) {
-  const ProcessResult r = Sim(kScenario, {"--policies", "mps,priority,tgs", "--bound-us",
-                                          "25,400,25", "--duration-s", "0.05"});
+  const ProcessResult r =
+      Sim(kScenario, {"--policies", "mps,priority,tgs", "--bound-us",
+                      "25,400,25", "--duration-s", "0.05"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, ::testing::ContainsRegex("\nmps +[0-9][^\n]*\npriority 25us +[0-9][^\n]*\n"
-                                              "priority 400us +[0-9][^\n]*\ntgs +[0-9]"));
-  const ProcessResult json = Sim(kScenario, {"--policies", "priority", "--bound-us", "25,400",
-                                             "--duration-s", "0.05", "--json"});
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "\nmps +[0-9][^\n]*\npriority 25us +[0-9][^\n]*\n"
+                         "priority 400us +[0-9][^\n]*\ntgs +[0-9]"));
+  const ProcessResult json =
+      Sim(kScenario, {"--policies", "priority", "--bound-us", "25,400",
+                      "--duration-s", "0.05", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto runs = nlohmann::json::parse(json.out);
   ASSERT_EQ(runs.size(), 2u);
@@ -380,22 +396,29 @@ TEST_F(CliSimTest, SeveralBoundsMakeAPriorityRowEach) {
   EXPECT_EQ(runs[1]["preemption_bound_us"], 400.0);
   // Each bound is checked; several need --policies.
   for (const char* bad : {"25,0", "25,,50", "25,x", "50,"}) {
-    const ProcessResult e = Sim(kScenario, {"--policies", "priority", "--bound-us", bad});
+    const ProcessResult e =
+        Sim(kScenario, {"--policies", "priority", "--bound-us", bad});
     EXPECT_EQ(e.exit_code, 2) << bad;
-    EXPECT_THAT(e.err, HasSubstr("--bound-us " + std::string(bad) + ": expected a number > 0")) << bad;
+    EXPECT_THAT(e.err, HasSubstr("--bound-us " + std::string(bad) +
+                                 ": expected a number > 0"))
+        << bad;
     EXPECT_EQ(e.out, "") << bad;
   }
   std::string yaml = kScenario;
   yaml.replace(yaml.find("jobs:"), 0, "policy: priority\n");
   const ProcessResult single_run = Sim(yaml, {"--bound-us", "25,50"});
   EXPECT_EQ(single_run.exit_code, 2);
-  EXPECT_THAT(single_run.err, HasSubstr("--bound-us 25,50: several bounds make one priority run "
-                                        "each, for a comparison table: pass --policies"));
+  EXPECT_THAT(
+      single_run.err,
+      HasSubstr("--bound-us 25,50: several bounds make one priority run "
+                "each, for a comparison table: pass --policies"));
   EXPECT_EQ(single_run.out, "");
   // One bound named twice is one bound.
-  const ProcessResult twice = Sim(yaml, {"--bound-us", "25,25", "--duration-s", "0.05"});
+  const ProcessResult twice =
+      Sim(yaml, {"--bound-us", "25,25", "--duration-s", "0.05"});
   ASSERT_EQ(twice.exit_code, 0) << twice.err;
-  EXPECT_THAT(twice.out, HasSubstr("policy    priority (preemption bound 25us)\n"));
+  EXPECT_THAT(twice.out,
+              HasSubstr("policy    priority (preemption bound 25us)\n"));
 }
 
 TEST_F(CliSimTest, OptionOfAnotherPolicyNamesOptionPolicyAndLine) {
@@ -412,8 +435,8 @@ TEST_F(CliSimTest, ScenarioPolicyOptionsOfOtherPoliciesDoNotBreakOtherRuns) {
   std::string yaml = kScenario;
   yaml.replace(yaml.find("jobs:"), 0,
                "policy: {name: orion, orion_be_cap_us: 400}\n");
-  const ProcessResult r = Sim(yaml, {"--policies", "all", "--bound-us", "50",
-                                     "--duration-s", "0.05"});
+  const ProcessResult r = Sim(
+      yaml, {"--policies", "all", "--bound-us", "50", "--duration-s", "0.05"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\npriority "));
 }
@@ -453,8 +476,10 @@ TEST_F(CliSimTest, WaveByWaveIsReportedAndAgreesWithTheFusedDefault) {
   EXPECT_EQ(p["wave_by_wave"], true);
   const double kf = f["kernels_simulated"], kp = p["kernels_simulated"];
   EXPECT_NEAR(kf / kp, 1.0, 0.01);
-  EXPECT_NEAR(f["system_throughput"].get<double>(), p["system_throughput"].get<double>(), 0.01);
-  EXPECT_THAT(Sim(kMultiWave, {"--wave-by-wave"}).out, HasSubstr("wave by wave"));
+  EXPECT_NEAR(f["system_throughput"].get<double>(),
+              p["system_throughput"].get<double>(), 0.01);
+  EXPECT_THAT(Sim(kMultiWave, {"--wave-by-wave"}).out,
+              HasSubstr("wave by wave"));
   EXPECT_THAT(Sim(kMultiWave, {}).out, Not(HasSubstr("wave by wave")));
 
   // --fuse-waves, once the opt-in, is the default: accepted, same output;

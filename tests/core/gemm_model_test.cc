@@ -40,7 +40,8 @@ TEST(GemmModelTest, PeaksAreTheWhitepapersFigures) {
   // at the FP32 rate.
   GpuSpec plain = a100;
   plain.tensor_flops = 0;
-  EXPECT_DOUBLE_EQ(PeakFlops(plain, MathUnit::kFp16Tensor), PeakFlops(plain, MathUnit::kFp32));
+  EXPECT_DOUBLE_EQ(PeakFlops(plain, MathUnit::kFp16Tensor),
+                   PeakFlops(plain, MathUnit::kFp32));
   // A MIG slice gets its SMs' share.
   const GpuSpec slice = a100.MigSlice("3g.20gb").value();
   EXPECT_NEAR(slice.tensor_flops, 312e12 * 42 / 108, 1e6);
@@ -50,8 +51,10 @@ TEST(GemmModelTest, ALargeGemmRunsAtItsEfficiencyOfThePeak) {
   const GpuSpec a100 = Preset("A100");
   GemmShape s = Shape(8192, 8192, 8192);
   const double flops = 2.0 * 8192 * 8192 * 8192;
-  const double efficiency = kGemmComputeEfficiency * 8192 / (8192 + kGemmKOverhead);
-  EXPECT_NEAR(SoloUs(a100, s), flops / (19.49e12 * efficiency) * 1e6, 0.01 * 1e6 * flops / 19.49e12);
+  const double efficiency =
+      kGemmComputeEfficiency * 8192 / (8192 + kGemmKOverhead);
+  EXPECT_NEAR(SoloUs(a100, s), flops / (19.49e12 * efficiency) * 1e6,
+              0.01 * 1e6 * flops / 19.49e12);
   // Tensor math is as much faster as its peak.
   s.math = MathUnit::kFp16Tensor;
   s.input_bytes = s.output_bytes = 2;
@@ -63,7 +66,8 @@ TEST(GemmModelTest, MemoryBoundShapesTakeTheirBytesTime) {
   const GpuSpec a100 = Preset("A100");
   const GemmShape s = Shape(16384, 1, 16384);
   const double bytes = (16384.0 * 16384 + 16384) * 4 + 16384.0 * 4;
-  EXPECT_NEAR(SoloUs(a100, s), bytes / (1555e9 * kGemmMemoryEfficiency) * 1e6, 0.01);
+  EXPECT_NEAR(SoloUs(a100, s), bytes / (1555e9 * kGemmMemoryEfficiency) * 1e6,
+              0.01);
   const GemmLaunch l = PlanGemm(a100, s, "gemv").value();
   const WorkTiming t = EstimateWork(a100, ShapeOf(l), l.work).value();
   EXPECT_NEAR(t.dram_throughput, kGemmMemoryEfficiency, 1e-6);
@@ -79,20 +83,24 @@ TEST(GemmModelTest, FewerTilesThanSmsLeaveTheOtherSmsIdle) {
   EXPECT_EQ(l.block.x, 128);
   const double flops = 2.0 * 256 * 256 * 4096;
   const double fp32 = 2.0 * 108 * 1.41e9 * 64;
-  const double per_sm = fp32 / 108 * kGemmComputeEfficiency * 4096 / (4096 + kGemmKOverhead);
-  EXPECT_NEAR(SoloUs(a100, Shape(256, 256, 4096)), flops / (16 * per_sm) * 1e6, 0.01);
+  const double per_sm =
+      fp32 / 108 * kGemmComputeEfficiency * 4096 / (4096 + kGemmKOverhead);
+  EXPECT_NEAR(SoloUs(a100, Shape(256, 256, 4096)), flops / (16 * per_sm) * 1e6,
+              0.01);
 }
 
 TEST(GemmModelTest, TheLaunchCoversEverySmWithTheLargestTileThatCan) {
   const GpuSpec a100 = Preset("A100");
-  GemmLaunch big = PlanGemm(a100, Shape(4096, 4096, 4096), "cublasSgemm").value();
+  GemmLaunch big =
+      PlanGemm(a100, Shape(4096, 4096, 4096), "cublasSgemm").value();
   EXPECT_EQ(big.name, "cublasSgemm fp32 128x128 m=4096 n=4096 k=4096");
   EXPECT_EQ(big.grid.x, 32 * 32);
   EXPECT_EQ(big.block.x, 256);
   EXPECT_EQ(big.registers_per_thread, 128);
   EXPECT_EQ(big.shared_mem, 256 * 64);
   EXPECT_DOUBLE_EQ(big.work.flops, 2.0 * 4096 * 4096 * 4096);
-  EXPECT_DOUBLE_EQ(big.work.bytes, 3.0 * 4096 * 4096 * 4);  // A, B read; C written
+  EXPECT_DOUBLE_EQ(big.work.bytes,
+                   3.0 * 4096 * 4096 * 4);  // A, B read; C written
   // 1024 x 1024: 64 tiles of 128x128 would leave 44 SMs idle; 128x64 gives 128.
   GemmLaunch mid = PlanGemm(a100, Shape(1024, 1024, 1024), "g").value();
   EXPECT_EQ(mid.grid.x, 128);
@@ -104,19 +112,23 @@ TEST(GemmModelTest, TheLaunchCoversEverySmWithTheLargestTileThatCan) {
   // Reading C doubles its bytes.
   GemmShape rc = Shape(4096, 4096, 4096);
   rc.reads_c = true;
-  EXPECT_DOUBLE_EQ(PlanGemm(a100, rc, "g").value().work.bytes, 4.0 * 4096 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(PlanGemm(a100, rc, "g").value().work.bytes,
+                   4.0 * 4096 * 4096 * 4);
   // A fused epilogue's bytes count once a batch entry; its FLOPs do not.
   GemmShape fused = Shape(4096, 4096, 4096, 2);
   fused.epilogue_bytes = 4096.0 * 4096 / 8;  // a ReLU bit mask
   const GemmLaunch fl = PlanGemm(a100, fused, "g").value();
-  EXPECT_DOUBLE_EQ(fl.work.bytes, 2 * (3.0 * 4096 * 4096 * 4 + 4096.0 * 4096 / 8));
+  EXPECT_DOUBLE_EQ(fl.work.bytes,
+                   2 * (3.0 * 4096 * 4096 * 4 + 4096.0 * 4096 / 8));
   EXPECT_DOUBLE_EQ(fl.work.flops, 2 * 2.0 * 4096 * 4096 * 4096);
   // A matrix that covers half of its tiles wastes half of them: 384 x 64 in
   // 32 batches is 96 tiles of 128x128 on the V100's 80 SMs...
   const double k_share = 384.0 / (384 + kGemmKOverhead);
-  const GemmLaunch half = PlanGemm(Preset("V100"), Shape(384, 64, 384, 32), "g").value();
+  const GemmLaunch half =
+      PlanGemm(Preset("V100"), Shape(384, 64, 384, 32), "g").value();
   EXPECT_NE(half.name.find("128x128"), std::string::npos);
-  EXPECT_NEAR(half.work.efficiency, kGemmComputeEfficiency * k_share * 0.5, 1e-12);
+  EXPECT_NEAR(half.work.efficiency, kGemmComputeEfficiency * k_share * 0.5,
+              1e-12);
   // ... and 192 whole tiles of 64x64 on the A100's 108 (96 tiles would not
   // cover them).
   const GemmLaunch whole = PlanGemm(a100, Shape(384, 64, 384, 32), "g").value();
@@ -126,8 +138,10 @@ TEST(GemmModelTest, TheLaunchCoversEverySmWithTheLargestTileThatCan) {
   const GemmLaunch gemv = PlanGemm(a100, Shape(1000, 1, 512), "v").value();
   EXPECT_EQ(gemv.grid.x, 8);
   EXPECT_EQ(gemv.block.x, 128);
-  EXPECT_NEAR(gemv.work.efficiency,
-              kGemmComputeEfficiency * 512 / (512 + kGemmKOverhead) * 1000 / 1024, 1e-12);
+  EXPECT_NEAR(
+      gemv.work.efficiency,
+      kGemmComputeEfficiency * 512 / (512 + kGemmKOverhead) * 1000 / 1024,
+      1e-12);
 }
 
 TEST(GemmModelTest, ShapesThatLaunchNothingOrCannotBeLaunchedAreRefused) {
@@ -140,7 +154,9 @@ TEST(GemmModelTest, ShapesThatLaunchNothingOrCannotBeLaunchedAreRefused) {
   bad_epilogue.epilogue_bytes = -1;
   EXPECT_FALSE(PlanGemm(a100, bad_epilogue, "g").ok());
   // 2^20 x 2^20 x 4096 batches: more tiles than CUDA's grid holds.
-  EXPECT_FALSE(PlanGemm(a100, Shape(int64_t{1} << 20, int64_t{1} << 20, 8, 4096), "g").ok());
+  EXPECT_FALSE(
+      PlanGemm(a100, Shape(int64_t{1} << 20, int64_t{1} << 20, 8, 4096), "g")
+          .ok());
   // k = 0 is a GEMM that only scales C: no FLOPs, still a launch.
   GemmShape scale = Shape(64, 64, 0);
   scale.reads_c = true;
@@ -160,15 +176,16 @@ TEST(GemmModelTest, ShapesThatLaunchNothingOrCannotBeLaunchedAreRefused) {
 // GEMMs and 24 softmaxes), and the token count from the projections' FLOPs
 // at the V100's FP32 peak: batch 2 x 384 tokens, hidden 1024, FFN 4096, 16
 // heads of 64. Grouped by kernel name and Orion's SM_usage:
-//   volta_sgemm_128x64_tn 192: Q, K, V and output projections, 768 x 1024 x 1024
-//   volta_sgemm_128x64_tn 288: FFN up, 768 x 4096 x 1024
+//   volta_sgemm_128x64_tn 192: Q, K, V and output projections, 768 x 1024 x
+//   1024 volta_sgemm_128x64_tn 288: FFN up, 768 x 4096 x 1024
 //   volta_sgemm_128x32_tn 240: FFN down, 768 x 1024 x 4096
 //   volta_sgemm_128x64_tn 144: attention scores, 32 x (384 x 384 x 64)
 //   volta_sgemm_128x64_nn  48: attention x V, 32 x (384 x 64 x 384)
 TEST(GemmModelTest, MatchesCublasSgemmsMeasuredInOrionsBertLargeTable) {
   std::ifstream in(std::string(COLO_DATA_DIR) + "/orion/bert_2_fwd");
   ASSERT_TRUE(in) << "data/orion/bert_2_fwd";
-  std::map<std::string, std::vector<double>> ns;  // "name SM_usage" -> durations
+  std::map<std::string, std::vector<double>>
+      ns;  // "name SM_usage" -> durations
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
@@ -179,7 +196,8 @@ TEST(GemmModelTest, MatchesCublasSgemmsMeasuredInOrionsBertLargeTable) {
     std::getline(row, footprint, ',');
     std::getline(row, sm_usage, ',');
     std::getline(row, duration, ',');
-    if (name.rfind("volta_sgemm", 0) == 0) ns[name + " " + sm_usage].push_back(std::stod(duration));
+    if (name.rfind("volta_sgemm", 0) == 0)
+      ns[name + " " + sm_usage].push_back(std::stod(duration));
   }
   struct Group {
     const char* key;
@@ -201,7 +219,8 @@ TEST(GemmModelTest, MatchesCublasSgemmsMeasuredInOrionsBertLargeTable) {
     const double measured_us = d[d.size() / 2] / 1e3;
     const double model_us = SoloUs(v100, g.shape);
     EXPECT_NEAR(model_us / measured_us, 1.0, 0.10)
-        << g.key << ": model " << model_us << " us, measured median " << measured_us << " us";
+        << g.key << ": model " << model_us << " us, measured median "
+        << measured_us << " us";
   }
 }
 

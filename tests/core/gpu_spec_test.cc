@@ -46,13 +46,16 @@ TEST(GpuSpecTest, PresetsCarryL2BusWidthAndAMemoryClockThatFitsTheirBandwidth) {
     int64_t l2_kib;
     int bus_bits;
     double published_mhz;
-  } parts[] = {{"V100", 6144, 4096, 877}, {"A100", 40960, 5120, 1215}, {"H100", 51200, 5120, 2619}};
+  } parts[] = {{"V100", 6144, 4096, 877},
+               {"A100", 40960, 5120, 1215},
+               {"H100", 51200, 5120, 2619}};
   for (const auto& p : parts) {
     SCOPED_TRACE(p.gpu);
     const GpuSpec g = *GpuPreset(p.gpu);
     EXPECT_EQ(g.l2_cache_bytes, p.l2_kib * 1024);
     EXPECT_EQ(g.memory_bus_bits, p.bus_bits);
-    EXPECT_NEAR(MemoryClockKhz(g) / 1e3, p.published_mhz, p.published_mhz * 0.005);
+    EXPECT_NEAR(MemoryClockKhz(g) / 1e3, p.published_mhz,
+                p.published_mhz * 0.005);
   }
   GpuSpec unknown = *GpuPreset("A100");
   unknown.memory_bus_bits = 0;
@@ -92,9 +95,11 @@ TEST(GpuSpecTest, ReservedSharedMemoryFitsBesideTheLargestBlock) {
   s.reserved_shared_mem_per_block = 9223372036854775807;
   Status st = s.Validate();
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
-                              "max_shared_mem_per_block (1024 bytes)"),
-            std::string::npos)
+  EXPECT_NE(
+      st.message().find(
+          "reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
+          "max_shared_mem_per_block (1024 bytes)"),
+      std::string::npos)
       << st.message();
 }
 
@@ -114,19 +119,26 @@ TEST(GpuSpecTest, MigProfilesAreNamedUniqueAndFitTheGpu) {
     return g.Validate().message();
   };
   // Counted twice by a loop that did not stop at the first match.
-  EXPECT_NE(error({{"1g.5gb", 1, 14, 1}, {"1g.5gb", 1, 14, 1}}).find("is given twice"),
+  EXPECT_NE(error({{"1g.5gb", 1, 14, 1}, {"1g.5gb", 1, 14, 1}})
+                .find("is given twice"),
             std::string::npos);
-  EXPECT_NE(error({{"", 1, 14, 1}}).find("expected a non-empty name"), std::string::npos);
+  EXPECT_NE(error({{"", 1, 14, 1}}).find("expected a non-empty name"),
+            std::string::npos);
   const std::string control = error({{"1g\n5gb", 1, 14, 1}});
   EXPECT_NE(control.find("'1g\\n5gb'"), std::string::npos) << control;
   EXPECT_FALSE(HasControlCharacter(control));
   // Seven 108-SM instances on one 108-SM GPU.
-  EXPECT_NE(error({{"1g.all", 1, 108, 1}}).find("7 instances of it fit in the GPU's 7 compute "
-                                                "slices, and they would need 756 SMs of its 108"),
+  EXPECT_NE(error({{"1g.all", 1, 108, 1}})
+                .find("7 instances of it fit in the GPU's 7 compute "
+                      "slices, and they would need 756 SMs of its 108"),
             std::string::npos);
-  EXPECT_NE(error({{"1g.16", 1, 16, 1}}).find("expected at most 15 SMs"), std::string::npos);
-  EXPECT_EQ(error({{"1g.15", 1, 15, 1}, {"3g.54", 3, 54, 4}, {"4g.108", 4, 108, 4}}), "");
-  EXPECT_NE(error({{"3g.55", 3, 55, 4}}).find("110 SMs of its 108"), std::string::npos);
+  EXPECT_NE(error({{"1g.16", 1, 16, 1}}).find("expected at most 15 SMs"),
+            std::string::npos);
+  EXPECT_EQ(
+      error({{"1g.15", 1, 15, 1}, {"3g.54", 3, 54, 4}, {"4g.108", 4, 108, 4}}),
+      "");
+  EXPECT_NE(error({{"3g.55", 3, 55, 4}}).find("110 SMs of its 108"),
+            std::string::npos);
 }
 
 TEST(GpuSpecTest, NameWithAControlCharacterIsRefused) {
@@ -134,8 +146,9 @@ TEST(GpuSpecTest, NameWithAControlCharacterIsRefused) {
   s.name = "v100\r";
   Status st = s.Validate();
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("'v100\\r': name must not hold control characters"),
-            std::string::npos);
+  EXPECT_NE(
+      st.message().find("'v100\\r': name must not hold control characters"),
+      std::string::npos);
 }
 
 }  // namespace

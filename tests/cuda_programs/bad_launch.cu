@@ -31,14 +31,13 @@ int main() {
   std::printf("block_z_128=%d\n", Last());
   limits_step<<<1, 32, 100 * 1024, a>>>(x);
   std::printf("shared_100k=%d\n", Last());
-  CUDA_CHECK(cudaFuncSetAttribute(limits_step,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  100 * 1024));
+  CUDA_CHECK(cudaFuncSetAttribute(
+      limits_step, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
   limits_step<<<1, 32, 100 * 1024, a>>>(x);
   std::printf("shared_100k_opted_in=%d\n", Last());
-  std::printf("null_function=%d\n",
-              static_cast<int>(cudaLaunchKernel(static_cast<const void*>(nullptr),
-                                                dim3(1), dim3(32), nullptr, 0, a)));
+  std::printf("null_function=%d\n", static_cast<int>(cudaLaunchKernel(
+                                        static_cast<const void*>(nullptr),
+                                        dim3(1), dim3(32), nullptr, 0, a)));
   (void)cudaGetLastError();
   // Nothing of the refused launches surfaces later, on either stream.
   std::printf("sync_other=%d\n", static_cast<int>(cudaStreamSynchronize(b)));

@@ -44,9 +44,11 @@ int main() {
               Code(cudaMemcpy(small, host, 8, static_cast<cudaMemcpyKind>(7))));
   std::printf("memset_past_end=%d\n", Code(cudaMemset(small, 0, 1001)));
   int on_stack = 5;
-  std::printf("memset_host=%d\n", Code(cudaMemset(&on_stack, 0, sizeof(on_stack))));
+  std::printf("memset_host=%d\n",
+              Code(cudaMemset(&on_stack, 0, sizeof(on_stack))));
   std::printf("pitched_past_end=%d\n",
-              Code(cudaMemcpy2D(small, 512, host, 512, 100, 3, cudaMemcpyHostToDevice)));
+              Code(cudaMemcpy2D(small, 512, host, 512, 100, 3,
+                                cudaMemcpyHostToDevice)));
   // What fits is copied: the whole allocation, and host to host by default.
   std::printf("h2d_exact=%d\n",
               Code(cudaMemcpy(small, host, 1000, cudaMemcpyHostToDevice)));
@@ -56,12 +58,14 @@ int main() {
   cudaStream_t gone;
   CUDA_CHECK(cudaStreamCreate(&gone));
   CUDA_CHECK(cudaStreamDestroy(gone));
-  std::printf("async_destroyed_stream=%d\n",
-              Code(cudaMemcpyAsync(small, host, 8, cudaMemcpyHostToDevice, gone)));
+  std::printf(
+      "async_destroyed_stream=%d\n",
+      Code(cudaMemcpyAsync(small, host, 8, cudaMemcpyHostToDevice, gone)));
   std::printf("memset_async_destroyed_stream=%d\n",
               Code(cudaMemsetAsync(small, 0, 8, gone)));
-  std::printf("async_past_end=%d\n",
-              Code(cudaMemcpyAsync(host, big + 8000, 400, cudaMemcpyDeviceToHost, 0)));
+  std::printf(
+      "async_past_end=%d\n",
+      Code(cudaMemcpyAsync(host, big + 8000, 400, cudaMemcpyDeviceToHost, 0)));
   // Freed memory.
   char* freed = nullptr;
   CUDA_CHECK(cudaMalloc(&freed, 64));

@@ -37,13 +37,13 @@
 #include <cstring>
 
 // As CUDA_CHECK, but usable inside lambdas: exits 3 on an error.
-#define CHECK(call)                                                    \
-  do {                                                                 \
-    cudaError_t e_ = (call);                                           \
-    if (e_ != cudaSuccess) {                                           \
-      std::printf("cuda_error=%d at line %d\n", (int)e_, __LINE__);   \
-      std::exit(3);                                                    \
-    }                                                                  \
+#define CHECK(call)                                                 \
+  do {                                                              \
+    cudaError_t e_ = (call);                                        \
+    if (e_ != cudaSuccess) {                                        \
+      std::printf("cuda_error=%d at line %d\n", (int)e_, __LINE__); \
+      std::exit(3);                                                 \
+    }                                                               \
   } while (0)
 
 __global__ void copy_gate(float* x) { x[threadIdx.x] += 1.0f; }
@@ -55,7 +55,8 @@ static float Ms(cudaEvent_t a, cudaEvent_t b) {
 }
 
 static double WallMs(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - since)
       .count();
 }
 
@@ -69,7 +70,8 @@ int main() {
   CHECK(cudaMallocHost(&pinned, bytes));
   char* pageable = static_cast<char*>(std::malloc(bytes));
   if (pageable == nullptr) return 3;
-  for (size_t i = 0; i < bytes; i += 4096) pinned[i] = static_cast<char>(i / 4096);
+  for (size_t i = 0; i < bytes; i += 4096)
+    pinned[i] = static_cast<char>(i / 4096);
   // The host moves the bytes (sim mode): touched once here, so that no case
   // pays for first-touch page faults.
   CHECK(cudaMemset(dev_a, 1, bytes));
@@ -91,20 +93,23 @@ int main() {
     return Ms(e0, e1);
   };
   std::printf("h2d_ms=%.4f\n", timed([&] {
-    CHECK(cudaMemcpyAsync(dev_a, pinned, bytes, cudaMemcpyHostToDevice, s1));
-  }));
+                CHECK(cudaMemcpyAsync(dev_a, pinned, bytes,
+                                      cudaMemcpyHostToDevice, s1));
+              }));
   std::printf("d2h_ms=%.4f\n", timed([&] {
-    CHECK(cudaMemcpyAsync(pinned, dev_a, bytes, cudaMemcpyDeviceToHost, s1));
-  }));
+                CHECK(cudaMemcpyAsync(pinned, dev_a, bytes,
+                                      cudaMemcpyDeviceToHost, s1));
+              }));
   std::printf("pageable_ms=%.4f\n", timed([&] {
-    CHECK(cudaMemcpyAsync(dev_b, pageable, bytes, cudaMemcpyHostToDevice, s1));
-  }));
-  std::printf("memset_ms=%.4f\n", timed([&] {
-    CHECK(cudaMemsetAsync(dev_b, 0, bytes, s1));
-  }));
-  std::printf("d2d_ms=%.4f\n", timed([&] {
-    CHECK(cudaMemcpyAsync(dev_b, dev_a, bytes, cudaMemcpyDefault, s1));
-  }));
+                CHECK(cudaMemcpyAsync(dev_b, pageable, bytes,
+                                      cudaMemcpyHostToDevice, s1));
+              }));
+  std::printf("memset_ms=%.4f\n",
+              timed([&] { CHECK(cudaMemsetAsync(dev_b, 0, bytes, s1)); }));
+  std::printf(
+      "d2d_ms=%.4f\n", timed([&] {
+        CHECK(cudaMemcpyAsync(dev_b, dev_a, bytes, cudaMemcpyDefault, s1));
+      }));
 
   // Two copies released together: s2 waits for the gate's event on s1.
   auto pair = [&](cudaMemcpyKind second, float* first_ms, float* second_ms) {
@@ -128,8 +133,8 @@ int main() {
   std::printf("duplex_in_ms=%.4f\nduplex_out_ms=%.4f\n", in_ms, out_ms);
   float a_ms = 0, b_ms = 0;
   pair(cudaMemcpyHostToDevice, &a_ms, &b_ms);
-  std::printf("same_first_ms=%.4f\nsame_second_ms=%.4f\n", a_ms < b_ms ? a_ms : b_ms,
-              a_ms < b_ms ? b_ms : a_ms);
+  std::printf("same_first_ms=%.4f\nsame_second_ms=%.4f\n",
+              a_ms < b_ms ? a_ms : b_ms, a_ms < b_ms ? b_ms : a_ms);
 
   // A copy beside a kernel: s2's copy does not wait for s1's gate kernel.
   copy_gate<<<1, 32, 0, s1>>>(gate);
@@ -147,20 +152,23 @@ int main() {
   CHECK(cudaMemcpy(pinned, dev_a, bytes, cudaMemcpyDeviceToHost));
   std::printf("sync_d2h_wall_ms=%.4f\n", WallMs(t0));
   bool same = true;
-  for (size_t i = 0; i < bytes; i += 4096) same &= pinned[i] == static_cast<char>(i / 4096);
+  for (size_t i = 0; i < bytes; i += 4096)
+    same &= pinned[i] == static_cast<char>(i / 4096);
   std::printf("roundtrip=%s\n", same ? "ok" : "changed");
 
   // Asynchronous bytes arrive in issue order, and are there after a sync.
   char* pinned_out = nullptr;
   CHECK(cudaMallocHost(&pinned_out, bytes));
-  for (size_t i = 0; i < bytes; i += 4096) pinned[i] = static_cast<char>(i / 4096 + 1);
+  for (size_t i = 0; i < bytes; i += 4096)
+    pinned[i] = static_cast<char>(i / 4096 + 1);
   CHECK(cudaMemcpyAsync(dev_b, pinned, bytes, cudaMemcpyHostToDevice, s1));
   CHECK(cudaEventRecord(e0, s1));
   CHECK(cudaStreamWaitEvent(s2, e0, 0));
   CHECK(cudaMemcpyAsync(pinned_out, dev_b, bytes, cudaMemcpyDeviceToHost, s2));
   CHECK(cudaStreamSynchronize(s2));
   same = true;
-  for (size_t i = 0; i < bytes; i += 4096) same &= pinned_out[i] == static_cast<char>(i / 4096 + 1);
+  for (size_t i = 0; i < bytes; i += 4096)
+    same &= pinned_out[i] == static_cast<char>(i / 4096 + 1);
   std::printf("async_roundtrip=%s\n", same ? "ok" : "changed");
   CHECK(cudaMemsetAsync(dev_a, 0x5a, bytes, s1));
   CHECK(cudaMemcpyAsync(pinned_out, dev_a, bytes, cudaMemcpyDeviceToHost, s1));

@@ -6,11 +6,11 @@
 
 #include <cstdio>
 
-#define CUDA_CHECK(call)                                             \
-  do {                                                               \
-    cudaError_t e_ = (call);                                         \
-    if (e_ != cudaSuccess) {                                         \
+#define CUDA_CHECK(call)                                            \
+  do {                                                              \
+    cudaError_t e_ = (call);                                        \
+    if (e_ != cudaSuccess) {                                        \
       std::printf("cuda_error=%d at line %d\n", (int)e_, __LINE__); \
-      return 3;                                                      \
-    }                                                                \
+      return 3;                                                     \
+    }                                                               \
   } while (0)

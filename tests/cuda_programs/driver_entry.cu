@@ -28,27 +28,29 @@ int main() {
   void* alloc_fn = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
   std::printf("alloc_entry=%d\n",
-              (int)cudaGetDriverEntryPointByVersion("cuMemAlloc", &alloc_fn, 12000,
-                                                    cudaEnableDefault, &status));
+              (int)cudaGetDriverEntryPointByVersion(
+                  "cuMemAlloc", &alloc_fn, 12000, cudaEnableDefault, &status));
   std::printf("alloc_entry_status=%d\n", (int)status);
   void* free_fn = nullptr;
   status = cudaDriverEntryPointSymbolNotFound;
   std::printf("free_entry=%d\n",
-              (int)cudaGetDriverEntryPointByVersion("cuMemFree", &free_fn, 13000,
-                                                    cudaEnableDefault, &status));
+              (int)cudaGetDriverEntryPointByVersion(
+                  "cuMemFree", &free_fn, 13000, cudaEnableDefault, &status));
   std::printf("free_entry_status=%d\n", (int)status);
-  std::printf("same_as_dlsym=%d\n",
-              alloc_fn != nullptr && alloc_fn == dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"));
+  std::printf(
+      "same_as_dlsym=%d\n",
+      alloc_fn != nullptr && alloc_fn == dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"));
   if (alloc_fn == nullptr || free_fn == nullptr) return 0;
   CUdeviceptr p = 0;
-  std::printf("alloc=%d\n", (int)reinterpret_cast<MemAlloc>(alloc_fn)(&p, 1 << 20));
+  std::printf("alloc=%d\n",
+              (int)reinterpret_cast<MemAlloc>(alloc_fn)(&p, 1 << 20));
   CUDA_CHECK(cudaMemGetInfo(&free1, &total));
   std::printf("alloc_seen=%d\n", free0 - free1 == (1 << 20));
   std::printf("free=%d\n", (int)reinterpret_cast<MemFree>(free_fn)(p));
   CUDA_CHECK(cudaMemGetInfo(&free2, &total));
   std::printf("free_seen=%d\n", free2 == free0);
   std::printf("null_fn=%d\n",
-              (int)cudaGetDriverEntryPointByVersion("cuMemAlloc", nullptr, 12000,
-                                                    cudaEnableDefault, nullptr));
+              (int)cudaGetDriverEntryPointByVersion(
+                  "cuMemAlloc", nullptr, 12000, cudaEnableDefault, nullptr));
   return 0;
 }

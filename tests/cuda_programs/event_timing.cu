@@ -152,7 +152,8 @@ int main() {
     event_step<<<1, 32, 0, t>>>(x);
     const cudaError_t q = cudaStreamQuery(t);
     other_ms = MsSince(start);
-    if (q != cudaSuccess && q != cudaErrorNotReady) other_err = static_cast<int>(q);
+    if (q != cudaSuccess && q != cudaErrorNotReady)
+      other_err = static_cast<int>(q);
     // An allocation and a free are round trips to colod: they must not
     // wait for the sync's either.
     const auto alloc_start = Clock::now();

@@ -65,7 +65,9 @@ int CalibrateIters(Launch launch, double target_us, int* iters, float* ms) {
 // device 0; 0 if the device cannot say.
 inline int WaveGrid(int per_sm) {
   int sms = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) !=
+      cudaSuccess)
+    return 0;
   return sms * per_sm;
 }
 
@@ -74,8 +76,9 @@ using FmaKernel = void (*)(float*, int);
 // `PROG calibrate ARG`: ARG (named `arg_name` in the error) is the wanted
 // duration in microseconds; prints iters=, `key`= (the duration measured with
 // them, us) and grid= for `kernel` on WaveGrid(per_sm). 2 if ARG is not > 0.
-inline int CalibrateCommand(const char* prog, const char* arg_name, const char* key,
-                            const char* arg, FmaKernel kernel, int per_sm) {
+inline int CalibrateCommand(const char* prog, const char* arg_name,
+                            const char* key, const char* arg, FmaKernel kernel,
+                            int per_sm) {
   const double target_us = std::atof(arg);
   if (target_us <= 0) {
     std::fprintf(stderr, "%s: %s must be > 0, got '%s'\n", prog, arg_name, arg);
@@ -87,7 +90,8 @@ inline int CalibrateCommand(const char* prog, const char* arg_name, const char* 
   int iters = 0;
   float ms = 0;
   auto launch = [&](int n) { kernel<<<grid, 256>>>(out, n); };
-  if (int rc = CalibrateIters(launch, target_us, &iters, &ms); rc != 0) return rc;
+  if (int rc = CalibrateIters(launch, target_us, &iters, &ms); rc != 0)
+    return rc;
   std::printf("iters=%d\n%s=%.1f\ngrid=%d\n", iters, key, ms * 1000.0, grid);
   CUDA_CHECK(cudaFree(out));
   return 0;

@@ -50,8 +50,8 @@ int main() {
   CUDA_CHECK(cudaMallocHost(&pinned, 1024));
   cudaPointerAttributes a;
   CUDA_CHECK(cudaPointerGetAttributes(&a, dev + 10));  // inside the buffer
-  std::printf("dev_type=%d\ndev_device=%d\ndev_ptr_ok=%d\n", (int)a.type, a.device,
-              a.devicePointer == dev + 10 ? 1 : 0);
+  std::printf("dev_type=%d\ndev_device=%d\ndev_ptr_ok=%d\n", (int)a.type,
+              a.device, a.devicePointer == dev + 10 ? 1 : 0);
   CUDA_CHECK(cudaPointerGetAttributes(&a, managed));
   std::printf("managed_type=%d\n", (int)a.type);
   CUDA_CHECK(cudaPointerGetAttributes(&a, pinned));

@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     const int e = (int)cudaStreamSynchronize(s);
     if (sync_error == 0) sync_error = e;
     us.push_back(std::chrono::duration<double, std::micro>(
-                     std::chrono::steady_clock::now() - start).count());
+                     std::chrono::steady_clock::now() - start)
+                     .count());
   }
   std::printf("launch_error=%d\n", launch_error);
   std::printf("sync_error=%d\n", sync_error);

@@ -1,9 +1,9 @@
 // Unmodified CUDA, for gate mode (colod's `device: cuda`): asks for the
-// device count, allocates, asks for free memory, launches a kernel that adds 1 to every element,
-// synchronizes and copies back, then allocates and frees stream-ordered
-// (cudaMallocAsync / cudaFreeAsync on the default stream; one allocation
-// within the limit, one of 2 MiB), then asks whether memory pools and
-// cooperative launches are supported (and the warp size, an attribute the
+// device count, allocates, asks for free memory, launches a kernel that adds 1
+// to every element, synchronizes and copies back, then allocates and frees
+// stream-ordered (cudaMallocAsync / cudaFreeAsync on the default stream; one
+// allocation within the limit, one of 2 MiB), then asks whether memory pools
+// and cooperative launches are supported (and the warp size, an attribute the
 // real runtime answers) and for the default memory pool. Between those, on a
 // stream of its own, a second kernel with a host function and a stream
 // callback behind it, then a __device__ variable written and read back by
@@ -44,7 +44,8 @@ int main() {
   std::printf("malloc_error=%d\n", (int)m);
   if (m == cudaSuccess) cudaMemset(d, 0, kN * sizeof(int));
   size_t mem_free = 0, mem_total = 0;
-  std::printf("mem_info_error=%d\n", (int)cudaMemGetInfo(&mem_free, &mem_total));
+  std::printf("mem_info_error=%d\n",
+              (int)cudaMemGetInfo(&mem_free, &mem_total));
   std::printf("mem_free=%zu\nmem_total=%zu\n", mem_free, mem_total);
   add_one<<<kN / 256, 256>>>(d, kN);
   std::printf("launch_error=%d\n", (int)cudaGetLastError());
@@ -80,10 +81,12 @@ int main() {
     std::printf("from_symbol_error=%d\n",
                 (int)cudaMemcpyFromSymbol(&back, shift, sizeof(back)));
     std::printf("symbol_round_trip=%d\n", back == value);
-    std::printf("memset2d_error=%d\n",
-                (int)cudaMemset2D(d, 64 * sizeof(int), 0xff, 16 * sizeof(int), 2));
+    std::printf(
+        "memset2d_error=%d\n",
+        (int)cudaMemset2D(d, 64 * sizeof(int), 0xff, 16 * sizeof(int), 2));
     static int rows[128];
-    int rows_ok = cudaMemcpy(rows, d, sizeof(rows), cudaMemcpyDeviceToHost) == cudaSuccess;
+    int rows_ok = cudaMemcpy(rows, d, sizeof(rows), cudaMemcpyDeviceToHost) ==
+                  cudaSuccess;
     for (int i = 0; i < 128; ++i) rows_ok &= rows[i] == (i % 64 < 16 ? -1 : 2);
     std::printf("memset2d_rows=%d\n", rows_ok);
     cudaFree(d);
@@ -99,8 +102,9 @@ int main() {
   std::printf("free_async_again_error=%d\n", (int)cudaFreeAsync(e, 0));
   // What colod cannot gate: hidden and refused whatever the GPU has.
   int pools = -1, cooperative = -1, warp = -1;
-  std::printf("pools_attr_error=%d\n",
-              (int)cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
+  std::printf(
+      "pools_attr_error=%d\n",
+      (int)cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
   cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0);
   cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0);
   std::printf("pools_attr=%d\ncooperative_attr=%d\nwarp_attr=%d\n", pools,

@@ -31,7 +31,8 @@ __global__ void service_layer(float* out, int iters) { FmaLoop(out, iters); }
 
 namespace {
 
-constexpr int kLayerBlocksPerSm = 4;  // 4 blocks of 256 threads per SM: one wave.
+constexpr int kLayerBlocksPerSm =
+    4;  // 4 blocks of 256 threads per SM: one wave.
 
 using Clock = std::chrono::steady_clock;
 
@@ -40,16 +41,16 @@ double Us(Clock::duration d) {
 }
 double SinceEpochUs(Clock::time_point t) { return Us(t.time_since_epoch()); }
 
-
-
-int Serve(double seconds, int layers, int iters, double mean_gap_us, unsigned seed) {
+int Serve(double seconds, int layers, int iters, double mean_gap_us,
+          unsigned seed) {
   const int grid = WaveGrid(kLayerBlocksPerSm);
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // One untimed request: module load and first-launch costs stay out.
-  for (int l = 0; l < layers; ++l) service_layer<<<grid, 256, 0, s>>>(out, iters);
+  for (int l = 0; l < layers; ++l)
+    service_layer<<<grid, 256, 0, s>>>(out, iters);
   CUDA_CHECK(cudaStreamSynchronize(s));
 
   std::mt19937_64 rng(seed);
@@ -58,7 +59,8 @@ int Serve(double seconds, int layers, int iters, double mean_gap_us, unsigned se
   const Clock::time_point end =
       start + std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
   const Clock::time_point give_up =
-      start + std::chrono::microseconds(static_cast<int64_t>(2 * seconds * 1e6));
+      start +
+      std::chrono::microseconds(static_cast<int64_t>(2 * seconds * 1e6));
   std::vector<double> latency_us, busy_us;
   long dropped = 0;
   Clock::time_point arrival = start;
@@ -97,9 +99,10 @@ int Serve(double seconds, int layers, int iters, double mean_gap_us, unsigned se
   for (double x : busy_us) busy += x;
   std::sort(latency_us.begin(), latency_us.end());
   const size_t n = latency_us.size();
-  std::printf("requests=%zu\np50_us=%.1f\np99_us=%.1f\nmean_us=%.1f\nbusy_us=%.1f\n", n,
-              latency_us[n / 2], latency_us[std::min(n - 1, n * 99 / 100)], sum / n,
-              busy / n);
+  std::printf(
+      "requests=%zu\np50_us=%.1f\np99_us=%.1f\nmean_us=%.1f\nbusy_us=%.1f\n", n,
+      latency_us[n / 2], latency_us[std::min(n - 1, n * 99 / 100)], sum / n,
+      busy / n);
   std::printf("serve_start_us=%.0f\nserve_end_us=%.0f\n", SinceEpochUs(start),
               SinceEpochUs(stop));
   return 0;
@@ -109,8 +112,8 @@ int Serve(double seconds, int layers, int iters, double mean_gap_us, unsigned se
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "calibrate") == 0) {
-    return CalibrateCommand("gpu_service", "LAYER_US", "layer_us", argv[2], service_layer,
-                            kLayerBlocksPerSm);
+    return CalibrateCommand("gpu_service", "LAYER_US", "layer_us", argv[2],
+                            service_layer, kLayerBlocksPerSm);
   }
   if (argc == 7 && std::strcmp(argv[1], "serve") == 0) {
     const double seconds = std::atof(argv[2]);
@@ -118,13 +121,17 @@ int main(int argc, char** argv) {
     const int iters = std::atoi(argv[4]);
     const double gap_us = std::atof(argv[5]);
     if (seconds <= 0 || layers <= 0 || iters <= 0 || gap_us <= 0) {
-      std::fprintf(stderr, "gpu_service: SECONDS, LAYERS, ITERS, MEAN_GAP_US must be > 0\n");
+      std::fprintf(
+          stderr,
+          "gpu_service: SECONDS, LAYERS, ITERS, MEAN_GAP_US must be > 0\n");
       return 2;
     }
-    return Serve(seconds, layers, iters, gap_us, static_cast<unsigned>(std::atoi(argv[6])));
+    return Serve(seconds, layers, iters, gap_us,
+                 static_cast<unsigned>(std::atoi(argv[6])));
   }
-  std::fprintf(stderr,
-               "usage: gpu_service calibrate LAYER_US\n"
-               "       gpu_service serve SECONDS LAYERS ITERS MEAN_GAP_US SEED\n");
+  std::fprintf(
+      stderr,
+      "usage: gpu_service calibrate LAYER_US\n"
+      "       gpu_service serve SECONDS LAYERS ITERS MEAN_GAP_US SEED\n");
   return 2;
 }

@@ -15,6 +15,8 @@
 //          (microseconds), so a script can count the kernels that ended
 //          while another program ran.
 // Exits 3 on a CUDA error (CUDA_CHECK), 2 on bad arguments.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,24 +25,22 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 #include "fma_kernels.h"
 
 __global__ void trainer_step(float* out, int iters) { FmaLoop(out, iters); }
 
 namespace {
 
-constexpr int kStepBlocksPerSm = 8;  // 8 blocks of 256 threads per SM: one wave.
+constexpr int kStepBlocksPerSm =
+    8;  // 8 blocks of 256 threads per SM: one wave.
 
 using Clock = std::chrono::steady_clock;
 constexpr int kInFlight = 8;
 
 double SinceEpochUs(Clock::time_point t) {
-  return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
+  return std::chrono::duration<double, std::micro>(t.time_since_epoch())
+      .count();
 }
-
-
 
 int Train(double seconds, int iters, const char* stop_file) {
   const int grid = WaveGrid(kStepBlocksPerSm);
@@ -54,9 +54,11 @@ int Train(double seconds, int iters, const char* stop_file) {
   std::fflush(stdout);
 
   cudaEvent_t ev[kInFlight];
-  for (cudaEvent_t& e : ev) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  for (cudaEvent_t& e : ev)
+    CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   const Clock::time_point end =
-      Clock::now() + std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+      Clock::now() +
+      std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
   std::vector<std::pair<double, long>> progress;
   Clock::time_point last_mark = Clock::now();
   long launched = 0, ended = 0;
@@ -92,8 +94,8 @@ int Train(double seconds, int iters, const char* stop_file) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "calibrate") == 0) {
-    return CalibrateCommand("gpu_trainer", "KERNEL_US", "kernel_us", argv[2], trainer_step,
-                            kStepBlocksPerSm);
+    return CalibrateCommand("gpu_trainer", "KERNEL_US", "kernel_us", argv[2],
+                            trainer_step, kStepBlocksPerSm);
   }
   if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "train") == 0) {
     const double seconds = std::atof(argv[2]);

@@ -32,7 +32,8 @@ int main() {
   CUDA_CHECK(cudaStreamIsCapturing(s, &st));
   std::printf("status_before=%d\n", (int)st);
   std::printf("capture_legacy=%d\n",
-              (int)cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeGlobal));
+              (int)cudaStreamBeginCapture(cudaStreamLegacy,
+                                          cudaStreamCaptureModeGlobal));
   (void)cudaGetLastError();
   cudaGraph_t none;
   std::printf("end_unbegun=%d\n", (int)cudaStreamEndCapture(s, &none));
@@ -46,7 +47,8 @@ int main() {
   std::printf("capture_id_set=%d\n", id != 0 ? 1 : 0);
   for (int i = 0; i < 5; ++i) graph_step<<<1, 256, 0, s>>>(dev);
   CUDA_CHECK(cudaMemsetAsync(value_dev, 0, sizeof(int), s));
-  CUDA_CHECK(cudaMemcpyAsync(value_dev, &host_value, sizeof(int), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(value_dev, &host_value, sizeof(int),
+                             cudaMemcpyHostToDevice, s));
   std::printf("sync_while_capturing=%d\n", (int)cudaStreamSynchronize(s));
   (void)cudaGetLastError();
   cudaGraph_t graph;
@@ -60,10 +62,12 @@ int main() {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 4; ++i) CUDA_CHECK(cudaGraphLaunch(exec, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count();
   int copied = -1;
-  CUDA_CHECK(cudaMemcpy(&copied, value_dev, sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpy(&copied, value_dev, sizeof(int), cudaMemcpyDeviceToHost));
   std::printf("graph_ms=%.3f\ncopied=%d\n", ms, copied);
   std::printf("exec_destroy=%d\n", (int)cudaGraphExecDestroy(exec));
   std::printf("graph_destroy=%d\n", (int)cudaGraphDestroy(graph));

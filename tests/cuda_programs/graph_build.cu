@@ -44,7 +44,9 @@ void CheckAndClear(void*) {
 
 // Host nodes that append their digit to `order`.
 int order = 0;
-void Record(void* digit) { order = order * 10 + static_cast<int>(reinterpret_cast<intptr_t>(digit)); }
+void Record(void* digit) {
+  order = order * 10 + static_cast<int>(reinterpret_cast<intptr_t>(digit));
+}
 
 cudaKernelNodeParams Kernel(void* func, float** arg, unsigned grid = 1) {
   cudaKernelNodeParams k = {};
@@ -77,14 +79,17 @@ int main() {
   set.height = 1;
   cudaGraphNode_t n_set, a, b, c, d, copy, host, empty, e;
   CUDA_CHECK(cudaGraphAddMemsetNode(&n_set, g, nullptr, 0, &set));
-  cudaKernelNodeParams ka = Kernel((void*)build_a, &dev), kb = Kernel((void*)build_b, &dev),
-                       kc = Kernel((void*)build_c, &dev), kd = Kernel((void*)build_d, &dev);
+  cudaKernelNodeParams ka = Kernel((void*)build_a, &dev),
+                       kb = Kernel((void*)build_b, &dev),
+                       kc = Kernel((void*)build_c, &dev),
+                       kd = Kernel((void*)build_d, &dev);
   CUDA_CHECK(cudaGraphAddKernelNode(&a, g, &n_set, 1, &ka));
   CUDA_CHECK(cudaGraphAddKernelNode(&b, g, &a, 1, &kb));
   CUDA_CHECK(cudaGraphAddKernelNode(&c, g, &a, 1, &kc));
   const cudaGraphNode_t bc[2] = {b, c};
   CUDA_CHECK(cudaGraphAddKernelNode(&d, g, bc, 2, &kd));
-  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy, g, &d, 1, host_words, words, sizeof(host_words),
+  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy, g, &d, 1, host_words, words,
+                                      sizeof(host_words),
                                       cudaMemcpyDeviceToHost));
   cudaHostNodeParams hp = {CheckAndClear, nullptr};
   CUDA_CHECK(cudaGraphAddHostNode(&host, g, &copy, 1, &hp));
@@ -115,7 +120,8 @@ int main() {
   CUDA_CHECK(cudaGraphLaunch(exec, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
   const auto t1 = std::chrono::steady_clock::now();
-  std::printf("graph_ms=%.3f\n", std::chrono::duration<double, std::milli>(t1 - t0).count());
+  std::printf("graph_ms=%.3f\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count());
   std::printf("host_checks=%d\n", host_checks);
 
   // Branches side by side: a diamond a -> (b, c) -> d beside a kernel with
@@ -151,7 +157,8 @@ int main() {
   cudaGraph_t ordered;
   CUDA_CHECK(cudaGraphCreate(&ordered, 0));
   cudaGraphNode_t np, nq, nr;
-  cudaHostNodeParams hp1 = {Record, (void*)1}, hp2 = {Record, (void*)2}, hp3 = {Record, (void*)3};
+  cudaHostNodeParams hp1 = {Record, (void*)1}, hp2 = {Record, (void*)2},
+                     hp3 = {Record, (void*)3};
   CUDA_CHECK(cudaGraphAddHostNode(&np, ordered, nullptr, 0, &hp1));
   CUDA_CHECK(cudaGraphAddHostNode(&nq, ordered, nullptr, 0, &hp2));
   CUDA_CHECK(cudaGraphAddHostNode(&nr, ordered, &np, 1, &hp3));
@@ -170,31 +177,41 @@ int main() {
   CUDA_CHECK(cudaGraphCreate(&other, 0));
   cudaGraphNode_t x, y;
   cudaKernelNodeParams not_kernel = Kernel((void*)&host_checks, &dev);
-  std::printf("unknown_func=%d\n", (int)cudaGraphAddKernelNode(&x, other, nullptr, 0, &not_kernel));
+  std::printf("unknown_func=%d\n",
+              (int)cudaGraphAddKernelNode(&x, other, nullptr, 0, &not_kernel));
   cudaKernelNodeParams no_grid = Kernel((void*)build_a, &dev, 0);
-  std::printf("empty_grid=%d\n", (int)cudaGraphAddKernelNode(&x, other, nullptr, 0, &no_grid));
+  std::printf("empty_grid=%d\n",
+              (int)cudaGraphAddKernelNode(&x, other, nullptr, 0, &no_grid));
   cudaMemsetParams odd = set;
   odd.elementSize = 3;
-  std::printf("bad_element_size=%d\n", (int)cudaGraphAddMemsetNode(&x, other, nullptr, 0, &odd));
+  std::printf("bad_element_size=%d\n",
+              (int)cudaGraphAddMemsetNode(&x, other, nullptr, 0, &odd));
   cudaMemsetParams on_host = set;
   on_host.dst = host_words;
   std::printf("memset_host_memory=%d\n",
               (int)cudaGraphAddMemsetNode(&x, other, nullptr, 0, &on_host));
-  std::printf("dep_of_other_graph=%d\n", (int)cudaGraphAddEmptyNode(&x, other, &a, 1));
+  std::printf("dep_of_other_graph=%d\n",
+              (int)cudaGraphAddEmptyNode(&x, other, &a, 1));
   CUDA_CHECK(cudaGraphAddEmptyNode(&x, other, nullptr, 0));
   const cudaGraphNode_t twice[2] = {x, x};
-  std::printf("dep_twice=%d\n", (int)cudaGraphAddEmptyNode(&y, other, twice, 2));
+  std::printf("dep_twice=%d\n",
+              (int)cudaGraphAddEmptyNode(&y, other, twice, 2));
   CUDA_CHECK(cudaGraphAddEmptyNode(&y, other, &x, 1));
-  std::printf("repeated_edge=%d\n", (int)cudaGraphAddDependencies(other, &x, &y, nullptr, 1));
+  std::printf("repeated_edge=%d\n",
+              (int)cudaGraphAddDependencies(other, &x, &y, nullptr, 1));
   cudaGraphEdgeData port = {};
   port.from_port = cudaGraphKernelNodePortProgrammatic;
-  std::printf("edge_port=%d\n", (int)cudaGraphAddDependencies(other, &y, &x, &port, 1));
+  std::printf("edge_port=%d\n",
+              (int)cudaGraphAddDependencies(other, &y, &x, &port, 1));
   cudaHostNodeParams no_fn = {nullptr, nullptr};
-  std::printf("null_host_fn=%d\n", (int)cudaGraphAddHostNode(&x, other, nullptr, 0, &no_fn));
+  std::printf("null_host_fn=%d\n",
+              (int)cudaGraphAddHostNode(&x, other, nullptr, 0, &no_fn));
   // y after x, and x after y: a cycle, refused when instantiated.
-  std::printf("cycle_edge=%d\n", (int)cudaGraphAddDependencies(other, &y, &x, nullptr, 1));
+  std::printf("cycle_edge=%d\n",
+              (int)cudaGraphAddDependencies(other, &y, &x, nullptr, 1));
   cudaGraphExec_t cyclic;
-  std::printf("cycle_instantiate=%d\n", (int)cudaGraphInstantiate(&cyclic, other, 0));
+  std::printf("cycle_instantiate=%d\n",
+              (int)cudaGraphInstantiate(&cyclic, other, 0));
   (void)cudaGetLastError();
 
   CUDA_CHECK(cudaGraphExecDestroy(exec));

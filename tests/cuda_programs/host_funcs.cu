@@ -23,7 +23,8 @@
 //     after a function on a blocking stream had run;
 //   "nonblocking_free": 1 if a function on a cudaStreamNonBlocking stream
 //     that waits for a flag the program sets after such a launch saw it;
-//   "callback", "callback_stream_ok", "callback_status": cudaStreamAddCallback's
+//   "callback", "callback_stream_ok", "callback_status":
+//   cudaStreamAddCallback's
 //     error, whether the callback got the program's stream, and its status;
 //   "graph_runs": how often a host function captured into a graph ran over
 //     two launches of it; "callback_in_capture": cudaStreamAddCallback while
@@ -152,12 +153,15 @@ int main() {
     Release r;
     r.caller = std::this_thread::get_id();
     host_step<<<1, 32, 0, s>>>(x);
-    std::printf("launch_host_func=%d\n", (int)cudaLaunchHostFunc(s, WaitForRelease, &r));
-    std::printf("returned_before_kernel=%d\n", cudaStreamQuery(s) == cudaErrorNotReady);
+    std::printf("launch_host_func=%d\n",
+                (int)cudaLaunchHostFunc(s, WaitForRelease, &r));
+    std::printf("returned_before_kernel=%d\n",
+                cudaStreamQuery(s) == cudaErrorNotReady);
     (void)cudaGetLastError();
     r.released = 1;
     CUDA_CHECK(cudaStreamSynchronize(s));
-    std::printf("saw_release=%d\nother_thread=%d\n", r.saw.load(), r.other_thread.load());
+    std::printf("saw_release=%d\nother_thread=%d\n", r.saw.load(),
+                r.other_thread.load());
   }
   // A lock the caller holds across the call.
   {
@@ -177,8 +181,10 @@ int main() {
     pinned[1] = 0;
     LateWrite w{&pinned[0], 42};
     CUDA_CHECK(cudaLaunchHostFunc(s, WriteLate, &w));
-    CUDA_CHECK(cudaMemcpyAsync(x, &pinned[0], sizeof(int), cudaMemcpyHostToDevice, s));
-    CUDA_CHECK(cudaMemcpyAsync(&pinned[1], x, sizeof(int), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(
+        cudaMemcpyAsync(x, &pinned[0], sizeof(int), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(
+        cudaMemcpyAsync(&pinned[1], x, sizeof(int), cudaMemcpyDeviceToHost, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
     std::printf("copied_after=%d\n", pinned[1] == 42);
     CUDA_CHECK(cudaFreeHost(pinned));
@@ -246,10 +252,11 @@ int main() {
     CallbackSeen c;
     c.expected = s2;
     host_short<<<1, 32, 0, s2>>>(x);
-    std::printf("callback=%d\n", (int)cudaStreamAddCallback(s2, Callback, &c, 0));
+    std::printf("callback=%d\n",
+                (int)cudaStreamAddCallback(s2, Callback, &c, 0));
     CUDA_CHECK(cudaStreamSynchronize(s2));
-    std::printf("callback_stream_ok=%d\ncallback_status=%d\n", c.stream_ok.load(),
-                c.status.load());
+    std::printf("callback_stream_ok=%d\ncallback_status=%d\n",
+                c.stream_ok.load(), c.status.load());
   }
   // Captured into a graph, it runs at each launch.
   {
@@ -286,12 +293,14 @@ int main() {
   std::printf("null_func=%d\n", (int)cudaLaunchHostFunc(s, nullptr, nullptr));
   (void)cudaGetLastError();
   CallbackSeen unused;
-  std::printf("callback_flags=%d\n", (int)cudaStreamAddCallback(s, Callback, &unused, 1));
+  std::printf("callback_flags=%d\n",
+              (int)cudaStreamAddCallback(s, Callback, &unused, 1));
   (void)cudaGetLastError();
   int not_a_stream = 0;
-  std::printf("bad_stream=%d\n",
-              (int)cudaLaunchHostFunc(reinterpret_cast<cudaStream_t>(&not_a_stream),
-                                      Count, nullptr));
+  std::printf(
+      "bad_stream=%d\n",
+      (int)cudaLaunchHostFunc(reinterpret_cast<cudaStream_t>(&not_a_stream),
+                              Count, nullptr));
   (void)cudaGetLastError();
   CUDA_CHECK(cudaStreamDestroy(s));
   CUDA_CHECK(cudaStreamDestroy(s2));

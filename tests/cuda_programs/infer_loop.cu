@@ -42,15 +42,18 @@ int main(int argc, char** argv) {
   std::printf("device=%s sms=%d\n", prop.name, prop.multiProcessorCount);
   int attr_sms = 0, cc_major = 0, cc_minor = 0;
   CHECK(cudaDeviceGetAttribute(&attr_sms, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0));
-  CHECK(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, 0));
+  CHECK(
+      cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0));
+  CHECK(
+      cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, 0));
   std::printf("attr_sms=%d\ncc=%d.%d\n", attr_sms, cc_major, cc_minor);
   int attr_l2 = 0, attr_bus = 0, attr_mem_khz = 0;
   CHECK(cudaDeviceGetAttribute(&attr_l2, cudaDevAttrL2CacheSize, 0));
   CHECK(cudaDeviceGetAttribute(&attr_bus, cudaDevAttrGlobalMemoryBusWidth, 0));
   CHECK(cudaDeviceGetAttribute(&attr_mem_khz, cudaDevAttrMemoryClockRate, 0));
-  std::printf("prop_l2=%d\nattr_l2=%d\nprop_bus=%d\nattr_bus=%d\nattr_mem_khz=%d\n",
-              prop.l2CacheSize, attr_l2, prop.memoryBusWidth, attr_bus, attr_mem_khz);
+  std::printf(
+      "prop_l2=%d\nattr_l2=%d\nprop_bus=%d\nattr_bus=%d\nattr_mem_khz=%d\n",
+      prop.l2CacheSize, attr_l2, prop.memoryBusWidth, attr_bus, attr_mem_khz);
   float* d = nullptr;
   CHECK(cudaMalloc(&d, n * sizeof(float)));
   // Pinned host buffers, a compute stream that waits for the input copy.

@@ -1,16 +1,15 @@
 // Kernels whose resources differ (a light one; a heavy one with many live
 // registers and 8000 bytes of static shared memory; a bounded one declared
-// __launch_bounds__(192)), and what the runtime says about them. Built three ways (plain cubins, zstd- and
-// LZ4-compressed) with ptxas's own report kept beside them
-// (kernel_resources.ptxas.txt), so a test can check the interposer's answers
-// against the compiler. Unmodified CUDA.
-// Usage: kernel_resources
-// Prints, per kernel K in {light, heavy, bounded}: K_regs, K_static_smem,
-// K_max_threads, K_max_dyn_smem (cudaFuncGetAttributes) and K_blocks_128
-// (cudaOccupancyMaxActiveBlocksPerMultiprocessor at 128 threads, no dynamic
-// shared memory); then launches each kernel once (light: 1 x 32 threads,
-// heavy: 1 x 128) and synchronizes, so colod defines both. Exits 3 on a CUDA
-// error.
+// __launch_bounds__(192)), and what the runtime says about them. Built three
+// ways (plain cubins, zstd- and LZ4-compressed) with ptxas's own report kept
+// beside them (kernel_resources.ptxas.txt), so a test can check the
+// interposer's answers against the compiler. Unmodified CUDA. Usage:
+// kernel_resources Prints, per kernel K in {light, heavy, bounded}: K_regs,
+// K_static_smem, K_max_threads, K_max_dyn_smem (cudaFuncGetAttributes) and
+// K_blocks_128 (cudaOccupancyMaxActiveBlocksPerMultiprocessor at 128 threads,
+// no dynamic shared memory); then launches each kernel once (light: 1 x 32
+// threads, heavy: 1 x 128) and synchronizes, so colod defines both. Exits 3 on
+// a CUDA error.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -32,17 +31,21 @@ __global__ void heavy(double* p, int n) {
   p[threadIdx.x] = s + buf[(threadIdx.x + 1) % 1000];
 }
 
-__global__ void __launch_bounds__(192) bounded(float* p) { p[threadIdx.x] += 1.0f; }
+__global__ void __launch_bounds__(192) bounded(float* p) {
+  p[threadIdx.x] += 1.0f;
+}
 
 static int Report(const char* name, const void* kernel) {
   cudaFuncAttributes a;
   CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
   int blocks = -1;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 128, 0));
-  std::printf("%s_regs=%d\n%s_static_smem=%d\n%s_max_threads=%d\n%s_max_dyn_smem=%d\n"
-              "%s_blocks_128=%d\n",
-              name, a.numRegs, name, (int)a.sharedSizeBytes, name, a.maxThreadsPerBlock, name,
-              a.maxDynamicSharedSizeBytes, name, blocks);
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 128, 0));
+  std::printf(
+      "%s_regs=%d\n%s_static_smem=%d\n%s_max_threads=%d\n%s_max_dyn_smem=%d\n"
+      "%s_blocks_128=%d\n",
+      name, a.numRegs, name, (int)a.sharedSizeBytes, name, a.maxThreadsPerBlock,
+      name, a.maxDynamicSharedSizeBytes, name, blocks);
   return 0;
 }
 

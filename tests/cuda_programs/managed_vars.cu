@@ -9,8 +9,8 @@
 // "size_call" (each call's cudaError_t), "symbol_round_trip" (1 if the copies
 // wrote and read the variable), "address_is_storage" (1 if the symbol's
 // address is the variable's), "symbol_size" (16), "free_variable" (cudaFree
-// of its storage: 1, not the program's), "device_reset" and "after_reset" (1 if the
-// variable is still there to write and read after cudaDeviceReset).
+// of its storage: 1, not the program's), "device_reset" and "after_reset" (1 if
+// the variable is still there to write and read after cudaDeviceReset).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -24,7 +24,8 @@ __global__ void touch_managed() {
 }
 
 int main() {
-  std::printf("initialized=%d\n", seeded[0] + seeded[1] + seeded[2] + seeded[3]);
+  std::printf("initialized=%d\n",
+              seeded[0] + seeded[1] + seeded[2] + seeded[3]);
   long sum = 0;
   for (long v : plain) sum += v;
   std::printf("zeroed=%ld\n", sum);
@@ -48,13 +49,15 @@ int main() {
   std::printf("to_symbol=%d\n",
               (int)cudaMemcpyToSymbol(seeded, values, sizeof(values)));
   int back[2] = {0, 0};
-  std::printf("from_symbol=%d\n",
-              (int)cudaMemcpyFromSymbol(back, seeded, sizeof(back), 2 * sizeof(int)));
+  std::printf(
+      "from_symbol=%d\n",
+      (int)cudaMemcpyFromSymbol(back, seeded, sizeof(back), 2 * sizeof(int)));
   std::printf("symbol_round_trip=%d\n",
               seeded[0] == 40 && back[0] == 42 && back[1] == 43);
   void* address = nullptr;
   std::printf("address=%d\n", (int)cudaGetSymbolAddress(&address, seeded));
-  std::printf("address_is_storage=%d\n", address == static_cast<void*>(&seeded[0]));
+  std::printf("address_is_storage=%d\n",
+              address == static_cast<void*>(&seeded[0]));
   size_t size = 0;
   std::printf("size_call=%d\n", (int)cudaGetSymbolSize(&size, seeded));
   std::printf("symbol_size=%zu\n", size);

@@ -49,12 +49,13 @@ int Volume(cudaPitchedPtr dev, cudaStream_t stream, bool async, bool* ok) {
   const cudaExtent whole = make_cudaExtent(kX, kY, kZ);
   const cudaPitchedPtr h = make_cudaPitchedPtr(host, kX, kX, kY);
   const cudaMemcpy3DParms in =
-      Box(h, make_cudaPos(2, 1, 1), dev, make_cudaPos(0, 0, 0), make_cudaExtent(10, 3, 2),
-          cudaMemcpyHostToDevice);
+      Box(h, make_cudaPos(2, 1, 1), dev, make_cudaPos(0, 0, 0),
+          make_cudaExtent(10, 3, 2), cudaMemcpyHostToDevice);
   static unsigned char back[kZ][kY][kX];
   std::memset(back, 0xee, sizeof(back));
-  const cudaMemcpy3DParms out = Box(dev, make_cudaPos(0, 0, 0), make_cudaPitchedPtr(back, kX, kX, kY),
-                                    make_cudaPos(0, 0, 0), whole, cudaMemcpyDeviceToHost);
+  const cudaMemcpy3DParms out =
+      Box(dev, make_cudaPos(0, 0, 0), make_cudaPitchedPtr(back, kX, kX, kY),
+          make_cudaPos(0, 0, 0), whole, cudaMemcpyDeviceToHost);
   if (async) {
     CUDA_CHECK(cudaMemset3DAsync(dev, 0, whole, stream));
     CUDA_CHECK(cudaMemcpy3DAsync(&in, stream));
@@ -79,10 +80,13 @@ int Volume(cudaPitchedPtr dev, cudaStream_t stream, bool async, bool* ok) {
 int main() {
   for (int z = 0; z < kZ; ++z)
     for (int y = 0; y < kY; ++y)
-      for (int x = 0; x < kX; ++x) host[z][y][x] = static_cast<unsigned char>(1 + x + 16 * y + 64 * z);
+      for (int x = 0; x < kX; ++x)
+        host[z][y][x] = static_cast<unsigned char>(1 + x + 16 * y + 64 * z);
   cudaPitchedPtr dev = {};
-  std::printf("malloc3d=%d\n", (int)cudaMalloc3D(&dev, make_cudaExtent(kX, kY, kZ)));
-  std::printf("pitch=%zu\nxsize=%zu\nysize=%zu\n", dev.pitch, dev.xsize, dev.ysize);
+  std::printf("malloc3d=%d\n",
+              (int)cudaMalloc3D(&dev, make_cudaExtent(kX, kY, kZ)));
+  std::printf("pitch=%zu\nxsize=%zu\nysize=%zu\n", dev.pitch, dev.xsize,
+              dev.ysize);
   if (dev.ptr == nullptr) return 3;
   bool ok = false;
   if (int r = Volume(dev, nullptr, false, &ok)) return r;
@@ -94,9 +98,9 @@ int main() {
 
   // The box back out to where it came from in a zeroed host volume.
   static unsigned char box[kZ][kY][kX];
-  const cudaMemcpy3DParms back = Box(dev, make_cudaPos(0, 0, 0), make_cudaPitchedPtr(box, kX, kX, kY),
-                                     make_cudaPos(2, 1, 1), make_cudaExtent(10, 3, 2),
-                                     cudaMemcpyDeviceToHost);
+  const cudaMemcpy3DParms back = Box(
+      dev, make_cudaPos(0, 0, 0), make_cudaPitchedPtr(box, kX, kX, kY),
+      make_cudaPos(2, 1, 1), make_cudaExtent(10, 3, 2), cudaMemcpyDeviceToHost);
   CUDA_CHECK(cudaMemcpy3D(&back));
   bool box_ok = true;
   for (int z = 0; z < kZ; ++z)
@@ -108,8 +112,9 @@ int main() {
   std::printf("box_back_ok=%d\n", box_ok);
 
   const cudaPitchedPtr h = make_cudaPitchedPtr(host, kX, kX, kY);
-  cudaMemcpy3DParms bad = Box(h, make_cudaPos(0, 0, 0), dev, make_cudaPos(0, 0, 0),
-                              make_cudaExtent(dev.pitch + 1, 1, 1), cudaMemcpyHostToDevice);
+  cudaMemcpy3DParms bad =
+      Box(h, make_cudaPos(0, 0, 0), dev, make_cudaPos(0, 0, 0),
+          make_cudaExtent(dev.pitch + 1, 1, 1), cudaMemcpyHostToDevice);
   std::printf("bad_pitch=%d\n", (int)cudaMemcpy3D(&bad));
   bad.extent = make_cudaExtent(8, kY + 1, 2);
   std::printf("overlapping_slices=%d\n", (int)cudaMemcpy3D(&bad));

@@ -24,31 +24,37 @@ __global__ void scale(float* p, int n) {
 int main() {
   cudaFuncAttributes a;
   CUDA_CHECK(cudaFuncGetAttributes(&a, scale));
-  std::printf("num_regs=%d\nmax_threads=%d\nbinary_version=%d\nmax_dyn_smem=%d\n",
-              a.numRegs, a.maxThreadsPerBlock, a.binaryVersion, a.maxDynamicSharedSizeBytes);
-  CUDA_CHECK(cudaFuncSetAttribute(scale, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+  std::printf(
+      "num_regs=%d\nmax_threads=%d\nbinary_version=%d\nmax_dyn_smem=%d\n",
+      a.numRegs, a.maxThreadsPerBlock, a.binaryVersion,
+      a.maxDynamicSharedSizeBytes);
+  CUDA_CHECK(cudaFuncSetAttribute(
+      scale, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
   CUDA_CHECK(cudaFuncGetAttributes(&a, scale));
   std::printf("max_dyn_smem_optin=%d\n", a.maxDynamicSharedSizeBytes);
   std::printf("set_too_much=%d\n",
-              (int)cudaFuncSetAttribute(scale, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        1 << 30));
+              (int)cudaFuncSetAttribute(
+                  scale, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 30));
   (void)cudaGetLastError();
   int n = -1;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, scale, 256, 0));
   std::printf("blocks_256=%d\n", n);
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, scale, 1024, 0));
   std::printf("blocks_1024=%d\n", n);
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, scale, 256, 48 * 1024));
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, scale, 256, 48 * 1024));
   std::printf("blocks_256_smem48k=%d\n", n);
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, scale, 256, 0,
-                                                               cudaOccupancyDisableCachingOverride));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      &n, scale, 256, 0, cudaOccupancyDisableCachingOverride));
   std::printf("blocks_256_flags=%d\n", n);
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, scale, 2048, 0));
   std::printf("blocks_2048=%d\n", n);
   static int not_a_kernel;
-  std::printf("not_a_kernel_attr=%d\n", (int)cudaFuncGetAttributes(&a, &not_a_kernel));
+  std::printf("not_a_kernel_attr=%d\n",
+              (int)cudaFuncGetAttributes(&a, &not_a_kernel));
   std::printf("not_a_kernel_occ=%d\n",
-              (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, &not_a_kernel, 256, 0));
+              (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &n, &not_a_kernel, 256, 0));
   (void)cudaGetLastError();
   return 0;
 }

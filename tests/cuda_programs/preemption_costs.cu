@@ -34,8 +34,9 @@
 //     One block spins for MS milliseconds reading %globaltimer; every jump of
 //     more than 20 us is a time the context was off the GPU. Run two at once
 //     (two processes, two contexts) to see the driver's time slicing: prints
-//     off_count=, on_us_p50= (the run between two gaps: the quantum), off_us_p50=
-//     (the other context's quantum plus two switches), and p10/p90 of each.
+//     off_count=, on_us_p50= (the run between two gaps: the quantum),
+//     off_us_p50= (the other context's quantum plus two switches), and p10/p90
+//     of each.
 //   preemption_costs corun SVC_US BE_THREADS
 //     A "service" kernel of k blocks per SM (k = 1, 2, 4, 8; the loop length
 //     that makes k = 1 take about SVC_US), alone, and beside persistent
@@ -88,8 +89,9 @@ __global__ void SliceFma(float* out, int iters, unsigned long long* span) {
 // logical block's runs; `seen` (mapped, optional) gets 1 from the first
 // worker to see the flag; `left` (device, optional) counts workers that left
 // and `all_left` (mapped, optional) gets 1 from the last.
-__global__ void PersistentFma(float* out, int iters, unsigned* next, unsigned end,
-                              const volatile int* flag, unsigned* runs, volatile int* seen,
+__global__ void PersistentFma(float* out, int iters, unsigned* next,
+                              unsigned end, const volatile int* flag,
+                              unsigned* runs, volatile int* seen,
                               unsigned* left, volatile int* all_left) {
   __shared__ unsigned index;
   for (;;) {
@@ -113,8 +115,8 @@ __global__ void PersistentFma(float* out, int iters, unsigned* next, unsigned en
   }
   // The last worker to leave tells the host (one write over the bus: a
   // system-scope atomic from every worker would queue there, about 1 us each).
-  if (threadIdx.x == 0 && left != nullptr && atomicAdd(left, 1u) == gridDim.x - 1 &&
-      all_left != nullptr) {
+  if (threadIdx.x == 0 && left != nullptr &&
+      atomicAdd(left, 1u) == gridDim.x - 1 && all_left != nullptr) {
     __threadfence_system();
     *all_left = 1;
   }
@@ -135,19 +137,23 @@ struct Gpu {
 };
 
 int Describe(Gpu* g) {
-  CUDA_CHECK(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, 0));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&g->whole_per_sm, WholeFma, kThreads, 0));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&g->persistent_per_sm, PersistentFma,
-                                                           kThreads, 0));
+  CUDA_CHECK(
+      cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &g->whole_per_sm, WholeFma, kThreads, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &g->persistent_per_sm, PersistentFma, kThreads, 0));
   cudaDeviceProp p{};
   CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-  std::printf("gpu=%s\nsms=%d\nwhole_per_sm=%d\npersistent_per_sm=%d\n", p.name, g->sms,
-              g->whole_per_sm, g->persistent_per_sm);
+  std::printf("gpu=%s\nsms=%d\nwhole_per_sm=%d\npersistent_per_sm=%d\n", p.name,
+              g->sms, g->whole_per_sm, g->persistent_per_sm);
   cudaFuncAttributes w{}, q{};
   CUDA_CHECK(cudaFuncGetAttributes(&w, WholeFma));
   CUDA_CHECK(cudaFuncGetAttributes(&q, PersistentFma));
-  std::printf("whole_regs=%d\nwhole_smem=%zu\npersistent_regs=%d\npersistent_smem=%zu\n",
-              w.numRegs, w.sharedSizeBytes, q.numRegs, q.sharedSizeBytes);
+  std::printf(
+      "whole_regs=%d\nwhole_smem=%zu\npersistent_regs=%d\npersistent_smem=%"
+      "zu\n",
+      w.numRegs, w.sharedSizeBytes, q.numRegs, q.sharedSizeBytes);
   return 0;
 }
 
@@ -162,19 +168,22 @@ int IterationsFor(const Gpu& g, float* out, double block_us, int* iters) {
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];
+  return v[std::min(v.size() - 1,
+                    static_cast<size_t>(q * (v.size() - 1) + 0.5))];
 }
 
 void PrintStats(const char* key, const std::vector<double>& v) {
-  std::printf("%s_p50=%.2f\n%s_p90=%.2f\n%s_max=%.2f\n", key, Percentile(v, 0.5), key,
-              Percentile(v, 0.9), key, Percentile(v, 1.0));
+  std::printf("%s_p50=%.2f\n%s_p90=%.2f\n%s_max=%.2f\n", key,
+              Percentile(v, 0.5), key, Percentile(v, 0.9), key,
+              Percentile(v, 1.0));
 }
 
 // Device memory for the persistent kernel's state and the flags.
 struct Persistent {
   unsigned* next = nullptr;
   int* device_flag = nullptr;
-  int* mapped_flag = nullptr;  // host pointer; device_mapped_flag is its device view.
+  int* mapped_flag =
+      nullptr;  // host pointer; device_mapped_flag is its device view.
   int* device_mapped_flag = nullptr;
   int* seen = nullptr;  // mapped
   int* device_seen = nullptr;
@@ -188,7 +197,8 @@ int Allocate(Persistent* p) {
   CUDA_CHECK(cudaMalloc(&p->next, sizeof(unsigned)));
   CUDA_CHECK(cudaMalloc(&p->device_flag, sizeof(int)));
   CUDA_CHECK(cudaHostAlloc(&p->mapped_flag, sizeof(int), cudaHostAllocMapped));
-  CUDA_CHECK(cudaHostGetDevicePointer(&p->device_mapped_flag, p->mapped_flag, 0));
+  CUDA_CHECK(
+      cudaHostGetDevicePointer(&p->device_mapped_flag, p->mapped_flag, 0));
   CUDA_CHECK(cudaHostAlloc(&p->seen, sizeof(int), cudaHostAllocMapped));
   CUDA_CHECK(cudaHostGetDevicePointer(&p->device_seen, p->seen, 0));
   CUDA_CHECK(cudaMalloc(&p->left, sizeof(unsigned)));
@@ -231,8 +241,8 @@ int MeasurePersistent(double block_us) {
       if (int rc = Reset(p, 0); rc != 0) return rc;
       float x = 0;
       auto run = [&](int n) {
-        PersistentFma<<<workers, kThreads>>>(out, n, p.next, blocks, flag, nullptr, nullptr,
-                                             nullptr, nullptr);
+        PersistentFma<<<workers, kThreads>>>(
+            out, n, p.next, blocks, flag, nullptr, nullptr, nullptr, nullptr);
       };
       if (int rc = MedianKernelMs(run, iters, 1, &x); rc != 0) return rc;
       t.push_back(x);
@@ -242,13 +252,16 @@ int MeasurePersistent(double block_us) {
   }
   const double per_block = whole_ms * 1000.0 / 16;
   const double logical_per_worker = static_cast<double>(blocks) / workers;
-  std::printf("iters=%d\nblocks=%u\nworkers=%d\nblock_us=%.2f\nwhole_us=%.1f\n", iters, blocks,
-              workers, per_block, whole_ms * 1000.0);
-  std::printf("persistent_us=%.1f\noverhead=%.4f\nper_block_us=%.3f\n", device_ms * 1000.0,
-              device_ms / whole_ms - 1, (device_ms - whole_ms) * 1000.0 / logical_per_worker);
-  std::printf("mapped_persistent_us=%.1f\nmapped_overhead=%.4f\nmapped_per_block_us=%.3f\n",
-              mapped_ms * 1000.0, mapped_ms / whole_ms - 1,
-              (mapped_ms - whole_ms) * 1000.0 / logical_per_worker);
+  std::printf("iters=%d\nblocks=%u\nworkers=%d\nblock_us=%.2f\nwhole_us=%.1f\n",
+              iters, blocks, workers, per_block, whole_ms * 1000.0);
+  std::printf("persistent_us=%.1f\noverhead=%.4f\nper_block_us=%.3f\n",
+              device_ms * 1000.0, device_ms / whole_ms - 1,
+              (device_ms - whole_ms) * 1000.0 / logical_per_worker);
+  std::printf(
+      "mapped_persistent_us=%.1f\nmapped_overhead=%.4f\nmapped_per_block_us=%."
+      "3f\n",
+      mapped_ms * 1000.0, mapped_ms / whole_ms - 1,
+      (mapped_ms - whole_ms) * 1000.0 / logical_per_worker);
   return 0;
 }
 
@@ -262,8 +275,8 @@ int MeasureRetreat(double block_us, int trials) {
   const int workers = g.sms * g.persistent_per_sm;
   // Enough logical blocks for about 20 ms, so a retreat after 2-8 ms always
   // finds work left; at least 64 waves.
-  const unsigned blocks =
-      static_cast<unsigned>(workers * std::max(64.0, std::ceil(20000.0 / block_us)));
+  const unsigned blocks = static_cast<unsigned>(
+      workers * std::max(64.0, std::ceil(20000.0 / block_us)));
   unsigned* runs = nullptr;
   CUDA_CHECK(cudaMalloc(&runs, blocks * sizeof(unsigned)));
   Persistent p;
@@ -282,13 +295,14 @@ int MeasureRetreat(double block_us, int trials) {
       if (int rc = Reset(p, 0); rc != 0) return rc;
       CUDA_CHECK(cudaMemset(runs, 0, blocks * sizeof(unsigned)));
       CUDA_CHECK(cudaDeviceSynchronize());
-      PersistentFma<<<workers, kThreads, 0, work>>>(out, iters, p.next, blocks, flag, runs,
-                                                    p.device_seen, p.left, p.device_all_left);
+      PersistentFma<<<workers, kThreads, 0, work>>>(out, iters, p.next, blocks,
+                                                    flag, runs, p.device_seen,
+                                                    p.left, p.device_all_left);
       CUDA_CHECK(cudaGetLastError());
       std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
       const Clock::time_point t0 = Clock::now();
-      CUDA_CHECK(cudaMemcpyAsync(p.device_flag, p.one, sizeof(int), cudaMemcpyHostToDevice,
-                                 control));
+      CUDA_CHECK(cudaMemcpyAsync(p.device_flag, p.one, sizeof(int),
+                                 cudaMemcpyHostToDevice, control));
       const volatile int* seen = p.seen;
       const volatile int* all_left = p.all_left;
       double seen_at = -1;
@@ -300,24 +314,28 @@ int MeasureRetreat(double block_us, int trials) {
       CUDA_CHECK(cudaStreamSynchronize(work));
       CUDA_CHECK(cudaStreamSynchronize(control));
       unsigned stopped_at = 0;
-      CUDA_CHECK(cudaMemcpy(&stopped_at, p.next, sizeof stopped_at, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(&stopped_at, p.next, sizeof stopped_at,
+                            cudaMemcpyDeviceToHost));
       if (stopped_at >= blocks) {
-        std::printf("retreat: trial %d ran out of work before the retreat (%u blocks)\n", trial,
-                    blocks);
+        std::printf(
+            "retreat: trial %d ran out of work before the retreat (%u "
+            "blocks)\n",
+            trial, blocks);
         return 1;
       }
       seen_us.push_back(seen_at);
       exit_us.push_back(exit_at);
       // The rest, from the block the workers stopped at.
       CUDA_CHECK(cudaMemset(p.device_flag, 0, sizeof(int)));
-      PersistentFma<<<workers, kThreads, 0, work>>>(out, iters, p.next, blocks, flag, runs,
-                                                    nullptr, nullptr, nullptr);
+      PersistentFma<<<workers, kThreads, 0, work>>>(
+          out, iters, p.next, blocks, flag, runs, nullptr, nullptr, nullptr);
       CUDA_CHECK(cudaStreamSynchronize(work));
       CUDA_CHECK(cudaMemcpy(host_runs.data(), runs, blocks * sizeof(unsigned),
                             cudaMemcpyDeviceToHost));
       for (unsigned b = 0; b < blocks && exactly_once; ++b) {
         if (host_runs[b] != 1) {
-          std::printf("bad_block=%u runs=%u trial=%d\n", b, host_runs[b], trial);
+          std::printf("bad_block=%u runs=%u trial=%d\n", b, host_runs[b],
+                      trial);
           exactly_once = false;
         }
       }
@@ -325,8 +343,10 @@ int MeasureRetreat(double block_us, int trials) {
     PrintStats("seen_us", seen_us);
     PrintStats("exit_us", exit_us);
   }
-  std::printf("iters=%d\nworkers=%d\nlogical_blocks=%u\nblock_us=%.1f\nexactly_once=%d\n", iters,
-              workers, blocks, block_us, exactly_once ? 1 : 0);
+  std::printf(
+      "iters=%d\nworkers=%d\nlogical_blocks=%u\nblock_us=%.1f\nexactly_once=%"
+      "d\n",
+      iters, workers, blocks, block_us, exactly_once ? 1 : 0);
   return exactly_once ? 0 : 1;
 }
 
@@ -335,7 +355,8 @@ int MeasureSlices(double block_us, int slices) {
   if (int rc = Describe(&g); rc != 0) return rc;
   const int wave = g.sms * g.whole_per_sm;
   float* out = nullptr;
-  CUDA_CHECK(cudaMalloc(&out, static_cast<size_t>(wave) * slices * sizeof(float)));
+  CUDA_CHECK(
+      cudaMalloc(&out, static_cast<size_t>(wave) * slices * sizeof(float)));
   int iters = 0;
   if (int rc = IterationsFor(g, out, block_us, &iters); rc != 0) return rc;
   float whole_ms = 0;
@@ -365,20 +386,21 @@ int MeasureSlices(double block_us, int slices) {
       CUDA_CHECK(cudaDeviceSynchronize());
       CUDA_CHECK(cudaMemcpy(host.data(), spans, host.size() * sizeof(host[0]),
                             cudaMemcpyDeviceToHost));
-      for (int i = 0; i + 1 < slices; ++i) gaps.push_back((host[2 * i + 2] - host[2 * i + 1]) / 1e3);
+      for (int i = 0; i + 1 < slices; ++i)
+        gaps.push_back((host[2 * i + 2] - host[2 * i + 1]) / 1e3);
       totals.push_back((host[2 * slices - 1] - host[0]) / 1e3);
     }
     const char* prefix = queued ? "queued_" : "on_completion_";
     std::printf("%sslices_us=%.1f\n", prefix, Percentile(totals, 0.5));
     PrintStats((std::string(prefix) + "gap_us").c_str(), gaps);
   }
-  std::printf("iters=%d\nslices=%d\nblock_us=%.1f\nwhole_us=%.1f\n", iters, slices, block_us,
-              whole_ms * 1000.0);
+  std::printf("iters=%d\nslices=%d\nblock_us=%.1f\nwhole_us=%.1f\n", iters,
+              slices, block_us, whole_ms * 1000.0);
   return 0;
 }
 
-__global__ void SpinAndWatch(unsigned long long ms, unsigned long long* jumps, int max_jumps,
-                             int* count) {
+__global__ void SpinAndWatch(unsigned long long ms, unsigned long long* jumps,
+                             int max_jumps, int* count) {
   if (threadIdx.x != 0) return;
   const unsigned long long start = GlobalNs();
   const unsigned long long end = start + ms * 1000000ull;
@@ -412,7 +434,8 @@ int MeasureTimeSlice(int ms) {
   CUDA_CHECK(cudaMemcpy(&n, count, sizeof n, cudaMemcpyDeviceToHost));
   std::vector<unsigned long long> j(2 * static_cast<size_t>(n));
   if (n > 0) {
-    CUDA_CHECK(cudaMemcpy(j.data(), jumps, j.size() * sizeof(j[0]), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(j.data(), jumps, j.size() * sizeof(j[0]),
+                          cudaMemcpyDeviceToHost));
   }
   std::vector<double> on, off;
   for (int i = 0; i < n; ++i) {
@@ -420,10 +443,10 @@ int MeasureTimeSlice(int ms) {
     if (i > 0) on.push_back((j[2 * i] - j[2 * i - 1]) / 1e3);
   }
   std::printf("off_count=%d\n", n);
-  std::printf("on_us_p10=%.1f\non_us_p50=%.1f\non_us_p90=%.1f\n", Percentile(on, 0.1),
-              Percentile(on, 0.5), Percentile(on, 0.9));
-  std::printf("off_us_p10=%.1f\noff_us_p50=%.1f\noff_us_p90=%.1f\n", Percentile(off, 0.1),
-              Percentile(off, 0.5), Percentile(off, 0.9));
+  std::printf("on_us_p10=%.1f\non_us_p50=%.1f\non_us_p90=%.1f\n",
+              Percentile(on, 0.1), Percentile(on, 0.5), Percentile(on, 0.9));
+  std::printf("off_us_p10=%.1f\noff_us_p50=%.1f\noff_us_p90=%.1f\n",
+              Percentile(off, 0.1), Percentile(off, 0.5), Percentile(off, 0.9));
   for (int i = 0; i < std::min(n, 6); ++i) {
     std::printf("off %d: at %.1f us for %.1f us\n", i, (j[2 * i] - j[0]) / 1e3,
                 (j[2 * i + 1] - j[2 * i]) / 1e3);
@@ -436,11 +459,13 @@ int MeasureCorun(double svc_us, int be_threads) {
   if (int rc = Describe(&g); rc != 0) return rc;
   const int slots = g.whole_per_sm;
   float* out = nullptr;
-  CUDA_CHECK(cudaMalloc(&out, static_cast<size_t>(g.sms) * slots * sizeof(float)));
+  CUDA_CHECK(
+      cudaMalloc(&out, static_cast<size_t>(g.sms) * slots * sizeof(float)));
   int iters = 0;
   float ms = 0;
   auto one_per_sm = [&](int n) { WholeFma<<<g.sms, kThreads>>>(out, n); };
-  if (int rc = CalibrateIters(one_per_sm, svc_us, &iters, &ms); rc != 0) return rc;
+  if (int rc = CalibrateIters(one_per_sm, svc_us, &iters, &ms); rc != 0)
+    return rc;
   Persistent p;
   if (int rc = Allocate(&p); rc != 0) return rc;
   int lo = 0, hi = 0;
@@ -461,8 +486,9 @@ int MeasureCorun(double svc_us, int be_threads) {
       if (beside) {
         if (int rc = Reset(p, 0); rc != 0) return rc;
         CUDA_CHECK(cudaDeviceSynchronize());
-        PersistentFma<<<g.sms * (slots - k), be_threads, 0, be>>>(
-            out, iters, p.next, 0xffffffffu, p.device_flag, nullptr, nullptr, nullptr, nullptr);
+        PersistentFma<<<g.sms*(slots - k), be_threads, 0, be>>>(
+            out, iters, p.next, 0xffffffffu, p.device_flag, nullptr, nullptr,
+            nullptr, nullptr);
         CUDA_CHECK(cudaGetLastError());
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
@@ -488,36 +514,41 @@ int MeasureCorun(double svc_us, int be_threads) {
         }
       }
       if (beside) {
-        CUDA_CHECK(cudaMemcpyAsync(p.device_flag, p.one, sizeof(int), cudaMemcpyHostToDevice, svc));
+        CUDA_CHECK(cudaMemcpyAsync(p.device_flag, p.one, sizeof(int),
+                                   cudaMemcpyHostToDevice, svc));
         CUDA_CHECK(cudaDeviceSynchronize());
       }
       const char* key = beside ? "beside" : "solo";
-      std::printf("%s_us_%d=%.1f\n%s_span_us_%d=%.1f\n", key, k, Percentile(t, 0.5), key, k,
-                  first_span_us);
+      std::printf("%s_us_%d=%.1f\n%s_span_us_%d=%.1f\n", key, k,
+                  Percentile(t, 0.5), key, k, first_span_us);
     }
   }
   return 0;
 }
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: preemption_costs persistent BLOCK_US | retreat BLOCK_US TRIALS |"
-               " slices BLOCK_US SLICES | timeslice MS | corun SVC_US BE_THREADS\n");
+  std::fprintf(
+      stderr,
+      "usage: preemption_costs persistent BLOCK_US | retreat BLOCK_US TRIALS |"
+      " slices BLOCK_US SLICES | timeslice MS | corun SVC_US BE_THREADS\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // what was measured survives a timeout
+  std::setvbuf(stdout, nullptr, _IOLBF,
+               0);  // what was measured survives a timeout
   if (argc < 3) return Usage();
   const double a = std::atof(argv[2]);
   const int b = argc > 3 ? std::atoi(argv[3]) : 0;
   if (a <= 0) return Usage();
   if (std::strcmp(argv[1], "persistent") == 0) return MeasurePersistent(a);
-  if (std::strcmp(argv[1], "retreat") == 0 && b > 0) return MeasureRetreat(a, b);
+  if (std::strcmp(argv[1], "retreat") == 0 && b > 0)
+    return MeasureRetreat(a, b);
   if (std::strcmp(argv[1], "slices") == 0 && b > 1) return MeasureSlices(a, b);
   if (std::strcmp(argv[1], "corun") == 0 && b > 0) return MeasureCorun(a, b);
-  if (std::strcmp(argv[1], "timeslice") == 0) return MeasureTimeSlice(static_cast<int>(a));
+  if (std::strcmp(argv[1], "timeslice") == 0)
+    return MeasureTimeSlice(static_cast<int>(a));
   return Usage();
 }

@@ -23,7 +23,8 @@ inline std::map<std::pair<int, std::string>, PtxasKernel> ReadPtxasReport(
     const std::string& path) {
   std::ifstream file(path);
   std::map<std::pair<int, std::string>, PtxasKernel> out;
-  const std::regex compiling("Compiling entry function '([^']+)' for 'sm_([0-9]+)'");
+  const std::regex compiling(
+      "Compiling entry function '([^']+)' for 'sm_([0-9]+)'");
   const std::regex used("Used ([0-9]+) registers");
   const std::regex smem("([0-9]+) bytes smem");
   std::string line, kernel;
@@ -36,7 +37,8 @@ inline std::map<std::pair<int, std::string>, PtxasKernel> ReadPtxasReport(
     } else if (std::regex_search(line, m, used)) {
       PtxasKernel k;
       k.registers = std::stol(m[1]);
-      if (std::regex_search(line, s, smem)) k.static_shared_bytes = std::stol(s[1]);
+      if (std::regex_search(line, s, smem))
+        k.static_shared_bytes = std::stol(s[1]);
       out[{arch, kernel}] = k;
     }
   }

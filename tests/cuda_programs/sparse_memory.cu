@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
 
   constexpr size_t kChunk = 4 << 20;
   std::vector<unsigned char> in(kChunk), out(kChunk);
-  for (size_t i = 0; i < kChunk; ++i) in[i] = static_cast<unsigned char>(i * 7 + 1);
+  for (size_t i = 0; i < kChunk; ++i)
+    in[i] = static_cast<unsigned char>(i * 7 + 1);
   char* middle = d + bytes / 2;
   CUDA_CHECK(cudaMemcpy(middle, in.data(), kChunk, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(out.data(), middle, kChunk, cudaMemcpyDeviceToHost));
@@ -54,13 +55,15 @@ int main(int argc, char** argv) {
   const size_t n = 3 * 4096;
   CUDA_CHECK(cudaMemset(seven, 7, n));
   std::vector<unsigned char> back(n + 200);
-  CUDA_CHECK(cudaMemcpy(back.data(), seven - 100, back.size(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(back.data(), seven - 100, back.size(),
+                        cudaMemcpyDeviceToHost));
   bool ok = true;
   for (size_t i = 0; i < back.size(); ++i)
     ok &= back[i] == (i >= 100 && i < 100 + n ? 7 : 0);
   std::printf("set_seven=%d\n", ok);
   CUDA_CHECK(cudaMemset(d, 0, 8 * 4096));
-  CUDA_CHECK(cudaMemcpy(back.data(), seven - 100, back.size(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(back.data(), seven - 100, back.size(),
+                        cudaMemcpyDeviceToHost));
   ok = true;
   for (unsigned char c : back) ok &= c == 0;
   std::printf("cleared=%d\n", ok);

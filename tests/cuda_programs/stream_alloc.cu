@@ -39,7 +39,8 @@ static void Checkpoint(const char* name) {
   if (g_dir == nullptr) return;
   const std::string go = std::string(g_dir) + "/" + name;
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (access(go.c_str(), F_OK) != 0 && std::chrono::steady_clock::now() < end)
+  while (access(go.c_str(), F_OK) != 0 &&
+         std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
@@ -104,12 +105,15 @@ int main(int argc, char** argv) {
   cudaStream_t cap;
   CUDA_CHECK(cudaStreamCreate(&cap));
   CUDA_CHECK(cudaStreamBeginCapture(cap, cudaStreamCaptureModeGlobal));
-  std::printf("malloc_async_in_capture=%d\n", Code(cudaMallocAsync(&c, 64, cap)));
+  std::printf("malloc_async_in_capture=%d\n",
+              Code(cudaMallocAsync(&c, 64, cap)));
   cudaGraph_t graph = nullptr;
-  std::printf("end_capture_after_malloc=%d\n", Code(cudaStreamEndCapture(cap, &graph)));
+  std::printf("end_capture_after_malloc=%d\n",
+              Code(cudaStreamEndCapture(cap, &graph)));
   CUDA_CHECK(cudaStreamBeginCapture(cap, cudaStreamCaptureModeGlobal));
   std::printf("free_async_in_capture=%d\n", Code(cudaFreeAsync(b, cap)));
-  std::printf("end_capture_after_free=%d\n", Code(cudaStreamEndCapture(cap, &graph)));
+  std::printf("end_capture_after_free=%d\n",
+              Code(cudaStreamEndCapture(cap, &graph)));
   CUDA_CHECK(cudaStreamDestroy(cap));
   Checkpoint("allocated");  // a and b held: 3 MiB
 
@@ -118,7 +122,8 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   std::printf("free_async=%d\n", Code(cudaFreeAsync(a, s)));
   const double free_ms = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - t0).count();
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
   std::printf("free_async_ms=%.3f\n", free_ms);
   std::printf("free_async_again=%d\n", Code(cudaFreeAsync(a, s)));
   int not_allocated[4];
@@ -131,48 +136,69 @@ int main(int argc, char** argv) {
   char* m = nullptr;
   CUDA_CHECK(cudaMallocManaged(&m, 8192));
   std::memset(m, 5, 8192);
-  std::printf("prefetch_device=%d\n", Code(cudaMemPrefetchAsync(
-                                          m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, s)));
-  std::printf("prefetch_host=%d\n", Code(cudaMemPrefetchAsync(
-                                        m + 4096, 4096, Location(cudaMemLocationTypeHost, 0), 0, s)));
-  std::printf("prefetch_default_stream=%d\n", Code(cudaMemPrefetchAsync(
-                                                  m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, 0)));
-  std::printf("prefetch_bad_flags=%d\n", Code(cudaMemPrefetchAsync(
-                                             m, 8192, Location(cudaMemLocationTypeDevice, 0), 1, s)));
-  std::printf("prefetch_other_device=%d\n", Code(cudaMemPrefetchAsync(
-                                                m, 8192, Location(cudaMemLocationTypeDevice, 1), 0, s)));
-  std::printf("prefetch_bad_location=%d\n", Code(cudaMemPrefetchAsync(
-                                                m, 8192, Location(cudaMemLocationTypeInvalid, 0), 0, s)));
-  std::printf("prefetch_past_end=%d\n", Code(cudaMemPrefetchAsync(
-                                            m + 4096, 8192, Location(cudaMemLocationTypeDevice, 0), 0, s)));
-  std::printf("prefetch_device_memory=%d\n", Code(cudaMemPrefetchAsync(
-                                                 b, 64, Location(cudaMemLocationTypeDevice, 0), 0, s)));
-  std::printf("prefetch_host_memory=%d\n", Code(cudaMemPrefetchAsync(
-                                               in, 64, Location(cudaMemLocationTypeDevice, 0), 0, s)));
-  std::printf("prefetch_destroyed_stream=%d\n", Code(cudaMemPrefetchAsync(
-                                                    m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, gone)));
+  std::printf("prefetch_device=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, s)));
+  std::printf("prefetch_host=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m + 4096, 4096, Location(cudaMemLocationTypeHost, 0), 0, s)));
+  std::printf("prefetch_default_stream=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, 0)));
+  std::printf("prefetch_bad_flags=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m, 8192, Location(cudaMemLocationTypeDevice, 0), 1, s)));
+  std::printf("prefetch_other_device=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m, 8192, Location(cudaMemLocationTypeDevice, 1), 0, s)));
+  std::printf("prefetch_bad_location=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m, 8192, Location(cudaMemLocationTypeInvalid, 0), 0, s)));
+  std::printf(
+      "prefetch_past_end=%d\n",
+      Code(cudaMemPrefetchAsync(m + 4096, 8192,
+                                Location(cudaMemLocationTypeDevice, 0), 0, s)));
+  std::printf("prefetch_device_memory=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  b, 64, Location(cudaMemLocationTypeDevice, 0), 0, s)));
+  std::printf("prefetch_host_memory=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  in, 64, Location(cudaMemLocationTypeDevice, 0), 0, s)));
+  std::printf("prefetch_destroyed_stream=%d\n",
+              Code(cudaMemPrefetchAsync(
+                  m, 8192, Location(cudaMemLocationTypeDevice, 0), 0, gone)));
   // Advice: managed memory only; the location matters for all but
   // read-mostly.
-  std::printf("advise_read_mostly=%d\n", Code(cudaMemAdvise(
-      m, 8192, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeInvalid, 0))));
-  std::printf("advise_preferred_device=%d\n", Code(cudaMemAdvise(
-      m, 4096, cudaMemAdviseSetPreferredLocation, Location(cudaMemLocationTypeDevice, 0))));
-  std::printf("advise_accessed_by_host=%d\n", Code(cudaMemAdvise(
-      m + 4096, 4096, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeHost, 0))));
-  std::printf("advise_unset_accessed_by=%d\n", Code(cudaMemAdvise(
-      m, 8192, cudaMemAdviseUnsetAccessedBy, Location(cudaMemLocationTypeDevice, 0))));
-  std::printf("advise_unknown=%d\n", Code(cudaMemAdvise(
-      m, 8192, static_cast<cudaMemoryAdvise>(99), Location(cudaMemLocationTypeDevice, 0))));
-  std::printf("advise_other_device=%d\n", Code(cudaMemAdvise(
-      m, 8192, cudaMemAdviseSetPreferredLocation, Location(cudaMemLocationTypeDevice, 1))));
-  std::printf("advise_bad_location=%d\n", Code(cudaMemAdvise(
-      m, 8192, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeInvalid, 0))));
-  std::printf("advise_past_end=%d\n", Code(cudaMemAdvise(
-      m + 4096, 8192, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeDevice, 0))));
-  std::printf("advise_empty=%d\n", Code(cudaMemAdvise(
-      m, 0, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeDevice, 0))));
-  std::printf("advise_device_memory=%d\n", Code(cudaMemAdvise(
-      b, 64, cudaMemAdviseSetReadMostly, Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_read_mostly=%d\n",
+              Code(cudaMemAdvise(m, 8192, cudaMemAdviseSetReadMostly,
+                                 Location(cudaMemLocationTypeInvalid, 0))));
+  std::printf("advise_preferred_device=%d\n",
+              Code(cudaMemAdvise(m, 4096, cudaMemAdviseSetPreferredLocation,
+                                 Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_accessed_by_host=%d\n",
+              Code(cudaMemAdvise(m + 4096, 4096, cudaMemAdviseSetAccessedBy,
+                                 Location(cudaMemLocationTypeHost, 0))));
+  std::printf("advise_unset_accessed_by=%d\n",
+              Code(cudaMemAdvise(m, 8192, cudaMemAdviseUnsetAccessedBy,
+                                 Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_unknown=%d\n",
+              Code(cudaMemAdvise(m, 8192, static_cast<cudaMemoryAdvise>(99),
+                                 Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_other_device=%d\n",
+              Code(cudaMemAdvise(m, 8192, cudaMemAdviseSetPreferredLocation,
+                                 Location(cudaMemLocationTypeDevice, 1))));
+  std::printf("advise_bad_location=%d\n",
+              Code(cudaMemAdvise(m, 8192, cudaMemAdviseSetAccessedBy,
+                                 Location(cudaMemLocationTypeInvalid, 0))));
+  std::printf("advise_past_end=%d\n",
+              Code(cudaMemAdvise(m + 4096, 8192, cudaMemAdviseSetReadMostly,
+                                 Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_empty=%d\n",
+              Code(cudaMemAdvise(m, 0, cudaMemAdviseSetReadMostly,
+                                 Location(cudaMemLocationTypeDevice, 0))));
+  std::printf("advise_device_memory=%d\n",
+              Code(cudaMemAdvise(b, 64, cudaMemAdviseSetReadMostly,
+                                 Location(cudaMemLocationTypeDevice, 0))));
   CUDA_CHECK(cudaStreamSynchronize(s));
   std::printf("managed_intact=%d\n", m[0] == 5 && m[8191] == 5 ? 1 : 0);
   CUDA_CHECK(cudaFree(m));

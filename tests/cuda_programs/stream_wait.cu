@@ -51,7 +51,8 @@ int main() {
   CUDA_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
   cudaEvent_t start, dep, b_waited, b_end, c_end;
-  for (cudaEvent_t* e : {&start, &dep, &b_waited, &b_end, &c_end}) CUDA_CHECK(cudaEventCreate(e));
+  for (cudaEvent_t* e : {&start, &dep, &b_waited, &b_end, &c_end})
+    CUDA_CHECK(cudaEventCreate(e));
 
   CUDA_CHECK(cudaEventRecord(start, a));
   wait_long<<<1, 32, 0, a>>>(x);
@@ -69,14 +70,15 @@ int main() {
   CUDA_CHECK(cudaEventRecord(c_end, c));
   CUDA_CHECK(cudaEventSynchronize(b_end));
   CUDA_CHECK(cudaEventSynchronize(c_end));
-  std::printf("bad_flags=%d\nwait_err=%d\ndep_at_return=%d\nb_at_launch=%d\n", bad_flags, wait_err,
-              dep_at_return, b_at_launch);
-  std::printf("after_dep_ms=%.3f\nchain_ms=%.3f\nc_chain_ms=%.3f\n", Ms(dep, b_end),
-              Ms(start, b_end), Ms(start, c_end));
+  std::printf("bad_flags=%d\nwait_err=%d\ndep_at_return=%d\nb_at_launch=%d\n",
+              bad_flags, wait_err, dep_at_return, b_at_launch);
+  std::printf("after_dep_ms=%.3f\nchain_ms=%.3f\nc_chain_ms=%.3f\n",
+              Ms(dep, b_end), Ms(start, b_end), Ms(start, c_end));
 
   // An event on the legacy default stream stands for every launch before it.
   cudaEvent_t legacy_start, legacy, legacy_end;
-  for (cudaEvent_t* e : {&legacy_start, &legacy, &legacy_end}) CUDA_CHECK(cudaEventCreate(e));
+  for (cudaEvent_t* e : {&legacy_start, &legacy, &legacy_end})
+    CUDA_CHECK(cudaEventCreate(e));
   CUDA_CHECK(cudaEventRecord(legacy_start, a));
   wait_long<<<1, 32, 0, a>>>(x);
   CUDA_CHECK(cudaEventRecord(legacy, cudaStreamLegacy));
@@ -95,14 +97,16 @@ int main() {
   wait_short<<<1, 32, 0, b>>>(x);
   CUDA_CHECK(cudaEventRecord(done_end, b));
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::printf("done_wait_err=%d\ndone_wait_ms=%.3f\n", done_wait_err, Ms(done_start, done_end));
+  std::printf("done_wait_err=%d\ndone_wait_ms=%.3f\n", done_wait_err,
+              Ms(done_start, done_end));
 
   cudaStream_t s1, s2, n;
   CUDA_CHECK(cudaStreamCreate(&s1));
   CUDA_CHECK(cudaStreamCreate(&s2));
   CUDA_CHECK(cudaStreamCreateWithFlags(&n, cudaStreamNonBlocking));
   cudaEvent_t l_start, s2_end, n_end;
-  for (cudaEvent_t* e : {&l_start, &s2_end, &n_end}) CUDA_CHECK(cudaEventCreate(e));
+  for (cudaEvent_t* e : {&l_start, &s2_end, &n_end})
+    CUDA_CHECK(cudaEventCreate(e));
   CUDA_CHECK(cudaEventRecord(l_start, s1));
   wait_long<<<1, 32, 0, s1>>>(x);
   wait_short<<<1, 32, 0, cudaStreamLegacy>>>(x);
@@ -111,8 +115,8 @@ int main() {
   wait_tiny<<<1, 32, 0, n>>>(x);
   CUDA_CHECK(cudaEventRecord(n_end, n));
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::printf("blocking_chain_ms=%.3f\nnonblocking_ms=%.3f\n", Ms(l_start, s2_end),
-              Ms(l_start, n_end));
+  std::printf("blocking_chain_ms=%.3f\nnonblocking_ms=%.3f\n",
+              Ms(l_start, s2_end), Ms(l_start, n_end));
   std::fflush(stdout);
   return 0;
 }

@@ -11,11 +11,12 @@ __device__ int symbol_counter[256];
 
 int main() {
   void* p = nullptr;
-  std::printf("address=%d\n", static_cast<int>(cudaGetSymbolAddress(&p, symbol_counter)));
-  std::printf("memset_async=%d\n",
-              static_cast<int>(cudaMemsetAsync(p, 0, sizeof(symbol_counter), nullptr)));
+  std::printf("address=%d\n",
+              static_cast<int>(cudaGetSymbolAddress(&p, symbol_counter)));
+  std::printf("memset_async=%d\n", static_cast<int>(cudaMemsetAsync(
+                                       p, 0, sizeof(symbol_counter), nullptr)));
   int host[256] = {};
-  std::printf("to_symbol=%d\n",
-              static_cast<int>(cudaMemcpyToSymbol(symbol_counter, host, sizeof(host))));
+  std::printf("to_symbol=%d\n", static_cast<int>(cudaMemcpyToSymbol(
+                                    symbol_counter, host, sizeof(host))));
   return 0;
 }

@@ -3,7 +3,8 @@
 // Prints key=value lines (each call's cudaError_t):
 //   "pools_attr", "cooperative_attr": cudaDeviceGetAttribute's answers
 //     (and "props_pools", "props_cooperative": cudaGetDeviceProperties');
-//   "device_default_pool", "device_current_pool", "device_set_pool", "pool_create",
+//   "device_default_pool", "device_current_pool", "device_set_pool",
+//   "pool_create",
 //     "mem_default_pool", "mem_current_pool", "mem_set_pool", "import_pool",
 //     "import_pointer", "malloc_from_pool": the pool API;
 //   "last_error" / "last_error_cleared": cudaGetLastError after a refusal,
@@ -27,8 +28,10 @@ __global__ void ungated_step(int* p) { p[threadIdx.x] += 1; }
 
 int main() {
   int pools = -1, cooperative = -1;
-  CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
-  CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0));
+  CUDA_CHECK(
+      cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
+  CUDA_CHECK(
+      cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0));
   std::printf("pools_attr=%d\ncooperative_attr=%d\n", pools, cooperative);
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -70,8 +73,9 @@ int main() {
   int* d = nullptr;
   CUDA_CHECK(cudaMalloc(&d, 32 * sizeof(int)));
   void* args[] = {&d};
-  SAY("launch_cooperative", cudaLaunchCooperativeKernel((const void*)ungated_step,
-                                                 dim3(1), dim3(32), args, 0, 0));
+  SAY("launch_cooperative",
+      cudaLaunchCooperativeKernel((const void*)ungated_step, dim3(1), dim3(32),
+                                  args, 0, 0));
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeCooperative;
   attr.val.cooperative = 1;

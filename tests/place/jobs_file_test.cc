@@ -89,7 +89,8 @@ TEST_F(JobsFileTest, ErrorsNameFileAndLine) {
             std::string::npos);
 
   // An unknown GPU preset is an error at its line, not later without one.
-  f = Parse("gpu: B200\nprofiles: profiles\njobs:\n  - name: a\n    profile: bert\n");
+  f = Parse(
+      "gpu: B200\nprofiles: profiles\njobs:\n  - name: a\n    profile: bert\n");
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find("jobs.yaml:1:"), std::string::npos)
       << f.status().message();

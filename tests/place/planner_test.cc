@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "place/plan_format.h"
 #include "predict/dataset_source.h"
@@ -70,9 +69,9 @@ TEST(PlannerTest, IdleGpusCostNothingAndTheirNumberIsBounded) {
   EXPECT_DOUBLE_EQ(p->total, 2.0);
   EXPECT_EQ(p->gpus.back().mode, GpuMode::kIdle);
   o.gpus = kMaxGpus + 1;
-  EXPECT_FALSE(PlanPlacement({Job("a", 100, 4)}, ProductModel(),
-                             *GpuPreset("V100"), o)
-                   .ok());
+  EXPECT_FALSE(
+      PlanPlacement({Job("a", 100, 4)}, ProductModel(), *GpuPreset("V100"), o)
+          .ok());
 }
 
 TEST(PlannerTest, AWaitingJobHasNullGpuAndPredictionInTheJson) {
@@ -91,7 +90,8 @@ TEST(PlannerTest, AWaitingJobHasNullGpuAndPredictionInTheJson) {
       ++nulls;
     } else {
       EXPECT_EQ(job["gpu"], 0);
-      EXPECT_DOUBLE_EQ(job["predicted_normalized_throughput"].get<double>(), 1.0);
+      EXPECT_DOUBLE_EQ(job["predicted_normalized_throughput"].get<double>(),
+                       1.0);
     }
   }
   EXPECT_EQ(nulls, 1);
@@ -114,9 +114,10 @@ TEST(PlannerTest, AWaitingJobSaysWhetherMemoryOrAFloorKeepsItOut) {
   p = PlanPlacement({Job("H", 100, 4, true), Job("M", 10, 30)}, ProductModel(),
                     *GpuPreset("V100"), o);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_NE(Named(*p, "M").reason.find(
-                "on 1 its 30.0 GiB of memory does not fit beside the jobs there"),
-            std::string::npos)
+  EXPECT_NE(
+      Named(*p, "M").reason.find(
+          "on 1 its 30.0 GiB of memory does not fit beside the jobs there"),
+      std::string::npos)
       << Named(*p, "M").reason;
 }
 
@@ -218,7 +219,8 @@ TEST(PlannerTest, TheOrderOfTheJobsFileDoesNotChangeThePlan) {
   PlanOptions o;
   o.gpus = 3;
   auto groups = [&](const std::vector<JobRequest>& order, double* total) {
-    Result<Plan> p = PlanPlacement(order, ProductModel(), *GpuPreset("V100"), o);
+    Result<Plan> p =
+        PlanPlacement(order, ProductModel(), *GpuPreset("V100"), o);
     EXPECT_TRUE(p.ok()) << p.status().ToString();
     std::vector<std::vector<std::string>> out;
     for (const PlannedGpu& g : p->gpus) {
@@ -248,8 +250,8 @@ TEST(PlannerTest, TheOrderOfTheJobsFileDoesNotChangeThePlan) {
   o.high_priority_floor = 0.9;
   const JobRequest s = Job("S", 100, 4, true), v = Job("V", 30, 4, true),
                    b = Job("B", 30, 4);
-  for (const auto& order : {std::vector<JobRequest>{s, v, b},
-                            std::vector<JobRequest>{v, s, b}}) {
+  for (const auto& order :
+       {std::vector<JobRequest>{s, v, b}, std::vector<JobRequest>{v, s, b}}) {
     double total = 0;
     groups(order, &total);
     EXPECT_NEAR(total, 1.91, 1e-9);
@@ -261,9 +263,9 @@ TEST(PlannerTest, WithAGpuForEachJobNoneShares) {
   // sharing ties with running alone; with a GPU each, none shares.
   PlanOptions o;
   o.gpus = 4;
-  Result<Plan> p = PlanPlacement(
-      {Job("A", 0, 4, true), Job("B", 0, 4), Job("C", 0, 4)}, ProductModel(),
-      *GpuPreset("V100"), o);
+  Result<Plan> p =
+      PlanPlacement({Job("A", 0, 4, true), Job("B", 0, 4), Job("C", 0, 4)},
+                    ProductModel(), *GpuPreset("V100"), o);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   for (const PlannedGpu& g : p->gpus) EXPECT_LE(g.jobs.size(), 1u);
   EXPECT_NE(Named(*p, "B").reason.find("enough GPUs"), std::string::npos)

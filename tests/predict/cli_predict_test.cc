@@ -87,8 +87,7 @@ TEST_F(CliPredictTest, EvalWritesPerPairPredictionsWithTheSimulator) {
 }
 
 TEST_F(CliPredictTest, PeaceMetricsAddDcgmFeaturesToTheModel) {
-  const std::string peace =
-      kData + "/peace/0206_FREQ1530_baseline_metrics.csv";
+  const std::string peace = kData + "/peace/0206_FREQ1530_baseline_metrics.csv";
   ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("over 13 base features"), std::string::npos) << r.out;
@@ -96,9 +95,9 @@ TEST_F(CliPredictTest, PeaceMetricsAddDcgmFeaturesToTheModel) {
   r = Run({"predict", "train", "--kace", kData + "/kace", "--peace-metrics",
            peace});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("DCGM metrics from " + peace +
-                       " for 19 of the 19 workloads"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("DCGM metrics from " + peace + " for 19 of the 19 workloads"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("over 16 base features"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("partner.sm_active"), std::string::npos) << r.out;
@@ -113,8 +112,8 @@ TEST_F(CliPredictTest, PeaceMetricsAddDcgmFeaturesToTheModel) {
   // A bad file is bad input, named; and the option needs --kace.
   const std::string bad =
       Write("bad.csv", "Type,SMACT%100,SMOCC%100,DRAMA%100\nx,50,,20\n");
-  r = Run({"predict", "eval", "--kace", kData + "/kace", "--peace-metrics",
-           bad});
+  r = Run(
+      {"predict", "eval", "--kace", kData + "/kace", "--peace-metrics", bad});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(bad + ":2: column 'SMOCC%100'"), std::string::npos)
       << r.err;
@@ -242,6 +241,37 @@ TEST_F(CliPredictTest, PlanBadYamlExit2WithLine) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// Names end up in JSON, which holds UTF-8 only: a name that is not UTF-8
+// is refused where it was read (exit 2, naming the input), never thrown as
+// an exception where the JSON is written.
+TEST_F(CliPredictTest, NamesThatAreNotUtf8Exit2NamingTheInput) {
+  const std::string jobs =
+      Write("jobs.yaml", "profiles: " + kSrc +
+                             "/examples/plan/profiles\n"
+                             "jobs:\n"
+                             "  - name: caf\xE9\n"
+                             "    profile: bert-base-cased_batch8-train\n");
+  ProcessResult r =
+      Run({"plan", jobs, "--gpus", "1", "--json", "--kace", kData + "/kace"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(jobs + ":3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("UTF-8"), std::string::npos) << r.err;
+
+  const std::string out = (dir_ / "p.json").string();
+  r = Run({"profile", "import", "--name", "caf\xE9", "--ncu",
+           kSrc + "/tests/profile/testdata/ncu_details.csv", "--nvtx",
+           "train_step", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("UTF-8"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+
+  // The same name in UTF-8 (U+00E9) is a name like any other.
+  r = Run({"profile", "import", "--name", "caf\xC3\xA9", "--ncu",
+           kSrc + "/tests/profile/testdata/ncu_details.csv", "--nvtx",
+           "train_step", "-o", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(CliPredictTest, ATruncatedPairsFileExit2AtItsLastLine) {
   // Cut inside the last row's w2throughput: the row is short, not a number
   // cut in half that happens to parse.
@@ -252,7 +282,8 @@ TEST_F(CliPredictTest, ATruncatedPairsFileExit2AtItsLastLine) {
   ProcessResult r = Run({"predict", "train", "--kace", kData + "/kace",
                          "--pairs", pairs, "--repeat", "1"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  const int lines = static_cast<int>(std::count(cut.begin(), cut.end(), '\n')) + 1;
+  const int lines =
+      static_cast<int>(std::count(cut.begin(), cut.end(), '\n')) + 1;
   EXPECT_NE(r.err.find(pairs + ":" + std::to_string(lines) + ": expected "),
             std::string::npos)
       << r.err;
@@ -317,12 +348,13 @@ TEST_F(CliPredictTest, EvalRefusesOptionsItWouldIgnoreOrWrap) {
       {{"--terms", "partner.sm_util,partner.sm_util"},
        "term 'partner.sm_util' is given twice"}};
   for (const auto& [args, message] : cases) {
-    std::vector<std::string> argv = {"predict", "eval", "--kace", kace,
+    std::vector<std::string> argv = {"predict",   "eval",      "--kace", kace,
                                      "--no-lowo", "--repeats", "1"};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessResult r = Run(argv);
     EXPECT_EQ(r.exit_code, 2) << args[0];
-    EXPECT_NE(r.err.find(message), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos)
+        << args[0] << ": " << r.err;
   }
 }
 
@@ -331,7 +363,8 @@ TEST_F(CliPredictTest, ProfileImportRefusesAnMpsCurveNothingCouldRead) {
     ProcessResult r = Run({"profile", "import", "--name", "x",
                            "--solo-throughput", "91", "--mps", curve});
     EXPECT_EQ(r.exit_code, 2) << curve;
-    EXPECT_NE(r.err.find("--mps: "), std::string::npos) << curve << ": " << r.err;
+    EXPECT_NE(r.err.find("--mps: "), std::string::npos)
+        << curve << ": " << r.err;
   }
 }
 
@@ -345,7 +378,7 @@ TEST_F(CliPredictTest, APairLabelFarAboveItsSoloThroughputExit2) {
       Run({"predict", "train", "--kace", kData + "/kace", "--pairs", pairs});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(pairs + ":2: 'bert-base-cased_batch8-train' shared "
-                       "throughput 1e+06 is"),
+                               "throughput 1e+06 is"),
             std::string::npos)
       << r.err;
 }
@@ -377,8 +410,8 @@ TEST_F(CliPredictTest, PairNeedsOnlyProfilesAndClampsLikePlan) {
 TEST_F(CliPredictTest, PlanOptionsOutOfRangeExit2) {
   const std::string jobs = kSrc + "/examples/plan/jobs.yaml";
   const std::map<std::string, std::string> cases = {
-      {"--floor=0", "floor"},        {"--floor=-1", "floor"},
-      {"--floor=nan", "floor"},      {"--max-per-gpu=0", "most jobs per GPU"},
+      {"--floor=0", "floor"},          {"--floor=-1", "floor"},
+      {"--floor=nan", "floor"},        {"--max-per-gpu=0", "most jobs per GPU"},
       {"--reserve-gib=-5", "reserve"}, {"--reserve-gib=nan", "reserve"}};
   for (const auto& [flag, what] : cases) {
     ProcessResult r = Run({"plan", jobs, "--gpus", "2", flag});
@@ -389,23 +422,23 @@ TEST_F(CliPredictTest, PlanOptionsOutOfRangeExit2) {
 
 TEST_F(CliPredictTest, PlanNamesTheJobWhoseProfileTheModelCannotRead) {
   // A profile with system metrics only: the model needs kernel features.
-  const std::string prof = Write(
-      "profiles/bare.json",
-      "{\"format\": \"colo.workload_profile/1\", \"name\": \"bare\", "
-      "\"system\": {\"sm_util_pct\": 50}, \"solo_throughput\": 10}\n");
+  const std::string prof =
+      Write("profiles/bare.json",
+            "{\"format\": \"colo.workload_profile/1\", \"name\": \"bare\", "
+            "\"system\": {\"sm_util_pct\": 50}, \"solo_throughput\": 10}\n");
   Write("profiles/bert-base-cased_batch8-train.json",
         ReadFile(kSrc +
                  "/examples/plan/profiles/bert-base-cased_batch8-train.json"));
-  const std::string jobs = Write("jobs.yaml",
-                                 "model: " + kSrc +
-                                     "/examples/plan/model.json\n"
-                                     "profiles: profiles\n"
-                                     "jobs:\n"
-                                     "  - name: first\n"
-                                     "    profile: bert-base-cased_batch8-train\n"
-                                     "  - name: second\n"
-                                     "    profile: bare\n"
-                                     "    memory_gib: 4\n");
+  const std::string jobs =
+      Write("jobs.yaml", "model: " + kSrc +
+                             "/examples/plan/model.json\n"
+                             "profiles: profiles\n"
+                             "jobs:\n"
+                             "  - name: first\n"
+                             "    profile: bert-base-cased_batch8-train\n"
+                             "  - name: second\n"
+                             "    profile: bare\n"
+                             "    memory_gib: 4\n");
   ProcessResult r = Run({"plan", jobs, "--gpus", "2"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.err.find(jobs + ":6: job 'second': "), std::string::npos)
@@ -430,8 +463,8 @@ TEST_F(CliPredictTest, ProfileImportNamesTheFlagOfABadLogOption) {
        "--mps: '50:0': expected a throughput > 0"},
   };
   for (const auto& [flags, message] : cases) {
-    std::vector<std::string> argv = {"profile", "import", "--name", "x",
-                                     "--smi", smi};
+    std::vector<std::string> argv = {"profile", "import", "--name",
+                                     "x",       "--smi",  smi};
     argv.insert(argv.end(), flags.begin(), flags.end());
     ProcessResult r = Run(argv);
     EXPECT_EQ(r.exit_code, 2) << flags[0];

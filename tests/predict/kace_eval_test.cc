@@ -130,8 +130,8 @@ TEST(KaceEvalTest, PredictionRecordsAreWhatTheRatiosWereComputedFrom) {
         score.push_back(rec->predicted.Sum());
       }
       if (ids.size() < 2) continue;
-      EXPECT_NEAR(AnchorRatio(d.data.pairs, ids, score, w).ratio,
-                  m->ratio[w], 1e-12)
+      EXPECT_NEAR(AnchorRatio(d.data.pairs, ids, score, w).ratio, m->ratio[w],
+                  1e-12)
           << m->name << ", anchor " << d.data.profiles[w].name;
     }
   }

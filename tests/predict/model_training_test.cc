@@ -126,7 +126,8 @@ TEST(ModelTrainingTest, MissingFeatureNamesWorkloadAndField) {
   for (const auto& f : rep.features) EXPECT_NE(f, "sm_util");
   // sm_util, and the duty products built from it.
   ASSERT_FALSE(rep.dropped_features.empty());
-  EXPECT_EQ(rep.dropped_features[0].rfind("sm_util (workload 'w3' lacks", 0), 0u)
+  EXPECT_EQ(rep.dropped_features[0].rfind("sm_util (workload 'w3' lacks", 0),
+            0u)
       << rep.dropped_features[0];
   for (const auto& f : rep.dropped_features)
     EXPECT_NE(f.find("workload 'w3'"), std::string::npos) << f;
@@ -172,8 +173,8 @@ TEST(ModelTrainingTest, ModelJsonRoundTrip) {
                 "m.json: terms[1]: term 'own.sm_util' is already in the model"),
             std::string::npos)
       << bad.status().message();
-  bad = ParseModelJson(
-      R"({"version": 99, "intercept": 1, "terms": []})", "m.json");
+  bad = ParseModelJson(R"({"version": 99, "intercept": 1, "terms": []})",
+                       "m.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("m.json: model version 99"),
             std::string::npos)

@@ -71,8 +71,8 @@ TEST(SyntheticWorkloadTest, DurationsFollowSizeAndTheWeightedMeanMatches) {
   ASSERT_GT(large.Blocks(), 4 * small.Blocks());
   const double ratio = static_cast<double>(large.solo_duration.count()) /
                        static_cast<double>(small.solo_duration.count());
-  const double size_ratio = static_cast<double>(large.Blocks()) /
-                            static_cast<double>(small.Blocks());
+  const double size_ratio =
+      static_cast<double>(large.Blocks()) / static_cast<double>(small.Blocks());
   EXPECT_GT(ratio, 0.5 * size_ratio);
   EXPECT_LT(ratio, 2.0 * size_ratio);
 }

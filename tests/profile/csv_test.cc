@@ -49,14 +49,16 @@ TEST(CsvTest, RowsOfAnotherWidthThanTheHeaderAreErrorsAtTheirLine) {
     auto t = io::ParseCsv(text, "w.csv");
     ASSERT_FALSE(t.ok()) << text;
     EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(t.status().message(), HasSubstr("w.csv:3: expected 3 fields like the header"));
+    EXPECT_THAT(t.status().message(),
+                HasSubstr("w.csv:3: expected 3 fields like the header"));
   }
 }
 
 TEST(CsvTest, DuplicateHeaderColumnIsAnError) {
   auto t = io::ParseCsv("a,b,a\n1,2,3\n", "d.csv");
   ASSERT_FALSE(t.ok());
-  EXPECT_THAT(t.status().message(), HasSubstr("d.csv:1: column 'a' appears twice"));
+  EXPECT_THAT(t.status().message(),
+              HasSubstr("d.csv:1: column 'a' appears twice"));
 }
 
 TEST(CsvTest, ALeadingByteOrderMarkIsNotPartOfTheFirstColumn) {
@@ -88,7 +90,8 @@ TEST(CsvTest, ShortRowErrorNamesTheLine) {
 
 TEST(CsvTest, NanInfinityAndEmptyAreNotNumbers) {
   // Rows on lines 2..7; the first four values are not finite numbers.
-  auto t = io::ParseCsv("k,v\na,nan\nb,inf\nc,\nd,\"\"\ne,1e3\nf,2.5\n", "n.csv");
+  auto t =
+      io::ParseCsv("k,v\na,nan\nb,inf\nc,\nd,\"\"\ne,1e3\nf,2.5\n", "n.csv");
   ASSERT_TRUE(t.ok());
   ASSERT_EQ(t->rows.size(), 6u);
   for (int i = 0; i < 4; ++i) {

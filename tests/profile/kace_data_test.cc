@@ -67,16 +67,20 @@ TEST(KaceDataTest, KernelTableErrorsNameFileAndLine) {
   EXPECT_NE(t.status().message().find("got 'NaN'"), std::string::npos);
   // A value out of range is reported at its own row of the kernel table, not
   // at the baseline row the summary is later merged into.
-  path = dir.Write("k4.csv", hdr + "100,50,20,30,3200,0,a\n200,50,20,-1,3200,0,b\n");
+  path = dir.Write("k4.csv",
+                   hdr + "100,50,20,30,3200,0,a\n200,50,20,-1,3200,0,b\n");
   t = ReadKaceKernelTable(path);
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find(path + ":3: workload 'b': kernels.memory_throughput_pct"),
+  EXPECT_NE(t.status().message().find(
+                path + ":3: workload 'b': kernels.memory_throughput_pct"),
             std::string::npos)
       << t.status().message();
   path = dir.Write("k5.csv", hdr + "0,50,20,30,3200,0,a\n");
   t = ReadKaceKernelTable(path);
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find(path + ":2: workload 'a': kernel summary has a negative or zero size"),
+  EXPECT_NE(t.status().message().find(
+                path +
+                ":2: workload 'a': kernel summary has a negative or zero size"),
             std::string::npos)
       << t.status().message();
   path = dir.Write("k3.csv", "Threads,Type\n1,a\n");

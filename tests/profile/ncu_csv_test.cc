@@ -145,7 +145,8 @@ TEST(NcuCsvTest, AKernelIdTwiceIsAnError) {
   const size_t start = details.rfind('\n', d) + 1;
   const size_t stop = details.find('\n', d) + 1;
   std::string copy = details.substr(start, stop - start);
-  copy = Replace(copy, "\"Duration\",\"msecond\",\"", "\"Duration\",\"msecond\",\"9");
+  copy = Replace(copy, "\"Duration\",\"msecond\",\"",
+                 "\"Duration\",\"msecond\",\"9");
   details.insert(stop, copy);
   k = ParseNcuCsv(details, "d.csv");
   ASSERT_FALSE(k.ok());
@@ -201,8 +202,8 @@ TEST(NcuCsvTest, AMetricTwiceInTwoUnitsIsComparedInColosUnit) {
 
 TEST(NcuCsvTest, ACountWithAnUnknownUnitIsAnError) {
   std::string raw = Fixture("ncu_raw.csv");
-  Result<std::vector<NcuKernel>> k = ParseNcuCsv(
-      Replace(raw, "\"register/thread\"", "\"furlong\""), "r.csv");
+  Result<std::vector<NcuKernel>> k =
+      ParseNcuCsv(Replace(raw, "\"register/thread\"", "\"furlong\""), "r.csv");
   ASSERT_FALSE(k.ok());
   EXPECT_NE(k.status().message().find("unit 'furlong', expected a count"),
             std::string::npos)

@@ -74,7 +74,8 @@ TEST(PeaceDataTest, BadCellsNameFileLineAndColumn) {
   } cases[] = {
       {Peace("a,1530,90,40,20\r\nb,1530,90,,20"),
        ":3: column 'SMOCC%100': expected a finite number, got ''"},
-      {Peace("a,1530,90,40,nan"), ":2: column 'DRAMA%100': expected a finite number, got 'nan'"},
+      {Peace("a,1530,90,40,nan"),
+       ":2: column 'DRAMA%100': expected a finite number, got 'nan'"},
       {Peace("a,1530,150,40,20"),
        ":2: column 'SMACT%100': expected a percentage in [0, 100]"},
       {Peace("a,1530,90,40,20\r\na,1530,91,41,21"),
@@ -84,7 +85,8 @@ TEST(PeaceDataTest, BadCellsNameFileLineAndColumn) {
   };
   int i = 0;
   for (const Case& c : cases) {
-    const std::string path = dir.Write("p" + std::to_string(i++) + ".csv", c.text);
+    const std::string path =
+        dir.Write("p" + std::to_string(i++) + ".csv", c.text);
     auto r = ReadPeaceDcgm(path);
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_NE(r.status().message().find(c.expect), std::string::npos)

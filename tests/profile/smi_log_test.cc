@@ -150,7 +150,8 @@ TEST(SmiLogTest, DmonLeavesAMissingSmFigureOutInsteadOfCountingZero) {
 
 TEST(SmiLogTest, PercentagesOutsideZeroToAHundredAreErrorsAtTheirLine) {
   const std::string hdr = "# gpu sm mem\n# Idx % %\n";
-  for (const char* row : {"    0 -50 40\n", "    0 150 40\n", "    0 50 101\n"}) {
+  for (const char* row :
+       {"    0 -50 40\n", "    0 150 40\n", "    0 50 101\n"}) {
     Result<SmiSummary> s = ParseSmiLog(hdr + row, "d.log");
     ASSERT_FALSE(s.ok()) << row;
     EXPECT_NE(s.status().message().find("d.log:3: column '"), std::string::npos)
@@ -167,9 +168,10 @@ TEST(SmiLogTest, QueryGpuCellInAnotherUnitThanItsHeaderIsAnError) {
       "0, 91 %, 1000 KiB\n";
   Result<SmiSummary> s = ParseSmiLog(text, "q.csv");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find(
-                "q.csv:3: column 'memory.used [MiB]': unit 'KiB', expected 'MiB'"),
-            std::string::npos)
+  EXPECT_NE(
+      s.status().message().find(
+          "q.csv:3: column 'memory.used [MiB]': unit 'KiB', expected 'MiB'"),
+      std::string::npos)
       << s.status().message();
 }
 
@@ -193,7 +195,8 @@ TEST(SmiLogTest, QueryGpuLinesSharingATimestampAreSeveralGpus) {
   EXPECT_FALSE(s->assumed_one_gpu);
   // Without a timestamp nothing tells them apart: the summary says what it
   // assumed, for the caller to print.
-  s = ParseSmiLog("name, utilization.gpu [%]\nTesla V100-SXM2-32GB, 52 %\n", "q.csv");
+  s = ParseSmiLog("name, utilization.gpu [%]\nTesla V100-SXM2-32GB, 52 %\n",
+                  "q.csv");
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(s->assumed_one_gpu);
 }

@@ -16,7 +16,8 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-experiment::JobReport Inference(const std::string& name, Duration p50, Duration p99, double overhead) {
+experiment::JobReport Inference(const std::string& name, Duration p50,
+                                Duration p99, double overhead) {
   experiment::JobReport j;
   j.name = name;
   j.kind = WorkloadKind::kInference;
@@ -63,8 +64,8 @@ experiment::RunReport SampleRun(const std::string& policy) {
   // Kernels delayed: 1% and 3% -> 2%; p99 40 and 80 us -> 60 us; the
   // longest 150 us (job b). Best-effort delays do not count.
   r.jobs = {Inference("a", Milliseconds(1), Milliseconds(2), 0.1),
-            Inference("b", Milliseconds(3), Milliseconds(6), 0.3), Training("c", 0.5),
-            Training("d", 0.7)};
+            Inference("b", Milliseconds(3), Milliseconds(6), 0.3),
+            Training("c", 0.5), Training("d", 0.7)};
   r.jobs[0].kernel_delays = Delays(10, Microseconds(40), Microseconds(90));
   r.jobs[1].kernel_delays = Delays(30, Microseconds(80), Microseconds(150));
   r.jobs[2].kernel_delays = Delays(500, Milliseconds(5), Milliseconds(9));
@@ -89,7 +90,8 @@ TEST(PolicyTableTest, SummaryAveragesOverTheClasses) {
   EXPECT_DOUBLE_EQ(s.sm_occupancy, 0.75);
 }
 
-TEST(PolicyTableTest, ABestEffortJobWithoutANormalizedThroughputIsLeftOutOfTheMean) {
+TEST(PolicyTableTest,
+     ABestEffortJobWithoutANormalizedThroughputIsLeftOutOfTheMean) {
   // Job e completed nothing alone: 0/0 is no figure, not a 0 that would pull
   // the best-effort mean from 0.6 to 0.4.
   experiment::RunReport r = SampleRun("mps");
@@ -99,7 +101,8 @@ TEST(PolicyTableTest, ABestEffortJobWithoutANormalizedThroughputIsLeftOutOfTheMe
   EXPECT_DOUBLE_EQ(*SummarizeRun(r).be_normalized, 0.6);
 }
 
-TEST(PolicyTableTest, KernelDelaysAreZeroWhenNoneWasDelayedAndUnknownWithoutASoloRun) {
+TEST(PolicyTableTest,
+     KernelDelaysAreZeroWhenNoneWasDelayedAndUnknownWithoutASoloRun) {
   experiment::RunReport r = SampleRun("priority");
   r.jobs[0].kernel_delays = Delays(0, Duration(0), Duration(0));
   r.jobs[1].kernel_delays = Delays(0, Duration(0), Duration(0));
@@ -116,26 +119,40 @@ TEST(PolicyTableTest, KernelDelaysAreZeroWhenNoneWasDelayedAndUnknownWithoutASol
   r.jobs[0].kernel_delays.reset();
   r.jobs[1].kernel_delays.reset();
   const PolicySummary unknown = SummarizeRun(r);
-  EXPECT_FALSE(unknown.hp_delayed || unknown.hp_delay_p99_us || unknown.hp_delay_max_us);
-  EXPECT_THAT(FormatPolicyTable({r}), ContainsRegex("\npriority +2\\.000 +4\\.000 +\\+20\\.0% +- +- +- +0\\.600"));
+  EXPECT_FALSE(unknown.hp_delayed || unknown.hp_delay_p99_us ||
+               unknown.hp_delay_max_us);
+  EXPECT_THAT(
+      FormatPolicyTable({r}),
+      ContainsRegex(
+          "\npriority +2\\.000 +4\\.000 +\\+20\\.0% +- +- +- +0\\.600"));
 }
 
 TEST(PolicyTableTest, OneRowPerPolicy) {
   experiment::RunReport no_hp = SampleRun("");
   no_hp.jobs = {Training("c", 0.5)};
-  const std::string table = FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp});
+  const std::string table =
+      FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp});
   EXPECT_THAT(table, HasSubstr("scenario  pair\n"));
   EXPECT_THAT(table, HasSubstr("seed      3\n"));
-  EXPECT_THAT(table, ContainsRegex("policy +hp p50 ms +hp p99 ms +hp p99 \\+% +hp delayed +delay p99 us +"
+  EXPECT_THAT(table, ContainsRegex("policy +hp p50 ms +hp p99 ms +hp p99 \\+% "
+                                   "+hp delayed +delay p99 us +"
                                    "delay max us +be norm +system +SM occ\n"));
-  EXPECT_THAT(table, ContainsRegex("\nmps +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +0\\.600 +"
+  EXPECT_THAT(table, ContainsRegex("\nmps +2\\.000 +4\\.000 +\\+20\\.0% "
+                                   "+2\\.0% +60\\.0 +150\\.0 +0\\.600 +"
                                    "3\\.200 +75\\.0%\n"));
-  EXPECT_THAT(table, ContainsRegex("\npriority +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
-                                   "0\\.600 +3\\.200 +75\\.0%\n"));
-  EXPECT_THAT(table, HasSubstr("\nhp delayed: the share of their kernels that took more than 1 us longer than\n"));
+  EXPECT_THAT(
+      table,
+      ContainsRegex(
+          "\npriority +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
+          "0\\.600 +3\\.200 +75\\.0%\n"));
+  EXPECT_THAT(table, HasSubstr("\nhp delayed: the share of their kernels that "
+                               "took more than 1 us longer than\n"));
   // No high-priority job: its columns are "-"; no policy: "none".
-  EXPECT_THAT(table, ContainsRegex("\nnone +- +- +- +- +- +- +0\\.500 +3\\.200 +75\\.0%\n"));
-  EXPECT_EQ(table, FormatPolicyTable({SampleRun("mps"), SampleRun("priority"), no_hp}));
+  EXPECT_THAT(
+      table,
+      ContainsRegex("\nnone +- +- +- +- +- +- +0\\.500 +3\\.200 +75\\.0%\n"));
+  EXPECT_EQ(table, FormatPolicyTable(
+                       {SampleRun("mps"), SampleRun("priority"), no_hp}));
 }
 
 TEST(PolicyTableTest, RunsSimulatedWaveByWaveAreListedUnderTheTable) {
@@ -151,16 +168,24 @@ TEST(PolicyTableTest, AnIdealBoundIsNamedAsOneAndExplainedUnderTheTable) {
   experiment::RunReport ideal = SampleRun("priority-streams");
   ideal.ideal_preemption = "keep-progress";
   const std::string table = FormatPolicyTable({SampleRun("priority"), ideal});
-  EXPECT_THAT(table, ContainsRegex("\nideal bound +2\\.000 +4\\.000 +\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
+  EXPECT_THAT(table, ContainsRegex("\nideal bound +2\\.000 +4\\.000 "
+                                   "+\\+20\\.0% +2\\.0% +60\\.0 +150\\.0 +"
                                    "0\\.600 +3\\.200 +75\\.0%\n"));
-  EXPECT_THAT(table, ::testing::Not(ContainsRegex("\npriority-streams +[0-9]")));
-  EXPECT_THAT(table, HasSubstr("\nideal bound: not a policy but a bound: best effort is preempted at once and "
-                               "for\nfree, keeping its progress, and gets only what high priority leaves; no "
-                               "policy\npasses it without slowing high priority\n"));
+  EXPECT_THAT(table,
+              ::testing::Not(ContainsRegex("\npriority-streams +[0-9]")));
+  EXPECT_THAT(table,
+              HasSubstr("\nideal bound: not a policy but a bound: best effort "
+                        "is preempted at once and "
+                        "for\nfree, keeping its progress, and gets only what "
+                        "high priority leaves; no "
+                        "policy\npasses it without slowing high priority\n"));
   ideal.ideal_preemption = "restart";
-  EXPECT_THAT(FormatPolicyTable({ideal}), HasSubstr("\nideal restart: not a policy but a bound"));
-  EXPECT_THAT(FormatPolicyTable({ideal}), HasSubstr("free, its blocks starting again, and gets"));
-  EXPECT_THAT(FormatPolicyTable({SampleRun("priority")}), ::testing::Not(HasSubstr("ideal")));
+  EXPECT_THAT(FormatPolicyTable({ideal}),
+              HasSubstr("\nideal restart: not a policy but a bound"));
+  EXPECT_THAT(FormatPolicyTable({ideal}),
+              HasSubstr("free, its blocks starting again, and gets"));
+  EXPECT_THAT(FormatPolicyTable({SampleRun("priority")}),
+              ::testing::Not(HasSubstr("ideal")));
 }
 
 TEST(PolicyTableTest, OverloadedJobsAreWarnedAboutUnderTheTable) {
@@ -169,22 +194,27 @@ TEST(PolicyTableTest, OverloadedJobsAreWarnedAboutUnderTheTable) {
   experiment::RunReport overloaded = SampleRun("mps");
   overloaded.jobs[0].arrived = 1000;
   overloaded.jobs[0].unfinished = 900;
-  const std::string table = FormatPolicyTable({overloaded, SampleRun("priority")});
-  EXPECT_THAT(table, HasSubstr("\nwarning: mps: job 'a' left 900 (90.0%) of 1000 "
-                               "requests unfinished at the end of the run; its latency "
-                               "figures cover only the 0 completed\n"));
+  const std::string table =
+      FormatPolicyTable({overloaded, SampleRun("priority")});
+  EXPECT_THAT(
+      table, HasSubstr("\nwarning: mps: job 'a' left 900 (90.0%) of 1000 "
+                       "requests unfinished at the end of the run; its latency "
+                       "figures cover only the 0 completed\n"));
   EXPECT_THAT(table, ::testing::Not(HasSubstr("warning: priority")));
-  EXPECT_THAT(FormatPolicyTable({SampleRun("mps")}), ::testing::Not(HasSubstr("warning")));
+  EXPECT_THAT(FormatPolicyTable({SampleRun("mps")}),
+              ::testing::Not(HasSubstr("warning")));
 }
 
 TEST(PolicyTableTest, RunsJsonIsAnArrayInOrder) {
-  const auto j = nlohmann::json::parse(FormatRunsJson({SampleRun("tgs"), SampleRun("orion")}));
+  const auto j = nlohmann::json::parse(
+      FormatRunsJson({SampleRun("tgs"), SampleRun("orion")}));
   ASSERT_TRUE(j.is_array());
   ASSERT_EQ(j.size(), 2u);
   EXPECT_EQ(j[0]["policy"], "tgs");
   EXPECT_EQ(j[1]["policy"], "orion");
   EXPECT_EQ(j[0]["format"], "colo.sim.run/1");
-  EXPECT_EQ(FormatRunsJson({SampleRun("tgs")}), FormatRunsJson({SampleRun("tgs")}));
+  EXPECT_EQ(FormatRunsJson({SampleRun("tgs")}),
+            FormatRunsJson({SampleRun("tgs")}));
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ experiment::RunReport SampleReport() {
   bert.kernel_delays = experiment::KernelDelays{
       .compared = 1980 * 573,
       .delayed = 3,
-      .delay = experiment::ComputeLatencyStats({Microseconds(300), Microseconds(10), Microseconds(20)})};
+      .delay = experiment::ComputeLatencyStats(
+          {Microseconds(300), Microseconds(10), Microseconds(20)})};
   r.jobs.push_back(bert);
 
   experiment::JobReport resnet;
@@ -61,7 +62,8 @@ experiment::RunReport SampleReport() {
   resnet.shared_throughput = 12;
   resnet.solo_throughput = 15;
   resnet.normalized = 0.8;
-  resnet.kernel_delays = experiment::KernelDelays{.compared = 120 * 300, .delayed = 0, .delay = {}};  // none delayed.
+  resnet.kernel_delays = experiment::KernelDelays{
+      .compared = 120 * 300, .delayed = 0, .delay = {}};  // none delayed.
   r.jobs.push_back(resnet);
 
   experiment::GpuReport gpu;
@@ -92,16 +94,16 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
   const Json j = Json::parse(text);
-  EXPECT_EQ(KeysOf(j), (std::vector<std::string>{
-                           "format", "scenario", "gpu", "mode", "policy",
-                           "preemption_bound_us", "seed",
-                           "duration_ns", "duration_s", "system_throughput",
-                           "kernels_simulated", "wave_by_wave", "ideal_preemption", "copies",
-                           "jobs", "gpus"}));
+  EXPECT_EQ(KeysOf(j),
+            (std::vector<std::string>{
+                "format", "scenario", "gpu", "mode", "policy",
+                "preemption_bound_us", "seed", "duration_ns", "duration_s",
+                "system_throughput", "kernels_simulated", "wave_by_wave",
+                "ideal_preemption", "copies", "jobs", "gpus"}));
   EXPECT_EQ(j["format"], "colo.sim.run/1");
   EXPECT_EQ(j["scenario"], "bert-vs-resnet");
   EXPECT_EQ(j["seed"], 42);
-  EXPECT_TRUE(j["policy"].is_null());  // no policy: null.
+  EXPECT_TRUE(j["policy"].is_null());               // no policy: null.
   EXPECT_TRUE(j["preemption_bound_us"].is_null());  // no priority policy: null.
   EXPECT_EQ(j["duration_ns"], 10'000'000'000LL);
   EXPECT_EQ(j["duration_s"], 10.0);
@@ -109,9 +111,11 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(j["wave_by_wave"], false);
   EXPECT_TRUE(j["ideal_preemption"].is_null());  // a real run, not a bound.
   // The sample run copied nothing: zeros, in both directions.
-  EXPECT_EQ(KeysOf(j["copies"]), (std::vector<std::string>{"host_to_device", "device_to_host"}));
-  EXPECT_EQ(KeysOf(j["copies"]["host_to_device"]),
-            (std::vector<std::string>{"count", "bytes", "busy_ns", "busy_fraction"}));
+  EXPECT_EQ(KeysOf(j["copies"]),
+            (std::vector<std::string>{"host_to_device", "device_to_host"}));
+  EXPECT_EQ(
+      KeysOf(j["copies"]["host_to_device"]),
+      (std::vector<std::string>{"count", "bytes", "busy_ns", "busy_fraction"}));
   EXPECT_EQ(j["copies"]["device_to_host"]["count"], 0);
   EXPECT_EQ(j["system_throughput"], 1.75123);  // 6 significant digits.
 
@@ -146,7 +150,9 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
   EXPECT_EQ(lat["mean_ms"], 50.5);
   EXPECT_EQ(bert["solo_latency"]["p99_ms"], 49.5);
   const Json& delays = bert["kernel_delays"];
-  EXPECT_EQ(KeysOf(delays), (std::vector<std::string>{"compared", "delayed", "threshold_ns", "delay"}));
+  EXPECT_EQ(KeysOf(delays),
+            (std::vector<std::string>{"compared", "delayed", "threshold_ns",
+                                      "delay"}));
   EXPECT_EQ(delays["compared"], 1980 * 573);
   EXPECT_EQ(delays["delayed"], 3);
   EXPECT_EQ(delays["threshold_ns"], 1000);
@@ -239,10 +245,15 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   EXPECT_THAT(table, ::testing::Not(HasSubstr("copies")));  // none made.
   // Kernel delays: bert 3 of 1,134,540 (0.0%), 20 / 300 / 300 us (nearest
   // rank of 10, 20, 300); resnet none, "-".
-  EXPECT_THAT(table, HasSubstr("\nkernels delayed: took more than 1us longer than alone, "));
-  EXPECT_THAT(table, ::testing::ContainsRegex("\njob +delayed +of +share +p50 +p99 +max\n"));
-  EXPECT_THAT(table, ::testing::ContainsRegex("\nbert +3 +1134540 +0\\.0% +20us +300us +300us\n"));
-  EXPECT_THAT(table, ::testing::ContainsRegex("\nresnet50-train +0 +36000 +0\\.0% +- +- +-\n"));
+  EXPECT_THAT(
+      table,
+      HasSubstr("\nkernels delayed: took more than 1us longer than alone, "));
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "\njob +delayed +of +share +p50 +p99 +max\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "\nbert +3 +1134540 +0\\.0% +20us +300us +300us\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "\nresnet50-train +0 +36000 +0\\.0% +- +- +-\n"));
 
   // Without a job that serves requests, no request columns.
   experiment::RunReport training = SampleReport();
@@ -252,7 +263,8 @@ TEST(RunTableTest, HeaderJobsAndGpuLines) {
   // Without solo runs, nothing to compare the kernels with: no section.
   experiment::RunReport shared_only = SampleReport();
   for (experiment::JobReport& j : shared_only.jobs) j.kernel_delays.reset();
-  EXPECT_THAT(FormatRunTable(shared_only), ::testing::Not(HasSubstr("kernels delayed")));
+  EXPECT_THAT(FormatRunTable(shared_only),
+              ::testing::Not(HasSubstr("kernels delayed")));
 }
 
 TEST(RunFormatTest, AServiceThatCompletedNothingHasNullLatency) {
@@ -341,7 +353,8 @@ TEST(RunFormatTest, PolicyNameInTableAndJson) {
   EXPECT_EQ(Json::parse(FormatRunJson(r))["policy"], "priority");
   // A priority run says its preemption bound.
   r.preemption_bound = Microseconds(50);
-  EXPECT_THAT(FormatRunTable(r), HasSubstr("policy    priority (preemption bound 50us)\n"));
+  EXPECT_THAT(FormatRunTable(r),
+              HasSubstr("policy    priority (preemption bound 50us)\n"));
   EXPECT_EQ(Json::parse(FormatRunJson(r))["preemption_bound_us"], 50.0);
 }
 
@@ -351,9 +364,10 @@ TEST(RunFormatTest, CopiesAreCountedInTableAndJson) {
   // 4 KiB out.
   r.copies[0] = {1980, 1980 * 1572864LL, Nanoseconds(1980 * 62915LL)};
   r.copies[1] = {1980, 1980 * 4096LL, Nanoseconds(1980 * 164LL)};
-  EXPECT_THAT(FormatRunTable(r),
-              HasSubstr("copies             in 1980 (2970.0 MiB, engine busy 1.2%), "
-                        "out 1980 (7.7 MiB, engine busy 0.0%)\n"));
+  EXPECT_THAT(
+      FormatRunTable(r),
+      HasSubstr("copies             in 1980 (2970.0 MiB, engine busy 1.2%), "
+                "out 1980 (7.7 MiB, engine busy 0.0%)\n"));
   const Json j = Json::parse(FormatRunJson(r));
   EXPECT_EQ(j["copies"]["host_to_device"]["count"], 1980);
   EXPECT_EQ(j["copies"]["host_to_device"]["bytes"], 1980 * 1572864LL);

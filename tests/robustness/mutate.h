@@ -40,7 +40,9 @@ class Mutator {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(Bits() % n); }
+  size_t Below(size_t n) {
+    return n == 0 ? 0 : static_cast<size_t>(Bits() % n);
+  }
 
   static std::vector<std::string> Lines(const std::string& s) {
     std::vector<std::string> out;
@@ -63,11 +65,35 @@ class Mutator {
   }
 
   void Damage(Mutant* m) {
-    static const char* const kBad[] = {
-        "", "nan", "NaN", "-1", "0", "1e400", "-1e400", "inf", "-inf", "abc",
-        "99999999999999999999", "1,5", "\"", "<NUL>", " ",
-        "-0", "1e-320", "0x10", "[", "{", "}", ":", "- ", "&a", "*a", "~",
-        "null", "4294967296", "-2147483649"};
+    static const char* const kBad[] = {"",
+                                       "nan",
+                                       "NaN",
+                                       "-1",
+                                       "0",
+                                       "1e400",
+                                       "-1e400",
+                                       "inf",
+                                       "-inf",
+                                       "abc",
+                                       "99999999999999999999",
+                                       "1,5",
+                                       "\"",
+                                       "<NUL>",
+                                       " ",
+                                       "-0",
+                                       "1e-320",
+                                       "0x10",
+                                       "[",
+                                       "{",
+                                       "}",
+                                       ":",
+                                       "- ",
+                                       "&a",
+                                       "*a",
+                                       "~",
+                                       "null",
+                                       "4294967296",
+                                       "-2147483649"};
     std::vector<std::string> lines = Lines(m->text);
     const size_t n = lines.size();
     const size_t i = Below(n), j = Below(n);

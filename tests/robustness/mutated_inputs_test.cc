@@ -61,8 +61,8 @@ void Sweep(const std::string& original, const std::string& name, uint64_t seed,
     const testing::Mutant m = mutator.Next(original);
     const Outcome o = read(m.text);
     if (o.status.ok()) {
-      EXPECT_TRUE(o.finite) << name << " (" << m.what
-                            << "): accepted with a non-finite value";
+      EXPECT_TRUE(o.finite)
+          << name << " (" << m.what << "): accepted with a non-finite value";
       continue;
     }
     ++refused;
@@ -130,7 +130,8 @@ bool Finite(const profile::WorkloadProfile& p) {
   bool ok = Finite(p.solo_throughput) && Finite(p.system.sm_util_pct) &&
             Finite(p.system.mem_util_pct) && Finite(p.system.memory_used_gib) &&
             Finite(p.system.sm_active_pct) &&
-            Finite(p.system.sm_occupancy_pct) && Finite(p.system.dram_active_pct);
+            Finite(p.system.sm_occupancy_pct) &&
+            Finite(p.system.dram_active_pct);
   if (p.kernels) {
     const auto& k = *p.kernels;
     ok = ok && Finite(k.threads) && Finite(k.registers) &&
@@ -144,7 +145,8 @@ bool Finite(const profile::WorkloadProfile& p) {
 
 TEST(MutatedInputsTest, ProfilesAndModels) {
   const std::string bert = kPlan + "/profiles/bert-base-cased_batch8-inf.json";
-  const std::string vit = kPlan + "/profiles/vit-base-patch16-224_batch16-inf.json";
+  const std::string vit =
+      kPlan + "/profiles/vit-base-patch16-224_batch16-inf.json";
   Sweep(Slurp(bert), bert, 4, [&](const std::string& text) -> Outcome {
     auto p = profile::ParseProfileJson(text, bert);
     if (!p.ok()) return {p.status()};
@@ -227,7 +229,8 @@ TEST(MutatedInputsTest, KaceTables) {
           auto t = predict::ReadPairMeasurements(dir.Write("p.csv", text));
           if (!t.ok()) return {t.status()};
           bool ok = true;
-          for (const auto& x : *t) ok = ok && Finite(x.shared_a) && Finite(x.shared_b);
+          for (const auto& x : *t)
+            ok = ok && Finite(x.shared_a) && Finite(x.shared_b);
           return {OkStatus(), ok};
         });
 }
@@ -250,15 +253,18 @@ TEST(MutatedInputsTest, JobsScenariosAndKernelTables) {
   profile::testing::TempDir tmp;
   ASSERT_TRUE(tmp.ok());
   const std::string orion = std::string(COLO_DATA_DIR) + "/orion/bert_2_fwd";
-  Sweep(Slurp(orion), "bert_2_fwd", 12, [&](const std::string& text) -> Outcome {
-    auto w = profile::LoadOrionKernelTable(tmp.Write("bert_2_fwd", text));
-    if (!w.ok()) return {w.status()};
-    // The table gives kernels; arrivals and the rest come from the scenario.
-    for (const auto& k : w->kernels) {
-      if (Status v = k.Validate(); !v.ok()) return {v.WithContext("bert_2_fwd")};
-    }
-    return {OkStatus()};
-  });
+  Sweep(Slurp(orion), "bert_2_fwd", 12,
+        [&](const std::string& text) -> Outcome {
+          auto w = profile::LoadOrionKernelTable(tmp.Write("bert_2_fwd", text));
+          if (!w.ok()) return {w.status()};
+          // The table gives kernels; arrivals and the rest come from the
+          // scenario.
+          for (const auto& k : w->kernels) {
+            if (Status v = k.Validate(); !v.ok())
+              return {v.WithContext("bert_2_fwd")};
+          }
+          return {OkStatus()};
+        });
 }
 
 }  // namespace

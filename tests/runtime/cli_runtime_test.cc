@@ -1,7 +1,7 @@
 // `colo run`, `colo top` and `colod` as a user types them: exit codes (2 on
 // bad input) and a program run through `colo run` counted by colod.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -48,6 +48,39 @@ TEST(CliRuntimeTest, BadInputExitsTwo) {
   Process bad({kColod, "--config", dir.path() + "/bad.yaml"}, {},
               dir.path() + "/d.out", dir.path() + "/d.err");
   EXPECT_EQ(bad.Wait(seconds(10)), 2);
+}
+
+// colod reads its `policy:` block with the scenario's parser: the same
+// block at the same lines of a scenario and of colod's config is refused in
+// the same words, by colod with exit 2 as by `colo sim`; a good block is
+// what colod runs (its start-up line names the options in effect).
+TEST(CliRuntimeTest, ColodTakesThePolicyBlockOfAScenario) {
+  TempDir dir;
+  const std::string block =
+      "policy:\n  name: orion\n  preemption_bound_us: 50\n";
+  const std::string error =
+      ":3: policy.preemption_bound_us: policy option 'preemption_bound_us' "
+      "does not apply to policy 'orion' (its options: orion_be_cap_us)\n";
+  const std::string config = dir.path() + "/colod.yaml";
+  std::ofstream(config) << block << "socket: " << dir.path() << "/bad.sock\n";
+  Process bad({kColod, "--config", config}, {}, dir.path() + "/d.out",
+              dir.path() + "/d.err");
+  EXPECT_EQ(bad.Wait(seconds(10)), 2);
+  EXPECT_EQ(ReadFile(dir.path() + "/d.err"), "colo: error: " + config + error);
+  const std::string scenario = dir.path() + "/sim.yaml";
+  std::ofstream(scenario) << block
+                          << "gpu: A100\njobs:\n  - name: j\n    workload: "
+                             "{kernels: [{grid: 4, block: 256, duration_us: "
+                             "10}]}\n";
+  std::string out;
+  EXPECT_EQ(RunColo(dir, {"sim", scenario}, &out), 2);
+  EXPECT_NE(out.find("colo: error: " + scenario + error), std::string::npos)
+      << out;
+
+  Colod good(dir, "policy:\n  name: priority\n  preemption_bound_us: 50\n");
+  ASSERT_TRUE(good.ready()) << good.Log();
+  EXPECT_TRUE(good.LogHas("policy {name: priority, preemption_bound_us: 50}\n"))
+      << good.Log();
 }
 
 TEST(CliRuntimeTest, RunLeavesTheProgramsOptionsToTheProgram) {
@@ -121,8 +154,9 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
     Process p({kColod, "--socket", socket}, {}, dir.path() + "/d.out",
               dir.path() + "/d.err");
     EXPECT_EQ(p.Wait(seconds(10)), 2) << name;
-    EXPECT_NE(ReadFile(dir.path() + "/d.err").find("exists and is not a socket"),
-              std::string::npos)
+    EXPECT_NE(
+        ReadFile(dir.path() + "/d.err").find("exists and is not a socket"),
+        std::string::npos)
         << ReadFile(dir.path() + "/d.err");
     EXPECT_EQ(ReadFile(dir.path() + "/" + name), "keep\n") << name;
   }
@@ -133,10 +167,10 @@ TEST(CliRuntimeTest, ColodReplacesOnlyAStaleSocket) {
   Process second({kColod, "--socket", first.socket()}, {},
                  dir.path() + "/d.out", dir.path() + "/d.err");
   EXPECT_EQ(second.Wait(seconds(10)), 1);
-  EXPECT_NE(ReadFile(dir.path() + "/d.err")
-                .find("another colod is serving or starting on " +
-                      first.socket()),
-            std::string::npos)
+  EXPECT_NE(
+      ReadFile(dir.path() + "/d.err")
+          .find("another colod is serving or starting on " + first.socket()),
+      std::string::npos)
       << ReadFile(dir.path() + "/d.err");
   EXPECT_FALSE(first.Stats().is_null()) << "the first colod still answers";
   // A process that is not colod (no lock file) listening on the path.
@@ -197,8 +231,8 @@ TEST(CliRuntimeTest, ColodsStartingTogetherTakeTurns) {
         << err;
     Process& serving = *colods[1 - refused];
     std::string out;
-    EXPECT_EQ(RunColo(dir, {"top", "--once", "--json", "--socket", socket}, &out),
-              0)
+    EXPECT_EQ(
+        RunColo(dir, {"top", "--once", "--json", "--socket", socket}, &out), 0)
         << "round " << round << ": the other serves the path: " << out;
     serving.Signal(SIGTERM);
     EXPECT_EQ(serving.Wait(seconds(10)), 0);
@@ -268,8 +302,7 @@ TEST(CliRuntimeTest, TopGivesUpOnAColodThatDoesNotAnswer) {
   const int fd = MakeSocketFile(path, 4);  // connects; nobody ever answers.
   std::string out;
   EXPECT_EQ(RunColo(dir, {"top", "--once", "--socket", path}, &out), 1);
-  EXPECT_NE(out.find("no answer within the receive timeout"),
-            std::string::npos)
+  EXPECT_NE(out.find("no answer within the receive timeout"), std::string::npos)
       << out;
   close(fd);
 }
@@ -325,7 +358,9 @@ TEST(CliRuntimeTest, RunAndTopAgainstColod) {
             std::string::npos)
       << out;
   // Its 3 requests copied 256 KiB in and out each.
-  EXPECT_NE(out.find("copies: in 3 (0.8 MiB), out 3 (0.8 MiB)"), std::string::npos) << out;
+  EXPECT_NE(out.find("copies: in 3 (0.8 MiB), out 3 (0.8 MiB)"),
+            std::string::npos)
+      << out;
 }
 
 // nvcc links the CUDA runtime statically unless told -cudart shared, and
@@ -340,10 +375,15 @@ TEST(CliRuntimeTest, AProgramWithItsOwnCudaRuntimeIsRefused) {
   const std::string prog = Program("infer_loop_static");
   const std::string refusal = "links the CUDA runtime statically";
   std::string out;
-  EXPECT_EQ(RunColo(dir, {"run", "--socket", dir.path() + "/none.sock", "--", prog, "1", "1"}, &out), 2);
+  EXPECT_EQ(RunColo(dir,
+                    {"run", "--socket", dir.path() + "/none.sock", "--", prog,
+                     "1", "1"},
+                    &out),
+            2);
   EXPECT_NE(out.find(refusal), std::string::npos) << out;
   EXPECT_NE(out.find("nvcc -cudart shared"), std::string::npos) << out;
-  EXPECT_EQ(out.find("launched="), std::string::npos) << "the program ran: " << out;
+  EXPECT_EQ(out.find("launched="), std::string::npos)
+      << "the program ran: " << out;
 
   // By name, found on $PATH as execvp would find it.
   Process by_name({kColo, "run", "--", "infer_loop_static", "1", "1"},
@@ -361,12 +401,15 @@ TEST(CliRuntimeTest, AProgramWithItsOwnCudaRuntimeIsRefused) {
                          &out);
   EXPECT_EQ(out.find(refusal), std::string::npos) << out;
   EXPECT_NE(out.find("launched="), std::string::npos) << out;
-  EXPECT_TRUE(rc == 0 || (rc == 3 && out.find("cuda_error=") != std::string::npos))
+  EXPECT_TRUE(rc == 0 ||
+              (rc == 3 && out.find("cuda_error=") != std::string::npos))
       << "exit " << rc << ": " << out;
 
   // The same program linked with the shared runtime is not refused (it
   // starts, and finds no colod on that socket).
-  RunColo(dir, {"run", "--socket", dir.path() + "/none.sock", "--", Program("infer_loop"), "1", "1"},
+  RunColo(dir,
+          {"run", "--socket", dir.path() + "/none.sock", "--",
+           Program("infer_loop"), "1", "1"},
           &out);
   EXPECT_EQ(out.find(refusal), std::string::npos) << out;
   EXPECT_NE(out.find("launched="), std::string::npos) << out;

@@ -28,7 +28,8 @@ double ModelUs(const GemmShape& shape, const std::string& op) {
   return ToSeconds(EstimateWork(a100, ShapeOf(l), l.work).value().solo) * 1e6;
 }
 
-GemmShape Square(int64_t n, MathUnit math, int in_bytes, int out_bytes, bool reads_c) {
+GemmShape Square(int64_t n, MathUnit math, int in_bytes, int out_bytes,
+                 bool reads_c) {
   GemmShape s;
   s.m = s.n = s.k = n;
   s.math = math;
@@ -48,16 +49,17 @@ TEST(ColodIntegrationTest, CublasGemmsRunAsKernelsTimedByTheirWork) {
   auto p = colod.Run(dir, "blas", {Program("cublas_gemm")});
   ASSERT_EQ(p->Wait(seconds(60)), 0) << p->Output();
   const std::string out = p->Output();
-  for (const char* ok : {"create", "set_stream", "set_tf32", "set_default_math", "sgemm_status",
-                         "tf32_status", "half_status", "dgemm_status", "batched_status",
-                         "gemv_status", "pointer_device", "device_scalars", "pointer_host",
-                         "empty", "captured", "destroyed"})
+  for (const char* ok :
+       {"create", "set_stream", "set_tf32", "set_default_math", "sgemm_status",
+        "tf32_status", "half_status", "dgemm_status", "batched_status",
+        "gemv_status", "pointer_device", "device_scalars", "pointer_host",
+        "empty", "captured", "destroyed"})
     EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
   for (const char* yes : {"default_stream_is_null", "stream_kept", "math_kept"})
     EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
   // CUBLAS_STATUS_INVALID_VALUE (7), NOT_SUPPORTED (15), NOT_INITIALIZED (1).
-  for (const char* invalid : {"bad_lda", "bad_ldb_t", "negative_k", "null_alpha", "bad_op",
-                              "negative_batch"})
+  for (const char* invalid : {"bad_lda", "bad_ldb_t", "negative_k",
+                              "null_alpha", "bad_op", "negative_batch"})
     EXPECT_EQ(ValueOf(out, invalid), 7) << invalid << "\n" << out;
   EXPECT_EQ(ValueOf(out, "mixed_types"), 15) << out;
   EXPECT_EQ(ValueOf(out, "after_destroy"), 1) << out;
@@ -82,14 +84,23 @@ TEST(ColodIntegrationTest, CublasGemmsRunAsKernelsTimedByTheirWork) {
   gemv.n = 1;
   const Timed timed[] = {
       {"sgemm_us", Square(4096, MathUnit::kFp32, 4, 4, false), "cublasSgemm"},
-      {"tf32_us", Square(4096, MathUnit::kTf32Tensor, 4, 4, false), "cublasSgemm"},
-      {"half_us", Square(4096, MathUnit::kFp16Tensor, 2, 2, false), "cublasGemmEx"},
+      {"tf32_us", Square(4096, MathUnit::kTf32Tensor, 4, 4, false),
+       "cublasSgemm"},
+      {"half_us", Square(4096, MathUnit::kFp16Tensor, 2, 2, false),
+       "cublasGemmEx"},
       {"dgemm_us", Square(2048, MathUnit::kFp64, 8, 8, false), "cublasDgemm"},
       {"batched_us", batched, "cublasHgemmStridedBatched"},
-      {"gemv_us", [&] { gemv.reads_c = false; return gemv; }(), "cublasSgemv"},
+      {"gemv_us",
+       [&] {
+         gemv.reads_c = false;
+         return gemv;
+       }(),
+       "cublasSgemv"},
   };
   for (const Timed& t : timed)
-    EXPECT_NEAR(NumberOf(out, t.key), ModelUs(t.shape, t.op), 0.01) << t.key << "\n" << out;
+    EXPECT_NEAR(NumberOf(out, t.key), ModelUs(t.shape, t.op), 0.01)
+        << t.key << "\n"
+        << out;
 
   // Against the A100's published peaks rather than the model's code: a
   // 4096^3 GEMM does 137.4 GFLOP, so FP32 (19.5 TFLOPS) takes at least
@@ -106,12 +117,16 @@ TEST(ColodIntegrationTest, CublasGemmsRunAsKernelsTimedByTheirWork) {
   // colod saw each GEMM as a kernel named by its operation, math and shape;
   // the empty one launched nothing.
   const nlohmann::json stats = colod.Stats();
-  bool saw_sgemm = false, saw_batched = false, saw_captured = false, saw_empty = false;
+  bool saw_sgemm = false, saw_batched = false, saw_captured = false,
+       saw_empty = false;
   for (const auto& k : stats["kernels"]) {
     const std::string name = k["name"];
     saw_sgemm |= name == "cublasSgemm fp32 128x128 m=4096 n=4096 k=4096";
-    saw_batched |= name == "cublasHgemmStridedBatched fp16 128x128 m=384 n=384 k=64 batch=32";
-    saw_captured |= name.rfind("cublasSgemm fp32 128x64 m=1024 n=1024 k=1024", 0) == 0;
+    saw_batched |=
+        name ==
+        "cublasHgemmStridedBatched fp16 128x128 m=384 n=384 k=64 batch=32";
+    saw_captured |=
+        name.rfind("cublasSgemm fp32 128x64 m=1024 n=1024 k=1024", 0) == 0;
     saw_empty |= name.find("m=0 ") != std::string::npos;
   }
   EXPECT_TRUE(saw_sgemm) << stats.dump();
@@ -126,7 +141,8 @@ TEST(ColodIntegrationTest, CublasGemmsRunAsKernelsTimedByTheirWork) {
 TEST(ColodIntegrationTest, CublasLtMatmulsRunWithTheirEpiloguesBytes) {
   SKIP_WITHOUT_PROGRAMS();
   if (access(Program("cublaslt_matmul").c_str(), X_OK) != 0)
-    GTEST_SKIP() << "cublaslt_matmul was not built (no cuBLASLt in the CUDA toolkit)";
+    GTEST_SKIP()
+        << "cublaslt_matmul was not built (no cuBLASLt in the CUDA toolkit)";
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
@@ -134,25 +150,29 @@ TEST(ColodIntegrationTest, CublasLtMatmulsRunWithTheirEpiloguesBytes) {
   ASSERT_EQ(p->Wait(seconds(60)), 0) << p->Output();
   const std::string out = p->Output();
   for (const char* ok :
-       {"lt_create", "linear_bias_status", "pref_create", "pref_workspace", "heuristic",
-        "heuristic_state", "with_algo", "algo_check", "pref_destroy", "tf32_status",
-        "gelu_aux_status", "get_transa", "size_query", "desc_init", "init_matmul", "blas_create",
-        "row_batched", "empty", "captured", "desc_destroy", "destroyed"})
+       {"lt_create",      "linear_bias_status", "pref_create",
+        "pref_workspace", "heuristic",          "heuristic_state",
+        "with_algo",      "algo_check",         "pref_destroy",
+        "tf32_status",    "gelu_aux_status",    "get_transa",
+        "size_query",     "desc_init",          "init_matmul",
+        "blas_create",    "row_batched",        "empty",
+        "captured",       "desc_destroy",       "destroyed"})
     EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
-  for (const char* yes : {"heuristic_returned", "algo_check_waves_agree", "transa_kept",
-                          "epilogue_kept", "layout_kept"})
+  for (const char* yes : {"heuristic_returned", "algo_check_waves_agree",
+                          "transa_kept", "epilogue_kept", "layout_kept"})
     EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
   EXPECT_EQ(ValueOf(out, "heuristic_workspace"), 0) << out;
   EXPECT_EQ(ValueOf(out, "bias_pointer_size"), 8) << out;
   // CUBLAS_STATUS_INVALID_VALUE (7), NOT_SUPPORTED (15), ALLOC_FAILED (3),
   // NOT_INITIALIZED (1).
   for (const char* invalid :
-       {"heuristic_none_requested", "attr_wrong_size", "attr_unknown", "layout_as_desc",
-        "mismatched_k", "short_ld", "bias_without_pointer", "null_alpha", "layout_for_desc",
-        "desc_destroy_twice"})
+       {"heuristic_none_requested", "attr_wrong_size", "attr_unknown",
+        "layout_as_desc", "mismatched_k", "short_ld", "bias_without_pointer",
+        "null_alpha", "layout_for_desc", "desc_destroy_twice"})
     EXPECT_EQ(ValueOf(out, invalid), 7) << invalid << "\n" << out;
   for (const char* unsupported :
-       {"heuristic_too_many_waves", "c_d_types_differ", "transc", "col32", "algo_get_ids"})
+       {"heuristic_too_many_waves", "c_d_types_differ", "transc", "col32",
+        "algo_get_ids"})
     EXPECT_EQ(ValueOf(out, unsupported), 15) << unsupported << "\n" << out;
   EXPECT_EQ(ValueOf(out, "too_many_waves_returned"), 0) << out;
   EXPECT_EQ(ValueOf(out, "init_too_small"), 3) << out;
@@ -167,14 +187,19 @@ TEST(ColodIntegrationTest, CublasLtMatmulsRunWithTheirEpiloguesBytes) {
   linear.epilogue_bytes = 4096 * 2;  // the FP16 bias vector
   GemmShape gelu = Square(4096, MathUnit::kFp16Tensor, 2, 2, false);
   gelu.k = 64;
-  gelu.epilogue_bytes = 4096 * 2 + 4096.0 * 4096 * 2;  // bias read, BF16 GELU input written
+  gelu.epilogue_bytes =
+      4096 * 2 + 4096.0 * 4096 * 2;  // bias read, BF16 GELU input written
   const double gelu_us = NumberOf(out, "gelu_aux_us");
-  EXPECT_NEAR(NumberOf(out, "linear_bias_us"), ModelUs(linear, "cublasLtMatmul+bias"), 0.01)
+  EXPECT_NEAR(NumberOf(out, "linear_bias_us"),
+              ModelUs(linear, "cublasLtMatmul+bias"), 0.01)
       << out;
   EXPECT_NEAR(NumberOf(out, "tf32_us"),
-              ModelUs(Square(4096, MathUnit::kTf32Tensor, 4, 4, false), "cublasLtMatmul"), 0.01)
+              ModelUs(Square(4096, MathUnit::kTf32Tensor, 4, 4, false),
+                      "cublasLtMatmul"),
+              0.01)
       << out;
-  EXPECT_NEAR(gelu_us, ModelUs(gelu, "cublasLtMatmul+gelu_aux_bias"), 0.01) << out;
+  EXPECT_NEAR(gelu_us, ModelUs(gelu, "cublasLtMatmul+gelu_aux_bias"), 0.01)
+      << out;
   // Against the A100's published peaks: the linear layer's 137.4 GFLOP at
   // 312 TFLOPS take at least 440.5 us; the GELU matmul (k = 64) moves A, B,
   // D, the bias and the 32 MiB GELU input, 68.2 MB at 1555 GB/s: at least
@@ -182,18 +207,22 @@ TEST(ColodIntegrationTest, CublasLtMatmulsRunWithTheirEpiloguesBytes) {
   EXPECT_GE(NumberOf(out, "linear_bias_us"), 440.5) << out;
   EXPECT_GE(gelu_us, 43.8) << out;
   gelu.epilogue_bytes = 4096 * 2;
-  EXPECT_GT(gelu_us, 1.9 * ModelUs(gelu, "cublasLtMatmul+gelu_aux_bias")) << out;
+  EXPECT_GT(gelu_us, 1.9 * ModelUs(gelu, "cublasLtMatmul+gelu_aux_bias"))
+      << out;
 
   const nlohmann::json stats = colod.Stats();
   std::set<std::string> names;
-  for (const auto& k : stats["kernels"]) names.insert(k["name"].get<std::string>());
-  for (const char* expected : {"cublasLtMatmul+bias fp16 128x128 m=4096 n=4096 k=4096",
-                               "cublasLtMatmul+gelu_aux_bias fp16 128x128 m=4096 n=4096 k=64",
-                               "cublasLtMatmul tf32 128x128 m=4096 n=4096 k=4096",
-                               "cublasLtMatmul fp16 64x64 m=512 n=128 k=256 batch=8",
-                               "cublasLtMatmul fp32 64x64 m=256 n=64 k=128"})
+  for (const auto& k : stats["kernels"])
+    names.insert(k["name"].get<std::string>());
+  for (const char* expected :
+       {"cublasLtMatmul+bias fp16 128x128 m=4096 n=4096 k=4096",
+        "cublasLtMatmul+gelu_aux_bias fp16 128x128 m=4096 n=4096 k=64",
+        "cublasLtMatmul tf32 128x128 m=4096 n=4096 k=4096",
+        "cublasLtMatmul fp16 64x64 m=512 n=128 k=256 batch=8",
+        "cublasLtMatmul fp32 64x64 m=256 n=64 k=128"})
     EXPECT_EQ(names.count(expected), 1u) << expected << "\n" << stats.dump();
-  for (const std::string& name : names) EXPECT_EQ(name.find("m=0 "), std::string::npos) << name;
+  for (const std::string& name : names)
+    EXPECT_EQ(name.find("m=0 "), std::string::npos) << name;
   EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["memory_used"] == 0 && j["clients"].empty();
   })) << colod.Stats().dump();

@@ -20,9 +20,9 @@ namespace {
 using std::chrono::seconds;
 
 constexpr double kCopyBytes = 64.0 * 1024 * 1024;
-constexpr double kCopyMs = kCopyBytes / 25e9 * 1e3;               // 2.684 ms
-constexpr double kMemsetMs = kCopyBytes / (0.8 * 1555e9) * 1e3;   // 0.054 ms
-constexpr double kDeviceCopyMs = 2 * kMemsetMs;                   // read + write
+constexpr double kCopyMs = kCopyBytes / 25e9 * 1e3;              // 2.684 ms
+constexpr double kMemsetMs = kCopyBytes / (0.8 * 1555e9) * 1e3;  // 0.054 ms
+constexpr double kDeviceCopyMs = 2 * kMemsetMs;                  // read + write
 
 // Built plainly and with --default-stream per-thread (the _ptds / _ptsz
 // entry points).
@@ -58,15 +58,18 @@ TEST(ColodIntegrationTest, CopiesAndMemsetsTakeDeviceTime) {
     // The bytes themselves: through cudaMemcpy, and through async copies
     // and a memset whose bytes the interposer's worker moved while the
     // program went on.
-    for (const char* key : {"roundtrip=ok", "async_roundtrip=ok", "async_memset=ok"})
+    for (const char* key :
+         {"roundtrip=ok", "async_roundtrip=ok", "async_memset=ok"})
       EXPECT_NE(out.find(key), std::string::npos) << key << "\n" << out;
     // Copies in: h2d, pageable, two pairs' three, overlap, sync, async
     // roundtrip, async call, the last: 10; out: d2h, duplex, sync, async
     // roundtrip, async memset: 5.
     nlohmann::json stats = colod.Stats();
     ASSERT_TRUE(stats.is_object()) << colod.Log();
-    const int64_t in = stats["copies"]["host_to_device"]["count"].get<int64_t>();
-    const int64_t out_count = stats["copies"]["device_to_host"]["count"].get<int64_t>();
+    const int64_t in =
+        stats["copies"]["host_to_device"]["count"].get<int64_t>();
+    const int64_t out_count =
+        stats["copies"]["device_to_host"]["count"].get<int64_t>();
     EXPECT_EQ(in - in_before, 10) << stats.dump();
     EXPECT_EQ(out_count - out_before, 5) << stats.dump();
     in_before = in;

@@ -55,7 +55,8 @@ TEST(ColodIntegrationTest, AGraphBuiltNodeByNodeRunsInDependencyOrder) {
       {"cycle_instantiate", 1},
       {"node_of_destroyed_graph", 1},
   };
-  for (const auto& [key, value] : expected) EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
+  for (const auto& [key, value] : expected)
+    EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
   // 5 kernels of 1 ms a launch; the host node keeps them on one stream:
   // at least 10 ms.
   EXPECT_GE(NumberOf(out, "graph_ms"), 10.0) << out;

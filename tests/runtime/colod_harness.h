@@ -156,7 +156,8 @@ class Colod {
       : socket_(dir.path() + "/" + name + ".sock"),
         log_(dir.path() + "/" + name + ".log") {
     const std::string cfg = dir.path() + "/" + name + ".yaml";
-    // A socket left by a killed colod would look ready before the new one binds.
+    // A socket left by a killed colod would look ready before the new one
+    // binds.
     unlink(socket_.c_str());
     std::ofstream(cfg) << "socket: " << socket_ << "\n" << config;
     proc_ = std::make_unique<Process>(

@@ -14,7 +14,8 @@ using std::chrono::seconds;
 
 // Built plainly and with --default-stream per-thread
 // (cudaLaunchHostFunc_ptsz, cudaStreamAddCallback_ptsz).
-TEST(ColodIntegrationTest, HostFunctionsRunInStreamOrderWithoutHoldingTheCaller) {
+TEST(ColodIntegrationTest,
+     HostFunctionsRunInStreamOrderWithoutHoldingTheCaller) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
   Colod colod(dir,

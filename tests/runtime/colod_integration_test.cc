@@ -3,7 +3,6 @@
 // mode: the whole path, on a machine without a GPU.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
-
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,9 +13,9 @@
 #include <random>
 #include <thread>
 
+#include "../cuda_programs/ptxas_report.h"
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
-#include "../cuda_programs/ptxas_report.h"
 #include "colod_harness.h"
 #include "ipc/launch_ring.h"
 
@@ -52,15 +51,19 @@ TEST(ColodIntegrationTest, InferenceNextToTrainingCountsEveryKernel) {
   // cudaDeviceGetAttribute agrees with the properties: the A100's 108 SMs,
   // compute capability 8.0.
   EXPECT_EQ(ValueOf(infer->Output(), "attr_sms"), 108) << infer->Output();
-  EXPECT_NE(infer->Output().find("cc=8.0"), std::string::npos) << infer->Output();
+  EXPECT_NE(infer->Output().find("cc=8.0"), std::string::npos)
+      << infer->Output();
   // The memory system, from the same preset: 40 MiB of L2, a 5120-bit bus,
   // and the clock that gives 1555 GB/s over it (1214.8 MHz; the part
   // reports 1215).
   for (const char* l2 : {"prop_l2", "attr_l2"})
-    EXPECT_EQ(ValueOf(infer->Output(), l2), 40L << 20) << l2 << "\n" << infer->Output();
+    EXPECT_EQ(ValueOf(infer->Output(), l2), 40L << 20) << l2 << "\n"
+                                                       << infer->Output();
   for (const char* bus : {"prop_bus", "attr_bus"})
-    EXPECT_EQ(ValueOf(infer->Output(), bus), 5120) << bus << "\n" << infer->Output();
-  EXPECT_EQ(ValueOf(infer->Output(), "attr_mem_khz"), 1214844) << infer->Output();
+    EXPECT_EQ(ValueOf(infer->Output(), bus), 5120) << bus << "\n"
+                                                   << infer->Output();
+  EXPECT_EQ(ValueOf(infer->Output(), "attr_mem_khz"), 1214844)
+      << infer->Output();
   // Every launch the programs made reached colod and finished on the simulated
   // GPU, and so did train_loop's cudaMemset of its weights (a kernel on the
   // device) and infer_loop's copies: each request's input in (async) and
@@ -94,7 +97,8 @@ TEST(ColodIntegrationTest, PollingColodCountsEveryKernelToo) {
   // The kernels, with train_loop's one cudaMemset, and infer_loop's copies.
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["kernels_launched"] == 30 * 16 + 40 * 3 + 1 &&
-           j["kernels_completed"] == 30 * 16 + 40 * 3 + 1 && j["clients"].empty() &&
+           j["kernels_completed"] == 30 * 16 + 40 * 3 + 1 &&
+           j["clients"].empty() &&
            j["copies"]["host_to_device"]["count"] == 40 &&
            j["copies"]["device_to_host"]["count"] == 40;
   })) << colod.Stats().dump();
@@ -163,12 +167,17 @@ TEST(ColodIntegrationTest, ManagedMemoryIsAccountedLikeDeviceMemory) {
   TempDir dir;
   Colod colod(dir, "memory_limit_mib: 32\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto fits = colod.Run(dir, "fits", {Program("train_loop"), "3", "2", "16", "8", "0", "managed"});
+  auto fits =
+      colod.Run(dir, "fits",
+                {Program("train_loop"), "3", "2", "16", "8", "0", "managed"});
   EXPECT_EQ(fits->Wait(seconds(20)), 0) << fits->Output();
   EXPECT_EQ(ValueOf(fits->Output(), "launched"), 6);
-  auto over = colod.Run(dir, "over", {Program("train_loop"), "3", "2", "16", "64", "0", "managed"});
+  auto over =
+      colod.Run(dir, "over",
+                {Program("train_loop"), "3", "2", "16", "64", "0", "managed"});
   EXPECT_EQ(over->Wait(seconds(20)), 5) << over->Output();
-  EXPECT_NE(over->Output().find("cuda_error=2"), std::string::npos) << over->Output();
+  EXPECT_NE(over->Output().find("cuda_error=2"), std::string::npos)
+      << over->Output();
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["memory_used"] == 0 && j["clients"].empty();
   })) << colod.Stats().dump();
@@ -207,12 +216,14 @@ TEST(ColodIntegrationTest, PitchedVolumesCopyAndSetIn3D) {
     ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
     const std::string out = p->Output();
     EXPECT_EQ(ValueOf(out, "malloc3d"), 0) << out;
-    EXPECT_EQ(ValueOf(out, "pitch"), 512) << out;  // rows padded as cudaMallocPitch's
+    EXPECT_EQ(ValueOf(out, "pitch"), 512)
+        << out;  // rows padded as cudaMallocPitch's
     EXPECT_EQ(ValueOf(out, "xsize"), 16) << out;
     EXPECT_EQ(ValueOf(out, "ysize"), 4) << out;
     for (const char* yes : {"volume_ok", "volume_async_ok", "box_back_ok"})
       EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
-    EXPECT_EQ(ValueOf(out, "bad_pitch"), 12) << out;  // cudaErrorInvalidPitchValue
+    EXPECT_EQ(ValueOf(out, "bad_pitch"), 12)
+        << out;  // cudaErrorInvalidPitchValue
     EXPECT_EQ(ValueOf(out, "overlapping_slices"), 1) << out;
     EXPECT_EQ(ValueOf(out, "outside"), 1) << out;
     EXPECT_EQ(ValueOf(out, "array"), 801) << out;  // no CUDA arrays in sim mode
@@ -293,9 +304,9 @@ TEST(ColodIntegrationTest,
     auto p = colod.Run(dir, "events", {Program(program)});
     ASSERT_EQ(p->Wait(seconds(60)), 0) << p->Output();
     const std::string out = p->Output();
-    for (const char* ok : {"split_first_err", "split_second_err", "legacy_err",
-                           "idle_err", "long_err", "other_thread_err",
-                           "slow_side_err"}) {
+    for (const char* ok :
+         {"split_first_err", "split_second_err", "legacy_err", "idle_err",
+          "long_err", "other_thread_err", "slow_side_err"}) {
       EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
     }
     // The host's clock around each measurement (0.01 ms for the printed
@@ -308,9 +319,9 @@ TEST(ColodIntegrationTest,
     // one's: exactly a step (the next one starts when the first ends).
     EXPECT_GE(NumberOf(out, "split_first_ms"), 19.99) << out;
     EXPECT_NEAR(NumberOf(out, "split_second_ms"), 20.0, 0.01) << out;
-    within_wall(NumberOf(out, "split_first_ms") +
-                    NumberOf(out, "split_second_ms"),
-                "split_wall_ms");
+    within_wall(
+        NumberOf(out, "split_first_ms") + NumberOf(out, "split_second_ms"),
+        "split_wall_ms");
     EXPECT_GE(NumberOf(out, "legacy_ms"), 19.99) << out;
     within_wall(NumberOf(out, "legacy_ms"), "legacy_wall_ms");
     // Nothing ran between two recordings on an idle stream: they are
@@ -397,7 +408,8 @@ TEST(ColodIntegrationTest, LaunchesCudaRefusesFailAtTheLaunch) {
   EXPECT_EQ(ValueOf(out, "sync_same"), 0) << out;
   EXPECT_EQ(ValueOf(out, "shared_per_block"), 48 * 1024) << out;
   EXPECT_GT(ValueOf(out, "shared_per_block_optin"), 48 * 1024) << out;
-  for (const char* q : {"managed_memory_err", "memory_pools_err", "cooperative_err"})
+  for (const char* q :
+       {"managed_memory_err", "memory_pools_err", "cooperative_err"})
     EXPECT_EQ(ValueOf(out, q), 0) << q << "\n" << out;
   EXPECT_EQ(ValueOf(out, "managed_memory"), 1) << out;
   EXPECT_EQ(ValueOf(out, "memory_pools"), 0) << out;
@@ -432,10 +444,9 @@ TEST(ColodIntegrationTest, LessCommonRuntimeCallsWorkInSimMode) {
       EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
     }
     // What the calls gave back.
-    for (const char* yes :
-         {"symbol_round_trip", "symbol_address_set", "memset2d_rows",
-          "host_device_pointer_same", "flags_blocking_sync",
-          "driver_at_least_runtime"}) {
+    for (const char* yes : {"symbol_round_trip", "symbol_address_set",
+                            "memset2d_rows", "host_device_pointer_same",
+                            "flags_blocking_sync", "driver_at_least_runtime"}) {
       EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
     }
     EXPECT_EQ(ValueOf(out, "symbol_async_value"), 7) << out;
@@ -448,7 +459,8 @@ TEST(ColodIntegrationTest, LessCommonRuntimeCallsWorkInSimMode) {
     EXPECT_EQ(ValueOf(out, "host_work_ran"), 11) << out;  // both, in order
     // And what CUDA refuses.
     EXPECT_EQ(ValueOf(out, "to_symbol_past_end"), 1) << out;
-    EXPECT_EQ(ValueOf(out, "not_a_symbol"), 13) << out;  // cudaErrorInvalidSymbol
+    EXPECT_EQ(ValueOf(out, "not_a_symbol"), 13)
+        << out;  // cudaErrorInvalidSymbol
     EXPECT_EQ(ValueOf(out, "to_symbol_wrong_kind"), 21) << out;
     EXPECT_EQ(ValueOf(out, "memset2d_wider_than_pitch"), 1) << out;
     EXPECT_EQ(ValueOf(out, "memset2d_past_end"), 1) << out;
@@ -459,9 +471,8 @@ TEST(ColodIntegrationTest, LessCommonRuntimeCallsWorkInSimMode) {
     EXPECT_EQ(ValueOf(out, "record_with_bad_flags"), 1) << out;
     EXPECT_EQ(ValueOf(out, "launch_ex_too_big"), 9) << out;
     EXPECT_EQ(ValueOf(out, "free_after_reset"), 1) << out;  // reset freed it
-    EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
-      return j["memory_used"] == 0;
-    }));
+    EXPECT_TRUE(colod.StatsReach(
+        [](const nlohmann::json& j) { return j["memory_used"] == 0; }));
   }
 }
 
@@ -504,10 +515,10 @@ TEST(ColodIntegrationTest, NoColodGivesACudaErrorAtOnce) {
             std::string::npos);
   // Asked how many GPUs there are, the answer is none (as CUDA answers on a
   // machine without one), not colod's one GPU.
-  Process count({Program("gate_smoke")},
-                {{"LD_PRELOAD", kPreload},
-                 {"COLO_SOCKET", dir.path() + "/none.sock"}},
-                dir.path() + "/count.out", dir.path() + "/count.err");
+  Process count(
+      {Program("gate_smoke")},
+      {{"LD_PRELOAD", kPreload}, {"COLO_SOCKET", dir.path() + "/none.sock"}},
+      dir.path() + "/count.out", dir.path() + "/count.err");
   count.Wait(seconds(10));
   EXPECT_EQ(ValueOf(count.Output(), "device_count_error"), 100)  // NoDevice
       << count.Output();
@@ -515,9 +526,10 @@ TEST(ColodIntegrationTest, NoColodGivesACudaErrorAtOnce) {
   // A __device__ variable exists without colod; a memset of it is a kernel
   // on the device, which there is none to run: an error, not a crash (a
   // memset once read colod's welcome before it had one).
-  Process symbol({Program("symbol_memset")},
-                 {{"LD_PRELOAD", kPreload}, {"COLO_SOCKET", dir.path() + "/none.sock"}},
-                 dir.path() + "/symbol.out", dir.path() + "/symbol.err");
+  Process symbol(
+      {Program("symbol_memset")},
+      {{"LD_PRELOAD", kPreload}, {"COLO_SOCKET", dir.path() + "/none.sock"}},
+      dir.path() + "/symbol.out", dir.path() + "/symbol.err");
   EXPECT_EQ(symbol.Wait(seconds(10)), 0) << symbol.Output();
   EXPECT_EQ(ValueOf(symbol.Output(), "memset_async"), 46) << symbol.Output();
   EXPECT_EQ(ValueOf(symbol.Output(), "to_symbol"), 46) << symbol.Output();
@@ -588,8 +600,9 @@ TEST(ColodIntegrationTest, KernelDurationsFromAnNsightComputeExport) {
   }
   Colod colod(dir, "kernels_from_ncu: run.csv\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  EXPECT_TRUE(colod.LogHas("1 measured kernel shapes from 1 Nsight Compute "
-                           "export(s)"))
+  EXPECT_TRUE(
+      colod.LogHas("1 measured kernel shapes from 1 Nsight Compute "
+                   "export(s)"))
       << colod.Log();
   const std::string named = RunDriverProgram(colod, dir, true);
   EXPECT_GE(SyncMs(named), 500.0) << named;
@@ -647,11 +660,13 @@ TEST(ColodIntegrationTest, MemGetInfoCountsOtherClientsAllocations) {
   ASSERT_TRUE(held.ok() && *held == 0);
   auto p = colod.Run(dir, "smoke", {Program("gate_smoke")});
   ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
-  EXPECT_EQ(ValueOf(p->Output(), "mem_free"), (1LL << 30) - 4096) << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "mem_free"), (1LL << 30) - 4096)
+      << p->Output();
   EXPECT_EQ(ValueOf(p->Output(), "mem_total"), 40LL << 30) << p->Output();
 }
 
-TEST(ColodIntegrationTest, SimulatedDeviceMemoryTakesHostMemoryOnlyWhereWritten) {
+TEST(ColodIntegrationTest,
+     SimulatedDeviceMemoryTakesHostMemoryOnlyWhereWritten) {
   // 32 GiB of the simulated A100's 40, cleared whole twice (cudaMemset,
   // cudaMemsetAsync), 4 MiB written and read back, a 3-page memset to 7
   // inside pages: the program's resident memory stays that of a small
@@ -664,9 +679,11 @@ TEST(ColodIntegrationTest, SimulatedDeviceMemoryTakesHostMemoryOnlyWhereWritten)
   if (ReadFile("/proc/sys/vm/overcommit_memory").substr(0, 1) == "2")
     GTEST_SKIP() << "vm.overcommit_memory is 2 here: the kernel reserves "
                     "memory for every mapping, so 32 GiB cannot be mapped";
-  if (rlimit as{}; getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+  if (rlimit as{}; getrlimit(RLIMIT_AS, &as) == 0 &&
+                   as.rlim_cur != RLIM_INFINITY &&
                    as.rlim_cur < (rlim_t{33} << 30))
-    GTEST_SKIP() << "RLIMIT_AS is " << as.rlim_cur << " bytes: too small for 32 GiB";
+    GTEST_SKIP() << "RLIMIT_AS is " << as.rlim_cur
+                 << " bytes: too small for 32 GiB";
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
@@ -716,8 +733,8 @@ TEST(ColodIntegrationTest, KernelAttributesAndOccupancyOfTheSimulatedGpu) {
 
 // colod describes exactly one launch shape of `name` (`colo top --json`'s
 // kernels), with these registers per thread and shared memory per block.
-void ExpectColodKernel(const Colod& colod, const std::string& name, long registers,
-                       long shared) {
+void ExpectColodKernel(const Colod& colod, const std::string& name,
+                       long registers, long shared) {
   const nlohmann::json stats = colod.Stats();
   ASSERT_TRUE(stats.is_object());
   int found = 0;
@@ -740,10 +757,12 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
   // them with each kernel's definition.
   SKIP_WITHOUT_PROGRAMS();
   const auto ptxas = ReadPtxasReport(Program("kernel_resources.ptxas.txt"));
-  ASSERT_TRUE(ptxas.count({80, "_Z5heavyPdi"}) && ptxas.count({75, "_Z5heavyPdi"}) &&
+  ASSERT_TRUE(ptxas.count({80, "_Z5heavyPdi"}) &&
+              ptxas.count({75, "_Z5heavyPdi"}) &&
               ptxas.count({80, "_Z5lightPf"}))
       << ReadFile(Program("kernel_resources.ptxas.txt"));
-  ASSERT_NE(ptxas.at({80, "_Z5heavyPdi"}).registers, ptxas.at({75, "_Z5heavyPdi"}).registers)
+  ASSERT_NE(ptxas.at({80, "_Z5heavyPdi"}).registers,
+            ptxas.at({75, "_Z5heavyPdi"}).registers)
       << "the two architectures should differ for the choice to be checked";
   struct Case {
     const char* gpu;
@@ -756,13 +775,16 @@ TEST(ColodIntegrationTest, KernelResourcesComeFromTheCompiler) {
     TempDir dir;
     Colod colod(dir, std::string("gpu: ") + c.gpu + "\n");
     ASSERT_TRUE(colod.ready()) << colod.Log();
-    auto p = colod.Run(dir, "kr", {Program(std::string("kernel_resources_") + c.variant)});
+    auto p = colod.Run(dir, "kr",
+                       {Program(std::string("kernel_resources_") + c.variant)});
     ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
     const std::string out = p->Output();
     const GpuSpec gpu = *GpuPreset(c.gpu);
-    for (const auto& [key, mangled] : {std::pair<std::string, std::string>{"light", "_Z5lightPf"},
-                                       {"heavy", "_Z5heavyPdi"}}) {
-      const auto [regs, shared] = ptxas.at({c.arch, mangled});  // registers, static smem
+    for (const auto& [key, mangled] :
+         {std::pair<std::string, std::string>{"light", "_Z5lightPf"},
+          {"heavy", "_Z5heavyPdi"}}) {
+      const auto [regs, shared] =
+          ptxas.at({c.arch, mangled});  // registers, static smem
       EXPECT_EQ(ValueOf(out, key + "_regs"), regs) << out;
       EXPECT_EQ(ValueOf(out, key + "_static_smem"), shared) << out;
       EXPECT_EQ(ValueOf(out, key + "_max_dyn_smem"), 48 * 1024 - shared) << out;
@@ -805,16 +827,18 @@ TEST(ColodIntegrationTest, DriverApiModulesCarryTheirKernelsResources) {
     TempDir dir;
     Colod colod(dir, std::string("gpu: ") + c.gpu + "\n");
     ASSERT_TRUE(colod.ready()) << colod.Log();
-    auto p = colod.Run(dir, "driver", {Program("driver_api_program"), "3", "image",
-                                       Program(c.image), "_Z5heavyPdi"});
+    auto p = colod.Run(dir, "driver",
+                       {Program("driver_api_program"), "3", "image",
+                        Program(c.image), "_Z5heavyPdi"});
     ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
-    ExpectColodKernel(colod, "_Z5heavyPdi", want.registers, want.static_shared_bytes);
+    ExpectColodKernel(colod, "_Z5heavyPdi", want.registers,
+                      want.static_shared_bytes);
     // What Triton's loader asks the driver, answered from the simulated GPU
     // and the same image (before: the real driver, which has no GPU here).
     const std::string out = p->Output();
-    for (const char* ok : {"init", "device_get", "ctx_current", "ctx_set", "ctx_retain",
-                           "ctx_device", "ctx_release", "smem_raised", "cache_config",
-                           "ctx_sync"})
+    for (const char* ok : {"init", "device_get", "ctx_current", "ctx_set",
+                           "ctx_retain", "ctx_device", "ctx_release",
+                           "smem_raised", "cache_config", "ctx_sync"})
       EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
     for (const char* yes : {"ctx_nonnull", "ctx_same", "ptr_device_same"})
       EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
@@ -824,12 +848,15 @@ TEST(ColodIntegrationTest, DriverApiModulesCarryTheirKernelsResources) {
     EXPECT_EQ(ValueOf(out, "num_regs"), want.registers) << out;
     EXPECT_EQ(ValueOf(out, "static_smem"), want.static_shared_bytes) << out;
     EXPECT_EQ(ValueOf(out, "dynamic_smem"), 65536) << out;
-    EXPECT_EQ(ValueOf(out, "cache_config_bad"), 1) << out;   // CUDA_ERROR_INVALID_VALUE
-    EXPECT_EQ(ValueOf(out, "bad_function"), 400) << out;     // CUDA_ERROR_INVALID_HANDLE
-    EXPECT_EQ(ValueOf(out, "ptr_type"), 2) << out;           // CU_MEMORYTYPE_DEVICE
+    EXPECT_EQ(ValueOf(out, "cache_config_bad"), 1)
+        << out;  // CUDA_ERROR_INVALID_VALUE
+    EXPECT_EQ(ValueOf(out, "bad_function"), 400)
+        << out;                                     // CUDA_ERROR_INVALID_HANDLE
+    EXPECT_EQ(ValueOf(out, "ptr_type"), 2) << out;  // CU_MEMORYTYPE_DEVICE
     EXPECT_EQ(ValueOf(out, "ptr_managed"), 0) << out;
-    EXPECT_EQ(ValueOf(out, "ptr_host_pointer"), 1) << out;   // device memory: none
-    EXPECT_EQ(ValueOf(out, "ptr_unknown"), 1) << out;        // not CUDA's memory
+    EXPECT_EQ(ValueOf(out, "ptr_host_pointer"), 1)
+        << out;                                        // device memory: none
+    EXPECT_EQ(ValueOf(out, "ptr_unknown"), 1) << out;  // not CUDA's memory
     // cuLaunchKernelEx: the three launches ran through colod; the cooperative
     // one was refused before it (CUDA_ERROR_NOT_SUPPORTED).
     EXPECT_EQ(ValueOf(out, "launch_ex_cooperative"), 801) << out;
@@ -874,13 +901,14 @@ TEST(ColodIntegrationTest, ACapturedGraphRunsItsKernelsThroughColod) {
   })) << colod.Stats().dump();
 }
 
-TEST(ColodIntegrationTest, ACaptureForkedIntoASideStreamRunsBothStreamsKernels) {
+TEST(ColodIntegrationTest,
+     ACaptureForkedIntoASideStreamRunsBothStreamsKernels) {
   // Two streams fork and join through events during one capture: the graph
   // holds both streams' kernels (2 + 3, 2 ms each) as two branches,
-  // launched twice: 10 kernels, 6 ms a launch (events), >= 12 ms. The refused captures (a fork never joined, ending on
-  // the joined stream, waiting on an event outside the capture, a joined
-  // stream destroyed before the end) run none of
-  // their kernels; the one launch outside any capture makes 11 in all.
+  // launched twice: 10 kernels, 6 ms a launch (events), >= 12 ms. The refused
+  // captures (a fork never joined, ending on the joined stream, waiting on an
+  // event outside the capture, a joined stream destroyed before the end) run
+  // none of their kernels; the one launch outside any capture makes 11 in all.
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
   Colod colod(dir,
@@ -911,7 +939,8 @@ TEST(ColodIntegrationTest, ACaptureForkedIntoASideStreamRunsBothStreamsKernels) 
   // the side stream's 3 x 2 ms, not the 5 x 2 ms of all five kernels.
   const double ms = std::atof(out.c_str() + out.find("graph_ms=") + 9);
   EXPECT_GE(ms, 12.0) << out;
-  const double second = std::atof(out.c_str() + out.find("second_launch_ms=") + 17);
+  const double second =
+      std::atof(out.c_str() + out.find("second_launch_ms=") + 17);
   EXPECT_NEAR(second, 6.0, 0.001) << out;
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["kernels_launched"] == 11 && j["kernels_completed"] == 11;
@@ -934,12 +963,15 @@ TEST(ColodIntegrationTest, FrameworkStartUpQueriesAreAnswered) {
   ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
   const std::string out = p->Output();
   const std::pair<const char*, long> expected[] = {
-      {"priority_least", 0},  {"priority_greatest", -5}, {"high_priority", -5},
-      {"high_flags", 1},      {"low_priority", 0},       {"previous_capture_mode", 0},
-      {"restored_from", 2},   {"stack_default", 1024},   {"stack_set", 4096},
-      {"bad_limit", 215},     {"dev_type", 2},           {"dev_device", 0},
-      {"dev_ptr_ok", 1},      {"managed_type", 3},       {"pinned_type", 1},
-      {"pinned_host_ok", 1},  {"plain_type", 0},         {"plain_device", -2},
+      {"priority_least", 0},   {"priority_greatest", -5},
+      {"high_priority", -5},   {"high_flags", 1},
+      {"low_priority", 0},     {"previous_capture_mode", 0},
+      {"restored_from", 2},    {"stack_default", 1024},
+      {"stack_set", 4096},     {"bad_limit", 215},
+      {"dev_type", 2},         {"dev_device", 0},
+      {"dev_ptr_ok", 1},       {"managed_type", 3},
+      {"pinned_type", 1},      {"pinned_host_ok", 1},
+      {"plain_type", 0},       {"plain_device", -2},
       {"freed_pinned_type", 0}};
   for (const auto& [key, value] : expected)
     EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
@@ -1072,10 +1104,17 @@ TEST(ColodFaultTest, RandomMessagesAndRingEntriesNeverBringColodDown) {
       e.shared_mem =
           small(8) == 0 ? rng() % (uint64_t{1} << 40) : small(1 << 17);
       switch (small(40)) {
-        case 0: e.type = u32(); break;
-        case 1: e.seq = rng(); break;
-        case 2: e.func_id = u32(); break;
-        default: break;
+        case 0:
+          e.type = u32();
+          break;
+        case 1:
+          e.seq = rng();
+          break;
+        case 2:
+          e.func_id = u32();
+          break;
+        default:
+          break;
       }
       if (!ring->Push(e).ok()) break;  // full: colod stopped reading it
     }
@@ -1112,8 +1151,8 @@ TEST(ColodFaultTest, RandomMessagesAndRingEntriesNeverBringColodDown) {
     *synced = client->Sync(1).ok() ? 1 : 0;
   }).detach();
   EXPECT_TRUE(WaitFor([&] { return *synced >= 0; }, seconds(10)))
-      << "the good client's launch did not complete\n" << colod.Stats().dump()
-      << colod.Log();
+      << "the good client's launch did not complete\n"
+      << colod.Stats().dump() << colod.Log();
   EXPECT_EQ(*synced, 1);
   const nlohmann::json s = colod.Stats();
   ASSERT_FALSE(s.is_null()) << colod.Log();
@@ -1154,7 +1193,8 @@ TEST(ColodSyncSpinTest, ClientsMaySpinInASyncOnlyWhileTheyAndColodFitTheCpus) {
     clients.push_back(std::move(*c));
     const uint32_t expected = n + 1 <= cpus ? 1 : 0;
     for (auto& each : clients) {
-      EXPECT_EQ(each->ring()->control().sync_spin_ok.load(), expected) << n << " clients, " << cpus << " CPUs";
+      EXPECT_EQ(each->ring()->control().sync_spin_ok.load(), expected)
+          << n << " clients, " << cpus << " CPUs";
       EXPECT_TRUE(each->Sync(0).ok());  // a sync is answered either way
     }
   }
@@ -1163,8 +1203,10 @@ TEST(ColodSyncSpinTest, ClientsMaySpinInASyncOnlyWhileTheyAndColodFitTheCpus) {
   ASSERT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {
     return j["clients"].size() == clients.size();
   })) << colod.Stats().dump();
-  const uint32_t expected = static_cast<long>(clients.size()) + 1 <= cpus ? 1 : 0;
-  for (auto& each : clients) EXPECT_EQ(each->ring()->control().sync_spin_ok.load(), expected);
+  const uint32_t expected =
+      static_cast<long>(clients.size()) + 1 <= cpus ? 1 : 0;
+  for (auto& each : clients)
+    EXPECT_EQ(each->ring()->control().sync_spin_ok.load(), expected);
 }
 
 TEST(ColodFaultTest, AHalfMessageStallsOnlyThatClient) {
@@ -1231,8 +1273,12 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   // launch may be waited for), or whose scope is unknown.
   auto fourth = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(fourth.ok());
-  ASSERT_TRUE((*fourth)->ring()->Push(ipc::WaitEntry(1, 3, {1, ipc::SyncScope::kLaunch})).ok());
-  EXPECT_TRUE(colod.LogHas("stream wait 1 on launch 1, which is not an earlier one"));
+  ASSERT_TRUE((*fourth)
+                  ->ring()
+                  ->Push(ipc::WaitEntry(1, 3, {1, ipc::SyncScope::kLaunch}))
+                  .ok());
+  EXPECT_TRUE(
+      colod.LogHas("stream wait 1 on launch 1, which is not an earlier one"));
   auto fifth = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(fifth.ok());
   ipc::RingEntry odd = ipc::WaitEntry(2, 3, {1, ipc::SyncScope::kLaunch});
@@ -1250,10 +1296,11 @@ TEST(ColodFaultTest, CorruptedRingEntryDropsThatClientWithAReason) {
   EXPECT_TRUE(colod.LogHas("copy with unknown direction 3"));
   auto seventh = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(seventh.ok());
-  ASSERT_TRUE((*seventh)
-                  ->ring()
-                  ->Push(ipc::CopyEntry(1, 0, {colo::CopyDirection::kDeviceToHost, 0}))
-                  .ok());
+  ASSERT_TRUE(
+      (*seventh)
+          ->ring()
+          ->Push(ipc::CopyEntry(1, 0, {colo::CopyDirection::kDeviceToHost, 0}))
+          .ok());
   EXPECT_TRUE(colod.LogHas("copy 1 of 0 bytes"));
   ASSERT_TRUE(colod.StatsReach(
       [](const nlohmann::json& j) { return j["clients_dropped"] == 7; }));
@@ -1281,12 +1328,14 @@ TEST(ColodFaultTest, AClientLeavingWithAHeldStreamLeavesColodServing) {
     ipc::LaunchRing* ring = (*client)->ring();
     ASSERT_TRUE(ring->Push(def).ok());
     ASSERT_TRUE(ring->Push(launch).ok());
-    ASSERT_TRUE(ring->Push(ipc::WaitEntry(2, 2, {1, ipc::SyncScope::kLaunch})).ok());
+    ASSERT_TRUE(
+        ring->Push(ipc::WaitEntry(2, 2, {1, ipc::SyncScope::kLaunch})).ok());
     launch.stream_id = 2;
     launch.seq = 3;
     ASSERT_TRUE(ring->Push(launch).ok());
     ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
-      return j["stream_waits"] == 1 && j["clients"].size() == 1 && j["clients"][0]["in_flight"] == 3;
+      return j["stream_waits"] == 1 && j["clients"].size() == 1 &&
+             j["clients"][0]["in_flight"] == 3;
     })) << colod.Stats().dump();
   }
   ASSERT_TRUE(colod.StatsReach([](const nlohmann::json& j) {

@@ -10,10 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "colod_harness.h"
 
@@ -126,8 +125,9 @@ TEST(ColodIntegrationTest, OnlyPoliciesThatUseStreamPrioritiesGiveThem) {
       stretch[p].push_back(run.stretch);
     }
   }
-  std::printf("high-priority stretch (colod): mps %.2fx, priority-streams %.2fx\n",
-              Median3(stretch[0]), Median3(stretch[1]));
+  std::printf(
+      "high-priority stretch (colod): mps %.2fx, priority-streams %.2fx\n",
+      Median3(stretch[0]), Median3(stretch[1]));
   EXPECT_GT(Median3(stretch[0]), 2 * Median3(stretch[1]))
       << "under mps the service's layers wait behind the trainer's waves";
 }

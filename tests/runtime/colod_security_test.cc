@@ -121,8 +121,7 @@ TEST(ColodSecurityTest, AskingForHighWithoutAGrantGetsBestEffortAndALogLine) {
   ASSERT_TRUE(colod.ready()) << colod.Log();
   ipc::ClientOptions o;
   o.socket_path = colod.socket();
-  o.requested_class =
-      ipc::WireClass::kHigh;  // what COLO_CLASS=high asks for.
+  o.requested_class = ipc::WireClass::kHigh;  // what COLO_CLASS=high asks for.
   auto c = ipc::RuntimeClient::Connect(o);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ((*c)->welcome().granted_class,

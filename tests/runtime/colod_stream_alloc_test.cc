@@ -19,16 +19,18 @@ constexpr long kMiB = 1 << 20;
 void AtCheckpoint(const TempDir& dir, const Colod& colod, Process& p,
                   const std::string& name, long held) {
   SCOPED_TRACE(name);
-  ASSERT_TRUE(WaitFor(
-      [&] { return ValueOf(p.Output(), name + "_checkpoint") == 1; },
-      seconds(20)))
+  ASSERT_TRUE(
+      WaitFor([&] { return ValueOf(p.Output(), name + "_checkpoint") == 1; },
+              seconds(20)))
       << p.Output();
   EXPECT_TRUE(colod.StatsReach([&](const nlohmann::json& j) {
     return j["clients"].size() == 1 && j["memory_used"] == held &&
            j["clients"][0]["memory_persistent"].get<long>() +
                    j["clients"][0]["memory_ephemeral"].get<long>() ==
                held;
-  })) << colod.Stats().dump() << "\n" << p.Output();
+  })) << colod.Stats().dump()
+      << "\n"
+      << p.Output();
   std::ofstream(dir.path() + "/" + name) << "go\n";
 }
 
@@ -60,9 +62,9 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
     for (const char* ok :
          {"malloc_async", "launch", "malloc_async_default", "malloc_async_zero",
           "free_async", "free_async_null", "prefetch_device", "prefetch_host",
-          "prefetch_default_stream", "free_async_default",
-          "advise_read_mostly", "advise_preferred_device",
-          "advise_accessed_by_host", "advise_unset_accessed_by"}) {
+          "prefetch_default_stream", "free_async_default", "advise_read_mostly",
+          "advise_preferred_device", "advise_accessed_by_host",
+          "advise_unset_accessed_by"}) {
       EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
     }
     for (const char* yes :
@@ -92,8 +94,9 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
     EXPECT_EQ(ValueOf(out, "prefetch_device_memory"), 1) << out;
     EXPECT_EQ(ValueOf(out, "prefetch_host_memory"), 1) << out;
     EXPECT_EQ(ValueOf(out, "prefetch_destroyed_stream"), 400) << out;
-    for (const char* refused : {"advise_unknown", "advise_bad_location", "advise_past_end",
-                                "advise_empty", "advise_device_memory"})
+    for (const char* refused :
+         {"advise_unknown", "advise_bad_location", "advise_past_end",
+          "advise_empty", "advise_device_memory"})
       EXPECT_EQ(ValueOf(out, refused), 1) << refused << "\n" << out;
     EXPECT_EQ(ValueOf(out, "advise_other_device"), 101) << out;
     // colod ran both kernels of each run, and nothing is left held.
@@ -111,7 +114,8 @@ TEST(ColodIntegrationTest, StreamOrderedAllocationWorksInSimMode) {
 // them managed memory (accounted with colod) holding their initializers.
 // Before, the pointer stayed null and that first access was a segfault.
 // The symbol calls take the variable by that storage.
-TEST(ColodIntegrationTest, ManagedVariablesHaveStorageAndInitialValuesInSimMode) {
+TEST(ColodIntegrationTest,
+     ManagedVariablesHaveStorageAndInitialValuesInSimMode) {
   SKIP_WITHOUT_PROGRAMS();
   TempDir dir;
   Colod colod(dir, "kernels:\n  - {name: touch_managed, duration_us: 100}\n");
@@ -128,9 +132,11 @@ TEST(ColodIntegrationTest, ManagedVariablesHaveStorageAndInitialValuesInSimMode)
   EXPECT_EQ(ValueOf(out, "pointer_type"), 3) << out;  // cudaMemoryTypeManaged
   // The variables are symbols too (before: cudaErrorInvalidSymbol), their
   // storage is not the program's to free, and cudaDeviceReset keeps it.
-  for (const char* ok : {"to_symbol", "from_symbol", "address", "size_call", "device_reset"})
+  for (const char* ok :
+       {"to_symbol", "from_symbol", "address", "size_call", "device_reset"})
     EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
-  for (const char* yes : {"symbol_round_trip", "address_is_storage", "after_reset"})
+  for (const char* yes :
+       {"symbol_round_trip", "address_is_storage", "after_reset"})
     EXPECT_EQ(ValueOf(out, yes), 1) << yes << "\n" << out;
   EXPECT_EQ(ValueOf(out, "symbol_size"), 16) << out;
   EXPECT_EQ(ValueOf(out, "free_variable"), 1) << out;  // cudaErrorInvalidValue

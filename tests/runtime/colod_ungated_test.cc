@@ -22,20 +22,21 @@ TEST(ColodIntegrationTest, PoolsAndCooperativeLaunchesAreRefusedInSimMode) {
   TempDir dir;
   Colod colod(dir, "kernels:\n  - {name: ungated_step, duration_us: 100}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  for (const char* program : {"ungated_features", "ungated_features_per_thread"}) {
+  for (const char* program :
+       {"ungated_features", "ungated_features_per_thread"}) {
     SCOPED_TRACE(program);
     auto p = colod.Run(dir, program, {Program(program)});
     ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
     const std::string out = p->Output();
-    for (const char* missing :
-         {"pools_attr", "cooperative_attr", "props_pools", "props_cooperative"}) {
+    for (const char* missing : {"pools_attr", "cooperative_attr", "props_pools",
+                                "props_cooperative"}) {
       EXPECT_EQ(ValueOf(out, missing), 0) << missing << "\n" << out;
     }
     for (const char* refused :
-         {"device_default_pool", "device_current_pool", "device_set_pool", "pool_create",
-          "mem_default_pool", "mem_current_pool", "mem_set_pool", "import_pool",
-          "import_pointer", "malloc_from_pool", "launch_cooperative",
-          "launch_ex_cooperative"}) {
+         {"device_default_pool", "device_current_pool", "device_set_pool",
+          "pool_create", "mem_default_pool", "mem_current_pool", "mem_set_pool",
+          "import_pool", "import_pointer", "malloc_from_pool",
+          "launch_cooperative", "launch_ex_cooperative"}) {
       EXPECT_EQ(ValueOf(out, refused), kNotSupported) << refused << "\n" << out;
     }
     // The refusal is the thread's last error, once, as any failed call's.

@@ -26,9 +26,10 @@
 
 #include "colo/gpu_spec.h"
 #include "cuda/cuda_gpu.h"
+#include "ipc/runtime_client.h"
 #include "runtime/daemon.h"
 #include "runtime/daemon_config.h"
-#include "ipc/runtime_client.h"
+#include "sched/policy.h"
 
 namespace colo::runtime {
 namespace {
@@ -314,7 +315,8 @@ TEST(GateProtocolTest, AKernelSeenToRunLongWaitsForALongIdleNextTime) {
 // The grants `client` receives within `timeout` each, until none comes.
 std::vector<uint64_t> GrantsNow(GateClient& client, milliseconds timeout) {
   std::vector<uint64_t> grants;
-  while (std::optional<uint64_t> g = client.NextGrant(timeout)) grants.push_back(*g);
+  while (std::optional<uint64_t> g = client.NextGrant(timeout))
+    grants.push_back(*g);
   return grants;
 }
 
@@ -323,13 +325,16 @@ std::vector<uint64_t> GrantsNow(GateClient& client, milliseconds timeout) {
 // of one grant round trip apart; the policy counts them all in flight, so
 // best-effort work waits until the last has ended.
 TEST(GateProtocolTest, AHighPriorityStreamIsGrantedAheadUpToTheGateDepth) {
-  GateColod colod("policy: priority\ngate_depth: 3\ngrants:\n  - {token: t, class: high}\n");
+  GateColod colod(
+      "policy: priority\ngate_depth: 3\ngrants:\n  - {token: t, class: "
+      "high}\n");
   ASSERT_TRUE(colod.ok());
   GateClient high(colod, "t"), be(colod);
   ASSERT_TRUE(high.ok() && be.ok());
   std::vector<uint64_t> h;
   for (int i = 0; i < 5; ++i) h.push_back(high.Launch(0));
-  EXPECT_EQ(GrantsNow(high, milliseconds(1000)), (std::vector<uint64_t>{h[0], h[1], h[2]}));
+  EXPECT_EQ(GrantsNow(high, milliseconds(1000)),
+            (std::vector<uint64_t>{h[0], h[1], h[2]}));
   const uint64_t b1 = be.Launch(0);
   high.Done(h[0]);
   EXPECT_EQ(GrantsNow(high, milliseconds(1000)), (std::vector<uint64_t>{h[3]}));
@@ -364,12 +369,15 @@ TEST(GateProtocolTest, AHighPriorityStreamIsGrantedAheadUpToTheGateDepth) {
 // together 50 ms on: the first ran 50 ms from its grant, the others would
 // have "run" a few microseconds after it. colo top's kernels show 50 ms.
 TEST(GateProtocolTest, ALaunchGrantedBehindAnotherIsNotTimed) {
-  GateColod colod("policy: priority\ngate_depth: 3\ngrants:\n  - {token: t, class: high}\n");
+  GateColod colod(
+      "policy: priority\ngate_depth: 3\ngrants:\n  - {token: t, class: "
+      "high}\n");
   ASSERT_TRUE(colod.ok());
   GateClient high(colod, "t");
   ASSERT_TRUE(high.ok());
   const uint64_t h1 = high.Launch(0), h2 = high.Launch(0), h3 = high.Launch(0);
-  EXPECT_EQ(GrantsNow(high, milliseconds(300)), (std::vector<uint64_t>{h1, h2, h3}));
+  EXPECT_EQ(GrantsNow(high, milliseconds(300)),
+            (std::vector<uint64_t>{h1, h2, h3}));
   std::this_thread::sleep_for(milliseconds(50));
   high.Done(h1);
   high.Done(h2);
@@ -384,8 +392,8 @@ TEST(GateProtocolTest, ALaunchGrantedBehindAnotherIsNotTimed) {
 // colod's config for the priority policy with the test's kernel in the
 // kernel table at `us` microseconds.
 std::string ProbeKernelTakes(int us) {
-  return "policy: priority\nkernels:\n  - {name: gate_probe, duration_us: " + std::to_string(us) +
-         ", sm_throughput: 0.5, dram_throughput: 0.1}\n";
+  return "policy: priority\nkernels:\n  - {name: gate_probe, duration_us: " +
+         std::to_string(us) + ", sm_throughput: 0.5, dram_throughput: 0.1}\n";
 }
 
 // A best-effort stream is granted ahead as far as the priority policy's
@@ -398,12 +406,84 @@ TEST(GateProtocolTest, ABestEffortStreamIsGrantedAheadWithinTheBound) {
   GateClient be(colod);
   ASSERT_TRUE(be.ok());
   const uint64_t b1 = be.Launch(0), b2 = be.Launch(0), b3 = be.Launch(0);
-  EXPECT_EQ(GrantsNow(be, milliseconds(300)), (std::vector<uint64_t>{b1, b2, b3}));
+  EXPECT_EQ(GrantsNow(be, milliseconds(300)),
+            (std::vector<uint64_t>{b1, b2, b3}));
   be.Done(b1);
   be.Done(b2);
   be.Done(b3);
   ASSERT_TRUE(be.client().Sync(b3).ok());
   ExpectKernels(colod, 3, 3);
+}
+
+// colod's config carries a scenario's `policy:` block, so a bound tuned in
+// `colo sim` runs as written. Three best-effort launches of a kernel the
+// table says takes 2 ms: under the default 100 us bound the second waits
+// for the first one's end (the next test); with preemption_bound_us 5000
+// the first and second are granted at once (2 + 2 = 4 ms of work ahead of a
+// service arriving, within 5) and the third 1 ms later (by the estimates
+// 3 ms are then left of the two, + 2 = 5): all three before any is
+// reported done.
+TEST(GateProtocolTest,
+     ThePolicyBlocksBoundDecidesHowFarBestEffortIsGrantedAhead) {
+  GateColod colod(
+      "policy: {name: priority, preemption_bound_us: 5000}\nkernels:\n"
+      "  - {name: gate_probe, duration_us: 2000, sm_throughput: 0.5, "
+      "dram_throughput: 0.1}\n");
+  ASSERT_TRUE(colod.ok());
+  GateClient be(colod);
+  ASSERT_TRUE(be.ok());
+  const uint64_t b1 = be.Launch(0), b2 = be.Launch(0), b3 = be.Launch(0);
+  EXPECT_EQ(GrantsNow(be, milliseconds(300)),
+            (std::vector<uint64_t>{b1, b2, b3}));
+  be.Done(b1);
+  be.Done(b2);
+  be.Done(b3);
+  ASSERT_TRUE(be.client().Sync(b3).ok());
+  ExpectKernels(colod, 3, 3);
+}
+
+// No policy grants a best-effort launch ahead of its turn on a guessed
+// duration (sched/policy.h, MakePolicy): under each, with gate_depth 3, b2
+// (a 1-block kernel colod has only its shape model's guess for) is granted
+// only once b1 has ended. Where the kernel table times the kernel (30 us)
+// each grants all three at once: the others by their own rules, priority
+// because three 30 us launches fit its 100 us bound.
+TEST(GateProtocolTest, NoPolicyGrantsBestEffortAheadOnAGuess) {
+  for (sched::PolicyKind kind : sched::AllPolicies()) {
+    const std::string policy =
+        std::string("policy: ") + sched::PolicyName(kind) + "\ngate_depth: 3\n";
+    SCOPED_TRACE(policy);
+    {
+      GateColod colod(policy);
+      ASSERT_TRUE(colod.ok());
+      GateClient be(colod);
+      ASSERT_TRUE(be.ok());
+      const uint64_t b1 = be.Launch(0), b2 = be.Launch(0);
+      EXPECT_EQ(GrantsNow(be, milliseconds(200)), (std::vector<uint64_t>{b1}))
+          << "a best-effort launch granted ahead on a guessed duration";
+      be.Done(b1);
+      EXPECT_EQ(GrantsNow(be, milliseconds(1000)), (std::vector<uint64_t>{b2}));
+      be.Done(b2);
+      ASSERT_TRUE(be.client().Sync(b2).ok());
+      ExpectKernels(colod, 2, 2);
+    }
+    {
+      GateColod colod(policy +
+                      "kernels:\n  - {name: gate_probe, duration_us: 30, "
+                      "sm_throughput: 0.5, dram_throughput: 0.1}\n");
+      ASSERT_TRUE(colod.ok());
+      GateClient be(colod);
+      ASSERT_TRUE(be.ok());
+      const uint64_t b1 = be.Launch(0), b2 = be.Launch(0), b3 = be.Launch(0);
+      EXPECT_EQ(GrantsNow(be, milliseconds(300)),
+                (std::vector<uint64_t>{b1, b2, b3}));
+      be.Done(b1);
+      be.Done(b2);
+      be.Done(b3);
+      ASSERT_TRUE(be.client().Sync(b3).ok());
+      ExpectKernels(colod, 3, 3);
+    }
+  }
 }
 
 // A best-effort kernel longer than the preemption bound runs only after a
@@ -429,7 +509,9 @@ TEST(GateProtocolTest, ABestEffortKernelLongerThanTheBoundIsGrantedOneAtATime) {
 }
 
 TEST(GateProtocolTest, GateDepthOneGrantsAHighPriorityStreamOneLaunchAtATime) {
-  GateColod colod("policy: priority\ngate_depth: 1\ngrants:\n  - {token: t, class: high}\n");
+  GateColod colod(
+      "policy: priority\ngate_depth: 1\ngrants:\n  - {token: t, class: "
+      "high}\n");
   ASSERT_TRUE(colod.ok());
   GateClient high(colod, "t");
   ASSERT_TRUE(high.ok());
@@ -450,7 +532,8 @@ TEST(GateProtocolTest, ALaterLaunchOfAStreamMayBeReportedFirst) {
   GateClient high(colod, "t");
   ASSERT_TRUE(high.ok());
   const uint64_t h1 = high.Launch(0), h2 = high.Launch(0);
-  EXPECT_EQ(GrantsNow(high, milliseconds(1000)), (std::vector<uint64_t>{h1, h2}));
+  EXPECT_EQ(GrantsNow(high, milliseconds(1000)),
+            (std::vector<uint64_t>{h1, h2}));
   high.Done(h2);
   std::this_thread::sleep_for(milliseconds(100));
   EXPECT_EQ(high.Completed(), 0u) << "h2's end counted as h1's";
@@ -466,7 +549,8 @@ TEST(GateProtocolTest, ALaterLaunchOfAStreamMayBeReportedFirst) {
 
 // A high-priority program that dies with launches granted ahead: its context
 // died with it, so all of them have ended and best-effort work goes on.
-TEST(GateProtocolTest, AHighPriorityClientThatDiesWithLaunchesGrantedAheadReleasesThem) {
+TEST(GateProtocolTest,
+     AHighPriorityClientThatDiesWithLaunchesGrantedAheadReleasesThem) {
   GateColod colod("policy: priority\ngrants:\n  - {token: t, class: high}\n");
   ASSERT_TRUE(colod.ok());
   GateClient high(colod, "t"), be(colod);
@@ -511,8 +595,10 @@ long ValueOf(const std::string& text, const std::string& key) {
 }
 
 bool SmokeBuilt(const std::string& program = "gate_smoke") {
-  return access((std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/" + program).c_str(),
-                X_OK) == 0;
+  return access(
+             (std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/" + program)
+                 .c_str(),
+             X_OK) == 0;
 }
 
 TEST(GateProtocolTest, TheInterposerHandsGateModeToTheRealRuntime) {
@@ -554,7 +640,8 @@ TEST(GateProtocolTest,
   // sleeping until a host function behind each kernel wakes it.
   if (!SmokeBuilt()) GTEST_SKIP() << "no nvcc: gate_smoke not built";
   for (const bool spin : {true, false}) {
-    SCOPED_TRACE(spin ? "COLO_GATE_SPIN_US unset (spins)" : "COLO_GATE_SPIN_US=0");
+    SCOPED_TRACE(spin ? "COLO_GATE_SPIN_US unset (spins)"
+                      : "COLO_GATE_SPIN_US=0");
     GateColod colod("memory_limit_mib: 1\n");
     ASSERT_TRUE(colod.ok());
     const std::string out = RunGateSmoke(
@@ -595,7 +682,8 @@ TEST(GateProtocolTest,
     EXPECT_EQ(ValueOf(out, "callback_stream_ok"), 1) << out;
     // Symbol copies and 2D memsets go to the runtime, which has the variable
     // (before: cudaErrorNotSupported).
-    for (const char* ok : {"to_symbol_error", "from_symbol_error", "memset2d_error"})
+    for (const char* ok :
+         {"to_symbol_error", "from_symbol_error", "memset2d_error"})
       EXPECT_EQ(ValueOf(out, ok), 0) << ok << "\n" << out;
     EXPECT_EQ(ValueOf(out, "symbol_round_trip"), 1) << out;
     EXPECT_EQ(ValueOf(out, "memset2d_rows"), 1) << out;
@@ -622,26 +710,30 @@ TEST(GateProtocolTest,
 // shape model's guess or the table says 2 ms (past the bound), only after
 // colod saw the one before it end.
 TEST(GateProtocolTest, TheGateThreadIssuesGrantsAheadBehindTheRunningKernel) {
-  if (!SmokeBuilt("gate_burst")) GTEST_SKIP() << "no nvcc: gate_burst not built";
-  const std::string fake = std::string("LD_LIBRARY_PATH=") + COLO_BINARY_DIR + "/tests/fake_cudart ";
-  const std::string grants = "policy: priority\ngrants:\n  - {token: t, class: high}\n";
+  if (!SmokeBuilt("gate_burst"))
+    GTEST_SKIP() << "no nvcc: gate_burst not built";
+  const std::string fake =
+      std::string("LD_LIBRARY_PATH=") + COLO_BINARY_DIR + "/tests/fake_cudart ";
+  const std::string grants =
+      "policy: priority\ngrants:\n  - {token: t, class: high}\n";
   struct Case {
     const char* what;
     std::string config, env;
     bool ahead;
   };
-  for (const Case& k : {Case{"high priority", grants, "COLO_CLASS=high COLO_TOKEN=t ", true},
-                        Case{"best effort, 20 us by the kernel table",
-                             grants + "kernels:\n  - {name: add_one, duration_us: 20, "
-                                      "sm_throughput: 0.5, dram_throughput: 0.1}\n",
-                             "", true},
-                        Case{"best effort, a guess of colod's model", grants, "", false},
-                        Case{"best effort, 2 ms by the kernel table",
-                             grants + "kernels:\n  - {name: add_one, duration_us: 2000, "
-                                      "sm_throughput: 0.5, dram_throughput: 0.1}\n",
-                             "", false},
-                        Case{"high priority, gate_depth 1", grants + "gate_depth: 1\n",
-                             "COLO_CLASS=high COLO_TOKEN=t ", false}}) {
+  for (const Case& k :
+       {Case{"high priority", grants, "COLO_CLASS=high COLO_TOKEN=t ", true},
+        Case{"best effort, 20 us by the kernel table",
+             grants + "kernels:\n  - {name: add_one, duration_us: 20, "
+                      "sm_throughput: 0.5, dram_throughput: 0.1}\n",
+             "", true},
+        Case{"best effort, a guess of colod's model", grants, "", false},
+        Case{"best effort, 2 ms by the kernel table",
+             grants + "kernels:\n  - {name: add_one, duration_us: 2000, "
+                      "sm_throughput: 0.5, dram_throughput: 0.1}\n",
+             "", false},
+        Case{"high priority, gate_depth 1", grants + "gate_depth: 1\n",
+             "COLO_CLASS=high COLO_TOKEN=t ", false}}) {
     SCOPED_TRACE(k.what);
     GateColod colod(k.config);
     ASSERT_TRUE(colod.ok());
@@ -715,8 +807,9 @@ TEST(GateProtocolTest, GateModeStopsCleanlyOnSigterm) {
   std::ifstream in(log);
   const std::string out((std::istreambuf_iterator<char>(in)),
                         std::istreambuf_iterator<char>());
-  EXPECT_TRUE(WIFEXITED(st)) << "signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0)
-                             << "\n" << out;
+  EXPECT_TRUE(WIFEXITED(st))
+      << "signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0) << "\n"
+      << out;
   if (WIFEXITED(st)) {
     EXPECT_EQ(WEXITSTATUS(st), 0) << out;
   }

@@ -8,16 +8,16 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include "colo/clock.h"
+#include "ipc/launch_ring.h"
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
-#include "ipc/launch_ring.h"
 #include "runtime/measured_kernels.h"
 #include "runtime/memory_ledger.h"
 #include "runtime/observed_durations.h"
@@ -289,6 +289,92 @@ TEST(DaemonConfigTest, RefusesValuesThatWouldSilentlyMeanSomethingElse) {
   }
 }
 
+// colod's `policy:` is a scenario's block (sched/policy_parser.h): the name
+// alone takes the policy's defaults; the name with options sets those, in
+// their units (0.5 us is 500 ns), and leaves the rest at their defaults.
+TEST(DaemonConfigTest, ThePolicyBlockCarriesItsOptions) {
+  const std::string path = WriteTemp(
+      "policy:\n  name: priority\n  preemption_bound_us: 50\n  min_idle_us: "
+      "0.5\n");
+  Result<DaemonConfig> c = LoadDaemonConfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->policy, "priority");
+  EXPECT_EQ(c->policy_options.preemption_bound, Microseconds(50));
+  EXPECT_EQ(c->policy_options.min_idle, Nanoseconds(500));
+  EXPECT_EQ(c->policy_options.long_idle, sched::PolicyOptions{}.long_idle);
+  EXPECT_EQ(c->policy_options.explicitly_set,
+            (std::vector<std::string>{"preemption_bound_us", "min_idle_us"}));
+  unlink(path.c_str());
+  const std::string bare = WriteTemp("policy: orion\n");
+  c = LoadDaemonConfig(bare);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->policy, "orion");
+  EXPECT_EQ(c->policy_options.orion_be_cap,
+            sched::PolicyOptions{}.orion_be_cap);
+  EXPECT_TRUE(c->policy_options.explicitly_set.empty());
+  unlink(bare.c_str());
+}
+
+// A block a scenario would refuse, colod refuses in the same words (those
+// of tests/scenario/scenario_errors_test.cc), at the line of the offending
+// key, naming the config file.
+TEST(DaemonConfigTest, ABadPolicyBlockIsRefusedAsInAScenario) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"policy:\n  name: orion\n  preemption_bound_us: 50\n",
+       ":3: policy.preemption_bound_us: policy option 'preemption_bound_us' "
+       "does not apply to policy 'orion' (its options: orion_be_cap_us)"},
+      {"policy: {name: mps, tgs_period_ms: 5}\n",
+       ":1: policy.tgs_period_ms: policy option 'tgs_period_ms' does not apply "
+       "to policy 'mps' (it takes no options)"},
+      {"socket: /tmp/x.sock\npolicy:\n  name: priority\n  preemption_bound_us: "
+       "0\n",
+       ":4: policy.preemption_bound_us: expected a number > 0"},
+      {"policy: {name: priority, min_idle_us: 50, long_idle_us: 10}\n",
+       ":1: policy: long_idle_us (10us, default 5ms) must be >= min_idle_us "
+       "(50us)"},
+      {"policy: {preemption_bound_us: 50}\n", ":1: policy: missing key 'name'"},
+      {"policy:\n  name: tally\n", ":2: policy.name: unknown policy 'tally'"},
+      {"policy: {name: priority, bound_us: 5}\n",
+       ":1: policy: unknown key 'bound_us'; valid keys: name, "
+       "preemption_bound_us, min_idle_us,"},
+      {"policy: [priority]\n",
+       ":1: policy: expected a policy name or a mapping {name, <options of "
+       "that "
+       "policy>}"},
+      {"policy: {name: tgs, tgs_period_ms: 0.5}\n",
+       ":1: policy.tgs_period_ms: expected a number >= 1"},
+  };
+  for (const auto& [yaml, message] : cases) {
+    const std::string path = WriteTemp(yaml);
+    Result<DaemonConfig> c = LoadDaemonConfig(path);
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument) << yaml;
+    EXPECT_EQ(c.status().message().rfind(path + message, 0), 0u)
+        << yaml << " -> " << c.status().message();
+    unlink(path.c_str());
+  }
+}
+
+// Options set in code (not read from a file) are checked too: Validate
+// refuses an option of another policy and a value out of range.
+TEST(DaemonConfigTest, ValidateChecksThePolicyOptions) {
+  DaemonConfig c;
+  c.policy = "mps";
+  c.policy_options.explicitly_set = {"preemption_bound_us"};
+  Status s = c.Validate();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "<defaults>: policy: policy option 'preemption_bound_us' does not "
+            "apply to policy 'mps' (it takes no options)");
+  c.policy = "priority";
+  EXPECT_TRUE(c.Validate().ok());
+  c.policy_options.preemption_bound = Duration(0);
+  s = c.Validate();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("preemption_bound_us must be > 0"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(DaemonConfigTest, ADirectoryIsNotAConfigFile) {
   const std::string dir = ::testing::TempDir() + "/colod-config-dir";
   mkdir(dir.c_str(), 0700);
@@ -340,7 +426,8 @@ TEST(LaunchRingTest, PushPopAcrossTwoMappings) {
 }
 
 TEST(LaunchRingTest, ACopyEntryCarriesItsDirectionAndBytesAndRefusesOthers) {
-  const ipc::RingEntry e = ipc::CopyEntry(9, 4, {CopyDirection::kDeviceToHost, uint64_t{3} << 40});
+  const ipc::RingEntry e =
+      ipc::CopyEntry(9, 4, {CopyDirection::kDeviceToHost, uint64_t{3} << 40});
   EXPECT_EQ(e.type, static_cast<uint32_t>(ipc::EntryType::kCopy));
   EXPECT_EQ(e.seq, 9u);
   EXPECT_EQ(e.stream_id, 4u);
@@ -348,16 +435,24 @@ TEST(LaunchRingTest, ACopyEntryCarriesItsDirectionAndBytesAndRefusesOthers) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->direction, CopyDirection::kDeviceToHost);
   EXPECT_EQ(c->bytes, uint64_t{3} << 40);
-  EXPECT_TRUE(ipc::HostCopyOf(ipc::CopyEntry(1, 0, {CopyDirection::kHostToDevice, ipc::kMaxCopyBytes})).ok());
+  EXPECT_TRUE(ipc::HostCopyOf(
+                  ipc::CopyEntry(
+                      1, 0, {CopyDirection::kHostToDevice, ipc::kMaxCopyBytes}))
+                  .ok());
   // The ring is untrusted: no direction but the two, no empty or
   // impossible copy.
   for (uint32_t direction : {0u, 3u}) {
     ipc::RingEntry bad = e;
     bad.func_id = direction;
-    EXPECT_EQ(ipc::HostCopyOf(bad).status().code(), StatusCode::kInvalidArgument) << direction;
+    EXPECT_EQ(ipc::HostCopyOf(bad).status().code(),
+              StatusCode::kInvalidArgument)
+        << direction;
   }
   for (uint64_t bytes : {uint64_t{0}, ipc::kMaxCopyBytes + 1}) {
-    EXPECT_EQ(ipc::HostCopyOf(ipc::CopyEntry(1, 0, {CopyDirection::kHostToDevice, bytes})).status().code(),
+    EXPECT_EQ(ipc::HostCopyOf(
+                  ipc::CopyEntry(1, 0, {CopyDirection::kHostToDevice, bytes}))
+                  .status()
+                  .code(),
               StatusCode::kInvalidArgument)
         << bytes;
   }
@@ -369,7 +464,8 @@ TEST(LaunchRingTest, FullRingRefusesAndCorruptionIsDetected) {
       *ipc::LaunchRing::Attach(dup(p->memfd()), dup(p->eventfd())));
   ipc::RingEntry e;
   e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
-  for (uint32_t i = 0; i < ipc::kRingCapacity; ++i) ASSERT_TRUE(p->Push(e).ok());
+  for (uint32_t i = 0; i < ipc::kRingCapacity; ++i)
+    ASSERT_TRUE(p->Push(e).ok());
   EXPECT_EQ(p->Push(e).code(), StatusCode::kFailedPrecondition);
   // Scribble on the first entry behind the producer's back.
   auto* entries = reinterpret_cast<ipc::RingEntry*>(
@@ -407,8 +503,9 @@ TEST(KernelCatalogTest, TableByNameElseShapeModel) {
   // far past int64 nanoseconds; the model clamps to the longest time colo
   // represents (10^6 s) instead of wrapping.
   config.model_ns_per_thread = 1000;
-  KernelDesc huge = KernelCatalog(config, GpuPreset("A100").value()).Describe(
-      "other", Dim3{2147483647u, 65535, 65535}, Dim3{1024, 1, 1}, 0);
+  KernelDesc huge = KernelCatalog(config, GpuPreset("A100").value())
+                        .Describe("other", Dim3{2147483647u, 65535, 65535},
+                                  Dim3{1024, 1, 1}, 0);
   EXPECT_EQ(huge.solo_duration, Seconds(1'000'000));
 }
 
@@ -425,7 +522,8 @@ TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
   const BinaryResources binary{l.registers_per_thread, l.shared_mem};
   KernelDesc k = catalog.Describe(l.name, l.grid, l.block, 0, binary, l.work);
   const double flops = 2.0 * 4096 * 4096 * 4096;
-  EXPECT_NEAR(ToSeconds(k.solo_duration), flops / (PeakFlops(a100, MathUnit::kFp32) * l.work.efficiency),
+  EXPECT_NEAR(ToSeconds(k.solo_duration),
+              flops / (PeakFlops(a100, MathUnit::kFp32) * l.work.efficiency),
               1e-9);
   EXPECT_NEAR(k.sm_throughput, l.work.efficiency, 1e-6);
   EXPECT_FALSE(k.duration_guessed);  // timed by its work, not its shape
@@ -437,7 +535,8 @@ TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
   e.name = "cublasSgemm";
   e.duration = Microseconds(777);
   config.kernels.push_back(e);
-  EXPECT_EQ(KernelCatalog(config, a100).Describe(l.name, l.grid, l.block, 0, binary, l.work)
+  EXPECT_EQ(KernelCatalog(config, a100)
+                .Describe(l.name, l.grid, l.block, 0, binary, l.work)
                 .solo_duration,
             Microseconds(777));
 
@@ -457,8 +556,12 @@ TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
            [](ipc::RingEntry& r) { r.work_efficiency = 0; },
            [](ipc::RingEntry& r) { r.work_efficiency = 1.5f; },
            [](ipc::RingEntry& r) { r.work_flops = -1; },
-           [](ipc::RingEntry& r) { r.work_bytes = std::numeric_limits<double>::quiet_NaN(); },
-           [](ipc::RingEntry& r) { r.work_flops = std::numeric_limits<double>::infinity(); },
+           [](ipc::RingEntry& r) {
+             r.work_bytes = std::numeric_limits<double>::quiet_NaN();
+           },
+           [](ipc::RingEntry& r) {
+             r.work_flops = std::numeric_limits<double>::infinity();
+           },
            [](ipc::RingEntry& r) { r.work_math = 0; }}) {
     ipc::RingEntry bad = entry;
     spoil(bad);
@@ -470,39 +573,41 @@ TEST(KernelCatalogTest, DeclaredWorkIsTimedByTheRooflineUnlessTheTableNamesIt) {
 // the header); one line per launch: name, block, grid, duration (us), NVTX
 // range, registers, static shared memory (bytes), SM %, DRAM %.
 std::string NcuRaw(
-    const std::vector<std::tuple<std::string, std::string, std::string,
-                                 std::string, std::string, int, int, double,
-                                 double>>& launches) {
+    const std::vector<
+        std::tuple<std::string, std::string, std::string, std::string,
+                   std::string, int, int, double, double>>& launches) {
   std::string s =
       "==PROF== Connected to process 77 (/usr/bin/python3)\n"
       "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"thread "
       "Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\","
       "\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\","
-      "\"Device\",\"CC\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\","
+      "\"Device\",\"CC\",\"dram__throughput.avg.pct_of_peak_sustained_"
+      "elapsed\","
       "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","
       "\"gpu__time_duration.sum\",\"launch__grid_size\","
-      "\"launch__registers_per_thread\",\"launch__shared_mem_per_block_static\","
+      "\"launch__registers_per_thread\",\"launch__shared_mem_per_block_"
+      "static\","
       "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
       "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"%\",\"%\","
       "\"usecond\",\"\",\"register/thread\",\"byte/block\",\"%\"\n";
   int id = 0;
   for (const auto& [name, block, grid, us, range, regs, smem, sm, dram] :
        launches) {
-    s += "\"" + std::to_string(id++) + "\",\"77\",\"python3\",\"127.0.0.1\",\"77  "
-         "\"\"<default domain>:" + range +
-         ":none:none:none:none:none:none\"\" \",\"" + name +
-         "\",\"1\",\"7\",\"" + block + "\",\"" + grid +
-         "\",\"0\",\"8.0\",\"" + std::to_string(dram) + "\",\"" +
-         std::to_string(dram) + "\",\"" + us + "\",\"1\",\"" +
-         std::to_string(regs) + "\",\"" + std::to_string(smem) + "\",\"" +
-         std::to_string(sm) + "\"\n";
+    s += "\"" + std::to_string(id++) +
+         "\",\"77\",\"python3\",\"127.0.0.1\",\"77  "
+         "\"\"<default domain>:" +
+         range + ":none:none:none:none:none:none\"\" \",\"" + name +
+         "\",\"1\",\"7\",\"" + block + "\",\"" + grid + "\",\"0\",\"8.0\",\"" +
+         std::to_string(dram) + "\",\"" + std::to_string(dram) + "\",\"" + us +
+         "\",\"1\",\"" + std::to_string(regs) + "\",\"" + std::to_string(smem) +
+         "\",\"" + std::to_string(sm) + "\"\n";
   }
   return s + "==PROF== Disconnected from process 77\n";
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name + "_" +
-                           std::to_string(::getpid());
+  const std::string path =
+      ::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid());
   std::ofstream(path) << text;
   return path;
 }
@@ -515,8 +620,9 @@ TEST(MeasuredKernelsTest, KeysOfTheNamesNcuWrites) {
                          "at::native::AddFunctor<float>>(int, float*)"),
             "vectorized_elementwise_kernel");
   EXPECT_EQ(NcuKernelKey("_Z6scaleiPf"), "_Z6scaleiPf");
-  EXPECT_EQ(NcuKernelKey("void (anonymous namespace)::softmax_warp<float>(float*)"),
-            "softmax_warp");
+  EXPECT_EQ(
+      NcuKernelKey("void (anonymous namespace)::softmax_warp<float>(float*)"),
+      "softmax_warp");
   EXPECT_EQ(NcuKernelKey("void at::native::elementwise_kernel<128, 4, "
                          "at::native::gpu_kernel_impl<...>::{lambda(int)#1}>"
                          "(int, T3)"),
@@ -529,13 +635,13 @@ TEST(MeasuredKernelsTest, KeysOfTheNamesNcuWrites) {
   EXPECT_FALSE(LaunchedNameMatches("_Z12scale_kerneliPf", "scale"));
   EXPECT_TRUE(LaunchedNameMatches("_Z5scaleiPf", "scale"));
   EXPECT_FALSE(LaunchedNameMatches("_Z15scale_backwardiPf", "scale"));
-  EXPECT_TRUE(LaunchedNameMatches("ampere_sgemm_128x64_tn",
-                                  "ampere_sgemm_128x64_tn"));
+  EXPECT_TRUE(
+      LaunchedNameMatches("ampere_sgemm_128x64_tn", "ampere_sgemm_128x64_tn"));
   // An unmangled launch name (extern "C", driver API) must equal the key.
   EXPECT_FALSE(LaunchedNameMatches("ampere_sgemm_128x64_tn_v2",
                                    "ampere_sgemm_128x64_tn"));
-  const std::vector<std::string_view> ids =
-      MangledIdentifiers("_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT0_");
+  const std::vector<std::string_view> ids = MangledIdentifiers(
+      "_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT0_");
   EXPECT_NE(std::find(ids.begin(), ids.end(), "at"), ids.end());
   EXPECT_NE(std::find(ids.begin(), ids.end(), "native"), ids.end());
   EXPECT_NE(std::find(ids.begin(), ids.end(), "vectorized_elementwise_kernel"),
@@ -545,20 +651,20 @@ TEST(MeasuredKernelsTest, KeysOfTheNamesNcuWrites) {
 }
 
 TEST(MeasuredKernelsTest, MedianOfAShapeNearestShapeScaledByThreads) {
-  const std::string path = WriteTemp(
-      "ncu_measured.csv",
-      NcuRaw({{"void scale<float>(int, float*)", "(256, 1, 1)", "(100, 1, 1)",
-               "10.00", "step", 24, 0, 20.0, 80.0},
-              {"void scale<float>(int, float*)", "(256, 1, 1)", "(100, 1, 1)",
-               "30.00", "step", 24, 0, 40.0, 60.0},
-              {"void scale<float>(int, float*)", "(256, 1, 1)", "(100, 1, 1)",
-               "14.00", "step", 24, 0, 30.0, 70.0},
-              {"void scale<float>(int, float*)", "(256, 1, 1)", "(400, 1, 1)",
-               "50.00", "step", 24, 0, 50.0, 90.0},
-              {"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00", "eval",
-               96, 16384, 90.0, 20.0},
-              {"(unnamed)", "(32, 1, 1)", "(1, 1, 1)", "2.00", "step", 8, 0,
-               1.0, 1.0}}));
+  const std::string path =
+      WriteTemp("ncu_measured.csv",
+                NcuRaw({{"void scale<float>(int, float*)", "(256, 1, 1)",
+                         "(100, 1, 1)", "10.00", "step", 24, 0, 20.0, 80.0},
+                        {"void scale<float>(int, float*)", "(256, 1, 1)",
+                         "(100, 1, 1)", "30.00", "step", 24, 0, 40.0, 60.0},
+                        {"void scale<float>(int, float*)", "(256, 1, 1)",
+                         "(100, 1, 1)", "14.00", "step", 24, 0, 30.0, 70.0},
+                        {"void scale<float>(int, float*)", "(256, 1, 1)",
+                         "(400, 1, 1)", "50.00", "step", 24, 0, 50.0, 90.0},
+                        {"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00",
+                         "eval", 96, 16384, 90.0, 20.0},
+                        {"(unnamed)", "(32, 1, 1)", "(1, 1, 1)", "2.00", "step",
+                         8, 0, 1.0, 1.0}}));
   MeasuredKernelTable t;
   ASSERT_TRUE(t.AddNcuExport(path, "").ok());
   EXPECT_EQ(t.shapes().size(), 3u);
@@ -592,13 +698,12 @@ TEST(MeasuredKernelsTest, MedianOfAShapeNearestShapeScaledByThreads) {
 
 TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
   const std::string ncu = WriteTemp(
-      "ncu_catalog.csv",
-      NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "1,200.00", "eval", 96,
-               16384, 90.0, 20.0},
-              {"fill", "(256, 1, 1)", "(10, 1, 1)", "3.00", "eval", 16, 0,
-               5.0, 50.0},
-              {"scan_tile", "(256, 1, 1)", "(4, 1, 1)", "9.00", "eval", 0,
-               8192, 30.0, 10.0}}));
+      "ncu_catalog.csv", NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)",
+                                  "1,200.00", "eval", 96, 16384, 90.0, 20.0},
+                                 {"fill", "(256, 1, 1)", "(10, 1, 1)", "3.00",
+                                  "eval", 16, 0, 5.0, 50.0},
+                                 {"scan_tile", "(256, 1, 1)", "(4, 1, 1)",
+                                  "9.00", "eval", 0, 8192, 30.0, 10.0}}));
   const std::string yaml =
       WriteTemp("colod_ncu.yaml", "kernels_from_ncu: " + ncu +
                                       "\nkernels:\n  - {name: fill, "
@@ -615,8 +720,8 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
   EXPECT_NEAR(k.sm_throughput, 0.9, 1e-9);
   EXPECT_TRUE(k.Validate().ok());
   // The export's registers and shared memory replace the binary's.
-  k = catalog.Describe("_Z9gemm_tilePKfPf", Dim3{8, 8, 1}, Dim3{128, 1, 1}, 1024,
-                       BinaryResources{40, 2048});
+  k = catalog.Describe("_Z9gemm_tilePKfPf", Dim3{8, 8, 1}, Dim3{128, 1, 1},
+                       1024, BinaryResources{40, 2048});
   EXPECT_EQ(k.registers_per_thread, 96);
   EXPECT_EQ(k.shared_mem_per_block, 16384 + 1024);
   // An export row without a register count (0) replaces only the shared
@@ -650,17 +755,17 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
 
   // A bad export is a config error naming the config, the export and its
   // line; a missing one too.
-  const std::string bad = WriteTemp(
-      "ncu_bad.csv", NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)", "n/a",
-                              "eval", 96, 0, 90.0, 20.0}}));
+  const std::string bad =
+      WriteTemp("ncu_bad.csv", NcuRaw({{"gemm_tile", "(128, 1, 1)", "(8, 8, 1)",
+                                        "n/a", "eval", 96, 0, 90.0, 20.0}}));
   const std::string yaml2 = WriteTemp(
       "colod_ncu_bad.yaml", "kernels_from_ncu: [" + ncu + ", " + bad + "]\n");
   c = LoadDaemonConfig(yaml2);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(c.status().message().find(yaml2 + ": kernels_from_ncu: " + bad +
-                                      ":4:"),
-            std::string::npos)
+  EXPECT_NE(
+      c.status().message().find(yaml2 + ": kernels_from_ncu: " + bad + ":4:"),
+      std::string::npos)
       << c.status().message();
   std::remove(yaml2.c_str());
   const std::string yaml3 = WriteTemp(
@@ -672,9 +777,9 @@ TEST(MeasuredKernelsTest, TheCatalogUsesThemAfterTheTable) {
             std::string::npos)
       << c.status().message();
   // An NVTX range that no kernel is in.
-  const std::string yaml4 = WriteTemp(
-      "colod_ncu_nvtx.yaml",
-      "kernels_from_ncu: " + ncu + "\nkernels_ncu_nvtx: train_step\n");
+  const std::string yaml4 =
+      WriteTemp("colod_ncu_nvtx.yaml", "kernels_from_ncu: " + ncu +
+                                           "\nkernels_ncu_nvtx: train_step\n");
   c = LoadDaemonConfig(yaml4);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("train_step"), std::string::npos)

@@ -71,13 +71,15 @@ std::vector<Case> Cases() {
        kHead + Job("    arrivals: {poisson: -5}\n"),
        kBad,
        5,
-       {"jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 (requests/s), got "
+       {"jobs[0].arrivals.poisson: expected a number > 0 and at most 1e+06 "
+        "(requests/s), got "
         "-5"}},
       {"RateNotANumber",
        kHead + Job("    arrivals: {fixed: fast}\n"),
        kBad,
        5,
-       {"jobs[0].arrivals.fixed: expected a number > 0 and at most 1e+06 (requests/s), got "
+       {"jobs[0].arrivals.fixed: expected a number > 0 and at most 1e+06 "
+        "(requests/s), got "
         "'fast'"}},
       {"TwoArrivalKinds",
        kHead + Job("    arrivals: {fixed: 1, poisson: 2}\n"),
@@ -88,7 +90,8 @@ std::vector<Case> Cases() {
        "gpu: A100\nduration_s: [1, 2]\njobs:\n" + Job(),
        kBad,
        2,
-       {"duration_s: expected a number > 0 and at most 1e+06 (seconds; at least 1 ns), got a "
+       {"duration_s: expected a number > 0 and at most 1e+06 (seconds; at "
+        "least 1 ns), got a "
         "sequence"}},
       {"TypeErrorMappingForString",
        "gpu: A100\nmode: {a: 1}\njobs:\n" + Job(),
@@ -99,7 +102,8 @@ std::vector<Case> Cases() {
        "gpu: A100\nduration_s: 0\njobs:\n" + Job(),
        kBad,
        2,
-       {"duration_s: expected a number > 0 and at most 1e+06 (seconds; at least 1 ns), got 0"}},
+       {"duration_s: expected a number > 0 and at most 1e+06 (seconds; at "
+        "least 1 ns), got 0"}},
       {"UnknownTopLevelKey",
        "gpu: A100\nseeed: 3\njobs:\n" + Job(),
        kBad,
@@ -191,14 +195,16 @@ std::vector<Case> Cases() {
        "        - {grid: 1, block: 32, duration_us: -1}\n",
        kBad,
        6,
-       {"duration_us: expected a number > 0 and at most 1e+12 (microseconds; at least 1 ns), "
+       {"duration_us: expected a number > 0 and at most 1e+12 (microseconds; "
+        "at least 1 ns), "
         "got -1"}},
       {"KernelGridBad",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      kernels:\n"
        "        - {grid: [1, 2, 3, 4], block: 32, duration_us: 1}\n",
        kBad,
        6,
-       {"grid: expected an integer in 1..2147483647 or a sequence [x, y, z] of them"}},
+       {"grid: expected an integer in 1..2147483647 or a sequence [x, y, z] of "
+        "them"}},
       {"ProfiledOnUnknown",
        "gpu: A100\njobs:\n  - name: j\n    workload:\n      profiled_on: K80\n"
        "      kernels: [{grid: 1, block: 32, duration_us: 1}]\n",
@@ -235,7 +241,8 @@ std::vector<Case> Cases() {
        kHead + Job("    kernel_gap_us: -1\n"),
        kBad,
        5,
-       {"jobs[0].kernel_gap_us: expected a number >= 0 and at most 1e+12 (microseconds; 0 or at least 1 ns), got "
+       {"jobs[0].kernel_gap_us: expected a number >= 0 and at most 1e+12 "
+        "(microseconds; 0 or at least 1 ns), got "
         "-1"}},
       {"MemoryTypo",
        kHead + Job("    memory: {persistent_gb: 1}\n"),
@@ -251,12 +258,14 @@ std::vector<Case> Cases() {
        kHead + Job("    transfers: {out_mb: -2}\n"),
        kBad,
        5,
-       {"jobs[0].transfers.out_mb: expected a number >= 0 and at most 1048576 (MiB), got -2"}},
+       {"jobs[0].transfers.out_mb: expected a number >= 0 and at most 1048576 "
+        "(MiB), got -2"}},
       {"TransferAboveATebibyte",
        kHead + Job("    transfers: {in_mb: 2e6}\n"),
        kBad,
        5,
-       {"jobs[0].transfers.in_mb: expected a number >= 0 and at most 1048576 (MiB), got 2e6"}},
+       {"jobs[0].transfers.in_mb: expected a number >= 0 and at most 1048576 "
+        "(MiB), got 2e6"}},
       {"MpsPercentageOutsideMps",
        "gpu: A100\nmode: time-slicing\njobs:\n" +
            Job("    mps_percentage: 50\n"),
@@ -359,20 +368,22 @@ std::vector<Case> Cases() {
        {"policy: missing key 'name'"}},
       {"ZeroPreemptionBound",
        "gpu: A100\npolicy:\n  name: priority\n  preemption_bound_us: 0\n"
-       "jobs:\n" + Job(),
+       "jobs:\n" +
+           Job(),
        kBad,
        4,
        {"policy.preemption_bound_us: expected a number > 0 and at most 1e+12 "
         "(microseconds; at least 1 ns), got 0"}},
       {"NegativeMinIdle",
-       "gpu: A100\npolicy: {name: priority, min_idle_us: -1}\njobs:\n" +
-           Job(),
+       "gpu: A100\npolicy: {name: priority, min_idle_us: -1}\njobs:\n" + Job(),
        kBad,
        2,
-       {"min_idle_us: expected a number >= 0 and at most 1e+12 (microseconds; 0 or at least 1 ns), got -1"}},
+       {"min_idle_us: expected a number >= 0 and at most 1e+12 (microseconds; "
+        "0 or at least 1 ns), got -1"}},
       {"OptionOfAnotherPolicy",
        "gpu: A100\npolicy:\n  name: orion\n  orion_be_cap_us: 100\n"
-       "  preemption_bound_us: 50\njobs:\n" + Job(),
+       "  preemption_bound_us: 50\njobs:\n" +
+           Job(),
        kBad,
        5,
        {"policy.preemption_bound_us: policy option 'preemption_bound_us' does "
@@ -388,7 +399,8 @@ std::vector<Case> Cases() {
            Job(),
        kBad,
        2,
-       {"harvest_block_us: expected a number >= 0 and at most 1e+12 (microseconds; 0 or at least 1 ns), got -5"}},
+       {"harvest_block_us: expected a number >= 0 and at most 1e+12 "
+        "(microseconds; 0 or at least 1 ns), got -5"}},
       {"HarvestBoundGivenToTgs",
        "gpu: A100\npolicy: {name: tgs, harvest_block_us: 5}\njobs:\n" + Job(),
        kBad,
@@ -397,7 +409,8 @@ std::vector<Case> Cases() {
         "options: tgs_period_ms)"}},
       {"LongIdleBelowMinIdle",
        "gpu: A100\npolicy: {name: priority, min_idle_us: 50, long_idle_us: "
-       "10}\njobs:\n" + Job(),
+       "10}\njobs:\n" +
+           Job(),
        kBad,
        2,
        {"long_idle_us (10us, default 5ms) must be >= min_idle_us (50us)"}},
@@ -432,12 +445,14 @@ std::vector<Case> Cases() {
         "characters"}},
       // Times past 10^6 s used to wrap around int64 nanoseconds.
       {"QuantumPastTheLargestTime",
-       "gpu: A100\nmode: time-slicing\ntime_slice: {quantum_us: 1e16}\njobs:\n" +
+       "gpu: A100\nmode: time-slicing\ntime_slice: {quantum_us: "
+       "1e16}\njobs:\n" +
            Job(),
        kBad,
        3,
        {"time_slice.quantum_us: expected a number >= 100 and at most 1e+12 "
-        "(microseconds; ", "got 1e16"}},
+        "(microseconds; ",
+        "got 1e16"}},
       {"StartPastTheLargestTime",
        kHead + Job("    start_ms: 1e15\n"),
        kBad,
@@ -515,7 +530,8 @@ std::vector<Case> Cases() {
       // INT64_MAX + a block's shared memory overflowed in the occupancy sum.
       {"ReservedSharedMemoryBeyondTheSm",
        "gpu: {preset: A100, reserved_shared_mem_per_block: "
-       "9223372036854775807}\njobs:\n" + Job(),
+       "9223372036854775807}\njobs:\n" +
+           Job(),
        kBad,
        1,
        {"reserved_shared_mem_per_block must be in 0..shared_mem_per_sm - "
@@ -577,11 +593,14 @@ std::vector<Case> Cases() {
        "gpu: A100\npreemption: {flag_us: 5}\njobs:\n" + Job(),
        kBad,
        2,
-       {"preemption", "flag_us", "flag_latency_us, persistent_overhead, persistent_block_us, retreat_spread"}},
+       {"preemption", "flag_us",
+        "flag_latency_us, persistent_overhead, persistent_block_us, "
+        "retreat_spread"}},
       // 10 ms simulated took 6.9 s at 0.001 us.
       {"QuantumBelowTheMinimum",
        "gpu: A100\nmode: time-slicing\ntime_slice: {quantum_us: 0.001}\n"
-       "jobs:\n" + Job(),
+       "jobs:\n" +
+           Job(),
        kBad,
        3,
        {"time_slice.quantum_us: expected a number >= 100 and at most 1e+12 "
@@ -596,9 +615,12 @@ std::vector<Case> Cases() {
         "got 1e-6"}},
       {"MigProfileNameTwice",
        "gpu:\n  preset: A100\n  mig_profiles:\n"
-       "    - {name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: 1}\n"
-       "    - {name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: 1}\n"
-       "jobs:\n" + Job(),
+       "    - {name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: "
+       "1}\n"
+       "    - {name: 1g.5gb, compute_slices: 1, sm_count: 14, memory_eighths: "
+       "1}\n"
+       "jobs:\n" +
+           Job(),
        kBad,
        5,
        {"gpu.mig_profiles[1]: MIG profile name '1g.5gb' is already used by "
@@ -606,7 +628,8 @@ std::vector<Case> Cases() {
       {"MigProfileNameEmpty",
        "gpu:\n  preset: A100\n  mig_profiles:\n"
        "    - {name: '', compute_slices: 1, sm_count: 14, memory_eighths: 1}\n"
-       "jobs:\n" + Job(),
+       "jobs:\n" +
+           Job(),
        kBad,
        4,
        {"gpu.mig_profiles[0].name: expected a non-empty MIG profile name such "
@@ -614,7 +637,8 @@ std::vector<Case> Cases() {
       {"MigProfileNameWithAControlCharacter",
        "gpu:\n  preset: A100\n  mig_profiles:\n"
        "    - {name: \"1g\\t5gb\", compute_slices: 1, sm_count: 14, "
-       "memory_eighths: 1}\njobs:\n" + Job(),
+       "memory_eighths: 1}\njobs:\n" +
+           Job(),
        kBad,
        4,
        {"without control characters, got '1g\\t5gb'"}},
@@ -631,11 +655,12 @@ std::vector<Case> Cases() {
         "SMs for a 1-slice profile)"}},
       {"MigInstancesNeedMoreSmsThanTheGpu",
        "gpu:\n  preset: A100\n  mig_profiles:\n"
-       "    - {name: 3g.half, compute_slices: 3, sm_count: 54, memory_eighths: 2}\n"
-       "    - {name: 1g.max, compute_slices: 1, sm_count: 15, memory_eighths: 1}\n"
+       "    - {name: 3g.half, compute_slices: 3, sm_count: 54, memory_eighths: "
+       "2}\n"
+       "    - {name: 1g.max, compute_slices: 1, sm_count: 15, memory_eighths: "
+       "1}\n"
        "mode: mig\njobs:\n" +
-           Job("    mig: 3g.half\n") +
-           "  - name: k\n    workload: " + kKernel +
+           Job("    mig: 3g.half\n") + "  - name: k\n    workload: " + kKernel +
            "\n    mig: 1g.max\n    copies: 4\n",
        kBad,
        13,
@@ -677,11 +702,13 @@ std::vector<Case> Cases() {
       {"MemoryOfJobsTimeSlicingTheGpu",
        "gpu: A100\nmode: time-slicing\njobs:\n" +
            Job("    memory: {persistent_mb: 30000}\n") +
-           "  - name: k\n    workload: " + kKernel + "\n"
+           "  - name: k\n    workload: " + kKernel +
+           "\n"
            "    memory: {ephemeral_mb: 20000.5}\n",
        kBad,
        9,
-       {"jobs[1].memory: the jobs' memory does not fit", "in mode time-slicing "
+       {"jobs[1].memory: the jobs' memory does not fit",
+        "in mode time-slicing "
         "need 50000.5 MiB"}},
       {"MemoryBeyondTheMigInstance",
        "gpu: A100\nmode: mig\njobs:\n" +
@@ -717,7 +744,8 @@ std::vector<Case> Cases() {
        "orion/resnet50_4_fwd}\n",
        kBad,
        3,
-       {"jobs[0]: missing key 'arrivals'", "this job is inference (its kind "
+       {"jobs[0]: missing key 'arrivals'",
+        "this job is inference (its kind "
         "was guessed from the Orion table's file name 'resnet50_4_fwd', which "
         "lacks '_fb' as Orion's training tables' names have; give kind: "
         "training or kind: inference to state it)"}},
@@ -734,7 +762,8 @@ std::vector<Case> Cases() {
                "        - {grid: 2147483647, block: 32, duration_us: 10}\n",
        kBad,
        6,
-       {"kernel 'kernel0': ", "waves on A100-SXM4-40GB in 10us is under 1 ns "
+       {"kernel 'kernel0': ",
+        "waves on A100-SXM4-40GB in 10us is under 1 ns "
         "per wave"}},
       {"GridYAboveCudasLimit",
        kHead + "  - name: j\n    workload:\n      kernels:\n"

@@ -85,8 +85,8 @@ jobs:
   EXPECT_EQ(infer.workload.kernel_gap, Microseconds(5));
   EXPECT_EQ(infer.workload.memory.persistent_bytes, 500LL << 20);
   EXPECT_EQ(infer.workload.memory.ephemeral_peak_bytes, 3LL << 19);  // 1.5 MiB
-  EXPECT_EQ(infer.workload.copy_in_bytes, 1LL << 19);  // 0.5 MiB
-  EXPECT_EQ(infer.workload.copy_out_bytes, 1049);      // 0.001 MiB, rounded
+  EXPECT_EQ(infer.workload.copy_in_bytes, 1LL << 19);                // 0.5 MiB
+  EXPECT_EQ(infer.workload.copy_out_bytes, 1049);  // 0.001 MiB, rounded
   EXPECT_EQ(infer.mps_active_thread_percentage, 50.0);
   EXPECT_EQ(infer.start, Milliseconds(100));
   ASSERT_EQ(infer.workload.kernels.size(), 4u);  // 3 repeats + 1
@@ -161,7 +161,8 @@ policy:
   harvest_block_us: 0
 jobs:
   - name: a
-    workload: )") + kKernel + "\n");
+    workload: )") + kKernel +
+                   "\n");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   ASSERT_TRUE(spec->policy.has_value());
   EXPECT_EQ(*spec->policy, sched::PolicyKind::kPriority);
@@ -228,7 +229,7 @@ jobs:
   EXPECT_EQ(spec->gpu.sm_count, 54);
   EXPECT_EQ(spec->gpu.memory_bytes, 20LL << 30);
   EXPECT_DOUBLE_EQ(spec->gpu.dram_bandwidth, 7.775e11);
-  EXPECT_EQ(spec->gpu.warp_size, 32);  // optional field, GpuSpec default.
+  EXPECT_EQ(spec->gpu.warp_size, 32);      // optional field, GpuSpec default.
   EXPECT_EQ(spec->gpu.l2_cache_bytes, 0);  // optional: not known.
   EXPECT_EQ(spec->gpu.memory_bus_bits, 0);
   ASSERT_EQ(spec->gpu.mig_profiles.size(), 2u);
@@ -251,10 +252,13 @@ TEST(ScenarioLoaderTest, PresetWithOverrides) {
   EXPECT_EQ(spec->gpu.l2_cache_bytes, 6144 * 1024);
 }
 
-TEST(ScenarioLoaderTest, L2AndBusWidthAreOptionalGpuFieldsCheckedLikeTheOthers) {
-  auto spec = Load(std::string("gpu: {preset: A100, l2_cache_bytes: 20971520, "
-                               "memory_bus_bits: 2560}\njobs:\n  - name: a\n    workload: ") +
-                   kKernel + "\n");
+TEST(ScenarioLoaderTest,
+     L2AndBusWidthAreOptionalGpuFieldsCheckedLikeTheOthers) {
+  auto spec =
+      Load(std::string(
+               "gpu: {preset: A100, l2_cache_bytes: 20971520, "
+               "memory_bus_bits: 2560}\njobs:\n  - name: a\n    workload: ") +
+           kKernel + "\n");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->gpu.l2_cache_bytes, 20 << 20);
   EXPECT_EQ(spec->gpu.memory_bus_bits, 2560);
@@ -267,7 +271,8 @@ TEST(ScenarioLoaderTest, L2AndBusWidthAreOptionalGpuFieldsCheckedLikeTheOthers) 
 }
 
 TEST(ScenarioLoaderTest, TensorFlopsIsAnOptionalGpuFieldThatMayBeZero) {
-  const std::string jobs = std::string("\njobs:\n  - name: a\n    workload: ") + kKernel + "\n";
+  const std::string jobs =
+      std::string("\njobs:\n  - name: a\n    workload: ") + kKernel + "\n";
   auto spec = Load("gpu: A100" + jobs);
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_DOUBLE_EQ(spec->gpu.tensor_flops, 312e12);  // the preset's
@@ -276,8 +281,9 @@ TEST(ScenarioLoaderTest, TensorFlopsIsAnOptionalGpuFieldThatMayBeZero) {
   EXPECT_EQ(spec->gpu.tensor_flops, 0);
   auto bad = Load("gpu: {preset: A100, tensor_flops: -1}" + jobs);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("gpu.tensor_flops: expected a number >= 0"),
-            std::string::npos)
+  EXPECT_NE(
+      bad.status().message().find("gpu.tensor_flops: expected a number >= 0"),
+      std::string::npos)
       << bad.status().ToString();
 }
 
@@ -453,10 +459,12 @@ TEST(ScenarioLoaderTest, DefaultNameFromAStemWithANewlineIsEscaped) {
       "dir/two\nlines.yaml", "");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->name, "two\\nlines");
-  auto bad = LoadScenarioString("gpu: A200\njobs: []\n", "dir/two\nlines.yaml", "");
+  auto bad =
+      LoadScenarioString("gpu: A200\njobs: []\n", "dir/two\nlines.yaml", "");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(),
-              ::testing::StartsWith("dir/two\\nlines.yaml:1: gpu: unknown GPU"));
+  EXPECT_THAT(
+      bad.status().message(),
+      ::testing::StartsWith("dir/two\\nlines.yaml:1: gpu: unknown GPU"));
 }
 
 // The brief's case: a training table under a name without "_fb" is taken
@@ -466,8 +474,9 @@ TEST(ScenarioLoaderTest, KindGuessedFromAnOrionFileNameIsExplained) {
   std::filesystem::copy_file(
       std::string(COLO_DATA_DIR) + "/orion/resnet50_32_fb1",
       dir.path() / "resnet_train.csv");
-  const std::string path = dir.Write(
-      "s.yaml", "gpu: A100\njobs:\n  - name: r\n    workload: {orion: "
+  const std::string path =
+      dir.Write("s.yaml",
+                "gpu: A100\njobs:\n  - name: r\n    workload: {orion: "
                 "resnet_train.csv}\n");
   auto spec = LoadScenarioFile(path);
   ASSERT_FALSE(spec.ok());
@@ -498,8 +507,9 @@ TEST(ScenarioLoaderTest, ValuesAtTheLimitsLoad) {
                   kKernel + "\n");
   ASSERT_TRUE(tgs.ok()) << tgs.status().ToString();
   // 10^6 requests/s for 10 s: 10^7 requests; 1 + 999,999 kernel launches.
-  std::string busy_text = std::string("gpu: A100\njobs:\n  - name: a\n"
-                                      "    workload: ") +
+  std::string busy_text = std::string(
+                              "gpu: A100\njobs:\n  - name: a\n"
+                              "    workload: ") +
                           kKernel +
                           "\n    arrivals: {fixed: 1e6}\n  - name: b\n"
                           "    workload:\n      kernels:\n";
@@ -512,10 +522,10 @@ TEST(ScenarioLoaderTest, ValuesAtTheLimitsLoad) {
   ASSERT_TRUE(busy.ok()) << busy.status().ToString();
   EXPECT_EQ(busy->jobs[1].workload.kernels.size(), 999999u);
   // Memory: 40960 MiB of jobs on a 40 GiB A100 (mps), 5120 MiB on 1g.5gb.
-  auto full = Load(std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") +
-                   kKernel +
-                   "\n    memory: {persistent_mb: 10240, ephemeral_mb: 10240}\n"
-                   "    copies: 2\n");
+  auto full = Load(
+      std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") + kKernel +
+      "\n    memory: {persistent_mb: 10240, ephemeral_mb: 10240}\n"
+      "    copies: 2\n");
   ASSERT_TRUE(full.ok()) << full.status().ToString();
   auto mig = Load(std::string("gpu: A100\nmode: mig\njobs:\n  - name: a\n"
                               "    workload: ") +
@@ -528,8 +538,9 @@ TEST(ScenarioLoaderTest, ValuesAtTheLimitsLoad) {
 // --duration-s changes the run after loading; CheckExpectedRequests checks
 // the requests again.
 TEST(ScenarioLoaderTest, ExpectedRequestsAreCheckedAgainForAnotherDuration) {
-  auto spec = Load(std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") +
-                   kKernel + "\n    arrivals: {poisson: 1e6}\n    start_ms: 1000\n");
+  auto spec =
+      Load(std::string("gpu: A100\njobs:\n  - name: a\n    workload: ") +
+           kKernel + "\n    arrivals: {poisson: 1e6}\n    start_ms: 1000\n");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_TRUE(CheckExpectedRequests(*spec).ok());  // 10^6/s for 9 s.
   spec->duration = Seconds(12);                    // 10^6/s for 11 s.

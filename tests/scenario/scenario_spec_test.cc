@@ -1,5 +1,6 @@
-// experiment::ScenarioSpec::Validate, the sharing-mode names and the nearest-rank
-// latency statistics (src/experiment/scenario_spec.cc, src/experiment/run_report.cc).
+// experiment::ScenarioSpec::Validate, the sharing-mode names and the
+// nearest-rank latency statistics (src/experiment/scenario_spec.cc,
+// src/experiment/run_report.cc).
 #include "experiment/scenario_spec.h"
 
 #include <gmock/gmock.h>
@@ -35,7 +36,8 @@ experiment::ScenarioSpec ValidSpec() {
   return spec;
 }
 
-void ExpectInvalid(const experiment::ScenarioSpec& spec, const std::string& phrase) {
+void ExpectInvalid(const experiment::ScenarioSpec& spec,
+                   const std::string& phrase) {
   const Status s = spec.Validate();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr(phrase));
@@ -115,12 +117,15 @@ TEST(ScenarioSpecTest, MigInstancesMustFitTheGpusSmsTogether) {
   spec.jobs[1].mig_profile = "3g.half";
   EXPECT_TRUE(spec.Validate().ok());
   spec.jobs[1].mig_profile = "4g.more";
-  ExpectInvalid(spec, "need 7 of 7 compute slices, 8 of 8 memory slices and 110 of 100 SMs");
+  ExpectInvalid(
+      spec,
+      "need 7 of 7 compute slices, 8 of 8 memory slices and 110 of 100 SMs");
 }
 
 TEST(SharingModeTest, NamesRoundTrip) {
   for (experiment::SharingMode m :
-       {experiment::SharingMode::kExclusive, experiment::SharingMode::kTimeSlicing, experiment::SharingMode::kMps,
+       {experiment::SharingMode::kExclusive,
+        experiment::SharingMode::kTimeSlicing, experiment::SharingMode::kMps,
         experiment::SharingMode::kMig, experiment::SharingMode::kStreams}) {
     auto parsed = experiment::ParseSharingMode(experiment::SharingModeName(m));
     ASSERT_TRUE(parsed.ok());

@@ -24,7 +24,8 @@ KernelTiming Timing(int64_t waves, Duration block) {
 
 TEST(ChooseFormTest, AKernelShorterThanTheBoundRunsWhole) {
   // 1 wave x 50 us = 50 us <= 100 us bound: whole, latency 50 us, nothing lost.
-  const FormChoice f = ChooseForm(Timing(1, Microseconds(50)), true, Microseconds(100), kGap);
+  const FormChoice f =
+      ChooseForm(Timing(1, Microseconds(50)), true, Microseconds(100), kGap);
   EXPECT_EQ(f.form, KernelForm::kWhole);
   EXPECT_EQ(f.latency, Microseconds(50));
   EXPECT_DOUBLE_EQ(f.efficiency, 1.0);
@@ -37,7 +38,8 @@ TEST(ChooseFormTest, PersistentWhenItMeetsTheBoundAndBeatsSlices) {
   // slices:     floor(60 / 50) = 1 wave = 50 us <= 60 us,
   //             efficiency = 50 / (50 + 3) = 0.943 < 0.952 -> persistent,
   //             one worker per slot (864).
-  const FormChoice f = ChooseForm(Timing(100, Microseconds(50)), true, Microseconds(60), kGap);
+  const FormChoice f =
+      ChooseForm(Timing(100, Microseconds(50)), true, Microseconds(60), kGap);
   EXPECT_EQ(f.form, KernelForm::kPersistent);
   EXPECT_EQ(f.workers, 864);
   EXPECT_EQ(f.latency, Nanoseconds(54500));
@@ -49,7 +51,8 @@ TEST(ChooseFormTest, SlicesWhenTheyMeetTheBoundMoreEfficiently) {
   // persistent: 2 + 21 = 23 us <= 100 us, efficiency 0.952;
   // slices:     floor(100 / 20) = 5 waves = 4320 blocks, 100 us <= 100 us,
   //             efficiency 100 / 103 = 0.971 > 0.952 -> slices.
-  const FormChoice f = ChooseForm(Timing(100, Microseconds(20)), true, Microseconds(100), kGap);
+  const FormChoice f =
+      ChooseForm(Timing(100, Microseconds(20)), true, Microseconds(100), kGap);
   EXPECT_EQ(f.form, KernelForm::kSlices);
   EXPECT_EQ(f.slice_blocks, 5 * 864);
   EXPECT_EQ(f.latency, Microseconds(100));
@@ -60,7 +63,8 @@ TEST(ChooseFormTest, SlicesWhenPersistentMissesTheBound) {
   // 100 waves x 60 us, bound 60 us.
   // persistent: 2 + 63 = 65 us > 60 us: misses the bound;
   // slices:     floor(60 / 60) = 1 wave = 864 blocks, 60 us <= 60 us -> slices.
-  const FormChoice f = ChooseForm(Timing(100, Microseconds(60)), true, Microseconds(60), kGap);
+  const FormChoice f =
+      ChooseForm(Timing(100, Microseconds(60)), true, Microseconds(60), kGap);
   EXPECT_EQ(f.form, KernelForm::kSlices);
   EXPECT_EQ(f.slice_blocks, 864);
   EXPECT_EQ(f.latency, Microseconds(60));
@@ -69,7 +73,8 @@ TEST(ChooseFormTest, SlicesWhenPersistentMissesTheBound) {
 TEST(ChooseFormTest, ANonTransformableLongKernelStaysWhole) {
   // 10 waves x 20 us = 200 us > 100 us bound, but it cannot be cut: whole,
   // with its full duration as the latency (the policy gates it instead).
-  const FormChoice f = ChooseForm(Timing(10, Microseconds(20)), false, Microseconds(100), kGap);
+  const FormChoice f =
+      ChooseForm(Timing(10, Microseconds(20)), false, Microseconds(100), kGap);
   EXPECT_EQ(f.form, KernelForm::kWhole);
   EXPECT_EQ(f.latency, Microseconds(200));
 }
@@ -77,7 +82,8 @@ TEST(ChooseFormTest, ANonTransformableLongKernelStaysWhole) {
 TEST(ChooseFormTest, WhenNoFormMeetsTheBoundTheLowestLatencyWins) {
   // One block takes 150 us > 100 us bound: slices of one wave (150 us) beat
   // persistent (2 + 157.5 = 159.5 us).
-  const FormChoice f = ChooseForm(Timing(10, Microseconds(150)), true, Microseconds(100), kGap);
+  const FormChoice f =
+      ChooseForm(Timing(10, Microseconds(150)), true, Microseconds(100), kGap);
   EXPECT_EQ(f.form, KernelForm::kSlices);
   EXPECT_EQ(f.slice_blocks, 864);
   EXPECT_EQ(f.latency, Microseconds(150));

@@ -7,6 +7,8 @@
 // policy's form for kernels that share a name and shape, high-priority
 // launches the device refuses, every policy's refusal of launches the
 // device cannot run, and TGS's rate once the service is idle.
+#include "sched/priority_policy.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +21,6 @@
 
 #include "sched/executor.h"
 #include "sched/policy.h"
-#include "sched/priority_policy.h"
 #include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
 #include "sim/sim_test_util.h"
@@ -50,21 +51,23 @@ class LoopExecutor final : public Executor {
 // retreated one.
 class RecordingDevice final : public Device {
  public:
-  RecordingDevice(Device& gpu, const KernelDesc* watched) : gpu_(gpu), watched_(watched) {}
+  RecordingDevice(Device& gpu, const KernelDesc* watched)
+      : gpu_(gpu), watched_(watched) {}
   const GpuSpec& spec() const override { return gpu_.spec(); }
   Result<LaunchId> Submit(LaunchRequest r) override {
     if (r.kernel == watched_) {
       const int64_t first = r.first_block;
       const int64_t end = r.end_block < 0 ? r.kernel->Blocks() : r.end_block;
       auto done = std::move(r.on_complete);
-      r.on_complete = [this, first, end, done = std::move(done)](LaunchId id, TimePoint t) {
+      r.on_complete = [this, first, end, done = std::move(done)](LaunchId id,
+                                                                 TimePoint t) {
         ran.emplace_back(first, end);
         ++completed_launches;
         if (done) done(id, t);
       };
       auto retreated = std::move(r.on_retreated);
-      r.on_retreated = [this, first, retreated = std::move(retreated)](LaunchId id, TimePoint t,
-                                                                        int64_t next) {
+      r.on_retreated = [this, first, retreated = std::move(retreated)](
+                           LaunchId id, TimePoint t, int64_t next) {
         ran.emplace_back(first, next);
         if (retreated) retreated(id, t, next);
       };
@@ -75,7 +78,9 @@ class RecordingDevice final : public Device {
   }
   void ReleaseClient(ClientId c) override { gpu_.ReleaseClient(c); }
   Status Retreat(LaunchId id) override { return gpu_.Retreat(id); }
-  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override { return gpu_.ProfileKernel(k); }
+  Result<KernelTiming> ProfileKernel(const KernelDesc& k) override {
+    return gpu_.ProfileKernel(k);
+  }
 
   std::vector<std::pair<int64_t, int64_t>> ran;
   int completed_launches = 0;
@@ -121,7 +126,8 @@ struct Rig {
   }
 
   // Submits `k` for best-effort client `client` now.
-  void SubmitBe(const KernelDesc& k, int* callbacks, TimePoint* done, ClientId client = kBe) {
+  void SubmitBe(const KernelDesc& k, int* callbacks, TimePoint* done,
+                ClientId client = kBe) {
     LaunchRequest b;
     b.client = client;
     b.kernel = &k;
@@ -151,8 +157,9 @@ struct Outcome {
 
 // A100. The best-effort kernel `be` starts at 0; the high-priority kernel
 // `hp` is submitted at `hp_at`. Runs until everything has finished.
-Outcome RunUnderPolicy(PolicyKind kind, const PolicyOptions& options, const KernelDesc& be,
-            const KernelDesc& hp, TimePoint hp_at) {
+Outcome RunUnderPolicy(PolicyKind kind, const PolicyOptions& options,
+                       const KernelDesc& be, const KernelDesc& hp,
+                       TimePoint hp_at) {
   Rig rig(kind, options, &be);
   sim::EventLoop& loop = rig.loop;
   RecordingDevice& device = rig.device;
@@ -176,7 +183,8 @@ Outcome RunUnderPolicy(PolicyKind kind, const PolicyOptions& options, const Kern
 }
 
 // The recorded ranges, sorted, tile [0, blocks) with no gap and no overlap.
-void ExpectEveryBlockRanOnce(std::vector<std::pair<int64_t, int64_t>> ranges, int64_t blocks) {
+void ExpectEveryBlockRanOnce(std::vector<std::pair<int64_t, int64_t>> ranges,
+                             int64_t blocks) {
   std::sort(ranges.begin(), ranges.end());
   int64_t next = 0;
   for (const auto& [first, end] : ranges) {
@@ -195,7 +203,8 @@ const TimePoint kHpAt = AtNanos(1'000'000);  // 1 ms
 constexpr Duration kHpSolo = Microseconds(50);
 constexpr Duration kSlack = Microseconds(5);
 
-TEST(PriorityPolicySimTest, SlicedBestEffortKernelLetsTheHighPriorityKernelInWithinTheBound) {
+TEST(PriorityPolicySimTest,
+     SlicedBestEffortKernelLetsTheHighPriorityKernelInWithinTheBound) {
   // Best effort: 100 waves of 864 blocks, 100 us per wave (10 ms alone).
   // Bound 150 us: persistent 2 + 105 = 107 us (efficiency 0.952) and slices
   // of floor(150 / 100) = 1 wave, 100 us (efficiency 100 / 103 = 0.971) both
@@ -207,7 +216,8 @@ TEST(PriorityPolicySimTest, SlicedBestEffortKernelLetsTheHighPriorityKernelInWit
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(10), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(150);
-  const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
+  const Outcome out =
+      RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
 
   EXPECT_GT(out.hp_done, kHpAt);
   EXPECT_LE(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
@@ -223,7 +233,8 @@ TEST(PriorityPolicySimTest, SlicedBestEffortKernelLetsTheHighPriorityKernelInWit
   EXPECT_EQ(out.kernels_completed, out.be_launches_completed + 1);
 }
 
-TEST(PriorityPolicySimTest, EverySliceWaitsOutTheLaunchGapWhateverWakesThePolicy) {
+TEST(PriorityPolicySimTest,
+     EverySliceWaitsOutTheLaunchGapWhateverWakesThePolicy) {
   // Best effort A: 100 waves of 864 blocks, 100 us per wave. Bound 104 us:
   // persistent 2 + 105 = 107 us does not meet it, slices of one wave
   // (100 us) do. Slice launch gap 30 us. Best effort B (another client): one
@@ -255,8 +266,10 @@ TEST(PriorityPolicySimTest, EverySliceWaitsOutTheLaunchGapWhateverWakesThePolicy
   ASSERT_GE(issued.size(), 3u);
   EXPECT_EQ(ToNanos(issued[0]), 20'000);
   EXPECT_EQ(ToNanos(issued[1]), 150'000);
-  for (size_t i = 2; i < issued.size() && issued[i] < AtNanos(Milliseconds(5).count()); ++i)
-    EXPECT_EQ(ToNanos(issued[i]) - ToNanos(issued[i - 1]), 130'000) << "slice " << i;
+  for (size_t i = 2;
+       i < issued.size() && issued[i] < AtNanos(Milliseconds(5).count()); ++i)
+    EXPECT_EQ(ToNanos(issued[i]) - ToNanos(issued[i - 1]), 130'000)
+        << "slice " << i;
   EXPECT_EQ(a_callbacks, 1);
   ExpectEveryBlockRanOnce(rig.device.ran, 86400);
 }
@@ -275,7 +288,8 @@ TEST(PriorityPolicySimTest, PersistentBestEffortKernelRetreatsWithinTheBound) {
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(5), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(60);
-  const Outcome out = RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
+  const Outcome out =
+      RunUnderPolicy(PolicyKind::kPriority, options, be, kHpKernel, kHpAt);
 
   EXPECT_LE(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
   EXPECT_EQ(ToNanos(out.hp_done), 1'101'341);
@@ -289,7 +303,8 @@ TEST(PriorityPolicySimTest, PersistentBestEffortKernelRetreatsWithinTheBound) {
   EXPECT_EQ(out.kernels_completed, 2);
 }
 
-TEST(PriorityPolicySimTest, UnderMpsTheHighPriorityKernelWaitsBehindTheBestEffortOne) {
+TEST(PriorityPolicySimTest,
+     UnderMpsTheHighPriorityKernelWaitsBehindTheBestEffortOne) {
   // Same sliced case under mps: the best-effort kernel is launched whole at
   // 0; its 86400 blocks queue ahead of the high-priority kernel's (same
   // stream priority, earlier submission), so the high-priority kernel runs
@@ -298,7 +313,8 @@ TEST(PriorityPolicySimTest, UnderMpsTheHighPriorityKernelWaitsBehindTheBestEffor
   const KernelDesc be = TestKernel("be", 86400, Milliseconds(10), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
   options.preemption_bound = Microseconds(150);
-  const Outcome out = RunUnderPolicy(PolicyKind::kMps, options, be, kHpKernel, kHpAt);
+  const Outcome out =
+      RunUnderPolicy(PolicyKind::kMps, options, be, kHpKernel, kHpAt);
 
   EXPECT_GT(out.hp_done, kHpAt + options.preemption_bound + kHpSolo + kSlack);
   EXPECT_EQ(ToNanos(out.hp_done), 10'050'000);
@@ -314,14 +330,16 @@ struct HarvestOutcome {
   TimePoint be_done{};
   int be_callbacks = 0;
   std::vector<std::pair<int64_t, int64_t>> be_ranges;
-  std::vector<int64_t> be_workers;  // of each launch, in order (0: not persistent).
+  std::vector<int64_t>
+      be_workers;  // of each launch, in order (0: not persistent).
   std::vector<TimePoint> be_launch_times;
 };
 
 // A100. High-priority kernels `hp` run back to back from 0 (each submitted
 // when the previous one completes); the best-effort kernel `be` is
 // submitted at `be_at`.
-HarvestOutcome RunHarvest(const PolicyOptions& options, const std::vector<const KernelDesc*>& hp,
+HarvestOutcome RunHarvest(const PolicyOptions& options,
+                          const std::vector<const KernelDesc*>& hp,
                           const KernelDesc& be, TimePoint be_at) {
   Rig rig(PolicyKind::kPriority, options, &be);
   sim::EventLoop& loop = rig.loop;
@@ -352,10 +370,13 @@ HarvestOutcome RunHarvest(const PolicyOptions& options, const std::vector<const 
 // High priority: 108 blocks (one per SM), 2 ms alone, light (SM 0.3, DRAM
 // 0.2). Best effort: 100 waves of 864 blocks at 10 us per wave (1 ms alone);
 // its persistent logical block (10.5 us) is within the 100 us harvest bound.
-const KernelDesc kHpOnePerSm = TestKernel("hp-small", 108, Milliseconds(2), 0.3, 0.2);
-const KernelDesc kBeShortBlocks = TestKernel("be-short", 86400, Milliseconds(1), 0.5, 0.3);
+const KernelDesc kHpOnePerSm =
+    TestKernel("hp-small", 108, Milliseconds(2), 0.3, 0.2);
+const KernelDesc kBeShortBlocks =
+    TestKernel("be-short", 86400, Milliseconds(1), 0.5, 0.3);
 
-TEST(PriorityPolicyHarvestTest, BestEffortRunsInTheSlotsAHighPriorityKernelLeavesFree) {
+TEST(PriorityPolicyHarvestTest,
+     BestEffortRunsInTheSlotsAHighPriorityKernelLeavesFree) {
   // The high-priority kernel holds 1 of the 8 slots (256 threads each) on
   // every SM; 7 per SM (756 workers) fit beside it. Their demand (7 x
   // 0.5 / 8 of an SM's issue, 0.3 x 756 / 864 of DRAM) plus the
@@ -364,7 +385,8 @@ TEST(PriorityPolicyHarvestTest, BestEffortRunsInTheSlotsAHighPriorityKernelLeave
   // kernel (100 us in) runs at 7/8 width beside it and needs 1 ms x 8/7 x
   // 1.05 = 1.2 ms: done before the high-priority kernel, not after it.
   PolicyOptions options = ArithmeticPolicyOptions();
-  const HarvestOutcome on = RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
+  const HarvestOutcome on =
+      RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
   ASSERT_EQ(on.hp_done.size(), 1u);
   EXPECT_EQ(ToNanos(on.hp_done[0]), 2'000'000);
   ASSERT_FALSE(on.be_workers.empty());
@@ -377,14 +399,16 @@ TEST(PriorityPolicyHarvestTest, BestEffortRunsInTheSlotsAHighPriorityKernelLeave
   // Without harvesting the best-effort kernel waits for the high-priority
   // one: it starts 20 us (min_idle) after 2 ms.
   options.harvest_block_bound = Duration(0);
-  const HarvestOutcome off = RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
+  const HarvestOutcome off =
+      RunHarvest(options, {&kHpOnePerSm}, kBeShortBlocks, AtNanos(100'000));
   EXPECT_EQ(ToNanos(off.hp_done[0]), 2'000'000);
   EXPECT_GT(off.be_done, off.hp_done[0] + options.min_idle);
   EXPECT_EQ(off.be_callbacks, 1);
   ExpectEveryBlockRanOnce(off.be_ranges, 86400);
 }
 
-TEST(PriorityPolicyHarvestTest, HarvestingWorkersRetreatWhenTheNextHighPriorityKernelNeedsTheirSlots) {
+TEST(PriorityPolicyHarvestTest,
+     HarvestingWorkersRetreatWhenTheNextHighPriorityKernelNeedsTheirSlots) {
   // The first high-priority kernel leaves 7 slots per SM; the best effort
   // (a long kernel, 10 ms alone, 10.5 us logical blocks) harvests them. At
   // 2 ms the next high-priority kernel needs all 8 slots of every SM: the
@@ -392,13 +416,17 @@ TEST(PriorityPolicyHarvestTest, HarvestingWorkersRetreatWhenTheNextHighPriorityK
   // block, so the kernel starts within 2 + 10.5 us and takes its 50 us:
   // done by 2 ms + 12.5 + 50 us (+ 1 us slack). The best-effort kernel is
   // then relaunched (after min_idle) and every block runs exactly once.
-  const KernelDesc be = TestKernel("be-long", 864000, Milliseconds(10), 0.5, 0.3);
+  const KernelDesc be =
+      TestKernel("be-long", 864000, Milliseconds(10), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
-  const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm, &kHpKernel}, be, AtNanos(100'000));
+  const HarvestOutcome out =
+      RunHarvest(options, {&kHpOnePerSm, &kHpKernel}, be, AtNanos(100'000));
   ASSERT_EQ(out.hp_done.size(), 2u);
   EXPECT_EQ(ToNanos(out.hp_done[0]), 2'000'000);
   EXPECT_GT(out.hp_done[1], out.hp_done[0] + kHpSolo);
-  EXPECT_LE(out.hp_done[1], out.hp_done[0] + Microseconds(2) + Nanoseconds(10'500) + kHpSolo + Microseconds(1));
+  EXPECT_LE(out.hp_done[1], out.hp_done[0] + Microseconds(2) +
+                                Nanoseconds(10'500) + kHpSolo +
+                                Microseconds(1));
   ASSERT_GE(out.be_workers.size(), 2u);
   EXPECT_EQ(out.be_workers[0], 7 * 108);
   EXPECT_GE(out.be_launch_times[1], out.hp_done[1]);
@@ -409,14 +437,15 @@ TEST(PriorityPolicyHarvestTest, HarvestingWorkersRetreatWhenTheNextHighPriorityK
 TEST(PriorityPolicyHarvestTest, KernelsWithLongBlocksAreNotHarvested) {
   // 1 wave of 864 blocks, 1 ms alone: a logical block takes 1.05 ms, far
   // over the 100 us harvest bound, so it waits for the high-priority kernel.
-  const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
+  const KernelDesc be =
+      TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
-  const HarvestOutcome out = RunHarvest(options, {&kHpOnePerSm}, be, AtNanos(100'000));
+  const HarvestOutcome out =
+      RunHarvest(options, {&kHpOnePerSm}, be, AtNanos(100'000));
   EXPECT_EQ(ToNanos(out.hp_done[0]), 2'000'000);
   EXPECT_GT(out.be_done, out.hp_done[0] + options.min_idle);
   for (TimePoint t : out.be_launch_times) EXPECT_GE(t, out.hp_done[0]);
 }
-
 
 // The form cache must not hand one kernel's form to another that shares its
 // name and launch shape (Orion's tables name every cuDNN convolution "Conv"
@@ -474,7 +503,8 @@ TEST(PriorityPolicyFormTest, ATwinOfACachedKernelGetsAFormOfItsOwn) {
 // submitted then, exceeds the bound and cannot be cut: it waits for the
 // long idle (5 ms) and runs whole, one launch over the whole grid, never as
 // persistent workers or slices.
-TEST(PriorityPolicyFormTest, ANonTransformableTwinOfAPersistentKernelIsNeverCut) {
+TEST(PriorityPolicyFormTest,
+     ANonTransformableTwinOfAPersistentKernelIsNeverCut) {
   const KernelDesc cut = TestKernel("k2", 86400, Milliseconds(4), 0.5, 0.3);
   KernelDesc uncut = cut;
   uncut.transformable = false;
@@ -506,8 +536,10 @@ TEST(PriorityPolicyFormTest, ANonTransformableTwinOfAPersistentKernelIsNeverCut)
 // never runs, so it must not count as a high-priority kernel in flight: a
 // best-effort kernel submitted next (one wave of 1 ms blocks, too long to
 // harvest) still runs, 20 us (min_idle) later.
-TEST(PriorityPolicyHighPriorityTest, ARefusedHighPriorityLaunchDoesNotBlockBestEffortForever) {
-  const KernelDesc be = TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
+TEST(PriorityPolicyHighPriorityTest,
+     ARefusedHighPriorityLaunchDoesNotBlockBestEffortForever) {
+  const KernelDesc be =
+      TestKernel("be-one-wave", 864, Milliseconds(1), 0.5, 0.3);
   PolicyOptions options = ArithmeticPolicyOptions();
   Rig rig(PolicyKind::kPriority, options, &be);
   LaunchRequest h;
@@ -517,14 +549,16 @@ TEST(PriorityPolicyHighPriorityTest, ARefusedHighPriorityLaunchDoesNotBlockBestE
   h.end_block = 1'000'000;
   int hp_callbacks = 0;
   h.on_complete = [&](LaunchId, TimePoint) { ++hp_callbacks; };
-  EXPECT_EQ(rig.policy->Submit(std::move(h)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(rig.policy->Submit(std::move(h)).status().code(),
+            StatusCode::kInvalidArgument);
   int be_done = 0;
   TimePoint be_at{};
   rig.SubmitBe(be, &be_done, &be_at);
   rig.loop.RunUntil(AtNanos(Seconds(1).count()));
   EXPECT_EQ(hp_callbacks, 0);
   EXPECT_EQ(be_done, 1);
-  EXPECT_LE(be_at, AtNanos((options.min_idle + Milliseconds(1) + kSlack).count()));
+  EXPECT_LE(be_at,
+            AtNanos((options.min_idle + Milliseconds(1) + kSlack).count()));
 }
 
 // Three launches of one-wave `kernel` (108 blocks) by the best-effort
@@ -537,12 +571,15 @@ struct WorkAheadRun {
   TimePoint ended[3]{};
   int done = 0;
 };
-WorkAheadRun RunWorkAhead(const KernelDesc& kernel, TimePoint at, bool other_stream) {
+WorkAheadRun RunWorkAhead(const KernelDesc& kernel, TimePoint at,
+                          bool other_stream) {
   PolicyOptions options;
   options.preemption_bound = Microseconds(100);
   Rig rig(PolicyKind::kPriority, options, &kernel);
   WorkAheadRun run;
-  rig.device.on_launch = [&](int64_t) { run.launched.push_back(rig.loop.Now()); };
+  rig.device.on_launch = [&](int64_t) {
+    run.launched.push_back(rig.loop.Now());
+  };
   rig.loop.RunUntil(at);
   for (TimePoint& t : run.ended) rig.SubmitBe(kernel, &run.done, &t);
   if (other_stream) {
@@ -569,7 +606,8 @@ WorkAheadRun RunWorkAhead(const KernelDesc& kernel, TimePoint at, bool other_str
 // stream of the client is behind none of them (streams may overlap) and goes
 // at once. (The simulated GPU runs what it is handed at once, so here the
 // three overlap; what matters is when the policy lets each go.)
-TEST(PriorityPolicyWorkAheadTest, AClientsLaunchesBehindItsOwnGoWhenTheirSumFitsTheBound) {
+TEST(PriorityPolicyWorkAheadTest,
+     AClientsLaunchesBehindItsOwnGoWhenTheirSumFitsTheBound) {
   const KernelDesc be = TestKernel("be-60us", 108, Microseconds(60), 0.5, 0.3);
   const TimePoint t0 = AtNanos(Milliseconds(1).count());
   const WorkAheadRun run = RunWorkAhead(be, t0, true);
@@ -603,8 +641,10 @@ TEST(PriorityPolicyWorkAheadTest, ALaunchOnAGuessWaitsForTheOnesAheadToEnd) {
 // launches submitted together at 10 ms (the service idle for 10 ms, past
 // long_idle's 5) each go when the one before ended, not all three at once,
 // so a request arriving then waits for one kernel, not for three.
-TEST(PriorityPolicyWorkAheadTest, AfterALongIdleAClientHasOneLongKernelInFlight) {
-  const KernelDesc be = TestKernel("be-300us", 108, Microseconds(300), 0.5, 0.3);
+TEST(PriorityPolicyWorkAheadTest,
+     AfterALongIdleAClientHasOneLongKernelInFlight) {
+  const KernelDesc be =
+      TestKernel("be-300us", 108, Microseconds(300), 0.5, 0.3);
   const TimePoint t0 = AtNanos(Milliseconds(10).count());
   const WorkAheadRun run = RunWorkAhead(be, t0, false);
   EXPECT_EQ(run.done, 3);
@@ -630,7 +670,8 @@ TEST(PolicySeamTest, EveryPolicyRefusesLaunchesTheDeviceCannotRun) {
     PolicyOptions options = ArithmeticPolicyOptions();
     Rig rig(kind, options, &ok);
     int callbacks = 0;
-    auto submit = [&](ClientId client, const KernelDesc& k, int64_t first, int64_t end) {
+    auto submit = [&](ClientId client, const KernelDesc& k, int64_t first,
+                      int64_t end) {
       LaunchRequest r;
       r.client = client;
       r.kernel = &k;
@@ -640,10 +681,15 @@ TEST(PolicySeamTest, EveryPolicyRefusesLaunchesTheDeviceCannotRun) {
       return rig.policy->Submit(std::move(r)).status();
     };
     for (ClientId client : {kHp, kBe}) {
-      EXPECT_EQ(submit(client, ok, 10, 10).code(), StatusCode::kInvalidArgument) << "empty slice";
-      EXPECT_EQ(submit(client, ok, 0, 865).code(), StatusCode::kInvalidArgument) << "past the grid";
-      EXPECT_EQ(submit(client, ok, -1, 10).code(), StatusCode::kInvalidArgument) << "negative start";
-      EXPECT_EQ(submit(client, too_big, 0, -1).code(), StatusCode::kInvalidArgument) << "block too big";
+      EXPECT_EQ(submit(client, ok, 10, 10).code(), StatusCode::kInvalidArgument)
+          << "empty slice";
+      EXPECT_EQ(submit(client, ok, 0, 865).code(), StatusCode::kInvalidArgument)
+          << "past the grid";
+      EXPECT_EQ(submit(client, ok, -1, 10).code(), StatusCode::kInvalidArgument)
+          << "negative start";
+      EXPECT_EQ(submit(client, too_big, 0, -1).code(),
+                StatusCode::kInvalidArgument)
+          << "block too big";
     }
     EXPECT_TRUE(submit(kBe, ok, 0, -1).ok());
     rig.loop.RunUntil(AtNanos(Seconds(1).count()));
@@ -691,11 +737,13 @@ TEST(PolicySeamTest, EveryLaunchGetsAnIdOfItsOwnThatItsCompletionReports) {
 // a GPU on which best-effort work slows the service down by that factor.
 class StretchingDevice final : public Device {
  public:
-  StretchingDevice(sim::EventLoop& loop, double hp_stretch) : loop_(loop), hp_stretch_(hp_stretch) {}
+  StretchingDevice(sim::EventLoop& loop, double hp_stretch)
+      : loop_(loop), hp_stretch_(hp_stretch) {}
   const GpuSpec& spec() const override { return spec_; }
   Result<LaunchId> Submit(LaunchRequest r) override {
     const double stretch = r.client == kHp ? hp_stretch_ : 1.0;
-    const Duration d(static_cast<int64_t>(static_cast<double>(r.kernel->solo_duration.count()) * stretch));
+    const Duration d(static_cast<int64_t>(
+        static_cast<double>(r.kernel->solo_duration.count()) * stretch));
     const LaunchId id = next_id_++;
     loop_.After(d, [this, id, done = std::move(r.on_complete)] {
       if (done) done(id, loop_.Now());
@@ -703,7 +751,9 @@ class StretchingDevice final : public Device {
     return id;
   }
   void ReleaseClient(ClientId) override {}
-  Status Retreat(LaunchId) override { return FailedPreconditionError("not persistent"); }
+  Status Retreat(LaunchId) override {
+    return FailedPreconditionError("not persistent");
+  }
   Result<KernelTiming> ProfileKernel(const KernelDesc& k) override {
     KernelTiming t;
     t.blocks = t.blocks_per_wave = 1;
@@ -730,7 +780,8 @@ TEST(TgsPolicyTest, TheRateRecoversOnceTheServiceIsIdle) {
   LoopExecutor executor(loop);
   StretchingDevice device(loop, /*hp_stretch=*/2.0);
   PolicyOptions options = ArithmeticPolicyOptions();
-  std::unique_ptr<Policy> policy = MakePolicy(PolicyKind::kTgs, options, device, executor);
+  std::unique_ptr<Policy> policy =
+      MakePolicy(PolicyKind::kTgs, options, device, executor);
   policy->SetClientClass(kHp, PriorityClass::kHigh);
   policy->SetClientClass(kBe, PriorityClass::kBestEffort);
   const KernelDesc hp = TestKernel("hp", 1, Microseconds(100), 0.5, 0.3);
@@ -770,7 +821,8 @@ TEST(PolicyOptionsTest, TheMinimumsHoldForEveryCallerNotOnlyTheScenarioLoader) {
   o.tgs_period = Microseconds(999);
   const Status s = o.Validate(PolicyKind::kTgs);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("tgs_period_ms must be >= 1ms, got 999us"), std::string::npos)
+  EXPECT_NE(s.message().find("tgs_period_ms must be >= 1ms, got 999us"),
+            std::string::npos)
       << s.message();
   o.tgs_period = PolicyOptions::kMinTgsPeriod;
   EXPECT_TRUE(o.Validate(PolicyKind::kTgs).ok());

@@ -1,11 +1,11 @@
 // The CUDA 13 structs the interposer edits in gate mode (cuda/cuda_abi.h),
 // checked against the toolkit's own headers.
+#include "cuda/cuda_abi.h"
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
-
-#include "cuda/cuda_abi.h"
 
 namespace colo::cuda {
 namespace {

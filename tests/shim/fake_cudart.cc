@@ -221,7 +221,8 @@ int cudaStreamAddCallback(void* stream, void (*fn)(void*, int, void*),
 
 int cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count,
                        size_t offset, int) {
-  std::memcpy(static_cast<char*>(const_cast<void*>(symbol)) + offset, src, count);
+  std::memcpy(static_cast<char*>(const_cast<void*>(symbol)) + offset, src,
+              count);
   return 0;
 }
 int cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count,
@@ -229,7 +230,8 @@ int cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count,
   std::memcpy(dst, static_cast<const char*>(symbol) + offset, count);
   return 0;
 }
-int cudaMemset2D(void* p, size_t pitch, int value, size_t width, size_t height) {
+int cudaMemset2D(void* p, size_t pitch, int value, size_t width,
+                 size_t height) {
   for (size_t row = 0; row < height; ++row)
     std::memset(static_cast<char*>(p) + row * pitch, value, width);
   return 0;

@@ -3,8 +3,6 @@
 // ptxas's own report, and from damaged copies of them.
 #include "shim/fatbin.h"
 
-#include "../cuda_programs/ptxas_report.h"
-
 #include <elf.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,10 +11,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "../cuda_programs/ptxas_report.h"
+
 namespace colo::shim {
 namespace {
 
-const std::string kPrograms = std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/";
+const std::string kPrograms =
+    std::string(COLO_BINARY_DIR) + "/tests/cuda_programs/";
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -40,7 +41,8 @@ std::vector<std::string> Containers(const std::string& exe) {
   const Elf64_Shdr names = section(eh.e_shstrndx);
   for (size_t i = 0; i < eh.e_shnum; ++i) {
     const Elf64_Shdr s = section(i);
-    if (std::strcmp(f.data() + names.sh_offset + s.sh_name, ".nv_fatbin") != 0) continue;
+    if (std::strcmp(f.data() + names.sh_offset + s.sh_name, ".nv_fatbin") != 0)
+      continue;
     const std::string sec = f.substr(s.sh_offset, s.sh_size);
     size_t at = 0;
     while (at + 16 <= sec.size()) {
@@ -61,12 +63,14 @@ std::vector<std::string> Containers(const std::string& exe) {
   return out;
 }
 
-#define SKIP_WITHOUT_NVCC()                                                  \
-  if (access((kPrograms + "kernel_resources_plain").c_str(), R_OK) != 0)     \
-  GTEST_SKIP() << "needs nvcc (tests/cuda_programs/kernel_resources_* not built)"
+#define SKIP_WITHOUT_NVCC()                                              \
+  if (access((kPrograms + "kernel_resources_plain").c_str(), R_OK) != 0) \
+  GTEST_SKIP()                                                           \
+      << "needs nvcc (tests/cuda_programs/kernel_resources_* not built)"
 
 // The union over a program's containers (each translation unit has one).
-std::map<std::string, KernelResources> All(const std::vector<std::string>& cs, int arch) {
+std::map<std::string, KernelResources> All(const std::vector<std::string>& cs,
+                                           int arch) {
   std::map<std::string, KernelResources> out;
   for (const std::string& c : cs) {
     auto r = ReadFatbinResources(c.data(), c.size(), arch);
@@ -78,24 +82,28 @@ std::map<std::string, KernelResources> All(const std::vector<std::string>& cs, i
 
 TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
   SKIP_WITHOUT_NVCC();
-  const auto ptxas = testing::ReadPtxasReport(kPrograms + "kernel_resources.ptxas.txt");
+  const auto ptxas =
+      testing::ReadPtxasReport(kPrograms + "kernel_resources.ptxas.txt");
   for (const char* variant : {"plain", "zstd", "lz4"}) {
     SCOPED_TRACE(variant);
     const auto cs = Containers(kPrograms + "kernel_resources_" + variant);
     ASSERT_FALSE(cs.empty());
     // target 80 and 90 load sm_80; 75 loads sm_75; 70 has none old enough:
     // the oldest (sm_75).
-    for (auto [target, arch] : {std::pair{80, 80}, {90, 80}, {75, 75}, {70, 75}}) {
+    for (auto [target, arch] :
+         {std::pair{80, 80}, {90, 80}, {75, 75}, {70, 75}}) {
       const auto got = All(cs, target);
       for (const char* kernel : {"_Z5heavyPdi", "_Z5lightPf"}) {
         ASSERT_TRUE(got.count(kernel)) << kernel << " target " << target;
         const auto k = ptxas.find({arch, kernel});
         ASSERT_NE(k, ptxas.end()) << kernel << " sm_" << arch;
         const auto [regs, shared] = k->second;
-        EXPECT_EQ(got.at(kernel).registers_per_thread, regs) << kernel << " target " << target;
+        EXPECT_EQ(got.at(kernel).registers_per_thread, regs)
+            << kernel << " target " << target;
         EXPECT_EQ(got.at(kernel).static_shared_bytes, shared) << kernel;
         EXPECT_EQ(got.at(kernel).arch, arch) << kernel;
-        EXPECT_EQ(got.at(kernel).max_threads_per_block, 0) << kernel;  // no bounds
+        EXPECT_EQ(got.at(kernel).max_threads_per_block, 0)
+            << kernel;  // no bounds
       }
       ASSERT_TRUE(got.count("_Z7boundedPf"));
       EXPECT_EQ(got.at("_Z7boundedPf").max_threads_per_block, 192);
@@ -105,8 +113,10 @@ TEST(FatbinTest, ResourcesAreWhatPtxasReportedForTheChosenArchitecture) {
 
 TEST(FatbinTest, ModuleImagesAreCopiedWholeAndRead) {
   SKIP_WITHOUT_NVCC();
-  const auto ptxas = testing::ReadPtxasReport(kPrograms + "kernel_resources.ptxas.txt");
-  for (const char* file : {"kernel_resources.sm_80.cubin", "kernel_resources.fatbin"}) {
+  const auto ptxas =
+      testing::ReadPtxasReport(kPrograms + "kernel_resources.ptxas.txt");
+  for (const char* file :
+       {"kernel_resources.sm_80.cubin", "kernel_resources.fatbin"}) {
     SCOPED_TRACE(file);
     const std::string image = Slurp(kPrograms + file);
     ASSERT_FALSE(image.empty());
@@ -118,7 +128,8 @@ TEST(FatbinTest, ModuleImagesAreCopiedWholeAndRead) {
     auto r = ReadModuleResources(*copy, 80);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_TRUE(r->count("_Z5heavyPdi"));
-    EXPECT_EQ(r->at("_Z5heavyPdi").registers_per_thread, ptxas.at({80, "_Z5heavyPdi"}).registers);
+    EXPECT_EQ(r->at("_Z5heavyPdi").registers_per_thread,
+              ptxas.at({80, "_Z5heavyPdi"}).registers);
     EXPECT_EQ(r->at("_Z5heavyPdi").static_shared_bytes,
               ptxas.at({80, "_Z5heavyPdi"}).static_shared_bytes);
   }
@@ -135,7 +146,8 @@ TEST(FatbinTest, DamagedImagesAreErrorsNotCrashes) {
   for (const char* variant : {"plain", "zstd", "lz4"}) {
     SCOPED_TRACE(variant);
     std::string image;
-    for (const std::string& c : Containers(kPrograms + "kernel_resources_" + variant)) {
+    for (const std::string& c :
+         Containers(kPrograms + "kernel_resources_" + variant)) {
       auto r = ReadFatbinResources(c.data(), c.size(), 80);
       if (r.ok() && r->count("_Z5heavyPdi")) image = c;
     }
@@ -155,8 +167,10 @@ TEST(FatbinTest, DamagedImagesAreErrorsNotCrashes) {
     }
     EXPECT_GT(refused, 0);
   }
-  EXPECT_FALSE(ReadCubinResources("not an ELF file at all, just text......................."
-                                  "................................................", 80)
+  EXPECT_FALSE(ReadCubinResources(
+                   "not an ELF file at all, just text......................."
+                   "................................................",
+                   80)
                    .ok());
   EXPECT_FALSE(ReadRegisteredFatbin(nullptr, 80).ok());
   const uint32_t not_a_wrapper[4] = {1, 2, 3, 4};
@@ -186,7 +200,9 @@ TEST(FatbinTest, InitialValuesOfDeviceVariablesComeFromTheCubin) {
   }
   ASSERT_EQ(values.count("seeded"), 1u);
   const int32_t expected[4] = {5, 6, 7, 8};
-  EXPECT_EQ(values["seeded"], std::string(reinterpret_cast<const char*>(expected), sizeof expected));
+  EXPECT_EQ(
+      values["seeded"],
+      std::string(reinterpret_cast<const char*>(expected), sizeof expected));
   EXPECT_EQ(values.count("plain"), 0u);
   EXPECT_FALSE(ReadRegisteredInitialValues(nullptr).ok());
   const uint32_t not_a_wrapper[4] = {1, 2, 3, 4};

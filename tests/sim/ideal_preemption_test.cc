@@ -4,8 +4,8 @@
 // ones leave. Each test states the expected math before asserting it.
 #include <gtest/gtest.h>
 
-#include "sim/event_loop.h"
 #include "experiment/scenario_runner.h"
+#include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
 #include "sim_bench.h"
 #include "sim_test_util.h"
@@ -29,8 +29,11 @@ struct IdealBench : testing::SimBench {
     o.ideal_preemption = ideal;
     return o;
   }
-  void LaunchAt(TimePoint at, const KernelDesc& k, ClientId client, int priority, TimePoint* done) {
-    loop.At(at, [this, &k, client, priority, done] { Launch(k, client, done, priority); });
+  void LaunchAt(TimePoint at, const KernelDesc& k, ClientId client,
+                int priority, TimePoint* done) {
+    loop.At(at, [this, &k, client, priority, done] {
+      Launch(k, client, done, priority);
+    });
   }
 };
 
@@ -52,12 +55,14 @@ Ends LowThenHighAt40Us(ContextMode mode, IdealPreemption ideal) {
   return {ToNanos(dl), ToNanos(dh)};
 }
 
-TEST(IdealPreemptionTest, AHighPriorityKernelTakesTheSmsAtOnceAndTheLowOneResumesWhereItStopped) {
+TEST(IdealPreemptionTest,
+     AHighPriorityKernelTakesTheSmsAtOnceAndTheLowOneResumesWhereItStopped) {
   // The high-priority kernel takes every slot at once and ends at 140 us,
   // its solo time after its arrival. The low kernel's blocks kept their 40 us
   // of progress and finish their last 60 us from 140 us: 200 us, not 240 (a
   // restart) nor 100 (no preemption).
-  const Ends e = LowThenHighAt40Us(ContextMode::kConcurrent, IdealPreemption::kKeepProgress);
+  const Ends e = LowThenHighAt40Us(ContextMode::kConcurrent,
+                                   IdealPreemption::kKeepProgress);
   EXPECT_EQ(e.high, 140000);
   EXPECT_EQ(e.low, 200000);
 }
@@ -65,12 +70,14 @@ TEST(IdealPreemptionTest, AHighPriorityKernelTakesTheSmsAtOnceAndTheLowOneResume
 TEST(IdealPreemptionTest, WithRestartsAPreemptedBlockLosesItsProgress) {
   // As above, but evicted blocks start again (reset-based preemption): the
   // low kernel's 40 us are lost, it runs its whole 100 us from 140 us: 240 us.
-  const Ends e = LowThenHighAt40Us(ContextMode::kConcurrent, IdealPreemption::kRestart);
+  const Ends e =
+      LowThenHighAt40Us(ContextMode::kConcurrent, IdealPreemption::kRestart);
   EXPECT_EQ(e.high, 140000);
   EXPECT_EQ(e.low, 240000);
 }
 
-TEST(IdealPreemptionTest, EveryBlockOfAPreemptedKernelRunsOnceWhateverTheInterruptions) {
+TEST(IdealPreemptionTest,
+     EveryBlockOfAPreemptedKernelRunsOnceWhateverTheInterruptions) {
   // A low-priority kernel of two full waves (1728 blocks of 100 us: 200 us
   // alone) is interrupted by two full high-priority kernels, at 50 us and at
   // 250 us, 100 us each. It loses the GPU for exactly 2 x 100 us and no
@@ -91,7 +98,8 @@ TEST(IdealPreemptionTest, EveryBlockOfAPreemptedKernelRunsOnceWhateverTheInterru
   EXPECT_TRUE(b.gpu.pool().Empty());
 }
 
-TEST(IdealPreemptionTest, CoResidentLowPriorityBlocksGetOnlyTheIssueTheHighOnesLeave) {
+TEST(IdealPreemptionTest,
+     CoResidentLowPriorityBlocksGetOnlyTheIssueTheHighOnesLeave) {
   // As ComputeBoundKernelsShareAnSmsIssueCapacity (both kernels 4 blocks
   // per SM, 0.8 of every SM's issue alone), but the second is high priority.
   // Under MPS both would run at 1 / 1.6 and end at 160 us. Here the high
@@ -114,12 +122,15 @@ TEST(IdealPreemptionTest, OnlyConcurrentModeHasIt) {
   // kernel arriving at 40 us waits for the low one's 2 ms quantum, which
   // the low one gives up when it ends at 100 us; after the 150 us switch (the
   // default) the high one runs 100 us: 350 us.
-  const Ends e = LowThenHighAt40Us(ContextMode::kTimeSlicing, IdealPreemption::kKeepProgress);
+  const Ends e = LowThenHighAt40Us(ContextMode::kTimeSlicing,
+                                   IdealPreemption::kKeepProgress);
   EXPECT_EQ(e.low, 100000);
   EXPECT_EQ(e.high, 350000);
 }
 
-TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGetsMoreThanItsIdleTime) {
+TEST(
+    IdealPreemptionTest,
+    AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGetsMoreThanItsIdleTime) {
   // A high-priority service whose requests are a 1 ms kernel filling the
   // A100 and a 1 ms kernel on half its slots (4 blocks per SM), 300
   // requests/s at a fixed rate (60% busy alone), beside best-effort training
@@ -136,7 +147,8 @@ TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGe
   hp.priority = PriorityClass::kHigh;
   hp.arrivals.kind = ArrivalKind::kFixedRate;
   hp.arrivals.rate_per_s = 300;
-  Workload be = TrainingOf("train", {TestKernel("step", 432, Microseconds(50), 0.5, 0.3)}, kA100);
+  Workload be = TrainingOf(
+      "train", {TestKernel("step", 432, Microseconds(50), 0.5, 0.3)}, kA100);
   be.priority = PriorityClass::kBestEffort;
   experiment::ScenarioSpec s;
   s.name = "ideal";
@@ -144,7 +156,8 @@ TEST(IdealPreemptionTest, AServiceBesideTrainingKeepsItsSoloLatencyAndTrainingGe
   s.duration = Seconds(1);
   s.jobs = {Job("svc", hp), Job("train", be)};
   s.policy = sched::PolicyKind::kPriorityStreams;
-  auto r = experiment::RunScenario(s, {.ideal_preemption = IdealPreemption::kKeepProgress});
+  auto r = experiment::RunScenario(
+      s, {.ideal_preemption = IdealPreemption::kKeepProgress});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_TRUE(r->jobs[0].p99_overhead.has_value());
   EXPECT_NEAR(*r->jobs[0].p99_overhead, 0.0, 1e-3);

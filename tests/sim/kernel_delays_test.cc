@@ -1,6 +1,6 @@
-// Kernel delays (experiment::KernelDelays): how much longer than alone each job's
-// kernels took from launch to end in a shared run, kernel by kernel of the
-// workload.
+// Kernel delays (experiment::KernelDelays): how much longer than alone each
+// job's kernels took from launch to end in a shared run, kernel by kernel of
+// the workload.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -30,7 +30,8 @@ Workload OneRequestAt(Duration at, std::vector<KernelDesc> kernels) {
 TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
   experiment::DurationHistogram h;
   EXPECT_EQ(h.Stats().count, 0);
-  for (int64_t ns : {66'119, 66'119, 66'119, 999, 7'000'000}) h.Add(Duration(ns));
+  for (int64_t ns : {66'119, 66'119, 66'119, 999, 7'000'000})
+    h.Add(Duration(ns));
   experiment::LatencyStats s = h.Stats();
   EXPECT_EQ(s.count, 5);
   EXPECT_EQ(s.p50, Nanoseconds(66'100));  // the 3rd of 999, 66100 x 3, 7e6.
@@ -52,8 +53,10 @@ TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
     while (ns / unit >= 1000) unit *= 10;
     rounded.push_back(Duration(ns / unit * unit));
   }
-  const experiment::LatencyStats want = experiment::ComputeLatencyStats(rounded);
-  const experiment::LatencyStats want_exact = experiment::ComputeLatencyStats(exact);
+  const experiment::LatencyStats want =
+      experiment::ComputeLatencyStats(rounded);
+  const experiment::LatencyStats want_exact =
+      experiment::ComputeLatencyStats(exact);
   s = many.Stats();
   EXPECT_EQ(s.count, 100'000);
   EXPECT_EQ(s.p50, want.p50);
@@ -67,8 +70,10 @@ TEST(DurationHistogramTest, KeepsThreeSignificantDigitsAndCountMeanMaxExact) {
 TEST(KernelDelaysTest, AJobAloneHasNoDelayedKernelAndEveryKernelIsCompared) {
   // Two kernels of different lengths: comparing a kernel with the other
   // one's solo time would make one of them look 3 ms late.
-  Workload w = TrainingOf("t", {TestKernel("short", 864, Milliseconds(1), 0.3, 0.5),
-                                TestKernel("long", 864, Milliseconds(4), 0.3, 0.5)}, kA100);
+  Workload w = TrainingOf("t",
+                          {TestKernel("short", 864, Milliseconds(1), 0.3, 0.5),
+                           TestKernel("long", 864, Milliseconds(4), 0.3, 0.5)},
+                          kA100);
   experiment::ScenarioSpec s;
   s.gpu = kA100;
   s.duration = Milliseconds(100);
@@ -87,7 +92,8 @@ TEST(KernelDelaysTest, AJobAloneHasNoDelayedKernelAndEveryKernelIsCompared) {
   EXPECT_FALSE(shared_only->jobs[0].kernel_delays);
 }
 
-TEST(KernelDelaysTest, AServiceKernelQueuedBehindAWholeWaveWaitsForWhatIsLeftOfIt) {
+TEST(KernelDelaysTest,
+     AServiceKernelQueuedBehindAWholeWaveWaitsForWhatIsLeftOfIt) {
   // Under MPS, training's 10 ms kernels of one full wave (864 blocks) hold
   // every slot from 0 to 10 ms; the service's one request arrives at 3 ms
   // with a 1 ms kernel of 108 blocks. It starts when the wave ends, at 10
@@ -99,8 +105,13 @@ TEST(KernelDelaysTest, AServiceKernelQueuedBehindAWholeWaveWaitsForWhatIsLeftOfI
   s.gpu = kA100;
   s.mode = experiment::SharingMode::kMps;
   s.duration = Milliseconds(50);
-  s.jobs = {Job("svc", OneRequestAt(Milliseconds(3), {TestKernel("i", 108, Milliseconds(1), 0.1, 0.05)})),
-            Job("train", TrainingOf("train", {TestKernel("t", 864, Milliseconds(10), 0.3, 0.2)}, kA100))};
+  s.jobs = {Job("svc", OneRequestAt(
+                           Milliseconds(3),
+                           {TestKernel("i", 108, Milliseconds(1), 0.1, 0.05)})),
+            Job("train",
+                TrainingOf("train",
+                           {TestKernel("t", 864, Milliseconds(10), 0.3, 0.2)},
+                           kA100))};
   auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const experiment::KernelDelays& svc = r->jobs[0].kernel_delays.value();
@@ -119,9 +130,12 @@ TEST(KernelDelaysTest, AServiceKernelQueuedBehindAWholeWaveWaitsForWhatIsLeftOfI
 // A service at Poisson arrivals, two one-wave kernels per request, beside a
 // trainer whose 50-wave kernels take 2.5 ms (50 us per block): cut to the
 // bound, they are out of the service's way within it.
-experiment::ScenarioSpec ServiceBesideCuttableTraining(sched::PolicyKind policy) {
-  Workload svc = TrainingOf("svc", {TestKernel("a", 864, Microseconds(200), 0.5, 0.3),
-                                    TestKernel("b", 864, Microseconds(300), 0.5, 0.3)}, kA100);
+experiment::ScenarioSpec ServiceBesideCuttableTraining(
+    sched::PolicyKind policy) {
+  Workload svc = TrainingOf("svc",
+                            {TestKernel("a", 864, Microseconds(200), 0.5, 0.3),
+                             TestKernel("b", 864, Microseconds(300), 0.5, 0.3)},
+                            kA100);
   svc.kind = WorkloadKind::kInference;
   svc.priority = PriorityClass::kHigh;
   svc.arrivals.kind = ArrivalKind::kPoisson;
@@ -132,17 +146,24 @@ experiment::ScenarioSpec ServiceBesideCuttableTraining(sched::PolicyKind policy)
   s.policy = policy;
   s.seed = 7;
   s.duration = Milliseconds(400);
-  s.jobs = {Job("svc", svc),
-            Job("train", TrainingOf("train", {TestKernel("t", 864 * 50, Microseconds(2500), 0.6, 0.4)}, kA100))};
+  s.jobs = {
+      Job("svc", svc),
+      Job("train",
+          TrainingOf("train",
+                     {TestKernel("t", 864 * 50, Microseconds(2500), 0.6, 0.4)},
+                     kA100))};
   return s;
 }
 
-TEST(KernelDelaysTest, ThePriorityPolicyKeepsEveryServiceKernelWithinTheBoundWhereTrainingCanBeCut) {
+TEST(
+    KernelDelaysTest,
+    ThePriorityPolicyKeepsEveryServiceKernelWithinTheBoundWhereTrainingCanBeCut) {
   // Under `priority` (bound 100 us, and never whole after a long idle), the
   // training kernels run as persistent workers (18 us flag + a 51 us block)
   // or slices; a service kernel launched while they run waits at most the
   // bound. Under mps it queues behind up to a whole 2.5 ms kernel.
-  experiment::ScenarioSpec s = ServiceBesideCuttableTraining(sched::PolicyKind::kPriority);
+  experiment::ScenarioSpec s =
+      ServiceBesideCuttableTraining(sched::PolicyKind::kPriority);
   s.policy_options.long_idle = Seconds(3600);
   auto prio = experiment::RunScenario(s);
   ASSERT_TRUE(prio.ok()) << prio.status().ToString();
@@ -156,7 +177,8 @@ TEST(KernelDelaysTest, ThePriorityPolicyKeepsEveryServiceKernelWithinTheBoundWhe
   EXPECT_LE(d.delay.max, s.policy_options.preemption_bound);
   EXPECT_GT(prio->jobs[1].normalized.value_or(0), 0.5);
 
-  auto mps = experiment::RunScenario(ServiceBesideCuttableTraining(sched::PolicyKind::kMps));
+  auto mps = experiment::RunScenario(
+      ServiceBesideCuttableTraining(sched::PolicyKind::kMps));
   ASSERT_TRUE(mps.ok()) << mps.status().ToString();
   const experiment::KernelDelays& queued = mps->jobs[0].kernel_delays.value();
   EXPECT_GT(queued.delay.max, Milliseconds(1));

@@ -25,14 +25,16 @@ using testing::TestKernel;
 
 // The measured rows, by quantity.
 struct Measured {
-  std::map<std::string, std::vector<std::pair<double, double>>> rows;  // (block_us, value)
+  std::map<std::string, std::vector<std::pair<double, double>>>
+      rows;  // (block_us, value)
   // The values of `quantity` whose block_us is within 10% of `block_us`.
   std::vector<double> At(const std::string& quantity, double block_us) const {
     std::vector<double> v;
     auto it = rows.find(quantity);
     if (it == rows.end()) return v;
     for (const auto& [b, x] : it->second) {
-      if (std::abs(b - block_us) <= 0.1 * std::max(block_us, 1.0)) v.push_back(x);
+      if (std::abs(b - block_us) <= 0.1 * std::max(block_us, 1.0))
+        v.push_back(x);
     }
     return v;
   }
@@ -40,15 +42,18 @@ struct Measured {
 
 Measured LoadMeasured() {
   Measured m;
-  auto t = io::ReadCsvFile(std::string(COLO_DATA_DIR) + "/measured/h100_preemption_costs.csv");
+  auto t = io::ReadCsvFile(std::string(COLO_DATA_DIR) +
+                           "/measured/h100_preemption_costs.csv");
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   if (!t.ok()) return m;
-  const int q = *t->Column("quantity"), b = *t->Column("block_us"), v = *t->Column("value");
+  const int q = *t->Column("quantity"), b = *t->Column("block_us"),
+            v = *t->Column("value");
   for (const auto& row : t->rows) {
     auto block = t->Number(row, b);
     auto value = t->Number(row, v);
     EXPECT_TRUE(block.ok() && value.ok()) << t->Where(row);
-    if (block.ok() && value.ok()) m.rows[std::string(*t->Cell(row, q))].emplace_back(*block, *value);
+    if (block.ok() && value.ok())
+      m.rows[std::string(*t->Cell(row, q))].emplace_back(*block, *value);
   }
   return m;
 }
@@ -61,8 +66,8 @@ struct H100 : testing::SimBench {
 // waves of 1056 compute-bound blocks (8 per SM on 132 SMs) of `block_us`.
 constexpr int64_t kCalibrationWave = 132 * 8;
 KernelDesc CalibrationKernel(double block_us) {
-  return TestKernel("fma", 16 * kCalibrationWave, Nanoseconds(std::llround(16 * block_us * 1000)), 0.9,
-                    0.0);
+  return TestKernel("fma", 16 * kCalibrationWave,
+                    Nanoseconds(std::llround(16 * block_us * 1000)), 0.9, 0.0);
 }
 
 // The time `k` takes alone on the simulated H100, whole or as `workers`
@@ -100,7 +105,8 @@ TEST(MeasuredCostsTest, PersistentWorkersCostWhatTheyCostOnAnH100) {
   }
 }
 
-TEST(MeasuredCostsTest, TheRetreatEstimateLiesBetweenTheMeasuredMedianAndMaximum) {
+TEST(MeasuredCostsTest,
+     TheRetreatEstimateLiesBetweenTheMeasuredMedianAndMaximum) {
   // The priority policy budgets a persistent form's preemption latency as
   // the flag latency plus one logical block (KernelTiming). On the H100 the
   // last of 1056 workers left, after the request, 24-29 us (median) and at
@@ -114,7 +120,8 @@ TEST(MeasuredCostsTest, TheRetreatEstimateLiesBetweenTheMeasuredMedianAndMaximum
     const KernelDesc k = CalibrationKernel(block_us);
     auto t = h.gpu.ProfileKernel(k);
     ASSERT_TRUE(t.ok());
-    const double estimate = ToMicros(t->retreat_latency + t->persistent_block_time);
+    const double estimate =
+        ToMicros(t->retreat_latency + t->persistent_block_time);
     const std::vector<double> p50 = m.At("retreat_exit_p50_us", block_us);
     const std::vector<double> max = m.At("retreat_exit_max_us", block_us);
     ASSERT_FALSE(p50.empty());
@@ -147,7 +154,8 @@ TEST(MeasuredCostsTest, PersistentWorkersLeaveAsLateAfterARetreatAsOnAnH100) {
     for (const double at_blocks : {3.1, 5.5, 7.9}) {
       H100 h;
       const KernelDesc k = CalibrationKernel(block_us);
-      const TimePoint request = AtNanos(std::llround(at_blocks * block_us * 1000));
+      const TimePoint request =
+          AtNanos(std::llround(at_blocks * block_us * 1000));
       TimePoint left{};
       LaunchRequest r;
       r.kernel = &k;
@@ -158,8 +166,10 @@ TEST(MeasuredCostsTest, PersistentWorkersLeaveAsLateAfterARetreatAsOnAnH100) {
       h.loop.At(request, [&] { EXPECT_TRUE(h.gpu.Retreat(*id).ok()); });
       h.loop.RunUntil(AtNanos(Seconds(1).count()));
       const double us = ToMicros(left - request);
-      EXPECT_GE(us, *std::min_element(p50.begin(), p50.end())) << block_us << " us blocks, at " << at_blocks;
-      EXPECT_LE(us, *std::max_element(p90.begin(), p90.end())) << block_us << " us blocks, at " << at_blocks;
+      EXPECT_GE(us, *std::min_element(p50.begin(), p50.end()))
+          << block_us << " us blocks, at " << at_blocks;
+      EXPECT_LE(us, *std::max_element(p90.begin(), p90.end()))
+          << block_us << " us blocks, at " << at_blocks;
     }
   }
 }
@@ -176,7 +186,8 @@ TEST(MeasuredCostsTest, TwoBusyContextsShareTheGpuAsTheDriverTimeSlicedThem) {
   ASSERT_FALSE(on.empty());
   ASSERT_EQ(on.size(), off.size());
   double stretch = 0;
-  for (size_t i = 0; i < on.size(); ++i) stretch += (on[i] + off[i]) / on[i] / on.size();
+  for (size_t i = 0; i < on.size(); ++i)
+    stretch += (on[i] + off[i]) / on[i] / on.size();
 
   SimGpuOptions o;
   o.mode = ContextMode::kTimeSlicing;
@@ -203,7 +214,8 @@ TEST(MeasuredCostsTest, SlicesAreAsFarApartAsTheHostCouldLaunchThem) {
   // (median) between one-wave slices; queued at once, 1.7 us.
   const Measured m = LoadMeasured();
   std::vector<double> gaps;
-  for (const auto& [b, v] : m.rows.at("slice_gap_on_completion_p50_us")) gaps.push_back(v);
+  for (const auto& [b, v] : m.rows.at("slice_gap_on_completion_p50_us"))
+    gaps.push_back(v);
   ASSERT_FALSE(gaps.empty());
   const double gap = ToMicros(sched::PolicyOptions{}.slice_launch_gap);
   EXPECT_GE(gap, *std::min_element(gaps.begin(), gaps.end()));

@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <string>
 
+#include "experiment/scenario_runner.h"
 #include "io/csv.h"
 #include "profile/orion_table.h"
 #include "profile/reef_model.h"
-#include "experiment/scenario_runner.h"
 
 namespace colo::sim {
 namespace {
@@ -23,7 +23,8 @@ const std::string kData = COLO_DATA_DIR;
 
 // Runs `w` alone for `iterations` back to back on `gpu` and returns the mean
 // time per iteration.
-Duration SoloIterationTime(Workload w, const GpuSpec& gpu, const GpuSpec& profiled_on, int iterations) {
+Duration SoloIterationTime(Workload w, const GpuSpec& gpu,
+                           const GpuSpec& profiled_on, int iterations) {
   w.kind = WorkloadKind::kTraining;
   w.iterations = iterations;
   experiment::ScenarioSpec s;
@@ -52,15 +53,17 @@ TEST_P(OrionTableTest, SoloIterationMatchesTheTableTotal) {
   const Duration table = w->SoloKernelTime();
   const Duration sim = SoloIterationTime(*w, v100, v100, 3);
   EXPECT_NEAR(ToMillis(sim) / ToMillis(table), 1.0, 0.05)
-      << GetParam() << ": table " << ToMillis(table) << " ms, simulated " << ToMillis(sim) << " ms";
+      << GetParam() << ": table " << ToMillis(table) << " ms, simulated "
+      << ToMillis(sim) << " ms";
 }
 
-INSTANTIATE_TEST_SUITE_P(Orion, OrionTableTest,
-                         ::testing::Values("resnet50_4_fwd", "resnet101_4_fwd", "mobilenetv2_4_fwd",
-                                           "bert_2_fwd", "transformer_xl_4_fwd", "resnet50_32_fb1",
-                                           "resnet101_32_fb1", "mobilenetv2_32_fb1",
-                                           "mobilenetv2_64_fb1", "mobilenetv2_96_fb1", "bert_8_fb1",
-                                           "transformer_xl_8_fb1"));
+INSTANTIATE_TEST_SUITE_P(
+    Orion, OrionTableTest,
+    ::testing::Values("resnet50_4_fwd", "resnet101_4_fwd", "mobilenetv2_4_fwd",
+                      "bert_2_fwd", "transformer_xl_4_fwd", "resnet50_32_fb1",
+                      "resnet101_32_fb1", "mobilenetv2_32_fb1",
+                      "mobilenetv2_64_fb1", "mobilenetv2_96_fb1", "bert_8_fb1",
+                      "transformer_xl_8_fb1"));
 
 class ReefModelTest : public ::testing::TestWithParam<std::string> {};
 
@@ -71,12 +74,14 @@ TEST_P(ReefModelTest, SoloRequestMatchesTheSumOfItsLaunches) {
   const Duration table = w->SoloKernelTime();
   const Duration sim = SoloIterationTime(*w, mi50, mi50, 3);
   EXPECT_NEAR(ToMillis(sim) / ToMillis(table), 1.0, 0.05)
-      << GetParam() << ": table " << ToMillis(table) << " ms, simulated " << ToMillis(sim) << " ms";
+      << GetParam() << ": table " << ToMillis(table) << " ms, simulated "
+      << ToMillis(sim) << " ms";
 }
 
 INSTANTIATE_TEST_SUITE_P(Reef, ReefModelTest,
-                         ::testing::Values("alexnet", "bert", "densenet", "inception", "mobilenet",
-                                           "resnet", "resnet152", "resnet18", "vgg"));
+                         ::testing::Values("alexnet", "bert", "densenet",
+                                           "inception", "mobilenet", "resnet",
+                                           "resnet152", "resnet18", "vgg"));
 
 // MPS active-thread percentage against PEACE's measurement (V100, SM clock
 // 1530 MHz): BERT-base training, batch 8, run alone with
@@ -85,8 +90,10 @@ INSTANTIATE_TEST_SUITE_P(Reef, ReefModelTest,
 // runs Orion's BERT training table (batch 8, V100) with its SMs capped to
 // ceil(p x 80): throughput must follow the measured curve within a mean
 // absolute error of 0.08 (max 0.15), and rise with p.
-TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) {
-  auto table = io::ReadCsvFile(kData + "/peace/0206_FREQ1530_baseline_metrics.csv");
+TEST(PeaceMpsCurveTest,
+     BertTrainingThroughputFollowsTheActiveThreadPercentage) {
+  auto table =
+      io::ReadCsvFile(kData + "/peace/0206_FREQ1530_baseline_metrics.csv");
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   const io::CsvRow* row = nullptr;
   const int type = *table->Column("Type");
@@ -96,7 +103,8 @@ TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) 
   ASSERT_NE(row, nullptr);
   std::vector<double> measured;
   for (int p = 10; p <= 100; p += 10) {
-    measured.push_back(*table->Number(*row, *table->Column("Exclusive" + std::to_string(p))));
+    measured.push_back(
+        *table->Number(*row, *table->Column("Exclusive" + std::to_string(p))));
   }
   auto w = profile::LoadOrionKernelTable(kData + "/orion/bert_8_fb1");
   ASSERT_TRUE(w.ok());
@@ -121,7 +129,8 @@ TEST(PeaceMpsCurveTest, BertTrainingThroughputFollowsTheActiveThreadPercentage) 
     max_err = std::max(max_err, std::fabs(sim - real));
     EXPECT_GE(sim, last) << "at " << 10 * (i + 1) << "%";
     last = sim;
-    std::printf("MPS %3d%%: simulated %.2f, PEACE %.2f\n", 10 * (i + 1), sim, real);
+    std::printf("MPS %3d%%: simulated %.2f, PEACE %.2f\n", 10 * (i + 1), sim,
+                real);
   }
   EXPECT_LE(abs_err, 0.08);
   EXPECT_LE(max_err, 0.15);

@@ -20,7 +20,11 @@ const GpuSpec kA100 = *GpuPreset("A100");
 // A training job of one full-GPU kernel per iteration (864 blocks = one wave
 // of 8 per SM on 108 SMs), `ms` long, memory-bound.
 experiment::JobSpec FullGpuJob(const std::string& name, int ms) {
-  return Job(name, TrainingOf(name, {TestKernel(name + "-k", 864, Milliseconds(ms), 0.3, 0.8)}, kA100));
+  return Job(
+      name,
+      TrainingOf(name,
+                 {TestKernel(name + "-k", 864, Milliseconds(ms), 0.3, 0.8)},
+                 kA100));
 }
 
 TEST(ScenarioRunnerTest, TheScenariosPreemptionCostsReachTheSimulatedGpu) {
@@ -35,7 +39,8 @@ TEST(ScenarioRunnerTest, TheScenariosPreemptionCostsReachTheSimulatedGpu) {
   spec.preemption.retreat_spread = false;
   ASSERT_TRUE(spec.Validate().ok());
   for (const bool solo : {false, true}) {
-    const SimGpuOptions o = experiment::GpuOptionsFor(spec, solo, experiment::RunOptions{});
+    const SimGpuOptions o =
+        experiment::GpuOptionsFor(spec, solo, experiment::RunOptions{});
     EXPECT_EQ(o.retreat_flag_latency, Microseconds(31));
     EXPECT_EQ(o.persistent_overhead, 0.07);
     EXPECT_EQ(o.persistent_block_cost, Nanoseconds(450));
@@ -44,11 +49,14 @@ TEST(ScenarioRunnerTest, TheScenariosPreemptionCostsReachTheSimulatedGpu) {
   }
   // Out of range: refused by the spec, naming the field.
   spec.preemption.persistent_overhead = 1;
-  EXPECT_NE(spec.Validate().message().find("persistent_overhead must be in [0, 1)"), std::string::npos)
+  EXPECT_NE(
+      spec.Validate().message().find("persistent_overhead must be in [0, 1)"),
+      std::string::npos)
       << spec.Validate().ToString();
 }
 
-TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitchCost) {
+TEST(ScenarioRunnerTest,
+     TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitchCost) {
   // 3 equal jobs, each always has work. Round robin: each runs a quantum q
   // then the GPU idles s to switch (defaults: q = 2.09 ms, s = 0.15 ms, as
   // measured on an H100). Each job gets q / (3 (q + s)) of the GPU:
@@ -58,17 +66,21 @@ TEST(ScenarioRunnerTest, TimeSlicingGivesNEqualJobsAboutOneNthEachMinusTheSwitch
   s.gpu = kA100;
   s.mode = experiment::SharingMode::kTimeSlicing;
   s.duration = Seconds(2);
-  for (int i = 0; i < 3; ++i) s.jobs.push_back(FullGpuJob("j" + std::to_string(i), 5));
+  for (int i = 0; i < 3; ++i)
+    s.jobs.push_back(FullGpuJob("j" + std::to_string(i), 5));
   auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const double q = ToMillis(s.time_slice.quantum), sw = ToMillis(s.time_slice.switch_cost);
+  const double q = ToMillis(s.time_slice.quantum),
+               sw = ToMillis(s.time_slice.switch_cost);
   ASSERT_NEAR(q, 2.09, 1e-9);
   ASSERT_NEAR(sw, 0.15, 1e-9);
-  for (const auto& j : r->jobs) EXPECT_NEAR(j.normalized.value_or(-1), q / (3 * (q + sw)), 0.01) << j.name;
+  for (const auto& j : r->jobs)
+    EXPECT_NEAR(j.normalized.value_or(-1), q / (3 * (q + sw)), 0.01) << j.name;
   EXPECT_NEAR(r->system_throughput, q / (q + sw), 0.01);
 }
 
-TEST(ScenarioRunnerTest, KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) {
+TEST(ScenarioRunnerTest,
+     KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) {
   // A training job of one 1-block kernel "of 1 ns" per iteration (a typo
   // for 1 us) ran a billion kernels per simulated second, hours of work for
   // a 20 s scenario. At kMinKernelTime (1 us) each, 100 ms is 100,000
@@ -78,7 +90,10 @@ TEST(ScenarioRunnerTest, KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) 
   s.name = "tiny";
   s.gpu = kA100;
   s.duration = Milliseconds(100);
-  s.jobs = {Job("tiny", TrainingOf("tiny", {TestKernel("tiny-k", 1, Nanoseconds(1), 0.1, 0.1)}, kA100))};
+  s.jobs = {Job(
+      "tiny",
+      TrainingOf("tiny", {TestKernel("tiny-k", 1, Nanoseconds(1), 0.1, 0.1)},
+                 kA100))};
   auto r = experiment::RunScenario(s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->kernels_simulated, 100000);
@@ -86,7 +101,8 @@ TEST(ScenarioRunnerTest, KernelsSaidToTakeANanosecondRunAtTheMinimumKernelTime) 
   EXPECT_NEAR(r->jobs[0].normalized.value_or(-1), 1.0, 1e-9);
 }
 
-TEST(ScenarioRunnerTest, AJobThatCompletesNothingAloneHasNoNormalizedThroughput) {
+TEST(ScenarioRunnerTest,
+     AJobThatCompletesNothingAloneHasNoNormalizedThroughput) {
   // "late" starts after the run ends: 0 completions alone and shared. Its
   // normalized throughput is 0/0, absent rather than 0, and the system
   // throughput is the other job's alone.
@@ -124,7 +140,8 @@ TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
   auto ra = experiment::RunScenario(alone);
   auto rb = experiment::RunScenario(both);
   ASSERT_TRUE(ra.ok() && rb.ok());
-  EXPECT_DOUBLE_EQ(ra->jobs[0].shared_throughput, rb->jobs[0].shared_throughput);
+  EXPECT_DOUBLE_EQ(ra->jobs[0].shared_throughput,
+                   rb->jobs[0].shared_throughput);
   // The instance has 42 of 108 SMs: the 864-block kernel needs
   // ceil(864 / (42 x 8)) = 3 waves of 1 ms instead of 1 -> 1/3 of solo speed.
   EXPECT_NEAR(ra->jobs[0].normalized.value_or(-1), 1.0 / 3, 0.01);
@@ -137,7 +154,8 @@ TEST(ScenarioRunnerTest, MigSlicesDoNotInterfere) {
   EXPECT_EQ(rb->jobs[1].instance, rb->gpus[1].name);
 }
 
-TEST(ScenarioRunnerTest, OnlyMigJobsNameAnInstanceAndOnlyServicesCountRequests) {
+TEST(ScenarioRunnerTest,
+     OnlyMigJobsNameAnInstanceAndOnlyServicesCountRequests) {
   experiment::ScenarioSpec s;
   s.name = "mps";
   s.gpu = kA100;
@@ -161,7 +179,8 @@ TEST(ScenarioRunnerTest, AnOverloadedServiceCountsTheRequestsItLeftUnfinished) {
   // last at exactly 1 s. The other 900 are queued at the end, in the shared
   // run as alone (the job runs by itself). The latencies, 9 i + 10 ms, cover
   // the 100 only: the p99 (nearest rank, the 99th) is 9 x 98 + 10 = 892 ms.
-  Workload inf = TrainingOf("inf", {TestKernel("i", 108, Milliseconds(10), 0.5, 0.3)}, kA100);
+  Workload inf = TrainingOf(
+      "inf", {TestKernel("i", 108, Milliseconds(10), 0.5, 0.3)}, kA100);
   inf.kind = WorkloadKind::kInference;
   inf.arrivals.kind = ArrivalKind::kFixedRate;
   inf.arrivals.rate_per_s = 1000;
@@ -194,7 +213,9 @@ TEST(ScenarioRunnerTest, ARenamedGpuRunsAtItsOwnSpeed) {
     s.name = "renamed";
     s.gpu = gpu;
     s.duration = Milliseconds(200);
-    s.jobs = {Job("t", TrainingOf("t", {TestKernel("k", 640, Milliseconds(2), 0.6, 0.6)}, v100))};
+    s.jobs = {Job(
+        "t", TrainingOf("t", {TestKernel("k", 640, Milliseconds(2), 0.6, 0.6)},
+                        v100))};
     auto r = experiment::RunScenario(s);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->jobs[0].shared_throughput : -1.0;
@@ -232,7 +253,10 @@ TEST(ScenarioRunnerTest, MpsOverlapsSmallJobsButTimeSlicingCannot) {
   // 2 x 0.15, DRAM 2 x 0.2), so the two sum to ~2; time slicing runs one at
   // a time: the sum stays below 1.
   auto small = [](const std::string& n) {
-    return Job(n, TrainingOf(n, {TestKernel(n + "-k", 216, Microseconds(500), 0.3, 0.2)}, kA100));
+    return Job(
+        n,
+        TrainingOf(n, {TestKernel(n + "-k", 216, Microseconds(500), 0.3, 0.2)},
+                   kA100));
   };
   experiment::ScenarioSpec s;
   s.name = "small";
@@ -251,7 +275,8 @@ TEST(ScenarioRunnerTest, MpsOverlapsSmallJobsButTimeSlicingCannot) {
 TEST(ScenarioRunnerTest, SameSeedSameReportDifferentSeedDifferentArrivals) {
   // Poisson arrivals are drawn from the scenario seed: equal seeds give equal
   // latencies; another seed gives another sample path.
-  Workload inf = TrainingOf("inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
+  Workload inf = TrainingOf(
+      "inf", {TestKernel("i", 108, Microseconds(300), 0.5, 0.3)}, kA100);
   inf.kind = WorkloadKind::kInference;
   inf.priority = PriorityClass::kHigh;
   inf.arrivals.rate_per_s = 1000;
@@ -277,7 +302,8 @@ TEST(ScenarioRunnerTest, TheOrderOfTheJobsDoesNotChangeTheirFigures) {
   // same figures (with the seed per position, two services swapped their
   // sample paths and so their latencies).
   auto service = [](const std::string& n, double rate) {
-    Workload w = TrainingOf(n, {TestKernel(n + "-k", 216, Microseconds(400), 0.5, 0.3)}, kA100);
+    Workload w = TrainingOf(
+        n, {TestKernel(n + "-k", 216, Microseconds(400), 0.5, 0.3)}, kA100);
     w.kind = WorkloadKind::kInference;
     w.arrivals.rate_per_s = rate;
     return Job(n, w);
@@ -306,7 +332,8 @@ TEST(ScenarioRunnerTest, TheOrderOfTheJobsDoesNotChangeTheirFigures) {
     }
   }
   // The two services, equal but for their names, draw different arrivals.
-  EXPECT_NE(forward->jobs[0].shared_latency->p99, forward->jobs[1].shared_latency->p99);
+  EXPECT_NE(forward->jobs[0].shared_latency->p99,
+            forward->jobs[1].shared_latency->p99);
 }
 
 }  // namespace

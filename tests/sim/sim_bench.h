@@ -15,11 +15,13 @@ namespace colo::sim::testing {
 struct SimBench {
   EventLoop loop;
   SimGpu gpu;
-  explicit SimBench(const GpuSpec& spec, SimGpuOptions o = {}) : gpu(spec, loop.clock(), o) {
+  explicit SimBench(const GpuSpec& spec, SimGpuOptions o = {})
+      : gpu(spec, loop.clock(), o) {
     loop.AddModel(&gpu);
   }
   // Submits k for `client` now; records its completion time in *done.
-  void Launch(const KernelDesc& k, ClientId client, TimePoint* done, int priority = 0) {
+  void Launch(const KernelDesc& k, ClientId client, TimePoint* done,
+              int priority = 0) {
     LaunchRequest r;
     r.client = client;
     r.kernel = &k;

@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/event_loop.h"
 #include "experiment/random.h"
+#include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
 
 namespace colo::sim {
@@ -38,7 +38,9 @@ struct Chain {
 class Harness {
  public:
   Harness(const GpuSpec& spec, ContextMode mode, bool fuse, uint64_t seed)
-      : spec_(spec), rng_(seed), gpu_(spec, loop_.clock(), Options(mode, fuse)) {
+      : spec_(spec),
+        rng_(seed),
+        gpu_(spec, loop_.clock(), Options(mode, fuse)) {
     loop_.AddModel(&gpu_);
     mode_ = mode;
   }
@@ -59,9 +61,11 @@ class Harness {
     chains_.resize(clients);
     for (int c = 0; c < clients; ++c) {
       const int n = 1 + static_cast<int>(rng_.Next() % 6);
-      for (int i = 0; i < n; ++i) chains_[c].kernels.push_back(RandomKernel(c, i));
+      for (int i = 0; i < n; ++i)
+        chains_[c].kernels.push_back(RandomKernel(c, i));
       if (mode_ == ContextMode::kConcurrent && rng_.Next() % 3 == 0) {
-        gpu_.SetClientSmCap(c, 1 + static_cast<int>(rng_.Next() % spec_.sm_count));
+        gpu_.SetClientSmCap(c,
+                            1 + static_cast<int>(rng_.Next() % spec_.sm_count));
       }
     }
     for (int c = 0; c < clients; ++c) StartNext(c);
@@ -69,16 +73,18 @@ class Harness {
     loop_.RunUntil(AtNanos(Seconds(10).count()));
     if (!error_.empty()) return error_;
     for (int c = 0; c < clients; ++c) {
-      if (!chains_[c].done) return "client " + std::to_string(c) + " did not finish its chain";
+      if (!chains_[c].done)
+        return "client " + std::to_string(c) + " did not finish its chain";
     }
     if (gpu_.kernels_completed() != completions_) {
-      return "kernels_completed " + std::to_string(gpu_.kernels_completed()) + " != " +
-             std::to_string(completions_) + " completed launches";
+      return "kernels_completed " + std::to_string(gpu_.kernels_completed()) +
+             " != " + std::to_string(completions_) + " completed launches";
     }
     gpu_.Finish(loop_.Now());
     for (const UtilizationSample& s : gpu_.Timeline(loop_.Now())) {
       for (double v : {s.sm_occupancy, s.sm_active, s.dram_util}) {
-        if (!(v >= 0 && v <= 1 + 1e-9)) return "utilization sample " + std::to_string(v);
+        if (!(v >= 0 && v <= 1 + 1e-9))
+          return "utilization sample " + std::to_string(v);
       }
     }
     return "";
@@ -88,11 +94,15 @@ class Harness {
   std::unique_ptr<KernelDesc> RandomKernel(int client, int index) {
     auto k = std::make_unique<KernelDesc>();
     k->name = "c" + std::to_string(client) + "k" + std::to_string(index);
-    k->grid = {1 + static_cast<int64_t>(rng_.Next() % (3 * 8 * spec_.sm_count)), 1, 1};
+    k->grid = {1 + static_cast<int64_t>(rng_.Next() % (3 * 8 * spec_.sm_count)),
+               1, 1};
     k->block = {32 * (1 + static_cast<int64_t>(rng_.Next() % 16)), 1, 1};
     k->registers_per_thread = 16 + static_cast<int>(rng_.Next() % 48);
-    k->shared_mem_per_block = rng_.Next() % 3 == 0 ? 1024 * static_cast<int64_t>(rng_.Next() % 32) : 0;
-    k->solo_duration = Microseconds(5 + static_cast<int64_t>(rng_.Next() % 400));
+    k->shared_mem_per_block =
+        rng_.Next() % 3 == 0 ? 1024 * static_cast<int64_t>(rng_.Next() % 32)
+                             : 0;
+    k->solo_duration =
+        Microseconds(5 + static_cast<int64_t>(rng_.Next() % 400));
     k->sm_throughput = 0.05 + 0.95 * rng_.Uniform();
     k->dram_throughput = rng_.Uniform();
     return k;
@@ -103,7 +113,9 @@ class Harness {
     if (ch.next == ch.kernels.size()) {
       ch.done = true;
       gpu_.ReleaseClient(c);
-      if (std::all_of(chains_.begin(), chains_.end(), [](const Chain& x) { return x.done; })) loop_.Stop();
+      if (std::all_of(chains_.begin(), chains_.end(),
+                      [](const Chain& x) { return x.done; }))
+        loop_.Stop();
       return;
     }
     const KernelDesc* k = ch.kernels[ch.next++].get();
@@ -118,15 +130,16 @@ class Harness {
         LaunchPart(c, k, cut, blocks, 0, [this, c] { StartNext(c); });
       });
     } else {
-      const int64_t workers = 1 + static_cast<int64_t>(rng_.Next() % (2 * spec_.sm_count));
+      const int64_t workers =
+          1 + static_cast<int64_t>(rng_.Next() % (2 * spec_.sm_count));
       LaunchPart(c, k, 0, blocks, workers, [this, c] { StartNext(c); });
     }
   }
 
   // Launches [first, end) of k; on completion (after any relaunches of a
   // retreated persistent launch) calls `then`.
-  void LaunchPart(int c, const KernelDesc* k, int64_t first, int64_t end, int64_t workers,
-                  std::function<void()> then) {
+  void LaunchPart(int c, const KernelDesc* k, int64_t first, int64_t end,
+                  int64_t workers, std::function<void()> then) {
     auto calls = std::make_shared<int>(0);
     const TimePoint submitted = loop_.Now();
     LaunchRequest r;
@@ -145,8 +158,9 @@ class Harness {
       r.on_retreated = [=, this](LaunchId, TimePoint, int64_t next) {
         if (++*calls != 1) Fail(k->name + ": a second callback");
         if (next < first || next >= end) {
-          Fail(k->name + ": retreated at " + std::to_string(next) + " outside [" + std::to_string(first) +
-               ", " + std::to_string(end) + ")");
+          Fail(k->name + ": retreated at " + std::to_string(next) +
+               " outside [" + std::to_string(first) + ", " +
+               std::to_string(end) + ")");
           return;
         }
         ++retreats_;
@@ -161,15 +175,19 @@ class Harness {
     }
     if (workers > 0 && rng_.Next() % 2 == 0) {
       const LaunchId launch = *id;
-      loop_.After(Microseconds(1 + static_cast<int64_t>(rng_.Next() % 300)), [this, launch] {
-        Status s = gpu_.Retreat(launch);
-        // A launch may have finished meanwhile; nothing else may fail.
-        if (!s.ok() && s.code() != StatusCode::kNotFound) Fail("retreat: " + s.ToString());
-      });
+      loop_.After(Microseconds(1 + static_cast<int64_t>(rng_.Next() % 300)),
+                  [this, launch] {
+                    Status s = gpu_.Retreat(launch);
+                    // A launch may have finished meanwhile; nothing else may
+                    // fail.
+                    if (!s.ok() && s.code() != StatusCode::kNotFound)
+                      Fail("retreat: " + s.ToString());
+                  });
     }
   }
 
-  void CheckNotFasterThanAlone(const KernelDesc* k, int64_t blocks, int64_t workers, Duration took) {
+  void CheckNotFasterThanAlone(const KernelDesc* k, int64_t blocks,
+                               int64_t workers, Duration took) {
     Result<KernelTiming> t = gpu_.ProfileKernel(*k);
     if (!t.ok()) return Fail(t.status().ToString());
     int64_t at_once = t->blocks_per_wave;
@@ -181,13 +199,15 @@ class Harness {
     const int64_t waves = (blocks + at_once - 1) / at_once;
     const double alone_ns = static_cast<double>((per_block * waves).count());
     if (static_cast<double>(took.count()) < 0.98 * alone_ns) {
-      Fail(k->name + ": " + std::to_string(blocks) + " blocks took " + std::to_string(took.count()) +
-           " ns, faster than alone (" + std::to_string(alone_ns) + " ns)");
+      Fail(k->name + ": " + std::to_string(blocks) + " blocks took " +
+           std::to_string(took.count()) + " ns, faster than alone (" +
+           std::to_string(alone_ns) + " ns)");
     }
   }
 
   void Fail(const std::string& what) {
-    if (error_.empty()) error_ = what + " at " + std::to_string(ToNanos(loop_.Now())) + " ns";
+    if (error_.empty())
+      error_ = what + " at " + std::to_string(ToNanos(loop_.Now())) + " ns";
     loop_.Stop();
   }
 
@@ -204,26 +224,31 @@ class Harness {
   int64_t retreats_ = 0;  // launches stopped early and relaunched.
 };
 
-TEST(SimGpuInvariantsTest, RandomChainsInEveryModeRunEveryBlockOnceAndNeverFasterThanAlone) {
+TEST(SimGpuInvariantsTest,
+     RandomChainsInEveryModeRunEveryBlockOnceAndNeverFasterThanAlone) {
   const GpuSpec a100 = *GpuPreset("A100");
   int64_t retreats = 0;
   // Concurrent mode both wave by wave and with waves fused (the single-context
   // modes fuse the one running launch's waves either way).
-  const std::pair<ContextMode, bool> configs[] = {{ContextMode::kConcurrent, false},
-                                                  {ContextMode::kConcurrent, true},
-                                                  {ContextMode::kExclusive, true},
-                                                  {ContextMode::kTimeSlicing, true}};
+  const std::pair<ContextMode, bool> configs[] = {
+      {ContextMode::kConcurrent, false},
+      {ContextMode::kConcurrent, true},
+      {ContextMode::kExclusive, true},
+      {ContextMode::kTimeSlicing, true}};
   for (const auto& [mode, fuse] : configs) {
     for (uint64_t seed = 1; seed <= 60; ++seed) {
-      Harness h(a100, mode, fuse, experiment::DeriveSeed(seed, static_cast<uint64_t>(mode)));
+      Harness h(a100, mode, fuse,
+                experiment::DeriveSeed(seed, static_cast<uint64_t>(mode)));
       const std::string bad = h.Run();
-      ASSERT_EQ(bad, "") << "mode " << static_cast<int>(mode) << (fuse ? " fused" : "") << " seed " << seed;
+      ASSERT_EQ(bad, "") << "mode " << static_cast<int>(mode)
+                         << (fuse ? " fused" : "") << " seed " << seed;
       retreats += h.retreats_;
     }
   }
   // The mixes must exercise the retreat path, not only whole launches.
   EXPECT_GT(retreats, 20);
-  std::printf("%lld persistent launches retreated and relaunched\n", static_cast<long long>(retreats));
+  std::printf("%lld persistent launches retreated and relaunched\n",
+              static_cast<long long>(retreats));
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/event_loop.h"
 #include "experiment/random.h"
+#include "sim/event_loop.h"
 #include "sim_bench.h"
 #include "sim_test_util.h"
 
@@ -258,7 +258,8 @@ TEST(SimGpuTest, SlicesOfAKernelTakeTheirShareOfItsTime) {
   bad.kernel = &k;
   bad.first_block = 10;
   bad.end_block = 5000;
-  EXPECT_EQ(b.gpu.Submit(std::move(bad)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.gpu.Submit(std::move(bad)).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(SimGpuTest, SmGroupsStayFewUnderChurn) {
@@ -267,9 +268,12 @@ TEST(SimGpuTest, SmGroupsStayFewUnderChurn) {
   // into one group of 108 idle SMs.
   Bench b(kA100);
   std::vector<KernelDesc> ks;
-  for (int i = 0; i < 200; ++i) ks.push_back(TestKernel("k", 37 + 53 * (i % 17), Microseconds(20 + i % 7), 0.3, 0.2));
+  for (int i = 0; i < 200; ++i)
+    ks.push_back(TestKernel("k", 37 + 53 * (i % 17), Microseconds(20 + i % 7),
+                            0.3, 0.2));
   std::vector<TimePoint> done(ks.size());
-  for (size_t i = 0; i < ks.size(); ++i) b.Launch(ks[i], static_cast<ClientId>(i % 3), &done[i]);
+  for (size_t i = 0; i < ks.size(); ++i)
+    b.Launch(ks[i], static_cast<ClientId>(i % 3), &done[i]);
   b.loop.RunUntil(AtNanos(Seconds(1).count()));
   EXPECT_EQ(b.gpu.kernels_completed(), 200);
   EXPECT_TRUE(b.gpu.pool().Empty());
@@ -295,10 +299,13 @@ std::vector<int64_t> SequenceCompletions(bool fuse) {
   SimGpu gpu(kA100, loop.clock(), o);
   loop.AddModel(&gpu);
   static const std::vector<KernelDesc> seq0 = {
-      TestKernel("a", 5000, Microseconds(613), 0.6, 0.5), TestKernel("b", 3001, Microseconds(917), 0.5, 0.6),
-      TestKernel("c", 100, Microseconds(41), 0.4, 0.2), TestKernel("d", 9000, Microseconds(1207), 0.3, 0.8)};
+      TestKernel("a", 5000, Microseconds(613), 0.6, 0.5),
+      TestKernel("b", 3001, Microseconds(917), 0.5, 0.6),
+      TestKernel("c", 100, Microseconds(41), 0.4, 0.2),
+      TestKernel("d", 9000, Microseconds(1207), 0.3, 0.8)};
   static const std::vector<KernelDesc> seq1 = {
-      TestKernel("e", 2600, Microseconds(333), 0.7, 0.2), TestKernel("f", 864, Microseconds(100), 0.5, 0.5),
+      TestKernel("e", 2600, Microseconds(333), 0.7, 0.2),
+      TestKernel("f", 864, Microseconds(100), 0.5, 0.5),
       TestKernel("g", 7000, Microseconds(800), 0.4, 0.6)};
   std::vector<int64_t> done;
   std::function<void(ClientId, const std::vector<KernelDesc>*, size_t)> next =
@@ -328,7 +335,8 @@ TEST(SimGpuTest, WaveFusionKeepsTheWaveByWaveScheduleWhenOneLaunchRunsAtATime) {
   const auto fused = SequenceCompletions(true);
   ASSERT_EQ(plain.size(), 7u);
   ASSERT_EQ(fused.size(), 7u);
-  for (size_t i = 0; i < plain.size(); ++i) EXPECT_NEAR(plain[i], fused[i], 2) << "completion " << i;
+  for (size_t i = 0; i < plain.size(); ++i)
+    EXPECT_NEAR(plain[i], fused[i], 2) << "completion " << i;
 }
 
 }  // namespace
@@ -353,7 +361,8 @@ TEST(SimGpuTest, ASliceOfKOfNBlocksTakesKOverNOfTheKernel) {
   EXPECT_EQ(ToNanos(done), 300000);
 }
 
-TEST(SimGpuTest, RetreatStopsPersistentWorkersAtABlockBoundaryAndTheRestRunsOnce) {
+TEST(SimGpuTest,
+     RetreatStopsPersistentWorkersAtABlockBoundaryAndTheRestRunsOnce) {
   // 8640 logical blocks, 864 workers (one per slot), 100 us per block plus
   // the default persistent overhead (2% + 200 ns) = 102.2 us. Retreat
   // requested at 250 us is seen at 268 us (18 us flag latency), while the
@@ -406,8 +415,8 @@ namespace {
 
 // Completion times (client, index, ns) of `clients` chains of 5 random
 // kernels each under MPS: random grid, block size, duration and demands.
-std::vector<std::tuple<int, int, int64_t>> RandomChainCompletions(uint64_t seed, int clients, bool fuse,
-                                                                  double merge_tolerance) {
+std::vector<std::tuple<int, int, int64_t>> RandomChainCompletions(
+    uint64_t seed, int clients, bool fuse, double merge_tolerance) {
   experiment::Rng rng(seed);
   SimGpuOptions o;
   o.fuse_waves = fuse;
@@ -419,7 +428,8 @@ std::vector<std::tuple<int, int, int64_t>> RandomChainCompletions(uint64_t seed,
   for (auto& chain : chains) {
     for (int i = 0; i < 5; ++i) {
       const int64_t blocks = 1 + static_cast<int64_t>(rng.Next() % 4000);
-      const Duration duration = Microseconds(20 + static_cast<int64_t>(rng.Next() % 800));
+      const Duration duration =
+          Microseconds(20 + static_cast<int64_t>(rng.Next() % 800));
       const double sm = 0.1 + 0.9 * rng.Uniform();
       const double dram = rng.Uniform();
       KernelDesc k = TestKernel("k", blocks, duration, sm, dram);
@@ -466,7 +476,8 @@ TEST(SimGpuTest, FusedWavesUnderMpsFollowTheWaveByWaveScheduleToTheNanosecond) {
     for (uint64_t seed = 1; seed <= 60; ++seed) {
       const auto plain = RandomChainCompletions(seed, clients, false, 0.0);
       const auto fused = RandomChainCompletions(seed, clients, true, 0.0);
-      ASSERT_EQ(plain.size(), static_cast<size_t>(5 * clients)) << "seed " << seed;
+      ASSERT_EQ(plain.size(), static_cast<size_t>(5 * clients))
+          << "seed " << seed;
       EXPECT_EQ(plain, fused) << clients << " clients, seed " << seed;
       ++runs;
     }

@@ -12,8 +12,8 @@ namespace colo::sim::testing {
 
 // A kernel of `blocks` blocks of 256 threads and 32 registers (8 per SM on
 // V100/A100/H100), profiled at `duration` on the GPU of the workload.
-inline KernelDesc TestKernel(std::string name, int64_t blocks, Duration duration, double sm,
-                             double dram) {
+inline KernelDesc TestKernel(std::string name, int64_t blocks,
+                             Duration duration, double sm, double dram) {
   KernelDesc k;
   k.name = std::move(name);
   k.grid = {blocks, 1, 1};
@@ -25,7 +25,8 @@ inline KernelDesc TestKernel(std::string name, int64_t blocks, Duration duration
   return k;
 }
 
-inline Workload TrainingOf(std::string name, std::vector<KernelDesc> kernels, const GpuSpec& gpu) {
+inline Workload TrainingOf(std::string name, std::vector<KernelDesc> kernels,
+                           const GpuSpec& gpu) {
   Workload w;
   w.name = std::move(name);
   w.kind = WorkloadKind::kTraining;

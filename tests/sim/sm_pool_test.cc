@@ -32,9 +32,14 @@ constexpr double kTol = 1e-9;
 BlockShape RandomShape(experiment::Rng& rng, const GpuSpec& spec) {
   BlockShape s;
   s.threads = 32 * (1 + static_cast<int>(rng.Next() % 32));
-  const int max_per_thread = std::min(255, spec.registers_per_sm / s.threads);  // one block fits.
-  s.registers = (32 + static_cast<int>(rng.Next() % (max_per_thread - 31))) * s.threads;
-  s.shared_mem = rng.Next() % 3 == 0 ? 0 : int64_t{1024} * static_cast<int64_t>(1 + rng.Next() % 48);
+  const int max_per_thread =
+      std::min(255, spec.registers_per_sm / s.threads);  // one block fits.
+  s.registers =
+      (32 + static_cast<int>(rng.Next() % (max_per_thread - 31))) * s.threads;
+  s.shared_mem =
+      rng.Next() % 3 == 0
+          ? 0
+          : int64_t{1024} * static_cast<int64_t>(1 + rng.Next() % 48);
   s.max_per_sm = 1 + static_cast<int>(rng.Next() % 16);
   s.block_time = Microseconds(10 + static_cast<int64_t>(rng.Next() % 500));
   // Demands per block as the kernel model derives them: what the kernel used
@@ -44,7 +49,8 @@ BlockShape RandomShape(experiment::Rng& rng, const GpuSpec& spec) {
   // A quarter of the launches use no DRAM; the rest up to 1.5x a fair share.
   s.dram_demand = rng.Next() % 4 == 0
                       ? 0.0
-                      : 1.5 * rng.Uniform() * spec.dram_bandwidth / spec.sm_count / alone_per_sm;
+                      : 1.5 * rng.Uniform() * spec.dram_bandwidth /
+                            spec.sm_count / alone_per_sm;
   return s;
 }
 
@@ -67,16 +73,18 @@ Mix PlaceRandomMix(experiment::Rng& rng, const GpuSpec& spec, SmPool* pool) {
     const BlockShape s = RandomShape(rng, spec);
     const ClientId client = static_cast<ClientId>(l);
     std::optional<int> cap;
-    if (rng.Next() % 2 == 0) cap = mix.caps[client] = 1 + static_cast<int>(rng.Next() % spec.sm_count);
+    if (rng.Next() % 2 == 0)
+      cap = mix.caps[client] = 1 + static_cast<int>(rng.Next() % spec.sm_count);
     const int64_t share = int64_t{spec.sm_count} * s.max_per_sm / launches + 1;
     mix.granted[static_cast<uint32_t>(l)] =
-        pool->Place(static_cast<uint32_t>(l), client, s, 1 + static_cast<int64_t>(rng.Next() % share), cap);
+        pool->Place(static_cast<uint32_t>(l), client, s,
+                    1 + static_cast<int64_t>(rng.Next() % share), cap);
   }
   return mix;
 }
 
 struct Use {
-  double sm = 0;    // issue used on each SM of the group.
+  double sm = 0;  // issue used on each SM of the group.
   double sm_max_rate = 0;
 };
 
@@ -86,36 +94,45 @@ struct Bottlenecks {
 };
 
 // Checks feasibility and the bottleneck condition; returns "" or what failed.
-std::string CheckMaxMinFair(const std::vector<SmPool::RunningGroup>& running, const GpuSpec& spec,
-                            Bottlenecks* seen) {
+std::string CheckMaxMinFair(const std::vector<SmPool::RunningGroup>& running,
+                            const GpuSpec& spec, Bottlenecks* seen) {
   std::map<int, Use> sm;
   double dram = 0, dram_max_rate = 0;
   for (const auto& r : running) {
-    if (!(r.rate > 0 && r.rate <= 1 + kTol)) return "rate " + std::to_string(r.rate) + " outside (0, 1]";
+    if (!(r.rate > 0 && r.rate <= 1 + kTol))
+      return "rate " + std::to_string(r.rate) + " outside (0, 1]";
     Use& u = sm[r.sm_group];
     u.sm += r.per_sm * r.shape.sm_demand * r.rate;
     if (r.shape.sm_demand > 0) u.sm_max_rate = std::max(u.sm_max_rate, r.rate);
     dram += double{1} * r.per_sm * r.sms * r.shape.dram_demand * r.rate;
-    if (r.shape.dram_demand > 0) dram_max_rate = std::max(dram_max_rate, r.rate);
+    if (r.shape.dram_demand > 0)
+      dram_max_rate = std::max(dram_max_rate, r.rate);
   }
   for (const auto& [g, u] : sm) {
-    if (u.sm > 1 + kTol) return "SM group " + std::to_string(g) + " issues " + std::to_string(u.sm);
+    if (u.sm > 1 + kTol)
+      return "SM group " + std::to_string(g) + " issues " +
+             std::to_string(u.sm);
   }
-  if (dram > spec.dram_bandwidth * (1 + kTol)) return "DRAM serves " + std::to_string(dram / spec.dram_bandwidth) + " of peak";
+  if (dram > spec.dram_bandwidth * (1 + kTol))
+    return "DRAM serves " + std::to_string(dram / spec.dram_bandwidth) +
+           " of peak";
   const bool dram_full = dram >= spec.dram_bandwidth * (1 - 1e-7);
   for (const auto& r : running) {
     if (r.rate >= 1 - kTol) continue;
     const Use& u = sm.at(r.sm_group);
-    const bool sm_bottleneck = r.shape.sm_demand > 0 && u.sm >= 1 - 1e-7 && r.rate >= u.sm_max_rate - kTol;
-    const bool dram_bottleneck = r.shape.dram_demand > 0 && dram_full && r.rate >= dram_max_rate - kTol;
+    const bool sm_bottleneck = r.shape.sm_demand > 0 && u.sm >= 1 - 1e-7 &&
+                               r.rate >= u.sm_max_rate - kTol;
+    const bool dram_bottleneck =
+        r.shape.dram_demand > 0 && dram_full && r.rate >= dram_max_rate - kTol;
     seen->sm_only += sm_bottleneck && !dram_bottleneck;
     seen->dram_only += dram_bottleneck && !sm_bottleneck;
     seen->both += sm_bottleneck && dram_bottleneck;
     if (!sm_bottleneck && !dram_bottleneck) {
-      return "a group at rate " + std::to_string(r.rate) + " has no bottleneck (its SMs issue " +
-             std::to_string(u.sm) + ", fastest there " + std::to_string(u.sm_max_rate) + "; DRAM at " +
-             std::to_string(dram / spec.dram_bandwidth) + " of peak, fastest user " +
-             std::to_string(dram_max_rate) + ")";
+      return "a group at rate " + std::to_string(r.rate) +
+             " has no bottleneck (its SMs issue " + std::to_string(u.sm) +
+             ", fastest there " + std::to_string(u.sm_max_rate) + "; DRAM at " +
+             std::to_string(dram / spec.dram_bandwidth) +
+             " of peak, fastest user " + std::to_string(dram_max_rate) + ")";
     }
   }
   return "";
@@ -143,8 +160,8 @@ TEST(SmPoolTest, RatesOfRandomMixesAreMaxMinFair) {
   EXPECT_EQ(solved, 300);
   EXPECT_GT(seen.sm_only, 20);
   EXPECT_GT(seen.dram_only, 20);
-  std::printf("slowed groups: %d by their SMs, %d by the DRAM, %d by both\n", seen.sm_only,
-              seen.dram_only, seen.both);
+  std::printf("slowed groups: %d by their SMs, %d by the DRAM, %d by both\n",
+              seen.sm_only, seen.dram_only, seen.both);
 }
 
 TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
@@ -175,7 +192,8 @@ TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
         m.shared += r.per_sm * r.shape.shared_mem;
         m.blocks += r.per_sm;
         m.per_launch[r.launch] += r.per_sm;
-        ASSERT_LE(m.per_launch[r.launch], r.shape.max_per_sm) << gpu << " mix " << mix;
+        ASSERT_LE(m.per_launch[r.launch], r.shape.max_per_sm)
+            << gpu << " mix " << mix;
         resident[r.launch] += int64_t{r.per_sm} * r.sms;
       }
       int occupied = 0;
@@ -187,8 +205,10 @@ TEST(SmPoolTest, PlacementKeepsEverySmWithinItsLimitsAndEveryCap) {
         EXPECT_LE(m.blocks, spec.max_blocks_per_sm) << gpu << " mix " << mix;
       }
       EXPECT_LE(occupied, spec.sm_count);
-      for (const auto& [client, cap] : caps) EXPECT_LE(pool.ClientSms(client), cap) << gpu << " mix " << mix;
-      for (const auto& [launch, n] : granted) EXPECT_EQ(resident[launch], n) << gpu << " mix " << mix;
+      for (const auto& [client, cap] : caps)
+        EXPECT_LE(pool.ClientSms(client), cap) << gpu << " mix " << mix;
+      for (const auto& [launch, n] : granted)
+        EXPECT_EQ(resident[launch], n) << gpu << " mix " << mix;
     }
   }
 }
@@ -204,13 +224,15 @@ TEST(SmPoolTest, ALaunchOnAnEmptyPoolSpreadsEvenly) {
     int64_t per_sm = std::min(s.max_per_sm, spec.max_blocks_per_sm);
     per_sm = std::min<int64_t>(per_sm, spec.max_threads_per_sm / s.threads);
     per_sm = std::min<int64_t>(per_sm, spec.registers_per_sm / s.registers);
-    if (s.shared_mem > 0) per_sm = std::min(per_sm, spec.shared_mem_per_sm / s.shared_mem);
+    if (s.shared_mem > 0)
+      per_sm = std::min(per_sm, spec.shared_mem_per_sm / s.shared_mem);
     return per_sm * spec.sm_count;
   };
   experiment::Rng rng(17);
   for (int i = 0; i < 200; ++i) {
     const BlockShape s = RandomShape(rng, spec);
-    const int64_t n = 1 + static_cast<int64_t>(rng.Next() % (2 * spec.sm_count * s.max_per_sm));
+    const int64_t n = 1 + static_cast<int64_t>(
+                              rng.Next() % (2 * spec.sm_count * s.max_per_sm));
     SmPool pool(spec);
     const int64_t placed = pool.Place(0, 0, s, n, std::nullopt);
     int lo = 1 << 30, hi = 0, occupied = 0;
@@ -222,7 +244,8 @@ TEST(SmPoolTest, ALaunchOnAnEmptyPoolSpreadsEvenly) {
     ASSERT_GT(placed, 0);
     EXPECT_EQ(placed, std::min(n, capacity_of(s))) << "shape " << i;
     EXPECT_LE(hi - lo, 1) << "shape " << i;
-    EXPECT_EQ(occupied, std::min<int64_t>(n, spec.sm_count)) << "one block per SM first; shape " << i;
+    EXPECT_EQ(occupied, std::min<int64_t>(n, spec.sm_count))
+        << "one block per SM first; shape " << i;
   }
 }
 
@@ -234,11 +257,15 @@ TEST(SmPoolTest, AKernelAloneOrUnderCapacityRunsAtFullSpeed) {
   for (int i = 0; i < 200; ++i) {
     BlockShape s = RandomShape(rng, spec);
     s.sm_demand = 0.99 / s.max_per_sm * rng.Uniform() + 1e-6;
-    s.dram_demand = 0.99 * spec.dram_bandwidth / spec.sm_count / s.max_per_sm * rng.Uniform();
+    s.dram_demand = 0.99 * spec.dram_bandwidth / spec.sm_count / s.max_per_sm *
+                    rng.Uniform();
     SmPool pool(spec);
-    ASSERT_GT(pool.Place(0, 0, s, 1 + static_cast<int64_t>(rng.Next() % 2000), std::nullopt), 0);
+    ASSERT_GT(pool.Place(0, 0, s, 1 + static_cast<int64_t>(rng.Next() % 2000),
+                         std::nullopt),
+              0);
     pool.SolveRates();
-    for (const auto& r : pool.RunningGroups()) ASSERT_EQ(r.rate, 1.0) << "shape " << i;
+    for (const auto& r : pool.RunningGroups())
+      ASSERT_EQ(r.rate, 1.0) << "shape " << i;
   }
 }
 
@@ -261,14 +288,26 @@ TEST(SmPoolTest, UnfuseAtAWaveBoundaryGivesBackTheWaveThatStartsThere) {
   int boundaries_past_half_ns = 0;
   for (int i = 0; i < 200; ++i) {
     const double per_sm_bw = spec.dram_bandwidth / spec.sm_count;
-    BlockShape a{256, 256 * 32, 0, 4, Nanoseconds(10000 + static_cast<int64_t>(rng.Next() % 990000)),
-                 0.2, (0.55 + 0.4 * rng.Uniform()) * per_sm_bw / 4};
-    BlockShape b{256, 256 * 32, 0, 2, Milliseconds(50), 0.2, (0.55 + 0.4 * rng.Uniform()) * per_sm_bw / 2};
+    BlockShape a{256,
+                 256 * 32,
+                 0,
+                 4,
+                 Nanoseconds(10000 + static_cast<int64_t>(rng.Next() % 990000)),
+                 0.2,
+                 (0.55 + 0.4 * rng.Uniform()) * per_sm_bw / 4};
+    BlockShape b{256,
+                 256 * 32,
+                 0,
+                 2,
+                 Milliseconds(50),
+                 0.2,
+                 (0.55 + 0.4 * rng.Uniform()) * per_sm_bw / 2};
     const int64_t wave = int64_t{spec.sm_count} * a.max_per_sm;
     for (int later = 0; later <= 1; ++later) {
       SmPool pool(spec);
       ASSERT_EQ(pool.Place(0, 0, a, wave, std::nullopt), wave);
-      ASSERT_EQ(pool.Place(1, 1, b, int64_t{spec.sm_count} * 2, std::nullopt), int64_t{spec.sm_count} * 2);
+      ASSERT_EQ(pool.Place(1, 1, b, int64_t{spec.sm_count} * 2, std::nullopt),
+                int64_t{spec.sm_count} * 2);
       pool.SolveRates();
       double rate = 0;
       for (const auto& g : pool.RunningGroups()) {
@@ -284,12 +323,14 @@ TEST(SmPoolTest, UnfuseAtAWaveBoundaryGivesBackTheWaveThatStartsThere) {
       std::vector<FinishedBlocks> done;
       pool.CollectFinished(&done);
       if (later == 0) {
-        EXPECT_EQ(back, wave) << "case " << i << ": the wave starting at the event stayed";
+        EXPECT_EQ(back, wave)
+            << "case " << i << ": the wave starting at the event stayed";
         ASSERT_EQ(done.size(), 1u) << "case " << i;
         EXPECT_EQ(done[0].launch, 0u);
         EXPECT_EQ(done[0].blocks, wave);
       } else {
-        EXPECT_EQ(back, 0) << "case " << i << ": a wave 1 ns under way was given back";
+        EXPECT_EQ(back, 0) << "case " << i
+                           << ": a wave 1 ns under way was given back";
         EXPECT_TRUE(done.empty()) << "case " << i;
       }
     }
@@ -327,7 +368,8 @@ TEST(SmPoolTest, SpreadPhasesLetsALaunchLeavePartByPartWithinOneBlock) {
     if (other) {
       ASSERT_GT(pool.Place(1, 1, o, spec.sm_count / 2, std::nullopt), 0);
     }
-    const int64_t placed = pool.Place(0, 0, s, int64_t{spec.sm_count} * s.max_per_sm, std::nullopt);
+    const int64_t placed = pool.Place(
+        0, 0, s, int64_t{spec.sm_count} * s.max_per_sm, std::nullopt);
     ASSERT_GT(placed, 0);
     pool.SolveRates();
     std::map<int, int> sms_of_group;  // SM groups launch 0 is on, before.
@@ -335,14 +377,16 @@ TEST(SmPoolTest, SpreadPhasesLetsALaunchLeavePartByPartWithinOneBlock) {
       if (g.launch == 0) sms_of_group[g.sm_group] = g.sms;
     }
     int expected_events = 0;
-    for (const auto& [g, sms] : sms_of_group) expected_events += std::min(sms, 8);
+    for (const auto& [g, sms] : sms_of_group)
+      expected_events += std::min(sms, 8);
     const double bt = static_cast<double>(s.block_time.count());
     const int64_t start = static_cast<int64_t>(bt * rng.Uniform() * 0.9);
     pool.SyncTo(AtNanos(start));
     pool.SpreadPhases(0, 8);
     pool.SolveRates();
     int64_t finished = 0;
-    std::vector<int64_t> events;  // ns after the spread at which launch 0 lost blocks.
+    std::vector<int64_t>
+        events;  // ns after the spread at which launch 0 lost blocks.
     int64_t other_done = -1;
     while (auto next = pool.NextFinish()) {
       pool.SyncTo(*next);

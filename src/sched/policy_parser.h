@@ -1,5 +1,7 @@
-// scenario/policy_parser.h — a scenario's top-level `policy:` key: the
-// kernel-level scheduling policy (sched/policy.h) the jobs run under.
+// sched/policy_parser.h — the `policy:` block of a scenario (`colo sim`) and
+// of colod's config, one format for both, so that a policy tuned in
+// simulation is deployed as written: the kernel-level scheduling policy
+// (policy.h) and its options.
 //
 //   policy: priority                      # a name alone: default options
 //   policy:                               # or a mapping with the options
@@ -13,22 +15,24 @@
 //     orion_be_cap_us: 250                # orion: > 0
 //     tgs_period_ms: 10                   # tgs: >= 1
 //
-// Every option read sets its sched::PolicyOptions field and appends its YAML
-// name to PolicyOptions::explicitly_set; an option that does not belong to
-// the named policy is an error at its own line.
+// Every option read sets its PolicyOptions field and appends its YAML name
+// to PolicyOptions::explicitly_set; an option that does not belong to the
+// named policy is an error at its own line.
 //
 // Thread-compatible; never throws.
 #pragma once
 
-#include "colo/status.h"
-#include "sched/policy.h"
-#include "io/yaml_value.h"
+#include <string>
 
-namespace colo::scenario {
+#include "colo/status.h"
+#include "io/yaml_value.h"
+#include "sched/policy.h"
+
+namespace colo::sched {
 
 struct ParsedPolicy {
-  sched::PolicyKind kind = sched::PolicyKind::kMps;
-  sched::PolicyOptions options;  // passes options.Validate(kind).
+  PolicyKind kind = PolicyKind::kMps;
+  PolicyOptions options;  // passes options.Validate(kind).
 };
 
 // Parses `value` (the `policy:` entry). InvalidArgument "file:line: path:
@@ -38,4 +42,11 @@ struct ParsedPolicy {
 // policy and the options it takes).
 Result<ParsedPolicy> ParsePolicy(const io::YamlValue& value);
 
-}  // namespace colo::scenario
+// The policy as the block would write it, for logs: the name alone when no
+// option was set explicitly, else a flow mapping of the name and each option
+// in options.explicitly_set, in the units above, exact
+// ("{name: priority, preemption_bound_us: 50, min_idle_us: 0.5}"), which
+// ParsePolicy reads back to the same options.
+std::string DescribePolicy(PolicyKind kind, const PolicyOptions& options);
+
+}  // namespace colo::sched

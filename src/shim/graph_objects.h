@@ -1,0 +1,92 @@
+// shim/graph_objects.h — the objects behind sim mode's CUDA graph handles:
+// the operation a capture records or a node holds (CapturedOp), a graph's
+// nodes (GraphNode) and the graph (Graph, cudaGraph_t), and an instantiated
+// graph (GraphExec, cudaGraphExec_t). Made by graph_capture.cc and
+// graph_build.cc; planned and replayed by graph_capture.cc.
+//
+// Thread safety: plain structs. The live ones belong to the interposer's
+// GraphTable and StreamTable (state_tables.h) and are read and written only
+// under InterposerState::mu, as those tables are.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cuda/cuda_abi.h"
+#include "shim/shim_runtime.h"
+
+namespace colo::shim {
+
+struct Stream;
+
+// One operation recorded while a stream captures (sim mode): replayed, in
+// order, on the stream a graph is launched on.
+struct CapturedOp {
+  // The values are cudaGraphNodeType's (kEmpty: a node that does nothing).
+  enum class Kind {
+    kKernel = cuda::kGraphNodeKernel,
+    kCopy = cuda::kGraphNodeMemcpy,
+    kSet = cuda::kGraphNodeMemset,
+    kHost = cuda::kGraphNodeHost,
+    kEmpty = cuda::kGraphNodeEmpty,
+  } kind = Kind::kKernel;
+  // kKernel: what LaunchLocked takes.
+  const void* key = nullptr;
+  const char* unnamed_prefix = "kernel";
+  Dim grid, block;
+  size_t shared_mem = 0;
+  // Rows of `width` bytes, `dpitch` / `spitch` apart (one row for a plain
+  // copy or memset); kCopy of cudaMemcpyKind `copy_kind`.
+  int copy_kind = 4;  // cudaMemcpyDefault
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t dpitch = 0, spitch = 0, width = 0, height = 1;
+  int value = 0;
+  int element_size = 1;  // kSet: `value` fills elements of 1, 2 or 4 bytes.
+  // kHost: cudaLaunchHostFunc's function and its argument.
+  void (*host_fn)(void*) = nullptr;
+  void* host_data = nullptr;
+};
+// A node of a graph (cudaGraphNode_t): its operation and the nodes of the
+// same graph it depends on.
+struct GraphNode {
+  CapturedOp op;
+  std::vector<const GraphNode*> deps;
+  size_t index = 0;  // its place in Graph::nodes
+};
+// A graph (cudaGraph_t), made by a capture or by cudaGraphCreate.
+struct Graph {
+  // In the order they were added: a capture adds each operation depending
+  // on what its stream's work depends on at that point (the stream's
+  // previous operation in the capture, and what it joined through events);
+  // cudaGraphAdd*Node on the nodes it names.
+  std::vector<std::unique_ptr<GraphNode>> nodes;
+  uint64_t capture_id = 0;  // the capture that made it.
+  // The capture was invalidated (a stream that had joined it was destroyed,
+  // a wait crossed its boundary, a stream-ordered allocation was asked of
+  // it): ending it answers cudaErrorStreamCaptureInvalidated.
+  bool invalidated = false;
+};
+// An instantiated graph (ExecutionPlan): its operations in an order that
+// keeps every dependency, empty nodes left out, each on a lane: lane 0 is
+// the stream the graph is launched on, lane k > 0 the hidden stream
+// lanes[k - 1], so that independent branches run side by side, as CUDA
+// runs them. An operation continues the lane of one of its dependencies
+// where that lane's last operation is that dependency, else opens a lane;
+// it waits for its dependencies on other lanes (`waits`: earlier
+// positions in `ops`). A graph with a host node runs on lane 0 alone (a
+// host function has no place in colod's order that another lane could
+// wait for).
+struct GraphExec {
+  std::vector<CapturedOp> ops;
+  std::vector<uint32_t> lane;
+  std::vector<std::vector<size_t>> waits;
+  size_t lane_count = 1;
+  // Owned: in the StreamTable (so that launches accept them, and a fork
+  // resets them) from GraphInstantiate until GraphExecDestroy.
+  std::vector<Stream*> lanes;
+};
+
+}  // namespace colo::shim
