@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+unset LIBRARY_PATH CUDA_HOME CUDA_PATH CUDAToolkit_ROOT
 if command -v nvcc >/dev/null; then
   echo "nvcc is still on PATH ($(command -v nvcc)): not a build without CUDA" >&2
   exit 1

@@ -1,9 +1,12 @@
 // cuda/cuda_abi.h — the few numbers of the CUDA ABI that code outside
 // src/cuda (the interposer) must speak, without including CUDA headers.
 //
-// cuda_abi_check.cc includes the CUDA 13 headers and static_asserts that every
-// value here equals the toolkit's, so a mismatch fails the build. Plain
-// constants; thread-safe.
+// The functions are in cuda_abi.cc, written against colo's own declarations
+// of the CUDA structs (cuda_runtime_abi.h, cuda_driver_abi.h), so that all of
+// this builds without the CUDA toolkit. Where the toolkit is present,
+// cuda_abi_check.cc includes the CUDA 13 headers and static_asserts that
+// every value and layout here equals the toolkit's, so a mismatch fails the
+// build. Plain constants and functions; thread-safe.
 #pragma once
 
 #include <cstddef>
