@@ -47,6 +47,9 @@ class ColodProcess {
   ColodProcess(const ColodProcess&) = delete;
   ColodProcess& operator=(const ColodProcess&) = delete;
 
+  pid_t pid() const { return pid_; }
+  const std::string& socket() const { return socket_; }
+
   // Runs `program_and_args` (a shell word list) under the interposer with a
   // 120 s limit; returns its stdout.
   std::string Run(const std::string& program_and_args) const {

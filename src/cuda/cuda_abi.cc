@@ -301,7 +301,8 @@ void HideUngatedFeatures(void* prop) {
 
 bool IsUngatedFeatureAttribute(int attr) {
   return attr == kDevAttrMemoryPoolsSupported ||
-         attr == kDevAttrCooperativeLaunch;
+         attr == kDevAttrCooperativeLaunch ||
+         attr == kDevAttrVirtualMemoryManagementSupported;
 }
 
 bool AsksForCooperativeLaunch(const void* config) {

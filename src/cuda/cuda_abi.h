@@ -243,8 +243,9 @@ CuLaunch ReadCuLaunchConfig(const void* config);
 // to 0. REQUIRES: `prop` points to a writable struct cudaDeviceProp.
 void HideUngatedFeatures(void* prop);
 // True for the cudaDeviceAttr values of those features
-// (cudaDevAttrMemoryPoolsSupported, cudaDevAttrCooperativeLaunch): the
-// interposer answers 0 for them.
+// (cudaDevAttrMemoryPoolsSupported, cudaDevAttrCooperativeLaunch) and for
+// the driver's CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (the
+// interposer refuses cuMemCreate): the interposer answers 0 for them.
 bool IsUngatedFeatureAttribute(int attr);
 // True if the launch `config` (a cudaLaunchConfig_t) asks for a cooperative
 // launch (its cudaLaunchAttributeCooperative attribute is nonzero).

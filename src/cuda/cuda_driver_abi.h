@@ -57,6 +57,8 @@ inline constexpr int kDevAttrPageableMemoryAccess = 88;
 inline constexpr int kDevAttrConcurrentManagedAccess = 89;
 inline constexpr int kDevAttrCooperativeLaunch = 95;
 inline constexpr int kDevAttrMaxSharedMemoryPerBlockOptin = 97;
+// Driver only (the runtime's enum has no 102): cuMemCreate, cuMemMap, ...
+inline constexpr int kDevAttrVirtualMemoryManagementSupported = 102;
 inline constexpr int kDevAttrMaxBlocksPerMultiprocessor = 106;
 inline constexpr int kDevAttrMaxPersistingL2CacheSize = 108;
 inline constexpr int kDevAttrReservedSharedMemoryPerBlock = 111;

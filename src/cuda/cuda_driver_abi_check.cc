@@ -43,6 +43,8 @@ static_assert(sizeof(CUstream) == sizeof(CuStream));
 
 static_assert(kDevAttrReservedSharedMemoryPerBlock ==
               CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+static_assert(kDevAttrVirtualMemoryManagementSupported ==
+              CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
 // (cuda_abi_check.cc checks the other kDevAttr* against both APIs.)
 
 static_assert(kCuFuncAttrMaxThreadsPerBlock ==

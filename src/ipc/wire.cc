@@ -26,6 +26,37 @@ Status SendAll(int fd, const char* data, size_t len) {
   return OkStatus();
 }
 
+// One recvmsg into up to `len` bytes with `flags`; SCM_RIGHTS descriptors
+// go to `fds` (closed if null). Returns what recvmsg returned (errno set).
+ssize_t ReceiveOnce(int fd, char* data, size_t len, int flags,
+                    std::vector<int>* fds) {
+  iovec iov{data, len};
+  alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  const ssize_t n = recvmsg(fd, &msg, flags | MSG_CMSG_CLOEXEC);
+  if (n < 0) return n;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
+       c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < count; ++i) {
+        int got;
+        std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        if (fds != nullptr) {
+          fds->push_back(got);
+        } else {
+          close(got);
+        }
+      }
+    }
+  }
+  return n;
+}
+
 // Reads exactly `len` bytes; collects SCM_RIGHTS descriptors into `fds`.
 // `message_start`: these are a message's first bytes, so a receive timeout
 // before any of them came means the peer did not answer, not that it
@@ -34,14 +65,7 @@ Status ReceiveAll(int fd, char* data, size_t len, std::vector<int>* fds,
                   bool message_start) {
   const size_t wanted = len;
   while (len > 0) {
-    iovec iov{data, len};
-    alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-    ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    const ssize_t n = ReceiveOnce(fd, data, len, 0, fds);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -53,21 +77,6 @@ Status ReceiveAll(int fd, char* data, size_t len, std::vector<int>* fds,
       return UnavailableError(std::string("recv: ") + strerror(errno));
     }
     if (n == 0) return UnavailableError("connection closed by peer");
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
-         c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t i = 0; i < count; ++i) {
-          int got;
-          std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-          if (fds != nullptr) {
-            fds->push_back(got);
-          } else {
-            close(got);
-          }
-        }
-      }
-    }
     data += n;
     len -= static_cast<size_t>(n);
   }
@@ -115,6 +124,30 @@ Status SendMessage(int fd, MsgType type, const void* payload, size_t length,
   const size_t payload_sent = sent - sizeof(h);
   return SendAll(fd, static_cast<const char*>(payload) + payload_sent,
                  length - payload_sent);
+}
+
+Result<size_t> ReceiveSome(int fd, void* data, size_t len,
+                           std::vector<int>* fds) {
+  for (;;) {
+    const ssize_t n =
+        ReceiveOnce(fd, static_cast<char*>(data), len, MSG_DONTWAIT, fds);
+    if (n > 0) return static_cast<size_t>(n);
+    if (n == 0) return UnavailableError("connection closed by peer");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
+    return UnavailableError(std::string("recv: ") + strerror(errno));
+  }
+}
+
+std::vector<char> EncodeMessage(MsgType type, const void* payload,
+                                size_t length) {
+  MsgHeader h;
+  h.type = static_cast<uint32_t>(type);
+  h.length = static_cast<uint32_t>(length);
+  std::vector<char> out(sizeof(h) + length);
+  std::memcpy(out.data(), &h, sizeof(h));
+  if (length > 0) std::memcpy(out.data() + sizeof(h), payload, length);
+  return out;
 }
 
 Result<Message> ReceiveMessage(int fd) {

@@ -172,6 +172,18 @@ Status SendStruct(int fd, MsgType type, const T& msg,
 // or a receive timeout (SO_RCVTIMEO) in the middle of a message.
 Result<Message> ReceiveMessage(int fd);
 
+// One read of at most `len` bytes from `fd`, without waiting (whatever the
+// socket's mode). Returns how many arrived: 0 if none had. SCM_RIGHTS
+// descriptors that came with them are appended to `fds`. Unavailable if the
+// peer closed the connection or on a socket error.
+Result<size_t> ReceiveSome(int fd, void* data, size_t len,
+                           std::vector<int>* fds);
+
+// The bytes of one message (header + payload), for a sender that queues
+// what a non-blocking socket did not take. REQUIRES: length <= kMaxPayload.
+std::vector<char> EncodeMessage(MsgType type, const void* payload,
+                                size_t length);
+
 // Copies the payload into T. InvalidArgument if its length is not sizeof(T).
 template <typename T>
 Result<T> PayloadAs(const Message& m) {

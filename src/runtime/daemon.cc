@@ -26,22 +26,6 @@
 #include "sched/policy_parser.h"
 
 namespace colo::runtime {
-namespace {
-
-enum FdKind : uint64_t {
-  kListen = 1,
-  kTimer,
-  kStop,
-  kSignal,
-  kClientSocket,
-  kClientDoorbell,
-  kClientGate
-};
-uint64_t Tag(FdKind kind, ClientId id = 0) {
-  return (static_cast<uint64_t>(kind) << 32) | static_cast<uint32_t>(id);
-}
-
-}  // namespace
 
 void DaemonLog(const char* fmt, ...) {
   char buf[1024];
@@ -225,6 +209,9 @@ Status Daemon::Run() {
   for (;;) {
     driver_.CatchUp();
     DropDoomed();
+    EnforceDeadlines();
+    ResumeHeldBack();
+    DropDoomed();
     // While launches keep coming, poll the rings (producers need not ring);
     // otherwise tell producers to ring, look once more, and sleep.
     const TimePoint now = wall_.Now();
@@ -243,7 +230,8 @@ Status Daemon::Run() {
         if (c->ring) c->ring->SetConsumerAwake(false);
       }
       for (auto& [cid, c] : clients_) {
-        if (c->ring && !c->broken && c->ring->HasEntries()) poll_rings = true;
+        if (c->ring && !c->broken && !c->held_back && c->ring->HasEntries())
+          poll_rings = true;
       }
     }
     if (!poll_rings) ArmTimer(sync_waiting ? config_.sync_spin : Duration(0));
@@ -291,7 +279,15 @@ Status Daemon::Run() {
         } else if (kind == kClientGate) {
           OnGateReadable(c);
         } else {
-          OnSocketReadable(c);
+          const uint32_t ev = events[i].events;
+          if ((ev & EPOLLOUT) != 0) FlushOutbox(c);
+          if (c.broken) {
+            // dropped below
+          } else if (!c.outbox.empty() && (ev & (EPOLLHUP | EPOLLERR)) != 0) {
+            Drop(c.id, "disconnected");  // it will never read its replies.
+          } else if ((ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) {
+            OnSocketReadable(c);
+          }
         }
       }
       DropDoomed();
@@ -299,59 +295,7 @@ Status Daemon::Run() {
   }
 }
 
-void Daemon::Accept() {
-  for (;;) {
-    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN: nothing more pending.
-    ucred cred{};
-    socklen_t len = sizeof(cred);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-      close(fd);
-      continue;
-    }
-    const bool allowed =
-        cred.uid == 0 || cred.uid == geteuid() ||
-        std::find(config_.allowed_uids.begin(), config_.allowed_uids.end(),
-                  cred.uid) != config_.allowed_uids.end();
-    if (!allowed) {
-      ++connections_rejected_;
-      DaemonLog("rejected connection from uid %u (pid %d): uid not allowed",
-                cred.uid, cred.pid);
-      ipc::RejectedMsg r;
-      ipc::CopyString(r.reason, "uid " + std::to_string(cred.uid) +
-                                    " is not allowed to use colod");
-      (void)ipc::SendStruct(fd, ipc::MsgType::kRejected, r);
-      close(fd);
-      continue;
-    }
-    // A peer that stalls in the middle of a message must not stall colod.
-    timeval tv{0, 200000};  // 200 ms; the loop is single-threaded.
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    auto c = std::make_unique<Client>();
-    c->id = next_client_++;
-    c->fd = fd;
-    c->peer.pid = cred.pid;
-    c->peer.uid = cred.uid;
-    c->peer.gid = cred.gid;
-    c->peer.cgroup = CgroupOfPid(cred.pid);
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP;
-    ev.data.u64 = Tag(kClientSocket, c->id);
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
-    clients_[c->id] = std::move(c);
-  }
-}
-
-void Daemon::OnSocketReadable(Client& c) {
-  Result<ipc::Message> got = ipc::ReceiveMessage(c.fd);
-  if (!got.ok()) {
-    Drop(c.id, got.status().code() == StatusCode::kUnavailable
-                   ? "disconnected"
-                   : "protocol error: " + got.status().message());
-    return;
-  }
-  ipc::Message& m = *got;
+void Daemon::HandleMessage(Client& c, ipc::Message& m) {
   if (!c.registered) {
     if (m.type != ipc::MsgType::kHello) {
       for (int f : m.fds) close(f);
@@ -380,8 +324,7 @@ void Daemon::OnSocketReadable(Client& c) {
                   c.id, c.peer.pid, static_cast<unsigned long long>(a->bytes),
                   s.message().c_str());
       }
-      if (!ipc::SendStruct(c.fd, ipc::MsgType::kStatusReply, r).ok())
-        Drop(c.id, "disconnected");
+      Reply(c, ipc::MsgType::kStatusReply, &r, sizeof(r));
       return;
     }
     case ipc::MsgType::kFree: {
@@ -391,8 +334,7 @@ void Daemon::OnSocketReadable(Client& c) {
       if (!ledger_.Release(c.id, f->address).ok())
         r.cuda_error = cuda::kCudaErrorInvalidValue;
       PostDeviceFree();
-      if (!ipc::SendStruct(c.fd, ipc::MsgType::kStatusReply, r).ok())
-        Drop(c.id, "disconnected");
+      Reply(c, ipc::MsgType::kStatusReply, &r, sizeof(r));
       return;
     }
     case ipc::MsgType::kSync: {
@@ -409,10 +351,7 @@ void Daemon::OnSocketReadable(Client& c) {
     }
     case ipc::MsgType::kStats: {
       const std::string json = StatsJson();
-      if (!ipc::SendMessage(c.fd, ipc::MsgType::kStatsReply, json.data(),
-                            json.size())
-               .ok())
-        Drop(c.id, "disconnected");
+      Reply(c, ipc::MsgType::kStatsReply, json.data(), json.size());
       return;
     }
     default:
@@ -466,7 +405,8 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
                                   ipc::ReadString(h->token));
     c.cls = d.granted;
     policy_->SetClientClass(c.id, c.cls);
-    ledger_.AddClient(c.id, config_.memory_limit_bytes);
+    ledger_.AddClient(c.id, config_.memory_limit_bytes,
+                      config_.limits.allocations);
     PostDeviceFree();
     ++clients_served_;
     DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id,
@@ -476,6 +416,7 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
     close_fds();
   }
   c.registered = true;
+  unregistered_.erase(c.id);
   AdviseSyncSpin();
   ipc::WelcomeMsg w;
   w.client_id = c.id;
@@ -500,14 +441,14 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.l2_cache_bytes = spec_.l2_cache_bytes;
   w.memory_bus_bits = spec_.memory_bus_bits;
   w.memory_clock_khz = MemoryClockKhz(spec_);
-  if (!ipc::SendStruct(c.fd, ipc::MsgType::kWelcome, w).ok())
-    Drop(c.id, "disconnected");
+  Reply(c, ipc::MsgType::kWelcome, &w, sizeof(w));
 }
 
-void Daemon::Drop(ClientId id, const std::string& reason) {
+void Daemon::Drop(ClientId id, const std::string& reason, bool quiet) {
   auto it = clients_.find(id);
   if (it == clients_.end()) return;
   Client& c = *it->second;
+  unregistered_.erase(id);
   const bool protocol = reason != "disconnected";
   if (!protocol && c.ring && !c.broken) {
     // Count what it launched before it went away (its ring is still mapped).
@@ -540,7 +481,9 @@ void Daemon::Drop(ClientId id, const std::string& reason) {
     close(c.gate_fd);
   }
   if (protocol) ++clients_dropped_;
-  if (c.registered && c.role == ipc::ClientRole::kApp) {
+  if (quiet) {
+    ++closed_unregistered_;
+  } else if (c.registered && c.role == ipc::ClientRole::kApp) {
     DaemonLog(
         "client %d (pid %d) %s%s: %lld kernels launched, %lld bytes of device "
         "memory returned",

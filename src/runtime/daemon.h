@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -134,7 +135,28 @@ class Daemon final : private cuda::GateSink {
   // closes them.
   void ReleaseSocket();
   void Accept();
+  // Out of file descriptors while accepting: closes the oldest connection
+  // that has not registered, or, with none, stops listening for a moment
+  // (EnforceDeadlines resumes), so colod never spins on a listening socket
+  // it cannot accept from.
+  void OnOutOfDescriptors();
+  // Reads what c's socket holds now (a few messages at most: the others get
+  // their turn) and handles each whole message.
   void OnSocketReadable(Client& c);
+  void HandleMessage(Client& c, ipc::Message& m);
+  // Queues a reply to c and sends what the socket takes now, never waiting:
+  // the rest goes when the socket is writable (FlushOutbox), and until then
+  // colod reads no more requests from c. A client that lets over
+  // kMaxOutboxBytes pile up is dropped.
+  void Reply(Client& c, ipc::MsgType type, const void* payload, size_t length);
+  void FlushOutbox(Client& c);
+  // Closes connections past their hello or message deadline
+  // (config_.limits), resumes listening, and logs the connections closed
+  // unregistered (one line a second at most).
+  void EnforceDeadlines();
+  // Takes up the rings of clients held at limits.queued_launches again once
+  // their queues are below it.
+  void ResumeHeldBack();
   void OnHello(Client& c, ipc::Message& m);
   // Consumes c's ring. False if c turned out broken (dropped soon after).
   bool DrainRing(Client& c);
@@ -172,7 +194,9 @@ class Daemon final : private cuda::GateSink {
   // launch in flight uses.
   void ForgetIdleKernelShapes();
   void ReplySyncIfDone(Client& c);
-  void Drop(ClientId id, const std::string& reason);
+  // `quiet`: counted, not logged one by one (connections closed before they
+  // registered: a flood of them must not flood the log).
+  void Drop(ClientId id, const std::string& reason, bool quiet = false);
   void DropDoomed();
   std::string StatsJson() const;
   // Arms the timer for the next simulated event, `early` before it.
@@ -207,12 +231,25 @@ class Daemon final : private cuda::GateSink {
   int signal_fd_ = -1;
 
   std::map<ClientId, std::unique_ptr<Client>> clients_;
+  // Connections not registered yet, oldest first (ids grow).
+  std::set<ClientId> unregistered_;
+  static constexpr size_t kMaxOutboxBytes = 2 * ipc::kMaxPayload + 4096;
+  using SteadyTime = std::chrono::steady_clock::time_point;
+  SteadyTime last_deadline_check_{};
+  bool listening_paused_ =
+      false;  // out of descriptors: see OnOutOfDescriptors.
+  SteadyTime listen_again_at_{};
+  SteadyTime last_quiet_log_{};
+  int64_t closed_unregistered_ = 0;  // connections closed before registering.
+  int64_t closed_unregistered_logged_ = 0;
   std::vector<std::pair<ClientId, std::string>>
       doomed_;  // drops deferred out of callbacks.
   std::unordered_map<uint64_t, std::unique_ptr<InFlight>> in_flight_;
   // At most kMaxKernelShapes (then the idle ones are forgotten): a program
   // with ever new shapes must not grow colod without end.
   static constexpr size_t kMaxKernelShapes = 1 << 16;
+  // Kernel definitions one client may make (ids it defined on its ring).
+  static constexpr size_t kMaxKernelsPerClient = 1 << 16;
   std::map<KernelShapeKey, std::unique_ptr<KernelDesc>> kernel_descs_;
   // Gate mode: the shortest run seen of each of them, which their profiles
   // (the policy's estimates) never undercut.

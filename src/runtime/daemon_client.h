@@ -6,6 +6,7 @@
 // Thread safety: touched only on the thread that runs Daemon::Run().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -14,10 +15,27 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "ipc/message_reader.h"
 #include "runtime/daemon.h"
 
 namespace colo::runtime {
+
+// What each descriptor in colod's epoll set is: the kind in the high 32
+// bits of its tag, the client id (if any) in the low ones.
+enum FdKind : uint64_t {
+  kListen = 1,
+  kTimer,
+  kStop,
+  kSignal,
+  kClientSocket,
+  kClientDoorbell,
+  kClientGate
+};
+inline uint64_t Tag(FdKind kind, ClientId id = 0) {
+  return (static_cast<uint64_t>(kind) << 32) | static_cast<uint32_t>(id);
+}
 
 // One line "colod: <printf-formatted message>" on stderr, flushed.
 void DaemonLog(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -25,6 +43,13 @@ void DaemonLog(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 struct Daemon::Client {
   ClientId id = 0;
   int fd = -1;
+  std::chrono::steady_clock::time_point connected_at;
+  ipc::MessageReader reader;  // the socket's message being assembled.
+  // Replies the socket has not taken yet, from outbox_sent on; while any
+  // are left colod reads no requests from the client.
+  std::vector<char> outbox;
+  size_t outbox_sent = 0;
+  bool write_blocked = false;  // its socket is watched for EPOLLOUT only.
   PeerIdentity peer;
   bool registered = false;
   ipc::ClientRole role = ipc::ClientRole::kApp;
@@ -59,6 +84,9 @@ struct Daemon::Client {
   int64_t launched = 0;
   int64_t completed = 0;
   DeviceTime device_time;
+  // At limits.queued_launches: colod leaves the rest of its ring until its
+  // queue is below the limit (Daemon::ResumeHeldBack).
+  bool held_back = false;
   bool broken = false;  // dropped at the next DropDoomed().
 };
 

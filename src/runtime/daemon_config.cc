@@ -147,7 +147,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
                 "device", "gpu", "policy", "memory_limit_mib", "grants",
                 "kernels", "kernels_from_ncu", "kernels_ncu_nvtx",
                 "model_base_us", "model_ns_per_thread", "ring_spin_us",
-                "sync_spin_us", "gate_depth"}));
+                "sync_spin_us", "gate_depth", "limits"}));
   if (auto v = top.Get("socket")) {
     COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
     if (c->socket_path.size() > kMaxSocketPath) {
@@ -229,6 +229,9 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
                      return x >= 1 && x <= DaemonConfig::kMaxGateDepth;
                    }));
     c->gate_depth = static_cast<size_t>(depth);
+  }
+  if (auto v = top.Get("limits")) {
+    COLO_RETURN_IF_ERROR(ParseClientLimits(*v, &c->limits));
   }
   if (auto v = top.Get("grants")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> grants,
@@ -316,6 +319,7 @@ Status DaemonConfig::Validate() const {
     return InvalidArgumentError(source + ": gate_depth must be in [1, " +
                                 std::to_string(kMaxGateDepth) + "]");
   }
+  COLO_RETURN_IF_ERROR(limits.Validate(source));
   for (const KernelProfileEntry& k : kernels) {
     if (k.name.empty() || k.duration <= Duration(0) ||
         !(k.sm_throughput > 0 && k.sm_throughput <= 1) ||

@@ -45,6 +45,8 @@
 //   gate_depth: 8                # gate mode: launches of one stream with
 //                                # the policy at once (1..64); the policy
 //                                # grants best effort ahead within its bound
+//   limits: {...}                # what one client may take of colod
+//                                # (client_limits.h)
 //
 // Thread safety: value types.
 #pragma once
@@ -57,6 +59,7 @@
 #include "colo/status.h"
 #include "colo/time.h"
 #include "colo/workload.h"
+#include "runtime/client_limits.h"
 #include "runtime/measured_kernels.h"
 #include "sched/policy.h"
 
@@ -124,6 +127,7 @@ struct DaemonConfig {
   // at a time for every client. Default: 8.
   size_t gate_depth = 8;
   static constexpr int64_t kMaxGateDepth = 64;
+  ClientLimits limits;                // Default: ClientLimits's.
   std::string source = "<defaults>";  // file name, for messages.
 
   // InvalidArgument if a value is out of range (mode with bits for others,

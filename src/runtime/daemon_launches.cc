@@ -30,6 +30,13 @@ bool Daemon::DrainRing(Client& c) {
   for (;;) {
     ipc::RingEntry e;
     for (;;) {
+      if (c.outstanding.size() >= config_.limits.queued_launches) {
+        // Back-pressure: the rest stays in the ring, which fills, and the
+        // program waits in its launch call (ResumeHeldBack takes it up).
+        c.held_back = true;
+        c.ring->PublishHeadAndCheckMore();
+        return true;
+      }
       Result<bool> got = c.ring->Pop(&e);
       Status s = got.ok() ? OkStatus() : got.status();
       if (s.ok() && !*got) break;
@@ -61,6 +68,11 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
           " bytes of static shared memory");
     }
     COLO_ASSIGN_OR_RETURN(std::optional<KernelWork> work, ipc::DeclaredWork(e));
+    if (c.kernel_names.size() >= kMaxKernelsPerClient &&
+        !c.kernel_names.count(e.func_id)) {
+      return InvalidArgumentError(
+          "over " + std::to_string(kMaxKernelsPerClient) + " kernels defined");
+    }
     Client::DefinedKernel& d = c.kernel_names[e.func_id];
     d.name = ipc::ReadPrintable(e.name);
     d.binary.registers_per_thread = static_cast<int>(e.registers_per_thread);
@@ -453,6 +465,7 @@ void Daemon::ReplySyncIfDone(Client& c) {
   const uint64_t target = std::min(*c.pending_sync, c.last_seq);
   if (!HasEnded(c, target, c.pending_sync_scope)) return;
   if (*c.pending_sync > c.last_seq) {
+    if (c.held_back) return;  // the rest is still in its ring.
     // The client says it launched more than its ring holds: impossible.
     doomed_.emplace_back(c.id, "protocol error: sync on launch " +
                                    std::to_string(*c.pending_sync) +
@@ -467,8 +480,7 @@ void Daemon::ReplySyncIfDone(Client& c) {
   c.sticky_error = 0;
   c.pending_sync.reset();
   if (c.ring) c.ring->control().error.store(0, std::memory_order_release);
-  if (!ipc::SendStruct(c.fd, ipc::MsgType::kSyncReply, r).ok())
-    doomed_.emplace_back(c.id, "disconnected");
+  Reply(c, ipc::MsgType::kSyncReply, &r, sizeof(r));
   last_sync_reply_ = wall_.Now();
 }
 

@@ -1,11 +1,19 @@
 #include "runtime/memory_ledger.h"
 
+#include <cstdint>
 #include <string>
 
 namespace colo::runtime {
 
-void MemoryLedger::AddClient(ClientId client, int64_t limit) {
+int64_t MemoryLedger::Charged(int64_t bytes) {
+  const int64_t g = kAllocationGranularity;
+  return bytes > INT64_MAX - g ? bytes : (bytes + g - 1) / g * g;
+}
+
+void MemoryLedger::AddClient(ClientId client, int64_t limit,
+                             size_t max_allocations) {
   Account& a = accounts_[client];
+  a.max_allocations = max_allocations;
   a.usage.limit = limit > 0 && limit < device_bytes_ ? limit : device_bytes_;
 }
 
@@ -22,6 +30,13 @@ Status MemoryLedger::Reserve(ClientId client, uint64_t address, int64_t bytes,
     return InvalidArgumentError("address " + std::to_string(address) +
                                 " is already allocated");
   }
+  if (a.allocations.size() >= a.max_allocations) {
+    return ResourceExhaustedError(
+        "client " + std::to_string(client) + " holds " +
+        std::to_string(a.allocations.size()) +
+        " allocations, its limit (limits: allocations)");
+  }
+  bytes = Charged(bytes);
   if (bytes > a.usage.limit - a.usage.Total()) {
     return ResourceExhaustedError("client " + std::to_string(client) +
                                   " would exceed its limit of " +

@@ -6,6 +6,13 @@
 // nothing (NotFound), and a client's death returns exactly the sum of what it
 // still held. Counters therefore never drift or underflow.
 //
+// Each allocation is charged its size rounded up to kAllocationGranularity:
+// CUDA aligns every device allocation to at least 256 bytes (CUDA C++
+// Programming Guide, "Device Memory Accesses"), so no two allocations share
+// such a unit and a 1-byte allocation holds 256 bytes of the device. A
+// client holds at most `max_allocations` allocations at once, so colod's
+// bookkeeping of it is bounded too.
+//
 // Persistent vs ephemeral: an allocation made before the client's first
 // kernel launch (model weights, optimizer state) is persistent; one made
 // after is ephemeral (activations, workspaces), as in Salus.
@@ -13,6 +20,7 @@
 // Thread safety: none; colod's loop owns it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -31,20 +39,27 @@ struct ClientMemory {
 
 class MemoryLedger {
  public:
+  static constexpr int64_t kAllocationGranularity = 256;  // bytes
+  // `bytes` as charged: rounded up to kAllocationGranularity.
+  static int64_t Charged(int64_t bytes);
+
   // REQUIRES: device_bytes > 0.
   explicit MemoryLedger(int64_t device_bytes) : device_bytes_(device_bytes) {}
 
-  // Starts accounting for `client` with a limit (bytes; <= 0 = the device).
-  void AddClient(ClientId client, int64_t limit);
+  // Starts accounting for `client` with a limit (bytes; <= 0 = the device)
+  // and the most allocations it may hold at once.
+  void AddClient(ClientId client, int64_t limit,
+                 size_t max_allocations = size_t{1} << 20);
 
-  // Records `bytes` at `address`. ResourceExhausted if the client's limit or
-  // the device would be exceeded (nothing recorded); InvalidArgument if the
-  // address is already recorded or bytes <= 0; NotFound for an unknown client.
+  // Records Charged(bytes) at `address`. ResourceExhausted if the client's
+  // limit, its allocation count or the device would be exceeded (nothing
+  // recorded); InvalidArgument if the address is already recorded or
+  // bytes <= 0; NotFound for an unknown client.
   Status Reserve(ClientId client, uint64_t address, int64_t bytes,
                  bool persistent);
 
-  // Forgets the allocation at `address`; returns its size. NotFound if the
-  // client holds nothing there (then nothing changes).
+  // Forgets the allocation at `address`; returns what it was charged. NotFound
+  // if the client holds nothing there (then nothing changes).
   Result<int64_t> Release(ClientId client, uint64_t address);
 
   // Forgets the client and everything it held; returns the bytes returned.
@@ -62,6 +77,7 @@ class MemoryLedger {
   };
   struct Account {
     ClientMemory usage;
+    size_t max_allocations = 0;
     std::unordered_map<uint64_t, Allocation> allocations;
   };
   int64_t device_bytes_;

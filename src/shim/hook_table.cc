@@ -71,8 +71,10 @@ void* OwnSymbol(const char* name) {
     if (std::strcmp(name, kHookNames[i]) == 0) return g_own[i];
   }
   // cuGetProcAddress asks by base name ("cuMemAlloc" for cuMemAlloc_v2).
-  static const char* const kV2[] = {"cuMemAlloc", "cuMemFree",
-                                    "cuDevicePrimaryCtxRelease"};
+  static const char* const kV2[] = {
+      "cuMemAlloc",        "cuMemFree",     "cuDevicePrimaryCtxRelease",
+      "cuMemAllocPitch",   "cuArrayCreate", "cuArray3DCreate",
+      "cuIpcOpenMemHandle"};
   for (const char* base : kV2) {
     if (std::strcmp(name, base) == 0) {
       const std::string v2 = std::string(base) + "_v2";

@@ -191,6 +191,77 @@ COLO_EXPORT int cuPointerGetAttribute(void* data, int attr,
 COLO_EXPORT int cuLaunchKernelEx(const void* config, void* function,
                                  void** params, void** extra);
 
+// Driver allocations counted as the runtime calls they stand for
+// (shim_exports_driver_memory.cc). CUstream and CUmemoryPool -> void*.
+COLO_EXPORT int cuMemAllocManaged(unsigned long long* dptr, size_t bytes,
+                                  unsigned flags);
+COLO_EXPORT int cuMemAllocPitch_v2(unsigned long long* dptr, size_t* pitch,
+                                   size_t width, size_t height,
+                                   unsigned element_bytes);
+COLO_EXPORT int cuMemAllocAsync(unsigned long long* dptr, size_t bytes,
+                                void* stream);
+COLO_EXPORT int cuMemAllocAsync_ptsz(unsigned long long* dptr, size_t bytes,
+                                     void* stream);
+COLO_EXPORT int cuMemFreeAsync(unsigned long long dptr, void* stream);
+COLO_EXPORT int cuMemFreeAsync_ptsz(unsigned long long dptr, void* stream);
+
+// cudaIpcMemHandle_t and CUipcMemHandle, passed by value: 64 opaque bytes.
+struct colo_ipc_mem_handle {
+  char reserved[64];
+};
+
+// Memory colod cannot count, refused (shim_exports_refused_memory.cc).
+// CUmemGenericAllocationHandle -> unsigned long long; the descriptors,
+// properties, CUmemLocation*, arrays, graphs and nodes -> pointers;
+// CUmemAllocationHandleType and CUmemAllocationType -> int.
+COLO_EXPORT int cuMemCreate(unsigned long long* handle, size_t size,
+                            const void* prop, unsigned long long flags);
+COLO_EXPORT int cuMemAddressReserve(unsigned long long* ptr, size_t size,
+                                    size_t alignment, unsigned long long addr,
+                                    unsigned long long flags);
+COLO_EXPORT int cuMemImportFromShareableHandle(unsigned long long* handle,
+                                               void* os_handle,
+                                               int handle_type);
+COLO_EXPORT int cuDeviceGetDefaultMemPool(void** pool, int device);
+COLO_EXPORT int cuDeviceGetMemPool(void** pool, int device);
+COLO_EXPORT int cuDeviceSetMemPool(int device, void* pool);
+COLO_EXPORT int cuMemGetDefaultMemPool(void** pool, void* location, int type);
+COLO_EXPORT int cuMemGetMemPool(void** pool, void* location, int type);
+COLO_EXPORT int cuMemSetMemPool(void* location, int type, void* pool);
+COLO_EXPORT int cuMemPoolCreate(void** pool, const void* props);
+COLO_EXPORT int cuMemPoolImportFromShareableHandle(void** pool, void* handle,
+                                                   int handle_type,
+                                                   unsigned long long flags);
+COLO_EXPORT int cuMemPoolImportPointer(unsigned long long* ptr, void* pool,
+                                       void* share_data);
+COLO_EXPORT int cuMemAllocFromPoolAsync(unsigned long long* ptr, size_t size,
+                                        void* pool, void* stream);
+COLO_EXPORT int cuMemAllocFromPoolAsync_ptsz(unsigned long long* ptr,
+                                             size_t size, void* pool,
+                                             void* stream);
+COLO_EXPORT int cudaIpcOpenMemHandle(void** ptr, colo_ipc_mem_handle handle,
+                                     unsigned flags);
+COLO_EXPORT int cuIpcOpenMemHandle_v2(unsigned long long* ptr,
+                                      colo_ipc_mem_handle handle,
+                                      unsigned flags);
+COLO_EXPORT int cudaMallocArray(void** array, const void* desc, size_t width,
+                                size_t height, unsigned flags);
+COLO_EXPORT int cudaMalloc3DArray(void** array, const void* desc,
+                                  colo_extent extent, unsigned flags);
+COLO_EXPORT int cudaMallocMipmappedArray(void** array, const void* desc,
+                                         colo_extent extent, unsigned levels,
+                                         unsigned flags);
+COLO_EXPORT int cuArrayCreate_v2(void** array, const void* desc);
+COLO_EXPORT int cuArray3DCreate_v2(void** array, const void* desc);
+COLO_EXPORT int cuMipmappedArrayCreate(void** array, const void* desc,
+                                       unsigned levels);
+COLO_EXPORT int cudaGraphAddMemAllocNode(void** node, void* graph,
+                                         void* const* deps, size_t num_deps,
+                                         void* params);
+COLO_EXPORT int cuGraphAddMemAllocNode(void** node, void* graph,
+                                       void* const* deps, size_t num_deps,
+                                       void* params);
+
 // The same calls as nvcc --default-stream per-thread binds them (the
 // runtime header renames them): stream 0 means the calling thread's
 // default stream (shim_exports_per_thread.cc).

@@ -24,11 +24,13 @@
 #include "colo/kernel.h"
 #include "cuda/cuda_abi.h"
 #include "ipc/runtime_client.h"
+#include "shim/colod_credentials.h"
 #include "shim/copy_work.h"
 #include "shim/device_queries.h"
 #include "shim/gate_runtime.h"
 #include "shim/graph_capture.h"
 #include "shim/host_funcs.h"
+#include "shim/passthrough_permit.h"
 #include "shim/registry.h"
 #include "shim/shim_state.h"
 
@@ -151,8 +153,17 @@ int Connected(InterposerState& s) {
                  "asking for best-effort\n",
                  cls);
   }
-  const char* token = std::getenv("COLO_TOKEN");
-  if (token != nullptr) o.token = token;
+  // Taken out of the environment now, when it is used (not at load time: a
+  // wrapper the interposer is loaded into, `timeout` or a shell, must pass
+  // it on to the program that connects).
+  o.token = TakeColodToken();
+  if (const char* uids = std::getenv("COLO_SERVER_UID");
+      uids != nullptr && !ParseServerUids(uids, &o.server_uids)) {
+    std::fprintf(stderr,
+                 "colo: COLO_SERVER_UID='%s' is not a uid or a comma-separated "
+                 "list of uids; ignoring it\n",
+                 uids);
+  }
   // How long a synchronizing call polls for colod's answer before blocking
   // (microseconds; 0 = block at once).
   o.sync_spin = SpinFromEnv("COLO_SYNC_SPIN_US", o.sync_spin);
@@ -465,7 +476,16 @@ bool GateMode() {
 bool Passthrough() {
   static const bool on = [] {
     const char* v = std::getenv("COLO_SHIM_PASSTHROUGH");
-    return v != nullptr && std::strcmp(v, "1") == 0;
+    if (v == nullptr || std::strcmp(v, "1") != 0) return false;
+    // The user's wish; only the operator's permit grants it.
+    const Status permit = CheckPassthroughPermit(kPassthroughPermitPath, 0);
+    if (!permit.ok()) {
+      std::fprintf(stderr,
+                   "colo: COLO_SHIM_PASSTHROUGH=1 ignored, the program stays "
+                   "under colod: %s\n",
+                   permit.message().c_str());
+    }
+    return permit.ok();
   }();
   return on;
 }

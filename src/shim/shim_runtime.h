@@ -35,8 +35,12 @@
 //
 // Environment: COLO_SOCKET (default /run/colo/colod.sock), COLO_CLASS
 // ("high" or "best-effort": a request colod may refuse), COLO_TOKEN
-// (an operator-issued token), COLO_SHIM_PASSTHROUGH=1 (forward every call to
-// the real CUDA libraries; for machines with a GPU and no colod),
+// (an operator-issued token, removed from the environment at the first
+// connection), COLO_SERVER_UID (uids colod may run as besides root and the
+// program's own: colod_credentials.h), COLO_SHIM_PASSTHROUGH=1 (forward every
+// call to the real CUDA libraries; honoured only where the operator's permit
+// file allows it, passthrough_permit.h; otherwise one line on stderr and the
+// program stays under colod),
 // COLO_SYNC_SPIN_US (how long a synchronizing call polls the ring before it
 // blocks on colod's answer), COLO_GATE_SPIN_US (gate_client.h).
 //
@@ -59,6 +63,8 @@ struct Dim {
   unsigned x = 1, y = 1, z = 1;
 };
 
+// COLO_SHIM_PASSTHROUGH=1 and the operator's permit (passthrough_permit.h);
+// decided once, at the first call.
 bool Passthrough();
 // Connects to colod if needed; true if colod runs a GPU in gate mode.
 bool GateMode();

@@ -214,4 +214,13 @@ class Colod {
   bool ready_ = false;
 };
 
+// Options of a client that registers as an application with `colod`.
+inline ipc::ClientOptions AppOptions(const Colod& colod,
+                                     const std::string& program = "test") {
+  ipc::ClientOptions o;
+  o.socket_path = colod.socket();
+  o.program = program;
+  return o;
+}
+
 }  // namespace colo::testing

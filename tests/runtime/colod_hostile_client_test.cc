@@ -22,13 +22,6 @@
 namespace colo::testing {
 namespace {
 
-ipc::ClientOptions HostileAppOptions(const Colod& colod) {
-  ipc::ClientOptions o;
-  o.socket_path = colod.socket();
-  o.program = "hostile-test";
-  return o;
-}
-
 // A client shrank its ring (ftruncate) after connecting, and colod's next
 // read of it died of SIGBUS, taking every client along. The ring is sealed
 // at its size: the shrink fails, and colod keeps serving everyone.
@@ -36,9 +29,9 @@ TEST(ColodHostileClientTest, AClientCannotShrinkTheRingColodMaps) {
   TempDir dir;
   Colod colod(dir, "");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  auto attacker = ipc::RuntimeClient::Connect(HostileAppOptions(colod));
+  auto attacker = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(attacker.ok()) << attacker.status().ToString();
-  auto other = ipc::RuntimeClient::Connect(HostileAppOptions(colod));
+  auto other = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(other.ok());
   ipc::LaunchRing* ring = (*attacker)->ring();
   errno = 0;
@@ -92,7 +85,7 @@ TEST(ColodHostileClientTest, ARingThatIsNotSealedIsRefused) {
   // Had colod mapped it, this would have faulted colod on its next read.
   EXPECT_EQ(ftruncate(mfd, 0), 0);
   EXPECT_FALSE(colod.process().Ended());
-  auto other = ipc::RuntimeClient::Connect(HostileAppOptions(colod));
+  auto other = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_TRUE((*other)->Sync(0).ok());
   munmap(p, ipc::RingBytes());
@@ -112,7 +105,7 @@ TEST(ColodHostileClientTest, ColodOutlivesTheReaderOfItsLog) {
   ASSERT_TRUE(colod.ready());
   close(reader);
   for (int i = 0; i < 3; ++i) {  // each registers, and logs a line
-    auto client = ipc::RuntimeClient::Connect(HostileAppOptions(colod));
+    auto client = ipc::RuntimeClient::Connect(AppOptions(colod));
     ASSERT_TRUE(client.ok())
         << "client " << i << ": " << client.status().ToString();
     EXPECT_TRUE((*client)->Sync(0).ok());
@@ -130,7 +123,7 @@ TEST(ColodHostileClientTest, ALongTokenMatchesItsGrantWhole) {
                        ", class: high}\n  - {token: " + longest +
                        ", class: high}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
-  ipc::ClientOptions o = HostileAppOptions(colod);
+  ipc::ClientOptions o = AppOptions(colod);
   o.requested_class = ipc::WireClass::kHigh;
   for (const std::string& t : {token, longest}) {
     o.token = t;

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "colod_harness.h"
 
 namespace colo::testing {
@@ -153,6 +155,43 @@ TEST(ColodSecurityTest, EnvironmentAloneCannotRaiseAProgramsClass) {
   ASSERT_EQ(p->Wait(seconds(30)), 0) << p->Output();
   EXPECT_TRUE(
       colod.LogHas("infer_loop) registered as best-effort: asked for high"));
+}
+
+TEST(ColodSecurityTest, TheTokenLeavesTheProgramsEnvironmentYetStillCounts) {
+  // The interposer takes COLO_TOKEN out of the environment when it first
+  // connects: after its first CUDA call the program (token=none) and a
+  // shell it starts (child_token=none) no longer see it, and colod got it
+  // (the grant makes the program high priority). Before: the program and
+  // its children read the token.
+  TempDir dir;
+  Colod colod(dir, "grants:\n  - {token: op-issued, class: high}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "env", {Program("environment_program")},
+                     {{"COLO_TOKEN", "op-issued"}, {"COLO_CLASS", "high"}});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  const std::string out = p->Output();
+  EXPECT_EQ(ValueOf(out, "alloc"), 0) << out;
+  EXPECT_NE(out.find("token=none\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("child_token=none\n"), std::string::npos) << out;
+  EXPECT_TRUE(colod.LogHas("registered as high")) << colod.Log();
+}
+
+TEST(ColodSecurityTest, AServerUidThatIsNoUidIsIgnoredWithOneLine) {
+  // COLO_SERVER_UID is read at the first connect; a value that is not a uid
+  // list is ignored (root and the program's own uid still trusted, so this
+  // test's colod is), with one line on stderr naming it.
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto p = colod.Run(dir, "uid", {Program("environment_program")},
+                     {{"COLO_SERVER_UID", "colod,0"}});
+  ASSERT_EQ(p->Wait(seconds(20)), 0) << p->Output();
+  EXPECT_EQ(ValueOf(p->Output(), "alloc"), 0) << p->Output();
+  const std::string err = ReadFile(dir.path() + "/uid.err");
+  EXPECT_NE(err.find("colo: COLO_SERVER_UID='colod,0' is not a uid"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 }  // namespace

@@ -1,0 +1,210 @@
+// The extern "C" layer for the ways to device memory whose size colod's
+// ledger cannot know for certain, refused with CUDA_ERROR_NOT_SUPPORTED /
+// cudaErrorNotSupported (801) in sim mode and gate mode alike (declared in
+// shim_exports.h), so that no allocation escapes a client's memory limit:
+//
+// * virtual memory management (cuMemCreate, cuMemAddressReserve,
+//   cuMemImportFromShareableHandle): physical memory made or imported
+//   outside any address, mapped and unmapped later, possibly shared with
+//   other processes. With no handle or reserved range handed out, cuMemMap,
+//   cuMemSetAccess and the rest cannot be reached. Gate mode reports the
+//   device attribute CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+//   as 0, so frameworks that ask first (PyTorch's expandable segments,
+//   NCCL) take their other path.
+// * the driver's memory pools (as the runtime's: shim_exports_refused.cc):
+//   every call that hands out a pool or allocates from one.
+// * IPC imports (cudaIpcOpenMemHandle, cuIpcOpenMemHandle_v2): memory
+//   another process allocated, whose footprint and lifetime that process
+//   decides; counting it here would count it twice or not at all.
+// * CUDA arrays (cudaMallocArray, cudaMalloc3DArray, cudaMallocMipmappedArray,
+//   cuArrayCreate_v2, cuArray3DCreate_v2, cuMipmappedArrayCreate): their
+//   layout is the driver's (tiled, padded by format and size), so what they
+//   take cannot be charged exactly, and an estimate below it would let a
+//   limit be passed with many small arrays. Sim mode has no arrays either.
+// * graph memory nodes (cudaGraphAddMemAllocNode, cuGraphAddMemAllocNode):
+//   memory a graph allocates from its own pool each time it runs.
+#include "shim/export_forwarding.h"
+
+using colo::cuda::kCudaErrorNotSupported;
+using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
+using colo::cuda::kCuErrorNotFound;
+
+namespace {
+
+// A runtime call's answer, recorded as the thread's last error.
+int Refused() {
+  return Safe([] { return kCudaErrorNotSupported; });
+}
+
+// A driver call's answer (CUDA_ERROR_NOT_SUPPORTED, the same number).
+constexpr int kCuRefused = kCudaErrorNotSupported;
+
+}  // namespace
+
+// ---- virtual memory management
+
+int cuMemCreate(unsigned long long* handle, size_t size, const void* prop,
+                unsigned long long flags) {
+  COLO_FORWARD_IF_NEEDED(cuMemCreate, kCuErrorNotFound, handle, size, prop,
+                         flags);
+  return kCuRefused;
+}
+
+int cuMemAddressReserve(unsigned long long* ptr, size_t size, size_t alignment,
+                        unsigned long long addr, unsigned long long flags) {
+  COLO_FORWARD_IF_NEEDED(cuMemAddressReserve, kCuErrorNotFound, ptr, size,
+                         alignment, addr, flags);
+  return kCuRefused;
+}
+
+int cuMemImportFromShareableHandle(unsigned long long* handle, void* os_handle,
+                                   int handle_type) {
+  COLO_FORWARD_IF_NEEDED(cuMemImportFromShareableHandle, kCuErrorNotFound,
+                         handle, os_handle, handle_type);
+  return kCuRefused;
+}
+
+// ---- the driver's memory pools
+
+int cuDeviceGetDefaultMemPool(void** pool, int device) {
+  COLO_FORWARD_IF_NEEDED(cuDeviceGetDefaultMemPool, kCuErrorNotFound, pool,
+                         device);
+  return kCuRefused;
+}
+
+int cuDeviceGetMemPool(void** pool, int device) {
+  COLO_FORWARD_IF_NEEDED(cuDeviceGetMemPool, kCuErrorNotFound, pool, device);
+  return kCuRefused;
+}
+
+int cuDeviceSetMemPool(int device, void* pool) {
+  COLO_FORWARD_IF_NEEDED(cuDeviceSetMemPool, kCuErrorNotFound, device, pool);
+  return kCuRefused;
+}
+
+int cuMemGetDefaultMemPool(void** pool, void* location, int type) {
+  COLO_FORWARD_IF_NEEDED(cuMemGetDefaultMemPool, kCuErrorNotFound, pool,
+                         location, type);
+  return kCuRefused;
+}
+
+int cuMemGetMemPool(void** pool, void* location, int type) {
+  COLO_FORWARD_IF_NEEDED(cuMemGetMemPool, kCuErrorNotFound, pool, location,
+                         type);
+  return kCuRefused;
+}
+
+int cuMemSetMemPool(void* location, int type, void* pool) {
+  COLO_FORWARD_IF_NEEDED(cuMemSetMemPool, kCuErrorNotFound, location, type,
+                         pool);
+  return kCuRefused;
+}
+
+int cuMemPoolCreate(void** pool, const void* props) {
+  COLO_FORWARD_IF_NEEDED(cuMemPoolCreate, kCuErrorNotFound, pool, props);
+  return kCuRefused;
+}
+
+int cuMemPoolImportFromShareableHandle(void** pool, void* handle,
+                                       int handle_type,
+                                       unsigned long long flags) {
+  COLO_FORWARD_IF_NEEDED(cuMemPoolImportFromShareableHandle, kCuErrorNotFound,
+                         pool, handle, handle_type, flags);
+  return kCuRefused;
+}
+
+int cuMemPoolImportPointer(unsigned long long* ptr, void* pool,
+                           void* share_data) {
+  COLO_FORWARD_IF_NEEDED(cuMemPoolImportPointer, kCuErrorNotFound, ptr, pool,
+                         share_data);
+  return kCuRefused;
+}
+
+int cuMemAllocFromPoolAsync(unsigned long long* ptr, size_t size, void* pool,
+                            void* stream) {
+  COLO_FORWARD_IF_NEEDED(cuMemAllocFromPoolAsync, kCuErrorNotFound, ptr, size,
+                         pool, stream);
+  return kCuRefused;
+}
+
+int cuMemAllocFromPoolAsync_ptsz(unsigned long long* ptr, size_t size,
+                                 void* pool, void* stream) {
+  COLO_FORWARD_IF_NEEDED(cuMemAllocFromPoolAsync_ptsz, kCuErrorNotFound, ptr,
+                         size, pool, stream);
+  return kCuRefused;
+}
+
+// ---- IPC imports
+
+int cudaIpcOpenMemHandle(void** ptr, colo_ipc_mem_handle handle,
+                         unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaIpcOpenMemHandle,
+                         kCudaErrorSharedObjectSymbolNotFound, ptr, handle,
+                         flags);
+  return Refused();
+}
+
+int cuIpcOpenMemHandle_v2(unsigned long long* ptr, colo_ipc_mem_handle handle,
+                          unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cuIpcOpenMemHandle_v2, kCuErrorNotFound, ptr, handle,
+                         flags);
+  return kCuRefused;
+}
+
+// ---- CUDA arrays
+
+int cudaMallocArray(void** array, const void* desc, size_t width, size_t height,
+                    unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocArray, kCudaErrorSharedObjectSymbolNotFound,
+                         array, desc, width, height, flags);
+  return Refused();
+}
+
+int cudaMalloc3DArray(void** array, const void* desc, colo_extent extent,
+                      unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaMalloc3DArray,
+                         kCudaErrorSharedObjectSymbolNotFound, array, desc,
+                         extent, flags);
+  return Refused();
+}
+
+int cudaMallocMipmappedArray(void** array, const void* desc, colo_extent extent,
+                             unsigned levels, unsigned flags) {
+  COLO_FORWARD_IF_NEEDED(cudaMallocMipmappedArray,
+                         kCudaErrorSharedObjectSymbolNotFound, array, desc,
+                         extent, levels, flags);
+  return Refused();
+}
+
+int cuArrayCreate_v2(void** array, const void* desc) {
+  COLO_FORWARD_IF_NEEDED(cuArrayCreate_v2, kCuErrorNotFound, array, desc);
+  return kCuRefused;
+}
+
+int cuArray3DCreate_v2(void** array, const void* desc) {
+  COLO_FORWARD_IF_NEEDED(cuArray3DCreate_v2, kCuErrorNotFound, array, desc);
+  return kCuRefused;
+}
+
+int cuMipmappedArrayCreate(void** array, const void* desc, unsigned levels) {
+  COLO_FORWARD_IF_NEEDED(cuMipmappedArrayCreate, kCuErrorNotFound, array, desc,
+                         levels);
+  return kCuRefused;
+}
+
+// ---- graph memory nodes
+
+int cudaGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
+                             size_t num_deps, void* params) {
+  COLO_FORWARD_IF_NEEDED(cudaGraphAddMemAllocNode,
+                         kCudaErrorSharedObjectSymbolNotFound, node, graph,
+                         deps, num_deps, params);
+  return Refused();
+}
+
+int cuGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
+                           size_t num_deps, void* params) {
+  COLO_FORWARD_IF_NEEDED(cuGraphAddMemAllocNode, kCuErrorNotFound, node, graph,
+                         deps, num_deps, params);
+  return kCuRefused;
+}

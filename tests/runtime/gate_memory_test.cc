@@ -1,0 +1,166 @@
+// The memory limit holds on every way to device memory: colod in process
+// with a 8 MiB limit per client, in gate mode (over an A100 described by
+// its preset: colod never touches the GPU in gate mode) and in sim mode,
+// and tests/shim/gate_memory_program under the interposer, its "real" CUDA
+// libraries tests/shim/fake_cudart, which grant every allocation. So each
+// over-limit or refused answer below is the interposer's and colod's, and
+// any path that escaped them would show as a success.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "colo/gpu_spec.h"
+#include "ipc/runtime_client.h"
+#include "runtime/daemon.h"
+#include "runtime/daemon_config.h"
+
+namespace colo::runtime {
+namespace {
+
+constexpr long kMiB = 1 << 20;
+
+// colod on a thread: `device` "cuda" (gate mode over the A100 preset) or
+// "sim", 8 MiB per client.
+class InProcessColod {
+ public:
+  explicit InProcessColod(const std::string& device) {
+    char tmpl[] = "/tmp/colo-gate-memory-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    const std::string path = dir_ + "/c.yaml";
+    std::ofstream(path) << "socket: " << socket() << "\ndevice: " << device
+                        << "\ngpu: A100\nmemory_limit_mib: 8\n";
+    Result<DaemonConfig> config = LoadDaemonConfig(path);
+    if (!config.ok()) return;
+    auto d = device == "cuda"
+                 ? Daemon::Create(*config, GpuPreset("A100").value())
+                 : Daemon::Create(*config);
+    if (!d.ok()) return;
+    daemon_ = std::move(*d);
+    thread_ = std::thread([this] { (void)daemon_->Run(); });
+  }
+  ~InProcessColod() {
+    if (daemon_) {
+      daemon_->RequestStop();
+      thread_.join();
+    }
+    std::filesystem::remove_all(dir_);
+  }
+  bool ok() const { return daemon_ != nullptr; }
+  std::string socket() const { return dir_ + "/colod.sock"; }
+  nlohmann::json Stats() const {
+    ipc::ClientOptions o;
+    o.socket_path = socket();
+    o.role = ipc::ClientRole::kMonitor;
+    auto c = ipc::RuntimeClient::Connect(o);
+    if (!c.ok()) return nullptr;
+    auto s = (*c)->Stats();
+    return s.ok() ? nlohmann::json::parse(*s, nullptr, false) : nullptr;
+  }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Daemon> daemon_;
+  std::thread thread_;
+};
+
+std::string RunMemoryProgram(const InProcessColod& colod) {
+  const std::string bin = COLO_BINARY_DIR;
+  const std::string cmd = "COLO_SOCKET=" + colod.socket() +
+                          " LD_PRELOAD=" + bin +
+                          "/libcolo_preload.so timeout 60 " + bin +
+                          "/tests/cuda_programs/gate_memory_program 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof(buf), p)) out += buf;
+    pclose(p);
+  }
+  return out;
+}
+
+long ValueOf(const std::string& text, const std::string& key) {
+  const std::string t = "\n" + text, k = "\n" + key + "=";
+  const size_t p = t.find(k);
+  if (p == std::string::npos) return -999;
+  return std::strtol(t.c_str() + p + k.size(), nullptr, 10);
+}
+
+// What both modes answer. Sizes: 8 MiB limit; 4 MiB managed held leaves
+// 4 MiB, so 16 MiB (managed) and 1024 x 5120 = 5 MiB (pitched: rows of 1000
+// bytes padded to 1024) are refused (2: cudaErrorMemoryAllocation and
+// CUDA_ERROR_OUT_OF_MEMORY alike); after the free, 1024 x 2048 = 2 MiB
+// pitched leaves 6 MiB, and so does 2 MiB stream-ordered. Every other path
+// is refused with 801 (cudaErrorNotSupported, CUDA_ERROR_NOT_SUPPORTED),
+// called directly and through the entry-point lookups.
+void ExpectLimitHeld(const std::string& out) {
+  const std::pair<const char*, long> expected[] = {
+      {"managed", 0},
+      {"managed_free", 4 * kMiB},
+      {"managed_big", 2},
+      {"pitch_over", 2},
+      {"managed_freed", 0},
+      {"pitch", 0},
+      {"pitch_bytes", 1024},
+      {"pitch_free", 6 * kMiB},
+      {"pitch_freed", 0},
+      {"async", 0},
+      {"async_free", 6 * kMiB},
+      {"async_big", 2},
+      {"async_freed", 0},
+      {"vmm_create", 801},
+      {"vmm_reserve", 801},
+      {"vmm_import", 801},
+      {"pool_create", 801},
+      {"pool_default", 801},
+      {"pool_alloc", 801},
+      {"ipc_driver", 801},
+      {"ipc_runtime", 801},
+      {"array", 801},
+      {"array_3d", 801},
+      {"array_mipmapped", 801},
+      {"array_driver", 801},
+      {"array_3d_driver", 801},
+      {"array_mipmapped_driver", 801},
+      {"graph_mem_node", 801},
+      {"graph_mem_node_driver", 801},
+      {"proc_vmm_create", 801},
+      {"proc_managed_big", 2},
+      {"proc_ipc_found", 0},
+      {"proc_ipc", 801},
+      {"entry_vmm_create", 801},
+      {"end_free", 8 * kMiB}};
+  for (const auto& [key, value] : expected)
+    EXPECT_EQ(ValueOf(out, key), value) << key << "\n" << out;
+}
+
+TEST(GateMemoryTest, GateModeCountsOrRefusesEveryAllocationPath) {
+  InProcessColod colod("cuda");
+  ASSERT_TRUE(colod.ok());
+  const std::string out = RunMemoryProgram(colod);
+  ExpectLimitHeld(out);
+  // The GPU says it has virtual memory management; the program is told it
+  // has not, so that a framework takes its other path.
+  EXPECT_EQ(ValueOf(out, "vmm_attr_error"), 0) << out;
+  EXPECT_EQ(ValueOf(out, "vmm_attr"), 0) << out;
+  EXPECT_EQ(out.find("lost colod"), std::string::npos) << out;
+  EXPECT_EQ(colod.Stats()["memory_used"], 0);
+}
+
+TEST(GateMemoryTest, SimModeCountsOrRefusesEveryAllocationPath) {
+  InProcessColod colod("sim");
+  ASSERT_TRUE(colod.ok());
+  const std::string out = RunMemoryProgram(colod);
+  ExpectLimitHeld(out);
+  EXPECT_EQ(out.find("lost colod"), std::string::npos) << out;
+  EXPECT_EQ(colod.Stats()["memory_used"], 0);
+}
+
+}  // namespace
+}  // namespace colo::runtime
