@@ -10,7 +10,8 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev liblz4-dev
-  python3 clang-format
+  python3 clang-format ccache
+  clang-14 libclang-rt-14-dev llvm-14  # scripts/fuzz.sh: libFuzzer, sanitizers, symbolizer
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

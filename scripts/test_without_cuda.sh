@@ -3,7 +3,9 @@
 # with COLO_CUDA=OFF (the toolkit is not looked for, even where present) and
 # nvcc off the PATH, into build-nocuda/. Everything that needs no GPU builds
 # and passes; the tests that need nvcc-built programs or the toolkit's
-# headers say so as they skip. Benchmarks are not built.
+# headers say so as they skip. Benchmarks are not built. Where ccache is
+# installed (scripts/setup.sh), every object that compiles as in build/
+# comes from its cache (CMakeLists.txt, COLO_CCACHE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin

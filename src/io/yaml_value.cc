@@ -1,6 +1,7 @@
 #include "io/yaml_value.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 #include <system_error>
 
 #include "io/utf8.h"
@@ -28,6 +30,73 @@ constexpr const char* kDecimalOnly =
 int LineOf(const YAML::Mark& mark, int fallback) {
   return mark.line >= 0 ? mark.line + 1 : fallback;
 }
+
+// The documents of a YAML stream, as far as the parser gets: where each one's
+// root node is and whether it is null (a trailing '---' makes one). What
+// YAML::LoadAll would build, without building it, and without its endless
+// loop: yaml-cpp 0.7 (Debian 12) can report document after empty document
+// at the same place after certain malformed text (fixed upstream in
+// jbeder/yaml-cpp#1319), so a document that starts where the previous one
+// did stops the walk (`stuck`).
+class DocumentRoots : public YAML::EventHandler {
+ public:
+  struct Root {
+    YAML::Mark mark;
+    bool null = true;
+  };
+  std::vector<Root> roots;
+  std::optional<YAML::Mark> stuck;
+
+  // Reads the documents of `text` (yaml-cpp exceptions pass through).
+  void Read(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    while (!stuck && parser.HandleNextDocument(*this)) {
+    }
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (!roots.empty() && started_ && mark.pos == last_start_.pos) {
+      stuck = mark;
+    }
+    started_ = true;
+    last_start_ = mark;
+    roots.emplace_back();
+    depth_ = 0;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    Node(mark, true);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    Node(mark, false);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Node(mark, false);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&,
+                       YAML::anchor_t, YAML::EmitterStyle::value) override {
+    Node(mark, false);
+    ++depth_;
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Node(mark, false);
+    ++depth_;
+  }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  // A node at depth 0 is the document's root.
+  void Node(const YAML::Mark& mark, bool null) {
+    if (depth_ == 0 && !roots.empty()) roots.back() = {mark, null};
+  }
+  bool started_ = false;
+  YAML::Mark last_start_;
+  int depth_ = 0;
+};
 
 std::string ChildPath(const std::string& parent, std::string_view key) {
   return parent.empty() ? std::string(key) : parent + "." + std::string(key);
@@ -348,17 +417,24 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
                                            const std::string& file,
                                            std::string_view one_what) {
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    // A trailing '---' with nothing after it is no second document.
-    while (documents.size() > 1 && documents.back().IsNull())
-      documents.pop_back();
-    if (documents.size() > 1) {
+    DocumentRoots documents;
+    documents.Read(text);
+    if (documents.stuck) {
       return InvalidArgumentError(EscapeControlCharacters(
-          file + ":" + std::to_string(LineOf(documents[1].Mark(), 1)) +
+          file + ":" + std::to_string(LineOf(*documents.stuck, 1)) +
+          ": YAML syntax error: the YAML parser cannot read past here"));
+    }
+    std::vector<DocumentRoots::Root>& roots = documents.roots;
+    // A trailing '---' with nothing after it is no second document.
+    while (roots.size() > 1 && roots.back().null) roots.pop_back();
+    if (roots.size() > 1) {
+      return InvalidArgumentError(EscapeControlCharacters(
+          file + ":" + std::to_string(LineOf(roots[1].mark, 1)) +
           ": a second YAML document (after '---'); expected " +
           std::string(one_what)));
     }
-    return documents.empty() ? YAML::Node() : documents.front();
+    // The first document alone (YAML::Load reads no further).
+    return roots.empty() ? YAML::Node() : YAML::Load(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp words this "bad file", which says nothing of the cause.
     return InvalidArgumentError(EscapeControlCharacters(
