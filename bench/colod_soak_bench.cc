@@ -2,18 +2,22 @@
 // policy priority) serves 16 clients for --minutes (default 10): one
 // high-priority client running steps of 4 short kernels and a sync, and 15
 // best-effort clients running bursts of 32 kernels, a sync, and an
-// allocation and its free. The run is cut into five equal phases: quiet,
-// then an attacker of each kind the clients must be protected from, then
-// quiet again:
-//   ring flood   a client that launches long kernels and never synchronizes
+// allocation and its free. The run cycles through four phases of 15 s:
+// quiet, then an attacker of each kind the clients must be protected from:
+//   ring flood   a client that launches as fast as its ring takes them and
+//                never synchronizes (one wave of 108 blocks a kernel, or
+//                --flood-blocks)
 //   slow drip    one connection dripping its hello and a registered client
 //                dripping a message, one byte every 150 ms, again and again
 //   conn flood   silent connections opened as fast as colod takes them
-// Prints, per phase, the high-priority step time (p50, p99) and its ratio
-// to the first quiet phase, the best-effort launches completed per second;
-// colod's RSS after the first minute and at the end; and whether anything
-// was lost: every launch of the 16 clients completed and acknowledged by
-// their syncs, no client dropped but the attackers.
+// so that the first minute has seen every attack once, and what colod
+// keeps after it (its RSS) can only grow by what it fails to release.
+// Prints, per kind of phase over the whole run, the high-priority step time
+// (p50, p99) and its ratio to the quiet phases', the best-effort launches
+// completed per second, the CPU colod used; colod's RSS after the first minute
+// and at the end; and whether anything was lost: every launch of the 16 clients
+// completed and acknowledged by their syncs, no client dropped but the
+// attackers.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -41,11 +45,15 @@ using colo::ipc::RingEntry;
 using colo::ipc::RuntimeClient;
 
 constexpr const char* kPhases[] = {"quiet", "ring flood", "slow drip",
-                                   "conn flood", "quiet again"};
-constexpr int kPhaseCount = 5;
+                                   "conn flood"};
+constexpr int kPhaseCount = 4;
+constexpr std::chrono::seconds kPhaseLength{15};
 
 std::atomic<bool> g_stop{false};
-std::atomic<int> g_phase{0};
+std::atomic<int> g_phase{0};             // in [0, kPhaseCount)
+std::atomic<bool> g_attack_over{false};  // the phase's attacker stops
+// The ring flood's kernel: blocks of 1024 threads (--flood-blocks).
+uint32_t g_flood_blocks = 108;
 
 long RssKib(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -59,6 +67,16 @@ long RssKib(pid_t pid) {
     in.ignore(1 << 20, '\n');
   }
   return -1;
+}
+
+// CPU seconds (user + system) process `pid` has used.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string field;
+  for (int i = 0; i < 13; ++i) in >> field;  // colod's comm has no spaces
+  long utime = 0, stime = 0;
+  in >> utime >> stime;
+  return static_cast<double>(utime + stime) / sysconf(_SC_CLK_TCK);
 }
 
 int ConnectRaw(const std::string& path) {
@@ -186,16 +204,16 @@ void HighPriority(const std::string& socket, std::vector<Step>* steps,
 
 // The attacker of `phase` until the phase ends.
 void Attack(const std::string& socket, int phase) {
-  if (phase == 1) {  // ring flood: long kernels, never a sync
+  if (phase == 1) {  // ring flood: launches as fast as the ring takes them
     auto c = Connect(socket, "attacker-flood");
     if (!c) return;
-    Launcher l(*c, 65536, 1024);
-    while (g_phase == phase && !g_stop) {
+    Launcher l(*c, g_flood_blocks, 1024);
+    while (!g_attack_over) {
       RingEntry e;
       e.type = static_cast<uint32_t>(colo::ipc::EntryType::kLaunch);
       e.seq = l.seq + 1;
       e.func_id = 1;
-      e.grid[0] = 65536;
+      e.grid[0] = l.blocks;
       e.block[0] = 1024;
       if (c->ring()->Push(e).ok()) {
         ++l.seq;
@@ -204,14 +222,14 @@ void Attack(const std::string& socket, int phase) {
       }
     }
   } else if (phase == 2) {  // slow drip, reconnecting when cut off
-    while (g_phase == phase && !g_stop) {
+    while (!g_attack_over) {
       const int fd = ConnectRaw(socket);
       auto reg = Connect(socket, "attacker-drip");
       colo::ipc::MsgHeader h;
       h.type = static_cast<uint32_t>(colo::ipc::MsgType::kHello);
       h.length = sizeof(colo::ipc::HelloMsg);
       const char* b = reinterpret_cast<const char*>(&h);
-      for (size_t i = 0; i < sizeof(h) && g_phase == phase; ++i) {
+      for (size_t i = 0; i < sizeof(h) && !g_attack_over; ++i) {
         if (fd >= 0) (void)send(fd, b + i, 1, MSG_NOSIGNAL);
         if (reg) (void)reg->SendRawForTest(b + i, 1);
         usleep(150000);
@@ -220,7 +238,7 @@ void Attack(const std::string& socket, int phase) {
     }
   } else if (phase == 3) {  // connection flood
     std::vector<int> fds;
-    while (g_phase == phase && !g_stop) {
+    while (!g_attack_over) {
       const int fd = ConnectRaw(socket);
       if (fd >= 0) fds.push_back(fd);
       if (fds.size() >= 900) {
@@ -247,16 +265,21 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--minutes" && i + 1 < argc) {
       minutes = std::atof(argv[++i]);
+    } else if (a == "--flood-blocks" && i + 1 < argc) {
+      g_flood_blocks = static_cast<uint32_t>(std::atol(argv[++i]));
     } else {
       std::fprintf(a == "-h" || a == "--help" ? stdout : stderr,
-                   "usage: colod_soak_bench [--minutes M]  (default 10)\n"
+                   "usage: colod_soak_bench [--minutes M] [--flood-blocks B]\n"
+                   "  M: minutes, default 10; B: blocks of 1024 threads in\n"
+                   "  the ring flood's kernel, default 108 (one wave)\n"
                    "16 clients against colod for M minutes, attacked in "
-                   "three of five phases; see the file's header.\n");
+                   "three of every four 15 s phases; see the file's header.\n");
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  if (!(minutes > 0 && minutes <= 600)) {
-    std::fprintf(stderr, "--minutes must be in (0, 600]\n");
+  if (!(minutes > 0 && minutes <= 600) || g_flood_blocks < 1) {
+    std::fprintf(stderr,
+                 "--minutes must be in (0, 600], --flood-blocks >= 1\n");
     return 2;
   }
   colo::bench::ColodProcess colod(
@@ -269,13 +292,19 @@ int main(int argc, char** argv) {
   threads.emplace_back(HighPriority, socket, &steps, &t);
   for (int i = 0; i < 15; ++i) threads.emplace_back(BestEffort, socket, i, &t);
   const auto start = Clock::now();
-  const auto phase_length = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(minutes * 60 / kPhaseCount));
+  const auto run_end = start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(minutes * 60));
   long rss_first_minute = -1, rss_peak = 0;
-  for (int phase = 0; phase < kPhaseCount; ++phase) {
+  double phase_seconds[kPhaseCount] = {};
+  double phase_cpu[kPhaseCount] = {};  // colod's CPU seconds
+  for (int n = 0; Clock::now() < run_end; ++n) {
+    const int phase = n % kPhaseCount;
     g_phase = phase;
+    g_attack_over = false;
     std::thread attacker(Attack, socket, phase);
-    const auto end = start + phase_length * (phase + 1);
+    const auto phase_start = Clock::now();
+    const double cpu_start = CpuSeconds(colod.pid());
+    const auto end = std::min(run_end, phase_start + kPhaseLength);
     while (Clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
       const long rss = RssKib(colod.pid());
@@ -285,8 +314,11 @@ int main(int argc, char** argv) {
         rss_first_minute = rss;
       }
     }
-    g_phase = kPhaseCount;  // the attacker of this phase stops
+    g_attack_over = true;
     attacker.join();
+    phase_seconds[phase] +=
+        std::chrono::duration<double>(Clock::now() - phase_start).count();
+    phase_cpu[phase] += CpuSeconds(colod.pid()) - cpu_start;
   }
   const long rss_end = RssKib(colod.pid());
   g_stop = true;
@@ -304,8 +336,8 @@ int main(int argc, char** argv) {
       stats = nlohmann::json::parse(*s, nullptr, false);
   }
 
-  std::printf("colod soak: 16 clients, %.1f min (%.0f s), 5 phases\n", minutes,
-              wall);
+  std::printf("colod soak: 16 clients, %.1f min (%.0f s), phases of 15 s\n",
+              minutes, wall);
   double base_p99 = 0;
   for (int phase = 0; phase < kPhaseCount; ++phase) {
     std::vector<double> us;
@@ -316,10 +348,13 @@ int main(int argc, char** argv) {
     if (phase == 0) base_p99 = p99;
     std::printf(
         "  %-12s high-priority step: %6zu steps, p50 %7.0f us, p99 %7.0f us "
-        "(x%.2f of quiet); best effort %.0f launches/s\n",
+        "(x%.2f of quiet); best effort %.0f launches/s; colod %.0f%% of a "
+        "core\n",
         kPhases[phase], us.size(), p50, p99, base_p99 > 0 ? p99 / base_p99 : 0,
-        t.per_phase[phase] /
-            std::chrono::duration<double>(phase_length).count());
+        phase_seconds[phase] > 0 ? t.per_phase[phase] / phase_seconds[phase]
+                                 : 0.0,
+        phase_seconds[phase] > 0 ? 100 * phase_cpu[phase] / phase_seconds[phase]
+                                 : 0.0);
   }
   std::printf(
       "  colod RSS: %ld KiB after 1 min, %ld KiB at the end (x%.3f), peak "

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "io/csv.h"
+#include "io/yaml_value.h"
 
 namespace colo::profile {
 namespace {
@@ -55,12 +56,20 @@ Result<DcgmSummary> ParseDcgmLog(std::string_view text, const std::string& path,
     const std::vector<std::string> tok = io::SplitWhitespace(l);
     const std::string where = path + ":" + std::to_string(line);
     if (!tok.empty() && tok[0].rfind("#Entity", 0) == 0) {
-      header.assign(tok.begin() + 1, tok.end());
-      if (tok[0] != "#Entity") header.insert(header.begin(), tok[0].substr(7));
+      std::vector<std::string> names(tok.begin() + 1, tok.end());
+      if (tok[0] != "#Entity") names.insert(names.begin(), tok[0].substr(7));
       std::erase_if(
-          header, [](const std::string& h) { return h.empty() || h == "ID"; });
+          names, [](const std::string& h) { return h.empty() || h == "ID"; });
       // "SMACT ... SMACT" would let the first win and drop the other's data.
-      COLO_RETURN_IF_ERROR(io::CheckUniqueColumns(header, where));
+      COLO_RETURN_IF_ERROR(io::CheckUniqueColumns(names, where));
+      // dmon repeats its header; other columns would not fit the samples
+      // read under the first one.
+      if (!header.empty() && names != header) {
+        return InvalidArgumentError(
+            where + ": a header with other columns than the one before (" +
+            io::JoinComma(names) + " after " + io::JoinComma(header) + ")");
+      }
+      header = std::move(names);
     } else if (!tok.empty() && tok[0] != "ID" && tok[0].front() != '#') {
       if (header.empty()) {
         return InvalidArgumentError(where +

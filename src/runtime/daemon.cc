@@ -97,6 +97,9 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
   so.mode = kind == sched::PolicyKind::kTimeSlice && !gate
                 ? sim::ContextMode::kTimeSlicing
                 : sim::ContextMode::kConcurrent;
+  // colod runs without end and reads no utilization timeline: one kept
+  // would grow by a bucket every 10 ms of its life.
+  so.record_utilization = false;
   d->sim_gpu_ =
       std::make_unique<sim::SimGpu>(d->spec_, d->driver_.sim_clock(), so);
   Device* device = d->sim_gpu_.get();
@@ -242,10 +245,16 @@ Status Daemon::Run() {
     }
     driver_.CatchUp();
     if (poll_rings) {
-      for (auto& [cid, c] : clients_) {
-        if (!c->ring) continue;
-        c->ring->SetConsumerAwake(true);
-        DrainRing(*c);
+      // High priority first; each ring a batch at a time, so that no client
+      // launching without pause holds up the others (what is left is taken
+      // on the next turn: its ring still has entries).
+      for (PriorityClass cls :
+           {PriorityClass::kHigh, PriorityClass::kBestEffort}) {
+        for (auto& [cid, c] : clients_) {
+          if (!c->ring || c->cls != cls) continue;
+          c->ring->SetConsumerAwake(true);
+          DrainRing(*c, kDrainBatch);
+        }
       }
     }
     for (int i = 0; i < n; ++i) {
@@ -265,7 +274,7 @@ Status Daemon::Run() {
         ssize_t r = read(timer_fd_, &expirations, sizeof(expirations));
         (void)r;
         for (auto& [cid, c] : clients_) {
-          if (c->ring) DrainRing(*c);
+          if (c->ring) DrainRing(*c, kDrainBatch);
         }
       } else {
         auto it = clients_.find(id);
@@ -275,7 +284,7 @@ Status Daemon::Run() {
           uint64_t count;
           ssize_t r = read(c.ring->eventfd(), &count, sizeof(count));
           (void)r;
-          DrainRing(c);
+          DrainRing(c, kDrainBatch);
         } else if (kind == kClientGate) {
           OnGateReadable(c);
         } else {
@@ -401,6 +410,9 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
         h->requested_class == static_cast<uint32_t>(ipc::WireClass::kHigh)
             ? PriorityClass::kHigh
             : PriorityClass::kBestEffort;
+    // Read here, not at accept: a connection that never registers costs
+    // colod no file read.
+    c.peer.cgroup = CgroupOfPid(c.peer.pid);
     ClassDecision d = DecideClass(config_.grants, c.peer, requested,
                                   ipc::ReadString(h->token));
     c.cls = d.granted;

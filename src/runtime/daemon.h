@@ -29,6 +29,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -158,8 +159,12 @@ class Daemon final : private cuda::GateSink {
   // their queues are below it.
   void ResumeHeldBack();
   void OnHello(Client& c, ipc::Message& m);
-  // Consumes c's ring. False if c turned out broken (dropped soon after).
-  bool DrainRing(Client& c);
+  // Consumes c's ring, at most `budget` entries (then the rest waits for
+  // the next turn), and never past limits.queued_launches. False if c
+  // turned out broken (dropped soon after).
+  bool DrainRing(Client& c, size_t budget = SIZE_MAX);
+  // The entries of one ring taken in one turn of the loop.
+  static constexpr size_t kDrainBatch = 256;
   Status HandleEntry(Client& c, const ipc::RingEntry& e);
   // Puts `f`, taken from c's ring entry `e`, at the back of its stream and
   // among c's outstanding launches. True if it is now the stream's front.

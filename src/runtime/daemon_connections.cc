@@ -25,7 +25,7 @@ long long Ms(Duration d) { return static_cast<long long>(d.count() / 1000000); }
 
 void Daemon::Accept() {
   // A bounded batch: a flood of connections must not starve the clients.
-  for (int batch = 0; batch < 64 && !listening_paused_; ++batch) {
+  for (int batch = 0; batch < 16 && !listening_paused_; ++batch) {
     const int fd =
         accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
@@ -72,7 +72,6 @@ void Daemon::Accept() {
     c->peer.pid = cred.pid;
     c->peer.uid = cred.uid;
     c->peer.gid = cred.gid;
-    c->peer.cgroup = CgroupOfPid(cred.pid);
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.u64 = Tag(kClientSocket, c->id);

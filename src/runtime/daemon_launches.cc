@@ -20,7 +20,7 @@
 
 namespace colo::runtime {
 
-bool Daemon::DrainRing(Client& c) {
+bool Daemon::DrainRing(Client& c, size_t budget) {
   if (!c.ring || c.broken) return !c.broken;
   if (!c.ring->HasEntries()) return true;
   // Launches start at the simulated time they are taken, which must not lag
@@ -30,6 +30,10 @@ bool Daemon::DrainRing(Client& c) {
   for (;;) {
     ipc::RingEntry e;
     for (;;) {
+      if (budget == 0) {
+        c.ring->PublishHeadAndCheckMore();
+        return true;
+      }
       if (c.outstanding.size() >= config_.limits.queued_launches) {
         // Back-pressure: the rest stays in the ring, which fills, and the
         // program waits in its launch call (ResumeHeldBack takes it up).
@@ -40,6 +44,7 @@ bool Daemon::DrainRing(Client& c) {
       Result<bool> got = c.ring->Pop(&e);
       Status s = got.ok() ? OkStatus() : got.status();
       if (s.ok() && !*got) break;
+      --budget;
       if (s.ok()) s = HandleEntry(c, e);
       if (!s.ok()) {
         // Dropped after the current event: callers may be iterating clients_.
@@ -465,7 +470,8 @@ void Daemon::ReplySyncIfDone(Client& c) {
   const uint64_t target = std::min(*c.pending_sync, c.last_seq);
   if (!HasEnded(c, target, c.pending_sync_scope)) return;
   if (*c.pending_sync > c.last_seq) {
-    if (c.held_back) return;  // the rest is still in its ring.
+    // Not yet taken from its ring (held back, or left for the next turn).
+    if (c.held_back || (c.ring && c.ring->HasEntries())) return;
     // The client says it launched more than its ring holds: impossible.
     doomed_.emplace_back(c.id, "protocol error: sync on launch " +
                                    std::to_string(*c.pending_sync) +

@@ -140,7 +140,6 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
 }
 
 void SimGpu::ReleaseClient(ClientId client) {
-  released_.push_back(client);
   if (options_.mode != ContextMode::kExclusive || owner_ != client) return;
   owner_.reset();
   if (!in_advance_) {
@@ -186,8 +185,10 @@ Result<KernelTiming> SimGpu::ProfileKernel(const KernelDesc& kernel) {
 
 void SimGpu::SyncTo(TimePoint now) {
   if (now == last_sync_) return;
-  util_.Accrue(last_sync_, now, pool_.ThreadOccupancy(),
-               pool_.ActiveSmFraction(), pool_.DramUtilization());
+  if (options_.record_utilization) {
+    util_.Accrue(last_sync_, now, pool_.ThreadOccupancy(),
+                 pool_.ActiveSmFraction(), pool_.DramUtilization());
+  }
   pool_.SyncTo(now);
   last_sync_ = now;
 }

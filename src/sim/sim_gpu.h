@@ -69,6 +69,10 @@ struct SimGpuOptions {
   Duration switch_cost = kMeasuredSwitchCost;
   Duration sample_interval =
       Milliseconds(10);  // utilization buckets. Default: 10 ms.
+  // Keep the utilization timeline (Timeline()): a bucket per
+  // sample_interval for as long as the GPU runs. Off for a GPU that runs
+  // without end and whose timeline nobody reads (colod's). Default: true.
+  bool record_utilization = true;
   // Commit the head launch's further full waves at once (SmPool::ExtendWaves)
   // and take the unstarted ones back at every event: one event per group of
   // SMs instead of one per wave. The fused waves start and end on the
@@ -221,7 +225,6 @@ class SimGpu final : public Device, public Model {
 
   // Exclusive mode.
   std::optional<ClientId> owner_;
-  std::vector<ClientId> released_;
   // Time slicing.
   std::optional<ClientId> active_;
   std::optional<TimePoint> switch_end_;

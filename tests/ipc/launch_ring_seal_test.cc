@@ -3,14 +3,13 @@
 // no ring that is not sealed so.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <memory>
-#include <new>
 
 #include "ipc/launch_ring.h"
+#include "support/unsealed_ring.h"
 
 namespace colo::ipc {
 namespace {
@@ -38,14 +37,8 @@ TEST(LaunchRingSealTest, ASealedRingAttachesAndAnUnsealedOneIsRefused) {
   delete *attached;
 
   // The same ring, byte for byte, in memory that could still shrink.
-  const int mfd = memfd_create("unsealed", MFD_CLOEXEC);
+  const int mfd = testing::MakeUnsealedRingMemfd();
   ASSERT_GE(mfd, 0);
-  ASSERT_EQ(ftruncate(mfd, static_cast<off_t>(RingBytes())), 0);
-  void* p =
-      mmap(nullptr, RingBytes(), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-  ASSERT_NE(p, MAP_FAILED);
-  new (p) RingControl();
-  munmap(p, RingBytes());
   Result<LaunchRing*> refused = LaunchRing::Attach(mfd, dup(client->eventfd()));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);

@@ -64,6 +64,21 @@ TEST(DcgmLogTest, Errors) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("data before the '#Entity ...' header"),
             std::string::npos);
+  // dmon repeats its header; one with other columns, after samples of the
+  // first, was read past the end of those samples (found by the fuzzer).
+  s = ParseDcgmLog(hdr + "GPU 0     0.5     0.2     0.1\n" + hdr +
+                       "GPU 0     0.5     0.2     0.1\n",
+                   "d.log");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  s = ParseDcgmLog(hdr + "GPU 0     0.5     0.2     0.1\n" +
+                       "#Entity   GRACT   GPUTL   SMACT   SMOCC   DRAMA\n" +
+                       "GPU 0     0.5     1     0.5     0.2     0.1\n",
+                   "d.log");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "d.log:4: a header with other columns than the one before"),
+            std::string::npos)
+      << s.status().message();
   // "N/A" is DCGM's "not available": skipped, not an error.
   s = ParseDcgmLog(
       hdr + "GPU 0     N/A     0.2     0.1\nGPU 0     0.4     0.2     0.1\n",

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -12,12 +11,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <new>
 
 #include "colod_harness.h"
 #include "ipc/launch_ring.h"
 #include "ipc/runtime_client.h"
 #include "ipc/wire.h"
+#include "support/unsealed_ring.h"
 
 namespace colo::testing {
 namespace {
@@ -62,13 +61,8 @@ TEST(ColodHostileClientTest, ARingThatIsNotSealedIsRefused) {
                sizeof(addr.sun_path) - 1);
   ASSERT_EQ(connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   // A well-formed ring, but in an unsealed memfd.
-  const int mfd = memfd_create("unsealed-ring", MFD_CLOEXEC);
+  const int mfd = MakeUnsealedRingMemfd();
   ASSERT_GE(mfd, 0);
-  ASSERT_EQ(ftruncate(mfd, static_cast<off_t>(ipc::RingBytes())), 0);
-  void* p = mmap(nullptr, ipc::RingBytes(), PROT_READ | PROT_WRITE, MAP_SHARED,
-                 mfd, 0);
-  ASSERT_NE(p, MAP_FAILED);
-  new (p) ipc::RingControl();
   const int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   int pair[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
@@ -88,7 +82,6 @@ TEST(ColodHostileClientTest, ARingThatIsNotSealedIsRefused) {
   auto other = ipc::RuntimeClient::Connect(AppOptions(colod));
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_TRUE((*other)->Sync(0).ok());
-  munmap(p, ipc::RingBytes());
   for (int fd : {sock, mfd, efd, pair[0], pair[1]}) close(fd);
 }
 
