@@ -14,10 +14,11 @@
 // keeps after it (its RSS) can only grow by what it fails to release.
 // Prints, per kind of phase over the whole run, the high-priority step time
 // (p50, p99) and its ratio to the quiet phases', the best-effort launches
-// completed per second, the CPU colod used; colod's RSS after the first minute
-// and at the end; and whether anything was lost: every launch of the 16 clients
-// completed and acknowledged by their syncs, no client dropped but the
-// attackers.
+// completed per second, the CPU colod used; the noise (the p99 of the
+// quiet phases of odd cycles against that of even ones); colod's RSS after the
+// first minute and at the end; and whether anything was lost: every launch of
+// the 16 clients completed and acknowledged by their syncs, no client dropped
+// but the attackers.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -50,7 +51,8 @@ constexpr int kPhaseCount = 4;
 constexpr std::chrono::seconds kPhaseLength{15};
 
 std::atomic<bool> g_stop{false};
-std::atomic<int> g_phase{0};             // in [0, kPhaseCount)
+std::atomic<int> g_phase{0};  // in [0, kPhaseCount)
+std::atomic<int> g_cycle{0};
 std::atomic<bool> g_attack_over{false};  // the phase's attacker stops
 // The ring flood's kernel: blocks of 1024 threads (--flood-blocks).
 uint32_t g_flood_blocks = 108;
@@ -172,6 +174,7 @@ void BestEffort(const std::string& socket, int index, ClientTotals* t) {
 
 struct Step {
   int phase;
+  int cycle;  // which pass through the four phases
   double us;
 };
 
@@ -186,7 +189,7 @@ void HighPriority(const std::string& socket, std::vector<Step>* steps,
   }
   Launcher l(*c, 108, 256);
   while (!g_stop) {
-    const int phase = g_phase;
+    const int phase = g_phase, cycle = g_cycle;
     const auto start = Clock::now();
     for (int k = 0; k < 4; ++k) {
       if (!l.Launch()) return void(++t->errors);
@@ -196,8 +199,9 @@ void HighPriority(const std::string& socket, std::vector<Step>* steps,
     if (!r.ok() || r->completed != l.seq) return void(++t->errors);
     t->acknowledged += 4;
     steps->push_back(
-        {phase, std::chrono::duration<double, std::micro>(Clock::now() - start)
-                    .count()});
+        {phase, cycle,
+         std::chrono::duration<double, std::micro>(Clock::now() - start)
+             .count()});
     usleep(2000);  // a service at a steady request rate
   }
 }
@@ -300,6 +304,7 @@ int main(int argc, char** argv) {
   for (int n = 0; Clock::now() < run_end; ++n) {
     const int phase = n % kPhaseCount;
     g_phase = phase;
+    g_cycle = n / kPhaseCount;
     g_attack_over = false;
     std::thread attacker(Attack, socket, phase);
     const auto phase_start = Clock::now();
@@ -356,6 +361,17 @@ int main(int argc, char** argv) {
         phase_seconds[phase] > 0 ? 100 * phase_cpu[phase] / phase_seconds[phase]
                                  : 0.0);
   }
+  // The noise: the quiet phases of even cycles against those of odd ones,
+  // no attacker in either.
+  std::vector<double> even, odd;
+  for (const Step& s : steps) {
+    if (s.phase == 0) (s.cycle % 2 == 0 ? even : odd).push_back(s.us);
+  }
+  const double even_p99 = Percentile(even, 0.99),
+               odd_p99 = Percentile(odd, 0.99);
+  std::printf(
+      "  noise: quiet phases of odd cycles against even ones: p99 x%.2f\n",
+      even_p99 > 0 ? odd_p99 / even_p99 : 0.0);
   std::printf(
       "  colod RSS: %ld KiB after 1 min, %ld KiB at the end (x%.3f), peak "
       "%ld KiB\n",
