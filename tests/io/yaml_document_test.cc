@@ -1,9 +1,8 @@
 // ParseSingleYamlDocument on a stream that yaml-cpp 0.7 (Debian 12) never
-// finishes reading: after this malformed text (found by the io fuzzer) its
-// LoadAll reports empty document after empty document at one place, for
-// ever, growing without bound (7.7 GB in a minute under `colo sim`). The
-// reader stops where the parser stops moving and says so. Were it to loop
-// again, ctest's timeout for this test fails it.
+// finishes reading: after this malformed text its LoadAll reports empty
+// document after empty document at one place, for ever, growing without
+// bound. The reader stops where the parser stops moving and says so; were
+// it to loop, ctest's timeout for this test fails it.
 #include <gtest/gtest.h>
 
 #include <fstream>

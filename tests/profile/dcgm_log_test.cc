@@ -64,8 +64,8 @@ TEST(DcgmLogTest, Errors) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("data before the '#Entity ...' header"),
             std::string::npos);
-  // dmon repeats its header; one with other columns, after samples of the
-  // first, was read past the end of those samples (found by the fuzzer).
+  // dmon repeats its header; one with other columns than the samples before
+  // it were read under is an error.
   s = ParseDcgmLog(hdr + "GPU 0     0.5     0.2     0.1\n" + hdr +
                        "GPU 0     0.5     0.2     0.1\n",
                    "d.log");

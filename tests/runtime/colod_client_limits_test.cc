@@ -79,11 +79,10 @@ milliseconds WorstRoundTrip(const Colod& colod, milliseconds span) {
   return worst;
 }
 
-// A client that sent its hello one byte every 150 ms froze colod for
-// everyone as long as it kept dripping (colod read a message to its end).
-// Now colod reads what has arrived and goes on; the dripping connection is
-// closed at its hello deadline, and a registered client that drips a
-// message at its message deadline.
+// A client that sends its hello, or a message, one byte every 150 ms holds
+// nobody up: colod reads what has arrived and goes on. The dripping
+// connection is closed at its hello deadline, the registered client that
+// drips a message at its message deadline.
 TEST(ColodClientLimitsTest, ASlowDripDoesNotHoldColodUp) {
   TempDir dir;
   Colod colod(dir,
@@ -122,10 +121,10 @@ TEST(ColodClientLimitsTest, ASlowDripDoesNotHoldColodUp) {
   close(drip);
 }
 
-// A client that launched and never synchronized had colod queue every
-// launch (2.37 GB of colod's memory in 20 s). colod now takes up to
-// limits.queued_launches of a client's launches; the rest wait in its ring,
-// which fills, and its pushes fail until the queue drains.
+// A client that launches and never synchronizes gets up to
+// limits.queued_launches of its launches queued in colod; the rest wait in
+// its ring, which fills, and its pushes fail until the queue drains. Its
+// queue goes with it.
 TEST(ColodClientLimitsTest, ALauncherThatNeverSynchronizesIsHeldAtItsLimit) {
   TempDir dir;
   Colod colod(dir, "limits: {queued_launches: 1000}\n");
@@ -204,10 +203,10 @@ TEST(ColodClientLimitsTest, ASyncBeyondTheQueueLimitWaitsForItsLaunches) {
   EXPECT_EQ(r->cuda_error, 0);
 }
 
-// Connections that never spoke stayed open for ever; at colod's file limit
-// colod spun at 99% CPU and a new client waited 13 s. Now at most
-// limits.pending_connections wait unregistered (the oldest goes), and out
-// of descriptors colod closes an unregistered one or pauses listening.
+// Connections that never speak: at most limits.pending_connections wait
+// unregistered (the oldest goes). Out of descriptors, colod closes an
+// unregistered one or pauses listening, and neither spins nor keeps a new
+// client out once a descriptor is free.
 TEST(ColodClientLimitsTest, SilentConnectionsCannotExhaustColod) {
   TempDir dir;
   Colod colod(dir, "limits: {pending_connections: 16}\n");
@@ -275,9 +274,9 @@ TEST(ColodClientLimitsTest, RunningOutOfDescriptorsNeitherSpinsNorShutsOut) {
   EXPECT_FALSE(colod.Ended());
 }
 
-// 1-byte allocations were counted as 1 byte each, and colod's bookkeeping
-// grew by an entry each without bound. Each is charged 256 bytes (CUDA's
-// allocation alignment), and a client holds at most limits.allocations.
+// 1-byte allocations: each is charged 256 bytes (CUDA's allocation
+// alignment), and a client holds at most limits.allocations, so colod's
+// bookkeeping of it is bounded.
 TEST(ColodClientLimitsTest, TinyAllocationsAreChargedAndCapped) {
   TempDir dir;
   Colod colod(dir, "limits: {allocations: 1000}\n");

@@ -21,9 +21,9 @@
 namespace colo::testing {
 namespace {
 
-// A client shrank its ring (ftruncate) after connecting, and colod's next
-// read of it died of SIGBUS, taking every client along. The ring is sealed
-// at its size: the shrink fails, and colod keeps serving everyone.
+// A client that shrinks its ring (ftruncate) after connecting would fault
+// colod's next read of it (SIGBUS). The ring is sealed at its size: the
+// shrink fails, and colod keeps serving everyone.
 TEST(ColodHostileClientTest, AClientCannotShrinkTheRingColodMaps) {
   TempDir dir;
   Colod colod(dir, "");
@@ -85,9 +85,9 @@ TEST(ColodHostileClientTest, ARingThatIsNotSealedIsRefused) {
   for (int fd : {sock, mfd, efd, pair[0], pair[1]}) close(fd);
 }
 
-// colod logs to stderr; when whatever read it (a pipe to a supervisor, a
-// terminal) went away, the next client's log line killed colod with
-// SIGPIPE. Its log here is a FIFO whose reader leaves after start-up.
+// colod logs to stderr; when whatever reads it (a pipe to a supervisor, a
+// terminal) goes away, the next client's log line must not kill colod
+// (SIGPIPE). Its log here is a FIFO whose reader leaves after start-up.
 TEST(ColodHostileClientTest, ColodOutlivesTheReaderOfItsLog) {
   TempDir dir;
   const std::string fifo = dir.path() + "/colod.log";
@@ -106,8 +106,8 @@ TEST(ColodHostileClientTest, ColodOutlivesTheReaderOfItsLog) {
   EXPECT_FALSE(colod.process().Ended());
 }
 
-// An operator's token of 64 characters (`openssl rand -hex 32`) was cut to
-// 63 bytes by the client and silently never matched its grant.
+// An operator's token of 64 characters (`openssl rand -hex 32`), or of the
+// most a hello carries, matches its grant whole; the client cuts none.
 TEST(ColodHostileClientTest, ALongTokenMatchesItsGrantWhole) {
   TempDir dir;
   const std::string token(64, 'a');
@@ -156,9 +156,9 @@ TEST(ColodHostileClientTest, AConfigTokenTooLongForTheWireIsBadInput) {
   EXPECT_NE(err.find("at most 255 bytes"), std::string::npos) << err;
 }
 
-// A fake colod on a socket in a world-writable directory collected a real
-// client's token. The client sends a token only to a server that runs as
-// root, as the client's user, or as a uid it was told is colod's.
+// A fake colod on a socket in a world-writable directory must not collect a
+// real client's token: the client sends a token only to a server that runs
+// as root, as the client's user, or as a uid it was told is colod's.
 TEST(ColodHostileClientTest, ATokenIsNotSentToAServerOfAnotherUser) {
   if (geteuid() != 0) GTEST_SKIP() << "serving as another uid needs root";
   TempDir dir;
