@@ -350,6 +350,13 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   ReleaseWaits(client);
   UpdateWatermark(client);
   ReplySyncIfDone(client);
+  // A stream with nothing left is forgotten: a program that uses ever new
+  // streams must not grow colod without end.
+  if (auto idle = client.streams.find(stream);
+      idle != client.streams.end() && idle->second.empty()) {
+    client.streams.erase(idle);
+    client.stream_last_end.erase(stream);
+  }
 }
 
 void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {

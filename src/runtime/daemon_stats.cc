@@ -66,6 +66,7 @@ std::string Daemon::StatsJson() const {
          {"kernels_launched", c->launched},
          {"kernels_completed", c->completed},
          {"in_flight", c->outstanding.size()},
+         {"streams", c->streams.size()},
          {"memory_persistent", m.persistent},
          {"memory_ephemeral", m.ephemeral},
          {"memory_limit", m.limit},

@@ -274,6 +274,39 @@ TEST(ColodClientLimitsTest, RunningOutOfDescriptorsNeitherSpinsNorShutsOut) {
   EXPECT_FALSE(colod.Ended());
 }
 
+// A program that launches on ever new streams: colod forgets each stream
+// once nothing of it is left, so its state of the client stays bounded.
+TEST(ColodClientLimitsTest, StreamsWithNothingLeftAreForgotten) {
+  TempDir dir;
+  Colod colod(dir, "");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto c = ipc::RuntimeClient::Connect(AppOptions(colod, "many-streams"));
+  ASSERT_TRUE(c.ok());
+  ipc::LaunchRing* ring = (*c)->ring();
+  ipc::RingEntry def;
+  def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
+  def.func_id = 1;
+  ipc::CopyString(def.name, "short_kernel");
+  ASSERT_TRUE(ring->Push(def).ok());
+  constexpr uint64_t kLaunches = 3000;
+  for (uint64_t seq = 1; seq <= kLaunches; ++seq) {
+    ipc::RingEntry e;
+    e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
+    e.seq = seq;
+    e.func_id = 1;
+    e.stream_id = static_cast<uint32_t>(seq);
+    e.grid[0] = 1;
+    e.block[0] = 32;
+    while (!ring->Push(e).ok()) std::this_thread::sleep_for(milliseconds(1));
+  }
+  Result<ipc::SyncReplyMsg> r = (*c)->Sync(kLaunches);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->completed, kLaunches);
+  nlohmann::json j = colod.Stats();
+  ASSERT_EQ(j["clients"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["clients"][0]["streams"], 0) << j.dump();
+}
+
 // 1-byte allocations: each is charged 256 bytes (CUDA's allocation
 // alignment), and a client holds at most limits.allocations, so colod's
 // bookkeeping of it is bounded.
