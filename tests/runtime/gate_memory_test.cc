@@ -9,17 +9,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 
-#include "colo/gpu_spec.h"
+#include "in_process_colod.h"
 #include "ipc/runtime_client.h"
-#include "runtime/daemon.h"
-#include "runtime/daemon_config.h"
 
 namespace colo::runtime {
 namespace {
@@ -28,47 +22,9 @@ constexpr long kMiB = 1 << 20;
 
 // colod on a thread: `device` "cuda" (gate mode over the A100 preset) or
 // "sim", 8 MiB per client.
-class InProcessColod {
- public:
-  explicit InProcessColod(const std::string& device) {
-    char tmpl[] = "/tmp/colo-gate-memory-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    const std::string path = dir_ + "/c.yaml";
-    std::ofstream(path) << "socket: " << socket() << "\ndevice: " << device
-                        << "\ngpu: A100\nmemory_limit_mib: 8\n";
-    Result<DaemonConfig> config = LoadDaemonConfig(path);
-    if (!config.ok()) return;
-    auto d = device == "cuda"
-                 ? Daemon::Create(*config, GpuPreset("A100").value())
-                 : Daemon::Create(*config);
-    if (!d.ok()) return;
-    daemon_ = std::move(*d);
-    thread_ = std::thread([this] { (void)daemon_->Run(); });
-  }
-  ~InProcessColod() {
-    if (daemon_) {
-      daemon_->RequestStop();
-      thread_.join();
-    }
-    std::filesystem::remove_all(dir_);
-  }
-  bool ok() const { return daemon_ != nullptr; }
-  std::string socket() const { return dir_ + "/colod.sock"; }
-  nlohmann::json Stats() const {
-    ipc::ClientOptions o;
-    o.socket_path = socket();
-    o.role = ipc::ClientRole::kMonitor;
-    auto c = ipc::RuntimeClient::Connect(o);
-    if (!c.ok()) return nullptr;
-    auto s = (*c)->Stats();
-    return s.ok() ? nlohmann::json::parse(*s, nullptr, false) : nullptr;
-  }
-
- private:
-  std::string dir_;
-  std::unique_ptr<Daemon> daemon_;
-  std::thread thread_;
-};
+std::string MemoryConfig(const std::string& device) {
+  return "device: " + device + "\ngpu: A100\nmemory_limit_mib: 8\n";
+}
 
 std::string RunMemoryProgram(const InProcessColod& colod) {
   const std::string bin = COLO_BINARY_DIR;
@@ -141,7 +97,7 @@ void ExpectLimitHeld(const std::string& out) {
 }
 
 TEST(GateMemoryTest, GateModeCountsOrRefusesEveryAllocationPath) {
-  InProcessColod colod("cuda");
+  InProcessColod colod(MemoryConfig("cuda"));
   ASSERT_TRUE(colod.ok());
   const std::string out = RunMemoryProgram(colod);
   ExpectLimitHeld(out);
@@ -154,7 +110,7 @@ TEST(GateMemoryTest, GateModeCountsOrRefusesEveryAllocationPath) {
 }
 
 TEST(GateMemoryTest, SimModeCountsOrRefusesEveryAllocationPath) {
-  InProcessColod colod("sim");
+  InProcessColod colod(MemoryConfig("sim"));
   ASSERT_TRUE(colod.ok());
   const std::string out = RunMemoryProgram(colod);
   ExpectLimitHeld(out);

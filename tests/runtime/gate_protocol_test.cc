@@ -26,6 +26,7 @@
 
 #include "colo/gpu_spec.h"
 #include "cuda/cuda_gpu.h"
+#include "in_process_colod.h"
 #include "ipc/runtime_client.h"
 #include "runtime/daemon.h"
 #include "runtime/daemon_config.h"
@@ -51,41 +52,10 @@ Result<DaemonConfig> Config(const std::string& dir, const std::string& yaml) {
 
 // colod on a thread, in gate mode over a "GPU" described by the A100 preset
 // (or, with `real_gpu`, over GPU 0 as its driver describes it).
-class GateColod {
+class GateColod : public InProcessColod {
  public:
   explicit GateColod(const std::string& yaml, bool real_gpu = false)
-      : dir_(TempDir()) {
-    Result<DaemonConfig> config = Config(dir_, yaml);
-    if (!config.ok()) return;
-    auto d = real_gpu ? Daemon::Create(*config)
-                      : Daemon::Create(*config, GpuPreset("A100").value());
-    if (!d.ok()) return;
-    daemon_ = std::move(*d);
-    thread_ = std::thread([this] { (void)daemon_->Run(); });
-  }
-  ~GateColod() {
-    if (daemon_) {
-      daemon_->RequestStop();
-      thread_.join();
-    }
-    std::filesystem::remove_all(dir_);
-  }
-  bool ok() const { return daemon_ != nullptr; }
-  std::string socket() const { return dir_ + "/colod.sock"; }
-  nlohmann::json Stats() const {
-    ipc::ClientOptions o;
-    o.socket_path = socket();
-    o.role = ipc::ClientRole::kMonitor;
-    auto c = ipc::RuntimeClient::Connect(o);
-    if (!c.ok()) return nullptr;
-    auto s = (*c)->Stats();
-    return s.ok() ? nlohmann::json::parse(*s, nullptr, false) : nullptr;
-  }
-
- private:
-  std::string dir_;
-  std::unique_ptr<Daemon> daemon_;
-  std::thread thread_;
+      : InProcessColod("device: cuda\n" + yaml, real_gpu) {}
 };
 
 // The client's side of gate mode, by hand.
