@@ -1,0 +1,59 @@
+// ptx/ptx_lexer.h — the tokenizer under the PTX reader (ptx_reader.h): splits
+// PTX text into identifiers, numbers, strings and punctuation, skipping
+// white space and // and /* */ comments. Internal to src/ptx.
+//
+// Token rules:
+//   - An identifier starts with a letter, '_', '$', '%', or '.' followed by
+//     a letter, '_' or '$', and goes on over letters, digits, '_' and '$'.
+//     One that does not start with '.' also goes on over '.' and "::"
+//     followed by such a character, so "ld.global.nc.v4.f32", "%ctaid.x"
+//     and "cp.async.ca.shared.global.L2::128B" are one token each, while a
+//     directive word is always one word: ".ptr.global" is ".ptr", ".global".
+//   - A number starts with a digit and goes on over letters, digits, '_'
+//     and '.' (and a sign right after the 'e' of a decimal exponent), so
+//     "0f3F800000", "0x1fU", "9.0" and "1.5e-3" are one token each; the
+//     parser decides what the text means.
+//   - A string is "..." on one line (backslash escapes the next byte).
+//   - Punctuation is one byte of , ; : ( ) [ ] { } < > + - ! @ | = * / & ^ ~
+//     ? and each is its own token.
+//   - Any other byte is an error.
+// The token list ends with one kEnd token (empty text, at the end of the
+// text).
+//
+// Errors: InvalidArgument "<source>:<line>:<column>: expected ..., found
+// '...'" (a stray byte, an unterminated string or comment).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "colo/status.h"
+
+namespace colo::ptx {
+
+enum class TokenKind { kIdentifier, kNumber, kString, kPunct, kEnd };
+
+struct Token {
+  TokenKind kind = TokenKind::kEnd;
+  std::string_view text;  // a view into the text given to Lex
+  int line = 1;           // 1-based
+  int column = 1;         // 1-based, in bytes
+  size_t offset = 0;      // of text's first byte in the whole text
+};
+
+// Splits `text`; `source` names it in errors.
+Result<std::vector<Token>> Lex(std::string_view text, std::string_view source);
+
+// "<source>:<line>:<column>: " for a position.
+std::string Where(std::string_view source, int line, int column);
+
+// How an error message shows a token: its text in quotes, control bytes
+// escaped and long text shortened ("'ld.global.f32'"), or
+// "'<end of input>'".
+std::string Describe(const Token& token);
+
+}  // namespace colo::ptx
