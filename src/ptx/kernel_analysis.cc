@@ -20,6 +20,8 @@
 namespace colo::ptx {
 namespace {
 
+using std::string_view_literals::operator""sv;
+
 // Special registers that exist only with thread-block clusters.
 constexpr std::string_view kClusterRegisters[] = {
     "%clusterid",          "%nclusterid",      "%cluster_ctaid",
@@ -71,6 +73,15 @@ std::string OpcodeText(const Instruction& in) {
   return Join(parts, ".");
 }
 
+// Whether a register name may be one of the special registers Examine
+// looks for: %envreg<N>, the cluster registers (kClusterRegisters),
+// %ctaid, %nctaid.
+bool MaySpecial(std::string_view name) {
+  if (name.size() < 2 || name[0] != '%') return false;
+  const char c = name[1];
+  return c == 'c' || c == 'e' || c == 'i' || c == 'n';
+}
+
 // Visits every register operand (also inside vectors and '|' pairs).
 template <typename Fn>
 void ForEachRegister(const Operand& op, Fn&& fn) {
@@ -95,28 +106,28 @@ struct Findings {
 // would meet theirs with a different kind of barrier operation, a
 // different thread count, or on a barrier they never reach.
 std::optional<std::string> PersistentBarrierProblem(const Instruction& in) {
-  std::vector<std::string> mods;
+  std::vector<std::string_view> mods;
   for (const std::string& m : in.modifiers) {
-    if (m != "cta") mods.push_back(m);
+    if (m != "cta"sv) mods.push_back(m);
   }
-  const std::string text = OpcodeText(in);
-  if (!mods.empty() && mods[0] == "warp") return std::nullopt;  // warp-level
-  if (mods.empty() || mods[0] != "sync") {
-    return "has " + text + ", a barrier the persistent form cannot rewrite";
+  if (!mods.empty() && mods[0] == "warp"sv) return std::nullopt;  // warp-level
+  const auto has = [&in] { return "has " + OpcodeText(in); };
+  if (mods.empty() || mods[0] != "sync"sv) {
+    return has() + ", a barrier the persistent form cannot rewrite";
   }
   for (size_t i = 1; i < mods.size(); ++i) {
-    if (mods[i] != "aligned") {
-      return "has " + text + ", a barrier the persistent form cannot rewrite";
+    if (mods[i] != "aligned"sv) {
+      return has() + ", a barrier the persistent form cannot rewrite";
     }
   }
   if (in.operands.size() >= 2) {
-    return "has " + text +
+    return has() +
            " with a thread count, which the persistent form cannot rewrite";
   }
   if (in.operands.size() != 1 ||
       in.operands[0].kind != Operand::Kind::kInteger ||
       in.operands[0].int_value != 0) {
-    return "has " + text +
+    return has() +
            " on a barrier other than 0, which the persistent form cannot "
            "rewrite";
   }
@@ -138,31 +149,39 @@ Findings Examine(const Function& f, bool is_entry) {
       }
     }
   }
+  // Every register looked for here starts with "%c", "%e", "%i" or "%n";
+  // the body's own registers (%r, %rd, %f, %p ...) mostly do not, and are
+  // passed over without a string comparison or a call.
+  const auto check = [&](const Operand& r) {
+    if (!MaySpecial(r.name)) return;
+    if (StartsWith(r.name, "%envreg")) {
+      slice("reads " + r.name +
+            " (grid-wide synchronization or a cooperative launch)");
+    }
+    for (std::string_view c : kClusterRegisters) {
+      if (r.name == c) slice("reads " + r.name + " (thread-block clusters)");
+    }
+    if (r.name == "%ctaid"sv || r.name == "%nctaid"sv) {
+      if (!is_entry) {
+        slice("reads " + r.name +
+              (r.component.empty() ? "" : "." + r.component));
+      } else if (r.component != "x"sv && r.component != "y"sv &&
+                 r.component != "z"sv) {
+        slice("reads " + r.name +
+              (r.component.empty() ? " as a whole vector" : "." + r.component));
+      }
+    }
+  };
   for (const Statement& st : f.body) {
     const auto* in = std::get_if<Instruction>(&st);
     if (in == nullptr) continue;
     for (const Operand& op : in->operands) {
-      ForEachRegister(op, [&](const Operand& r) {
-        if (StartsWith(r.name, "%envreg")) {
-          slice("reads " + r.name +
-                " (grid-wide synchronization or a cooperative launch)");
-        }
-        for (std::string_view c : kClusterRegisters) {
-          if (r.name == c)
-            slice("reads " + r.name + " (thread-block clusters)");
-        }
-        if (r.name == "%ctaid" || r.name == "%nctaid") {
-          if (!is_entry) {
-            slice("reads " + r.name +
-                  (r.component.empty() ? "" : "." + r.component));
-          } else if (r.component != "x" && r.component != "y" &&
-                     r.component != "z") {
-            slice("reads " + r.name +
-                  (r.component.empty() ? " as a whole vector"
-                                       : "." + r.component));
-          }
-        }
-      });
+      // ForEachRegister(op, check), its common case inline.
+      if (op.kind == Operand::Kind::kRegister && MaySpecial(op.name)) {
+        check(op);
+      }
+      for (const Operand& e : op.elements) ForEachRegister(e, check);
+      for (const Operand& p : op.pair) ForEachRegister(p, check);
     }
     for (std::string_view co : kClusterOpcodes) {
       if (in->opcode == co) {
@@ -174,16 +193,16 @@ Findings Examine(const Function& f, bool is_entry) {
         slice("uses " + OpcodeText(*in) + " (thread-block clusters)");
       }
     }
-    if (in->opcode == "call") {
+    if (in->opcode == "call"sv) {
       std::vector<std::string> symbols;
       for (const Operand& op : in->operands) {
         if (op.kind == Operand::Kind::kSymbol) symbols.push_back(op.name);
       }
       out.calls.push_back(std::move(symbols));
     }
-    if (in->opcode == "bar" || in->opcode == "barrier") {
+    if (in->opcode == "bar"sv || in->opcode == "barrier"sv) {
       bool cluster = std::find(in->modifiers.begin(), in->modifiers.end(),
-                               "cluster") != in->modifiers.end();
+                               "cluster"sv) != in->modifiers.end();
       if (!cluster) {
         if (!is_entry) {
           persistent("has " + OpcodeText(*in) +
@@ -194,7 +213,7 @@ Findings Examine(const Function& f, bool is_entry) {
         }
       }
     }
-    if (!is_entry && in->opcode == "exit") {
+    if (!is_entry && in->opcode == "exit"sv) {
       persistent("has exit, which would end a persistent worker's thread");
     }
   }

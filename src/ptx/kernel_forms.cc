@@ -19,6 +19,8 @@
 namespace colo::ptx {
 namespace {
 
+using std::string_view_literals::operator""sv;
+
 Operand Reg(std::string name) {
   Operand op;
   op.kind = Operand::Kind::kRegister;
@@ -68,29 +70,54 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// Every name an operand mentions.
-void CollectNames(const Operand& op, std::vector<std::string_view>* out) {
-  if (!op.name.empty()) out->push_back(op.name);
-  for (const Operand& e : op.elements) CollectNames(e, out);
-  for (const Operand& p : op.pair) CollectNames(p, out);
+// A name of the original that could clash with a form's: one that starts
+// with "__colo" once a leading '%' or '$' is dropped.
+inline bool MayClash(std::string_view name) {
+  if (!name.empty() && (name[0] == '%' || name[0] == '$')) {
+    name.remove_prefix(1);
+  }
+  return name.size() >= 6 && name[0] == '_' && StartsWith(name, "__colo");
+}
+
+// The names an operand mentions that may clash (MayClash).
+void CollectClashes(const Operand& op, std::vector<std::string_view>* out) {
+  if (MayClash(op.name)) out->push_back(op.name);
+  for (const Operand& e : op.elements) CollectClashes(e, out);
+  for (const Operand& p : op.pair) CollectClashes(p, out);
+}
+void CollectClashes(const Instruction& in, std::vector<std::string_view>* out) {
+  if (in.guard && MayClash(in.guard->predicate)) {
+    out->push_back(in.guard->predicate);
+  }
+  for (const Operand& op : in.operands) {
+    if (MayClash(op.name)) out->push_back(op.name);
+    // Vectors, texture addresses and '|' pairs (a few in a body) nest.
+    if (!op.elements.empty() || !op.pair.empty()) {
+      for (const Operand& e : op.elements) CollectClashes(e, out);
+      for (const Operand& p : op.pair) CollectClashes(p, out);
+    }
+  }
 }
 
 // "__colo", or "__colo1", "__colo2" ... : the first whose "<p>_" begins no
 // register, label, parameter or variable name of `f` (leading '%' or '$'
-// aside). The forms' names are "%<p>_...", "$<p>_..." and "<p>_...".
+// aside). The forms' names are "%<p>_...", "$<p>_..." and "<p>_...". Only
+// the names that start with "__colo" can begin any "<p>_", and a kernel
+// rarely has one, so those are gathered first.
 std::string UniquePrefix(const Function& f) {
   std::vector<std::string_view> names;
-  for (const Param& p : f.params) names.push_back(p.name);
+  for (const Param& p : f.params) {
+    if (MayClash(p.name)) names.push_back(p.name);
+  }
   for (const Statement& st : f.body) {
     if (const auto* in = std::get_if<Instruction>(&st)) {
-      if (in->guard) names.push_back(in->guard->predicate);
-      for (const Operand& op : in->operands) CollectNames(op, &names);
+      CollectClashes(*in, &names);
     } else if (const auto* l = std::get_if<Label>(&st)) {
-      names.push_back(l->name);
+      if (MayClash(l->name)) names.push_back(l->name);
     } else if (const auto* r = std::get_if<RegisterDecl>(&st)) {
-      names.push_back(r->name);
+      if (MayClash(r->name)) names.push_back(r->name);
     } else if (const auto* v = std::get_if<Variable>(&st)) {
-      names.push_back(v->name);
+      if (MayClash(v->name)) names.push_back(v->name);
     }
   }
   for (int n = 0;; ++n) {
@@ -131,9 +158,6 @@ template <typename T>
 void Put(std::vector<Statement>* out, T s) {
   out->emplace_back(std::in_place_type<T>, std::move(s));
 }
-void Put(std::vector<Statement>* out, Statement s) {
-  out->push_back(std::move(s));
-}
 
 RegisterDecl Decl(std::string type, std::string name) {
   RegisterDecl d;
@@ -148,16 +172,26 @@ Param U32Param(std::string name) {
   return p;
 }
 
+// Whether `op` itself (not its elements) reads %ctaid.{x,y,z} or
+// %nctaid.{x,y,z}: a test of a few bytes for the body's other operands.
+inline bool IsGridRead(const Operand& op) {
+  if (op.kind != Operand::Kind::kRegister || op.component.size() != 1 ||
+      op.name.size() < 6 || op.name.size() > 7) {
+    return false;
+  }
+  const char c = op.component[0];
+  return (c == 'x' || c == 'y' || c == 'z') &&
+         (op.name == "%ctaid"sv || op.name == "%nctaid"sv);
+}
+
 // Replaces %ctaid.{x,y,z} / %nctaid.{x,y,z} (anywhere in the operand) by
 // the form's registers.
 bool ReplaceGridReads(Operand& op, const Names& n) {
   bool replaced = false;
-  if (op.kind == Operand::Kind::kRegister &&
-      (op.name == "%ctaid" || op.name == "%nctaid") &&
-      (op.component == "x" || op.component == "y" || op.component == "z")) {
+  if (IsGridRead(op)) {
     const std::string& c = op.component;
     std::string name;
-    if (op.name == "%ctaid") {
+    if (op.name == "%ctaid"sv) {
       name = n.R("ctaid_" + c);
     } else {
       name = n.R(c == "x" ? "grid_x" : c == "y" ? "grid_y" : "grid_z");
@@ -176,10 +210,15 @@ bool ReplaceGridReads(Operand& op, const Names& n) {
 // is `cvt.u16.u32`.
 void ReplaceGridReads(Instruction& in, const Names& n) {
   bool replaced = false;
-  for (Operand& op : in.operands) replaced |= ReplaceGridReads(op, n);
-  if (replaced && in.opcode == "mov" && in.modifiers.size() == 1 &&
-      (in.modifiers[0] == "u16" || in.modifiers[0] == "b16" ||
-       in.modifiers[0] == "s16")) {
+  for (Operand& op : in.operands) {
+    // Most operands are neither a grid read nor nest one.
+    if (IsGridRead(op) || !op.elements.empty() || !op.pair.empty()) {
+      replaced |= ReplaceGridReads(op, n);
+    }
+  }
+  if (replaced && in.opcode == "mov"sv && in.modifiers.size() == 1 &&
+      (in.modifiers[0] == "u16"sv || in.modifiers[0] == "b16"sv ||
+       in.modifiers[0] == "s16"sv)) {
     in.opcode = "cvt";
     in.modifiers = {"u16", "u32"};
   }
@@ -256,10 +295,10 @@ const Function* FindKernel(const Module& module, std::string_view name) {
 // (bar.sync 0, barrier.sync{.aligned} 0, with or without .cta; not
 // bar.warp.sync).
 bool IsBlockBarrier(const Instruction& in) {
-  if (in.opcode != "bar" && in.opcode != "barrier") return false;
+  if (in.opcode != "bar"sv && in.opcode != "barrier"sv) return false;
   for (const std::string& m : in.modifiers) {
-    if (m == "sync") return true;
-    if (m != "cta") return false;
+    if (m == "sync"sv) return true;
+    if (m != "cta"sv) return false;
   }
   return false;
 }
@@ -290,12 +329,12 @@ Function SliceOf(const Function* original) {
       Ins("add", {"u32"},
           {Reg(n.R("linear")), Reg(n.R("linear")), Reg(n.R("first"))}));
   ComputeCtaid(n, &f.body);
+  // Each statement is copied once, into its place, and changed there.
   for (size_t i = setup_at; i < original->body.size(); ++i) {
-    Statement st = original->body[i];
+    Statement& st = f.body.emplace_back(original->body[i]);
     if (auto* in = std::get_if<Instruction>(&st)) {
       ReplaceGridReads(*in, n);
     }
-    Put(&f.body, std::move(st));
   }
   return f;
 }
@@ -334,7 +373,18 @@ Function PersistentOf(const Function* original) {
 
   const size_t setup_at = SetupPosition(original->body);
   std::vector<Statement>& b = f.body;
-  b.reserve(original->body.size() + 64);
+  // One allocation: the form's own statements (declarations, set-up, loop
+  // head and block end: fewer than kPersistentStatements) and the body,
+  // where each barrier becomes at most kStatementsPerBarrier.
+  constexpr size_t kPersistentStatements = 96;
+  constexpr size_t kStatementsPerBarrier = 12;
+  size_t barriers = 0;
+  for (const Statement& st : original->body) {
+    const auto* in = std::get_if<Instruction>(&st);
+    barriers += in != nullptr && IsBlockBarrier(*in);
+  }
+  b.reserve(original->body.size() + kPersistentStatements +
+            kStatementsPerBarrier * barriers);
   DeclareGridRegisters(n, &b);
   for (const std::string& r :
        {total, tid, tid_part, flags_base, cur, prev, addr, seen}) {
@@ -423,16 +473,16 @@ Function PersistentOf(const Function* original) {
   // the barrier, which parked threads meet at the block's end.
   int skip_count = 0;
   for (size_t i = setup_at; i < original->body.size(); ++i) {
-    Statement st = original->body[i];
-    auto* in = std::get_if<Instruction>(&st);
+    const Statement& st = original->body[i];
+    const auto* in = std::get_if<Instruction>(&st);
     if (in == nullptr) {
-      Put(&b, std::move(st));
+      b.push_back(st);
       continue;
     }
-    if (in->opcode == "ret" || in->opcode == "exit") {
+    if (in->opcode == "ret"sv || in->opcode == "exit"sv) {
       std::vector<std::string> mods;
       for (const std::string& m : in->modifiers) {
-        if (m == "uni") mods.push_back(m);
+        if (m == "uni"sv) mods.push_back(m);
       }
       Put(&b, Ins("bra", std::move(mods), {Sym(block_end)}, in->guard));
     } else if (IsBlockBarrier(*in)) {
@@ -448,8 +498,8 @@ Function PersistentOf(const Function* original) {
       phase_step(&b);
       if (!skip.empty()) Put(&b, Label{skip, 0});
     } else {
-      ReplaceGridReads(*in, n);
-      Put(&b, std::move(st));
+      // Copied once, into its place, and changed there.
+      ReplaceGridReads(std::get<Instruction>(b.emplace_back(st)), n);
     }
   }
 

@@ -40,6 +40,18 @@ bool IsDecimalFloat(std::string_view text) {
   return text.find_first_of(".eE") != std::string_view::npos;
 }
 
+// A fresh node, default-initialized: emplace_back(Fresh<T>{}) builds it in
+// place with only the members' own initializers, where emplace_back()
+// value-initializes it, zero-filling the whole node first (a `rep stos`
+// per operand of a module, slower than the rest of its construction).
+template <typename T>
+struct Fresh {
+  operator T() const {  // NOLINT: converts by design
+    T node;
+    return node;
+  }
+};
+
 bool IsWord(const Token& token) {
   return token.kind == TokenKind::kIdentifier && token.text[0] != '.';
 }
@@ -79,6 +91,7 @@ bool ParseIntegerLiteral(std::string_view text, uint64_t& value,
 
 Status Parser::ParseBody(Function& function) {
   std::vector<Statement>& body = function.body;
+  body.reserve(CountStatements());
   scoped_registers_.clear();
   scopes_.assign(1, {});
   auto close_scope = [this] {
@@ -149,8 +162,9 @@ Status Parser::ParseBody(Function& function) {
     // Read in place: the statement list owns the instruction from the
     // start, so nothing is moved on the way (a failed read discards the
     // whole body).
-    COLO_RETURN_IF_ERROR(ParseInstruction(std::get<Instruction>(
-        body.emplace_back(std::in_place_type<Instruction>))));
+    COLO_RETURN_IF_ERROR(
+        ParseInstruction(std::get<Instruction>(body.emplace_back(
+            std::in_place_type<Instruction>, Fresh<Instruction>{}))));
   }
 }
 
@@ -201,31 +215,91 @@ Status Parser::ParseInstruction(Instruction& instruction) {
     guard.negated = Accept('!');
     const Token& predicate = Peek();
     if (!IsWord(predicate)) return ErrorAt(predicate, "a predicate register");
-    guard.predicate = std::string(predicate.text);
+    guard.predicate.assign(predicate.text);
     Next();
     instruction.guard = std::move(guard);
   }
   const Token& op = Peek();
   if (!IsWord(op) || op.text[0] == '%') return ErrorAt(op, "an instruction");
   Next();
-  // Most instructions have at most 4 of each; one allocation apiece.
-  instruction.modifiers.reserve(4);
-  instruction.operands.reserve(4);
-  std::string_view rest = op.text;
-  size_t dot = rest.find('.');
-  instruction.opcode = std::string(rest.substr(0, dot));
-  while (dot != std::string_view::npos) {
-    rest.remove_prefix(dot + 1);
-    dot = rest.find('.');
-    instruction.modifiers.emplace_back(rest.substr(0, dot));
+  // One allocation apiece, of the size needed: a body's instructions are
+  // most of a module's memory, and the forms copy them.
+  const std::string_view text = op.text;
+  size_t parts = 0;
+  for (char c : text) parts += c == '.';
+  instruction.modifiers.reserve(parts);
+  size_t start = 0;
+  while (start < text.size() && text[start] != '.') ++start;
+  instruction.opcode.assign(text.data(), start);
+  while (start < text.size()) {  // text[start] is a '.'
+    size_t end = start + 1;
+    while (end < text.size() && text[end] != '.') ++end;
+    instruction.modifiers.emplace_back(text.data() + start + 1,
+                                       end - start - 1);
+    start = end;
   }
   if (Accept(';')) return OkStatus();
+  instruction.operands.reserve(CountOperands());
   while (true) {
-    COLO_RETURN_IF_ERROR(ParseOperand(instruction.operands.emplace_back()));
+    COLO_RETURN_IF_ERROR(
+        ParseOperand(instruction.operands.emplace_back(Fresh<Operand>{})));
     if (Accept(',')) continue;
     if (Accept(';')) return OkStatus();
     return ErrorAt(Peek(), "',' or ';'");
   }
+}
+
+size_t Parser::CountOperands() const {
+  size_t count = 1;
+  int depth = 0;
+  for (const Token* t = &tokens_[pos_]; t->kind != TokenKind::kEnd; ++t) {
+    if (t->kind != TokenKind::kPunct) continue;
+    switch (t->text[0]) {
+      case '(':
+      case '[':
+      case '{':
+        ++depth;
+        break;
+      case ')':
+      case ']':
+      case '}':
+        if (--depth < 0) return count;
+        break;
+      case ',':
+        count += depth == 0;
+        break;
+      case ';':
+        return count;
+      default:
+        break;
+    }
+  }
+  return count;
+}
+
+size_t Parser::CountStatements() const {
+  size_t count = 0;
+  int depth = 0;
+  for (const Token* t = &tokens_[pos_]; t->kind != TokenKind::kEnd; ++t) {
+    if (t->kind != TokenKind::kPunct) continue;
+    switch (t->text[0]) {
+      case '{':
+        ++depth;
+        ++count;
+        break;
+      case '}':
+        if (--depth < 0) return count;
+        ++count;
+        break;
+      case ';':
+      case ':':
+        ++count;
+        break;
+      default:
+        break;
+    }
+  }
+  return count;
 }
 
 Status Parser::ParseOperand(Operand& operand) {
@@ -241,8 +315,8 @@ Status Parser::ParseOperand(Operand& operand) {
     operand.negated = true;
   }
   if (Accept('|')) {
-    COLO_RETURN_IF_ERROR(
-        ParsePrimary(Nesting::kSimple, operand.pair.emplace_back()));
+    COLO_RETURN_IF_ERROR(ParsePrimary(
+        Nesting::kSimple, operand.pair.emplace_back(Fresh<Operand>{})));
   }
   return OkStatus();
 }
@@ -281,8 +355,8 @@ Status Parser::ParseList(char close, Operand& list) {
   list.kind = Operand::Kind::kVector;
   if (Accept(close)) return OkStatus();
   while (true) {
-    COLO_RETURN_IF_ERROR(
-        ParsePrimary(Nesting::kSimple, list.elements.emplace_back()));
+    COLO_RETURN_IF_ERROR(ParsePrimary(
+        Nesting::kSimple, list.elements.emplace_back(Fresh<Operand>{})));
     if (Accept(',')) continue;
     if (Accept(close)) return OkStatus();
     return ErrorAt(Peek(), std::string("',' or '") + close + "'");
@@ -294,7 +368,7 @@ Status Parser::ParseAddress(Operand& address) {
   const Token& base = Peek();
   if (IsWord(base)) {
     Next();
-    address.name = std::string(base.text);
+    address.name.assign(base.text);
     address.base_is_register =
         base.text[0] == '%' || IsScopedRegister(base.text);
     if (AtPunct('+') || AtPunct('-')) {
@@ -324,8 +398,8 @@ Status Parser::ParseAddress(Operand& address) {
   }
   // A texture or surface access: `[tex, {%f1, %f2}]`.
   while (Accept(',')) {
-    COLO_RETURN_IF_ERROR(
-        ParsePrimary(Nesting::kInAddress, address.elements.emplace_back()));
+    COLO_RETURN_IF_ERROR(ParsePrimary(
+        Nesting::kInAddress, address.elements.emplace_back(Fresh<Operand>{})));
   }
   return Expect(']');
 }
@@ -373,15 +447,16 @@ Status Parser::ParseNumber(bool negative, Operand& operand) {
 void Parser::NameOperand(std::string_view text, Operand& operand) const {
   if (text[0] == '%') {
     operand.kind = Operand::Kind::kRegister;
-    const size_t dot = text.find('.');
-    operand.name = std::string(text.substr(0, dot));
-    if (dot != std::string_view::npos) {
-      operand.component = std::string(text.substr(dot + 1));
+    size_t dot = 1;
+    while (dot < text.size() && text[dot] != '.') ++dot;
+    operand.name.assign(text.data(), dot);
+    if (dot < text.size()) {
+      operand.component.assign(text.data() + dot + 1, text.size() - dot - 1);
     }
   } else {
     operand.kind = IsScopedRegister(text) ? Operand::Kind::kRegister
                                           : Operand::Kind::kSymbol;
-    operand.name = std::string(text);
+    operand.name.assign(text);
   }
 }
 

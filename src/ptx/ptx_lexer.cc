@@ -3,6 +3,8 @@
 // in its length.
 #include "ptx/ptx_lexer.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 namespace colo::ptx {
@@ -10,48 +12,39 @@ namespace {
 
 constexpr size_t kShownTokenBytes = 40;
 
-bool IsLetter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-// A character that may follow the first one of an identifier.
-bool IsIdentChar(char c) {
-  return IsLetter(c) || IsDigit(c) || c == '_' || c == '$';
-}
-bool IsPunct(char c) {
-  switch (c) {
-    case ',':
-    case ';':
-    case ':':
-    case '(':
-    case ')':
-    case '[':
-    case ']':
-    case '{':
-    case '}':
-    case '<':
-    case '>':
-    case '+':
-    case '-':
-    case '!':
-    case '@':
-    case '|':
-    case '=':
-    case '*':
-    case '/':
-    case '&':
-    case '^':
-    case '~':
-    case '?':
-      return true;
-    default:
-      return false;
+// Byte classes, one table lookup each: the lexer looks at every byte of
+// the text, most of them more than once.
+enum : uint8_t {
+  kLetter = 1,
+  kDigit = 2,
+  kIdent = 4,  // may follow an identifier's first byte: letter, digit, _ $
+  kPunctuation = 8,
+  kSpace = 16,
+};
+constexpr std::array<uint8_t, 256> kClasses = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kLetter | kIdent;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kLetter | kIdent;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kIdent;
+  t['_'] = kIdent;
+  t['$'] = kIdent;
+  for (char c : std::string_view(",;:()[]{}<>+-!@|=*/&^~?")) {
+    t[static_cast<unsigned char>(c)] = kPunctuation;
   }
+  for (char c : std::string_view(" \t\r\n\f\v")) {
+    t[static_cast<unsigned char>(c)] = kSpace;
+  }
+  return t;
+}();
+bool Is(char c, uint8_t classes) {
+  return (kClasses[static_cast<unsigned char>(c)] & classes) != 0;
 }
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' ||
-         c == '\v';
-}
+bool IsLetter(char c) { return Is(c, kLetter); }
+bool IsDigit(char c) { return Is(c, kDigit); }
+// A character that may follow the first one of an identifier.
+bool IsIdentChar(char c) { return Is(c, kIdent); }
+bool IsPunct(char c) { return Is(c, kPunctuation); }
+bool IsSpace(char c) { return Is(c, kSpace); }
 
 std::string Quote(std::string_view text) {
   std::string shown(text.substr(0, kShownTokenBytes));
@@ -59,179 +52,176 @@ std::string Quote(std::string_view text) {
   return "'" + EscapeControlCharacters(shown) + "'";
 }
 
-class Lexer {
- public:
-  Lexer(std::string_view text, std::string_view source)
-      : text_(text), source_(source) {}
+const char* ScanWord(const char* p, const char* end) {
+  while (p != end && IsIdentChar(*p)) ++p;
+  return p;
+}
 
-  Result<std::vector<Token>> Run() {
-    std::vector<Token> tokens;
-    tokens.reserve(text_.size() / 4 + 1);
-    while (true) {
-      COLO_RETURN_IF_ERROR(SkipSpaceAndComments());
-      if (pos_ >= text_.size()) break;
-      const size_t start = pos_;
-      const int column = Column(start);
-      const char c = text_[pos_];
-      TokenKind kind;
-      if (c == '.' && pos_ + 1 < text_.size() &&
-          (IsLetter(text_[pos_ + 1]) || text_[pos_ + 1] == '_' ||
-           text_[pos_ + 1] == '$')) {
-        // A directive word: one word, no dots after its first.
-        ++pos_;
-        ScanWord();
-        kind = TokenKind::kIdentifier;
-      } else if (IsLetter(c) || c == '_' || c == '$' ||
-                 (c == '%' && pos_ + 1 < text_.size() &&
-                  IsIdentChar(text_[pos_ + 1]))) {
-        ++pos_;
-        ScanWord();
-        ScanDottedParts();
-        kind = TokenKind::kIdentifier;
-      } else if (IsDigit(c)) {
-        ScanNumber();
-        kind = TokenKind::kNumber;
-      } else if (c == '"') {
-        COLO_RETURN_IF_ERROR(ScanString(column));
-        kind = TokenKind::kString;
-      } else if (IsPunct(c)) {
-        ++pos_;
-        kind = TokenKind::kPunct;
-      } else {
-        return InvalidArgumentError(Where(source_, line_, column) +
-                                    "expected a token, found " +
-                                    Quote(text_.substr(pos_, 1)));
-      }
-      tokens.push_back(
-          Token{kind, text_.substr(start, pos_ - start), line_, column, start});
+// ".global.nc" after "ld", ".x" after "%ctaid", "::128B" after ".L2".
+const char* ScanDottedParts(const char* p, const char* end) {
+  while (end - p >= 2) {
+    if (p[0] == '.' && IsIdentChar(p[1])) {
+      p += 1;
+    } else if (p[0] == ':' && p[1] == ':' && end - p >= 3 &&
+               IsIdentChar(p[2])) {
+      p += 2;
+    } else {
+      break;
     }
-    tokens.push_back(Token{TokenKind::kEnd, text_.substr(text_.size()), line_,
-                           Column(text_.size()), text_.size()});
-    return tokens;
+    p = ScanWord(p, end);
   }
+  return p;
+}
 
- private:
-  int Column(size_t at) const { return static_cast<int>(at - line_start_) + 1; }
-
-  void NewLineAt(size_t newline) {
-    ++line_;
-    line_start_ = newline + 1;
+// Whether [start, p) is a decimal number ending in its exponent's 'e'
+// ("1.5e"), so that a following sign belongs to the number.
+bool IsDecimalExponent(const char* start, const char* p) {
+  const char last = p[-1];
+  if (last != 'e' && last != 'E') return false;
+  if (p - start >= 2 && start[0] == '0' && !IsDigit(start[1]) &&
+      start[1] != '.') {
+    return false;  // 0x.., 0f.., 0d.., 0b..
   }
+  for (const char* q = start; q + 1 < p; ++q) {
+    if (!IsDigit(*q) && *q != '.') return false;
+  }
+  return true;
+}
 
-  Status SkipSpaceAndComments() {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '\n') {
-        NewLineAt(pos_);
-        ++pos_;
-      } else if (IsSpace(c)) {
-        ++pos_;
-      } else if (c == '/' && pos_ + 1 < text_.size() &&
-                 text_[pos_ + 1] == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-      } else if (c == '/' && pos_ + 1 < text_.size() &&
-                 text_[pos_ + 1] == '*') {
-        const int line = line_;
-        const int column = Column(pos_);
-        pos_ += 2;
-        while (pos_ + 1 < text_.size() &&
-               !(text_[pos_] == '*' && text_[pos_ + 1] == '/')) {
-          if (text_[pos_] == '\n') NewLineAt(pos_);
-          ++pos_;
+const char* ScanNumber(const char* p, const char* end) {
+  const char* const start = p;
+  while (p != end) {
+    const char c = *p;
+    if (IsIdentChar(c) || c == '.') {
+      ++p;
+    } else if ((c == '+' || c == '-') && end - p >= 2 && IsDigit(p[1]) &&
+               IsDecimalExponent(start, p)) {
+      ++p;
+    } else {
+      break;
+    }
+  }
+  return p;
+}
+
+// The errors, out of the scan's way (Run inlines what it calls).
+[[gnu::noinline]] Status UnclosedComment(std::string_view source, int line,
+                                         int column) {
+  return InvalidArgumentError(
+      Where(source, line, column) +
+      "expected '*/' to close this comment, found '<end of input>'");
+}
+[[gnu::noinline]] Status UnclosedString(std::string_view source, int line,
+                                        int column, bool at_end) {
+  return InvalidArgumentError(
+      Where(source, line, column) +
+      "expected '\"' to close this string, found " +
+      (at_end ? std::string("'<end of input>'") : std::string("'\\n'")));
+}
+[[gnu::noinline]] Status StrayByte(std::string_view source, int line,
+                                   int column, char c) {
+  return InvalidArgumentError(Where(source, line, column) +
+                              "expected a token, found " +
+                              Quote(std::string_view(&c, 1)));
+}
+
+// The tokens of `text`. The scan keeps its position and line in locals
+// (no member a token's store could alias), so the per-byte loops stay in
+// registers; flatten inlines the scanners and the token vector's append.
+[[gnu::flatten]] Result<std::vector<Token>> Run(std::string_view text,
+                                                std::string_view source) {
+  std::vector<Token> tokens;
+  tokens.reserve(text.size() / 4 + 1);
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  int line = 1;
+  const char* line_start = p;
+  auto column = [&line_start](const char* at) {
+    return static_cast<int>(at - line_start) + 1;
+  };
+  while (true) {
+    // White space, counting lines; every token but the first follows some.
+    while (p != end && IsSpace(*p)) {
+      if (*p == '\n') {
+        ++line;
+        line_start = p + 1;
+      }
+      ++p;
+    }
+    if (p == end) break;
+    const char* const start = p;
+    const char c = *p;
+    const char after = end - p >= 2 ? p[1] : '\0';
+    TokenKind kind;
+    if (c == '/' && after == '/') {  // a comment to the end of the line
+      while (p != end && *p != '\n') ++p;
+      continue;
+    }
+    if (c == '/' && after == '*') {  // a comment through "*/"
+      const int comment_line = line;
+      const int comment_column = column(p);
+      p += 2;
+      while (end - p >= 2 && !(p[0] == '*' && p[1] == '/')) {
+        if (*p == '\n') {
+          ++line;
+          line_start = p + 1;
         }
-        if (pos_ + 1 >= text_.size()) {
-          return InvalidArgumentError(
-              Where(source_, line, column) +
-              "expected '*/' to close this comment, found '<end of input>'");
-        }
-        pos_ += 2;
-      } else {
-        break;
+        ++p;
       }
-    }
-    return OkStatus();
-  }
-
-  void ScanWord() {
-    while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
-  }
-
-  // ".global.nc" after "ld", ".x" after "%ctaid", "::128B" after ".L2".
-  void ScanDottedParts() {
-    while (pos_ + 1 < text_.size()) {
-      if (text_[pos_] == '.' && IsIdentChar(text_[pos_ + 1])) {
-        pos_ += 1;
-      } else if (text_[pos_] == ':' && text_[pos_ + 1] == ':' &&
-                 pos_ + 2 < text_.size() && IsIdentChar(text_[pos_ + 2])) {
-        pos_ += 2;
-      } else {
-        break;
+      if (end - p < 2) {
+        return UnclosedComment(source, comment_line, comment_column);
       }
-      ScanWord();
+      p += 2;
+      continue;
     }
-  }
-
-  void ScanNumber() {
-    const size_t start = pos_;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (IsIdentChar(c) || c == '.') {
-        ++pos_;
-      } else if ((c == '+' || c == '-') && pos_ + 1 < text_.size() &&
-                 IsDigit(text_[pos_ + 1]) && IsDecimalExponent(start)) {
-        ++pos_;
-      } else {
-        break;
+    if (c == '.' && (IsLetter(after) || after == '_' || after == '$')) {
+      // A directive word: one word, no dots after its first.
+      p = ScanWord(p + 1, end);
+      kind = TokenKind::kIdentifier;
+    } else if (IsLetter(c) || c == '_' || c == '$' ||
+               (c == '%' && IsIdentChar(after))) {
+      p = ScanDottedParts(ScanWord(p + 1, end), end);
+      kind = TokenKind::kIdentifier;
+    } else if (IsPunct(c)) {
+      ++p;
+      kind = TokenKind::kPunct;
+    } else if (IsDigit(c)) {
+      p = ScanNumber(p, end);
+      kind = TokenKind::kNumber;
+    } else if (c == '"') {
+      ++p;
+      while (p != end && *p != '"' && *p != '\n') {
+        if (*p == '\\' && end - p >= 2 && p[1] != '\n') ++p;
+        ++p;
       }
-    }
-  }
-
-  // Whether text_[start, pos_) is a decimal number ending in its exponent's
-  // 'e' ("1.5e"), so that a following sign belongs to the number.
-  bool IsDecimalExponent(size_t start) const {
-    const char last = text_[pos_ - 1];
-    if (last != 'e' && last != 'E') return false;
-    if (pos_ - start >= 2 && text_[start] == '0' &&
-        !IsDigit(text_[start + 1]) && text_[start + 1] != '.') {
-      return false;  // 0x.., 0f.., 0d.., 0b..
-    }
-    for (size_t i = start; i + 1 < pos_; ++i) {
-      if (!IsDigit(text_[i]) && text_[i] != '.') return false;
-    }
-    return true;
-  }
-
-  Status ScanString(int column) {
-    ++pos_;
-    while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') {
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size() &&
-          text_[pos_ + 1] != '\n') {
-        ++pos_;
+      if (p == end || *p != '"') {
+        return UnclosedString(source, line, column(start), p == end);
       }
-      ++pos_;
+      ++p;
+      kind = TokenKind::kString;
+    } else {
+      return StrayByte(source, line, column(start), c);
     }
-    if (pos_ >= text_.size() || text_[pos_] != '"') {
-      return InvalidArgumentError(Where(source_, line_, column) +
-                                  "expected '\"' to close this string, found " +
-                                  (pos_ >= text_.size()
-                                       ? std::string("'<end of input>'")
-                                       : std::string("'\\n'")));
-    }
-    ++pos_;
-    return OkStatus();
+    tokens.push_back(Token{
+        kind, line, std::string_view(start, static_cast<size_t>(p - start))});
   }
-
-  std::string_view text_;
-  std::string_view source_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  size_t line_start_ = 0;
-};
+  tokens.push_back(Token{TokenKind::kEnd, line, text.substr(text.size())});
+  return tokens;
+}
 
 }  // namespace
 
 Result<std::vector<Token>> Lex(std::string_view text, std::string_view source) {
-  return Lexer(text, source).Run();
+  return Run(text, source);
+}
+
+int ColumnOf(std::string_view text, const Token& token) {
+  const size_t offset = static_cast<size_t>(token.text.data() - text.data());
+  const size_t newline = text.substr(0, offset).rfind('\n');
+  return static_cast<int>(newline == std::string_view::npos
+                              ? offset
+                              : offset - newline - 1) +
+         1;
 }
 
 std::string Where(std::string_view source, int line, int column) {

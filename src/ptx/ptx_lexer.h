@@ -37,16 +37,20 @@ namespace colo::ptx {
 
 enum class TokenKind { kIdentifier, kNumber, kString, kPunct, kEnd };
 
+// 24 bytes: a module has a token for every 4 to 5 bytes of its text. Where
+// a token starts is `text.data()` in the text given to Lex; its column,
+// needed only for errors, is ColumnOf.
 struct Token {
   TokenKind kind = TokenKind::kEnd;
-  std::string_view text;  // a view into the text given to Lex
   int line = 1;           // 1-based
-  int column = 1;         // 1-based, in bytes
-  size_t offset = 0;      // of text's first byte in the whole text
+  std::string_view text;  // a view into the text given to Lex
 };
 
 // Splits `text`; `source` names it in errors.
 Result<std::vector<Token>> Lex(std::string_view text, std::string_view source);
+
+// The 1-based column, in bytes, of `token` of `text` (the text given to Lex).
+int ColumnOf(std::string_view text, const Token& token);
 
 // "<source>:<line>:<column>: " for a position.
 std::string Where(std::string_view source, int line, int column);

@@ -46,21 +46,26 @@ inline constexpr int64_t kMaxRegisterCount = int64_t{1} << 24;
 
 class Parser {
  public:
+  // `tokens` as Lex gives them, ending in a kEnd token.
   Parser(std::vector<Token> tokens, std::string_view text,
          std::string_view source)
-      : tokens_(std::move(tokens)), text_(text), source_(source) {}
+      : tokens_(std::move(tokens)), text_(text), source_(source) {
+    // Two kEnd tokens at the end, so that Peek(0) and Peek(1) need no
+    // bounds check: the position never passes the first.
+    if (tokens_.empty() || tokens_.back().kind != TokenKind::kEnd) {
+      tokens_.push_back(Token{TokenKind::kEnd, 0, text_.substr(text_.size())});
+    }
+    tokens_.push_back(tokens_.back());
+  }
 
   Result<Module> ParseModule();
 
  private:
-  // Tokens. Peek past the end gives the kEnd token.
-  const Token& Peek(size_t ahead = 0) const {
-    const size_t i = pos_ + ahead;
-    return i < tokens_.size() ? tokens_[i] : tokens_.back();
-  }
+  // Tokens. Peek past the end gives the kEnd token (`ahead` is 0 or 1).
+  const Token& Peek(size_t ahead = 0) const { return tokens_[pos_ + ahead]; }
   const Token& Next() {
-    const Token& token = Peek();
-    if (pos_ + 1 < tokens_.size()) ++pos_;
+    const Token& token = tokens_[pos_];
+    if (token.kind != TokenKind::kEnd) ++pos_;
     return token;
   }
   bool AtPunct(char c, size_t ahead = 0) const {
@@ -101,6 +106,13 @@ class Parser {
   Result<std::string> ParseRaw(RawEnd end);
 
   // ptx_body_reader.cc
+  // How many statements the body from here to its closing brace has, about
+  // (its ';', ':', '{' and '}'), and how many operands the instruction from
+  // here to its ';' has (its ',' outside brackets, plus one): the sizes to
+  // reserve, so that a body and each instruction's operands are allocated
+  // once.
+  size_t CountStatements() const;
+  size_t CountOperands() const;
   Status ParseBody(Function& function);
   Status ParseRegisters(std::vector<Statement>& body);
   // The instruction and operand readers fill `out` in place (no moves of

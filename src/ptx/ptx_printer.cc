@@ -7,18 +7,93 @@
 // its 64-bit value with 'U'), floats are their exact 0f/0d bits, each
 // register or variable name of a declaration gets its own declaration.
 // Reading the output gives back the same tree.
+//
+// Everything appends to one output buffer, sized up front from the
+// statement count: the printer runs on the interposer's path for every
+// module, and a temporary string per operand or line, or a call per byte,
+// would be most of its time.
 #include "ptx/ptx_printer.h"
 
-#include <cinttypes>
-#include <cstdio>
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <string_view>
+#include <variant>
 
 namespace colo::ptx {
 namespace {
 
+// The output text, written through a pointer into a buffer sized up front
+// (SizeHint): appending a byte is a compare and a store, where
+// std::string::push_back is a call.
+class Out {
+ public:
+  explicit Out(size_t size_hint) {
+    buffer_.resize(size_hint);
+    next_ = buffer_.data();
+    end_ = next_ + buffer_.size();
+  }
+  Out& operator+=(char c) {
+    if (next_ == end_) Grow(1);
+    *next_++ = c;
+    return *this;
+  }
+  Out& operator+=(std::string_view s) {
+    if (static_cast<size_t>(end_ - next_) < s.size()) Grow(s.size());
+    std::memcpy(next_, s.data(), s.size());
+    next_ += s.size();
+    return *this;
+  }
+  Out& operator+=(const char* s) { return *this += std::string_view(s); }
+  Out& operator+=(const std::string& s) { return *this += std::string_view(s); }
+  void Append(const char* first, const char* last) {
+    *this += std::string_view(first, static_cast<size_t>(last - first));
+  }
+  std::string Take() && {
+    buffer_.resize(static_cast<size_t>(next_ - buffer_.data()));
+    return std::move(buffer_);
+  }
+
+ private:
+  [[gnu::noinline]] void Grow(size_t more) {
+    const size_t used = static_cast<size_t>(next_ - buffer_.data());
+    buffer_.resize(std::max(buffer_.size() * 2, used + more));
+    next_ = buffer_.data() + used;
+    end_ = buffer_.data() + buffer_.size();
+  }
+
+  std::string buffer_;
+  char* next_ = nullptr;
+  char* end_ = nullptr;
+};
+
+void AppendInt(Out& out, int64_t value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.Append(buffer, result.ptr);
+}
+void AppendUnsigned(Out& out, uint64_t value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.Append(buffer, result.ptr);
+}
+
+// `digits` upper-case hex digits of `bits`, zero-padded.
+void AppendHex(Out& out, uint64_t bits, int digits) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  char buffer[16];
+  for (int i = digits - 1; i >= 0; --i) {
+    buffer[i] = kDigits[bits & 0xf];
+    bits >>= 4;
+  }
+  out += std::string_view(buffer, static_cast<size_t>(digits));
+}
+
 // "v4.f32" -> ".v4 .f32"; "u32" -> ".u32".
-std::string TypeWords(const std::string& type) {
-  std::string out = ".";
+void AppendTypeWords(Out& out, const std::string& type) {
+  out += '.';
   for (char c : type) {
     if (c == '.') {
       out += " .";
@@ -26,10 +101,9 @@ std::string TypeWords(const std::string& type) {
       out += c;
     }
   }
-  return out;
 }
 
-const char* SpaceWord(StateSpace space) {
+std::string_view SpaceWord(StateSpace space) {
   switch (space) {
     case StateSpace::kGlobal:
       return ".global";
@@ -47,142 +121,229 @@ const char* SpaceWord(StateSpace space) {
   return ".global";
 }
 
+void AppendOperand(Out& out, const Operand& operand, bool call);
+
 // The list operands of `call` are parenthesized; every other list is a
 // braced vector.
-std::string PrintList(const Operand& list, bool parens) {
-  std::string out = parens ? "(" : "{";
+void AppendList(Out& out, const Operand& list, bool parens) {
+  out += parens ? '(' : '{';
   for (size_t i = 0; i < list.elements.size(); ++i) {
     if (i > 0) out += ", ";
-    out += PrintOperand(list.elements[i]);
+    AppendOperand(out, list.elements[i], false);
   }
-  out += parens ? ")" : "}";
-  return out;
+  out += parens ? ')' : '}';
 }
 
-std::string PrintOperandIn(const Operand& operand, bool call) {
-  std::string out;
+void AppendOperand(Out& out, const Operand& operand, bool call) {
   if (operand.negated) out += '!';
   switch (operand.kind) {
     case Operand::Kind::kRegister:
     case Operand::Kind::kSymbol:
       out += operand.name;
-      if (!operand.component.empty()) out += "." + operand.component;
+      if (!operand.component.empty()) {
+        out += '.';
+        out += operand.component;
+      }
       break;
     case Operand::Kind::kInteger:
       if (operand.is_unsigned) {
-        out += std::to_string(static_cast<uint64_t>(operand.int_value)) + "U";
+        AppendUnsigned(out, static_cast<uint64_t>(operand.int_value));
+        out += 'U';
       } else {
-        out += std::to_string(operand.int_value);
+        AppendInt(out, operand.int_value);
       }
       break;
-    case Operand::Kind::kFloat: {
-      char buffer[24];
+    case Operand::Kind::kFloat:
       if (operand.is_double) {
-        std::snprintf(buffer, sizeof buffer, "0d%016" PRIX64,
-                      operand.float_bits);
+        out += "0d";
+        AppendHex(out, operand.float_bits, 16);
       } else {
-        std::snprintf(buffer, sizeof buffer, "0f%08" PRIX32,
-                      static_cast<uint32_t>(operand.float_bits));
+        out += "0f";
+        AppendHex(out, operand.float_bits & 0xffffffffu, 8);
       }
-      out += buffer;
       break;
-    }
     case Operand::Kind::kAddress:
       out += '[';
       if (operand.name.empty()) {
-        out += std::to_string(operand.int_value);
+        AppendInt(out, operand.int_value);
       } else {
         out += operand.name;
         if (operand.int_value != 0) {
-          out += "+" + std::to_string(operand.int_value);
+          out += '+';
+          AppendInt(out, operand.int_value);
         }
       }
       for (const Operand& element : operand.elements) {
-        out += ", " + PrintOperandIn(element, false);
+        out += ", ";
+        AppendOperand(out, element, false);
       }
       out += ']';
       break;
     case Operand::Kind::kVector:
-      out += PrintList(operand, call);
+      AppendList(out, operand, call);
       break;
   }
   for (const Operand& second : operand.pair) {
-    out += "|" + PrintOperandIn(second, false);
+    out += '|';
+    AppendOperand(out, second, false);
   }
-  return out;
 }
 
-std::string PrintParam(const Param& param) {
-  std::string out = ".param";
+void AppendInstruction(Out& out, const Instruction& instruction) {
+  if (instruction.guard) {
+    out += '@';
+    if (instruction.guard->negated) out += '!';
+    out += instruction.guard->predicate;
+    out += ' ';
+  }
+  out += instruction.opcode;
+  for (const std::string& m : instruction.modifiers) {
+    out += '.';
+    out += m;
+  }
+  const bool call = instruction.opcode == "call";
+  for (size_t i = 0; i < instruction.operands.size(); ++i) {
+    out += i == 0 ? " " : ", ";
+    AppendOperand(out, instruction.operands[i], call);
+  }
+  out += ';';
+}
+
+void AppendParam(Out& out, const Param& param) {
+  out += ".param";
   if (param.attributes.empty()) {
-    if (param.align != 0) out += " .align " + std::to_string(param.align);
-    out += " " + TypeWords(param.type);
+    if (param.align != 0) {
+      out += " .align ";
+      AppendInt(out, param.align);
+    }
+    out += ' ';
+    AppendTypeWords(out, param.type);
   } else {
     // `.param .u64 .ptr .global .align 8 p`: attributes follow the type.
-    out += " " + TypeWords(param.type);
-    for (const std::string& a : param.attributes) out += " ." + a;
-    if (param.align != 0) out += " .align " + std::to_string(param.align);
+    out += ' ';
+    AppendTypeWords(out, param.type);
+    for (const std::string& a : param.attributes) {
+      out += " .";
+      out += a;
+    }
+    if (param.align != 0) {
+      out += " .align ";
+      AppendInt(out, param.align);
+    }
   }
-  out += " " + param.name;
+  out += ' ';
+  out += param.name;
   if (param.array_size != 0) {
-    out += "[" + std::to_string(param.array_size) + "]";
+    out += '[';
+    AppendInt(out, param.array_size);
+    out += ']';
   }
-  return out;
 }
 
-std::string PrintVariable(const Variable& variable) {
-  std::string out;
-  if (!variable.linkage.empty()) out += "." + variable.linkage + " ";
+void AppendVariable(Out& out, const Variable& variable) {
+  if (!variable.linkage.empty()) {
+    out += '.';
+    out += variable.linkage;
+    out += ' ';
+  }
   out += SpaceWord(variable.space);
-  for (const std::string& a : variable.attributes) out += " ." + a;
-  if (variable.align != 0) out += " .align " + std::to_string(variable.align);
-  out += " " + TypeWords(variable.type) + " " + variable.name;
-  for (int64_t dim : variable.dims) {
-    out += dim < 0 ? std::string("[]") : "[" + std::to_string(dim) + "]";
+  for (const std::string& a : variable.attributes) {
+    out += " .";
+    out += a;
   }
-  if (!variable.initializer.empty()) out += " = " + variable.initializer;
+  if (variable.align != 0) {
+    out += " .align ";
+    AppendInt(out, variable.align);
+  }
+  out += ' ';
+  AppendTypeWords(out, variable.type);
+  out += ' ';
+  out += variable.name;
+  for (int64_t dim : variable.dims) {
+    if (dim < 0) {
+      out += "[]";
+    } else {
+      out += '[';
+      AppendInt(out, dim);
+      out += ']';
+    }
+  }
+  if (!variable.initializer.empty()) {
+    out += " = ";
+    out += variable.initializer;
+  }
   out += ';';
-  return out;
 }
 
-std::string PrintParamList(const std::vector<Param>& params, bool one_line) {
-  if (params.empty()) return "()";
-  std::string out = one_line ? "(" : "(\n";
+void AppendParamList(Out& out, const std::vector<Param>& params,
+                     bool one_line) {
+  if (params.empty()) {
+    out += "()";
+    return;
+  }
+  out += one_line ? "(" : "(\n";
   for (size_t i = 0; i < params.size(); ++i) {
     if (!one_line) out += '\t';
-    out += PrintParam(params[i]);
+    AppendParam(out, params[i]);
     if (i + 1 < params.size()) out += one_line ? ", " : ",\n";
   }
   out += one_line ? ")" : "\n)";
-  return out;
 }
 
 struct StatementPrinter {
-  std::string& out;
+  Out& out;
   void operator()(const Instruction& s) {
-    out += '\t' + PrintInstruction(s) + '\n';
+    out += '\t';
+    AppendInstruction(out, s);
+    out += '\n';
   }
-  void operator()(const Label& s) { out += s.name + ":\n"; }
+  void operator()(const Label& s) {
+    out += s.name;
+    out += ":\n";
+  }
   void operator()(const RegisterDecl& s) {
-    out += "\t.reg " + TypeWords(s.type) + " \t" + s.name;
-    if (s.count != 0) out += "<" + std::to_string(s.count) + ">";
+    out += "\t.reg ";
+    AppendTypeWords(out, s.type);
+    out += " \t";
+    out += s.name;
+    if (s.count != 0) {
+      out += '<';
+      AppendInt(out, s.count);
+      out += '>';
+    }
     out += ";\n";
   }
-  void operator()(const Variable& s) { out += '\t' + PrintVariable(s) + '\n'; }
+  void operator()(const Variable& s) {
+    out += '\t';
+    AppendVariable(out, s);
+    out += '\n';
+  }
   void operator()(const ScopeOpen&) { out += "\t{\n"; }
   void operator()(const ScopeClose&) { out += "\t}\n"; }
-  void operator()(const RawStatement& s) { out += '\t' + s.text + '\n'; }
+  void operator()(const RawStatement& s) {
+    out += '\t';
+    out += s.text;
+    out += '\n';
+  }
 };
 
-void PrintFunction(const Function& function, std::string& out) {
-  if (!function.linkage.empty()) out += "." + function.linkage + " ";
+void AppendFunction(Out& out, const Function& function) {
+  if (!function.linkage.empty()) {
+    out += '.';
+    out += function.linkage;
+    out += ' ';
+  }
   out += function.is_entry ? ".entry " : ".func ";
   if (!function.return_params.empty()) {
-    out += PrintParamList(function.return_params, true) + " ";
+    AppendParamList(out, function.return_params, true);
+    out += ' ';
   }
-  out += function.name + PrintParamList(function.params, false) + "\n";
+  out += function.name;
+  AppendParamList(out, function.params, false);
+  out += '\n';
   for (const std::string& directive : function.directives) {
-    out += directive + "\n";
+    out += directive;
+    out += '\n';
   }
   if (!function.has_body) {
     out += ";\n";
@@ -196,48 +357,63 @@ void PrintFunction(const Function& function, std::string& out) {
   out += "}\n";
 }
 
+// A generous guess of the printed size (nvcc's statements average about
+// 30 bytes), so that the output is allocated once.
+size_t SizeHint(const Module& module) {
+  constexpr size_t kBytesPerStatement = 48;
+  constexpr size_t kBytesPerItem = 512;
+  size_t size = 256;
+  for (const TopLevel& item : module.items) {
+    size += kBytesPerItem;
+    if (const auto* f = std::get_if<Function>(&item)) {
+      size += f->body.size() * kBytesPerStatement;
+    }
+  }
+  return size;
+}
+
 }  // namespace
 
 std::string PrintOperand(const Operand& operand) {
-  return PrintOperandIn(operand, false);
+  Out out(32);
+  AppendOperand(out, operand, false);
+  return std::move(out).Take();
 }
 
 std::string PrintInstruction(const Instruction& instruction) {
-  std::string out;
-  if (instruction.guard) {
-    out += "@";
-    if (instruction.guard->negated) out += '!';
-    out += instruction.guard->predicate + " ";
-  }
-  out += instruction.opcode;
-  for (const std::string& m : instruction.modifiers) out += "." + m;
-  const bool call = instruction.opcode == "call";
-  for (size_t i = 0; i < instruction.operands.size(); ++i) {
-    out += i == 0 ? " " : ", ";
-    out += PrintOperandIn(instruction.operands[i], call);
-  }
-  out += ';';
-  return out;
+  Out out(64);
+  AppendInstruction(out, instruction);
+  return std::move(out).Take();
 }
 
 std::string PrintPtx(const Module& module) {
-  std::string out = "//\n// Printed by colo (ptx/ptx_printer.h)\n//\n\n";
-  out += ".version " + std::to_string(module.version_major) + "." +
-         std::to_string(module.version_minor) + "\n";
-  out += ".target " + module.target;
-  for (const std::string& flag : module.target_flags) out += ", " + flag;
-  out += "\n.address_size " + std::to_string(module.address_size) + "\n\n";
+  Out out(SizeHint(module));
+  out += "//\n// Printed by colo (ptx/ptx_printer.h)\n//\n\n.version ";
+  AppendInt(out, module.version_major);
+  out += '.';
+  AppendInt(out, module.version_minor);
+  out += "\n.target ";
+  out += module.target;
+  for (const std::string& flag : module.target_flags) {
+    out += ", ";
+    out += flag;
+  }
+  out += "\n.address_size ";
+  AppendInt(out, module.address_size);
+  out += "\n\n";
   for (const TopLevel& item : module.items) {
     if (const auto* v = std::get_if<Variable>(&item)) {
-      out += PrintVariable(*v) + "\n";
+      AppendVariable(out, *v);
+      out += '\n';
     } else if (const auto* f = std::get_if<Function>(&item)) {
-      PrintFunction(*f, out);
-      out += "\n";
+      AppendFunction(out, *f);
+      out += '\n';
     } else if (const auto* r = std::get_if<RawDirective>(&item)) {
-      out += r->text + "\n";
+      out += r->text;
+      out += '\n';
     }
   }
-  return out;
+  return std::move(out).Take();
 }
 
 }  // namespace colo::ptx

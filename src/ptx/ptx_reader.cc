@@ -82,14 +82,16 @@ Status Parser::Expect(char c) {
 }
 
 Status Parser::ErrorAt(const Token& token, std::string_view what) const {
-  return InvalidArgumentError(Where(source_, token.line, token.column) +
-                              "expected " + std::string(what) + ", found " +
-                              Describe(token));
+  return InvalidArgumentError(
+      Where(source_, token.line, ColumnOf(text_, token)) + "expected " +
+      std::string(what) + ", found " + Describe(token));
 }
 
 std::string_view Parser::Slice(const Token& first, const Token& last) const {
-  const size_t end = last.offset + last.text.size();
-  return text_.substr(first.offset, end - first.offset);
+  const size_t begin = static_cast<size_t>(first.text.data() - text_.data());
+  const size_t end =
+      static_cast<size_t>(last.text.data() - text_.data()) + last.text.size();
+  return text_.substr(begin, end - begin);
 }
 
 Result<Module> Parser::ParseModule() {
@@ -111,9 +113,9 @@ Status Parser::ParseHeader(Module& module) {
   }
   if (module.version_major < kMinVersionMajor ||
       module.version_major > kMaxVersionMajor) {
-    return InvalidArgumentError(Where(source_, version.line, version.column) +
-                                "unknown PTX version " +
-                                std::string(version.text));
+    return InvalidArgumentError(
+        Where(source_, version.line, ColumnOf(text_, version)) +
+        "unknown PTX version " + std::string(version.text));
   }
   Next();
   if (!AtWord(".target")) return ErrorAt(Peek(), "'.target'");
