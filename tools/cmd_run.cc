@@ -1,23 +1,31 @@
 // `colo run [--class best-effort|high] [--token T] [--socket PATH]
 //  [--preload LIB] [--allow-static-cudart] -- PROGRAM ARGS...`: runs an
 // unmodified CUDA program under the interposer against colod. It only sets
-// the environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN) and execs
+// the environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN, and
+// CUDA_MPS_PIPE_DIRECTORY when colod runs its clients over MPS) and execs
 // the program; the class is a request that colod grants from its own
 // configuration. It refuses a program that carries its own copy of the CUDA
 // runtime (nvcc's default, -cudart static): that copy talks to the driver
 // directly, so no interposer sees its calls.
 #include <limits.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ipc/runtime_client.h"
+#include "shim/colod_credentials.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
 
@@ -101,6 +109,60 @@ bool CarriesStaticCudaRuntime(const std::string& program) {
   return bytes && bytes->find("cudaErrorCudartUnloading") != std::string::npos;
 }
 
+// Whether colod's peer uid may tell this program where its MPS daemon is:
+// root, this user, or a uid in COLO_SERVER_UID (comma-separated), the
+// servers the interposer trusts with a token. Another user's socket could
+// otherwise put the program's GPU context in that user's MPS server.
+bool TrustedServer(uid_t uid) {
+  if (uid == 0 || uid == getuid()) return true;
+  std::vector<uid_t> servers;
+  if (!shim::ParseServerUids(std::getenv("COLO_SERVER_UID"), &servers)) {
+    return false;
+  }
+  return std::find(servers.begin(), servers.end(), uid) != servers.end();
+}
+
+// colod's MPS pipe directory (its stats' "mps.pipe_dir"), when colod runs
+// its clients over MPS; "" when it does not, cannot be reached (the
+// interposer reports that at the program's first CUDA call) or is not
+// trusted. Bounded: a wedged colod costs 5 s.
+std::string ColodMpsPipeDir(const std::string& socket_flag) {
+  ipc::ClientOptions o;
+  o.socket_path = socket_flag;
+  if (o.socket_path.empty()) {
+    const char* env = std::getenv("COLO_SOCKET");
+    o.socket_path = env != nullptr && *env ? env : "/run/colo/colod.sock";
+  }
+  o.role = ipc::ClientRole::kMonitor;
+  o.program = "colo-run";
+  o.reply_timeout = Seconds(5);
+  Result<std::unique_ptr<ipc::RuntimeClient>> client =
+      ipc::RuntimeClient::Connect(o);
+  if (!client.ok()) return "";
+  Result<std::string> stats = (*client)->Stats();
+  if (!stats.ok()) return "";
+  const nlohmann::json j = nlohmann::json::parse(*stats, nullptr, false);
+  if (j.is_discarded() || !j.contains("mps") || !j["mps"].is_object() ||
+      !j["mps"].contains("pipe_dir") || !j["mps"]["pipe_dir"].is_string()) {
+    return "";
+  }
+  const std::string dir = j["mps"]["pipe_dir"].get<std::string>();
+  if (dir.empty() || dir.front() != '/') return "";
+  ucred peer{};
+  socklen_t len = sizeof peer;
+  if (getsockopt((*client)->socket_fd(), SOL_SOCKET, SO_PEERCRED, &peer,
+                 &len) != 0 ||
+      !TrustedServer(peer.uid)) {
+    std::fprintf(stderr,
+                 "colo: colod at %s runs as uid %u, not root, you or one of "
+                 "COLO_SERVER_UID: not using its MPS pipe directory %s\n",
+                 o.socket_path.c_str(), static_cast<unsigned>(peer.uid),
+                 dir.c_str());
+    return "";
+  }
+  return dir;
+}
+
 // Returns only on failure (exec replaces the process on success).
 Status RunProgram(const RunFlags& f) {
   if (f.cls != "best-effort" && f.cls != "high") {
@@ -145,6 +207,18 @@ Status RunProgram(const RunFlags& f) {
   if (!f.socket.empty()) setenv("COLO_SOCKET", f.socket.c_str(), 1);
   setenv("COLO_CLASS", f.cls.c_str(), 1);
   if (!f.token.empty()) setenv("COLO_TOKEN", f.token.c_str(), 1);
+  // The CUDA driver reads it when the program initializes CUDA: then its
+  // context is one of the MPS server's that colod's other clients share.
+  if (const std::string mps = ColodMpsPipeDir(f.socket); !mps.empty()) {
+    const char* old = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+    if (old != nullptr && mps != old) {
+      std::fprintf(stderr,
+                   "colo: CUDA_MPS_PIPE_DIRECTORY=%s replaced by colod's MPS "
+                   "pipe directory %s\n",
+                   old, mps.c_str());
+    }
+    setenv("CUDA_MPS_PIPE_DIRECTORY", mps.c_str(), 1);
+  }
   std::vector<char*> argv;
   for (const std::string& a : f.command) {
     argv.push_back(const_cast<char*>(a.c_str()));

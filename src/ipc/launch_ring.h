@@ -1,6 +1,7 @@
 // ipc/launch_ring.h — the per-client shared-memory ring that carries
 // asynchronous calls (kernel launches, kernel names) from the interposer to
-// colod without a round trip.
+// colod without a round trip; in gate mode also the notices of launches a
+// high-priority client issued itself (kLaunchIssued).
 //
 // The client creates the ring (a memfd), maps it, and hands the descriptor to
 // colod with its Hello; both map the same pages. Single producer (the client,
@@ -63,6 +64,13 @@ enum class EntryType : uint32_t {
   kCopy = 4,
 };
 
+// RingEntry::flags of a kLaunch. kLaunchIssued: the client has issued the
+// launch on its stream already (a high-priority client in gate mode whose
+// welcome said `issue_at_once`), at `issued_ns`; colod grants it nothing and
+// counts it running on the GPU from then until the client's kDone (wire.h).
+// No other bit, and none on other entries, is valid.
+inline constexpr uint32_t kLaunchIssued = 1;
+
 struct RingEntry {
   uint32_t type = 0;
   uint32_t checksum = 0;  // FNV-1a of the entry with this field zero.
@@ -83,7 +91,12 @@ struct RingEntry {
   float work_efficiency = 0;
   double work_flops = 0;
   double work_bytes = 0;
-  char name[168] = {};  // kDefineKernel: the kernel's device name (truncated).
+  uint32_t flags = 0;  // kLaunch: kLaunchIssued or 0.
+  uint32_t reserved = 0;
+  // kLaunch with kLaunchIssued: when the client issued it (CLOCK_MONOTONIC
+  // nanoseconds, which colod reads too).
+  int64_t issued_ns = 0;
+  char name[152] = {};  // kDefineKernel: the kernel's device name (truncated).
 };
 static_assert(sizeof(RingEntry) == 256);
 

@@ -16,8 +16,12 @@
 // after it has completed, answers kDone (with a cudaError_t if the launch
 // failed). Grants of one stream come in its order; a stream may have
 // several granted and not done (colod's gate_depth, as far as the policy
-// grants them), and their kDones may come in any order. In sim mode colod
-// closes its end and the channel stays silent.
+// grants them), and their kDones may come in any order. A client whose
+// welcome says `issue_at_once` (high priority) gets no grants: it issues
+// each launch itself, puts it on the ring marked issued (kLaunchIssued),
+// and answers kDone when it ended, which may reach colod before colod has
+// taken the launch from the ring. In sim mode colod closes its end and the
+// channel stays silent.
 //
 // Thread safety: the functions are reentrant; one socket must not be used by
 // two threads at once.
@@ -35,8 +39,10 @@ namespace colo::ipc {
 inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 4: launch end times on the ring; 5: L2, bus width and memory clock in
 // the welcome; 6: declared work (library GEMMs) in kernel definitions;
-// 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy).
-inline constexpr uint32_t kWireVersion = 9;
+// 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy);
+// 10: launches a high-priority client issued itself (kLaunchIssued) and
+// the welcome's `issue_at_once`.
+inline constexpr uint32_t kWireVersion = 10;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -99,6 +105,13 @@ struct WelcomeMsg {
   int64_t l2_cache_bytes = 0;    // 0: not known.
   int32_t memory_bus_bits = 0;   // 0: not known.
   int32_t memory_clock_khz = 0;  // 0: not known.
+  // Gate mode: 1 if this client issues its kernel launches on its streams
+  // at once, without waiting for a grant, and tells colod of each on the
+  // launch ring (kLaunchIssued) and of its end with kDone: colod's class of
+  // it is high and its policy starts high priority at once
+  // (sched::StartsHighPriorityAtOnce). 0: every launch waits for kGrant.
+  uint32_t issue_at_once = 0;
+  uint32_t reserved = 0;
 };
 
 struct RejectedMsg {

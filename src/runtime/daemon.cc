@@ -126,6 +126,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
       sched::MakePolicy(kind, config.policy_options, *device, d->driver_);
   d->policy_kind_ = kind;
   COLO_RETURN_IF_ERROR(d->Bind());
+  // Clients connecting now wait in the listen queue until Run(), so none is
+  // served before its MPS daemon is there.
+  COLO_ASSIGN_OR_RETURN(d->mps_,
+                        MpsControl::Start(config.mps, config.socket_path));
   return d;
 }
 
@@ -355,6 +359,8 @@ void Daemon::HandleMessage(Client& c, ipc::Message& m) {
                     "protocol error: sync scope " + std::to_string(s->scope));
       c.pending_sync = s->seq;
       c.pending_sync_scope = static_cast<ipc::SyncScope>(s->scope);
+      ++c.gate.syncs;
+      ++class_gate_[static_cast<int>(c.cls)].syncs;
       ReplySyncIfDone(c);
       return;
     }
@@ -416,14 +422,17 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
     ClassDecision d = DecideClass(config_.grants, c.peer, requested,
                                   ipc::ReadString(h->token));
     c.cls = d.granted;
+    c.issues_at_once = gate_gpu_ && c.cls == PriorityClass::kHigh &&
+                       sched::StartsHighPriorityAtOnce(policy_kind_);
     policy_->SetClientClass(c.id, c.cls);
     ledger_.AddClient(c.id, config_.memory_limit_bytes,
                       config_.limits.allocations);
     PostDeviceFree();
     ++clients_served_;
-    DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s", c.id,
+    DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s%s", c.id,
               c.peer.pid, c.peer.uid, c.program.c_str(),
-              PriorityClassName(c.cls), d.reason.c_str());
+              PriorityClassName(c.cls), d.reason.c_str(),
+              c.issues_at_once ? "; issues its launches at once" : "");
   } else {
     close_fds();
   }
@@ -453,6 +462,7 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.l2_cache_bytes = spec_.l2_cache_bytes;
   w.memory_bus_bits = spec_.memory_bus_bits;
   w.memory_clock_khz = MemoryClockKhz(spec_);
+  w.issue_at_once = c.issues_at_once ? 1 : 0;
   Reply(c, ipc::MsgType::kWelcome, &w, sizeof(w));
 }
 

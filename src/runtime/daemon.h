@@ -9,7 +9,13 @@
 // (wall_clock_driver.h), or with `device: cuda` CudaGpu in gate mode
 // (cuda/cuda_gpu.h): each client runs its kernels on its own GPU context
 // when colod grants them on the client's gate channel, and reports each
-// completion back (wire.h). It accounts device memory
+// completion back (wire.h). A high-priority client, where the policy starts
+// high priority at once (sched::StartsHighPriorityAtOnce), is told in its
+// welcome to issue its launches itself: colod takes each from its ring as
+// running since the client issued it (kLaunchIssued), hands it to the
+// policy, which starts it at once, sends no grant, and ends it at the
+// client's kDone, which may come before colod took the launch from the
+// ring. It accounts device memory
 // per client (memory_ledger.h) and answers synchronous calls (allocations,
 // frees, synchronizations) on the socket.
 //
@@ -50,6 +56,7 @@
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
 #include "runtime/memory_ledger.h"
+#include "runtime/mps_control.h"
 #include "runtime/observed_durations.h"
 #include "runtime/wall_clock_driver.h"
 #include "sched/policy.h"
@@ -93,14 +100,26 @@ class Daemon final : private cuda::GateSink {
     // A host-device copy: never reaches the policy; runs on the copy engine
     // of its direction (StartCopy).
     std::optional<ipc::HostCopy> copy;
-    LaunchId device_id = 0;             // gate mode: once granted.
-    TimePoint granted_at = TimeZero();  // gate mode: when (wall clock).
-    bool failed = false;                // gate mode: the client said so.
+    LaunchId device_id = 0;  // gate mode: once granted.
+    // Gate mode: when it was granted, or when the client issued it itself
+    // (wall clock).
+    TimePoint granted_at = TimeZero();
+    // Gate mode: the client issued it itself (kLaunchIssued): it is on the
+    // GPU, so no grant is sent.
+    bool issued = false;
+    bool failed = false;  // gate mode: the client said so.
     // Handed to the policy (a launch) or to its copy engine (a copy); a wait
     // never is.
     bool submitted = false;
     TimePoint submitted_at = TimeZero();  // handed to the policy (simulated).
     PriorityClass cls = PriorityClass::kBestEffort;  // the client's.
+  };
+  // Gate mode's messages, per class: grants sent, launches the clients
+  // issued themselves, synchronizing calls answered.
+  struct GateCounts {
+    int64_t grants = 0;
+    int64_t issued = 0;
+    int64_t syncs = 0;
   };
   // Completed launches and their simulated time from being handed to the
   // policy (the stream's previous launch done) to their end, against the
@@ -175,6 +194,17 @@ class Daemon final : private cuda::GateSink {
   // `gate_depth` at once, each once the one before it was granted (the real
   // stream keeps their order on the GPU); the policy decides which it grants.
   void SubmitHead(Client& c, uint32_t stream);
+  // Hands c's launch `key` to the policy. False if the device refused it:
+  // it has ended (with a sticky error, unless the client issued it itself)
+  // and left in_flight_; the caller takes it off its stream.
+  bool SubmitLaunch(Client& c, uint64_t key, InFlight& f);
+  // A launch c issued itself that colod cannot run its model of (refused
+  // by the device or by its own checks): it ends for colod now, and its
+  // kDone, which will still come, is taken without complaint.
+  void ForgetIssued(Client& c, uint64_t seq);
+  // The wall-clock time a client's CLOCK_MONOTONIC reading `ns` stands
+  // for, no later than now.
+  TimePoint FromClientClock(int64_t ns) const;
   // How many launches of a stream may be with the policy at once.
   size_t StreamDepth() const;
   // Whether c's launch `seq` has ended (kLaunch: with its stream's earlier
@@ -192,6 +222,11 @@ class Daemon final : private cuda::GateSink {
   void Grant(ClientId client, uint64_t tag, LaunchId id) override;
   // Gate mode: reads the client's kDone packets.
   void OnGateReadable(Client& c);
+  // Launch `seq` of c ended (its kDone), with `cuda_error`. A launch c
+  // issued itself that colod has not seen started yet ends when it is.
+  // InvalidArgument (c is dropped) for a launch that was neither granted
+  // nor issued.
+  Status OnDone(Client& c, uint64_t seq, int cuda_error);
   void UpdateWatermark(Client& c);
   // Posts the device's free memory on every client's ring.
   void PostDeviceFree();
@@ -282,6 +317,12 @@ class Daemon final : private cuda::GateSink {
   int64_t connections_rejected_ = 0;
   // Per class (index: PriorityClass), clients gone included.
   std::array<DeviceTime, 2> class_time_{};
+  std::array<GateCounts, 2> class_gate_{};
+  // Gate mode with `mps:` set: the clients' MPS control daemon, checked or
+  // started once the socket is bound (before any client is served), and
+  // stopped (managed) after the socket is gone: declared last, destroyed
+  // after everything else.
+  std::unique_ptr<MpsControl> mps_;
 };
 
 }  // namespace colo::runtime

@@ -58,6 +58,15 @@ struct Daemon::Client {
   std::unique_ptr<ipc::LaunchRing> ring;
   int gate_fd = -1;  // gate mode: colod's end of the gate channel.
   std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
+  // Gate mode: the client issues its launches itself (its welcome's
+  // issue_at_once); kDones of its launches colod has not started yet, seq ->
+  // cudaError_t (taken when they start); and its launches colod could not
+  // run (ForgetIssued), whose kDones are still to come, oldest first, at
+  // most kMaxForgottenIssued.
+  bool issues_at_once = false;
+  std::map<uint64_t, int> early_done;
+  std::set<uint64_t> forgotten_issued;
+  static constexpr size_t kMaxForgottenIssued = 4096;
   struct DefinedKernel {
     std::string name;
     BinaryResources binary;
@@ -69,8 +78,9 @@ struct Daemon::Client {
   std::set<uint64_t> outstanding;  // submitted, not finished.
   // Per stream, launches (and waits) in order: the front one is on the
   // device (or waiting), the rest wait for it (CUDA's stream order), except
-  // in gate mode, where a high-priority client's next launches may be
-  // granted too (Daemon::SubmitHead): their `submitted` says which.
+  // in gate mode, where a stream's next launches may be granted too
+  // (Daemon::SubmitHead) or were issued by the client itself: their
+  // `submitted` says which.
   std::map<uint32_t, std::deque<uint64_t>> streams;
   // Per stream, when its last launch ended (wall clock, as the driver's):
   // a launch granted behind another of its stream starts on the GPU then,
@@ -83,6 +93,7 @@ struct Daemon::Client {
   ipc::SyncScope pending_sync_scope = ipc::SyncScope::kAllBefore;
   int64_t launched = 0;
   int64_t completed = 0;
+  GateCounts gate;  // gate mode: grants sent, launches issued, syncs.
   DeviceTime device_time;
   // At limits.queued_launches: colod leaves the rest of its ring until its
   // queue is below the limit (Daemon::ResumeHeldBack).

@@ -139,15 +139,99 @@ Result<Duration> MicrosecondsValue(const YamlValue& v, double max_us = 0) {
   return d;
 }
 
+// An absolute directory path.
+Result<std::string> Directory(const YamlValue& v) {
+  COLO_ASSIGN_OR_RETURN(std::string dir, v.Name("directory"));
+  if (dir.front() != '/') {
+    return v.Expected(
+        "an absolute directory path (the MPS daemon and every client must "
+        "find it)");
+  }
+  return dir;
+}
+
+// `mps` and its keys; after `device` (gate mode only).
+Status ParseMps(const YamlMap& top, DaemonConfig* c) {
+  for (const char* key :
+       {"mps", "mps_control", "mps_pipe_dir", "mps_log_dir"}) {
+    if (auto v = top.Get(key); v && c->device != "cuda") {
+      return v->Error(
+          "applies to gate mode only (device: cuda): MPS shares a real GPU's "
+          "context, and device: " +
+          c->device + " has none");
+    }
+  }
+  MpsSettings& m = c->mps;
+  if (auto v = top.Get("mps")) {
+    static const char* kModes = "'off', 'external' or 'managed'";
+    COLO_ASSIGN_OR_RETURN(std::string mode, v->String(kModes));
+    if (mode == "off") {
+      m.mode = MpsMode::kOff;
+    } else if (mode == "external") {
+      m.mode = MpsMode::kExternal;
+    } else if (mode == "managed") {
+      m.mode = MpsMode::kManaged;
+    } else {
+      return v->Expected(kModes);
+    }
+  }
+  for (const char* key : {"mps_control", "mps_pipe_dir", "mps_log_dir"}) {
+    if (auto v = top.Get(key); v && m.mode == MpsMode::kOff) {
+      return v->Error("applies with mps: external or managed, not mps: off");
+    }
+  }
+  if (auto v = top.Get("mps_control")) {
+    COLO_ASSIGN_OR_RETURN(m.control, v->Name("program"));
+    if (m.control.find('/') != std::string::npos && m.control.front() != '/') {
+      return v->Expected(
+          "a program name (found on PATH) or an absolute path, e.g. "
+          "/usr/bin/nvidia-cuda-mps-control");
+    }
+  }
+  if (auto v = top.Get("mps_pipe_dir")) {
+    COLO_ASSIGN_OR_RETURN(m.pipe_dir, Directory(*v));
+    if (m.pipe_dir.size() + kMpsLongestSocket.size() > kMaxMpsSocketPath) {
+      return v->Expected(
+          "a path of at most " +
+          std::to_string(kMaxMpsSocketPath - kMpsLongestSocket.size()) +
+          " bytes (the daemon's sockets there must fit a unix socket path)");
+    }
+  }
+  if (auto v = top.Get("mps_log_dir")) {
+    if (m.mode != MpsMode::kManaged) {
+      return v->Error(
+          "applies to mps: managed only (with mps: external the operator's "
+          "daemon has its own)");
+    }
+    COLO_ASSIGN_OR_RETURN(m.log_dir, Directory(*v));
+  }
+  return OkStatus();
+}
+
 Status ParseInto(const YamlValue& root, DaemonConfig* c) {
-  COLO_ASSIGN_OR_RETURN(
-      YamlMap top,
-      root.Map("a mapping of colod settings",
-               {"socket", "socket_mode", "socket_group", "allowed_uids",
-                "device", "gpu", "policy", "memory_limit_mib", "grants",
-                "kernels", "kernels_from_ncu", "kernels_ncu_nvtx",
-                "model_base_us", "model_ns_per_thread", "ring_spin_us",
-                "sync_spin_us", "gate_depth", "limits"}));
+  COLO_ASSIGN_OR_RETURN(YamlMap top, root.Map("a mapping of colod settings",
+                                              {"socket",
+                                               "socket_mode",
+                                               "socket_group",
+                                               "allowed_uids",
+                                               "device",
+                                               "gpu",
+                                               "policy",
+                                               "memory_limit_mib",
+                                               "grants",
+                                               "kernels",
+                                               "kernels_from_ncu",
+                                               "kernels_ncu_nvtx",
+                                               "model_base_us",
+                                               "model_ns_per_thread",
+                                               "ring_spin_us",
+                                               "sync_spin_us",
+                                               "gate_depth",
+                                               "limits",
+                                               "mps",
+                                               "mps_control",
+                                               "mps_pipe_dir",
+                                               "mps_log_dir"}));
   if (auto v = top.Get("socket")) {
     COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
     if (c->socket_path.size() > kMaxSocketPath) {
@@ -268,6 +352,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
         "applies to gate mode only (device: cuda), not to device: " +
         c->device);
   }
+  COLO_RETURN_IF_ERROR(ParseMps(top, c));
   if (auto v = top.Get("kernels_ncu_nvtx")) {
     COLO_ASSIGN_OR_RETURN(c->kernels_ncu_nvtx, v->Name("NVTX range name"));
     if (!top.Has("kernels_from_ncu"))
@@ -318,6 +403,19 @@ Status DaemonConfig::Validate() const {
   if (gate_depth < 1 || gate_depth > kMaxGateDepth) {
     return InvalidArgumentError(source + ": gate_depth must be in [1, " +
                                 std::to_string(kMaxGateDepth) + "]");
+  }
+  if (mps.mode != MpsMode::kOff && device != "cuda") {
+    return InvalidArgumentError(source +
+                                ": mps applies to gate mode only (device: "
+                                "cuda), not to device: " +
+                                device);
+  }
+  for (const std::string* dir : {&mps.pipe_dir, &mps.log_dir}) {
+    if (!dir->empty() && dir->front() != '/') {
+      return InvalidArgumentError(source +
+                                  ": mps_pipe_dir and mps_log_dir "
+                                  "must be absolute paths");
+    }
   }
   COLO_RETURN_IF_ERROR(limits.Validate(source));
   for (const KernelProfileEntry& k : kernels) {

@@ -47,6 +47,15 @@
 //                                # grants best effort ahead within its bound
 //   limits: {...}                # what one client may take of colod
 //                                # (client_limits.h)
+//   mps: managed                 # gate mode: off | external | managed
+//                                # (mps_control.h); clients over MPS
+//   mps_control: nvidia-cuda-mps-control  # a name on PATH or an absolute
+//                                # path
+//   mps_pipe_dir: /run/colo/mps  # absolute; default: managed
+//                                # <socket>.mps/pipe, external
+//                                # /tmp/nvidia-mps (CUDA's)
+//   mps_log_dir: /var/log/colo-mps  # managed only; default
+//                                # <socket>.mps/log
 //
 // Thread safety: value types.
 #pragma once
@@ -61,6 +70,7 @@
 #include "colo/workload.h"
 #include "runtime/client_limits.h"
 #include "runtime/measured_kernels.h"
+#include "runtime/mps_control.h"
 #include "sched/policy.h"
 
 namespace colo::runtime {
@@ -127,12 +137,16 @@ struct DaemonConfig {
   // at a time for every client. Default: 8.
   size_t gate_depth = 8;
   static constexpr int64_t kMaxGateDepth = 64;
-  ClientLimits limits;                // Default: ClientLimits's.
+  ClientLimits limits;  // Default: ClientLimits's.
+  // Gate mode: the clients' MPS control daemon (mps_control.h). Default:
+  // off; the directories "" (their defaults, from the socket path).
+  MpsSettings mps;
   std::string source = "<defaults>";  // file name, for messages.
 
   // InvalidArgument if a value is out of range (mode with bits for others,
   // unknown policy or GPU, policy options out of range or of another
-  // policy, negative limits or durations).
+  // policy, negative limits or durations, MPS outside gate mode or with
+  // relative directories).
   Status Validate() const;
 };
 

@@ -1,8 +1,10 @@
 // colod's launch path, on the thread that runs Daemon::Run(): a client's
 // ring drained into its streams, each stream's head submitted to the policy
-// in order (up to gate_depth ahead in gate mode, as the policy grants),
-// grants, completions (from the device, or reported by the gate thread),
-// the watermark of ended launches and the synchronizing calls it releases.
+// in order (up to gate_depth ahead in gate mode, as the policy grants; a
+// launch a high-priority client issued itself at once), grants,
+// completions (from the device, or reported by the gate thread, for an
+// issued launch maybe before colod took it), the watermark of ended
+// launches and the synchronizing calls it releases.
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -62,6 +64,17 @@ bool Daemon::DrainRing(Client& c, size_t budget) {
 }
 
 Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
+  const bool issued = e.flags == ipc::kLaunchIssued &&
+                      e.type == static_cast<uint32_t>(ipc::EntryType::kLaunch);
+  if (e.flags != 0 && !issued) {
+    return InvalidArgumentError("entry of type " + std::to_string(e.type) +
+                                " with flags " + std::to_string(e.flags));
+  }
+  if (issued && !c.issues_at_once) {
+    return InvalidArgumentError("launch " + std::to_string(e.seq) +
+                                " marked issued by a client whose launches "
+                                "colod grants");
+  }
   if (e.type == static_cast<uint32_t>(ipc::EntryType::kDefineKernel)) {
     // The ring is untrusted: resources no kernel can have drop the client.
     if (e.registers_per_thread > 255 ||
@@ -94,6 +107,11 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
   if (e.seq != c.last_seq + 1) {
     return InvalidArgumentError("launch sequence " + std::to_string(e.seq) +
                                 " after " + std::to_string(c.last_seq));
+  }
+  if (!issued && c.early_done.count(e.seq) != 0) {
+    return InvalidArgumentError("completion of launch " +
+                                std::to_string(e.seq) +
+                                " reported before it was issued");
   }
   if (e.type == static_cast<uint32_t>(ipc::EntryType::kWait)) {
     COLO_ASSIGN_OR_RETURN(ipc::WaitTarget target, ipc::WaitTargetOf(e));
@@ -159,18 +177,36 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
                                  " threads");
   }
   if (!valid.ok()) {
-    // A CUDA error, not a protocol violation: it surfaces at the next sync.
-    c.sticky_error = cuda::kCudaErrorInvalidConfiguration;
     DaemonLog("client %d: launch %llu of %s refused: %s", c.id,
               static_cast<unsigned long long>(e.seq), def.name.c_str(),
               valid.message().c_str());
+    if (issued) {
+      ForgetIssued(c, e.seq);  // the GPU took it: its error is the GPU's.
+    } else {
+      // A CUDA error, not a protocol violation: it surfaces at the next sync.
+      c.sticky_error = cuda::kCudaErrorInvalidConfiguration;
+    }
     UpdateWatermark(c);
     return OkStatus();
   }
+  if (issued) {
+    f->issued = true;
+    f->granted_at = FromClientClock(e.issued_ns);
+    ++c.gate.issued;
+    ++class_gate_[static_cast<int>(c.cls)].issued;
+  }
   // Stream order: a launch starts after the previous one of its stream ended
   // (in gate mode, a high-priority one may be granted behind it: SubmitHead).
+  // One the client issued is on the GPU already, whatever is before it: it
+  // goes to the policy now, which starts it at once.
   Enqueue(c, e, std::move(f));
-  SubmitHead(c, e.stream_id);
+  if (issued) {
+    std::deque<uint64_t>& queue = c.streams[e.stream_id];
+    const uint64_t key = queue.back();
+    if (!SubmitLaunch(c, key, *in_flight_.at(key))) queue.pop_back();
+  } else {
+    SubmitHead(c, e.stream_id);
+  }
   ReleaseWaits(c);  // a refused launch has ended
   UpdateWatermark(c);
   return OkStatus();
@@ -256,30 +292,59 @@ void Daemon::SubmitHead(Client& c, uint32_t stream) {
       StartCopy(key, f);
       return;
     }
-    LaunchRequest req;
-    req.client = c.id;
-    req.kernel = f.kernel;
-    // No stream priority here: the policy gives one where it means to
-    // (priority-streams, priority, orion); under mps, time-slice and tgs a
-    // high-priority client's launches queue like any other's, as in colo sim.
-    req.tag = key;
-    req.stream = stream;
-    req.on_complete = [this, key](LaunchId, TimePoint at) {
-      OnLaunchComplete(key, at);
-    };
-    f.submitted_at = driver_.Now();
-    f.cls = c.cls;
-    f.submitted = true;
-    Result<LaunchId> id = policy_->Submit(std::move(req));
-    if (id.ok()) continue;  // the branch above looks at its grant.
-    c.outstanding.erase(f.seq);
-    c.sticky_error = cuda::kCudaErrorLaunchFailure;
-    DaemonLog("client %d: launch %llu refused by the device: %s", c.id,
-              static_cast<unsigned long long>(f.seq),
-              id.status().message().c_str());
-    in_flight_.erase(key);
+    if (SubmitLaunch(c, key, f))
+      continue;  // the branch above looks at its grant.
     queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
   }
+}
+
+bool Daemon::SubmitLaunch(Client& c, uint64_t key, InFlight& f) {
+  const uint32_t stream = f.stream;
+  LaunchRequest req;
+  req.client = c.id;
+  req.kernel = f.kernel;
+  // No stream priority here: the policy gives one where it means to
+  // (priority-streams, priority, orion); under mps, time-slice and tgs a
+  // high-priority client's launches queue like any other's, as in colo sim.
+  req.tag = key;
+  req.stream = stream;
+  req.on_complete = [this, key](LaunchId, TimePoint at) {
+    OnLaunchComplete(key, at);
+  };
+  // One the client issued has run since then.
+  f.submitted_at = f.issued ? f.granted_at : driver_.Now();
+  f.cls = c.cls;
+  f.submitted = true;
+  const uint64_t seq = f.seq;
+  const bool issued = f.issued;
+  Result<LaunchId> id = policy_->Submit(std::move(req));
+  if (id.ok()) return true;
+  DaemonLog("client %d: launch %llu refused by the device: %s", c.id,
+            static_cast<unsigned long long>(seq),
+            id.status().message().c_str());
+  in_flight_.erase(key);
+  if (issued) {
+    ForgetIssued(c, seq);
+  } else {
+    c.outstanding.erase(seq);
+    c.sticky_error = cuda::kCudaErrorLaunchFailure;
+  }
+  return false;
+}
+
+void Daemon::ForgetIssued(Client& c, uint64_t seq) {
+  c.outstanding.erase(seq);
+  // Its kDone may have come already; else it is still to come.
+  if (c.early_done.erase(seq) != 0) return;
+  if (c.forgotten_issued.size() >= Client::kMaxForgottenIssued)
+    c.forgotten_issued.erase(c.forgotten_issued.begin());
+  c.forgotten_issued.insert(seq);
+}
+
+TimePoint Daemon::FromClientClock(int64_t ns) const {
+  const TimePoint t =
+      TimeZero() + Nanoseconds(ns - wall_.SteadyNanosAt(TimeZero()));
+  return std::clamp(t, TimeZero(), driver_.Now());
 }
 
 void Daemon::StartCopy(uint64_t key, InFlight& f) {
@@ -371,8 +436,27 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
   }
   Client& c = *it->second;
   f->second->device_id = id;
-  f->second->granted_at = driver_.Now();
   c.granted[f->second->seq] = tag;
+  if (f->second->issued) {
+    // On the GPU since the client issued it: nothing to send. If its end
+    // was reported already, it ends now, once the policy's Submit, inside
+    // which this runs, has returned.
+    auto early = c.early_done.find(f->second->seq);
+    if (early == c.early_done.end()) return;
+    const uint64_t seq = early->first;
+    const int cuda_error = early->second;
+    c.early_done.erase(early);
+    driver_.After(Duration(0), [this, client, seq, cuda_error] {
+      auto live = clients_.find(client);
+      if (live == clients_.end() || live->second->broken) return;
+      if (Status s = OnDone(*live->second, seq, cuda_error); !s.ok())
+        doomed_.emplace_back(client, "protocol error: " + s.message());
+    });
+    return;
+  }
+  f->second->granted_at = driver_.Now();
+  ++c.gate.grants;
+  ++class_gate_[static_cast<int>(c.cls)].grants;
   if (StreamDepth() > 1) {
     // The launches behind it on its stream may follow it now; not from in
     // here, inside the policy's Submit or completion.
@@ -409,24 +493,55 @@ void Daemon::OnGateReadable(Client& c) {
                             std::to_string(n) + " bytes, type " +
                             std::to_string(g.type) + ")");
     }
-    auto granted = c.granted.find(g.seq);
-    if (granted == c.granted.end()) {
-      return Drop(c.id, "protocol error: completion of launch " +
-                            std::to_string(g.seq) + ", which was not granted");
-    }
-    const uint64_t key = granted->second;
-    c.granted.erase(granted);
-    auto f = in_flight_.find(key);
-    if (f == in_flight_.end()) continue;
-    if (g.cuda_error != 0) {
-      f->second->failed = true;  // its time says nothing of the kernel's.
-      c.sticky_error = g.cuda_error;
-      DaemonLog("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
-                static_cast<unsigned long long>(g.seq), g.cuda_error);
-    }
-    driver_.CatchUp();
-    (void)gate_gpu_->Complete(f->second->device_id);
+    if (Status s = OnDone(c, g.seq, g.cuda_error); !s.ok())
+      return Drop(c.id, "protocol error: " + s.message());
+    if (c.broken) return;  // dropped after this event
   }
+}
+
+Status Daemon::OnDone(Client& c, uint64_t seq, int cuda_error) {
+  auto granted = c.granted.find(seq);
+  if (granted == c.granted.end() && c.issues_at_once) {
+    if (c.forgotten_issued.erase(seq) != 0) return OkStatus();
+    // Issued, and reported ended before colod took it from the ring (the
+    // client pushes a launch before it reports it): take the ring now.
+    if (seq > c.last_seq && !DrainRing(c)) return OkStatus();  // broken
+    granted = c.granted.find(seq);
+    if (granted == c.granted.end()) {
+      if (c.forgotten_issued.erase(seq) != 0) return OkStatus();
+      // Not taken yet (the client is held back at its queue limit), or
+      // taken and not yet started by the policy: it ends when it starts.
+      bool waiting = seq > c.last_seq && seq - c.last_seq <= ipc::kRingCapacity;
+      for (auto it = in_flight_.begin(); !waiting && it != in_flight_.end();
+           ++it) {
+        const InFlight& f = *it->second;
+        waiting = f.client == c.id && f.seq == seq && f.issued;
+      }
+      if (!waiting || !c.early_done.emplace(seq, cuda_error).second) {
+        return InvalidArgumentError("completion of launch " +
+                                    std::to_string(seq) +
+                                    ", which was neither granted nor issued");
+      }
+      return OkStatus();
+    }
+  }
+  if (granted == c.granted.end()) {
+    return InvalidArgumentError("completion of launch " + std::to_string(seq) +
+                                ", which was not granted");
+  }
+  const uint64_t key = granted->second;
+  c.granted.erase(granted);
+  auto f = in_flight_.find(key);
+  if (f == in_flight_.end()) return OkStatus();
+  if (cuda_error != 0) {
+    f->second->failed = true;  // its time says nothing of the kernel's.
+    c.sticky_error = cuda_error;
+    DaemonLog("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
+              static_cast<unsigned long long>(seq), cuda_error);
+  }
+  driver_.CatchUp();
+  (void)gate_gpu_->Complete(f->second->device_id);
+  return OkStatus();
 }
 
 void Daemon::PostDeviceFree() {

@@ -24,6 +24,16 @@ nlohmann::json DeviceTimeJson(int64_t launches, Duration device,
   return j;
 }
 
+// Gate mode's figures of a class or a client: how many launches waited for
+// colod's grant, how many the client issued itself, and how many
+// synchronizing calls waited for colod's answer.
+template <typename Counts>
+void AddGateCounts(const Counts& g, nlohmann::json& j) {
+  j["grants"] = g.grants;
+  j["issued_at_once"] = g.issued;
+  j["syncs"] = g.syncs;
+}
+
 }  // namespace
 
 std::string Daemon::StatsJson() const {
@@ -35,6 +45,14 @@ std::string Daemon::StatsJson() const {
   j["stream_waits"] = stream_waits_;
   j["kernels_completed"] = kernels_completed_;
   j["kernel_shapes_observed"] = observed_.size();  // gate mode only
+  // Where clients find the MPS control daemon (`colo run` sets
+  // CUDA_MPS_PIPE_DIRECTORY from it); null without one.
+  j["mps"] = nullptr;
+  if (mps_ && mps_->mode() != MpsMode::kOff) {
+    j["mps"] = {{"mode", MpsModeName(mps_->mode())},
+                {"pipe_dir", mps_->pipe_dir()},
+                {"control_pid", mps_->daemon_pid()}};
+  }
   j["copies"] = nlohmann::json::object();
   for (CopyDirection d :
        {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
@@ -50,8 +68,9 @@ std::string Daemon::StatsJson() const {
   j["classes"] = nlohmann::json::object();
   for (PriorityClass cls : {PriorityClass::kHigh, PriorityClass::kBestEffort}) {
     const DeviceTime& t = class_time_[static_cast<int>(cls)];
-    j["classes"][PriorityClassName(cls)] =
-        DeviceTimeJson(t.launches, t.device, t.solo);
+    nlohmann::json& k = j["classes"][PriorityClassName(cls)];
+    k = DeviceTimeJson(t.launches, t.device, t.solo);
+    AddGateCounts(class_gate_[static_cast<int>(cls)], k);
   }
   j["clients"] = nlohmann::json::array();
   for (const auto& [id, c] : clients_) {
@@ -73,6 +92,7 @@ std::string Daemon::StatsJson() const {
          {"device_time",
           DeviceTimeJson(c->device_time.launches, c->device_time.device,
                          c->device_time.solo)}});
+    AddGateCounts(c->gate, j["clients"].back());
   }
   // What colod takes each kernel to be (duration, registers, shared memory,
   // the shortest run seen), per distinct name and shape, the first

@@ -49,6 +49,20 @@ Result<PolicyKind> ParsePolicyKind(std::string_view name) {
                               "'; expected one of " + valid);
 }
 
+bool StartsHighPriorityAtOnce(PolicyKind kind) {
+  // One case each (no default): a new policy must say.
+  switch (kind) {
+    case PolicyKind::kMps:
+    case PolicyKind::kTimeSlice:
+    case PolicyKind::kPriorityStreams:
+    case PolicyKind::kPriority:
+    case PolicyKind::kOrion:
+    case PolicyKind::kTgs:
+      return true;
+  }
+  return false;
+}
+
 std::vector<std::string> PolicyOptionNames(PolicyKind kind) {
   switch (kind) {
     case PolicyKind::kPriority:

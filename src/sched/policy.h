@@ -96,6 +96,18 @@ struct PolicyOptions {
   Status Validate(PolicyKind kind) const;
 };
 
+// Whether `kind` hands every high-priority launch to its device within
+// Submit, whatever else is in flight, holding none back. Where it does, a
+// high-priority launch already running on the GPU is what the policy would
+// have started anyway, so colod's gate mode lets a high-priority client
+// issue its launches at once and only report them (runtime/daemon.h): the
+// policy then sees each as started when colod takes it from the client's
+// ring. True for every policy: priority, orion and tgs start high priority
+// at once by their rules; mps, time-slice and priority-streams pass every
+// launch on (time slicing between the clients' contexts is the GPU
+// driver's own); GuessedLaunchHold passes high priority through.
+bool StartsHighPriorityAtOnce(PolicyKind kind);
+
 // The option names each policy accepts (for messages and the loader).
 std::vector<std::string> PolicyOptionNames(PolicyKind kind);
 

@@ -89,7 +89,11 @@ Result<LaunchId> PriorityPolicy::Submit(LaunchRequest request) {
       hp_use_.Sub(use);
       if (--hp_outstanding_ == 0) {
         hp_idle_since_ = t;
-        pump_.At(t + options_.min_idle);
+        // Best-effort work may go once the idle is long enough; with none
+        // waiting or running, nothing is to be done then (a launch that
+        // comes later pumps itself), and the executor is spared a wake-up
+        // after each of the service's requests.
+        if (!be_.empty()) pump_.At(t + options_.min_idle);
       }
       if (done) done(id, t);
     };

@@ -85,10 +85,11 @@ int CaptureArgs(void** args, const std::vector<size_t>& sizes,
   return cuda::kCudaSuccess;
 }
 
-GateClient::GateClient(int gate_fd, Duration spin)
+GateClient::GateClient(int gate_fd, Duration spin, bool direct)
     : fd_(gate_fd),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       spin_(spin),
+      direct_(direct),
       thread_([this] { Run(); }) {}
 
 void GateClient::Wake(void* self) {
@@ -125,6 +126,7 @@ bool GateClient::lost() {
 }
 
 int GateClient::WaitIssued(uint32_t stream_id, uint64_t seq, bool all_streams) {
+  if (direct_) return cuda::kCudaSuccess;  // each was issued when made.
   std::unique_lock<std::mutex> lock(mu_);
   auto blocked = [&] {
     for (const auto& [s, l] : pending_) {
@@ -167,42 +169,9 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
   }
   std::vector<void*> ptrs;
   for (auto& a : l.args) ptrs.push_back(a.data());
-  if (err == cuda::kCudaSuccess) {
-    if (l.driver) {
-      auto launch = reinterpret_cast<DrvLaunchFn>(RealNamed("cuLaunchKernel"));
-      err = launch == nullptr
-                ? cuda::kCudaErrorSharedObjectSymbolNotFound
-                : launch(const_cast<void*>(l.func), l.grid.x, l.grid.y,
-                         l.grid.z, l.block.x, l.block.y, l.block.z,
-                         static_cast<unsigned>(l.shared_mem), l.stream,
-                         ptrs.data(), nullptr);
-    } else {
-      auto launch = RealFn<RtLaunchFn>(HookId::k_cudaLaunchKernel);
-      err = launch == nullptr
-                ? cuda::kCudaErrorSharedObjectSymbolNotFound
-                : launch(l.func, colo_dim3{l.grid.x, l.grid.y, l.grid.z},
-                         colo_dim3{l.block.x, l.block.y, l.block.z},
-                         ptrs.data(), l.shared_mem, l.stream);
-    }
-  }
-  void* event = nullptr;
-  if (err == cuda::kCudaSuccess) {
-    auto create = RealFn<EventCreateFn>(HookId::k_cudaEventCreateWithFlags);
-    auto record = RealFn<EventRecordFn>(HookId::k_cudaEventRecord);
-    err = create == nullptr || record == nullptr
-              ? cuda::kCudaErrorSharedObjectSymbolNotFound
-              : create(&event, cuda::kEventDisableTiming);
-    if (err == cuda::kCudaSuccess) err = record(event, l.stream);
-  }
-  // A spinning thread sees the event at once; a host function would only
-  // hold the stream's next kernel until CUDA's callback thread woke.
-  bool wakes = false;
-  if (err == cuda::kCudaSuccess && wake_fd_ >= 0 && spin_ == Duration(0)) {
-    auto host_func =
-        reinterpret_cast<HostFuncFn>(RealNamed("cudaLaunchHostFunc"));
-    wakes = host_func != nullptr &&
-            host_func(l.stream, &GateClient::Wake, this) == 0;
-  }
+  Issued issued;
+  issued.seq = seq;
+  if (err == cuda::kCudaSuccess) err = IssueNow(l, ptrs.data(), &issued);
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.erase(seq);
@@ -211,8 +180,110 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
   if (err != cuda::kCudaSuccess) {
     SendDone(seq, err);
   } else {
-    out->push_back({seq, event, wakes, l.stream});
+    out->push_back(issued);
   }
+}
+
+int GateClient::IssueNow(const GateLaunch& l, void** args, Issued* out) {
+  out->at_ns = MonotonicNs();
+  int err;
+  if (l.driver) {
+    auto launch = reinterpret_cast<DrvLaunchFn>(RealNamed("cuLaunchKernel"));
+    err = launch == nullptr
+              ? cuda::kCudaErrorSharedObjectSymbolNotFound
+              : launch(const_cast<void*>(l.func), l.grid.x, l.grid.y, l.grid.z,
+                       l.block.x, l.block.y, l.block.z,
+                       static_cast<unsigned>(l.shared_mem), l.stream, args,
+                       nullptr);
+  } else {
+    auto launch = RealFn<RtLaunchFn>(HookId::k_cudaLaunchKernel);
+    err = launch == nullptr
+              ? cuda::kCudaErrorSharedObjectSymbolNotFound
+              : launch(l.func, colo_dim3{l.grid.x, l.grid.y, l.grid.z},
+                       colo_dim3{l.block.x, l.block.y, l.block.z}, args,
+                       l.shared_mem, l.stream);
+  }
+  if (err != cuda::kCudaSuccess) return err;
+  void* event = nullptr;
+  auto record = RealFn<EventRecordFn>(HookId::k_cudaEventRecord);
+  err = record == nullptr ? cuda::kCudaErrorSharedObjectSymbolNotFound
+                          : TakeEvent(l.device, &event);
+  if (err == cuda::kCudaSuccess) err = record(event, l.stream);
+  if (err != cuda::kCudaSuccess) {
+    // Issued, but its end cannot be watched: the launch fails with this
+    // error (it may run all the same).
+    if (event != nullptr) ReturnEvent(l.device, event);
+    return err;
+  }
+  // A spinning thread sees the event at once; a host function would only
+  // hold the stream's next kernel until CUDA's callback thread woke. A
+  // direct client's program waits for nothing of this thread, so its
+  // kernels get none: a sleeping thread looks at their events every 50 us.
+  bool wakes = false;
+  if (!direct_ && wake_fd_ >= 0 && spin_ == Duration(0)) {
+    auto host_func =
+        reinterpret_cast<HostFuncFn>(RealNamed("cudaLaunchHostFunc"));
+    wakes = host_func != nullptr &&
+            host_func(l.stream, &GateClient::Wake, this) == 0;
+  }
+  out->event = event;
+  out->wakes = wakes;
+  out->stream = l.stream;
+  out->device = l.device;
+  return cuda::kCudaSuccess;
+}
+
+int GateClient::TakeEvent(int device, void** event) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<void*>& free = free_events_[device];
+    if (!free.empty()) {
+      *event = free.back();
+      free.pop_back();
+      return cuda::kCudaSuccess;
+    }
+  }
+  auto create = RealFn<EventCreateFn>(HookId::k_cudaEventCreateWithFlags);
+  return create == nullptr ? cuda::kCudaErrorSharedObjectSymbolNotFound
+                           : create(event, cuda::kEventDisableTiming);
+}
+
+void GateClient::ReturnEvent(int device, void* event) {
+  // As many as were ever in flight at once are kept, up to a bound.
+  constexpr size_t kMaxFreeEvents = 1024;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<void*>& free = free_events_[device];
+    if (free.size() < kMaxFreeEvents) {
+      free.push_back(event);
+      return;
+    }
+  }
+  auto destroy = RealFn<EventDestroyFn>(HookId::k_cudaEventDestroy);
+  if (destroy != nullptr) destroy(event);
+}
+
+void GateClient::Watch(const Issued& issued) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    watched_.push_back(issued);
+    any_watched_.store(true, std::memory_order_release);
+    wake = sleeping_;
+  }
+  if (wake) Wake(this);
+}
+
+bool GateClient::TakeWatched(std::vector<Outstanding>* out, bool to_sleep) {
+  if (!to_sleep && !any_watched_.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool any = !watched_.empty();
+  out->insert(out->end(), watched_.begin(), watched_.end());
+  watched_.clear();
+  any_watched_.store(false, std::memory_order_relaxed);
+  // Asleep only with nothing taken: Watch() rings from now on.
+  sleeping_ = to_sleep && !any;
+  return any;
 }
 
 void GateClient::Run() {
@@ -225,6 +296,7 @@ void GateClient::Run() {
   const timespec no_wait{0, 0};
   int64_t last_activity = MonotonicNs();
   for (;;) {
+    if (TakeWatched(&outstanding, false)) last_activity = MonotonicNs();
     pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     const bool unwoken =
         std::any_of(outstanding.begin(), outstanding.end(),
@@ -232,11 +304,27 @@ void GateClient::Run() {
     const bool spinning =
         spin_ > Duration(0) &&
         (!outstanding.empty() || MonotonicNs() - last_activity < spin_.count());
+    // Without an eventfd, launches given to Watch() are looked for every
+    // millisecond.
+    const timespec* idle = direct_ && wake_fd_ < 0 ? &check_interval : nullptr;
     const timespec* timeout = spinning              ? &no_wait
-                              : outstanding.empty() ? nullptr
+                              : outstanding.empty() ? idle
                               : unwoken             ? &poll_interval
                                                     : &check_interval;
+    // About to sleep: launches that came meanwhile are looked at first.
+    // Past the next 50 us look, Watch() rings wake_fd_ from here on (a
+    // burst of launches wakes the thread once, not once each).
+    const bool sleeps = timeout != &no_wait;
+    const bool sleeps_long = sleeps && timeout != &poll_interval;
+    if (sleeps && TakeWatched(&outstanding, sleeps_long)) {
+      last_activity = MonotonicNs();
+      continue;
+    }
     const int n = ppoll(p, wake_fd_ >= 0 ? 2 : 1, timeout, nullptr);
+    if (sleeps_long) {
+      std::lock_guard<std::mutex> lock(mu_);
+      sleeping_ = false;
+    }
     bool closed = n < 0 && errno != EINTR;
     if (n > 0 && (p[1].revents & POLLIN) != 0) {
       uint64_t count;
@@ -260,7 +348,8 @@ void GateClient::Run() {
     }
     auto query = RealFn<EventQueryFn>(HookId::k_cudaEventQuery);
     auto destroy = RealFn<EventDestroyFn>(HookId::k_cudaEventDestroy);
-    // colod may grant a stream several launches at once (gate_depth); each
+    // colod may grant a stream several launches at once (gate_depth), and a
+    // direct client issues as many as it makes; each
     // is reported after the ones before it on its stream, which the GPU
     // finished first, even if this pass looked at their events before they
     // completed.
@@ -278,7 +367,12 @@ void GateClient::Run() {
       }
       SendDone(outstanding[i].seq, q);
       last_activity = MonotonicNs();
-      destroy(outstanding[i].event);
+      // An event that reported a failed kernel is not used again.
+      if (q == cuda::kCudaSuccess) {
+        ReturnEvent(outstanding[i].device, outstanding[i].event);
+      } else {
+        destroy(outstanding[i].event);
+      }
       outstanding.erase(outstanding.begin() + static_cast<long>(i));
     }
     if (closed) {

@@ -9,7 +9,18 @@
 // launch to the real runtime (or driver) on the program's stream and device,
 // records a CUDA event after it, and reports kDone to colod once the event
 // has completed, with the launch's error if it could not be issued or
-// failed. While a launch it issued is unfinished, and for `spin` after the
+// failed.
+//
+// A direct client (colod's welcome said `issue_at_once`: high priority)
+// waits for nothing: the program's own thread issues each launch at once
+// with the program's argument pointers (IssueNow), records an event after
+// it, and the launch goes onto the ring marked issued; the gate thread
+// watches that event like its own (Watch) and reports kDone. It never gets
+// a grant, and its kernels get no host function behind them (sleeping, the
+// thread looks at their events every 50 us). Events come from a pool per
+// device, so a launch creates none.
+//
+// While a launch it issued or watches is unfinished, and for `spin` after the
 // last one finished or a grant came, the thread does not sleep but looks at
 // the events and the channel over and over (as CUDA's own synchronization
 // spins by default), so neither a kernel's end nor the next grant waits for
@@ -28,13 +39,15 @@
 // stream's earlier launches: WaitIssued() blocks until they were issued.
 //
 // Thread safety: all methods may be called from any thread. The launches
-// waiting for a grant are guarded by this object's own mutex, which the gate
-// thread never holds while it calls CUDA, and which never waits for the
-// shim's state mutex (callers may hold that one: a synchronizing call holds
-// it while colod waits for this thread's kDone). The gate thread runs all
-// its CUDA calls inside a ReentryGuard, so they go to the real libraries.
+// waiting for a grant, those given to Watch and the event pool are guarded
+// by this object's own mutex, which no thread holds while it calls CUDA,
+// and which never waits for the shim's state mutex (callers may hold that one:
+// a synchronizing call holds it while colod waits for this thread's kDone). The
+// gate thread runs all its CUDA calls inside a ReentryGuard, so they go to the
+// real libraries.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -76,15 +89,45 @@ int CaptureArgs(void** args, const std::vector<size_t>& sizes,
 class GateClient {
  public:
   // How long the gate thread spins after its last activity, unless the
-  // program's environment says otherwise (COLO_GATE_SPIN_US).
+  // program's environment says otherwise (COLO_GATE_SPIN_US): 200 us for a
+  // client whose launches wait for grants (its next grant and its kernels'
+  // ends are then seen at once); none for a direct client, whose program
+  // waits for nothing of this thread: it sleeps and looks at its events
+  // every 50 us, so that it takes no core from the program (on the 2-core
+  // test machine, with other work running, a spinning one made each
+  // request of four 100 us kernels on the host-emulated runtime wait about
+  // 250 us for a core, one looking every 50 us 1 to 12 us).
   static constexpr Duration kDefaultSpin = Microseconds(200);
+  static constexpr Duration kDirectDefaultSpin{0};
 
   // Starts the gate thread on `gate_fd` (not owned; it stays open for the
-  // process's life), spinning as described above for `spin`.
-  GateClient(int gate_fd, Duration spin);
+  // process's life), spinning as described above for `spin`; `direct`: the
+  // client issues its launches itself (colod's welcome says so).
+  GateClient(int gate_fd, Duration spin, bool direct);
   GateClient(const GateClient&) = delete;
   GateClient& operator=(const GateClient&) = delete;
   ~GateClient();
+
+  bool direct() const { return direct_; }
+
+  // A launch the program's thread issued (IssueNow).
+  struct Issued {
+    uint64_t seq = 0;
+    void* event = nullptr;  // recorded after it on its stream.
+    bool wakes = false;     // a host function behind it rings wake_fd_.
+    void* stream = nullptr;
+    int device = 0;
+    int64_t at_ns = 0;  // MonotonicNs() just before it was issued.
+  };
+  // Issues `launch` on the calling thread, whose current device is
+  // launch.device, with parameter pointers `args` (a direct client's: the
+  // program's own), and records an event from the pool after it. Returns
+  // the launch's cudaError_t (CUresult for the driver API); on an error
+  // `out` holds no event. `out->seq` is the caller's to fill.
+  int IssueNow(const GateLaunch& launch, void** args, Issued* out);
+  // Direct: the gate thread watches `issued` (pushed onto the ring) and
+  // reports its end; in order of the calls, which must follow the ring's.
+  void Watch(const Issued& issued);
 
   // Keeps `launch` until colod grants it. Call before colod can see the
   // launch on the ring, or at least under the lock that pushes it.
@@ -99,27 +142,35 @@ class GateClient {
   bool lost();
 
  private:
-  struct Outstanding {
-    uint64_t seq;
-    void* event;
-    bool wakes;    // a host function behind the event will ring wake_fd_.
-    void* stream;  // the real stream it was issued on.
-  };
+  using Outstanding = Issued;
   void Run();
   // The host function behind each issued launch (any thread of CUDA's).
   static void Wake(void* self);
   // Issues launch `seq`; adds its event to `out` or reports its error.
   void Issue(uint64_t seq, std::vector<Outstanding>* out);
+  // An event of `device`'s from the pool (made if none is free), and one
+  // given back to it.
+  int TakeEvent(int device, void** event);
+  void ReturnEvent(int device, void* event);
+  // Gate thread: moves the launches given to Watch() into `out`. With
+  // `to_sleep`, says it is about to sleep for long (so Watch rings
+  // wake_fd_) unless some were waiting; returns whether any were.
+  bool TakeWatched(std::vector<Outstanding>* out, bool to_sleep);
   void SendDone(uint64_t seq, int cuda_error);
 
   int fd_;
-  int wake_fd_;  // an eventfd, rung by Wake().
+  int wake_fd_;  // an eventfd, rung by Wake() and Watch().
   Duration spin_;
+  const bool direct_;
   std::mutex mu_;
   std::condition_variable issued_;          // with mu_: a launch left pending_.
   std::map<uint64_t, GateLaunch> pending_;  // guarded by mu_.
   bool lost_ = false;                       // guarded by mu_.
-  int device_ = -1;                         // gate thread: its current device.
+  std::vector<Issued> watched_;             // guarded by mu_: for Run().
+  std::atomic<bool> any_watched_{false};    // watched_ is not empty.
+  bool sleeping_ = false;  // guarded by mu_: Run() sleeps in ppoll.
+  std::map<int, std::vector<void*>> free_events_;  // guarded by mu_.
+  int device_ = -1;  // gate thread: its current device.
   std::thread thread_;
 };
 

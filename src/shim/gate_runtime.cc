@@ -54,6 +54,13 @@ Event* FindEvent(InterposerState& s, void* event) COLO_REQUIRES(s.mu) {
   return s.events.live.count(e) != 0 ? e : nullptr;
 }
 
+// A direct client (GateClient::direct) issued every launch itself, so a
+// synchronizing call has nothing of colod's to wait for: it is the real
+// one, made without the state lock, since it waits for the GPU.
+bool Direct(InterposerState& s) COLO_REQUIRES(s.mu) {
+  return s.colod.gate->direct();
+}
+
 }  // namespace
 
 int Launch(InterposerState& s, const void* func, bool driver, Dim grid,
@@ -64,13 +71,6 @@ int Launch(InterposerState& s, const void* func, bool driver, Dim grid,
   if (s.colod.gate->lost()) {
     return LoseColod(s, UnavailableError("colod closed the gate channel"));
   }
-  auto sizes = s.kernels.param_sizes.find(func);
-  if (sizes == s.kernels.param_sizes.end()) {
-    std::vector<size_t> found;
-    if (int err = ParamSizes(func, driver, &found); err != kCudaSuccess)
-      return err;
-    sizes = s.kernels.param_sizes.emplace(func, std::move(found)).first;
-  }
   GateLaunch l;
   l.driver = driver;
   l.func = func;
@@ -80,10 +80,22 @@ int Launch(InterposerState& s, const void* func, bool driver, Dim grid,
   l.stream = RealStream(stream);
   if (int err = COLO_CALL_REAL(cudaGetDevice, &l.device); err != kCudaSuccess)
     return err;
+  const char* prefix = driver ? "cuFunction" : "kernel";
+  // Issued now, with the program's own parameters: nothing to copy.
+  if (Direct(s)) {
+    return LaunchLocked(s, func, prefix, grid, block, shared_mem, stream, &l,
+                        args);
+  }
+  auto sizes = s.kernels.param_sizes.find(func);
+  if (sizes == s.kernels.param_sizes.end()) {
+    std::vector<size_t> found;
+    if (int err = ParamSizes(func, driver, &found); err != kCudaSuccess)
+      return err;
+    sizes = s.kernels.param_sizes.emplace(func, std::move(found)).first;
+  }
   if (int err = CaptureArgs(args, sizes->second, &l); err != kCudaSuccess)
     return err;
-  return LaunchLocked(s, func, driver ? "cuFunction" : "kernel", grid, block,
-                      shared_mem, stream, &l);
+  return LaunchLocked(s, func, prefix, grid, block, shared_mem, stream, &l);
 }
 
 int Malloc(InterposerState& s, void** ptr, size_t size, AllocKind kind) {
@@ -259,6 +271,11 @@ int StreamCreate(InterposerState& s, void** stream, unsigned flags,
 
 int StreamSynchronize(InterposerState& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (Direct(s)) {
+    void* real = RealStream(stream);
+    return WithoutStateLock(
+        s, [real] { return COLO_CALL_REAL(cudaStreamSynchronize, real); });
+  }
   if (int err = SyncTo(s, LastSeqOf(s, stream), ScopeOf(stream));
       err != kCudaSuccess)
     return err;
@@ -303,6 +320,7 @@ int StreamAddCallback(InterposerState& s, void* stream, void* handle,
 
 int StreamQuery(InterposerState& s, void* stream) {
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  if (Direct(s)) return COLO_CALL_REAL(cudaStreamQuery, RealStream(stream));
   if (int err = QueryTo(s, LastSeqOf(s, stream), ScopeOf(stream));
       err != kCudaSuccess)
     return err;
@@ -355,7 +373,7 @@ int EventRecord(InterposerState& s, void* event, void* stream) {
 int EventQuery(InterposerState& s, void* event) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
-  if (e->recorded) {
+  if (e->recorded && !Direct(s)) {
     if (int err = QueryTo(s, e->seq); err != kCudaSuccess) return err;
   }
   return COLO_CALL_REAL(cudaEventQuery, e->real);
@@ -364,6 +382,11 @@ int EventQuery(InterposerState& s, void* event) {
 int EventSynchronize(InterposerState& s, void* event) {
   Event* e = FindEvent(s, event);
   if (e == nullptr) return kCudaErrorInvalidResourceHandle;
+  if (Direct(s)) {
+    void* real = e->real;
+    return WithoutStateLock(
+        s, [real] { return COLO_CALL_REAL(cudaEventSynchronize, real); });
+  }
   if (e->recorded) {
     if (int err = SyncTo(s, e->seq); err != kCudaSuccess) return err;
     // SyncTo let other threads run: the event may be gone.
@@ -391,6 +414,9 @@ int EventDestroy(InterposerState& s, void* event) {
 }
 
 int DeviceSynchronize(InterposerState& s) {
+  if (Direct(s))
+    return WithoutStateLock(
+        s, [] { return COLO_CALL_REAL(cudaDeviceSynchronize); });
   if (int err = SyncTo(s, s.ring.last_seq); err != kCudaSuccess) return err;
   return COLO_CALL_REAL(cudaDeviceSynchronize);
 }

@@ -5,7 +5,10 @@
 // issued. Streams and events are the interposer's objects wrapping real
 // ones. Synchronization waits for colod's completion watermark (which the
 // gate thread's reports advance only when the GPU has finished) and then
-// for the real stream, event or device.
+// for the real stream, event or device. A direct client's (colod's class
+// of it is high: GateClient::direct) launches are issued at once, so
+// nothing waits to be issued, and its synchronization is the real
+// runtime's alone, made without the state lock.
 //
 // Every function returns a cudaError_t value and REQUIRES: s.mu held,
 // connected to colod, s.colod.gate set.

@@ -180,9 +180,14 @@ int Connected(InterposerState& s) {
           s, UnavailableError("colod runs a GPU in gate mode, but the real "
                               "CUDA runtime is not loaded"));
     }
+    // colod says whether this client issues its launches itself (its class
+    // of it, not the program's COLO_CLASS, decides).
+    const bool direct = s.colod.client->welcome().issue_at_once != 0;
     s.colod.gate = std::make_unique<GateClient>(
         s.colod.client->gate_fd(),
-        SpinFromEnv("COLO_GATE_SPIN_US", GateClient::kDefaultSpin));
+        SpinFromEnv("COLO_GATE_SPIN_US", direct ? GateClient::kDirectDefaultSpin
+                                                : GateClient::kDefaultSpin),
+        direct);
   }
   return kCudaSuccess;
 }
@@ -362,7 +367,8 @@ int OrderWithLegacyStream(InterposerState& s, void* stream) {
 
 int LaunchLocked(InterposerState& s, const void* key,
                  const char* unnamed_prefix, Dim grid, Dim block,
-                 size_t shared_mem, void* stream, GateLaunch* gate_launch) {
+                 size_t shared_mem, void* stream, GateLaunch* gate_launch,
+                 void** args) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   // Sim mode: behind the host functions it is ordered after (gate mode
@@ -420,6 +426,21 @@ int LaunchLocked(InterposerState& s, const void* key,
   e.block[0] = block.x, e.block[1] = block.y, e.block[2] = block.z;
   e.shared_mem = shared_mem;
   e.stream_id = StreamIdOf(stream);
+  if (gate_launch != nullptr && s.colod.gate->direct()) {
+    // On the GPU before colod hears of it; the gate thread hears of it
+    // after colod can, so its end never precedes it on the ring.
+    GateClient::Issued issued;
+    if (int err = s.colod.gate->IssueNow(*gate_launch, args, &issued);
+        err != kCudaSuccess)
+      return err;
+    issued.seq = e.seq;
+    e.flags = ipc::kLaunchIssued;
+    e.issued_ns = issued.at_ns;
+    if (int err = Push(s, e); err != kCudaSuccess) return err;
+    Pushed(s, stream, e.seq);
+    s.colod.gate->Watch(issued);
+    return kCudaSuccess;
+  }
   if (gate_launch != nullptr) {
     // Waiting before colod can see the launch, so that its grant finds it.
     gate_launch->seq = e.seq;

@@ -3,10 +3,12 @@
 //
 // Gate mode (colod's `device: cuda`; gate_runtime.h, gate_client.h): the
 // program's own CUDA runtime does the device work; the interposer holds
-// each kernel launch back until colod grants it, reports its completion,
-// accounts allocations with colod, and keeps stream-ordered work behind
-// launches not yet granted. Calls that need no gate (device properties,
-// pinned memory, ...) go straight to the real runtime (GateMode()).
+// each kernel launch back until colod grants it (a high-priority client's,
+// as colod's welcome says, it issues at once and only tells colod of),
+// reports its completion, accounts allocations with colod, and keeps
+// stream-ordered work behind launches not yet granted. Calls that need no gate
+// (device properties, pinned memory, ...) go straight to the real runtime
+// (GateMode()).
 //
 // Sim mode (a simulated GPU): the interposer answers the CUDA calls itself.
 //

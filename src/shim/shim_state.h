@@ -131,11 +131,15 @@ int PushHostCopyLocked(InterposerState& s, void* stream, ipc::HostCopy copy)
 const void* LibraryKernelKeyLocked(InterposerState& s, const std::string& name,
                                    const LibraryKernel& kernel)
     COLO_REQUIRES(s.mu);
-// Pushes a launch of `key` (defining it on the ring first); in gate mode
-// `gate_launch` is handed to the gate client under the new sequence number.
+// Pushes a launch of `key` (defining it on the ring first). Gate mode, with
+// `gate_launch`: a direct client's launch (GateClient::direct) is issued
+// at once with `args`, the program's parameter pointers, pushed marked
+// issued and watched by the gate thread (on an error nothing is pushed);
+// another's is handed to the gate client under the new sequence number, to
+// wait for colod's grant.
 int LaunchLocked(InterposerState& s, const void* key,
                  const char* unnamed_prefix, Dim grid, Dim block,
-                 size_t shared_mem, void* stream, GateLaunch* gate_launch)
-    COLO_REQUIRES(s.mu);
+                 size_t shared_mem, void* stream, GateLaunch* gate_launch,
+                 void** args = nullptr) COLO_REQUIRES(s.mu);
 
 }  // namespace colo::shim

@@ -673,12 +673,14 @@ TEST(GateProtocolTest,
 // The client's side of the grants ahead: gate_burst (four kernels back to
 // back on one stream, then a sync) under the interposer, its "real" runtime
 // tests/shim/fake_cudart, whose stream runs each kernel for 2 ms after the
-// one before it. As high priority, and as best effort where the kernel
-// table says the kernel takes 20 us (four fit the 100 us bound), the gate
-// thread issues a kernel while the one before it still runs (granted
-// ahead); with gate_depth 1, or as best effort where colod has only its
-// shape model's guess or the table says 2 ms (past the bound), only after
-// colod saw the one before it end.
+// one before it. As best effort where the kernel table says the kernel
+// takes 20 us (four fit the 100 us bound), the gate thread issues a kernel
+// while the one before it still runs (granted ahead); as best effort where
+// colod has only its shape model's guess or the table says 2 ms (past the
+// bound), only after colod saw the one before it end. A high-priority
+// program issues each kernel itself at once (no grant: its welcome says
+// issue_at_once), so behind the one before it, also with gate_depth 1,
+// which only bounds grants.
 TEST(GateProtocolTest, TheGateThreadIssuesGrantsAheadBehindTheRunningKernel) {
   if (!SmokeBuilt("gate_burst"))
     GTEST_SKIP() << "no nvcc: gate_burst not built";
@@ -703,7 +705,7 @@ TEST(GateProtocolTest, TheGateThreadIssuesGrantsAheadBehindTheRunningKernel) {
                       "sm_throughput: 0.5, dram_throughput: 0.1}\n",
              "", false},
         Case{"high priority, gate_depth 1", grants + "gate_depth: 1\n",
-             "COLO_CLASS=high COLO_TOKEN=t ", false}}) {
+             "COLO_CLASS=high COLO_TOKEN=t ", true}}) {
     SCOPED_TRACE(k.what);
     GateColod colod(k.config);
     ASSERT_TRUE(colod.ok());
@@ -721,6 +723,15 @@ TEST(GateProtocolTest, TheGateThreadIssuesGrantsAheadBehindTheRunningKernel) {
     } else {
       EXPECT_EQ(behind, 0) << out;
     }
+    // A program that issued its kernels itself need not wait for colod to
+    // hear of their ends before it exits: colod counts them once it saw
+    // the program go.
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          nlohmann::json j = colod.Stats();
+          return !j.is_null() && j["clients"].empty();
+        },
+        milliseconds(5000)));
     ExpectKernels(colod, 4, 4);
   }
 }

@@ -6,7 +6,11 @@
 // arguments the launch carries (so a wrong argument capture shows as wrong
 // data); a stream's kernels each take 2 ms (FAKE_CUDART_KERNEL_US), one
 // after the other, and an event completes when the kernels before it on its
-// stream have (so completion really is polled); every device attribute
+// stream have (so completion really is polled); a stream, event or device
+// synchronize, and a synchronous copy (on the legacy default stream, which
+// waits for every stream), returns once those kernels have ended, yielding
+// the CPU while it waits; nvcc's launch entry points are here too, so a
+// program also runs on it without the interposer; every device attribute
 // reads 1 and the default memory pool exists; a host function or stream
 // callback runs at once (the kernels before it already have), and streams
 // are tokens; a failing call is the thread's last error until
@@ -19,10 +23,12 @@
 // ("fake_cudart: ...").
 // Not a CUDA implementation: only what those programs and the interposer use.
 #include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -116,7 +122,24 @@ int cudaMemset(void* p, int v, size_t n) {
   std::memset(p, v, n);
   return 0;
 }
+// When the kernels launched so far on `stream` end: on the legacy default
+// stream (0 or cudaStreamLegacy), or for the whole device (`all`), the last
+// of every stream's.
+Clock::time_point EndOf(void* stream, bool all = false) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!all && reinterpret_cast<uintptr_t>(stream) > 1)
+    return g_stream_end[stream];
+  Clock::time_point end{};
+  for (const auto& [s, e] : g_stream_end) end = std::max(end, e);
+  return end;
+}
+// Waits, as CUDA's default synchronization does, spinning and yielding.
+void WaitUntil(Clock::time_point end) {
+  while (Clock::now() < end) sched_yield();
+}
+
 int cudaMemcpy(void* d, const void* s, size_t n, int) {
+  WaitUntil(EndOf(nullptr));
   std::memmove(d, s, n);
   return 0;
 }
@@ -126,7 +149,10 @@ int cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   *total_bytes = size_t{40} << 30;
   return 0;
 }
-int cudaDeviceSynchronize() { return 0; }
+int cudaDeviceSynchronize() {
+  WaitUntil(EndOf(nullptr, /*all=*/true));
+  return 0;
+}
 // A GPU that has every feature: each attribute reads 1, and the default
 // memory pool is there (so what gate mode hides or refuses is the
 // interposer's doing, not this runtime's).
@@ -140,7 +166,13 @@ int cudaDeviceGetDefaultMemPool(void** pool, int device) {
   *pool = &g_handle_storage;
   return 0;
 }
-int cudaStreamSynchronize(void*) { return 0; }  // nothing queued here
+int cudaStreamSynchronize(void* stream) {
+  WaitUntil(EndOf(stream));
+  return 0;
+}
+int cudaStreamQuery(void* stream) {
+  return Clock::now() >= EndOf(stream) ? 0 : 600;  // cudaErrorNotReady
+}
 // As CUDA's: a failing call becomes the calling thread's last error, which
 // cudaGetLastError returns and clears (only cudaFuncGetParamInfo fails here).
 thread_local int t_last_error = 0;
@@ -187,8 +219,43 @@ int cudaLaunchKernel(const void* func, Dim3 grid, Dim3 block, void** args,
   return 0;
 }
 
+// What nvcc 13's <<<...>>> launches through, without the interposer: the
+// kernel is its host stub.
+int __cudaGetKernel(void** kernel, const void* host_fun) {
+  *kernel = const_cast<void*>(host_fun);
+  return 0;
+}
+int __cudaLaunchKernel(void* kernel, Dim3 grid, Dim3 block, void** args,
+                       size_t shared, void* stream) {
+  return cudaLaunchKernel(kernel, grid, block, args, shared, stream);
+}
+
 int cudaStreamCreateWithPriority(void** stream, unsigned, int) {
   *stream = new char(0);
+  return 0;
+}
+int cudaStreamCreate(void** stream) {
+  return cudaStreamCreateWithPriority(stream, 0, 0);
+}
+
+// What nvcc's <<<...>>> calls (the interposer answers them itself when it
+// is loaded): the launch configuration, kept per thread.
+thread_local struct {
+  Dim3 grid, block;
+  size_t shared;
+  void* stream;
+} t_config;
+unsigned __cudaPushCallConfiguration(Dim3 grid, Dim3 block, size_t shared,
+                                     void* stream) {
+  t_config = {grid, block, shared, stream};
+  return 0;
+}
+int __cudaPopCallConfiguration(Dim3* grid, Dim3* block, size_t* shared,
+                               void** stream) {
+  *grid = t_config.grid;
+  *block = t_config.block;
+  *shared = t_config.shared;
+  *stream = t_config.stream;
   return 0;
 }
 int cudaStreamDestroy(void* stream) {
@@ -251,6 +318,11 @@ int cudaEventRecord(void* e, void* stream) {
 int cudaEventQuery(void* e) {
   auto* ev = static_cast<Event*>(e);
   return !ev->recorded || Clock::now() >= ev->done ? 0 : 600;  // NotReady
+}
+int cudaEventSynchronize(void* e) {
+  auto* ev = static_cast<Event*>(e);
+  if (ev->recorded) WaitUntil(ev->done);
+  return 0;
 }
 int cudaEventDestroy(void* e) {
   delete static_cast<Event*>(e);
