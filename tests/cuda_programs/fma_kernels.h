@@ -75,16 +75,17 @@ using FmaKernel = void (*)(float*, int);
 
 // `PROG calibrate ARG`: ARG (named `arg_name` in the error) is the wanted
 // duration in microseconds; prints iters=, `key`= (the duration measured with
-// them, us) and grid= for `kernel` on WaveGrid(per_sm). 2 if ARG is not > 0.
+// them, us) and grid= for `kernel` on `waves` x WaveGrid(per_sm) (its blocks
+// then take about ARG / waves each). 2 if ARG is not > 0.
 inline int CalibrateCommand(const char* prog, const char* arg_name,
                             const char* key, const char* arg, FmaKernel kernel,
-                            int per_sm) {
+                            int per_sm, int waves = 1) {
   const double target_us = std::atof(arg);
   if (target_us <= 0) {
     std::fprintf(stderr, "%s: %s must be > 0, got '%s'\n", prog, arg_name, arg);
     return 2;
   }
-  const int grid = WaveGrid(per_sm);
+  const int grid = WaveGrid(per_sm) * waves;
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
   int iters = 0;

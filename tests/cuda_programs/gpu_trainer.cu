@@ -2,12 +2,15 @@
 // (bench/real_interference.sh), unmodified CUDA: compute-bound kernels of
 // one full wave (8 blocks of 256 threads per SM), back to back on one
 // stream, at most 8 in flight (an event after each; the oldest is waited
-// for before the next launch).
+// for before the next launch). With --waves N each kernel is N full waves
+// of shorter blocks instead (e.g. a 2 ms kernel of 40 waves of 50 us
+// blocks), which sliced and persistent forms can cut between blocks.
 //
-// Usage: gpu_trainer calibrate KERNEL_US
+// Usage: gpu_trainer calibrate KERNEL_US [--waves N]
 //          prints iters=N (FMA iterations per thread for a kernel of about
-//          KERNEL_US alone) and kernel_us= as measured with them.
-//        gpu_trainer train SECONDS ITERS [STOP_FILE]
+//          KERNEL_US alone: one wave, or N waves of blocks of about
+//          KERNEL_US / N) and kernel_us= as measured with them.
+//        gpu_trainer train SECONDS ITERS [STOP_FILE] [--waves N]
 //          prints "ready" once its first kernel ended, runs for SECONDS (or
 //          until STOP_FILE exists, looked for every 10 ms),
 //          then prints kernels= and, for every 10 ms or more of progress,
@@ -42,8 +45,8 @@ double SinceEpochUs(Clock::time_point t) {
       .count();
 }
 
-int Train(double seconds, int iters, const char* stop_file) {
-  const int grid = WaveGrid(kStepBlocksPerSm);
+int Train(double seconds, int iters, const char* stop_file, int waves) {
+  const int grid = WaveGrid(kStepBlocksPerSm) * waves;
   float* out = nullptr;
   CUDA_CHECK(cudaMalloc(&out, grid * sizeof(float)));
   cudaStream_t s;
@@ -93,9 +96,19 @@ int Train(double seconds, int iters, const char* stop_file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A trailing `--waves N` (N >= 1) applies to either command.
+  int waves = 1;
+  if (argc >= 3 && std::strcmp(argv[argc - 2], "--waves") == 0) {
+    waves = std::atoi(argv[argc - 1]);
+    argc -= 2;
+    if (waves < 1 || waves > 1000) {
+      std::fprintf(stderr, "gpu_trainer: --waves must be 1..1000\n");
+      return 2;
+    }
+  }
   if (argc == 3 && std::strcmp(argv[1], "calibrate") == 0) {
     return CalibrateCommand("gpu_trainer", "KERNEL_US", "kernel_us", argv[2],
-                            trainer_step, kStepBlocksPerSm);
+                            trainer_step, kStepBlocksPerSm, waves);
   }
   if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "train") == 0) {
     const double seconds = std::atof(argv[2]);
@@ -104,10 +117,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gpu_trainer: SECONDS and ITERS must be > 0\n");
       return 2;
     }
-    return Train(seconds, iters, argc == 5 ? argv[4] : nullptr);
+    return Train(seconds, iters, argc == 5 ? argv[4] : nullptr, waves);
   }
   std::fprintf(stderr,
-               "usage: gpu_trainer calibrate KERNEL_US\n"
-               "       gpu_trainer train SECONDS ITERS [STOP_FILE]\n");
+               "usage: gpu_trainer calibrate KERNEL_US [--waves N]\n"
+               "       gpu_trainer train SECONDS ITERS [STOP_FILE] "
+               "[--waves N]\n");
   return 2;
 }
