@@ -399,6 +399,10 @@ int MeasureSlices(double block_us, int slices) {
   return 0;
 }
 
+}  // namespace
+
+// Outside the anonymous namespace, whose mangled name carries a hash of
+// the path nvcc was given: tests/ptx/kernel_cases.cc names this kernel.
 __global__ void SpinAndWatch(unsigned long long ms, unsigned long long* jumps,
                              int max_jumps, int* count) {
   if (threadIdx.x != 0) return;
@@ -418,6 +422,8 @@ __global__ void SpinAndWatch(unsigned long long ms, unsigned long long* jumps,
   }
   *count = n;
 }
+
+namespace {
 
 int MeasureTimeSlice(int ms) {
   constexpr int kMaxJumps = 1 << 16;

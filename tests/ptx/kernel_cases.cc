@@ -485,14 +485,12 @@ void AddProgramCases(std::vector<KernelCase>& v) {
   // SpinAndWatch(ms, jumps, max_jumps, count) spins until %globaltimer
   // passes start + ms; ms = 0 ends at its first reading. What it records
   // are timer gaps: not compared.
-  v.push_back(Case(
-      "cuda_programs_preemption_costs", "SpinAndWatch",
-      "_ZN52_GLOBAL__N__c5469a17_19_preemption_costs_cu_9f3df26712SpinAndWatc"
-      "hEyPyiPi",
-      D(1), D(32), 0,
-      {NotCompared(Zero("jumps", kU64, 32), "holds %globaltimer readings"),
-       NotCompared(Zero("count", kI32, 1), "counts %globaltimer gaps")},
-      {U64(0), Ptr(0), I32(16), Ptr(1)}));
+  v.push_back(
+      Case("cuda_programs_preemption_costs", "SpinAndWatch",
+           "_Z12SpinAndWatchyPyiPi", D(1), D(32), 0,
+           {NotCompared(Zero("jumps", kU64, 32), "holds %globaltimer readings"),
+            NotCompared(Zero("count", kI32, 1), "counts %globaltimer gaps")},
+           {U64(0), Ptr(0), I32(16), Ptr(1)}));
 }
 
 }  // namespace
