@@ -67,8 +67,12 @@
 namespace colo::forms_on_gpu {
 namespace {
 
+using ptx::cases::BlockCount;
 using ptx::cases::BufferSpec;
+using ptx::cases::CountsDifference;
+using ptx::cases::Difference;
 using ptx::cases::KernelCase;
+using ptx::cases::Outputs;
 
 struct Options {
   std::string kernel_dir = COLO_PTX_KERNEL_DIR;
@@ -83,12 +87,6 @@ struct Options {
 
 // Retreats one persistent run may raise; launches after them run to the end.
 constexpr int kMaxRetreatsPerRun = 400;
-
-uint32_t BlockCount(const KernelCase& c) {
-  return c.grid.x * c.grid.y * c.grid.z;
-}
-
-using Outputs = std::vector<std::vector<uint8_t>>;
 
 // A case's buffers in device memory, with the initial bytes, and the
 // original's parameters with their addresses patched in.
@@ -162,49 +160,6 @@ class DeviceCase {
   std::vector<size_t> sizes_;
   Args args_;
 };
-
-// "" if every compared buffer of `got` equals `want`, else where the first
-// difference is.
-std::string Difference(const KernelCase& c, const Outputs& want,
-                       const Outputs& got) {
-  for (size_t b = 0; b < c.buffers.size(); ++b) {
-    const BufferSpec& spec = c.buffers[b];
-    if (!spec.compared) continue;
-    if (want[b].size() != got[b].size()) return spec.name + ": size differs";
-    const uint64_t size = ptx::cases::ElementBytes(spec.element);
-    for (uint64_t k = 0; k < want[b].size(); k += size) {
-      if (std::memcmp(&want[b][k], &got[b][k], size) == 0) continue;
-      uint64_t w = 0, g = 0;
-      std::memcpy(&w, &want[b][k], size);
-      std::memcpy(&g, &got[b][k], size);
-      char text[200];
-      std::snprintf(text, sizeof text, "%s[%llu]: original 0x%llx, form 0x%llx",
-                    spec.name.c_str(),
-                    static_cast<unsigned long long>(k / size),
-                    static_cast<unsigned long long>(w),
-                    static_cast<unsigned long long>(g));
-      return text;
-    }
-  }
-  return "";
-}
-
-// "" if counts (u32 per logical block) are 1 for blocks [0, done) and 0 for
-// [done, n), else the first block that is not.
-std::string CountsDifference(const std::vector<uint8_t>& counts, uint32_t done,
-                             uint32_t n) {
-  for (uint32_t b = 0; b < n; ++b) {
-    uint32_t count = 0;
-    std::memcpy(&count, &counts[4 * static_cast<size_t>(b)], 4);
-    const uint32_t want = b < done ? 1 : 0;
-    if (count != want) {
-      return "block " + std::to_string(b) + " ran " + std::to_string(count) +
-             " times, expected " + std::to_string(want) + " (blocks [0, " +
-             std::to_string(done) + ") done)";
-    }
-  }
-  return "";
-}
 
 struct LoadedModule {
   CUmodule module = nullptr;

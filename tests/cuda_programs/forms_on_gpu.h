@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "colo/status.h"
+#include "kernel_cases.h"
 
 namespace colo::forms_on_gpu {
 
@@ -127,8 +128,8 @@ struct Grid {
 Status Launch(const Gpu& gpu, CUfunction f, Grid grid, Grid block,
               uint32_t shared_bytes, Args& args, CUstream stream);
 
-std::vector<uint8_t> U32Bytes(uint32_t v);
-std::vector<uint8_t> U64Bytes(uint64_t v);
+using ptx::cases::U32Bytes;
+using ptx::cases::U64Bytes;
 
 // COLO_PTX_KERNEL_DIR-style `dir`/<stem>.ptx read, every form added
 // (AddKernelForms), printed and loaded with cuModuleLoadDataEx. Failures

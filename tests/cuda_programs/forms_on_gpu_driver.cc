@@ -135,18 +135,6 @@ Status Launch(const Gpu& gpu, CUfunction f, Grid grid, Grid block,
       "cuLaunchKernel");
 }
 
-std::vector<uint8_t> U32Bytes(uint32_t v) {
-  std::vector<uint8_t> b(4);
-  std::memcpy(b.data(), &v, 4);
-  return b;
-}
-
-std::vector<uint8_t> U64Bytes(uint64_t v) {
-  std::vector<uint8_t> b(8);
-  std::memcpy(b.data(), &v, 8);
-  return b;
-}
-
 Result<CUmodule> LoadFormsModule(const Gpu& gpu, const std::string& dir,
                                  const std::string& stem) {
   const std::string path = dir + "/" + stem + ".ptx";

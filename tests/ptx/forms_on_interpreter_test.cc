@@ -57,7 +57,13 @@
 namespace colo::ptx {
 namespace {
 
+using cases::BlockCount;
+using cases::CountsDifference;
+using cases::Difference;
 using cases::KernelCase;
+using cases::Outputs;
+using cases::U32Bytes;
+using cases::U64Bytes;
 
 constexpr uint32_t kWorkerCounts[] = {1, 2, 3, 7};
 // Launches of one persistent run that get a retreat injected; the launch
@@ -94,22 +100,6 @@ Result<const LoadedFile*> Load(const std::string& stem) {
   const LoadedFile* result = file.get();
   cache[stem] = std::move(file);
   return result;
-}
-
-uint32_t BlockCount(const KernelCase& c) {
-  return c.grid.x * c.grid.y * c.grid.z;
-}
-
-std::vector<uint8_t> U32Bytes(uint32_t v) {
-  std::vector<uint8_t> b(4);
-  std::memcpy(b.data(), &v, 4);
-  return b;
-}
-
-std::vector<uint8_t> U64Bytes(uint64_t v) {
-  std::vector<uint8_t> b(8);
-  std::memcpy(b.data(), &v, 8);
-  return b;
 }
 
 // Device memory holding a case's buffers with their initial bytes, in the
@@ -149,8 +139,6 @@ Result<std::unique_ptr<Prepared>> Prepare(const KernelCase& c) {
   return p;
 }
 
-using Outputs = std::vector<std::vector<uint8_t>>;
-
 Outputs ReadOutputs(const Prepared& p) {
   Outputs out;
   for (uint64_t address : p.addresses) {
@@ -158,49 +146,6 @@ Outputs ReadOutputs(const Prepared& p) {
     out.push_back(bytes != nullptr ? *bytes : std::vector<uint8_t>{});
   }
   return out;
-}
-
-// "" if every compared buffer of `got` equals `want`, else where the first
-// difference is: the buffer, the element and both values.
-std::string Difference(const KernelCase& c, const Outputs& want,
-                       const Outputs& got) {
-  for (size_t b = 0; b < c.buffers.size(); ++b) {
-    const cases::BufferSpec& spec = c.buffers[b];
-    if (!spec.compared) continue;
-    if (want[b].size() != got[b].size()) return spec.name + ": size differs";
-    const uint64_t size = cases::ElementBytes(spec.element);
-    for (uint64_t k = 0; k < want[b].size(); k += size) {
-      if (std::memcmp(&want[b][k], &got[b][k], size) == 0) continue;
-      uint64_t w = 0, g = 0;
-      std::memcpy(&w, &want[b][k], size);
-      std::memcpy(&g, &got[b][k], size);
-      char text[160];
-      std::snprintf(text, sizeof text, "%s[%llu]: original 0x%llx, form 0x%llx",
-                    spec.name.c_str(),
-                    static_cast<unsigned long long>(k / size),
-                    static_cast<unsigned long long>(w),
-                    static_cast<unsigned long long>(g));
-      return text;
-    }
-  }
-  return "";
-}
-
-// "" if counts (u32 per logical block) are 1 for blocks [0, done) and 0 for
-// [done, n), else the first block that is not.
-std::string CountsDifference(const std::vector<uint8_t>& counts, uint32_t done,
-                             uint32_t n) {
-  for (uint32_t b = 0; b < n; ++b) {
-    uint32_t count = 0;
-    std::memcpy(&count, &counts[4 * b], 4);
-    const uint32_t want = b < done ? 1 : 0;
-    if (count != want) {
-      return "block " + std::to_string(b) + " ran " + std::to_string(count) +
-             " times, expected " + std::to_string(want) + " (blocks [0, " +
-             std::to_string(done) + ") done)";
-    }
-  }
-  return "";
 }
 
 struct Totals {

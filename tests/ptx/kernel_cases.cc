@@ -6,8 +6,10 @@
 // more would race.
 #include "kernel_cases.h"
 
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <utility>
 
 namespace colo::ptx::cases {
@@ -600,6 +602,61 @@ const std::vector<KernelCase>& KernelCases() {
     return v;
   }();
   return *cases;
+}
+
+uint32_t BlockCount(const KernelCase& c) {
+  return c.grid.x * c.grid.y * c.grid.z;
+}
+
+std::string Difference(const KernelCase& c, const Outputs& want,
+                       const Outputs& got) {
+  for (size_t b = 0; b < c.buffers.size(); ++b) {
+    const BufferSpec& spec = c.buffers[b];
+    if (!spec.compared) continue;
+    if (want[b].size() != got[b].size()) return spec.name + ": size differs";
+    const uint64_t size = ElementBytes(spec.element);
+    for (uint64_t k = 0; k < want[b].size(); k += size) {
+      if (std::memcmp(&want[b][k], &got[b][k], size) == 0) continue;
+      uint64_t w = 0, g = 0;
+      std::memcpy(&w, &want[b][k], size);
+      std::memcpy(&g, &got[b][k], size);
+      char text[200];
+      std::snprintf(text, sizeof text, "%s[%llu]: original 0x%llx, form 0x%llx",
+                    spec.name.c_str(),
+                    static_cast<unsigned long long>(k / size),
+                    static_cast<unsigned long long>(w),
+                    static_cast<unsigned long long>(g));
+      return text;
+    }
+  }
+  return "";
+}
+
+std::string CountsDifference(const std::vector<uint8_t>& counts, uint32_t done,
+                             uint32_t n) {
+  for (uint32_t b = 0; b < n; ++b) {
+    uint32_t count = 0;
+    std::memcpy(&count, &counts[4 * static_cast<size_t>(b)], 4);
+    const uint32_t want = b < done ? 1 : 0;
+    if (count != want) {
+      return "block " + std::to_string(b) + " ran " + std::to_string(count) +
+             " times, expected " + std::to_string(want) + " (blocks [0, " +
+             std::to_string(done) + ") done)";
+    }
+  }
+  return "";
+}
+
+std::vector<uint8_t> U32Bytes(uint32_t v) {
+  std::vector<uint8_t> b(4);
+  std::memcpy(b.data(), &v, 4);
+  return b;
+}
+
+std::vector<uint8_t> U64Bytes(uint64_t v) {
+  std::vector<uint8_t> b(8);
+  std::memcpy(b.data(), &v, 8);
+  return b;
 }
 
 }  // namespace colo::ptx::cases

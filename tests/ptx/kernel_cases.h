@@ -99,4 +99,24 @@ uint64_t ElementBytes(Element element);
 // A stable 64-bit hash (FNV-1a) of `text`, for seeds.
 uint64_t HashSeed(const std::string& text);
 
+// A case's buffers after a run, in the order of `KernelCase::buffers`.
+using Outputs = std::vector<std::vector<uint8_t>>;
+
+// The logical blocks of the case's original launch: gx * gy * gz.
+uint32_t BlockCount(const KernelCase& c);
+
+// "" if every compared buffer of `got` equals `want`, else where the first
+// difference is: the buffer, the element and both values.
+std::string Difference(const KernelCase& c, const Outputs& want,
+                       const Outputs& got);
+
+// "" if `counts` (u32 per logical block) are 1 for blocks [0, done) and 0
+// for [done, n), else the first block that is not.
+std::string CountsDifference(const std::vector<uint8_t>& counts, uint32_t done,
+                             uint32_t n);
+
+// A kernel parameter's bytes for a 32- / 64-bit value.
+std::vector<uint8_t> U32Bytes(uint32_t v);
+std::vector<uint8_t> U64Bytes(uint64_t v);
+
 }  // namespace colo::ptx::cases
