@@ -48,6 +48,10 @@ struct KernelDesc {
       0.3;                    // fraction of DRAM bandwidth used alone, [0, 1].
   bool transformable = true;  // false: never sliced or made persistent
                               // (no PTX, or inter-block synchronization).
+  // With `transformable`: which of the two forms exist (a rewrite may build
+  // the sliced form but not the persistent one, ptx/kernel_forms.h).
+  bool slice_form = true;
+  bool persistent_form = true;
   // true: solo_duration is a guess from the launch shape alone (colod's
   // kernel catalog, for a kernel no profile names), not a measurement.
   bool duration_guessed = false;

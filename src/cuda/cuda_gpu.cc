@@ -149,12 +149,32 @@ Result<LaunchId> CudaGpu::Submit(LaunchRequest request) {
   if (request.kernel == nullptr)
     return InvalidArgumentError("launch without a kernel");
   const KernelDesc& k = *request.kernel;
-  const bool whole = request.first_block == 0 &&
-                     (request.end_block < 0 || request.end_block == k.Blocks());
-  if (!whole || request.persistent_workers > 0) {
+  const int64_t blocks = k.Blocks();
+  const int64_t end = request.end_block < 0 ? blocks : request.end_block;
+  if (request.first_block < 0 || request.first_block >= end || end > blocks) {
     return InvalidArgumentError(
-        "gate mode launches whole kernels only (" + k.name +
-        ": an unmodified kernel cannot be sliced or made persistent)");
+        k.name + ": blocks [" + std::to_string(request.first_block) + ", " +
+        std::to_string(end) + ") are not a part of its " +
+        std::to_string(blocks) + " blocks");
+  }
+  GrantForm form;
+  if (request.persistent_workers > 0) {
+    if (!k.transformable || !k.persistent_form || end != blocks ||
+        !request.on_retreated) {
+      return InvalidArgumentError(k.name +
+                                  ": no persistent form to run blocks [" +
+                                  std::to_string(request.first_block) + ", " +
+                                  std::to_string(end) + ") in");
+    }
+    form = GrantForm{GrantForm::kPersistent, request.first_block, end,
+                     request.persistent_workers};
+  } else if (request.first_block != 0 || end != blocks) {
+    if (!k.transformable || !k.slice_form) {
+      return InvalidArgumentError(
+          "gate mode launches " + k.name +
+          " whole only (the client has no sliced form of it)");
+    }
+    form = GrantForm{GrantForm::kSlice, request.first_block, end, 0};
   }
   if (k.ThreadsPerBlock() > spec_.max_threads_per_block) {
     return InvalidArgumentError(k.name + ": block of " +
@@ -162,16 +182,33 @@ Result<LaunchId> CudaGpu::Submit(LaunchRequest request) {
                                 " threads is over the device's limit");
   }
   const LaunchId id = next_id_++;
-  running_[id] = Running{request.client, std::move(request.on_complete)};
-  sink_.Grant(request.client, request.tag, id);
+  running_[id] = Running{request.client,
+                         request.tag,
+                         form,
+                         false,
+                         std::move(request.on_complete),
+                         std::move(request.on_retreated)};
+  sink_.Grant(request.client, request.tag, id, form);
   return id;
 }
 
 Status CudaGpu::Retreat(LaunchId id) {
-  if (running_.count(id) == 0)
+  auto it = running_.find(id);
+  if (it == running_.end())
     return NotFoundError("launch " + std::to_string(id) + " is not running");
-  return FailedPreconditionError(
-      "gate mode launches are never persistent: nothing to retreat");
+  if (it->second.form.kind != GrantForm::kPersistent) {
+    return FailedPreconditionError("launch " + std::to_string(id) +
+                                   " is not persistent: nothing to retreat");
+  }
+  if (it->second.retreat_sent) return OkStatus();
+  it->second.retreat_sent = true;
+  sink_.Retreat(it->second.client, it->second.tag, id);
+  return OkStatus();
+}
+
+bool CudaGpu::IsPersistent(LaunchId id) const {
+  auto it = running_.find(id);
+  return it != running_.end() && it->second.form.kind == GrantForm::kPersistent;
 }
 
 Result<KernelTiming> CudaGpu::ProfileKernel(const KernelDesc& kernel) {
@@ -180,13 +217,28 @@ Result<KernelTiming> CudaGpu::ProfileKernel(const KernelDesc& kernel) {
   return profiler_(kernel);
 }
 
-Status CudaGpu::Complete(LaunchId id) {
+Status CudaGpu::Complete(LaunchId id, std::optional<int64_t> next_block) {
   auto it = running_.find(id);
   if (it == running_.end())
     return NotFoundError("launch " + std::to_string(id) + " is not running");
-  auto done = std::move(it->second.on_complete);
+  const GrantForm& form = it->second.form;
+  if (next_block && form.kind == GrantForm::kPersistent &&
+      (*next_block < form.first_block || *next_block > form.end_block)) {
+    return InvalidArgumentError(
+        "persistent launch " + std::to_string(id) + " over blocks [" +
+        std::to_string(form.first_block) + ", " +
+        std::to_string(form.end_block) + ") reported stopping at block " +
+        std::to_string(*next_block));
+  }
+  const bool retreated = next_block && form.kind == GrantForm::kPersistent &&
+                         *next_block < form.end_block;
+  Running r = std::move(it->second);
   running_.erase(it);
-  if (done) done(id, clock_.Now());
+  if (retreated) {
+    r.on_retreated(id, clock_.Now(), *next_block);  // set: Submit checked
+  } else if (r.on_complete) {
+    r.on_complete(id, clock_.Now());
+  }
   return OkStatus();
 }
 

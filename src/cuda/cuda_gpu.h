@@ -5,15 +5,20 @@
 // colod grants the launch; colod never runs a kernel itself. CudaGpu is the
 // Device colod's policy sees:
 //  * Submit() hands the launch to a GateSink (colod), which tells the client
-//    "launch it now", and returns at once;
-//  * the client launches the kernel on its own stream, records a CUDA event
-//    after it, and reports when the event completed; colod then calls
-//    Complete(), which runs the launch's on_complete at that time.
-// Kernels of unmodified programs cannot be cut into slices or made
-// persistent, so Submit() takes whole launches only (InvalidArgument
-// otherwise; colod marks every kernel untransformable in gate mode, so its
-// policies never ask). ProfileKernel() answers from a model supplied by the
-// caller (colod: its profile table and shape model on a SimGpu of this spec,
+//    "launch it now", in the form the request asks for, and returns at once;
+//  * the client launches the kernel (or its form) on its own stream,
+//    records a CUDA event after it, and reports when the event completed;
+//    colod then calls Complete(), which runs the launch's on_complete at
+//    that time, or, for a persistent launch whose workers stopped before
+//    the last logical block, its on_retreated.
+// A kernel the client can cut (KernelDesc::transformable, set by colod from
+// what the client declared) may be submitted as a slice [first_block,
+// end_block) through the client's sliced form, or, if its persistent form
+// exists (KernelDesc::persistent_form), as persistent workers over
+// [first_block, blocks); Retreat() asks the sink to tell the client to stop
+// such workers. Other kernels are submitted whole (InvalidArgument
+// otherwise). ProfileKernel() answers from a model supplied by the caller
+// (colod: its profile table and shape model on a SimGpu of this spec,
 // never below the shortest run it has seen of the kernel).
 //
 // CudaGpu itself never calls the driver: QueryCudaGpuSpec() does, once, to
@@ -28,6 +33,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -53,12 +59,25 @@ Result<CudaProbe> ProbeCudaDriver();
 // InvalidArgument if `ordinal` does not exist.
 Result<GpuSpec> QueryCudaGpuSpec(int ordinal);
 
+// The part of a kernel a grant runs.
+struct GrantForm {
+  enum Kind { kWhole, kSlice, kPersistent } kind = kWhole;
+  int64_t first_block = 0;  // kSlice, kPersistent
+  int64_t end_block = 0;    // kSlice: exclusive; kPersistent: the grid's
+  int64_t workers = 0;      // kPersistent
+};
+
 // colod's side of gate mode: told when a launch may run.
 class GateSink {
  public:
   virtual ~GateSink() = default;
-  // Launch `id` of `client` (the request's `tag` names which) may run now.
-  virtual void Grant(ClientId client, uint64_t tag, LaunchId id) = 0;
+  // Launch `id` of `client` (the request's `tag` names which) may run now,
+  // in `form`.
+  virtual void Grant(ClientId client, uint64_t tag, LaunchId id,
+                     const GrantForm& form) = 0;
+  // Persistent launch `id` of `client` should stop after the logical blocks
+  // its workers hold.
+  virtual void Retreat(ClientId client, uint64_t tag, LaunchId id) = 0;
 };
 
 class CudaGpu final : public Device {
@@ -70,21 +89,28 @@ class CudaGpu final : public Device {
   CudaGpu(GpuSpec spec, const Clock& clock, GateSink& sink, Profiler profiler);
 
   const GpuSpec& spec() const override { return spec_; }
-  // Grants the launch through the sink. InvalidArgument for a slice, a
-  // persistent launch, a missing kernel or a block over the device's limit.
+  // Grants the launch through the sink. InvalidArgument for a missing
+  // kernel, a block over the device's limit, an empty or out-of-range
+  // slice, a form the kernel does not have (above), or a persistent launch
+  // without an on_retreated.
   Result<LaunchId> Submit(LaunchRequest request) override;
   // Nothing is held per client here; a dead client's launches are ended by
   // AbandonClient().
   void ReleaseClient(ClientId) override {}
-  // Launches are never persistent here: FailedPrecondition (NotFound if the
-  // launch is not running).
+  // Tells the client, once, to stop persistent launch `id`; its report then
+  // ends it (Complete). NotFound if `id` is not running, FailedPrecondition
+  // if it is not persistent.
   Status Retreat(LaunchId id) override;
   Result<KernelTiming> ProfileKernel(const KernelDesc& kernel) override;
 
   // The client reported launch `id` finished (its event completed): runs its
-  // on_complete at Now(). NotFound if `id` is not running (a duplicate or
-  // made-up report).
-  Status Complete(LaunchId id);
+  // on_complete at Now(), or for a persistent launch whose workers stopped
+  // at `next_block` < its grid's blocks, its on_retreated. NotFound if `id`
+  // is not running (a duplicate or made-up report); InvalidArgument if
+  // `next_block` is before the launch's first block or past the grid.
+  Status Complete(LaunchId id, std::optional<int64_t> next_block = {});
+  // Whether running launch `id` is persistent (false if not running).
+  bool IsPersistent(LaunchId id) const;
   // `client` is gone (its context with it): its running launches end now,
   // each running its on_complete. Returns how many.
   int AbandonClient(ClientId client);
@@ -94,7 +120,11 @@ class CudaGpu final : public Device {
  private:
   struct Running {
     ClientId client = 0;
+    uint64_t tag = 0;
+    GrantForm form;
+    bool retreat_sent = false;
     std::function<void(LaunchId, TimePoint)> on_complete;
+    std::function<void(LaunchId, TimePoint, int64_t)> on_retreated;
   };
 
   GpuSpec spec_;

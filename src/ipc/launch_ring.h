@@ -68,8 +68,13 @@ enum class EntryType : uint32_t {
 // launch on its stream already (a high-priority client in gate mode whose
 // welcome said `issue_at_once`), at `issued_ns`; colod grants it nothing and
 // counts it running on the GPU from then until the client's kDone (wire.h).
-// No other bit, and none on other entries, is valid.
 inline constexpr uint32_t kLaunchIssued = 1;
+// RingEntry::flags of a kDefineKernel (gate mode): the client can build the
+// kernel's sliced / persistent form from its PTX (ptx/kernel_forms.h), so
+// colod may grant it in that form (GateMsg). Without them it runs whole.
+// No other bit, and none on other entries, is valid.
+inline constexpr uint32_t kKernelSliceForm = 2;
+inline constexpr uint32_t kKernelPersistentForm = 4;
 
 struct RingEntry {
   uint32_t type = 0;
@@ -91,7 +96,7 @@ struct RingEntry {
   float work_efficiency = 0;
   double work_flops = 0;
   double work_bytes = 0;
-  uint32_t flags = 0;  // kLaunch: kLaunchIssued or 0.
+  uint32_t flags = 0;  // kLaunch: kLaunchIssued or 0; kDefineKernel: forms.
   uint32_t reserved = 0;
   // kLaunch with kLaunchIssued: when the client issued it (CLOCK_MONOTONIC
   // nanoseconds, which colod reads too).

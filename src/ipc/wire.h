@@ -23,6 +23,21 @@
 // taken the launch from the ring. In sim mode colod closes its end and the
 // channel stays silent.
 //
+// A grant names the form the launch runs in (GateForm): the whole kernel;
+// a slice, blocks [first_block, end_block) of its grid through the kernel's
+// sliced form; or `workers` persistent workers that run its logical blocks
+// from first_block on (end_block is then the grid's block count) and that
+// colod may ask to retreat (kRetreat, naming the grant). A launch may take
+// several grants, one after the other (colod grants the next part once the
+// previous one is done): slices until the last block, persistent parts that
+// resume where the retreated one stopped. Only kernels the client declared
+// forms for (kKernelSliceForm, kKernelPersistentForm on its kDefineKernel
+// entry) are granted in a form. kDone names the grant it ends; for a
+// persistent part it says where the workers stopped (next_block: the first
+// logical block that did not run; end_block if all did). A client that
+// cannot build the form granted runs the kernel whole the first time, says
+// so with done_whole, and answers the launch's later grants at once.
+//
 // Thread safety: the functions are reentrant; one socket must not be used by
 // two threads at once.
 #pragma once
@@ -41,8 +56,8 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // the welcome; 6: declared work (library GEMMs) in kernel definitions;
 // 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy);
 // 10: launches a high-priority client issued itself (kLaunchIssued) and
-// the welcome's `issue_at_once`.
-inline constexpr uint32_t kWireVersion = 10;
+// the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat.
+inline constexpr uint32_t kWireVersion = 11;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -150,15 +165,27 @@ struct SyncReplyMsg {
 };
 
 enum class GateMsgType : uint32_t {
-  kGrant = 1,  // colod -> client: launch `seq` now.
-  kDone = 2,   // client -> colod: launch `seq` finished on the GPU.
+  kGrant = 1,    // colod -> client: launch `seq` now, in `form`.
+  kDone = 2,     // client -> colod: grant `grant` of `seq` finished.
+  kRetreat = 3,  // colod -> client: persistent grant `grant`: stop.
 };
+
+enum class GateForm : uint32_t { kWhole = 0, kSlice = 1, kPersistent = 2 };
 
 // One packet on the gate channel.
 struct GateMsg {
   uint32_t type = 0;       // GateMsgType.
   int32_t cuda_error = 0;  // kDone: the launch's cudaError_t, 0 if it ran.
   uint64_t seq = 0;        // the launch's ring sequence number.
+  // colod's id of this part of the launch (kGrant, kRetreat; kDone echoes
+  // it; 0 in the kDone of a launch the client issued itself).
+  uint64_t grant = 0;
+  uint32_t form = 0;         // kGrant: GateForm.
+  uint32_t workers = 0;      // kGrant, kPersistent: worker blocks.
+  uint32_t first_block = 0;  // kGrant, kSlice / kPersistent.
+  uint32_t end_block = 0;    // kGrant, kSlice: exclusive; kPersistent: all.
+  uint32_t next_block = 0;   // kDone of a persistent part: where it stopped.
+  uint32_t done_whole = 0;   // kDone: 1 if the client ran the kernel whole.
 };
 
 // A received message: its type, payload bytes and any attached descriptors

@@ -108,6 +108,9 @@ class Daemon final : private cuda::GateSink {
     // GPU, so no grant is sent.
     bool issued = false;
     bool failed = false;  // gate mode: the client said so.
+    // Gate mode: its last grant ran the whole kernel (or the client issued
+    // it): its time from the grant is the kernel's.
+    bool whole_grant = true;
     // Handed to the policy (a launch) or to its copy engine (a copy); a wait
     // never is.
     bool submitted = false;
@@ -120,6 +123,10 @@ class Daemon final : private cuda::GateSink {
     int64_t grants = 0;
     int64_t issued = 0;
     int64_t syncs = 0;
+    int64_t slice_grants = 0;       // of `grants`: a slice of the kernel
+    int64_t persistent_grants = 0;  // of `grants`: persistent workers
+    int64_t retreats = 0;           // kRetreat sent
+    int64_t run_whole = 0;  // grants in a form the client could not build
   };
   // Completed launches and their simulated time from being handed to the
   // policy (the stream's previous launch done) to their end, against the
@@ -141,9 +148,10 @@ class Daemon final : private cuda::GateSink {
     std::array<int, 2> binary;  // registers per thread, static shared bytes.
     // Declared work: math unit (0: none), FLOPs, bytes, efficiency.
     std::tuple<uint32_t, double, double, double> work;
+    uint32_t forms;  // the forms colod may grant it in (kKernel*Form).
     bool operator<(const KernelShapeKey& o) const {
-      return std::tie(name, dims, shared_mem, binary, work) <
-             std::tie(o.name, o.dims, o.shared_mem, o.binary, o.work);
+      return std::tie(name, dims, shared_mem, binary, work, forms) <
+             std::tie(o.name, o.dims, o.shared_mem, o.binary, o.work, o.forms);
     }
   };
 
@@ -218,15 +226,22 @@ class Daemon final : private cuda::GateSink {
   // copies before it there, for its bytes at the GPU's copy bandwidth; it
   // completes (OnLaunchComplete) when it ends, in simulated time.
   void StartCopy(uint64_t key, InFlight& f);
-  // GateSink: sends kGrant for the launch whose key is `tag`.
-  void Grant(ClientId client, uint64_t tag, LaunchId id) override;
+  // GateSink: sends kGrant for the launch whose key is `tag`, in `form`.
+  void Grant(ClientId client, uint64_t tag, LaunchId id,
+             const cuda::GrantForm& form) override;
+  // GateSink: sends kRetreat for persistent grant `id`.
+  void Retreat(ClientId client, uint64_t tag, LaunchId id) override;
+  // Sends `g` on c's gate channel; dooms c if it cannot (`what` says which
+  // message, for the log).
+  void SendGate(Client& c, const ipc::GateMsg& g, const char* what);
   // Gate mode: reads the client's kDone packets.
   void OnGateReadable(Client& c);
-  // Launch `seq` of c ended (its kDone), with `cuda_error`. A launch c
-  // issued itself that colod has not seen started yet ends when it is.
-  // InvalidArgument (c is dropped) for a launch that was neither granted
-  // nor issued.
-  Status OnDone(Client& c, uint64_t seq, int cuda_error);
+  // Grant `g.grant` of c's launch `g.seq` ended (its kDone), with
+  // `g.cuda_error` (persistent: its workers stopped at `g.next_block`). A
+  // launch c issued itself that colod has not seen started yet ends when it
+  // is. InvalidArgument (c is dropped) for a launch that was neither
+  // granted nor issued, or a report that names another grant of it.
+  Status OnDone(Client& c, const ipc::GateMsg& g);
   void UpdateWatermark(Client& c);
   // Posts the device's free memory on every client's ring.
   void PostDeviceFree();

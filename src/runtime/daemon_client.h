@@ -57,7 +57,15 @@ struct Daemon::Client {
   std::string program;
   std::unique_ptr<ipc::LaunchRing> ring;
   int gate_fd = -1;  // gate mode: colod's end of the gate channel.
-  std::unordered_map<uint64_t, uint64_t> granted;  // gate: seq -> launch key.
+  // Gate mode: seq -> (launch key, colod's id of the part granted).
+  struct GrantedPart {
+    uint64_t key = 0;
+    LaunchId id = 0;
+  };
+  std::unordered_map<uint64_t, GrantedPart> granted;
+  // Gate mode: kernels whose form this client could not build (it ran
+  // them whole), each logged once.
+  std::set<std::string> run_whole_logged;
   // Gate mode: the client issues its launches itself (its welcome's
   // issue_at_once); kDones of its launches colod has not started yet, seq ->
   // cudaError_t (taken when they start); and its launches colod could not
@@ -72,6 +80,9 @@ struct Daemon::Client {
     BinaryResources binary;
     std::optional<KernelWork>
         work;  // declared by the launcher (a library GEMM).
+    // Gate mode: the forms the client can build (kKernel*Form), as far as
+    // colod's gate_forms allows them.
+    uint32_t forms = 0;
   };
   std::unordered_map<uint32_t, DefinedKernel> kernel_names;
   uint64_t last_seq = 0;           // last launch accepted from the ring.

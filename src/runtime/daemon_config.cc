@@ -209,29 +209,20 @@ Status ParseMps(const YamlMap& top, DaemonConfig* c) {
 }
 
 Status ParseInto(const YamlValue& root, DaemonConfig* c) {
-  COLO_ASSIGN_OR_RETURN(YamlMap top, root.Map("a mapping of colod settings",
-                                              {"socket",
-                                               "socket_mode",
-                                               "socket_group",
-                                               "allowed_uids",
-                                               "device",
-                                               "gpu",
-                                               "policy",
-                                               "memory_limit_mib",
-                                               "grants",
-                                               "kernels",
-                                               "kernels_from_ncu",
-                                               "kernels_ncu_nvtx",
-                                               "model_base_us",
-                                               "model_ns_per_thread",
-                                               "ring_spin_us",
-                                               "sync_spin_us",
-                                               "gate_depth",
-                                               "limits",
-                                               "mps",
-                                               "mps_control",
-                                               "mps_pipe_dir",
-                                               "mps_log_dir"}));
+  COLO_ASSIGN_OR_RETURN(YamlMap top,
+                        root.Map("a mapping of colod settings",
+                                 {"socket",           "socket_mode",
+                                  "socket_group",     "allowed_uids",
+                                  "device",           "gpu",
+                                  "policy",           "memory_limit_mib",
+                                  "grants",           "kernels",
+                                  "kernels_from_ncu", "kernels_ncu_nvtx",
+                                  "model_base_us",    "model_ns_per_thread",
+                                  "ring_spin_us",     "sync_spin_us",
+                                  "gate_depth",       "gate_forms",
+                                  "limits",           "mps",
+                                  "mps_control",      "mps_pipe_dir",
+                                  "mps_log_dir"}));
   if (auto v = top.Get("socket")) {
     COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
     if (c->socket_path.size() > kMaxSocketPath) {
@@ -314,6 +305,15 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
                    }));
     c->gate_depth = static_cast<size_t>(depth);
   }
+  if (auto v = top.Get("gate_forms")) {
+    COLO_ASSIGN_OR_RETURN(std::string forms, v->Name("gate forms"));
+    if (forms != "all" && forms != "slices" && forms != "persistent" &&
+        forms != "none") {
+      return v->Expected("all, slices, persistent or none");
+    }
+    c->gate_slices = forms == "all" || forms == "slices";
+    c->gate_persistent = forms == "all" || forms == "persistent";
+  }
   if (auto v = top.Get("limits")) {
     COLO_RETURN_IF_ERROR(ParseClientLimits(*v, &c->limits));
   }
@@ -347,10 +347,12 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
           p.is_absolute() || dir.empty() ? f : (dir / p).string());
     }
   }
-  if (auto v = top.Get("gate_depth"); v && c->device != "cuda") {
-    return v->Error(
-        "applies to gate mode only (device: cuda), not to device: " +
-        c->device);
+  for (const char* gate_only : {"gate_depth", "gate_forms"}) {
+    if (auto v = top.Get(gate_only); v && c->device != "cuda") {
+      return v->Error(
+          "applies to gate mode only (device: cuda), not to device: " +
+          c->device);
+    }
   }
   COLO_RETURN_IF_ERROR(ParseMps(top, c));
   if (auto v = top.Get("kernels_ncu_nvtx")) {

@@ -45,6 +45,9 @@
 //   gate_depth: 8                # gate mode: launches of one stream with
 //                                # the policy at once (1..64); the policy
 //                                # grants best effort ahead within its bound
+//   gate_forms: all              # gate mode: the forms colod may grant a
+//                                # best-effort kernel in: all | slices |
+//                                # persistent | none (whole only)
 //   limits: {...}                # what one client may take of colod
 //                                # (client_limits.h)
 //   mps: managed                 # gate mode: off | external | managed
@@ -137,6 +140,12 @@ struct DaemonConfig {
   // at a time for every client. Default: 8.
   size_t gate_depth = 8;
   static constexpr int64_t kMaxGateDepth = 64;
+  // Gate mode: which of the forms a client builds from its kernels' PTX
+  // (ptx/kernel_forms.h) colod may grant launches in, as the policy
+  // chooses: sliced and persistent ("all"), one of them, or neither
+  // ("none": every kernel runs whole). Default: all.
+  bool gate_slices = true;
+  bool gate_persistent = true;
   ClientLimits limits;  // Default: ClientLimits's.
   // Gate mode: the clients' MPS control daemon (mps_control.h). Default:
   // off; the directories "" (their defaults, from the socket path).

@@ -66,7 +66,10 @@ bool Daemon::DrainRing(Client& c, size_t budget) {
 Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
   const bool issued = e.flags == ipc::kLaunchIssued &&
                       e.type == static_cast<uint32_t>(ipc::EntryType::kLaunch);
-  if (e.flags != 0 && !issued) {
+  const bool form_flags =
+      e.type == static_cast<uint32_t>(ipc::EntryType::kDefineKernel) &&
+      (e.flags & ~(ipc::kKernelSliceForm | ipc::kKernelPersistentForm)) == 0;
+  if (e.flags != 0 && !issued && !form_flags) {
     return InvalidArgumentError("entry of type " + std::to_string(e.type) +
                                 " with flags " + std::to_string(e.flags));
   }
@@ -97,6 +100,13 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
     d.binary.static_shared_bytes =
         e.registers_per_thread > 0 ? e.static_shared_bytes : 0;
     d.work = work;
+    // What the client can build, as far as colod grants those forms.
+    const bool slices = gate_gpu_ && config_.gate_slices &&
+                        (e.flags & ipc::kKernelSliceForm) != 0;
+    const bool persistent = gate_gpu_ && config_.gate_persistent &&
+                            (e.flags & ipc::kKernelPersistentForm) != 0;
+    d.forms = (slices ? ipc::kKernelSliceForm : 0u) |
+              (persistent ? ipc::kKernelPersistentForm : 0u);
     return OkStatus();
   }
   if (e.type != static_cast<uint32_t>(ipc::EntryType::kLaunch) &&
@@ -156,7 +166,8 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
       def.work
           ? std::tuple{static_cast<uint32_t>(def.work->math), def.work->flops,
                        def.work->bytes, def.work->efficiency}
-          : std::tuple{0u, 0.0, 0.0, 0.0}};
+          : std::tuple{0u, 0.0, 0.0, 0.0},
+      def.forms};
   if (kernel_descs_.size() >= kMaxKernelShapes && !kernel_descs_.count(shape))
     ForgetIdleKernelShapes();
   std::unique_ptr<KernelDesc>& desc = kernel_descs_[shape];
@@ -165,8 +176,14 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
         def.name, Dim3{e.grid[0], e.grid[1], e.grid[2]},
         Dim3{e.block[0], e.block[1], e.block[2]},
         static_cast<int64_t>(e.shared_mem), def.binary, def.work));
-    // A real, unmodified kernel runs whole: no slices, no persistent form.
-    if (gate_gpu_) desc->transformable = false;
+    // A real kernel is cut only in the forms its client can build.
+    if (gate_gpu_) {
+      const bool slices = (def.forms & ipc::kKernelSliceForm) != 0;
+      const bool persistent = (def.forms & ipc::kKernelPersistentForm) != 0;
+      desc->transformable = slices || persistent;
+      desc->slice_form = slices;
+      desc->persistent_form = persistent;
+    }
   }
   f->kernel = desc.get();
   Status valid = f->kernel->Validate();
@@ -377,7 +394,7 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
     TimePoint& last_end = owner->stream_last_end[stream];
     started = std::max(started, last_end);
     if (gate_gpu_ && !it->second->copy && !it->second->failed &&
-        it->second->granted_at >= last_end) {
+        it->second->whole_grant && it->second->granted_at >= last_end) {
       // How long it ran on the GPU, as near as colod can tell, erring long:
       // from its grant, which the launch cannot precede (a client that died
       // ended its launches then, not when they ran out). Not for a launch
@@ -424,7 +441,8 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   }
 }
 
-void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
+void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id,
+                   const cuda::GrantForm& form) {
   auto f = in_flight_.find(tag);
   auto it = clients_.find(client);
   if (f == in_flight_.end() || it == clients_.end() || it->second->broken ||
@@ -436,27 +454,38 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
   }
   Client& c = *it->second;
   f->second->device_id = id;
-  c.granted[f->second->seq] = tag;
+  c.granted[f->second->seq] = Client::GrantedPart{tag, id};
   if (f->second->issued) {
     // On the GPU since the client issued it: nothing to send. If its end
     // was reported already, it ends now, once the policy's Submit, inside
     // which this runs, has returned.
     auto early = c.early_done.find(f->second->seq);
     if (early == c.early_done.end()) return;
-    const uint64_t seq = early->first;
-    const int cuda_error = early->second;
+    ipc::GateMsg done;
+    done.type = static_cast<uint32_t>(ipc::GateMsgType::kDone);
+    done.seq = early->first;
+    done.cuda_error = early->second;
     c.early_done.erase(early);
-    driver_.After(Duration(0), [this, client, seq, cuda_error] {
+    driver_.After(Duration(0), [this, client, done] {
       auto live = clients_.find(client);
       if (live == clients_.end() || live->second->broken) return;
-      if (Status s = OnDone(*live->second, seq, cuda_error); !s.ok())
+      if (Status s = OnDone(*live->second, done); !s.ok())
         doomed_.emplace_back(client, "protocol error: " + s.message());
     });
     return;
   }
   f->second->granted_at = driver_.Now();
+  f->second->whole_grant = form.kind == cuda::GrantForm::kWhole;
   ++c.gate.grants;
-  ++class_gate_[static_cast<int>(c.cls)].grants;
+  GateCounts& by_class = class_gate_[static_cast<int>(c.cls)];
+  ++by_class.grants;
+  if (form.kind == cuda::GrantForm::kSlice) {
+    ++c.gate.slice_grants;
+    ++by_class.slice_grants;
+  } else if (form.kind == cuda::GrantForm::kPersistent) {
+    ++c.gate.persistent_grants;
+    ++by_class.persistent_grants;
+  }
   if (StreamDepth() > 1) {
     // The launches behind it on its stream may follow it now; not from in
     // here, inside the policy's Submit or completion.
@@ -470,13 +499,45 @@ void Daemon::Grant(ClientId client, uint64_t tag, LaunchId id) {
   ipc::GateMsg g;
   g.type = static_cast<uint32_t>(ipc::GateMsgType::kGrant);
   g.seq = f->second->seq;
-  // At most gate_depth launches per stream are granted and not done, so the
-  // channel's buffer does not fill up unless the client stopped reading it.
+  g.grant = id;
+  g.form = static_cast<uint32_t>(
+      form.kind == cuda::GrantForm::kSlice        ? ipc::GateForm::kSlice
+      : form.kind == cuda::GrantForm::kPersistent ? ipc::GateForm::kPersistent
+                                                  : ipc::GateForm::kWhole);
+  // Block counts fit 32 bits: the forms compute in .u32 (kernel_forms.h),
+  // and a grid's x, y and z multiply to at most 2^31 x 65535 x 65535 only
+  // for kernels the client cannot cut (it declares no form for them).
+  g.first_block = static_cast<uint32_t>(form.first_block);
+  g.end_block = static_cast<uint32_t>(form.end_block);
+  g.workers = static_cast<uint32_t>(form.workers);
+  SendGate(c, g, "a grant");
+}
+
+void Daemon::Retreat(ClientId client, uint64_t tag, LaunchId id) {
+  auto it = clients_.find(client);
+  auto f = in_flight_.find(tag);
+  if (it == clients_.end() || it->second->broken || it->second->gate_fd < 0 ||
+      f == in_flight_.end()) {
+    return;  // its end comes with the client's (AbandonClient).
+  }
+  Client& c = *it->second;
+  ++c.gate.retreats;
+  ++class_gate_[static_cast<int>(c.cls)].retreats;
+  ipc::GateMsg g;
+  g.type = static_cast<uint32_t>(ipc::GateMsgType::kRetreat);
+  g.seq = f->second->seq;
+  g.grant = id;
+  SendGate(c, g, "a retreat");
+}
+
+void Daemon::SendGate(Client& c, const ipc::GateMsg& g, const char* what) {
+  // At most gate_depth launches per stream are granted and not done, each
+  // with one retreat at most, so the channel's buffer does not fill up
+  // unless the client stopped reading it.
   if (send(c.gate_fd, &g, sizeof(g), MSG_DONTWAIT | MSG_NOSIGNAL) !=
       static_cast<ssize_t>(sizeof(g))) {
-    doomed_.emplace_back(c.id, std::string("gate channel: cannot send a "
-                                           "grant: ") +
-                                   strerror(errno));
+    doomed_.emplace_back(c.id, std::string("gate channel: cannot send ") +
+                                   what + ": " + strerror(errno));
   }
 }
 
@@ -493,13 +554,15 @@ void Daemon::OnGateReadable(Client& c) {
                             std::to_string(n) + " bytes, type " +
                             std::to_string(g.type) + ")");
     }
-    if (Status s = OnDone(c, g.seq, g.cuda_error); !s.ok())
+    if (Status s = OnDone(c, g); !s.ok())
       return Drop(c.id, "protocol error: " + s.message());
     if (c.broken) return;  // dropped after this event
   }
 }
 
-Status Daemon::OnDone(Client& c, uint64_t seq, int cuda_error) {
+Status Daemon::OnDone(Client& c, const ipc::GateMsg& g) {
+  const uint64_t seq = g.seq;
+  const int cuda_error = g.cuda_error;
   auto granted = c.granted.find(seq);
   if (granted == c.granted.end() && c.issues_at_once) {
     if (c.forgotten_issued.erase(seq) != 0) return OkStatus();
@@ -529,19 +592,38 @@ Status Daemon::OnDone(Client& c, uint64_t seq, int cuda_error) {
     return InvalidArgumentError("completion of launch " + std::to_string(seq) +
                                 ", which was not granted");
   }
-  const uint64_t key = granted->second;
+  const Client::GrantedPart part = granted->second;
+  auto f = in_flight_.find(part.key);
+  if (f != in_flight_.end() && !f->second->issued && g.grant != part.id) {
+    return InvalidArgumentError(
+        "completion of grant " + std::to_string(g.grant) + " of launch " +
+        std::to_string(seq) + ", whose grant is " + std::to_string(part.id));
+  }
+  std::optional<int64_t> next_block;
+  if (gate_gpu_->IsPersistent(part.id)) next_block = g.next_block;
+  if (f != in_flight_.end() && g.done_whole != 0) {
+    // The client could not build the form it was granted, so it ran the
+    // kernel whole and ends the launch's later parts at once.
+    ++c.gate.run_whole;
+    ++class_gate_[static_cast<int>(c.cls)].run_whole;
+    const std::string& name = f->second->kernel->name;
+    if (c.run_whole_logged.size() < kMaxKernelsPerClient &&
+        c.run_whole_logged.insert(name).second) {
+      DaemonLog("client %d: ran %s whole: it cannot build the form granted",
+                c.id, name.c_str());
+    }
+  }
   c.granted.erase(granted);
-  auto f = in_flight_.find(key);
   if (f == in_flight_.end()) return OkStatus();
   if (cuda_error != 0) {
     f->second->failed = true;  // its time says nothing of the kernel's.
     c.sticky_error = cuda_error;
     DaemonLog("client %d: launch %llu failed on the GPU: cudaError %d", c.id,
               static_cast<unsigned long long>(seq), cuda_error);
+    next_block.reset();  // it is over, however far it got.
   }
   driver_.CatchUp();
-  (void)gate_gpu_->Complete(f->second->device_id);
-  return OkStatus();
+  return gate_gpu_->Complete(part.id, next_block);
 }
 
 void Daemon::PostDeviceFree() {

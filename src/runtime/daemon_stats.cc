@@ -32,6 +32,10 @@ void AddGateCounts(const Counts& g, nlohmann::json& j) {
   j["grants"] = g.grants;
   j["issued_at_once"] = g.issued;
   j["syncs"] = g.syncs;
+  j["slice_grants"] = g.slice_grants;
+  j["persistent_grants"] = g.persistent_grants;
+  j["retreats"] = g.retreats;
+  j["run_whole"] = g.run_whole;
 }
 
 }  // namespace

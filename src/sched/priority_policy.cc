@@ -21,13 +21,19 @@ Duration WavesTime(const KernelTiming& t, int64_t blocks) {
   return t.block_time * ((blocks + per_wave - 1) / per_wave);
 }
 
-FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
-                      Duration slice_gap) {
+FormsAllowed FormsOf(const KernelDesc& k) {
+  return FormsAllowed{k.transformable && k.slice_form,
+                      k.transformable && k.persistent_form};
+}
+
+FormChoice ChooseForm(const KernelTiming& t, FormsAllowed allowed,
+                      Duration bound, Duration slice_gap) {
   FormChoice whole;
   whole.form = KernelForm::kWhole;
   whole.latency = t.SoloDuration();
   whole.efficiency = 1;
-  if (whole.latency <= bound || !transformable) return whole;
+  if (whole.latency <= bound || (!allowed.slices && !allowed.persistent))
+    return whole;
 
   FormChoice persistent;
   persistent.form = KernelForm::kPersistent;
@@ -47,6 +53,14 @@ FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
   slices.efficiency = static_cast<double>(slices.latency.count()) /
                       (slices.latency + slice_gap).count();
 
+  // A slice is never longer than the whole kernel; persistent workers may be
+  // (one wave, with the overhead and the retreat).
+  if (!allowed.persistent) return slices;
+  if (!allowed.slices) {
+    return persistent.latency <= bound || persistent.latency < whole.latency
+               ? persistent
+               : whole;
+  }
   const bool p_ok = persistent.latency <= bound;
   const bool s_ok = slices.latency <= bound;
   if (p_ok && s_ok)
@@ -221,7 +235,7 @@ void PriorityPolicy::HarvestPending() {
 
 void PriorityPolicy::Harvest(BeWork& w) {
   const KernelDesc& k = *w.request.kernel;
-  if (!k.transformable ||
+  if (!FormsOf(k).persistent ||
       w.timing.persistent_block_time > options_.harvest_block_bound)
     return;
   auto occ = ComputeOccupancy(device_.spec(), k);
@@ -277,7 +291,7 @@ void PriorityPolicy::Issue(BeWork& w) {
   FormChoice f;  // whole, untransformed
   f.latency = WavesTime(w.timing, w.end - w.next);
   if (!long_idle) {
-    f = ChooseForm(w.timing, w.request.kernel->transformable,
+    f = ChooseForm(w.timing, FormsOf(*w.request.kernel),
                    options_.preemption_bound, options_.slice_launch_gap);
   }
   const Duration bound = options_.preemption_bound;

@@ -16,6 +16,9 @@
 // choosing, among the forms that meet the bound, the one with the best
 // estimated throughput (persistent: 1 / (1 + overhead); slices: slice time /
 // (slice time + gap)). If none meets it, the form with the lowest latency.
+// A kernel with one form alone (KernelDesc::slice_form, persistent_form)
+// chooses between whole and that form; one without persistent form is
+// never harvested.
 // Kernels that cannot be transformed (KernelDesc::transformable false) run
 // whole, and only once the high-priority clients have been idle for
 // `long_idle` unless they fit the bound (they are gated).
@@ -67,9 +70,24 @@ struct FormChoice {
 // `blocks` of the kernel `t` profiles, whole, alone: waves x block time.
 Duration WavesTime(const KernelTiming& t, int64_t blocks);
 
-// The choice described above for one kernel. Pure function, for tests.
-FormChoice ChooseForm(const KernelTiming& t, bool transformable, Duration bound,
-                      Duration slice_gap);
+// Which transformed forms a kernel has.
+struct FormsAllowed {
+  bool slices = true;
+  bool persistent = true;
+};
+// What `k` allows (KernelDesc::transformable, slice_form, persistent_form).
+FormsAllowed FormsOf(const KernelDesc& k);
+
+// The choice described above for one kernel, among the forms `allowed`
+// (whole always is). Pure function, for tests.
+FormChoice ChooseForm(const KernelTiming& t, FormsAllowed allowed,
+                      Duration bound, Duration slice_gap);
+// Both forms if `transformable`, else neither.
+inline FormChoice ChooseForm(const KernelTiming& t, bool transformable,
+                             Duration bound, Duration slice_gap) {
+  return ChooseForm(t, FormsAllowed{transformable, transformable}, bound,
+                    slice_gap);
+}
 
 class PriorityPolicy final : public ForwardingPolicy {
  public:

@@ -16,6 +16,7 @@
 
 #include "cuda/cuda_abi.h"
 #include "ipc/wire.h"
+#include "shim/driver_ptx_jit.h"
 #include "shim/hook_table.h"
 #include "shim/shim_exports.h"
 #include "shim/shim_runtime.h"
@@ -85,12 +86,20 @@ int CaptureArgs(void** args, const std::vector<size_t>& sizes,
   return cuda::kCudaSuccess;
 }
 
-GateClient::GateClient(int gate_fd, Duration spin, bool direct)
+GateClient::GateClient(int gate_fd, Duration spin, bool direct, int form_arch)
     : fd_(gate_fd),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       spin_(spin),
-      direct_(direct),
-      thread_([this] { Run(); }) {}
+      direct_(direct) {
+  if (form_arch > 0) {
+    jit_ = std::make_unique<DriverPtxJit>(&RealNamed);
+    KernelFormCache::Options o;
+    o.arch = form_arch;
+    form_cache_ = std::make_unique<KernelFormCache>(*jit_, std::move(o));
+    launcher_ = std::make_unique<FormLauncher>(*form_cache_);
+  }
+  thread_ = std::thread([this] { Run(); });
+}
 
 void GateClient::Wake(void* self) {
   const uint64_t one = 1;
@@ -109,7 +118,19 @@ GateClient::~GateClient() {
 void GateClient::Add(GateLaunch launch) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = launch.seq;
-  pending_.emplace(seq, std::move(launch));
+  pending_.emplace(seq, Pending{std::move(launch)});
+}
+
+void GateClient::Finish(uint64_t seq) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.erase(seq);
+  }
+  issued_.notify_all();
+}
+
+void GateClient::LogOnce(const std::string& line) {
+  if (logged_.size() < 4096 && logged_.insert(line).second) LogToStderr(line);
 }
 
 void GateClient::Remove(uint64_t seq) {
@@ -129,9 +150,9 @@ int GateClient::WaitIssued(uint32_t stream_id, uint64_t seq, bool all_streams) {
   if (direct_) return cuda::kCudaSuccess;  // each was issued when made.
   std::unique_lock<std::mutex> lock(mu_);
   auto blocked = [&] {
-    for (const auto& [s, l] : pending_) {
+    for (const auto& [s, p] : pending_) {
       if (s > seq) break;
-      if (all_streams || l.stream_id == stream_id) return true;
+      if (all_streams || p.launch.stream_id == stream_id) return true;
     }
     return false;
   };
@@ -139,26 +160,57 @@ int GateClient::WaitIssued(uint32_t stream_id, uint64_t seq, bool all_streams) {
   return blocked() ? cuda::kCudaErrorDevicesUnavailable : cuda::kCudaSuccess;
 }
 
-void GateClient::SendDone(uint64_t seq, int cuda_error) {
+void GateClient::SendDone(uint64_t seq, uint64_t grant, int cuda_error) {
+  Issued part;
+  part.seq = seq;
+  part.grant = grant;
+  SendDone(part, cuda_error);
+}
+
+void GateClient::SendDone(const Issued& part, int cuda_error,
+                          uint32_t next_block) {
   ipc::GateMsg g;
   g.type = static_cast<uint32_t>(ipc::GateMsgType::kDone);
-  g.seq = seq;
+  g.seq = part.seq;
+  g.grant = part.grant;
   g.cuda_error = cuda_error;
+  g.next_block = part.done_whole ? part.end_block : next_block;
+  g.done_whole = part.done_whole ? 1 : 0;
   // A failed send means colod is gone; the channel's hang-up ends Run().
   (void)send(fd_, &g, sizeof(g), MSG_NOSIGNAL);
 }
 
-void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
-  GateLaunch l;
+void GateClient::Issue(const ipc::GateMsg& g, std::vector<Outstanding>* out) {
+  const uint64_t seq = g.seq;
+  Pending p;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = pending_.find(seq);
     if (it == pending_.end()) {
       // colod granted a launch this process never made: say it failed.
-      SendDone(seq, cuda::kCudaErrorLaunchFailure);
+      SendDone(seq, g.grant, cuda::kCudaErrorLaunchFailure);
       return;
     }
-    l = it->second;
+    p = it->second;
+    it->second.started = true;
+  }
+  const GateLaunch& l = p.launch;
+  const auto form = static_cast<ipc::GateForm>(g.form);
+  const uint64_t total = static_cast<uint64_t>(l.grid.x) * l.grid.y * l.grid.z;
+  Issued issued;
+  issued.seq = seq;
+  issued.grant = g.grant;
+  issued.end_block = g.end_block;
+  // The part that ends the launch: the whole kernel, or a slice through the
+  // last block (a persistent part: once its workers ran the last block).
+  issued.final_part = form == ipc::GateForm::kWhole ||
+                      (form == ipc::GateForm::kSlice && g.end_block >= total);
+  if (form != ipc::GateForm::kWhole && p.ran_whole) {
+    // All of it ran with its first part.
+    issued.done_whole = true;
+    SendDone(issued, cuda::kCudaSuccess);
+    if (issued.final_part || form == ipc::GateForm::kPersistent) Finish(seq);
+    return;
   }
   int err = cuda::kCudaSuccess;
   if (l.device != device_) {
@@ -168,20 +220,69 @@ void GateClient::Issue(uint64_t seq, std::vector<Outstanding>* out) {
     if (err == cuda::kCudaSuccess) device_ = l.device;
   }
   std::vector<void*> ptrs;
-  for (auto& a : l.args) ptrs.push_back(a.data());
-  Issued issued;
-  issued.seq = seq;
-  if (err == cuda::kCudaSuccess) err = IssueNow(l, ptrs.data(), &issued);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending_.erase(seq);
+  for (auto& a : p.launch.args) ptrs.push_back(a.data());
+  if (err == cuda::kCudaSuccess) {
+    err = form == ipc::GateForm::kWhole ? IssueNow(l, ptrs.data(), &issued)
+                                        : IssueForm(g, p, ptrs.data(), &issued);
   }
-  issued_.notify_all();
+  // A failed persistent part ends the launch for colod too.
+  if (issued.final_part || (issued.done_whole && g.end_block >= total) ||
+      (err != cuda::kCudaSuccess && form == ipc::GateForm::kPersistent))
+    Finish(seq);
   if (err != cuda::kCudaSuccess) {
-    SendDone(seq, err);
+    SendDone(issued, err);
   } else {
     out->push_back(issued);
   }
+}
+
+int GateClient::IssueForm(const ipc::GateMsg& g, Pending& p, void** args,
+                          Issued* out) {
+  const GateLaunch& l = p.launch;
+  const bool persistent =
+      static_cast<ipc::GateForm>(g.form) == ipc::GateForm::kPersistent;
+  std::string why = "the interposer builds no forms here";
+  int r = FormLauncher::kNoForm;
+  if (launcher_ != nullptr && l.forms != nullptr) {
+    const FormGrant grant{persistent, g.first_block, g.end_block, g.workers};
+    r = launcher_->Issue(l, *l.forms, grant, args, &out->workers, &why);
+  } else if (launcher_ != nullptr) {
+    why = "it has no PTX the interposer could read";
+  }
+  const std::string kernel =
+      l.forms != nullptr ? l.forms->kernel : std::string("a kernel");
+  if (r == FormLauncher::kNoForm) {
+    if (p.started) {
+      LogOnce(kernel + ": a later part cannot be launched as granted (" + why +
+              "): the launch fails");
+      return cuda::kCudaErrorLaunchFailure;
+    }
+    LogOnce(kernel + " runs whole instead of the " +
+            (persistent ? "persistent" : "sliced") +
+            " form colod granted: " + why);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = pending_.find(out->seq); it != pending_.end())
+        it->second.ran_whole = true;
+    }
+    out->done_whole = true;
+    out->final_part = false;
+    return IssueNow(l, args, out);
+  }
+  if (r != 0) {
+    LogOnce(kernel + ": launching its " +
+            (persistent ? "persistent" : "sliced") + " form failed (CUresult " +
+            std::to_string(r) + ")");
+    return r;
+  }
+  out->persistent = persistent;
+  out->total_blocks = g.end_block;
+  if (int err = RecordAfter(l, out); err != cuda::kCudaSuccess) {
+    // Its end cannot be watched; its control block may still be written.
+    out->persistent = false;
+    return err;
+  }
+  return cuda::kCudaSuccess;
 }
 
 int GateClient::IssueNow(const GateLaunch& l, void** args, Issued* out) {
@@ -204,6 +305,11 @@ int GateClient::IssueNow(const GateLaunch& l, void** args, Issued* out) {
                        l.shared_mem, l.stream);
   }
   if (err != cuda::kCudaSuccess) return err;
+  return RecordAfter(l, out);
+}
+
+int GateClient::RecordAfter(const GateLaunch& l, Issued* out) {
+  int err;
   void* event = nullptr;
   auto record = RealFn<EventRecordFn>(HookId::k_cudaEventRecord);
   err = record == nullptr ? cuda::kCudaErrorSharedObjectSymbolNotFound
@@ -338,12 +444,25 @@ void GateClient::Run() {
         if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (got < 0 && errno == EINTR) continue;
         if (got != static_cast<ssize_t>(sizeof(g)) ||
-            g.type != static_cast<uint32_t>(ipc::GateMsgType::kGrant)) {
+            (g.type != static_cast<uint32_t>(ipc::GateMsgType::kGrant) &&
+             g.type != static_cast<uint32_t>(ipc::GateMsgType::kRetreat))) {
           closed = true;  // colod gone (0 bytes) or speaking nonsense.
           break;
         }
-        Issue(g.seq, &outstanding);
         last_activity = MonotonicNs();
+        if (g.type == static_cast<uint32_t>(ipc::GateMsgType::kGrant)) {
+          Issue(g, &outstanding);
+          continue;
+        }
+        // A retreat for a part that has ended already asks for nothing.
+        for (const Outstanding& o : outstanding) {
+          if (o.persistent && o.grant == g.grant) {
+            if (int r = launcher_->Retreat(o.workers); r != 0)
+              LogOnce("cannot ask persistent workers to retreat (CUresult " +
+                      std::to_string(r) + ")");
+            break;
+          }
+        }
       }
     }
     auto query = RealFn<EventQueryFn>(HookId::k_cudaEventQuery);
@@ -365,7 +484,15 @@ void GateClient::Run() {
         ++i;
         continue;
       }
-      SendDone(outstanding[i].seq, q);
+      const Outstanding& done = outstanding[i];
+      uint32_t next_block = 0;
+      if (done.persistent) {
+        next_block = launcher_->StoppedAt(done.workers, done.total_blocks);
+        launcher_->Release(done.workers);
+        if (q != cuda::kCudaSuccess || next_block >= done.total_blocks)
+          Finish(done.seq);
+      }
+      SendDone(done, q, next_block);
       last_activity = MonotonicNs();
       // An event that reported a failed kernel is not used again.
       if (q == cuda::kCudaSuccess) {

@@ -34,6 +34,19 @@
 // completion watermark therefore means "finished on the GPU", and the shim's
 // synchronizing calls keep working unchanged.
 //
+// Forms: a grant may ask for a slice of the kernel's grid or persistent
+// workers over the rest of it (ipc/wire.h). A launch whose kernel the
+// interposer declared forms for (GateLaunch::forms) is then issued in that
+// form (FormLauncher; compiled the first time one is granted), and stays
+// here until its last part has been issued: a slice through the last
+// block, or a persistent part whose workers ran the last one (a retreated
+// part's kDone says where they stopped; colod grants the rest). kRetreat
+// sets the retreat flag of the persistent part it names (none if that part
+// ended already). A form that cannot be had is logged once per kernel and
+// reason; the kernel then runs whole at its first part (kDone says
+// done_whole) and its later parts are answered at once, or, if a part of it
+// ran already, the grant fails (cudaErrorLaunchFailure).
+//
 // Work that CUDA orders on a stream behind kernels (async copies, memsets,
 // event records, stream waits) must reach the real stream after the
 // stream's earlier launches: WaitIssued() blocks until they were issued.
@@ -52,11 +65,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "colo/time.h"
+#include "ipc/wire.h"
+#include "shim/form_launcher.h"
 #include "shim/shim_runtime.h"
 
 namespace colo::shim {
@@ -72,6 +90,8 @@ struct GateLaunch {
   void* stream = nullptr;               // the real stream handle.
   int device = 0;                       // current on the launching thread.
   std::vector<std::vector<char>> args;  // each parameter's bytes.
+  // Where its kernel's forms come from; null: it runs whole only.
+  std::shared_ptr<const FormSource> forms;
 };
 
 // The sizes of the parameters of `func` (a host stub, or a CUfunction if
@@ -103,12 +123,17 @@ class GateClient {
   // Starts the gate thread on `gate_fd` (not owned; it stays open for the
   // process's life), spinning as described above for `spin`; `direct`: the
   // client issues its launches itself (colod's welcome says so).
-  GateClient(int gate_fd, Duration spin, bool direct);
+  // `form_arch` > 0: kernels' forms are built for that SM architecture (80
+  // = sm_80), cached on disk where DefaultFormCacheDirectory() says; 0:
+  // none (every grant in a form runs the kernel whole).
+  GateClient(int gate_fd, Duration spin, bool direct, int form_arch = 0);
   GateClient(const GateClient&) = delete;
   GateClient& operator=(const GateClient&) = delete;
   ~GateClient();
 
   bool direct() const { return direct_; }
+  // The forms' cache (thread-safe), or null without forms.
+  KernelFormCache* form_cache() { return form_cache_.get(); }
 
   // A launch the program's thread issued (IssueNow).
   struct Issued {
@@ -118,6 +143,14 @@ class GateClient {
     void* stream = nullptr;
     int device = 0;
     int64_t at_ns = 0;  // MonotonicNs() just before it was issued.
+    // A part of a granted launch (the gate thread's own):
+    uint64_t grant = 0;         // colod's id of the part
+    bool final_part = false;    // its end ends the launch
+    bool done_whole = false;    // the whole kernel ran for a form
+    uint32_t end_block = 0;     // the grant's end_block
+    bool persistent = false;    // `workers` below are its own
+    uint32_t total_blocks = 0;  // the grid's (persistent)
+    FormLauncher::Persistent workers;
   };
   // Issues `launch` on the calling thread, whose current device is
   // launch.device, with parameter pointers `args` (a direct client's: the
@@ -143,11 +176,26 @@ class GateClient {
 
  private:
   using Outstanding = Issued;
+  // A launch waiting for its grants.
+  struct Pending {
+    GateLaunch launch;
+    bool started = false;    // a part of it was granted
+    bool ran_whole = false;  // all of it ran, for a form it lacked
+  };
   void Run();
   // The host function behind each issued launch (any thread of CUDA's).
   static void Wake(void* self);
-  // Issues launch `seq`; adds its event to `out` or reports its error.
-  void Issue(uint64_t seq, std::vector<Outstanding>* out);
+  // Issues grant `g`; adds its event to `out` or reports its error.
+  void Issue(const ipc::GateMsg& g, std::vector<Outstanding>* out);
+  // Issues a part in a form (Issue's helper): its error, or 0.
+  int IssueForm(const ipc::GateMsg& g, Pending& p, void** args, Issued* out);
+  // Records an event from the pool after what was just issued on
+  // `l.stream` (IssueNow's second half).
+  int RecordAfter(const GateLaunch& l, Issued* out);
+  // Launch `seq` has had its last part issued: it leaves pending_.
+  void Finish(uint64_t seq);
+  // Logs `line` once ("colo: " on stderr).
+  void LogOnce(const std::string& line);
   // An event of `device`'s from the pool (made if none is free), and one
   // given back to it.
   int TakeEvent(int device, void** event);
@@ -156,21 +204,26 @@ class GateClient {
   // `to_sleep`, says it is about to sleep for long (so Watch rings
   // wake_fd_) unless some were waiting; returns whether any were.
   bool TakeWatched(std::vector<Outstanding>* out, bool to_sleep);
-  void SendDone(uint64_t seq, int cuda_error);
+  void SendDone(const Issued& part, int cuda_error, uint32_t next_block = 0);
+  void SendDone(uint64_t seq, uint64_t grant, int cuda_error);
 
   int fd_;
   int wake_fd_;  // an eventfd, rung by Wake() and Watch().
   Duration spin_;
   const bool direct_;
   std::mutex mu_;
-  std::condition_variable issued_;          // with mu_: a launch left pending_.
-  std::map<uint64_t, GateLaunch> pending_;  // guarded by mu_.
-  bool lost_ = false;                       // guarded by mu_.
-  std::vector<Issued> watched_;             // guarded by mu_: for Run().
-  std::atomic<bool> any_watched_{false};    // watched_ is not empty.
+  std::condition_variable issued_;        // with mu_: a launch left pending_.
+  std::map<uint64_t, Pending> pending_;   // guarded by mu_.
+  bool lost_ = false;                     // guarded by mu_.
+  std::vector<Issued> watched_;           // guarded by mu_: for Run().
+  std::atomic<bool> any_watched_{false};  // watched_ is not empty.
   bool sleeping_ = false;  // guarded by mu_: Run() sleeps in ppoll.
   std::map<int, std::vector<void*>> free_events_;  // guarded by mu_.
-  int device_ = -1;  // gate thread: its current device.
+  int device_ = -1;              // gate thread: its current device.
+  std::unique_ptr<PtxJit> jit_;  // with forms
+  std::unique_ptr<KernelFormCache> form_cache_;  // with forms
+  std::unique_ptr<FormLauncher> launcher_;       // with forms; gate thread
+  std::set<std::string> logged_;                 // gate thread: LogOnce
   std::thread thread_;
 };
 

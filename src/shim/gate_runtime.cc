@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "cuda/cuda_abi.h"
+#include "shim/gate_forms.h"
 #include "shim/hook_table.h"
 #include "shim/shim_exports.h"
 
@@ -95,6 +96,7 @@ int Launch(InterposerState& s, const void* func, bool driver, Dim grid,
   }
   if (int err = CaptureArgs(args, sizes->second, &l); err != kCudaSuccess)
     return err;
+  l.forms = FormsOfLocked(s, func).source;
   return LaunchLocked(s, func, prefix, grid, block, shared_mem, stream, &l);
 }
 

@@ -180,18 +180,32 @@ void KernelFormCache::LogOnce(const std::string& line) {
   options_.log(EscapeControlCharacters(line));
 }
 
+std::shared_ptr<KernelFormCache::Slot> KernelFormCache::SlotOf(
+    std::string_view ptx) {
+  const std::string id = Sha256Hex(ptx);
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_ptr<Slot>& s = modules_[id];
+  if (s == nullptr) s = std::make_shared<Slot>();
+  return s;
+}
+
+std::shared_ptr<const ModuleForms> KernelFormCache::Analyze(
+    std::string_view ptx, std::string_view source) {
+  std::shared_ptr<Slot> slot = SlotOf(ptx);
+  std::lock_guard<std::mutex> lock(slot->mutex);
+  if (slot->forms != nullptr) return slot->forms;
+  if (slot->analyzed == nullptr) Plan(*slot, ptx, source);
+  return slot->analyzed;
+}
+
 std::shared_ptr<const ModuleForms> KernelFormCache::Forms(
     std::string_view ptx, std::string_view source) {
-  const std::string id = Sha256Hex(ptx);
-  std::shared_ptr<Slot> slot;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::shared_ptr<Slot>& s = modules_[id];
-    if (s == nullptr) s = std::make_shared<Slot>();
-    slot = s;
-  }
+  std::shared_ptr<Slot> slot = SlotOf(ptx);
   std::lock_guard<std::mutex> lock(slot->mutex);
-  if (slot->forms == nullptr) slot->forms = Build(ptx, source);
+  if (slot->forms == nullptr) {
+    if (slot->analyzed == nullptr) Plan(*slot, ptx, source);
+    slot->forms = Build(*slot, source);
+  }
   return slot->forms;
 }
 
@@ -214,14 +228,15 @@ KernelFormInfo KernelFormCache::KernelForms(std::string_view ptx,
   return info;
 }
 
-std::shared_ptr<const ModuleForms> KernelFormCache::Build(
-    std::string_view ptx, std::string_view source) {
+void KernelFormCache::Plan(Slot& slot, std::string_view ptx,
+                           std::string_view source) {
   auto out = std::make_shared<ModuleForms>();
+  slot.analyzed = out;
   Result<ptx::Module> read = ptx::ReadPtx(ptx, source);
   if (!read.ok()) {
     out->error = "its PTX cannot be read: " + read.status().message();
     LogOnce(std::string(source) + ": kernels run whole, " + out->error);
-    return out;
+    return;
   }
   const ptx::Module& module = *read;
 
@@ -266,9 +281,14 @@ std::shared_ptr<const ModuleForms> KernelFormCache::Build(
       }
     }
   }
-  if (keep.empty()) return out;
+  if (!keep.empty()) slot.text = ptx::PrintPtx(FormsOnly(with_forms, keep));
+}
 
-  const std::string text = ptx::PrintPtx(FormsOnly(with_forms, keep));
+std::shared_ptr<const ModuleForms> KernelFormCache::Build(
+    const Slot& slot, std::string_view source) {
+  auto out = std::make_shared<ModuleForms>(*slot.analyzed);
+  if (slot.text.empty()) return out;
+  const std::string& text = slot.text;
   bool from_disk = false;
   Result<std::string> cubin = Cubin(text, &from_disk);
   if (!cubin.ok()) {

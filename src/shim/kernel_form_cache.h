@@ -129,6 +129,13 @@ class KernelFormCache {
   std::shared_ptr<const ModuleForms> Forms(std::string_view ptx,
                                            std::string_view source);
 
+  // What Forms() will say of each kernel's forms as far as reading,
+  // analyzing and rewriting the module can tell, without compiling it
+  // (`cubin` empty; a failed compile may take forms away later). Once per
+  // module, as Forms(); the result of Forms() once that has run.
+  std::shared_ptr<const ModuleForms> Analyze(std::string_view ptx,
+                                             std::string_view source);
+
   // Forms(ptx, source)->Kernel(kernel), logging why a form of `kernel` is
   // missing: each line once per cache object, however often asked.
   KernelFormInfo KernelForms(std::string_view ptx, std::string_view source,
@@ -141,10 +148,18 @@ class KernelFormCache {
  private:
   struct Slot {
     std::mutex mutex;
-    std::shared_ptr<const ModuleForms> forms;  // set once, under mutex
+    // Set once each, under mutex: the analysis and the forms' module text
+    // (empty: nothing to compile), then the compiled forms.
+    std::shared_ptr<const ModuleForms> analyzed;
+    std::string text;
+    std::shared_ptr<const ModuleForms> forms;
   };
 
-  std::shared_ptr<const ModuleForms> Build(std::string_view ptx,
+  std::shared_ptr<Slot> SlotOf(std::string_view ptx);
+  // Reads, analyzes and rewrites the module into slot.analyzed, slot.text.
+  void Plan(Slot& slot, std::string_view ptx, std::string_view source);
+  // Compiles slot.text into the forms.
+  std::shared_ptr<const ModuleForms> Build(const Slot& slot,
                                            std::string_view source);
   // The cubin for `text` (rewritten PTX): from disk, else compiled (and
   // stored); `from_disk` says which.

@@ -27,6 +27,7 @@
 #include "shim/colod_credentials.h"
 #include "shim/copy_work.h"
 #include "shim/device_queries.h"
+#include "shim/gate_forms.h"
 #include "shim/gate_runtime.h"
 #include "shim/graph_capture.h"
 #include "shim/host_funcs.h"
@@ -183,11 +184,12 @@ int Connected(InterposerState& s) {
     // colod says whether this client issues its launches itself (its class
     // of it, not the program's COLO_CLASS, decides).
     const bool direct = s.colod.client->welcome().issue_at_once != 0;
+    // A best-effort client builds its kernels' forms for the real device.
     s.colod.gate = std::make_unique<GateClient>(
         s.colod.client->gate_fd(),
         SpinFromEnv("COLO_GATE_SPIN_US", direct ? GateClient::kDirectDefaultSpin
                                                 : GateClient::kDefaultSpin),
-        direct);
+        direct, direct ? 0 : gate::RealDeviceArch());
   }
   return kCudaSuccess;
 }
@@ -415,6 +417,10 @@ int LaunchLocked(InterposerState& s, const void* key,
       def.registers_per_thread = static_cast<uint32_t>(r->registers_per_thread);
       def.static_shared_bytes = static_cast<uint32_t>(r->static_shared_bytes);
     }
+    // The forms colod may grant its launches in (gate mode: found with its
+    // GateLaunch::forms).
+    if (gate_launch != nullptr && gate_launch->forms != nullptr)
+      def.flags = gate::FormsOfLocked(s, key).flags;
     if (int err = Push(s, def); err != kCudaSuccess) return err;
     id = s.ring.kernel_ids.emplace(key, s.ring.next_kernel_id++).first;
   }

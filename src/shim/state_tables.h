@@ -68,6 +68,14 @@ struct KernelSettings {
   int preferred_carveout = -1;
 };
 
+// Gate mode: the transformed forms the interposer can build of a kernel
+// (ipc::kKernelSliceForm, kKernelPersistentForm) and where they come from;
+// {null, 0}: it runs whole.
+struct DeclaredForms {
+  std::shared_ptr<const FormSource> source;
+  uint32_t flags = 0;
+};
+
 // The kernels the program may launch, by the key a launch names them with
 // (a registered host stub, a driver module's function handle, a library
 // kernel's key): their device names, where their registers and shared
@@ -89,6 +97,11 @@ struct KernelTable {
   std::unordered_map<const void*, KernelSettings> settings;
   // Gate mode: each kernel's parameter sizes, found at its first launch.
   std::unordered_map<const void*, std::vector<size_t>> param_sizes;
+  // Gate mode: the forms declared for each kernel (gate_forms.h), and the
+  // PTX read from each fat binary or module image (null: none).
+  std::unordered_map<const void*, DeclaredForms> forms;
+  std::unordered_map<const void*, std::shared_ptr<const std::string>>
+      binary_ptx;
 };
 
 // Driver modules (cuModuleLoad*). Sim mode owns the handles (a byte each);

@@ -410,6 +410,7 @@ void AddProgramCases(std::vector<KernelCase>& v) {
   };
   guarded("gate_burst", "add_one", "_Z7add_onePii", kI32);
   guarded("gate_smoke", "add_one", "_Z7add_onePii", kI32);
+  guarded("gate_forms", "add_one", "_Z7add_onePii", kI32);
   guarded("infer_loop", "infer_layer", "_Z11infer_layerPfi", kF32);
   guarded("solo_loop", "solo_step_forward", "_Z17solo_step_forwardPfi", kF32);
   guarded("solo_loop", "solo_step_backward", "_Z18solo_step_backwardPfi", kF32);

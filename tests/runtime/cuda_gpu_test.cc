@@ -1,11 +1,15 @@
 // CudaGpu: the driver probe (Unavailable "no CUDA device: ..." without a
 // GPU; a valid spec with one) and the gate device, which never touches the
-// driver and so is tested everywhere: whole launches are granted through
-// the sink, completions come back by launch id.
+// driver and so is tested everywhere: launches are granted through the
+// sink in their form (whole; slices and persistent workers only for a
+// kernel the client can cut), retreats go to the sink, completions come
+// back by launch id, a persistent one with where its workers stopped.
 #include "cuda/cuda_gpu.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "colo/clock.h"
@@ -42,13 +46,19 @@ struct Grant {
   ClientId client;
   uint64_t tag;
   LaunchId id;
+  GrantForm form;
 };
 class RecordingSink : public GateSink {
  public:
-  void Grant(ClientId client, uint64_t tag, LaunchId id) override {
-    grants.push_back({client, tag, id});
+  void Grant(ClientId client, uint64_t tag, LaunchId id,
+             const GrantForm& form) override {
+    grants.push_back({client, tag, id, form});
+  }
+  void Retreat(ClientId, uint64_t, LaunchId id) override {
+    retreats.push_back(id);
   }
   std::vector<struct Grant> grants;
+  std::vector<LaunchId> retreats;
 };
 
 class GateDeviceTest : public ::testing::Test {
@@ -101,7 +111,8 @@ TEST_F(GateDeviceTest, AWholeLaunchIsGrantedAndEndsWhenTheClientSaysSo) {
   EXPECT_EQ(gpu_.Complete(*id + 100).code(), StatusCode::kNotFound);
 }
 
-TEST_F(GateDeviceTest, SlicesAndPersistentLaunchesAreRefused) {
+TEST_F(GateDeviceTest, AKernelTheClientCannotCutRunsWholeOnly) {
+  kernel_.transformable = false;
   TimePoint done;
   LaunchRequest slice = Request(1, 1, &done);
   slice.end_block = 50;
@@ -120,6 +131,82 @@ TEST_F(GateDeviceTest, SlicesAndPersistentLaunchesAreRefused) {
   EXPECT_TRUE(gpu_.Submit(std::move(whole_range)).ok());
   EXPECT_EQ(sink_.grants.size(), 1u);
   EXPECT_EQ(sink_.grants[0].tag, 4u);
+}
+
+TEST_F(GateDeviceTest, SlicesAreGrantedAsTheirBlockRange) {
+  // 100 blocks cut at 40 and 80: [0, 40), [40, 80), [80, 100).
+  TimePoint done = TimeZero();
+  for (int64_t first : {0, 40, 80}) {
+    LaunchRequest r = Request(1, 9, &done);
+    r.first_block = first;
+    r.end_block = std::min<int64_t>(first + 40, 100);
+    Result<LaunchId> id = gpu_.Submit(std::move(r));
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    const GrantForm& f = sink_.grants.back().form;
+    EXPECT_EQ(f.kind, GrantForm::kSlice);
+    EXPECT_EQ(f.first_block, first);
+    EXPECT_EQ(f.end_block, std::min<int64_t>(first + 40, 100));
+    ASSERT_TRUE(gpu_.Complete(*id).ok());
+  }
+  // Empty, backwards or past the grid: refused, nothing granted.
+  for (auto [first, end] :
+       {std::pair<int64_t, int64_t>{40, 40}, {50, 10}, {90, 101}, {-1, 10}}) {
+    LaunchRequest r = Request(1, 9, &done);
+    r.first_block = first;
+    r.end_block = end;
+    EXPECT_EQ(gpu_.Submit(std::move(r)).status().code(),
+              StatusCode::kInvalidArgument)
+        << first << " " << end;
+  }
+  EXPECT_EQ(sink_.grants.size(), 3u);
+}
+
+TEST_F(GateDeviceTest, PersistentWorkersRetreatAndReportWhereTheyStopped) {
+  TimePoint done = TimeZero(), retreated_at = TimeZero();
+  int64_t resumed_from = -1;
+  auto persistent = [&](int64_t first) {
+    LaunchRequest r = Request(1, 5, &done);
+    r.first_block = first;
+    r.persistent_workers = 16;
+    r.on_retreated = [&](LaunchId, TimePoint t, int64_t next) {
+      retreated_at = t;
+      resumed_from = next;
+    };
+    return gpu_.Submit(std::move(r));
+  };
+  Result<LaunchId> id = persistent(0);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(sink_.grants.back().form.kind, GrantForm::kPersistent);
+  EXPECT_EQ(sink_.grants.back().form.workers, 16);
+  EXPECT_EQ(sink_.grants.back().form.end_block, 100);
+  EXPECT_TRUE(gpu_.IsPersistent(*id));
+  // Asked twice, the client is told once.
+  ASSERT_TRUE(gpu_.Retreat(*id).ok());
+  ASSERT_TRUE(gpu_.Retreat(*id).ok());
+  EXPECT_EQ(sink_.retreats, std::vector<LaunchId>{*id});
+  // A stop outside [0, 100] is nonsense: refused, the launch still runs.
+  EXPECT_EQ(gpu_.Complete(*id, 101).code(), StatusCode::kInvalidArgument);
+  clock_.AdvanceTo(TimeZero() + Microseconds(30));
+  ASSERT_TRUE(gpu_.Complete(*id, 37).ok());
+  EXPECT_EQ(resumed_from, 37);
+  EXPECT_EQ(retreated_at, TimeZero() + Microseconds(30));
+  EXPECT_EQ(done, TimeZero());  // not complete: blocks 37..99 remain.
+  // Resumed from 37; stopping before 37 is nonsense; at 100 it is done.
+  Result<LaunchId> rest = persistent(37);
+  ASSERT_TRUE(rest.ok());
+  EXPECT_EQ(sink_.grants.back().form.first_block, 37);
+  EXPECT_EQ(gpu_.Complete(*rest, 36).code(), StatusCode::kInvalidArgument);
+  clock_.AdvanceTo(TimeZero() + Microseconds(90));
+  ASSERT_TRUE(gpu_.Complete(*rest, 100).ok());
+  EXPECT_EQ(done, TimeZero() + Microseconds(90));
+  // Without its persistent form, or without a way to resume: refused.
+  kernel_.persistent_form = false;
+  EXPECT_EQ(persistent(0).status().code(), StatusCode::kInvalidArgument);
+  kernel_.persistent_form = true;
+  LaunchRequest no_resume = Request(1, 6, &done);
+  no_resume.persistent_workers = 4;
+  EXPECT_EQ(gpu_.Submit(std::move(no_resume)).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST_F(GateDeviceTest, AnAbandonedClientsLaunchesEndAndOnlyTheirs) {
@@ -142,6 +229,7 @@ TEST_F(GateDeviceTest, RetreatAndProfile) {
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(gpu_.Retreat(*id).code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(gpu_.Retreat(*id + 1).code(), StatusCode::kNotFound);
+  EXPECT_TRUE(sink_.retreats.empty());
   Result<KernelTiming> t = gpu_.ProfileKernel(kernel_);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->blocks, 100);

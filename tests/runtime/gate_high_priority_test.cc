@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "colo/gpu_spec.h"
+#include "gate_test_client.h"
 #include "in_process_colod.h"
 #include "ipc/launch_ring.h"
 #include "ipc/runtime_client.h"
@@ -152,100 +153,18 @@ std::string GateConfig(const std::string& policy) {
          "\ngrants:\n  - {token: t, class: high}\n";
 }
 
-class HandClient {
+class HandClient : public HandGateClient {
  public:
   // `token`: the operator's token for high priority (none: best effort);
   // `ask_high`: what the client asks for (COLO_CLASS=high).
   HandClient(const InProcessColod& colod, const std::string& token,
-             bool ask_high) {
-    ipc::ClientOptions o;
-    o.socket_path = colod.socket();
-    o.program = "hand";
-    o.token = token;
-    o.requested_class =
-        ask_high ? ipc::WireClass::kHigh : ipc::WireClass::kBestEffort;
-    auto c = ipc::RuntimeClient::Connect(o);
-    if (c.ok()) client_ = std::move(*c);
-  }
-  bool ok() const { return client_ != nullptr; }
-  ipc::RuntimeClient& client() { return *client_; }
-  bool issue_at_once() const { return client_->welcome().issue_at_once != 0; }
-
-  // Pushes a launch of a 1-block kernel on stream 0: one waiting for its
-  // grant, or (`issued_ns` set) one the client issued then.
+             bool ask_high)
+      : HandGateClient(colod.socket(), token, ask_high) {}
+  // A launch on stream 0: waiting for its grant, or issued at `issued_ns`.
   uint64_t Launch(std::optional<int64_t> issued_ns = std::nullopt) {
-    if (!defined_) {
-      ipc::RingEntry def;
-      def.type = static_cast<uint32_t>(ipc::EntryType::kDefineKernel);
-      def.func_id = 1;
-      ipc::CopyString(def.name, "_Z10gate_probev");
-      EXPECT_TRUE(client_->ring()->Push(def).ok());
-      defined_ = true;
-    }
-    ipc::RingEntry e;
-    e.type = static_cast<uint32_t>(ipc::EntryType::kLaunch);
-    e.seq = ++seq_;
-    e.func_id = 1;
-    e.block[0] = 32;
-    if (issued_ns) {
-      e.flags = ipc::kLaunchIssued;
-      e.issued_ns = *issued_ns;
-    }
-    EXPECT_TRUE(client_->ring()->Push(e).ok());
-    return e.seq;
+    return HandGateClient::Launch(0, issued_ns);
   }
-  uint64_t Issue() { return Launch(NowNs()); }
-  // The next grant within `timeout`, or nullopt.
-  std::optional<uint64_t> NextGrant(milliseconds timeout) {
-    pollfd p{client_->gate_fd(), POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(timeout.count())) <= 0)
-      return std::nullopt;
-    ipc::GateMsg g;
-    if (recv(client_->gate_fd(), &g, sizeof(g), 0) != sizeof(g))
-      return std::nullopt;
-    EXPECT_EQ(g.type, static_cast<uint32_t>(ipc::GateMsgType::kGrant));
-    return g.seq;
-  }
-  void Done(uint64_t seq) {
-    ipc::GateMsg g;
-    g.type = static_cast<uint32_t>(ipc::GateMsgType::kDone);
-    g.seq = seq;
-    EXPECT_EQ(send(client_->gate_fd(), &g, sizeof(g), MSG_NOSIGNAL),
-              static_cast<ssize_t>(sizeof(g)));
-  }
-  uint64_t Completed() {
-    return client_->ring()->control().completed.load(std::memory_order_acquire);
-  }
-  static int64_t NowNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               SteadyClock::now().time_since_epoch())
-        .count();
-  }
-
- private:
-  std::unique_ptr<ipc::RuntimeClient> client_;
-  bool defined_ = false;
-  uint64_t seq_ = 0;
 };
-
-bool WaitFor(const std::function<bool()>& pred, milliseconds timeout) {
-  const auto end = SteadyClock::now() + timeout;
-  while (SteadyClock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-  return pred();
-}
-
-// colod's figures of its client `program` (null if not connected).
-nlohmann::json ClientStats(const InProcessColod& colod, const char* program) {
-  const nlohmann::json s = colod.Stats();
-  if (s.is_null()) return nullptr;
-  for (const nlohmann::json& c : s["clients"]) {
-    if (c["program"] == program) return c;
-  }
-  return nullptr;
-}
 
 // The class comes from colod's grants: a client with the operator's token
 // is high and issues at once under every policy; one that only asks for
@@ -286,7 +205,7 @@ TEST(GateHighPriorityTest, AnIssuedLaunchGetsNoGrantAndHoldsBestEffortBack) {
   const uint64_t h1 = high.Issue();
   EXPECT_TRUE(WaitFor(
       [&] {
-        const nlohmann::json c = ClientStats(colod, "hand");
+        const nlohmann::json c = colod.ClientStats("hand");
         return !c.is_null() && c["issued_at_once"] == 1;
       },
       milliseconds(5000)));
@@ -447,15 +366,17 @@ constexpr const char* kHighEnv = "COLO_CLASS=high COLO_TOKEN=t";
 // of its; the other's kernels are each granted, issued by its gate thread,
 // and held back while the service runs. The kernel table makes add_one
 // 2 ms (the best-effort program's kernels take that long on its fake
-// runtime), past the 100 us bound, so best effort waits for the service to
-// be idle for long_idle, here 200 ms: it starts after the service's last
-// request, and ends 200 ms and its four kernels (8 ms) after that at the
-// earliest, at least 100 ms after the service's process however long that
-// took to exit.
+// runtime), past the 100 us bound, and colod may not cut it (gate_forms:
+// none; its one block would be one slice anyway), so best effort waits for
+// the service to be idle for long_idle, here 200 ms: it starts after the
+// service's last request, and ends 200 ms and its four kernels (8 ms) after
+// that at the earliest, at least 100 ms after the service's process however
+// long that took to exit.
 TEST(GateHighPriorityTest, AHighPriorityProgramNeverWaitsForColod) {
   if (!BurstBuilt()) GTEST_SKIP() << "no nvcc: gate_burst not built";
   InProcessColod colod(
       "device: cuda\npolicy: {name: priority, long_idle_us: 200000}\n"
+      "gate_forms: none\n"
       "grants:\n  - {token: t, class: high}\nkernels:\n  - {name: add_one, "
       "duration_us: 2000, sm_throughput: 0.5, dram_throughput: 0.1}\n");
   ASSERT_TRUE(colod.ok());

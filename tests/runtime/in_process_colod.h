@@ -62,6 +62,15 @@ class InProcessColod {
     auto s = (*c)->Stats();
     return s.ok() ? nlohmann::json::parse(*s, nullptr, false) : nullptr;
   }
+  // colod's figures of its client `program` (null if not connected).
+  nlohmann::json ClientStats(const std::string& program) const {
+    const nlohmann::json s = Stats();
+    if (s.is_null()) return nullptr;
+    for (const nlohmann::json& c : s["clients"]) {
+      if (c["program"] == program) return c;
+    }
+    return nullptr;
+  }
 
  private:
   std::string dir_;

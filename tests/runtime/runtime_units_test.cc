@@ -190,11 +190,27 @@ TEST(DaemonConfigTest, LoadsEveryKey) {
   EXPECT_EQ(c->sync_spin, Microseconds(40));
   EXPECT_EQ(c->gate_depth, 8u);  // the default
   unlink(path.c_str());
-  const std::string gate = WriteTemp("device: cuda\ngate_depth: 3\n");
+  EXPECT_TRUE(c->gate_slices && c->gate_persistent);  // gate_forms: all
+  const std::string gate =
+      WriteTemp("device: cuda\ngate_depth: 3\ngate_forms: slices\n");
   c = LoadDaemonConfig(gate);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->gate_depth, 3u);
+  EXPECT_TRUE(c->gate_slices);
+  EXPECT_FALSE(c->gate_persistent);
   unlink(gate.c_str());
+  for (const auto& [forms, slices, persistent] :
+       {std::tuple{"persistent", false, true},
+        {"none", false, false},
+        {"all", true, true}}) {
+    const std::string f =
+        WriteTemp(std::string("device: cuda\ngate_forms: ") + forms + "\n");
+    c = LoadDaemonConfig(f);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(c->gate_slices, slices) << forms;
+    EXPECT_EQ(c->gate_persistent, persistent) << forms;
+    unlink(f.c_str());
+  }
 }
 
 TEST(DaemonConfigTest, RejectsWhatWouldBeUnsafeOrWrong) {
@@ -269,6 +285,10 @@ TEST(DaemonConfigTest, RefusesValuesThatWouldSilentlyMeanSomethingElse) {
       {"device: cuda\ngate_depth: 0\n",
        ":2: gate_depth: expected a whole number of launches in [1, 64], got 0"},
       {"device: cuda\ngate_depth: 65\n", ":2: gate_depth: expected"},
+      {"device: cuda\ngate_forms: most\n",
+       ":2: gate_forms: expected all, slices, persistent or none"},
+      {"gate_forms: all\n",
+       ":1: gate_forms: applies to gate mode only (device: cuda)"},
       {"gate_depth: 4\n",
        ":1: gate_depth: applies to gate mode only (device: cuda), not to "
        "device: sim"},

@@ -89,5 +89,39 @@ TEST(ChooseFormTest, WhenNoFormMeetsTheBoundTheLowestLatencyWins) {
   EXPECT_EQ(f.latency, Microseconds(150));
 }
 
+TEST(ChooseFormTest, AKernelWithSlicesAloneIsSliced) {
+  // 100 waves x 50 us, bound 60 us: with both forms persistent wins (the
+  // first case above); without the persistent form: slices of
+  // floor(60 / 50) = 1 wave = 864 blocks, 50 us.
+  const FormChoice f =
+      ChooseForm(Timing(100, Microseconds(50)), FormsAllowed{true, false},
+                 Microseconds(60), kGap);
+  EXPECT_EQ(f.form, KernelForm::kSlices);
+  EXPECT_EQ(f.slice_blocks, 864);
+  EXPECT_EQ(f.latency, Microseconds(50));
+}
+
+TEST(ChooseFormTest, AKernelWithPersistentAloneRunsPersistent) {
+  // 100 waves x 60 us, bound 60 us: with both forms slices win (above);
+  // persistent alone: 2 + 63 = 65 us misses the bound but beats the whole
+  // kernel's 6000 us.
+  const FormChoice f =
+      ChooseForm(Timing(100, Microseconds(60)), FormsAllowed{false, true},
+                 Microseconds(60), kGap);
+  EXPECT_EQ(f.form, KernelForm::kPersistent);
+  EXPECT_EQ(f.workers, 864);
+  EXPECT_EQ(f.latency, Microseconds(65));
+}
+
+TEST(ChooseFormTest, OneWaveStaysWholeWhenPersistentWouldTakeLonger) {
+  // 1 wave x 150 us, bound 100 us, persistent alone: 2 + 157.5 us > the
+  // whole kernel's 150 us, which is then the lower latency.
+  const FormChoice f =
+      ChooseForm(Timing(1, Microseconds(150)), FormsAllowed{false, true},
+                 Microseconds(100), kGap);
+  EXPECT_EQ(f.form, KernelForm::kWhole);
+  EXPECT_EQ(f.latency, Microseconds(150));
+}
+
 }  // namespace
 }  // namespace colo::sched

@@ -473,6 +473,33 @@ TEST_F(KernelFormCacheTest, AFailedCompileLeavesKernelsWholeAndIsNotCached) {
   EXPECT_EQ(jit.compiles, 2);
 }
 
+TEST_F(KernelFormCacheTest, AnalyzeSaysWhatFormsThereAreWithoutCompiling) {
+  // A kernel's forms are declared to colod at its first launch and compiled
+  // only when colod first grants one: Analyze reads and rewrites, no JIT.
+  FakeJit jit;
+  KernelFormCache c(jit, Opts());
+  auto analyzed = c.Analyze(PlainModule(), "m");
+  EXPECT_EQ(jit.compiles, 0);
+  EXPECT_TRUE(analyzed->cubin.empty());
+  EXPECT_TRUE(analyzed->Kernel("add_k").slice.available);
+  EXPECT_TRUE(analyzed->Kernel("add_k").persistent.available);
+  EXPECT_EQ(c.Analyze(PlainModule(), "m"), analyzed);  // once per module
+  // Forms compiles once, with the same availability; Analyze then answers
+  // with the compiled forms.
+  auto forms = c.Forms(PlainModule(), "m");
+  EXPECT_EQ(jit.compiles, 1);
+  EXPECT_FALSE(forms->cubin.empty());
+  EXPECT_TRUE(forms->Kernel("add_k").transformable());
+  EXPECT_EQ(c.Analyze(PlainModule(), "m"), forms);
+  // A compile that fails takes the forms the analysis promised away.
+  FakeJit failing;
+  failing.fail_with = "ptxas fatal   : out of registers";
+  KernelFormCache f(failing, Opts(86));
+  EXPECT_TRUE(f.Analyze(PlainModule(), "m")->Kernel("add_k").transformable());
+  EXPECT_FALSE(f.Forms(PlainModule(), "m")->Kernel("add_k").transformable());
+  EXPECT_EQ(failing.compiles, 1);
+}
+
 TEST_F(KernelFormCacheTest, ManyThreadsCompileEachModuleOnce) {
   // 8 threads ask for 4 modules 50 times each, in different orders: each
   // module is compiled exactly once and every caller gets the same object.
