@@ -157,6 +157,13 @@ EOF
   return 1
 }
 stop_colod() {
+  # How the best-effort class's kernels ran: grants, of them slices and
+  # persistent workers, retreats, and forms the client could not build.
+  "$BUILD/colo" top --socket "$WORK/colod/colod.sock" --once --json 2>/dev/null |
+    python3 -c 'import json, sys
+c = json.load(sys.stdin)["classes"].get("best-effort", {})
+keys = ("grants", "slice_grants", "persistent_grants", "retreats", "run_whole")
+print("colod %s forms: %s" % (sys.argv[1], " ".join("%s=%s" % (k, c.get(k, "-")) for k in keys)))' "$1" || true
   kill "$COLOD_PID" 2>/dev/null
   wait "$COLOD_PID" 2>/dev/null
   echo "colod $1: $(grep -c . "$WORK/colod/log") log lines; last: $(tail -1 "$WORK/colod/log")"
