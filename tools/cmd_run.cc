@@ -1,12 +1,14 @@
-// `colo run [--class best-effort|high] [--token T] [--socket PATH]
-//  [--preload LIB] [--allow-static-cudart] -- PROGRAM ARGS...`: runs an
-// unmodified CUDA program under the interposer against colod. It only sets
-// the environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN, and
-// CUDA_MPS_PIPE_DIRECTORY when colod runs its clients over MPS) and execs
-// the program; the class is a request that colod grants from its own
-// configuration. It refuses a program that carries its own copy of the CUDA
-// runtime (nvcc's default, -cudart static): that copy talks to the driver
-// directly, so no interposer sees its calls.
+// `colo run [--class best-effort|high] [--token T] [--require-class]
+//  [--socket PATH] [--preload LIB] [--allow-static-cudart] -- PROGRAM
+//  ARGS...`: runs an unmodified CUDA program under the interposer against
+// colod. It only sets the environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS,
+// COLO_TOKEN, COLO_REQUIRE_CLASS, and CUDA_MPS_PIPE_DIRECTORY when colod runs
+// its clients over MPS) and execs the program; the class is a request that
+// colod grants from its own configuration (the interposer warns when it
+// does not; --require-class asks colod first and refuses). It refuses a program
+// that carries its own copy of the CUDA runtime (nvcc's default, -cudart
+// static): that copy talks to the driver directly, so no interposer sees its
+// calls.
 #include <limits.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -38,6 +40,7 @@ struct RunFlags {
   std::string socket;
   std::string preload;
   bool allow_static_cudart = false;
+  bool require_class = false;
   std::vector<std::string> command;
 };
 
@@ -163,6 +166,36 @@ std::string ColodMpsPipeDir(const std::string& socket_flag) {
   return dir;
 }
 
+// With --require-class high: asks colod, as this process (which becomes the
+// program: same pid, uid, cgroup) with the token, which class it grants;
+// InvalidArgument (exit 2: the run asked for what it may not have) with
+// colod's reason if not high. Unavailable if colod cannot be reached. Bounded:
+// a wedged colod costs 5 s.
+Status CheckClassGranted(const RunFlags& f) {
+  ipc::ClientOptions o;
+  o.socket_path = f.socket;
+  if (o.socket_path.empty()) {
+    const char* env = std::getenv("COLO_SOCKET");
+    o.socket_path = env != nullptr && *env ? env : "/run/colo/colod.sock";
+  }
+  o.requested_class = ipc::WireClass::kHigh;
+  o.token = f.token;
+  o.program = "colo-run";
+  o.reply_timeout = Seconds(5);
+  Result<std::unique_ptr<ipc::RuntimeClient>> client =
+      ipc::RuntimeClient::Connect(o);
+  if (!client.ok()) {
+    return UnavailableError("--require-class: cannot ask colod at " +
+                            o.socket_path + ": " + client.status().message());
+  }
+  const ipc::WelcomeMsg& w = (*client)->welcome();
+  if (w.granted_class == static_cast<uint32_t>(ipc::WireClass::kHigh))
+    return OkStatus();
+  return InvalidArgumentError(
+      "--require-class: colod does not grant high priority: " +
+      ipc::ReadPrintable(w.class_reason));
+}
+
 // Returns only on failure (exec replaces the process on success).
 Status RunProgram(const RunFlags& f) {
   if (f.cls != "best-effort" && f.cls != "high") {
@@ -171,6 +204,11 @@ Status RunProgram(const RunFlags& f) {
   }
   if (f.command.empty()) {
     return InvalidArgumentError("give the program to run after '--'");
+  }
+  if (f.require_class && f.cls == "high") {
+    COLO_RETURN_IF_ERROR(CheckClassGranted(f));
+    // Also for the program's own connection (a grant may change meanwhile).
+    setenv("COLO_REQUIRE_CLASS", "1", 1);
   }
   const std::string preload = f.preload.empty() ? DefaultPreload() : f.preload;
   if (access(preload.c_str(), R_OK) != 0) {
@@ -258,6 +296,10 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   sub->add_flag("--allow-static-cudart", flags->allow_static_cudart,
                 "run a program that links the CUDA runtime statically (nvcc's "
                 "default) although the interposer cannot see its CUDA calls");
+  sub->add_flag("--require-class", flags->require_class,
+                "with --class high: refuse to run (exit 2) unless colod grants "
+                "high priority; without it a program colod runs best-effort "
+                "only warns");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

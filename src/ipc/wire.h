@@ -56,8 +56,9 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // the welcome; 6: declared work (library GEMMs) in kernel definitions;
 // 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy);
 // 10: launches a high-priority client issued itself (kLaunchIssued) and
-// the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat.
-inline constexpr uint32_t kWireVersion = 11;
+// the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat;
+// 12: the welcome's `class_reason`.
+inline constexpr uint32_t kWireVersion = 12;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -127,6 +128,10 @@ struct WelcomeMsg {
   // (sched::StartsHighPriorityAtOnce). 0: every launch waits for kGrant.
   uint32_t issue_at_once = 0;
   uint32_t reserved = 0;
+  // Why colod gave the class it did: the grant that matched, or, for a
+  // client that asked for high and runs best-effort, what no grant matched
+  // (its uid, cgroup, token). Printable ASCII.
+  char class_reason[200] = {};
 };
 
 struct RejectedMsg {

@@ -38,8 +38,10 @@ ClassDecision DecideClass(const std::vector<ClassGrant>& grants,
     }
   }
   d.reason = "asked for high, but no grant matches uid " +
-             std::to_string(peer.uid) +
-             (token.empty() ? std::string() : std::string(" or its token")) +
+             std::to_string(peer.uid) + ", cgroup " +
+             (peer.cgroup.empty() ? std::string("(unknown)") : peer.cgroup) +
+             (token.empty() ? std::string(" (no token given)")
+                            : std::string(" or the token given")) +
              "; running best-effort";
   return d;
 }

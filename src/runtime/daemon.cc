@@ -422,6 +422,9 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
     ClassDecision d = DecideClass(config_.grants, c.peer, requested,
                                   ipc::ReadString(h->token));
     c.cls = d.granted;
+    c.class_reason = d.reason;
+    if (requested == PriorityClass::kHigh && c.cls != PriorityClass::kHigh)
+      ++high_denied_;
     c.issues_at_once = gate_gpu_ && c.cls == PriorityClass::kHigh &&
                        sched::StartsHighPriorityAtOnce(policy_kind_);
     policy_->SetClientClass(c.id, c.cls);
@@ -463,6 +466,7 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.memory_bus_bits = spec_.memory_bus_bits;
   w.memory_clock_khz = MemoryClockKhz(spec_);
   w.issue_at_once = c.issues_at_once ? 1 : 0;
+  ipc::CopyString(w.class_reason, c.class_reason);
   Reply(c, ipc::MsgType::kWelcome, &w, sizeof(w));
 }
 

@@ -55,6 +55,7 @@ struct Daemon::Client {
   ipc::ClientRole role = ipc::ClientRole::kApp;
   PriorityClass cls = PriorityClass::kBestEffort;
   std::string program;
+  std::string class_reason;  // why colod gave it its class (the welcome's)
   std::unique_ptr<ipc::LaunchRing> ring;
   int gate_fd = -1;  // gate mode: colod's end of the gate channel.
   // Gate mode: seq -> (launch key, colod's id of the part granted).

@@ -65,6 +65,7 @@ std::string Daemon::StatsJson() const {
                                          {"bytes", t.bytes}};
   }
   j["clients_served"] = clients_served_;
+  j["high_denied"] = high_denied_;
   j["clients_dropped"] = clients_dropped_;
   j["connections_rejected"] = connections_rejected_;
   j["memory_used"] = ledger_.device_used();

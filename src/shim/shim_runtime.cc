@@ -173,6 +173,29 @@ int Connected(InterposerState& s) {
       ipc::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());
   s.colod.client = std::move(*c);
+  // No silent downgrade: a program that asked for high priority and runs
+  // best-effort says so, with colod's reason, once (this connection is the
+  // process's); with COLO_REQUIRE_CLASS=1 it does not run at all.
+  const ipc::WelcomeMsg& welcome = s.colod.client->welcome();
+  if (o.requested_class == ipc::WireClass::kHigh &&
+      welcome.granted_class != static_cast<uint32_t>(ipc::WireClass::kHigh)) {
+    const std::string reason = ipc::ReadPrintable(welcome.class_reason);
+    const char* require = std::getenv("COLO_REQUIRE_CLASS");
+    if (require != nullptr && std::strcmp(require, "1") == 0) {
+      std::fprintf(stderr,
+                   "colo: error: asked for high priority, which colod did "
+                   "not grant (COLO_REQUIRE_CLASS=1): %s; every CUDA call "
+                   "fails\n",
+                   reason.c_str());
+      s.colod.client.reset();
+      s.colod.lost = true;
+      return kCudaErrorDevicesUnavailable;
+    }
+    std::fprintf(stderr,
+                 "colo: warning: asked for high priority, but colod runs this "
+                 "program best-effort: %s\n",
+                 reason.c_str());
+  }
   if (s.colod.client->device_mode() == ipc::DeviceMode::kGate) {
     // The program's own context runs its kernels: the real runtime needs
     // the registrations it has not seen yet.

@@ -363,6 +363,70 @@ TEST(CliRuntimeTest, RunAndTopAgainstColod) {
       << out;
 }
 
+// No silent downgrade: `colo run --class high` without a grant of colod's
+// runs best-effort and the program says so once, with colod's reason (the
+// uid, cgroup and token no grant matched); --require-class refuses to run
+// (exit 2, the program never starts); with the operator's token it runs as
+// high and says nothing. colod counts the clients it denied high priority.
+TEST(CliRuntimeTest, HighPriorityNotGrantedIsNeverSilent) {
+  if (!ProgramsBuilt())
+    GTEST_SKIP() << "the CUDA test programs were not built (no nvcc)";
+  TempDir dir;
+  Colod colod(dir, "grants:\n  - {token: s3cret, class: high}\n");
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  std::string out;
+  ASSERT_EQ(RunColo(dir,
+                    {"run", "--socket", colod.socket(), "--class", "high", "--",
+                     Program("infer_loop"), "2", "2", "10"},
+                    &out),
+            0)
+      << out;
+  EXPECT_EQ(ValueOf(out, "launched"), 4) << out;
+  const std::string warning =
+      "colo: warning: asked for high priority, but colod runs this program "
+      "best-effort: asked for high, but no grant matches uid " +
+      std::to_string(getuid());
+  EXPECT_NE(out.find(warning), std::string::npos) << out;
+  EXPECT_EQ(out.find(warning), out.rfind(warning)) << "said twice: " << out;
+  EXPECT_NE(out.find("(no token given)"), std::string::npos) << out;
+
+  EXPECT_EQ(RunColo(dir,
+                    {"run", "--socket", colod.socket(), "--class", "high",
+                     "--token", "wrong", "--require-class", "--",
+                     Program("infer_loop"), "2", "2", "10"},
+                    &out),
+            2)
+      << out;
+  EXPECT_NE(out.find("colo: error: --require-class: colod does not grant "
+                     "high priority: asked for high, but no grant "
+                     "matches uid"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("or the token given"), std::string::npos) << out;
+  EXPECT_EQ(ValueOf(out, "launched"), -1) << "the program ran: " << out;
+
+  ASSERT_EQ(RunColo(dir,
+                    {"run", "--socket", colod.socket(), "--class", "high",
+                     "--token", "s3cret", "--require-class", "--",
+                     Program("infer_loop"), "2", "2", "10"},
+                    &out),
+            0)
+      << out;
+  EXPECT_EQ(ValueOf(out, "launched"), 4) << out;
+  EXPECT_EQ(out.find("warning"), std::string::npos) << out;
+
+  ASSERT_EQ(
+      RunColo(dir, {"top", "--once", "--json", "--socket", colod.socket()},
+              &out),
+      0)
+      << out;
+  const nlohmann::json j =
+      nlohmann::json::parse(out.substr(0, out.find('\n')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  // The first run and --require-class's question with the wrong token.
+  EXPECT_EQ(j["high_denied"], 2) << out;
+}
+
 // nvcc links the CUDA runtime statically unless told -cudart shared, and
 // that copy reaches the driver without passing any symbol the interposer
 // could take over: the program would run outside colod. `colo run` refuses
