@@ -400,6 +400,19 @@ int LaunchLocked(InterposerState& s, const void* key,
   // hands those to the real stream).
   if (s.colod.gate == nullptr) {
     if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
+    // Said once per process: a program that reads its results back would
+    // otherwise print wrong ones with no notice.
+    static bool told = false;
+    if (!told) {
+      told = true;
+      std::fprintf(
+          stderr,
+          "colo: note: kernels run on colod's simulated GPU (%s): "
+          "they take simulated time and compute nothing, so device "
+          "memory holds what the program copied or set there, not "
+          "kernel results\n",
+          ipc::ReadPrintable(s.colod.client->welcome().gpu_name).c_str());
+    }
   }
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)

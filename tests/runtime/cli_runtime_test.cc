@@ -389,6 +389,11 @@ TEST(CliRuntimeTest, HighPriorityNotGrantedIsNeverSilent) {
   EXPECT_NE(out.find(warning), std::string::npos) << out;
   EXPECT_EQ(out.find(warning), out.rfind(warning)) << "said twice: " << out;
   EXPECT_NE(out.find("(no token given)"), std::string::npos) << out;
+  // On the simulated GPU kernels compute nothing, which the program is told
+  // once, at its first launch.
+  const std::string note = "colo: note: kernels run on colod's simulated GPU";
+  EXPECT_NE(out.find(note), std::string::npos) << out;
+  EXPECT_EQ(out.find(note), out.rfind(note)) << "said twice: " << out;
 
   EXPECT_EQ(RunColo(dir,
                     {"run", "--socket", colod.socket(), "--class", "high",
