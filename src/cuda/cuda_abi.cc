@@ -5,60 +5,12 @@
 // hold those declarations to the toolkit's headers where it is present.
 #include "cuda/cuda_abi.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "cuda/cuda_driver_abi.h"
 #include "cuda/cuda_runtime_abi.h"
 
 namespace colo::cuda {
-
-void FillCudaDeviceProp(void* out, const DeviceFacts& f) {
-  DeviceProp p;
-  std::memset(&p, 0, sizeof(p));
-  std::strncpy(p.name, f.name, sizeof(p.name) - 1);
-  p.totalGlobalMem = static_cast<size_t>(f.memory_bytes);
-  // Without an opt-in a block gets 48 KiB (cudaFuncSetAttribute raises it
-  // up to the opt-in limit).
-  p.sharedMemPerBlock = static_cast<size_t>(
-      std::min<long long>(48 * 1024, f.shared_mem_per_block));
-  p.sharedMemPerBlockOptin = static_cast<size_t>(f.shared_mem_per_block);
-  p.sharedMemPerMultiprocessor = static_cast<size_t>(f.shared_mem_per_sm);
-  p.regsPerBlock = 65536;
-  p.regsPerMultiprocessor = f.registers_per_sm;
-  p.warpSize = f.warp_size;
-  p.maxThreadsPerBlock = f.max_threads_per_block;
-  p.maxThreadsDim[0] = f.max_threads_per_block;
-  p.maxThreadsDim[1] = f.max_threads_per_block;
-  p.maxThreadsDim[2] = 64;
-  p.maxGridSize[0] = 2147483647;
-  p.maxGridSize[1] = 65535;
-  p.maxGridSize[2] = 65535;
-  p.multiProcessorCount = f.sm_count;
-  p.maxThreadsPerMultiProcessor = f.max_threads_per_sm;
-  p.maxBlocksPerMultiProcessor = f.max_blocks_per_sm;
-  p.major = f.major;
-  p.minor = f.minor;
-  p.concurrentKernels = 1;
-  p.asyncEngineCount = 2;
-  p.unifiedAddressing = 1;
-  // What the interposer supports (managed and mapped host memory), and what
-  // it does not, said plainly so that frameworks take the other path:
-  // memory pools (cudaMallocAsync / cudaFreeAsync work on the device's
-  // memory, but the pool API, cudaDeviceGetDefaultMemPool and
-  // cudaMemPool*, does not), cooperative and cluster launches.
-  p.managedMemory = 1;
-  p.concurrentManagedAccess = 1;
-  p.canMapHostMemory = 1;
-  p.pageableMemoryAccess = 0;
-  p.memoryPoolsSupported = 0;
-  p.cooperativeLaunch = 0;
-  p.clusterLaunch = 0;
-  p.persistingL2CacheMaxSize = 0;
-  p.l2CacheSize = static_cast<int>(f.l2_cache_bytes);
-  p.memoryBusWidth = f.memory_bus_bits;
-  std::memcpy(out, &p, sizeof(p));
-}
 
 void FillCudaFuncAttributes(void* out, const FuncFacts& f) {
   FuncAttributes a;
@@ -82,127 +34,6 @@ void FillCudaPointerAttributes(void* out, int memory_type, int device,
   a.devicePointer = device_pointer;
   a.hostPointer = host_pointer;
   std::memcpy(out, &a, sizeof(a));
-}
-
-bool DeviceAttribute(const DeviceFacts& f, int attr, int* value) {
-  // From the same properties, so the two calls never disagree.
-  DeviceProp p;
-  FillCudaDeviceProp(&p, f);
-  switch (attr) {
-    case kDevAttrMaxThreadsPerBlock:
-      *value = p.maxThreadsPerBlock;
-      return true;
-    case kDevAttrMaxBlockDimX:
-      *value = p.maxThreadsDim[0];
-      return true;
-    case kDevAttrMaxBlockDimY:
-      *value = p.maxThreadsDim[1];
-      return true;
-    case kDevAttrMaxBlockDimZ:
-      *value = p.maxThreadsDim[2];
-      return true;
-    case kDevAttrMaxGridDimX:
-      *value = p.maxGridSize[0];
-      return true;
-    case kDevAttrMaxGridDimY:
-      *value = p.maxGridSize[1];
-      return true;
-    case kDevAttrMaxGridDimZ:
-      *value = p.maxGridSize[2];
-      return true;
-    case kDevAttrMaxSharedMemoryPerBlock:
-      *value = static_cast<int>(p.sharedMemPerBlock);
-      return true;
-    case kDevAttrMaxSharedMemoryPerBlockOptin:
-      *value = static_cast<int>(p.sharedMemPerBlockOptin);
-      return true;
-    case kDevAttrMaxSharedMemoryPerMultiprocessor:
-      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
-      return true;
-    case kDevAttrWarpSize:
-      *value = p.warpSize;
-      return true;
-    case kDevAttrMaxRegistersPerBlock:
-      *value = p.regsPerBlock;
-      return true;
-    case kDevAttrMaxRegistersPerMultiprocessor:
-      *value = p.regsPerMultiprocessor;
-      return true;
-    case kDevAttrClockRate:
-      *value = f.clock_mhz * 1000;
-      return true;  // kHz
-    case kDevAttrMemoryClockRate:
-      *value = f.memory_clock_khz;
-      return true;
-    case kDevAttrMultiProcessorCount:
-      *value = p.multiProcessorCount;
-      return true;
-    case kDevAttrMaxThreadsPerMultiProcessor:
-      *value = p.maxThreadsPerMultiProcessor;
-      return true;
-    case kDevAttrMaxBlocksPerMultiprocessor:
-      *value = p.maxBlocksPerMultiProcessor;
-      return true;
-    case kDevAttrComputeCapabilityMajor:
-      *value = p.major;
-      return true;
-    case kDevAttrComputeCapabilityMinor:
-      *value = p.minor;
-      return true;
-    case kDevAttrConcurrentKernels:
-      *value = p.concurrentKernels;
-      return true;
-    case kDevAttrAsyncEngineCount:
-      *value = p.asyncEngineCount;
-      return true;
-    case kDevAttrUnifiedAddressing:
-      *value = p.unifiedAddressing;
-      return true;
-    case kDevAttrIntegrated:
-      *value = 0;
-      return true;
-    case kDevAttrManagedMemory:
-      *value = p.managedMemory;
-      return true;
-    case kDevAttrConcurrentManagedAccess:
-      *value = p.concurrentManagedAccess;
-      return true;
-    case kDevAttrCanMapHostMemory:
-      *value = p.canMapHostMemory;
-      return true;
-    case kDevAttrPageableMemoryAccess:
-      *value = p.pageableMemoryAccess;
-      return true;
-    case kDevAttrMemoryPoolsSupported:
-      *value = p.memoryPoolsSupported;
-      return true;
-    case kDevAttrCooperativeLaunch:
-      *value = p.cooperativeLaunch;
-      return true;
-    case kDevAttrClusterLaunch:
-      *value = p.clusterLaunch;
-      return true;
-    case kDevAttrMaxPersistingL2CacheSize:
-      *value = p.persistingL2CacheMaxSize;
-      return true;
-    case kDevAttrL2CacheSize:
-      *value = p.l2CacheSize;
-      return true;
-    case kDevAttrGlobalMemoryBusWidth:
-      *value = p.memoryBusWidth;
-      return true;
-    case kDevAttrPciBusId:
-      *value = p.pciBusID;
-      return true;
-    case kDevAttrPciDeviceId:
-      *value = p.pciDeviceID;
-      return true;
-    case kDevAttrPciDomainId:
-      *value = p.pciDomainID;
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool CuFuncAttribute(const void* runtime_attrs, int cu_attr, int* value) {

@@ -59,7 +59,9 @@ inline constexpr int kCuErrorFileNotFound = 301;
 inline constexpr int kCuErrorInvalidHandle = 400;
 inline constexpr int kCuErrorNotFound = 500;
 
-// The device facts the interposer reports for a simulated GPU.
+// The device facts the interposer reports for a simulated GPU: the limits
+// colod describes in its welcome, and what a GPU of that kind reports
+// besides (SetKindFacts).
 struct DeviceFacts {
   const char* name = "";
   long long memory_bytes = 0;
@@ -77,13 +79,34 @@ struct DeviceFacts {
   int memory_clock_khz = 0;
   int major = 8;  // compute capability reported.
   int minor = 0;
+  int ecc_enabled = 1;                       // ECC on device memory.
+  int reserved_shared_mem_per_block = 1024;  // the driver's, per block.
+  int mem_sync_domain_count = 1;             // memory synchronization domains.
+  unsigned gpu_pci_device_id = 0;            // PCI device id << 16 | vendor id.
 };
 
+// Sets the facts that follow from the kind of GPU `facts.name` names
+// (V100, A100 or H100 in it; anything else is taken for an A100): compute
+// capability, ECC, the driver's reserved shared memory per block, memory
+// synchronization domains and PCI id, as a real GPU of that kind reports
+// them.
+void SetKindFacts(DeviceFacts& facts);
+
 // Fills the cudaDeviceProp (CUDA 13 layout) at `prop` from `facts`: zeroes
-// it, then sets the name, memory (size, L2, bus width), SM and
-// per-SM/per-block limits (0 where a fact is not known).
+// it, then sets every field CUDA's device attributes report (DeviceAttribute
+// answers each from this struct): the name, memory, SM and per-block limits
+// from the facts, the fixed limits of compute capability 7.0-9.0 (texture,
+// surface, pitch and constant memory), and what the interposer supports.
 // REQUIRES: `prop` points to a writable struct cudaDeviceProp.
 void FillCudaDeviceProp(void* prop, const DeviceFacts& facts);
+
+// cudaDeviceGetAttribute's and cuDeviceGetAttribute's answer for `attr`:
+// every number CUDA 13 defines (1 to CU_DEVICE_ATTRIBUTE_MAX - 1, the
+// driver's CUdevice_attribute, of which cudaDeviceAttr is a subset with the
+// same numbers) is answered, with the value FillCudaDeviceProp puts in the
+// matching cudaDeviceProp field where there is one; false for a number CUDA
+// does not define.
+bool DeviceAttribute(const DeviceFacts& facts, int attr, int* value);
 
 // cudaFuncAttribute values the interposer answers in sim mode.
 inline constexpr int kFuncAttributeMaxDynamicSharedMemorySize = 8;
@@ -196,11 +219,6 @@ void FillCudaFuncAttributes(void* attr, const FuncFacts& facts);
 // REQUIRES: `attr` points to a writable struct cudaPointerAttributes.
 void FillCudaPointerAttributes(void* attr, int memory_type, int device,
                                void* device_pointer, void* host_pointer);
-
-// cudaDeviceGetAttribute's answer for `attr` (a cudaDeviceAttr), the same
-// value FillCudaDeviceProp puts in the matching cudaDeviceProp field; false
-// for an attribute these facts do not cover.
-bool DeviceAttribute(const DeviceFacts& facts, int attr, int* value);
 
 // The driver API's answers from the runtime's (sim mode answers both from
 // the same facts). Room enough for a cudaFuncAttributes or a

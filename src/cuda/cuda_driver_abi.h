@@ -64,6 +64,8 @@ inline constexpr int kDevAttrMaxPersistingL2CacheSize = 108;
 inline constexpr int kDevAttrReservedSharedMemoryPerBlock = 111;
 inline constexpr int kDevAttrMemoryPoolsSupported = 115;
 inline constexpr int kDevAttrClusterLaunch = 120;
+// CU_DEVICE_ATTRIBUTE_MAX: one past the last attribute CUDA 13 defines.
+inline constexpr int kCuDeviceAttributeMax = 148;
 
 // CUfunction_attribute values.
 inline constexpr int kCuFuncAttrMaxThreadsPerBlock = 0;

@@ -45,6 +45,7 @@ static_assert(kDevAttrReservedSharedMemoryPerBlock ==
               CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
 static_assert(kDevAttrVirtualMemoryManagementSupported ==
               CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
+static_assert(kCuDeviceAttributeMax == CU_DEVICE_ATTRIBUTE_MAX);
 // (cuda_abi_check.cc checks the other kDevAttr* against both APIs.)
 
 static_assert(kCuFuncAttrMaxThreadsPerBlock ==

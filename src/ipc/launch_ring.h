@@ -62,6 +62,10 @@ enum class EntryType : uint32_t {
   // sequence number and runs on the copy engine of its direction, in stream
   // order, for its bytes at the GPU's copy bandwidth.
   kCopy = 4,
+  // A CUDA call the interposer refused because colo cannot do what it asks
+  // (`name`: the call), said once per call and process, for colod's log
+  // and counts. No sequence number; nothing waits for it.
+  kRefused = 5,
 };
 
 // RingEntry::flags of a kLaunch. kLaunchIssued: the client has issued the

@@ -57,7 +57,7 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy);
 // 10: launches a high-priority client issued itself (kLaunchIssued) and
 // the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat;
-// 12: the welcome's `class_reason`.
+// 12: the welcome's `class_reason`, refused calls on the ring (kRefused).
 inline constexpr uint32_t kWireVersion = 12;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 

@@ -330,6 +330,8 @@ class Daemon final : private cuda::GateSink {
   int64_t clients_served_ = 0;
   // Clients that asked for high priority and run best-effort (no grant).
   int64_t high_denied_ = 0;
+  // CUDA calls the clients' interposers refused (kRefused entries).
+  int64_t refused_calls_ = 0;
   int64_t clients_dropped_ = 0;
   int64_t connections_rejected_ = 0;
   // Per class (index: PriorityClass), clients gone included.

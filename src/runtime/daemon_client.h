@@ -56,6 +56,11 @@ struct Daemon::Client {
   PriorityClass cls = PriorityClass::kBestEffort;
   std::string program;
   std::string class_reason;  // why colod gave it its class (the welcome's)
+  // CUDA calls its interposer refused (kRefused entries), and the names
+  // logged of them.
+  int64_t refused_calls = 0;
+  std::set<std::string> refused_logged;
+  static constexpr size_t kMaxRefusedLogged = 64;
   std::unique_ptr<ipc::LaunchRing> ring;
   int gate_fd = -1;  // gate mode: colod's end of the gate channel.
   // Gate mode: seq -> (launch key, colod's id of the part granted).

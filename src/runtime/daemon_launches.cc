@@ -109,6 +109,19 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
               (persistent ? ipc::kKernelPersistentForm : 0u);
     return OkStatus();
   }
+  if (e.type == static_cast<uint32_t>(ipc::EntryType::kRefused)) {
+    // Said once per call by the client; logged once per call here too, and
+    // bounded: a client cannot fill colod's log or memory with names.
+    ++c.refused_calls;
+    ++refused_calls_;
+    const std::string call = ipc::ReadPrintable(e.name);
+    if (c.refused_logged.size() < Client::kMaxRefusedLogged &&
+        c.refused_logged.insert(call).second) {
+      DaemonLog("client %d (%s): refused %s: colo cannot do what it asks", c.id,
+                c.program.c_str(), call.c_str());
+    }
+    return OkStatus();
+  }
   if (e.type != static_cast<uint32_t>(ipc::EntryType::kLaunch) &&
       e.type != static_cast<uint32_t>(ipc::EntryType::kWait) &&
       e.type != static_cast<uint32_t>(ipc::EntryType::kCopy)) {

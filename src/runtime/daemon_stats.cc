@@ -66,6 +66,7 @@ std::string Daemon::StatsJson() const {
   }
   j["clients_served"] = clients_served_;
   j["high_denied"] = high_denied_;
+  j["refused_calls"] = refused_calls_;
   j["clients_dropped"] = clients_dropped_;
   j["connections_rejected"] = connections_rejected_;
   j["memory_used"] = ledger_.device_used();
@@ -98,6 +99,7 @@ std::string Daemon::StatsJson() const {
           DeviceTimeJson(c->device_time.launches, c->device_time.device,
                          c->device_time.solo)}});
     AddGateCounts(c->gate, j["clients"].back());
+    j["clients"].back()["refused_calls"] = c->refused_calls;
   }
   // What colod takes each kernel to be (duration, registers, shared memory,
   // the shortest run seen), per distinct name and shape, the first

@@ -41,10 +41,7 @@ cuda::DeviceFacts FactsOf(const ipc::WelcomeMsg& w) {
   f.l2_cache_bytes = w.l2_cache_bytes;
   f.memory_bus_bits = w.memory_bus_bits;
   f.memory_clock_khz = w.memory_clock_khz;
-  const std::string name = w.gpu_name;
-  f.major = name.find("H100") != std::string::npos   ? 9
-            : name.find("V100") != std::string::npos ? 7
-                                                     : 8;
+  cuda::SetKindFacts(f);
   return f;
 }
 

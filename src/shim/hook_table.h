@@ -191,6 +191,7 @@
   X(cuDeviceGet)                                                    \
   X(cuDeviceGetCount)                                               \
   X(cuDeviceGetAttribute)                                           \
+  X(cuDeviceGetName)                                                \
   X(cuCtxGetCurrent)                                                \
   X(cuCtxSetCurrent)                                                \
   X(cuCtxGetDevice)                                                 \

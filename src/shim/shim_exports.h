@@ -177,6 +177,7 @@ COLO_EXPORT int cuInit(unsigned flags);
 COLO_EXPORT int cuDeviceGet(int* device, int ordinal);
 COLO_EXPORT int cuDeviceGetCount(int* count);
 COLO_EXPORT int cuDeviceGetAttribute(int* value, int attr, int device);
+COLO_EXPORT int cuDeviceGetName(char* name, int len, int device);
 COLO_EXPORT int cuCtxGetCurrent(void** context);
 COLO_EXPORT int cuCtxSetCurrent(void* context);
 COLO_EXPORT int cuCtxGetDevice(int* device);

@@ -12,9 +12,14 @@
 // real driver (hiding memory pools and cooperative launches, as the runtime
 // calls do) and gates the launches as cuLaunchKernel's. Sim mode answers
 // them itself because the real driver has no GPU behind colod.
+#include <algorithm>
+#include <cstring>
+
 #include "colo/status.h"
 #include "cuda/cuda_abi.h"
+#include "cuda/cuda_runtime_abi.h"
 #include "shim/export_forwarding.h"
+#include "shim/shim_state.h"
 
 using colo::cuda::kCuErrorInvalidContext;
 using colo::cuda::kCuErrorInvalidValue;
@@ -82,6 +87,23 @@ int cuDeviceGetAttribute(int* value, int attr, int device) {
     return r;
   }
   return CuSafe([&] { return cs::GetDeviceAttribute(value, attr, device); });
+}
+
+// The simulated GPU's name, as cudaGetDeviceProperties reports it, cut to
+// len - 1 characters and NUL-terminated.
+int cuDeviceGetName(char* name, int len, int device) {
+  COLO_FORWARD_IF_NEEDED(cuDeviceGetName, kCuErrorNotFound, name, len, device);
+  COLO_CU_FORWARD_IN_GATE(cuDeviceGetName, name, len, device);
+  if (name == nullptr || len <= 0) return kCuErrorInvalidValue;
+  return CuSafe([&] {
+    colo::cuda::DeviceProp prop;
+    const int err = cs::GetDeviceProperties(&prop, device);
+    if (err != kCuSuccess) return err;
+    const size_t n = std::min(std::strlen(prop.name), size_t(len) - 1);
+    std::memcpy(name, prop.name, n);
+    name[n] = '\0';
+    return kCuSuccess;
+  });
 }
 
 int cuCtxGetCurrent(void** context) {
@@ -195,7 +217,12 @@ int cuLaunchKernelEx(const void* config, void* function, void** params,
   if (config == nullptr) return kCuErrorInvalidValue;
   return CuSafe([&] {
     const colo::cuda::CuLaunch l = colo::cuda::ReadCuLaunchConfig(config);
-    if (l.cooperative || (l.has_attributes && cs::GateMode()))
+    if (l.cooperative) {
+      return colo::shim::AnnounceRefused("cuLaunchKernelEx (cooperative)",
+                                         colo::shim::kCooperativeLaunchRefused,
+                                         colo::cuda::kCudaErrorNotSupported);
+    }
+    if (l.has_attributes && cs::GateMode())
       return colo::cuda::kCudaErrorNotSupported;
     return AsCuLaunchError(
         cs::DriverLaunch(function, cs::Dim{l.grid[0], l.grid[1], l.grid[2]},

@@ -17,7 +17,10 @@
 // so frameworks that ask first take their other path. Forwarded, these
 // calls would reach the real runtime: cudaErrorInsufficientDriver in sim
 // mode, and in gate mode memory and kernels colod never saw.
+#include <cstring>
+
 #include "shim/export_forwarding.h"
+#include "shim/shim_state.h"
 
 using colo::cuda::kCudaErrorNotSupported;
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
@@ -25,9 +28,16 @@ using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
 namespace {
 
 // The answer of every call here, recorded as the thread's last error as
-// any failed runtime call is.
-int Refused() {
-  return Safe([] { return kCudaErrorNotSupported; });
+// any failed runtime call is, and announced once per call.
+int Refused(const char* call) {
+  const char* why =
+      std::strstr(call, "Cooperative") != nullptr
+          ? colo::shim::kCooperativeLaunchRefused
+          : "an allocation from a memory pool would escape colod's memory "
+            "ledger; cudaMallocAsync works without pools";
+  return Safe([&] {
+    return colo::shim::AnnounceRefused(call, why, kCudaErrorNotSupported);
+  });
 }
 
 }  // namespace
@@ -35,46 +45,46 @@ int Refused() {
 int cudaDeviceGetDefaultMemPool(void** pool, int device) {
   COLO_FORWARD_IF_NEEDED(cudaDeviceGetDefaultMemPool,
                          kCudaErrorSharedObjectSymbolNotFound, pool, device);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaDeviceGetMemPool(void** pool, int device) {
   COLO_FORWARD_IF_NEEDED(cudaDeviceGetMemPool,
                          kCudaErrorSharedObjectSymbolNotFound, pool, device);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaDeviceSetMemPool(int device, void* pool) {
   COLO_FORWARD_IF_NEEDED(cudaDeviceSetMemPool,
                          kCudaErrorSharedObjectSymbolNotFound, device, pool);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMemGetDefaultMemPool(void** pool, void* location, int type) {
   COLO_FORWARD_IF_NEEDED(cudaMemGetDefaultMemPool,
                          kCudaErrorSharedObjectSymbolNotFound, pool, location,
                          type);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMemGetMemPool(void** pool, void* location, int type) {
   COLO_FORWARD_IF_NEEDED(cudaMemGetMemPool,
                          kCudaErrorSharedObjectSymbolNotFound, pool, location,
                          type);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMemSetMemPool(void* location, int type, void* pool) {
   COLO_FORWARD_IF_NEEDED(cudaMemSetMemPool,
                          kCudaErrorSharedObjectSymbolNotFound, location, type,
                          pool);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMemPoolCreate(void** pool, const void* props) {
   COLO_FORWARD_IF_NEEDED(cudaMemPoolCreate,
                          kCudaErrorSharedObjectSymbolNotFound, pool, props);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMemPoolImportFromShareableHandle(void** pool, void* handle,
@@ -82,21 +92,21 @@ int cudaMemPoolImportFromShareableHandle(void** pool, void* handle,
   COLO_FORWARD_IF_NEEDED(cudaMemPoolImportFromShareableHandle,
                          kCudaErrorSharedObjectSymbolNotFound, pool, handle,
                          handle_type, flags);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMemPoolImportPointer(void** ptr, void* pool, void* export_data) {
   COLO_FORWARD_IF_NEEDED(cudaMemPoolImportPointer,
                          kCudaErrorSharedObjectSymbolNotFound, ptr, pool,
                          export_data);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMallocFromPoolAsync(void** ptr, size_t size, void* pool, void* stream) {
   COLO_FORWARD_IF_NEEDED(cudaMallocFromPoolAsync,
                          kCudaErrorSharedObjectSymbolNotFound, ptr, size, pool,
                          stream);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size, void* pool,
@@ -104,7 +114,7 @@ int cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size, void* pool,
   COLO_FORWARD_IF_NEEDED(cudaMallocFromPoolAsync_ptsz,
                          kCudaErrorSharedObjectSymbolNotFound, ptr, size, pool,
                          stream);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaLaunchCooperativeKernel(const void* func, colo_dim3 grid,
@@ -113,7 +123,7 @@ int cudaLaunchCooperativeKernel(const void* func, colo_dim3 grid,
   COLO_FORWARD_IF_NEEDED(cudaLaunchCooperativeKernel,
                          kCudaErrorSharedObjectSymbolNotFound, func, grid,
                          block, args, shared_mem, stream);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaLaunchCooperativeKernel_ptsz(const void* func, colo_dim3 grid,
@@ -122,5 +132,5 @@ int cudaLaunchCooperativeKernel_ptsz(const void* func, colo_dim3 grid,
   COLO_FORWARD_IF_NEEDED(cudaLaunchCooperativeKernel_ptsz,
                          kCudaErrorSharedObjectSymbolNotFound, func, grid,
                          block, args, shared_mem, stream);
-  return Refused();
+  return Refused(__func__);
 }

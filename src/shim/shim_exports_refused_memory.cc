@@ -23,7 +23,10 @@
 //   limit be passed with many small arrays. Sim mode has no arrays either.
 // * graph memory nodes (cudaGraphAddMemAllocNode, cuGraphAddMemAllocNode):
 //   memory a graph allocates from its own pool each time it runs.
+#include <cstring>
+
 #include "shim/export_forwarding.h"
+#include "shim/shim_state.h"
 
 using colo::cuda::kCudaErrorNotSupported;
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
@@ -31,13 +34,41 @@ using colo::cuda::kCuErrorNotFound;
 
 namespace {
 
-// A runtime call's answer, recorded as the thread's last error.
-int Refused() {
-  return Safe([] { return kCudaErrorNotSupported; });
+// Why `call` is refused (the header's list), by its name.
+const char* WhyRefused(const char* call) {
+  if (std::strstr(call, "Ipc") != nullptr)
+    return "memory another process allocated cannot be charged to this one";
+  if (std::strstr(call, "Array") != nullptr)
+    return "a CUDA array's size is the driver's layout, which colod's ledger "
+           "cannot know";
+  if (std::strstr(call, "MemAllocNode") != nullptr)
+    return "a graph's memory nodes allocate from a pool of the graph's own, "
+           "outside colod's memory ledger";
+  if (std::strstr(call, "Pool") != nullptr)
+    return "an allocation from a memory pool would escape colod's memory "
+           "ledger";
+  return "virtual memory management maps memory colod's ledger cannot see";
 }
 
-// A driver call's answer (CUDA_ERROR_NOT_SUPPORTED, the same number).
-constexpr int kCuRefused = kCudaErrorNotSupported;
+// A runtime call's answer, recorded as the thread's last error, and
+// announced once per call.
+int Refused(const char* call) {
+  return Safe([&] {
+    return colo::shim::AnnounceRefused(call, WhyRefused(call),
+                                       kCudaErrorNotSupported);
+  });
+}
+
+// A driver call's answer (CUDA_ERROR_NOT_SUPPORTED, the same number),
+// announced once per call.
+int CuRefused(const char* call) {
+  try {
+    return colo::shim::AnnounceRefused(call, WhyRefused(call),
+                                       kCudaErrorNotSupported);
+  } catch (...) {
+    return kCudaErrorNotSupported;  // refused all the same
+  }
+}
 
 }  // namespace
 
@@ -47,21 +78,21 @@ int cuMemCreate(unsigned long long* handle, size_t size, const void* prop,
                 unsigned long long flags) {
   COLO_FORWARD_IF_NEEDED(cuMemCreate, kCuErrorNotFound, handle, size, prop,
                          flags);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemAddressReserve(unsigned long long* ptr, size_t size, size_t alignment,
                         unsigned long long addr, unsigned long long flags) {
   COLO_FORWARD_IF_NEEDED(cuMemAddressReserve, kCuErrorNotFound, ptr, size,
                          alignment, addr, flags);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemImportFromShareableHandle(unsigned long long* handle, void* os_handle,
                                    int handle_type) {
   COLO_FORWARD_IF_NEEDED(cuMemImportFromShareableHandle, kCuErrorNotFound,
                          handle, os_handle, handle_type);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 // ---- the driver's memory pools
@@ -69,40 +100,40 @@ int cuMemImportFromShareableHandle(unsigned long long* handle, void* os_handle,
 int cuDeviceGetDefaultMemPool(void** pool, int device) {
   COLO_FORWARD_IF_NEEDED(cuDeviceGetDefaultMemPool, kCuErrorNotFound, pool,
                          device);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuDeviceGetMemPool(void** pool, int device) {
   COLO_FORWARD_IF_NEEDED(cuDeviceGetMemPool, kCuErrorNotFound, pool, device);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuDeviceSetMemPool(int device, void* pool) {
   COLO_FORWARD_IF_NEEDED(cuDeviceSetMemPool, kCuErrorNotFound, device, pool);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemGetDefaultMemPool(void** pool, void* location, int type) {
   COLO_FORWARD_IF_NEEDED(cuMemGetDefaultMemPool, kCuErrorNotFound, pool,
                          location, type);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemGetMemPool(void** pool, void* location, int type) {
   COLO_FORWARD_IF_NEEDED(cuMemGetMemPool, kCuErrorNotFound, pool, location,
                          type);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemSetMemPool(void* location, int type, void* pool) {
   COLO_FORWARD_IF_NEEDED(cuMemSetMemPool, kCuErrorNotFound, location, type,
                          pool);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemPoolCreate(void** pool, const void* props) {
   COLO_FORWARD_IF_NEEDED(cuMemPoolCreate, kCuErrorNotFound, pool, props);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemPoolImportFromShareableHandle(void** pool, void* handle,
@@ -110,28 +141,28 @@ int cuMemPoolImportFromShareableHandle(void** pool, void* handle,
                                        unsigned long long flags) {
   COLO_FORWARD_IF_NEEDED(cuMemPoolImportFromShareableHandle, kCuErrorNotFound,
                          pool, handle, handle_type, flags);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemPoolImportPointer(unsigned long long* ptr, void* pool,
                            void* share_data) {
   COLO_FORWARD_IF_NEEDED(cuMemPoolImportPointer, kCuErrorNotFound, ptr, pool,
                          share_data);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemAllocFromPoolAsync(unsigned long long* ptr, size_t size, void* pool,
                             void* stream) {
   COLO_FORWARD_IF_NEEDED(cuMemAllocFromPoolAsync, kCuErrorNotFound, ptr, size,
                          pool, stream);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMemAllocFromPoolAsync_ptsz(unsigned long long* ptr, size_t size,
                                  void* pool, void* stream) {
   COLO_FORWARD_IF_NEEDED(cuMemAllocFromPoolAsync_ptsz, kCuErrorNotFound, ptr,
                          size, pool, stream);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 // ---- IPC imports
@@ -141,14 +172,14 @@ int cudaIpcOpenMemHandle(void** ptr, colo_ipc_mem_handle handle,
   COLO_FORWARD_IF_NEEDED(cudaIpcOpenMemHandle,
                          kCudaErrorSharedObjectSymbolNotFound, ptr, handle,
                          flags);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cuIpcOpenMemHandle_v2(unsigned long long* ptr, colo_ipc_mem_handle handle,
                           unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cuIpcOpenMemHandle_v2, kCuErrorNotFound, ptr, handle,
                          flags);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 // ---- CUDA arrays
@@ -157,7 +188,7 @@ int cudaMallocArray(void** array, const void* desc, size_t width, size_t height,
                     unsigned flags) {
   COLO_FORWARD_IF_NEEDED(cudaMallocArray, kCudaErrorSharedObjectSymbolNotFound,
                          array, desc, width, height, flags);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMalloc3DArray(void** array, const void* desc, colo_extent extent,
@@ -165,7 +196,7 @@ int cudaMalloc3DArray(void** array, const void* desc, colo_extent extent,
   COLO_FORWARD_IF_NEEDED(cudaMalloc3DArray,
                          kCudaErrorSharedObjectSymbolNotFound, array, desc,
                          extent, flags);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cudaMallocMipmappedArray(void** array, const void* desc, colo_extent extent,
@@ -173,23 +204,23 @@ int cudaMallocMipmappedArray(void** array, const void* desc, colo_extent extent,
   COLO_FORWARD_IF_NEEDED(cudaMallocMipmappedArray,
                          kCudaErrorSharedObjectSymbolNotFound, array, desc,
                          extent, levels, flags);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cuArrayCreate_v2(void** array, const void* desc) {
   COLO_FORWARD_IF_NEEDED(cuArrayCreate_v2, kCuErrorNotFound, array, desc);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuArray3DCreate_v2(void** array, const void* desc) {
   COLO_FORWARD_IF_NEEDED(cuArray3DCreate_v2, kCuErrorNotFound, array, desc);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 int cuMipmappedArrayCreate(void** array, const void* desc, unsigned levels) {
   COLO_FORWARD_IF_NEEDED(cuMipmappedArrayCreate, kCuErrorNotFound, array, desc,
                          levels);
-  return kCuRefused;
+  return CuRefused(__func__);
 }
 
 // ---- graph memory nodes
@@ -199,12 +230,12 @@ int cudaGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
   COLO_FORWARD_IF_NEEDED(cudaGraphAddMemAllocNode,
                          kCudaErrorSharedObjectSymbolNotFound, node, graph,
                          deps, num_deps, params);
-  return Refused();
+  return Refused(__func__);
 }
 
 int cuGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
                            size_t num_deps, void* params) {
   COLO_FORWARD_IF_NEEDED(cuGraphAddMemAllocNode, kCuErrorNotFound, node, graph,
                          deps, num_deps, params);
-  return kCuRefused;
+  return CuRefused(__func__);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "shim/export_forwarding.h"
+#include "shim/shim_state.h"
 
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
 using colo::cuda::kCudaSuccess;
@@ -34,8 +35,11 @@ int LaunchEx(const void* config, const void* func, void** args,
   std::memcpy(&c, config, sizeof(c));
   if (c.num_attrs != 0 && c.attrs == nullptr)
     return cuda::kCudaErrorInvalidValue;
-  if (cuda::AsksForCooperativeLaunch(config))
-    return cuda::kCudaErrorNotSupported;
+  if (cuda::AsksForCooperativeLaunch(config)) {
+    return AnnounceRefused("cudaLaunchKernelExC (cooperative)",
+                           kCooperativeLaunchRefused,
+                           cuda::kCudaErrorNotSupported);
+  }
   void* stream = per_thread ? PerThread(c.stream) : OwnStream(c.stream);
   return cs::Launch(func, Dim{c.grid[0], c.grid[1], c.grid[2]},
                     Dim{c.block[0], c.block[1], c.block[2]},

@@ -497,6 +497,25 @@ int LaunchLocked(InterposerState& s, const void* key,
   return kCudaSuccess;
 }
 
+int AnnounceRefused(const char* call, const char* why, int error) {
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  // Bounded: the refused calls are a fixed set of names.
+  if (s.refused_calls.size() >= 256 || !s.refused_calls.insert(call).second)
+    return error;
+  std::fprintf(stderr,
+               "colo: %s is not supported under colo (%s); it returns error "
+               "%d\n",
+               call, why, error);
+  if (Connected(s) == kCudaSuccess) {
+    ipc::RingEntry e;
+    e.type = static_cast<uint32_t>(ipc::EntryType::kRefused);
+    ipc::CopyString(e.name, call);
+    (void)Push(s, e);  // a colod that is gone was reported already
+  }
+  return error;
+}
+
 int PushHostCopyLocked(InterposerState& s, void* stream, ipc::HostCopy copy) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = OrderWithLegacyStream(s, stream); err != kCudaSuccess)

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "colo/status.h"
@@ -45,6 +46,8 @@ struct InterposerState {
   DeviceSettings device COLO_GUARDED_BY(mu);
   HostFuncQueue host_funcs COLO_GUARDED_BY(mu);
   ByteMoveQueue byte_moves COLO_GUARDED_BY(mu);
+  // The calls refused so far (AnnounceRefused), each said once.
+  std::set<std::string> refused_calls COLO_GUARDED_BY(mu);
 };
 
 // The process's one InterposerState: made on first use, when fork()'s
@@ -123,6 +126,14 @@ int OrderWithLegacyStream(InterposerState& s, void* stream) COLO_REQUIRES(s.mu);
 // Sim mode: a copy between host and device memory on `stream`, ordered
 // like a launch (after the legacy stream's work where CUDA orders it so);
 // colod runs it on its direction's copy engine. REQUIRES: `stream` checked.
+// The first time per process that `call` is refused because colo cannot do
+// what it asks (`why`): says so on stderr and tells colod (a kRefused ring
+// entry, when connected). Returns `error`, the call's answer. Takes s.mu.
+int AnnounceRefused(const char* call, const char* why, int error);
+// AnnounceRefused's `why` for a cooperative launch, by whichever call.
+inline constexpr const char* kCooperativeLaunchRefused =
+    "a cooperative launch needs every block resident at once, which colod "
+    "does not promise";
 int PushHostCopyLocked(InterposerState& s, void* stream, ipc::HostCopy copy)
     COLO_REQUIRES(s.mu);
 // The key a library kernel `name` is launched by (LaunchLocked), made the

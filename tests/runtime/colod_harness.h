@@ -91,7 +91,7 @@ class Process {
   Process(const std::vector<std::string>& argv,
           const std::map<std::string, std::string>& env,
           const std::string& out_path, const std::string& err_path)
-      : out_path_(out_path) {
+      : out_path_(out_path), err_path_(err_path) {
     pid_ = fork();
     if (pid_ == 0) {
       for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
@@ -110,6 +110,7 @@ class Process {
   ~Process() { Kill(); }
   pid_t pid() const { return pid_; }
   std::string Output() const { return ReadFile(out_path_); }
+  std::string Errors() const { return ReadFile(err_path_); }
 
   // Exit code (128+signal if killed), or -1 if it did not end in `timeout`
   // (then it is killed).
@@ -144,6 +145,7 @@ class Process {
  private:
   pid_t pid_ = -1;
   std::string out_path_;
+  std::string err_path_;
   bool done_ = false;
   int status_ = -1;
 };

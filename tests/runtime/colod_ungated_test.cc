@@ -6,6 +6,10 @@
 // bypassed colod. Gate mode's side is in gate_protocol_test.cc.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+#include <string>
+
 #include "colod_harness.h"
 
 namespace colo::testing {
@@ -22,6 +26,8 @@ TEST(ColodIntegrationTest, PoolsAndCooperativeLaunchesAreRefusedInSimMode) {
   TempDir dir;
   Colod colod(dir, "kernels:\n  - {name: ungated_step, duration_us: 100}\n");
   ASSERT_TRUE(colod.ready()) << colod.Log();
+  constexpr size_t npos = std::string::npos;
+  int announced = 0;  // "... is not supported under colo" lines, both runs
   for (const char* program :
        {"ungated_features", "ungated_features_per_thread"}) {
     SCOPED_TRACE(program);
@@ -48,7 +54,30 @@ TEST(ColodIntegrationTest, PoolsAndCooperativeLaunchesAreRefusedInSimMode) {
     EXPECT_EQ(ValueOf(out, "launch_ex_not_cooperative"), 0) << out;
     EXPECT_EQ(ValueOf(out, "launch_ex_no_attrs"), 1) << out;
     EXPECT_EQ(ValueOf(out, "sync"), 0) << out;
+    // Each refused call says so on stderr, with why, once however often it
+    // is made: the pool calls by name, the cooperative launch by whichever
+    // entry point the build's header calls.
+    const std::string err = p->Errors();
+    EXPECT_NE(err.find("colo: cudaDeviceGetDefaultMemPool is not supported "
+                       "under colo (an allocation from a memory pool would "
+                       "escape colod's memory ledger"),
+              npos)
+        << err;
+    EXPECT_NE(err.find("is not supported under colo (a cooperative launch "
+                       "needs every block resident at once"),
+              npos)
+        << err;
+    std::set<std::string> lines;
+    std::istringstream in(err);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(" is not supported under colo (") == npos) continue;
+      EXPECT_TRUE(lines.insert(line).second) << "said twice: " << line;
+      ++announced;
+    }
   }
+  // colod heard of each, and counts them.
+  EXPECT_GT(announced, 2);
+  EXPECT_EQ(colod.Stats()["refused_calls"], announced) << colod.Stats().dump();
   // One launch of each run reached colod: the refused ones never did.
   EXPECT_TRUE(colod.StatsReach([](const nlohmann::json& j) {
     return j["kernels_completed"] == 2 && j["memory_used"] == 0 &&

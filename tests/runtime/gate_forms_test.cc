@@ -405,6 +405,10 @@ TEST_F(GateFormsTest, AProgramsPersistentWorkersRetreatAndResumeExactlyOnce) {
   }
   EXPECT_EQ(launches, kLaunches);
   EXPECT_GT(retreated, 0) << "the service never made workers retreat";
+  std::printf(
+      "gate_forms persistent: %d launches, %d persistent runs, %d "
+      "retreated and resumed\n",
+      launches, runs, retreated);
   const nlohmann::json be = colod.Stats()["classes"]["best-effort"];
   EXPECT_EQ(be["persistent_grants"], runs);
   EXPECT_GE(be["retreats"].get<int>(), retreated);
