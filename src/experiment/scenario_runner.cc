@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiment/job_driver.h"
+#include "experiment/loop_executor.h"
 #include "experiment/random.h"
 #include "sched/policy.h"
 #include "sim/event_loop.h"
@@ -60,19 +61,6 @@ Result<GpuSpec> ProfilingGpu(const ScenarioSpec& spec, const JobSpec& job) {
                               "': workload profiled on unknown GPU '" + name +
                               "'");
 }
-
-// The event loop as a policy's executor.
-class LoopExecutor final : public sched::Executor {
- public:
-  explicit LoopExecutor(sim::EventLoop& loop) : loop_(loop) {}
-  TimePoint Now() const override { return loop_.Now(); }
-  void After(Duration delay, std::function<void()> fn) override {
-    loop_.After(delay, std::move(fn));
-  }
-
- private:
-  sim::EventLoop& loop_;
-};
 
 sim::ContextMode ContextModeFor(const ScenarioSpec& spec) {
   if (spec.policy) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "colo/gpu_spec.h"
+#include "experiment/loop_executor.h"
 #include "gate_test_client.h"
 #include "in_process_colod.h"
 #include "ipc/launch_ring.h"
@@ -45,21 +46,10 @@ namespace {
 
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
+using experiment::LoopExecutor;
 
 // ---------------------------------------------------------------------------
 // Every policy starts a high-priority launch within Submit.
-
-class LoopExecutor final : public sched::Executor {
- public:
-  explicit LoopExecutor(sim::EventLoop& loop) : loop_(loop) {}
-  TimePoint Now() const override { return loop_.Now(); }
-  void After(Duration delay, std::function<void()> fn) override {
-    loop_.After(delay, std::move(fn));
-  }
-
- private:
-  sim::EventLoop& loop_;
-};
 
 // Runs every launch for 2 ms from its arrival, which it records; every
 // kernel's profile says 2 ms too (past the priority policy's 100 us bound).

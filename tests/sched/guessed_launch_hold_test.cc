@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "experiment/loop_executor.h"
 #include "sched/executor.h"
 #include "sched/passthrough_policy.h"
 #include "sched/policy.h"
@@ -29,24 +30,13 @@
 namespace colo::sched {
 namespace {
 
+using experiment::LoopExecutor;
 using sim::testing::TestKernel;
 
 constexpr ClientId kHp = 0;
 constexpr ClientId kBe = 1;
 constexpr Duration kRun = Milliseconds(1);
 const TimePoint kT0 = AtNanos(Milliseconds(10).count());
-
-class LoopExecutor final : public Executor {
- public:
-  explicit LoopExecutor(sim::EventLoop& loop) : loop_(loop) {}
-  TimePoint Now() const override { return loop_.Now(); }
-  void After(Duration delay, std::function<void()> fn) override {
-    loop_.After(delay, std::move(fn));
-  }
-
- private:
-  sim::EventLoop& loop_;
-};
 
 // Runs each launch for kRun from its arrival and records what arrived when.
 class OneMillisecondDevice final : public Device {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "experiment/loop_executor.h"
 #include "sched/executor.h"
 #include "sched/policy.h"
 #include "sim/event_loop.h"
@@ -28,23 +29,11 @@
 namespace colo::sched {
 namespace {
 
+using experiment::LoopExecutor;
 using sim::testing::TestKernel;
 
 constexpr ClientId kHp = 0;
 constexpr ClientId kBe = 1;
-
-// The event loop as the policy's executor.
-class LoopExecutor final : public Executor {
- public:
-  explicit LoopExecutor(sim::EventLoop& loop) : loop_(loop) {}
-  TimePoint Now() const override { return loop_.Now(); }
-  void After(Duration delay, std::function<void()> fn) override {
-    loop_.After(delay, std::move(fn));
-  }
-
- private:
-  sim::EventLoop& loop_;
-};
 
 // Forwards to the GPU and records which block ranges of `watched` ran to
 // their end: [first, end) for a completed launch, [first, next) for a
