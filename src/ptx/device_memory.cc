@@ -1,12 +1,26 @@
-// DeviceMemory: allocations in a std::map keyed by their start, so that an
-// address resolves with one ordered lookup; every access is checked to lie
-// inside one allocation.
+// DeviceMemory: allocations and adopted regions in std::maps keyed by their
+// start, so that an address resolves with one ordered lookup in each;
+// every access is checked to lie inside one region.
 #include <cstring>
 #include <string>
 
 #include "ptx/ptx_interpreter.h"
 
 namespace colo::ptx {
+namespace {
+
+// The region of `map` holding `address`, or one of size 0.
+template <typename Map, typename View>
+DeviceMemory::Region Holding(Map& map, uint64_t address, View view) {
+  auto it = map.upper_bound(address);
+  if (it == map.begin()) return {};
+  --it;
+  DeviceMemory::Region r = view(it->first, it->second);
+  if (address - r.start >= r.size) return {};
+  return r;
+}
+
+}  // namespace
 
 uint64_t DeviceMemory::Allocate(uint64_t bytes) {
   uint64_t address = next_;
@@ -17,24 +31,45 @@ uint64_t DeviceMemory::Allocate(uint64_t bytes) {
   return address;
 }
 
-uint8_t* DeviceMemory::Resolve(uint64_t address, uint64_t bytes) {
-  auto it = allocations_.upper_bound(address);
-  if (it == allocations_.begin()) return nullptr;
-  --it;
-  uint64_t offset = address - it->first;
-  std::vector<uint8_t>& data = it->second;
-  if (offset > data.size() || bytes > data.size() - offset) return nullptr;
-  return data.data() + offset;
+Status DeviceMemory::Adopt(uint64_t address, uint8_t* data, uint64_t bytes) {
+  if (address == 0 || data == nullptr || bytes == 0 ||
+      bytes > ~uint64_t{0} - address) {
+    return InvalidArgumentError("cannot adopt " + std::to_string(bytes) +
+                                " bytes at " + std::to_string(address));
+  }
+  // Overlap: a region starting inside the new one, or one holding its start.
+  const uint64_t end = address + bytes;
+  auto starts_inside = [&](const auto& map) {
+    auto it = map.lower_bound(address);
+    return it != map.end() && it->first < end;
+  };
+  if (starts_inside(adopted_) || starts_inside(allocations_) ||
+      RegionAt(address).size > 0) {
+    return InvalidArgumentError("adopted region of " + std::to_string(bytes) +
+                                " bytes at " + std::to_string(address) +
+                                " overlaps another region");
+  }
+  adopted_[address] = Region{address, data, bytes};
+  return OkStatus();
 }
 
-std::vector<uint8_t>* DeviceMemory::AllocationAt(uint64_t address,
-                                                 uint64_t* start) {
-  auto it = allocations_.upper_bound(address);
-  if (it == allocations_.begin()) return nullptr;
-  --it;
-  if (address - it->first >= it->second.size()) return nullptr;
-  *start = it->first;
-  return &it->second;
+void DeviceMemory::ForgetAdopted() { adopted_.clear(); }
+
+DeviceMemory::Region DeviceMemory::RegionAt(uint64_t address) {
+  Region r = Holding(allocations_, address,
+                     [](uint64_t start, std::vector<uint8_t>& bytes) {
+                       return Region{start, bytes.data(), bytes.size()};
+                     });
+  if (r.size > 0) return r;
+  return Holding(adopted_, address,
+                 [](uint64_t, const Region& region) { return region; });
+}
+
+uint8_t* DeviceMemory::Resolve(uint64_t address, uint64_t bytes) {
+  Region r = RegionAt(address);
+  const uint64_t offset = address - r.start;
+  if (r.size == 0 || bytes > r.size - offset) return nullptr;
+  return r.data + offset;
 }
 
 Status DeviceMemory::Write(uint64_t address, const void* data, uint64_t bytes) {
@@ -71,6 +106,21 @@ uint64_t DeviceMemory::SymbolAddress(std::string_view name) const {
 
 void DeviceMemory::SetSymbolAddress(std::string_view name, uint64_t address) {
   symbols_[std::string(name)] = address;
+}
+
+void DeviceMemory::BindSymbol(std::string_view name, uint64_t address) {
+  auto [it, added] = symbols_.try_emplace(std::string(name), address);
+  if (added || it->second != address) {
+    it->second = address;
+    uninitialized_[std::string(name)] = true;
+  }
+}
+
+bool DeviceMemory::TakeUninitialized(std::string_view name) {
+  auto it = uninitialized_.find(name);
+  if (it == uninitialized_.end() || !it->second) return false;
+  it->second = false;
+  return true;
 }
 
 }  // namespace colo::ptx

@@ -788,3 +788,29 @@ Status InstructionError(std::string_view function, const Instruction& in,
 }
 
 }  // namespace colo::ptx::interp
+
+namespace colo::ptx {
+
+Result<std::vector<uint64_t>> KernelParamBytes(const Module& module,
+                                               std::string_view name) {
+  for (const TopLevel& item : module.items) {
+    const auto* f = std::get_if<Function>(&item);
+    if (f == nullptr || !f->is_entry || f->name != name) continue;
+    std::vector<uint64_t> bytes;
+    for (const Param& p : f->params) {
+      const uint32_t element = interp::ElementBytes(p.type);
+      if (element == 0) {
+        return InvalidArgumentError(std::string(name) + ": parameter " +
+                                    p.name + " has type ." + p.type +
+                                    ", not implemented");
+      }
+      bytes.push_back(
+          uint64_t{element} *
+          static_cast<uint64_t>(std::max<int64_t>(1, p.array_size)));
+    }
+    return bytes;
+  }
+  return InvalidArgumentError("no kernel named " + std::string(name));
+}
+
+}  // namespace colo::ptx

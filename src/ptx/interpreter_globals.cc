@@ -138,6 +138,15 @@ Status PrepareModuleVariables(const Module& module, DeviceMemory& memory,
       continue;
     }
     uint64_t address = memory.SymbolAddress(v->name);
+    if (address != 0 && memory.TakeUninitialized(v->name)) {
+      // Storage the caller bound (BindSymbol): its initializer, once.
+      Type type = ParseType(v->type);
+      uint64_t bytes = type.bits >= 8 ? type.bytes() : 0;
+      for (int64_t d : v->dims) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
+      if (bytes > 0 && memory.Resolve(address, bytes) != nullptr) {
+        COLO_RETURN_IF_ERROR(Initialize(*v, type, address, bytes, memory));
+      }
+    }
     if (address == 0) {
       Type type = ParseType(v->type);
       uint64_t bytes = type.bits >= 8 ? type.bytes() : 0;

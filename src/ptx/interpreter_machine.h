@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -114,10 +115,9 @@ struct Launch {
   uint32_t total_shared = 0;
   uint32_t resident_blocks = 1;
   uint64_t steps = 0;  // warp-instructions so far (%clock)
-  // The allocation of the last global access (DeviceMemory never moves or
-  // frees one) and its address.
-  std::vector<uint8_t>* cached = nullptr;
-  uint64_t cached_start = 0;
+  // The region of the last global access (DeviceMemory never moves or
+  // frees one while a kernel runs).
+  DeviceMemory::Region cached;
 };
 
 // One lane about to execute one instruction.
@@ -173,6 +173,13 @@ Status PrepareModuleVariables(const Module& module, DeviceMemory& memory,
 Status ExecuteInteger(const DecodedInstruction& in, Lane& lane);
 Status ExecuteFloat(const DecodedInstruction& in, Lane& lane);
 Status ExecuteMemory(const DecodedInstruction& in, Lane& lane);
+
+// The device runtime's bodiless functions (interpreter_device_runtime.cc):
+// vprintf formats and hands the text to `sink` (stdout if empty);
+// __assertfail is an error carrying the assertion's message.
+Status DevicePrintf(const DecodedInstruction& in, Lane& lane,
+                    const std::function<void(const std::string&)>& sink);
+Status DeviceAssertFailure(const DecodedInstruction& in, Lane& lane);
 
 // The host bytes of [address, address + bytes) in `space` for this lane,
 // checked against the space's bounds and the access's natural alignment.

@@ -209,16 +209,14 @@ Result<uint8_t*> ResolveAccess(Lane& lane, Space space, uint64_t address,
   switch (space) {
     case Space::kGlobal:
     case Space::kConst: {
-      // Most accesses fall in the allocation the last one did.
+      // Most accesses fall in the region the last one did.
       Launch& run = *lane.launch;
-      uint64_t offset = address - run.cached_start;
-      if (run.cached != nullptr && offset < run.cached->size() &&
-          bytes <= run.cached->size() - offset) {
-        return run.cached->data() + offset;
+      uint64_t offset = address - run.cached.start;
+      if (offset < run.cached.size && bytes <= run.cached.size - offset) {
+        return run.cached.data + offset;
       }
-      std::vector<uint8_t>* allocation =
-          run.memory->AllocationAt(address, &run.cached_start);
-      if (allocation != nullptr) run.cached = allocation;
+      DeviceMemory::Region region = run.memory->RegionAt(address);
+      if (region.size > 0) run.cached = region;
       uint8_t* p = run.memory->Resolve(address, bytes);
       if (p == nullptr) {
         return InvalidArgumentError(

@@ -156,10 +156,19 @@ Status Scheduler::Call(const DecodedInstruction& in, Lane& lane) {
     return InvalidArgumentError("call depth beyond 1024 frames");
   const DecodedFunction& callee = launch_.program->functions[in.target];
   if (!callee.source->has_body) {
+    // The device runtime's printf and assert, run here; any other function
+    // without a body cannot run.
+    if (callee.source->name == "vprintf") {
+      COLO_RETURN_IF_ERROR(interp::DevicePrintf(in, lane, options_.print));
+      ++t.pc;
+      return OkStatus();
+    }
+    if (callee.source->name == "__assertfail")
+      return interp::DeviceAssertFailure(in, lane);
     return InvalidArgumentError(
         "call of " + callee.source->name +
-        ", which has no body in this module (device-runtime functions such "
-        "as printf and assert are not implemented)");
+        ", which has no body in this module (of the device runtime's "
+        "functions, only printf and assert are implemented)");
   }
   Frame f;
   f.function = in.target;
@@ -511,7 +520,8 @@ Result<RunStats> RunKernel(const Module& module, std::string_view name,
                         ? program.static_shared_bytes
                         : uint64_t{program.dynamic_shared_offset} +
                               launch.dynamic_shared_bytes;
-  uint64_t limit = std::max<uint64_t>(48 * 1024, program.static_shared_bytes);
+  uint64_t limit =
+      std::max<uint64_t>(options.max_shared_bytes, program.static_shared_bytes);
   if (shared > limit) {
     return fail("static plus dynamic shared memory is " +
                 std::to_string(shared) + " bytes, beyond " +

@@ -30,8 +30,10 @@
 // membermask names a live lane that is not executing it with the others,
 // or a shuffle that reads such a lane; an access outside every allocation
 // (or the block's shared memory, the thread's local memory) or not
-// naturally aligned; a call of a function with no body (printf, assert:
-// a kernel that only may call one still runs). Barriers count threads: one
+// naturally aligned; a call of a function with no body other than the
+// device runtime's printf (vprintf, formatted to InterpreterOptions::print)
+// and assert (__assertfail: the error carries the assertion's message); a
+// kernel that only may call one still runs. Barriers count threads: one
 // completes when every thread of the block that has not exited has
 // arrived at it (at any instruction naming that barrier; .aligned is not
 // required), or its thread count has. Results a GPU makes from operations
@@ -64,34 +66,63 @@ struct Dim3 {
 // addresses of a 64-bit space (never 0), read and written by the host and
 // by kernels. An access outside every allocation is an error naming the
 // address and the instruction, never a host crash.
+//
+// Besides its own allocations it may run over memory its caller owns
+// (Adopt): a region of host memory seen at an address of the caller's
+// choosing (colo's interposer adopts each of a program's device
+// allocations at the address the program holds, which is where the bytes
+// are). Adopted regions must not overlap each other or an allocation;
+// the caller keeps them alive and unmoved until it forgets them.
 class DeviceMemory {
  public:
+  // One allocation or adopted region: where it starts and its bytes.
+  struct Region {
+    uint64_t start = 0;
+    uint8_t* data = nullptr;
+    uint64_t size = 0;
+  };
+
   // A new zeroed allocation of `bytes`; its device address.
   uint64_t Allocate(uint64_t bytes);
+  // Runs over [data, data + bytes) at device address `address` (> 0).
+  // InvalidArgument if it would overlap a region already there.
+  Status Adopt(uint64_t address, uint8_t* data, uint64_t bytes);
+  // Forgets every adopted region (allocations and symbols stay).
+  void ForgetAdopted();
   // Copies between host and device; InvalidArgument if [address, address +
   // bytes) is not inside one allocation.
   Status Write(uint64_t address, const void* data, uint64_t bytes);
   Status Read(uint64_t address, void* data, uint64_t bytes) const;
   // The bytes of the allocation that starts at `address` (for comparing
-  // whole outputs), or nullptr.
+  // whole outputs), or nullptr (also for an adopted region).
   const std::vector<uint8_t>* Allocation(uint64_t address) const;
 
   // For the interpreter: the host pointer for [address, address + bytes)
-  // inside one allocation, or nullptr.
+  // inside one region, or nullptr.
   uint8_t* Resolve(uint64_t address, uint64_t bytes);
-  // For the interpreter: the allocation holding `address` and its start
-  // (in *start), or nullptr. Allocations never move or shrink.
-  std::vector<uint8_t>* AllocationAt(uint64_t address, uint64_t* start);
+  // For the interpreter: the region holding `address`, or a region of size
+  // 0 if none does. Regions never move or shrink while a kernel runs.
+  Region RegionAt(uint64_t address);
 
   // Module-scope .global / .const variables the interpreter created here,
   // by name (so a test can read a __device__ variable as
   // cudaMemcpyFromSymbol would): the variable's address, or 0 if none.
   uint64_t SymbolAddress(std::string_view name) const;
   void SetSymbolAddress(std::string_view name, uint64_t address);
+  // A variable whose storage the caller owns (an adopted region at
+  // `address`): the interpreter uses it for `name` and, the first time a
+  // module naming it runs, writes the variable's initializer into it
+  // (TakeUninitialized).
+  void BindSymbol(std::string_view name, uint64_t address);
+  // True once for a variable bound with BindSymbol: its initializer is
+  // still to be written.
+  bool TakeUninitialized(std::string_view name);
 
  private:
   std::map<uint64_t, std::vector<uint8_t>> allocations_;  // by address
+  std::map<uint64_t, Region> adopted_;                    // by address
   std::map<std::string, uint64_t, std::less<>> symbols_;
+  std::map<std::string, bool, std::less<>> uninitialized_;
   uint64_t next_ = 1ull << 40;
 };
 
@@ -116,6 +147,12 @@ struct InterpreterOptions {
   // (never inside a warp's instruction); may write `memory`. Default: none
   std::function<void(uint64_t step, DeviceMemory& memory)> hook;
   uint64_t hook_every = 0;
+  // Where device printf's text goes, one call's at a time. Default: stdout
+  std::function<void(const std::string&)> print;
+  // Static plus dynamic shared memory a block may use, when the kernel
+  // declares less (a device's opt-in maximum, as cudaFuncSetAttribute
+  // allows). Default: 48 KiB
+  uint32_t max_shared_bytes = 48 * 1024;
 };
 
 struct RunStats {
@@ -131,6 +168,12 @@ struct RunStats {
 // 48 KiB of static plus dynamic shared memory unless the kernel declares
 // more), an unimplemented instruction, a bad memory access, a barrier or
 // shuffle that cannot complete, the step budget spent.
+// The byte size of each parameter of kernel `name` of `module`, in order:
+// what LaunchConfig::args must hold. InvalidArgument: no such kernel, or a
+// parameter of a type the interpreter does not implement.
+Result<std::vector<uint64_t>> KernelParamBytes(const Module& module,
+                                               std::string_view name);
+
 Result<RunStats> RunKernel(const Module& module, std::string_view name,
                            const LaunchConfig& launch, DeviceMemory& memory,
                            const InterpreterOptions& options = {});

@@ -391,12 +391,12 @@ TEST(InterpreterErrorTest, AnUnknownInstructionOrModifierIsNamed) {
 }
 
 TEST(InterpreterErrorTest, ACallWithoutABodyFailsOnlyWhenItRuns) {
-  // vprintf is declared, not defined: a kernel that may call it runs as
+  // helper is declared, not defined: a kernel that may call it runs as
   // long as no thread does (here: only when k_in's word 0 is 1).
   BodyRun run = Threads(1);
   run.inputs = {0};
   run.module_scope =
-      ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);";
+      ".extern .func (.param .b32 r) helper(.param .b64 f, .param .b64 a);";
   std::string body = R"(
     ld.global.u32 %r1, [%rd61];
     setp.ne.u32 %p1, %r1, 1;
@@ -407,7 +407,7 @@ TEST(InterpreterErrorTest, ACallWithoutABodyFailsOnlyWhenItRuns) {
     .param .b64 p1;
     st.param.b64 [p1], 0;
     .param .b32 r0;
-    call.uni (r0), vprintf, (p0, p1);
+    call.uni (r0), helper, (p0, p1);
     }
   $SKIP:
     st.global.u32 [%rd60], 7;
@@ -415,7 +415,7 @@ TEST(InterpreterErrorTest, ACallWithoutABodyFailsOnlyWhenItRuns) {
   EXPECT_EQ(Exec(body, run)[0], 7u);
   run.inputs = {1};
   std::string e = Error(body, run);
-  EXPECT_NE(e.find("call of vprintf, which has no body"), std::string::npos)
+  EXPECT_NE(e.find("call of helper, which has no body"), std::string::npos)
       << e;
 }
 
