@@ -1,14 +1,17 @@
 // `colo run [--class best-effort|high] [--token T] [--require-class]
-//  [--socket PATH] [--preload LIB] [--allow-static-cudart] -- PROGRAM
-//  ARGS...`: runs an unmodified CUDA program under the interposer against
-// colod. It only sets the environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS,
-// COLO_TOKEN, COLO_REQUIRE_CLASS, and CUDA_MPS_PIPE_DIRECTORY when colod runs
-// its clients over MPS) and execs the program; the class is a request that
-// colod grants from its own configuration (the interposer warns when it
-// does not; --require-class asks colod first and refuses). It refuses a program
-// that carries its own copy of the CUDA runtime (nvcc's default, -cudart
-// static): that copy talks to the driver directly, so no interposer sees its
-// calls.
+//  [--socket PATH] [--preload LIB] [--allow-static-cudart] [--verbose]
+//  [--execute] -- PROGRAM ARGS...`: runs an unmodified CUDA program under the
+// interposer against colod. It only sets the environment (LD_PRELOAD,
+// COLO_SOCKET, COLO_CLASS, COLO_TOKEN, COLO_REQUIRE_CLASS, COLO_EXECUTE with
+// --execute, CUDA_MPS_PIPE_DIRECTORY when
+// colod runs its clients over MPS, and LD_LIBRARY_PATH when the machine has
+// no CUDA driver library: ProvideDriverLibrary) and execs the program; the
+// class is a request that colod grants from its own configuration (the
+// interposer warns when it does not; --require-class asks colod first and
+// refuses). It refuses a program that carries its own copy of the CUDA runtime
+// (nvcc's default, -cudart static): that copy talks to the driver directly, so
+// no interposer sees its calls.
+#include <dlfcn.h>
 #include <limits.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,6 +44,8 @@ struct RunFlags {
   std::string preload;
   bool allow_static_cudart = false;
   bool require_class = false;
+  bool verbose = false;
+  bool execute = false;  // --execute: kernels compute (COLO_EXECUTE=1)
   std::vector<std::string> command;
 };
 
@@ -53,6 +58,49 @@ std::string DefaultPreload() {
   std::string dir(self);
   dir = dir.substr(0, dir.rfind('/'));
   return dir + "/libcolo_preload.so";
+}
+
+// A program linked with the CUDA driver (-lcuda) cannot load where the
+// machine has no libcuda.so.1 (no GPU driver): then it gets colo's driver
+// library for the simulated GPU, sim_driver/libcuda.so.1 beside the
+// interposer, through LD_LIBRARY_PATH. Says which driver library the
+// program gets on stderr when it links the driver (`links_driver`) and it
+// is colo's, or with `verbose`. NotFound if neither exists.
+Status ProvideDriverLibrary(const std::string& preload, bool links_driver,
+                            bool verbose) {
+  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    if (verbose) {
+      char path[PATH_MAX] = "libcuda.so.1";
+      (void)dlinfo(driver, RTLD_DI_ORIGIN, path);
+      std::fprintf(stderr,
+                   "colo: the program gets the machine's CUDA driver "
+                   "library (libcuda.so.1 in %s)\n",
+                   path);
+    }
+    dlclose(driver);
+    return OkStatus();
+  }
+  const std::string dir =
+      preload.substr(0, preload.find_last_of('/') + 1) + "sim_driver";
+  if (access((dir + "/libcuda.so.1").c_str(), R_OK) != 0) {
+    return NotFoundError(
+        "this machine has no CUDA driver library (libcuda.so.1), and colo's "
+        "driver library for the simulated GPU is not at " +
+        dir + "/libcuda.so.1; a program linked with -lcuda cannot load");
+  }
+  std::string path = dir;
+  if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) {
+    path += std::string(":") + old;
+  }
+  setenv("LD_LIBRARY_PATH", path.c_str(), 1);
+  if (!links_driver && !verbose) return OkStatus();
+  std::fprintf(stderr,
+               "colo: note: this machine has no CUDA driver library "
+               "(libcuda.so.1); the program gets colo's driver library for "
+               "the simulated GPU (%s/libcuda.so.1), which answers the driver "
+               "calls colo does not implement with CUDA_ERROR_NOT_SUPPORTED\n",
+               dir.c_str());
+  return OkStatus();
 }
 
 // The bytes of `path` if it is a regular ELF file of at most 1 GiB, else
@@ -242,6 +290,18 @@ Status RunProgram(const RunFlags& f) {
     ld += std::string(":") + old;
   }
   setenv("LD_PRELOAD", ld.c_str(), 1);
+  // The program's own dynamic section names libcuda.so.1 when it links the
+  // driver (its libraries may too: then the note is not said).
+  const std::optional<std::string> image =
+      program.empty() ? std::nullopt : ReadElf(program);
+  const bool links_driver =
+      image && image->find("libcuda.so.1") != std::string::npos;
+  if (Status driver = ProvideDriverLibrary(preload, links_driver, f.verbose);
+      !driver.ok() && (links_driver || f.verbose)) {
+    // Only a program that links the driver fails to load: say why, and run.
+    std::fprintf(stderr, "colo: %s\n", std::string(driver.message()).c_str());
+  }
+  if (f.execute) setenv("COLO_EXECUTE", "1", 1);
   if (!f.socket.empty()) setenv("COLO_SOCKET", f.socket.c_str(), 1);
   setenv("COLO_CLASS", f.cls.c_str(), 1);
   if (!f.token.empty()) setenv("COLO_TOKEN", f.token.c_str(), 1);
@@ -300,6 +360,13 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                 "with --class high: refuse to run (exit 2) unless colod grants "
                 "high priority; without it a program colod runs best-effort "
                 "only warns");
+  sub->add_flag(
+      "--verbose", flags->verbose,
+      "say which CUDA driver library (libcuda.so.1) the program gets");
+  sub->add_flag("--execute", flags->execute,
+                "simulated GPU: run the program's kernels on colo's PTX "
+                "interpreter too, so that they compute (slow; for tests and "
+                "small inputs)");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

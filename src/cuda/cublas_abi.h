@@ -18,6 +18,7 @@ inline constexpr int kBlasInvalidValue = 7;
 inline constexpr int kBlasExecutionFailed = 13;
 inline constexpr int kBlasInternalError = 14;
 inline constexpr int kBlasNotSupported = 15;
+inline constexpr int kBlasMappingError = 11;
 
 // cublasOperation_t
 inline constexpr int kBlasOpN = 0;

@@ -194,10 +194,14 @@ bool AttributeWithoutField(const DeviceFacts& f, int attr, int* value) {
     case 126:  // cudaDevAttrMemSyncDomainCount
       *value = f.mem_sync_domain_count;
       return true;
+    case 102:  // virtual memory management: sim mode maps it on host memory
+               // (shim/driver_vmm.h)
+      *value = 1;
+      return true;
     // What the interposer does not offer: stream memory operations
     // (92-94, 122, 123), cooperative multi-device launches (96), remote
-    // write flushes (98), virtual memory management and its shareable
-    // handles (102-105, 110, 128, 141, 145), compression (107, 136, 137),
+    // write flushes (98), virtual memory management's shareable handles
+    // (103-105, 110, 128, 141, 145), compression (107, 136, 137),
     // DMA-BUF (124, 146), tensor maps (127), multicast (132), graphics
     // interop (135, 138), host memory pools (142, 144), partial host
     // atomics (147).
@@ -206,7 +210,6 @@ bool AttributeWithoutField(const DeviceFacts& f, int attr, int* value) {
     case 94:
     case 96:
     case 98:
-    case 102:
     case 103:
     case 104:
     case 105:

@@ -58,7 +58,7 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 10: launches a high-priority client issued itself (kLaunchIssued) and
 // the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat;
 // 12: the welcome's `class_reason`, refused calls on the ring (kRefused).
-inline constexpr uint32_t kWireVersion = 12;
+inline constexpr uint32_t kWireVersion = 13;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -127,7 +127,11 @@ struct WelcomeMsg {
   // it is high and its policy starts high priority at once
   // (sched::StartsHighPriorityAtOnce). 0: every launch waits for kGrant.
   uint32_t issue_at_once = 0;
-  uint32_t reserved = 0;
+  // Sim mode: 1 if colod's config says `execute: true`: the client also
+  // runs each kernel on colo's PTX interpreter over its device memory, so
+  // that kernels compute (shim/sim_execute.h). 0: kernels take simulated
+  // time only.
+  uint32_t execute_kernels = 0;
   // Why colod gave the class it did: the grant that matched, or, for a
   // client that asked for high and runs best-effort, what no grant matched
   // (its uid, cgroup, token). Printable ASCII.

@@ -466,6 +466,7 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.memory_bus_bits = spec_.memory_bus_bits;
   w.memory_clock_khz = MemoryClockKhz(spec_);
   w.issue_at_once = c.issues_at_once ? 1 : 0;
+  w.execute_kernels = config_.execute && !gate_gpu_ ? 1 : 0;
   ipc::CopyString(w.class_reason, c.class_reason);
   Reply(c, ipc::MsgType::kWelcome, &w, sizeof(w));
 }

@@ -222,7 +222,7 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
                                   "gate_depth",       "gate_forms",
                                   "limits",           "mps",
                                   "mps_control",      "mps_pipe_dir",
-                                  "mps_log_dir"}));
+                                  "mps_log_dir",      "execute"}));
   if (auto v = top.Get("socket")) {
     COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
     if (c->socket_path.size() > kMaxSocketPath) {
@@ -313,6 +313,14 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
     }
     c->gate_slices = forms == "all" || forms == "slices";
     c->gate_persistent = forms == "all" || forms == "persistent";
+  }
+  if (auto v = top.Get("execute")) {
+    COLO_ASSIGN_OR_RETURN(c->execute, v->Bool());
+    if (c->device != "sim") {
+      return v->Error(
+          "applies to the simulated GPU only (device: sim): on a GPU, "
+          "kernels compute anyway");
+    }
   }
   if (auto v = top.Get("limits")) {
     COLO_RETURN_IF_ERROR(ParseClientLimits(*v, &c->limits));

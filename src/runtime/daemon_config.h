@@ -48,6 +48,10 @@
 //   gate_forms: all              # gate mode: the forms colod may grant a
 //                                # best-effort kernel in: all | slices |
 //                                # persistent | none (whole only)
+//   execute: false               # sim mode: clients also run their kernels
+//                                # on colo's PTX interpreter, so that they
+//                                # compute (slow; for tests and small
+//                                # inputs; shim/sim_execute.h)
 //   limits: {...}                # what one client may take of colod
 //                                # (client_limits.h)
 //   mps: managed                 # gate mode: off | external | managed
@@ -146,6 +150,10 @@ struct DaemonConfig {
   // ("none": every kernel runs whole). Default: all.
   bool gate_slices = true;
   bool gate_persistent = true;
+  // Sim mode: clients run each kernel on colo's PTX interpreter too, so
+  // that device memory holds what the kernels compute (WelcomeMsg's
+  // execute_kernels). Default: false (kernels take simulated time only).
+  bool execute = false;
   ClientLimits limits;  // Default: ClientLimits's.
   // Gate mode: the clients' MPS control daemon (mps_control.h). Default:
   // off; the directories "" (their defaults, from the socket path).

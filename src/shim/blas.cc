@@ -11,6 +11,7 @@
 #include "cuda/cublas_abi.h"
 #include "shim/annotated_mutex.h"
 #include "shim/blas_common.h"
+#include "shim/blas_compute.h"
 #include "shim/shim_runtime.h"
 
 namespace colo::shim::blas {
@@ -51,8 +52,14 @@ int WithHandle(void* h, F f) {
 
 bool IsHalf(int type) { return type == kDataR16F || type == kDataR16BF; }
 
-// The cudaDataType of a GEMM's scalars: the compute type's, or for the
-// typed API C's element type.
+// Whether `beta`, a scalar of `type`, is known to be 0: only a host scalar
+// can be read before the kernel runs.
+bool BetaIsZero(const void* beta, int type, int pointer_mode) {
+  return pointer_mode == kBlasPointerHost && HostScalarIsZero(beta, type);
+}
+
+}  // namespace
+
 int ScalarType(const GemmCall& c) {
   if (c.compute < 0) return c.c_type;
   if (c.compute == kBlasCompute64F || c.compute == kBlasCompute64FPedantic)
@@ -61,14 +68,6 @@ int ScalarType(const GemmCall& c) {
     return kDataR16F;
   return kDataR32F;
 }
-
-// Whether `beta`, a scalar of `type`, is known to be 0: only a host scalar
-// can be read before the kernel runs.
-bool BetaIsZero(const void* beta, int type, int pointer_mode) {
-  return pointer_mode == kBlasPointerHost && HostScalarIsZero(beta, type);
-}
-
-}  // namespace
 
 int ElementBytes(int type) {
   switch (type) {
@@ -141,8 +140,9 @@ bool ValidOp(int op) {
   return op == kBlasOpN || op == kBlasOpT || op == kBlasOpC;
 }
 
-int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream) {
-  const int err = LaunchGemm(shape, op, OwnStream(stream));
+int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream,
+               std::function<void()> compute) {
+  const int err = LaunchGemm(shape, op, OwnStream(stream), std::move(compute));
   if (err == kCudaSuccess) return kBlasSuccess;
   if (err == cuda::kCudaErrorDevicesUnavailable) return kBlasNotInitialized;
   return kBlasExecutionFailed;
@@ -260,12 +260,12 @@ int Gemm(void* handle, const GemmCall& c) {
   if (checked != kBlasSuccess) return checked;
   if (c.m == 0 || c.n == 0 || c.batch == 0)
     return kBlasSuccess;  // nothing to compute
-  return LaunchBlas(shape, c.op, stream);
+  return LaunchBlas(shape, c.op, stream, [c] { ComputeGemm(c); });
 }
 
 int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n,
          const void* alpha, int64_t lda, int64_t incx, const void* beta,
-         int64_t incy, int type) {
+         int64_t incy, int type, const GemvOperands& o) {
   GemmShape shape;
   void* stream = nullptr;
   const int checked = WithHandle(handle, [&](Handle& h) {
@@ -284,7 +284,9 @@ int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n,
   });
   if (checked != kBlasSuccess) return checked;
   if (m == 0 || n == 0) return kBlasSuccess;
-  return LaunchBlas(shape, op, stream);
+  return LaunchBlas(shape, op, stream, [=] {
+    ComputeGemv(trans, m, n, alpha, o.a, lda, o.x, incx, beta, o.y, incy, type);
+  });
 }
 
 }  // namespace colo::shim::blas

@@ -59,13 +59,28 @@ struct GemmCall {
   int compute = -1;
   const void* alpha = nullptr;
   const void* beta = nullptr;
+  // The operands (blas_compute.h computes with them under sim mode's
+  // `execute`): the first matrices and, for a strided batch, the elements
+  // between batches; or, for a batch of pointers, the arrays.
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  const void* const* a_array = nullptr;
+  const void* const* b_array = nullptr;
+  void* const* c_array = nullptr;
 };
 int Gemm(void* handle, const GemmCall& call);
 
 // y = alpha op(A) x + beta y, A m x n (`type`: FP32 or FP64), as a GEMM of
 // one column.
+struct GemvOperands {
+  const void* a = nullptr;
+  const void* x = nullptr;
+  void* y = nullptr;
+};
 int Gemv(void* handle, const char* op, int trans, int64_t m, int64_t n,
          const void* alpha, int64_t lda, int64_t incx, const void* beta,
-         int64_t incy, int type);
+         int64_t incy, int type, const GemvOperands& operands);
 
 }  // namespace colo::shim::blas

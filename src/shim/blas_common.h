@@ -6,6 +6,7 @@
 // thread-safe.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,10 @@
 #include "shim/blas.h"
 
 namespace colo::shim::blas {
+
+// The cudaDataType of a GEMM's scalars: the compute type's, or for the
+// typed API C's element type.
+int ScalarType(const GemmCall& c);
 
 // Bytes of one element of a cudaDataType colo models (FP16, BF16, FP32,
 // FP64); 0 for any other.
@@ -31,7 +36,9 @@ bool ValidOp(int op);
 // Launches `shape` as kernel `op` on `stream` (LaunchGemm), as a
 // cublasStatus_t: SUCCESS, NOT_INITIALIZED when colod is gone, else
 // EXECUTION_FAILED.
-int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream);
+// `compute` is what the call computes, run under sim mode's `execute`.
+int LaunchBlas(const GemmShape& shape, const std::string& op, void* stream,
+               std::function<void()> compute = nullptr);
 
 // Whether `handle` is a live handle of blas.h's table (made by cublasCreate
 // or cublasLtCreate).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -11,7 +12,9 @@
 #include "colo/gemm_model.h"
 #include "shim/annotated_mutex.h"
 #include "shim/blas_common.h"
+#include "shim/blas_compute.h"
 #include "shim/shim_runtime.h"
+#include "shim/shim_state.h"
 
 namespace colo::shim::blas_lt {
 namespace {
@@ -199,6 +202,7 @@ struct Matrix {
   uint64_t rows = 0, cols = 0;
   int64_t ld = 0;
   int64_t batch = 1;
+  int64_t batch_stride = 0;  // elements between a strided batch's matrices
 };
 
 Matrix MatrixOf(const Descriptor& l) {
@@ -209,6 +213,7 @@ Matrix MatrixOf(const Descriptor& l) {
   m.cols = l.U64(kLtLayoutCols);
   m.ld = l.I64(kLtLayoutLd);
   m.batch = l.I32(kLtLayoutBatchCount);
+  m.batch_stride = l.I64(kLtLayoutStridedBatchOffset);
   return m;
 }
 
@@ -265,6 +270,11 @@ struct Planned {
   GemmShape shape;
   std::string op;
   bool empty = false;  // m or n is 0: nothing to launch
+  // What the matmul computes (sim mode's `execute`), when the operands were
+  // given and blas_compute.h covers the matmul; `computable` false with an
+  // operands' matmul it does not (row order, gradient epilogues).
+  std::function<void()> compute;
+  bool computable = true;
 };
 
 Planned Refuse(int status) {
@@ -278,7 +288,8 @@ Planned Refuse(int status) {
 // query).
 Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b,
              const Matrix& c, const Matrix& d, const void* alpha,
-             const void* beta, bool check_scalars) {
+             const void* beta, bool check_scalars,
+             const MatmulArgs* operands = nullptr) {
   const int pointer_mode = desc.I32(kLtDescPointerMode);
   if (pointer_mode < kLtPointerHost ||
       pointer_mode > kLtPointerAlphaVectorBetaHost)
@@ -374,6 +385,36 @@ Planned Plan(const Descriptor& desc, const Matrix& a, const Matrix& b,
   p.op = std::string("cublasLtMatmul") + (*epilogue_name != '\0' ? "+" : "") +
          epilogue_name;
   p.empty = m == 0 || n == 0;
+  if (operands != nullptr) {
+    const uint32_t computed = kLtEpilogueRelu | kLtEpilogueBias |
+                              kLtEpilogueGelu | kLtEpilogueDefault;
+    p.computable = (epilogue & ~computed) == 0 && a.order == kLtOrderCol &&
+                   b.order == kLtOrderCol && c.order == kLtOrderCol &&
+                   pointer_mode == kLtPointerHost;
+    if (p.computable) {
+      call.transa = transa, call.transb = transb;
+      call.m = static_cast<int64_t>(m), call.n = static_cast<int64_t>(n);
+      call.k = static_cast<int64_t>(k);
+      call.lda = a.ld, call.ldb = b.ld, call.ldc = c.ld;
+      call.batch = d.batch;
+      call.alpha = alpha, call.beta = beta;
+      call.a = operands->a_data, call.b = operands->b_data;
+      call.c = const_cast<void*>(operands->c_data);
+      call.stride_a = a.batch_stride, call.stride_b = b.batch_stride;
+      call.stride_c = c.batch_stride;
+      blas::GemmEpilogue e;
+      if (bias_in) {
+        e.bias = reinterpret_cast<const void*>(desc.U64(kLtDescBiasPointer));
+        const int32_t t = desc.I32(kLtDescBiasDataType);
+        e.bias_type = t == -1 ? d.type : t;
+      }
+      e.relu = (epilogue & kLtEpilogueRelu) != 0;
+      e.gelu = (epilogue & kLtEpilogueGelu) != 0;
+      e.d = operands->d_data, e.ldd = d.ld, e.d_type = d.type;
+      e.d_stride = d.batch_stride;
+      p.compute = [call, e] { blas::ComputeGemm(call, e); };
+    }
+  }
   return p;
 }
 
@@ -389,9 +430,11 @@ Planned PlanArgs(const MatmulArgs& args, bool check_scalars) {
   for (int i = 0; i < 4; ++i) layouts[i] = Copy(t, keys[i], Kind::kLayout);
   if (!desc || !layouts[0] || !layouts[1] || !layouts[2] || !layouts[3])
     return Refuse(kBlasInvalidValue);
-  return Plan(*desc, MatrixOf(*layouts[0]), MatrixOf(*layouts[1]),
-              MatrixOf(*layouts[2]), MatrixOf(*layouts[3]), args.alpha,
-              args.beta, check_scalars);
+  return Plan(
+      *desc, MatrixOf(*layouts[0]), MatrixOf(*layouts[1]),
+      MatrixOf(*layouts[2]), MatrixOf(*layouts[3]), args.alpha, args.beta,
+      check_scalars,
+      args.a_data != nullptr || args.d_data != nullptr ? &args : nullptr);
 }
 
 }  // namespace
@@ -560,7 +603,15 @@ int Matmul(const MatmulArgs& args, void* stream) {
   const Planned p = PlanArgs(args, /*check_scalars=*/true);
   if (p.status != kBlasSuccess) return p.status;
   if (p.empty) return kBlasSuccess;
-  return blas::LaunchBlas(p.shape, p.op, stream);
+  if (!p.computable && ExecuteMode()) {
+    AnnounceRefused(
+        "cublasLtMatmul",
+        "under `execute`, colo computes column-major matmuls with host "
+        "scalars and the bias, ReLU and GELU epilogues only",
+        kBlasNotSupported);
+    return kBlasNotSupported;
+  }
+  return blas::LaunchBlas(p.shape, p.op, stream, p.compute);
 }
 
 }  // namespace colo::shim::blas_lt

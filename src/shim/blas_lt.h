@@ -82,6 +82,11 @@ struct MatmulArgs {
   void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;  // layouts
   const void* alpha = nullptr;
   const void* beta = nullptr;
+  // The matrices (cublasLtMatmul's; null for a heuristic query).
+  const void* a_data = nullptr;
+  const void* b_data = nullptr;
+  const void* c_data = nullptr;
+  void* d_data = nullptr;
 };
 
 int AlgoGetHeuristic(const MatmulArgs& args, void* preference, int requested,

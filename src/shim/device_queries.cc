@@ -47,6 +47,11 @@ cuda::DeviceFacts FactsOf(const ipc::WelcomeMsg& w) {
 
 }  // namespace
 
+int SimDeviceArch(const InterposerState& s) {
+  const cuda::DeviceFacts d = FactsOf(s.colod.client->welcome());
+  return d.major * 10 + d.minor;
+}
+
 int GetDeviceProperties(void* prop, int device) {
   if (prop == nullptr) return cuda::kCudaErrorInvalidValue;
   if (device != 0) return cuda::kCudaErrorInvalidDevice;
@@ -76,12 +81,6 @@ namespace {
 // What a kernel whose binary gives nothing (PTX only, an unreadable image)
 // is taken to use.
 constexpr int kAssumedRegistersPerThread = 32;
-
-// Target architecture for reading binaries: the simulated GPU's.
-int TargetArch(const InterposerState& s) COLO_REQUIRES(s.mu) {
-  const cuda::DeviceFacts d = FactsOf(s.colod.client->welcome());
-  return d.major * 10 + d.minor;
-}
 
 // `name` in what was read from `source`, reading it with `read` the first
 // time (an unreadable binary is remembered as empty). `read` runs under the
@@ -113,14 +112,15 @@ std::optional<KernelResources> BinaryResourcesLocked(InterposerState& s,
     return FindRead(s.modules.kernels, m->second, s.kernels.names[func],
                     [&]() COLO_NO_THREAD_SAFETY_ANALYSIS {
                       return ReadModuleResources(s.modules.images[m->second],
-                                                 TargetArch(s));
+                                                 SimDeviceArch(s));
                     });
   }
   auto image = s.kernels.fat_binary_of.find(func);
   if (image == s.kernels.fat_binary_of.end()) return std::nullopt;
   return FindRead(s.kernels.fat_binary_kernels, image->second,
                   s.kernels.names[func], [&]() COLO_NO_THREAD_SAFETY_ANALYSIS {
-                    return ReadRegisteredFatbin(image->second, TargetArch(s));
+                    return ReadRegisteredFatbin(image->second,
+                                                SimDeviceArch(s));
                   });
 }
 

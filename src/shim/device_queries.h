@@ -36,6 +36,9 @@ int CheckLaunchLimits(InterposerState& s, const void* func, Dim grid, Dim block,
 std::optional<KernelResources> BinaryResourcesLocked(InterposerState& s,
                                                      const void* func)
     COLO_REQUIRES(s.mu);
+// The simulated GPU's SM architecture (90 = sm_90): the target for reading
+// the program's binaries. REQUIRES: connected.
+int SimDeviceArch(const InterposerState& s) COLO_REQUIRES(s.mu);
 // The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
 // its preset (for the allocation granularities) with the welcome's limits.
 GpuSpec SpecOf(const ipc::WelcomeMsg& w);

@@ -237,7 +237,11 @@ Result<std::string> CopyModuleImage(const void* image) {
       return InvalidArgumentError("fat binary: implausible size");
     return std::string(reinterpret_cast<const char*>(b), size);
   }
-  if (std::memcmp(b, ELFMAG, SELFMAG) != 0) return std::string();  // PTX text.
+  // PTX text, NUL-terminated (what cuModuleLoadData takes besides binaries).
+  if (std::memcmp(b, ELFMAG, SELFMAG) != 0) {
+    const char* text = reinterpret_cast<const char*>(b);
+    return std::string(text, strnlen(text, kMaxCubinBytes));
+  }
   if (b[EI_CLASS] != ELFCLASS64)
     return InvalidArgumentError("cubin: not a 64-bit ELF image");
   const auto eh = Load<Elf64_Ehdr>(b);

@@ -78,8 +78,8 @@ Result<std::map<std::string, std::string>> ReadRegisteredInitialValues(
 
 // A driver-API module image (cuModuleLoadData): a cubin ELF, a fat binary
 // container or nvcc's wrapper of one. Returns a copy of its bytes (the program
-// may free the image once loaded), its size taken from its own headers; an
-// empty string for an image that holds no cubin to read (PTX text).
+// may free the image once loaded), its size taken from its own headers (PTX
+// text: up to its terminating NUL).
 // InvalidArgument for an ELF or container whose headers are inconsistent.
 Result<std::string> CopyModuleImage(const void* image);
 

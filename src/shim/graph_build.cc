@@ -12,6 +12,7 @@
 #include "shim/graph_capture.h"
 #include "shim/memory_checks.h"
 #include "shim/shim_state.h"
+#include "shim/sim_execute.h"
 
 namespace colo::shim {
 using cuda::kCudaErrorInvalidValue;
@@ -79,21 +80,27 @@ int GraphCreate(void** graph, unsigned flags) {
 
 int GraphAddKernelNode(void** node, void* graph, const void* const* deps,
                        size_t num_deps, const void* func, Dim grid, Dim block,
-                       size_t shared_mem) {
+                       size_t shared_mem, void** args, void** extra) {
   CapturedOp op;
   op.key = func;
   op.grid = grid;
   op.block = block;
   op.shared_mem = shared_mem;
-  return AddNode(node, graph, deps, num_deps, op,
-                 [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
-                   if (int err = Connected(s); err != kCudaSuccess) return err;
-                   // A kernel the program registered or loaded (a launch takes
-                   // any key: driver-API functions reach it unnamed).
-                   if (s.kernels.names.count(func) == 0)
-                     return cuda::kCudaErrorInvalidDeviceFunction;
-                   return CheckLaunchLimits(s, func, grid, block, shared_mem);
-                 });
+  return AddNode(
+      node, graph, deps, num_deps, op,
+      [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
+        if (int err = Connected(s); err != kCudaSuccess) return err;
+        // A kernel the program registered or loaded (a launch takes
+        // any key: driver-API functions reach it unnamed).
+        if (s.kernels.names.count(func) == 0)
+          return cuda::kCudaErrorInvalidDeviceFunction;
+        if (int err = CheckLaunchLimits(s, func, grid, block, shared_mem);
+            err != kCudaSuccess)
+          return err;
+        // Its arguments, copied now, as CUDA copies a node's.
+        if (!ExecutesKernels(s)) return kCudaSuccess;
+        return CopyKernelArgsLocked(s, func, args, extra, &op.executed.args);
+      });
 }
 
 int GraphAddMemsetNode(void** node, void* graph, const void* const* deps,
@@ -110,6 +117,42 @@ int GraphAddMemsetNode(void** node, void* graph, const void* const* deps,
   op.height = height;
   op.dpitch = height > 1 ? pitch : op.width;
   if (height > 1 && pitch < op.width) return kCudaErrorInvalidValue;
+  return AddNode(node, graph, deps, num_deps, op,
+                 [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
+                   return CheckCapturedCopy(s, op);
+                 });
+}
+
+int CopyOpOf(const cuda::Memcpy3DParms* p, CapturedOp* op) {
+  if (p == nullptr || p->src_array != nullptr || p->dst_array != nullptr)
+    return kCudaErrorInvalidValue;  // no CUDA arrays are handed out
+  const cuda::Extent& e = p->extent;
+  // Slices one after another (each `height` rows of a `ysize`-row slice)
+  // are one run of rows; anything else is not one 2D copy.
+  if (e.depth > 1 &&
+      (p->src_ptr.ysize != e.height || p->dst_ptr.ysize != e.height))
+    return cuda::kCudaErrorNotSupported;
+  auto at = [](const cuda::PitchedPtr& ptr, const cuda::Pos& pos) {
+    return static_cast<char*>(ptr.ptr) +
+           (pos.z * ptr.ysize + pos.y) * ptr.pitch + pos.x;
+  };
+  op->kind = CapturedOp::Kind::kCopy;
+  op->copy_kind = p->kind;
+  op->dst = at(p->dst_ptr, p->dst_pos);
+  op->src = at(p->src_ptr, p->src_pos);
+  op->width = e.width;
+  op->height = e.height * std::max<size_t>(e.depth, 1);
+  op->dpitch = p->dst_ptr.pitch;
+  op->spitch = p->src_ptr.pitch;
+  if (op->height > 1 && (op->dpitch < op->width || op->spitch < op->width))
+    return cuda::kCudaErrorInvalidPitchValue;
+  return kCudaSuccess;
+}
+
+int GraphAddMemcpyNode(void** node, void* graph, const void* const* deps,
+                       size_t num_deps, const cuda::Memcpy3DParms* params) {
+  CapturedOp op;
+  if (int err = CopyOpOf(params, &op); err != kCudaSuccess) return err;
   return AddNode(node, graph, deps, num_deps, op,
                  [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
                    return CheckCapturedCopy(s, op);
@@ -214,6 +257,30 @@ int GraphNodeGetType(void* node, int* type) {
   auto* n = static_cast<const GraphNode*>(node);
   if (s.graphs.graph_of_node.count(n) == 0) return kCudaErrorInvalidValue;
   *type = static_cast<int>(n->op.kind);
+  return kCudaSuccess;
+}
+
+}  // namespace colo::shim
+
+namespace colo::shim {
+
+int GraphClone(void** clone, void* original) {
+  if (clone == nullptr) return kCudaErrorInvalidValue;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  if (InGate(s)) return cuda::kCudaErrorNotSupported;
+  Graph* g = GraphOf(s, original);
+  if (g == nullptr) return kCudaErrorInvalidValue;
+  auto* copy = new Graph();
+  s.graphs.live.insert(copy);
+  // Nodes in the original's order, then each one's dependencies on the
+  // copies (cudaGraphAddDependencies may make a node depend on a later one).
+  for (const auto& node : g->nodes) AddGraphNode(s, copy, node->op, {});
+  for (const auto& node : g->nodes) {
+    for (const GraphNode* d : node->deps)
+      copy->nodes[node->index]->deps.push_back(copy->nodes[d->index].get());
+  }
+  *clone = copy;
   return kCudaSuccess;
 }
 

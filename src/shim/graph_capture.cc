@@ -160,7 +160,7 @@ void ForgetCaptureStream(InterposerState& s, Stream* st) {
 
 int CaptureKernel(InterposerState& s, void* stream, const void* key,
                   const char* unnamed_prefix, Dim grid, Dim block,
-                  size_t shared_mem) {
+                  size_t shared_mem, ExecutedWork executed) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckLaunchLimits(s, key, grid, block, shared_mem);
       err != kCudaSuccess)
@@ -171,6 +171,7 @@ int CaptureKernel(InterposerState& s, void* stream, const void* key,
   op.grid = grid;
   op.block = block;
   op.shared_mem = shared_mem;
+  op.executed = std::move(executed);
   RecordCaptured(s, stream, op);
   return kCudaSuccess;
 }
@@ -325,6 +326,7 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g) {
     for (size_t p : deps)
       if (e.lane[p] != lane) waits.push_back(p);
     e.ops.push_back(node.op);
+    e.node_index.push_back(node.index);
     e.lane.push_back(lane);
     e.waits.push_back(std::move(waits));
     stands_for[i] = {pos};
@@ -344,6 +346,7 @@ int GraphInstantiate(void** exec, void* graph) {
   if (!plan)
     return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
   auto* e = new GraphExec(std::move(*plan));
+  e->source = g;
   for (size_t k = 1; k < e->lane_count; ++k) {
     auto* lane = new Stream();
     lane->id = s.streams.next_id++;
@@ -366,7 +369,7 @@ int RunGraphOp(InterposerState& s, const CapturedOp& op, void* stream)
     COLO_REQUIRES(s.mu) {
   if (op.kind == CapturedOp::Kind::kKernel) {
     return LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block,
-                        op.shared_mem, stream, nullptr);
+                        op.shared_mem, stream, nullptr, nullptr, &op.executed);
   }
   if (op.kind == CapturedOp::Kind::kHost) {
     if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;

@@ -38,7 +38,8 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g);
 // would be).
 int CaptureKernel(InterposerState& s, void* stream, const void* key,
                   const char* unnamed_prefix, Dim grid, Dim block,
-                  size_t shared_mem) COLO_REQUIRES(s.mu);
+                  size_t shared_mem, ExecutedWork executed = {})
+    COLO_REQUIRES(s.mu);
 // Multi-stream capture. cudaEventRecord on a capturing stream: `e` becomes a
 // point in that capture.
 void RecordEventInCapture(Event* e, Stream* st);

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -20,6 +21,18 @@
 namespace colo::shim {
 
 struct Stream;
+
+// A kernel launch's arguments as its parameters take them (sim mode's
+// `execute`, sim_execute.h): each parameter's bytes, in order.
+using KernelArgs = std::vector<std::vector<uint8_t>>;
+// What a launch computes under sim mode's `execute`: a kernel's arguments
+// (run on the PTX interpreter), or a library call's computation on the
+// host (a cuBLAS GEMM's); neither without `execute`.
+struct ExecutedWork {
+  std::shared_ptr<const KernelArgs> args;
+  std::shared_ptr<const std::function<void()>> host;
+  bool empty() const { return args == nullptr && host == nullptr; }
+};
 
 // One operation recorded while a stream captures (sim mode): replayed, in
 // order, on the stream a graph is launched on.
@@ -37,6 +50,9 @@ struct CapturedOp {
   const char* unnamed_prefix = "kernel";
   Dim grid, block;
   size_t shared_mem = 0;
+  // kKernel under sim mode's `execute`: what it computes, its arguments
+  // copied when the operation was recorded (empty otherwise).
+  ExecutedWork executed;
   // Rows of `width` bytes, `dpitch` / `spitch` apart (one row for a plain
   // copy or memset); kCopy of cudaMemcpyKind `copy_kind`.
   int copy_kind = 4;  // cudaMemcpyDefault
@@ -81,6 +97,10 @@ struct Graph {
 // wait for).
 struct GraphExec {
   std::vector<CapturedOp> ops;
+  // The node of the graph each operation came from (GraphNode::index), for
+  // cudaGraphExec*SetParams and cudaGraphExecUpdate.
+  std::vector<size_t> node_index;
+  const Graph* source = nullptr;  // the graph it was instantiated from
   std::vector<uint32_t> lane;
   std::vector<std::vector<size_t>> waits;
   size_t lane_count = 1;

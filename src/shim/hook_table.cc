@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "shim/driver_exports.h"
 #include "shim/shim_exports.h"
 
 namespace colo::shim {
@@ -72,9 +73,13 @@ void* OwnSymbol(const char* name) {
   }
   // cuGetProcAddress asks by base name ("cuMemAlloc" for cuMemAlloc_v2).
   static const char* const kV2[] = {
-      "cuMemAlloc",        "cuMemFree",     "cuDevicePrimaryCtxRelease",
-      "cuMemAllocPitch",   "cuArrayCreate", "cuArray3DCreate",
-      "cuIpcOpenMemHandle"};
+      "cuMemAlloc", "cuMemFree", "cuDevicePrimaryCtxRelease", "cuMemAllocPitch",
+      "cuArrayCreate", "cuArray3DCreate", "cuIpcOpenMemHandle",
+      // driver_exports.h
+      "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync",
+      "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemsetD8", "cuMemsetD16",
+      "cuMemsetD32", "cuMemGetInfo", "cuStreamDestroy", "cuEventDestroy",
+      "cuEventElapsedTime", "cuModuleGetGlobal", "cuMemGetAddressRange"};
   for (const char* base : kV2) {
     if (std::strcmp(name, base) == 0) {
       const std::string v2 = std::string(base) + "_v2";

@@ -203,6 +203,64 @@
   X(cuFuncSetCacheConfig)                                           \
   X(cuPointerGetAttribute)                                          \
   X(cuLaunchKernelEx)                                               \
+  /* driver API basics, JIT linking, VMM (driver_exports.h) */      \
+  X(cuCtxCreate)                                                    \
+  X(cuCtxCreate_v2)                                                 \
+  X(cuCtxCreate_v3)                                                 \
+  X(cuCtxCreate_v4)                                                 \
+  X(cuCtxDestroy)                                                   \
+  X(cuCtxDestroy_v2)                                                \
+  X(cuCtxPushCurrent)                                               \
+  X(cuCtxPushCurrent_v2)                                            \
+  X(cuCtxPopCurrent)                                                \
+  X(cuCtxPopCurrent_v2)                                             \
+  X(cuCtxGetApiVersion)                                             \
+  X(cuMemcpyHtoD_v2)                                                \
+  X(cuMemcpyDtoH_v2)                                                \
+  X(cuMemcpyDtoD_v2)                                                \
+  X(cuMemcpyHtoDAsync_v2)                                           \
+  X(cuMemcpyDtoHAsync_v2)                                           \
+  X(cuMemcpyDtoDAsync_v2)                                           \
+  X(cuMemcpy)                                                       \
+  X(cuMemcpyAsync)                                                  \
+  X(cuMemsetD8_v2)                                                  \
+  X(cuMemsetD16_v2)                                                 \
+  X(cuMemsetD32_v2)                                                 \
+  X(cuMemsetD8Async)                                                \
+  X(cuMemsetD32Async)                                               \
+  X(cuMemGetInfo_v2)                                                \
+  X(cuStreamCreate)                                                 \
+  X(cuStreamCreateWithPriority)                                     \
+  X(cuStreamDestroy_v2)                                             \
+  X(cuStreamSynchronize)                                            \
+  X(cuStreamQuery)                                                  \
+  X(cuStreamWaitEvent)                                              \
+  X(cuEventCreate)                                                  \
+  X(cuEventRecord)                                                  \
+  X(cuEventSynchronize)                                             \
+  X(cuEventQuery)                                                   \
+  X(cuEventElapsedTime_v2)                                          \
+  X(cuEventDestroy_v2)                                              \
+  X(cuGetErrorString)                                               \
+  X(cuGetErrorName)                                                 \
+  X(cuModuleGetGlobal_v2)                                           \
+  X(cuLinkCreate)                                                   \
+  X(cuLinkCreate_v2)                                                \
+  X(cuLinkAddData)                                                  \
+  X(cuLinkAddData_v2)                                               \
+  X(cuLinkAddFile)                                                  \
+  X(cuLinkAddFile_v2)                                               \
+  X(cuLinkComplete)                                                 \
+  X(cuLinkDestroy)                                                  \
+  X(cuMemAddressFree)                                               \
+  X(cuMemRelease)                                                   \
+  X(cuMemMap)                                                       \
+  X(cuMemUnmap)                                                     \
+  X(cuMemSetAccess)                                                 \
+  X(cuMemGetAccess)                                                 \
+  X(cuMemGetAllocationGranularity)                                  \
+  X(cuMemGetAddressRange_v2)                                        \
+  X(cuMemExportToShareableHandle)                                   \
   /* driver allocations, counted (shim_exports_driver_memory.cc) */ \
   X(cuMemAllocManaged)                                              \
   X(cuMemAllocPitch_v2)                                             \
@@ -245,8 +303,44 @@
   X(cudaGraphAddDependencies)                                       \
   X(cudaGraphGetNodes)                                              \
   X(cudaGraphNodeGetType)                                           \
+  X(cudaGraphAddMemcpyNode)                                         \
+  X(cudaGraphExecKernelNodeSetParams)                               \
+  X(cudaGraphExecMemcpyNodeSetParams)                               \
+  X(cudaGraphExecMemcpyNodeSetParams1D)                             \
+  X(cudaGraphExecHostNodeSetParams)                                 \
+  X(cudaGraphExecUpdate)                                            \
+  X(cudaGraphUpload)                                                \
+  X(cudaGraphUpload_ptsz)                                           \
+  /* the rest of the graph API (shim_exports_graph_more.cc) */      \
+  X(cudaGraphClone)                                                 \
+  X(cudaGraphInstantiateWithParams)                                 \
+  X(cudaGraphAddChildGraphNode)                                     \
+  X(cudaGraphAddEventRecordNode)                                    \
+  X(cudaGraphAddEventWaitNode)                                      \
+  X(cudaGraphAddMemFreeNode)                                        \
+  X(cudaGraphAddNode)                                               \
+  X(cudaGraphConditionalHandleCreate)                               \
+  X(cudaGraphExecMemsetNodeSetParams)                               \
+  /* profiler, stream attributes (shim_exports_stream_extras.cc) */ \
+  X(cudaProfilerStart)                                              \
+  X(cudaProfilerStop)                                               \
+  X(cudaStreamSetAttribute)                                         \
+  X(cudaStreamSetAttribute_ptsz)                                    \
+  X(cudaStreamGetAttribute)                                         \
+  X(cudaStreamGetAttribute_ptsz)                                    \
+  X(cudaStreamAttachMemAsync)                                       \
+  X(cudaStreamAttachMemAsync_ptsz)                                  \
   /* cuBLAS (shim_exports_blas.cc) */                               \
   X(cublasCreate_v2)                                                \
+  X(cublasSetVector)                                                \
+  X(cublasGetVector)                                                \
+  X(cublasSetVectorAsync)                                           \
+  X(cublasGetVectorAsync)                                           \
+  X(cublasSetMatrix)                                                \
+  X(cublasGetMatrix)                                                \
+  X(cublasSetMatrixAsync)                                           \
+  X(cublasGetMatrixAsync)                                           \
+  X(cublasXtCreate)                                                 \
   X(cublasDestroy_v2)                                               \
   X(cublasSetStream_v2)                                             \
   X(cublasGetStream_v2)                                             \

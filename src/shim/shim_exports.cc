@@ -77,7 +77,8 @@ void __cudaRegisterVar(void** handle, char* host_var, char* device_address,
   try {
     cs::RecordVarForRealRuntime(handle, host_var, device_address, device_name,
                                 ext, size, constant, global);
-    cs::AddRegisteredVariable(host_var, size, cs::FatBinaryOf(handle));
+    cs::AddRegisteredVariable(host_var, size, cs::FatBinaryOf(handle),
+                              device_name);
   } catch (...) {
   }
 }

@@ -457,11 +457,89 @@ COLO_EXPORT int cudaGraphAddDependencies(void* graph, const void* const* from,
                                          const void* edge_data, size_t n);
 COLO_EXPORT int cudaGraphGetNodes(void* graph, void** nodes, size_t* num_nodes);
 COLO_EXPORT int cudaGraphNodeGetType(void* node, int* type);
+COLO_EXPORT int cudaGraphAddMemcpyNode(void** node, void* graph,
+                                       const void* const* deps, size_t num_deps,
+                                       const void* params);
+COLO_EXPORT int cudaGraphExecKernelNodeSetParams(void* exec, void* node,
+                                                 const void* params);
+COLO_EXPORT int cudaGraphExecMemcpyNodeSetParams(void* exec, void* node,
+                                                 const void* params);
+COLO_EXPORT int cudaGraphExecMemcpyNodeSetParams1D(void* exec, void* node,
+                                                   void* dst, const void* src,
+                                                   size_t count, int kind);
+COLO_EXPORT int cudaGraphExecHostNodeSetParams(void* exec, void* node,
+                                               const void* params);
+// cudaGraphExecUpdateResultInfo* as void*.
+COLO_EXPORT int cudaGraphExecUpdate(void* exec, void* graph, void* result_info);
+COLO_EXPORT int cudaGraphUpload(void* exec, void* stream);
+COLO_EXPORT int cudaGraphUpload_ptsz(void* exec, void* stream);
+// The rest of the graph API (shim_exports_graph_more.cc):
+// cudaGraphInstantiateParams*, cudaGraphEdgeData*, cudaGraphNodeParams*,
+// cudaGraphConditionalHandle* as void*.
+COLO_EXPORT int cudaGraphClone(void** clone, void* original);
+COLO_EXPORT int cudaGraphInstantiateWithParams(void** exec, void* graph,
+                                               void* params);
+COLO_EXPORT int cudaGraphAddChildGraphNode(void** node, void* graph,
+                                           const void* const* deps,
+                                           size_t num_deps, void* child);
+COLO_EXPORT int cudaGraphAddEventRecordNode(void** node, void* graph,
+                                            const void* const* deps,
+                                            size_t num_deps, void* event);
+COLO_EXPORT int cudaGraphAddEventWaitNode(void** node, void* graph,
+                                          const void* const* deps,
+                                          size_t num_deps, void* event);
+COLO_EXPORT int cudaGraphAddMemFreeNode(void** node, void* graph,
+                                        const void* const* deps,
+                                        size_t num_deps, void* dptr);
+COLO_EXPORT int cudaGraphAddNode(void** node, void* graph,
+                                 const void* const* deps, const void* edge_data,
+                                 size_t num_deps, void* params);
+COLO_EXPORT int cudaGraphConditionalHandleCreate(void* handle, void* graph,
+                                                 unsigned default_value,
+                                                 unsigned flags);
+COLO_EXPORT int cudaGraphExecMemsetNodeSetParams(void* exec, void* node,
+                                                 const void* params);
+// The profiler and stream attributes (shim_exports_stream_extras.cc):
+// cudaStreamAttrID as int, cudaStreamAttrValue* as void*.
+COLO_EXPORT int cudaProfilerStart();
+COLO_EXPORT int cudaProfilerStop();
+COLO_EXPORT int cudaStreamSetAttribute(void* stream, int attr,
+                                       const void* value);
+COLO_EXPORT int cudaStreamSetAttribute_ptsz(void* stream, int attr,
+                                            const void* value);
+COLO_EXPORT int cudaStreamGetAttribute(void* stream, int attr, void* value);
+COLO_EXPORT int cudaStreamGetAttribute_ptsz(void* stream, int attr,
+                                            void* value);
+COLO_EXPORT int cudaStreamAttachMemAsync(void* stream, void* ptr, size_t length,
+                                         unsigned flags);
+COLO_EXPORT int cudaStreamAttachMemAsync_ptsz(void* stream, void* ptr,
+                                              size_t length, unsigned flags);
 // cuBLAS (shim_exports_blas.cc): handles and stream as void*, the enums
 // (cublasOperation_t, cudaDataType, cublasComputeType_t, cublasGemmAlgo_t,
 // cublasMath_t, cublasPointerMode_t) and cublasStatus_t as int, __half as
 // its 16 bits; cuda/cublas_abi_check.cc checks the sizes.
 COLO_EXPORT int cublasCreate_v2(void** handle);
+// Vectors and matrices between host and device (elemSize in bytes), and
+// cuBLAS-XT's handle (refused in sim mode).
+COLO_EXPORT int cublasSetVector(int n, int elem, const void* x, int incx,
+                                void* y, int incy);
+COLO_EXPORT int cublasGetVector(int n, int elem, const void* x, int incx,
+                                void* y, int incy);
+COLO_EXPORT int cublasSetVectorAsync(int n, int elem, const void* x, int incx,
+                                     void* y, int incy, void* stream);
+COLO_EXPORT int cublasGetVectorAsync(int n, int elem, const void* x, int incx,
+                                     void* y, int incy, void* stream);
+COLO_EXPORT int cublasSetMatrix(int rows, int cols, int elem, const void* a,
+                                int lda, void* b, int ldb);
+COLO_EXPORT int cublasGetMatrix(int rows, int cols, int elem, const void* a,
+                                int lda, void* b, int ldb);
+COLO_EXPORT int cublasSetMatrixAsync(int rows, int cols, int elem,
+                                     const void* a, int lda, void* b, int ldb,
+                                     void* stream);
+COLO_EXPORT int cublasGetMatrixAsync(int rows, int cols, int elem,
+                                     const void* a, int lda, void* b, int ldb,
+                                     void* stream);
+COLO_EXPORT int cublasXtCreate(void** handle);
 COLO_EXPORT int cublasDestroy_v2(void* handle);
 COLO_EXPORT int cublasSetStream_v2(void* handle, void* stream);
 COLO_EXPORT int cublasGetStream_v2(void* handle, void** stream);

@@ -20,6 +20,12 @@ lt::MatmulArgs Args(void* handle, void* desc, void* a, void* b, void* c,
   return m;
 }
 
+lt::MatmulArgs WithData(lt::MatmulArgs m, const void* a, const void* b,
+                        const void* c, void* d) {
+  m.a_data = a, m.b_data = b, m.c_data = c, m.d_data = d;
+  return m;
+}
+
 }  // namespace
 
 int cublasLtCreate(void** handle) {
@@ -133,8 +139,9 @@ int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* a,
                    void* d_layout, const void* algo, void* workspace,
                    size_t workspace_bytes, void* stream) {
   COLO_BLAS(cublasLtMatmul,
-            lt::Matmul(Args(handle, desc, a_layout, b_layout, c_layout,
-                            d_layout, alpha, beta),
+            lt::Matmul(WithData(Args(handle, desc, a_layout, b_layout, c_layout,
+                                     d_layout, alpha, beta),
+                                a, b, c, d),
                        stream),
             handle, desc, alpha, a, a_layout, b, b_layout, beta, c, c_layout, d,
             d_layout, algo, workspace, workspace_bytes, stream);

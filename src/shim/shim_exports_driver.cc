@@ -7,31 +7,30 @@
 //
 // Sim mode answers them from the simulated GPU, with the runtime calls'
 // facts (device attributes, cudaFuncGetAttributes, cudaPointerGetAttributes,
-// cudaFuncSetAttribute), so the two APIs never disagree; there is one
-// context, the device's primary one. Gate mode forwards the queries to the
-// real driver (hiding memory pools and cooperative launches, as the runtime
-// calls do) and gates the launches as cuLaunchKernel's. Sim mode answers
-// them itself because the real driver has no GPU behind colod.
+// cudaFuncSetAttribute), so the two APIs never disagree; contexts are
+// driver_context.h's (all share the one simulated device's memory). Gate mode
+// forwards the queries to the real driver (hiding memory pools and cooperative
+// launches, as the runtime calls do) and gates the launches as
+// cuLaunchKernel's. Sim mode answers them itself because the real driver has no
+// GPU behind colod.
 #include <algorithm>
 #include <cstring>
 
 #include "colo/status.h"
 #include "cuda/cuda_abi.h"
+#include "cuda/cuda_driver_abi.h"
 #include "cuda/cuda_runtime_abi.h"
+#include "shim/driver_context.h"
 #include "shim/export_forwarding.h"
 #include "shim/shim_state.h"
 
-using colo::cuda::kCuErrorInvalidContext;
 using colo::cuda::kCuErrorInvalidValue;
 using colo::cuda::kCuSuccess;
+using colo::shim::PrimaryContext;
 
 namespace {
 
 constexpr int kCuErrorNotFound = colo::cuda::kCuErrorNotFound;
-
-// Sim mode's one context: the device's primary context.
-char g_primary_context;
-void* PrimaryContext() { return &g_primary_context; }
 
 // Runs `f`, keeping exceptions inside (CUDA_ERROR_UNKNOWN). Unlike Safe(),
 // a driver call's error is not the runtime's last error.
@@ -110,16 +109,16 @@ int cuCtxGetCurrent(void** context) {
   COLO_FORWARD_IF_NEEDED(cuCtxGetCurrent, kCuErrorNotFound, context);
   COLO_CU_FORWARD_IN_GATE(cuCtxGetCurrent, context);
   if (context == nullptr) return kCuErrorInvalidValue;
-  *context = PrimaryContext();
-  return kCuSuccess;
+  return CuSafe([&] {
+    *context = cs::CurrentContext();
+    return kCuSuccess;
+  });
 }
 
 int cuCtxSetCurrent(void* context) {
   COLO_FORWARD_IF_NEEDED(cuCtxSetCurrent, kCuErrorNotFound, context);
   COLO_CU_FORWARD_IN_GATE(cuCtxSetCurrent, context);
-  return context == nullptr || context == PrimaryContext()
-             ? kCuSuccess
-             : kCuErrorInvalidContext;
+  return CuSafe([&] { return cs::SetCurrentContext(context); });
 }
 
 int cuCtxGetDevice(int* device) {

@@ -3,6 +3,7 @@
 // calls are not (shim_exports.cc): a graph run by the real runtime would
 // bypass colod's grants.
 #include "shim/export_forwarding.h"
+#include "shim/graph_objects.h"
 
 using colo::cuda::kCudaErrorInvalidValue;
 using colo::cuda::kCudaErrorSharedObjectSymbolNotFound;
@@ -27,8 +28,8 @@ int cudaGraphAddKernelNode(void** node, void* graph, const void* const* deps,
         return cs::GraphAddKernelNode(
             node, graph, deps, num_deps, p->func,
             cs::Dim{p->grid[0], p->grid[1], p->grid[2]},
-            cs::Dim{p->block[0], p->block[1], p->block[2]},
-            p->shared_mem_bytes);
+            cs::Dim{p->block[0], p->block[1], p->block[2]}, p->shared_mem_bytes,
+            p->kernel_params, p->extra);
       }(),
       node, graph, deps, num_deps, params);
 }
@@ -92,4 +93,113 @@ int cudaGraphGetNodes(void* graph, void** nodes, size_t* num_nodes) {
 int cudaGraphNodeGetType(void* node, int* type) {
   COLO_GRAPH(cudaGraphNodeGetType, cs::GraphNodeGetType(node, type), node,
              type);
+}
+
+int cudaGraphAddMemcpyNode(void** node, void* graph, const void* const* deps,
+                           size_t num_deps, const void* params) {
+  COLO_GRAPH(cudaGraphAddMemcpyNode,
+             cs::GraphAddMemcpyNode(
+                 node, graph, deps, num_deps,
+                 static_cast<const colo::cuda::Memcpy3DParms*>(params)),
+             node, graph, deps, num_deps, params);
+}
+
+namespace {
+
+// A kernel node's operation from cudaKernelNodeParams.
+cs::CapturedOp KernelOp(const colo::cuda::KernelNodeParams& p) {
+  cs::CapturedOp op;
+  op.key = p.func;
+  op.grid = cs::Dim{p.grid[0], p.grid[1], p.grid[2]};
+  op.block = cs::Dim{p.block[0], p.block[1], p.block[2]};
+  op.shared_mem = p.shared_mem_bytes;
+  return op;
+}
+
+// A 1D copy's operation.
+cs::CapturedOp CopyOp(void* dst, const void* src, size_t count, int kind) {
+  cs::CapturedOp op;
+  op.kind = cs::CapturedOp::Kind::kCopy;
+  op.copy_kind = kind;
+  op.dst = dst;
+  op.src = src;
+  op.width = op.dpitch = op.spitch = count;
+  return op;
+}
+
+// A host node's operation.
+cs::CapturedOp HostOp(const colo::cuda::HostNodeParams& p) {
+  cs::CapturedOp op;
+  op.kind = cs::CapturedOp::Kind::kHost;
+  op.host_fn = p.fn;
+  op.host_data = p.user_data;
+  return op;
+}
+
+}  // namespace
+
+int cudaGraphExecKernelNodeSetParams(void* exec, void* node,
+                                     const void* params) {
+  COLO_GRAPH(
+      cudaGraphExecKernelNodeSetParams,
+      [&] {
+        if (params == nullptr) return kCudaErrorInvalidValue;
+        const auto* p =
+            static_cast<const colo::cuda::KernelNodeParams*>(params);
+        return cs::GraphExecSetNode(exec, node, KernelOp(*p), p->kernel_params,
+                                    p->extra);
+      }(),
+      exec, node, params);
+}
+
+int cudaGraphExecMemcpyNodeSetParams(void* exec, void* node,
+                                     const void* params) {
+  COLO_GRAPH(
+      cudaGraphExecMemcpyNodeSetParams,
+      [&] {
+        cs::CapturedOp op;
+        if (int err = cs::CopyOpOf(
+                static_cast<const colo::cuda::Memcpy3DParms*>(params), &op);
+            err != colo::cuda::kCudaSuccess)
+          return err;
+        return cs::GraphExecSetNode(exec, node, std::move(op), nullptr,
+                                    nullptr);
+      }(),
+      exec, node, params);
+}
+
+int cudaGraphExecMemcpyNodeSetParams1D(void* exec, void* node, void* dst,
+                                       const void* src, size_t count,
+                                       int kind) {
+  COLO_GRAPH(cudaGraphExecMemcpyNodeSetParams1D,
+             cs::GraphExecSetNode(exec, node, CopyOp(dst, src, count, kind),
+                                  nullptr, nullptr),
+             exec, node, dst, src, count, kind);
+}
+
+int cudaGraphExecHostNodeSetParams(void* exec, void* node, const void* params) {
+  COLO_GRAPH(
+      cudaGraphExecHostNodeSetParams,
+      [&] {
+        if (params == nullptr) return kCudaErrorInvalidValue;
+        const auto* p = static_cast<const colo::cuda::HostNodeParams*>(params);
+        if (p->fn == nullptr) return kCudaErrorInvalidValue;
+        return cs::GraphExecSetNode(exec, node, HostOp(*p), nullptr, nullptr);
+      }(),
+      exec, node, params);
+}
+
+int cudaGraphExecUpdate(void* exec, void* graph, void* result_info) {
+  COLO_GRAPH(cudaGraphExecUpdate, cs::GraphExecUpdate(exec, graph, result_info),
+             exec, graph, result_info);
+}
+
+int cudaGraphUpload(void* exec, void* stream) {
+  COLO_GRAPH(cudaGraphUpload, cs::GraphUpload(exec, cs::OwnStream(stream)),
+             exec, stream);
+}
+
+int cudaGraphUpload_ptsz(void* exec, void* stream) {
+  COLO_GRAPH(cudaGraphUpload_ptsz, cs::GraphUpload(exec, cs::OwnStream(stream)),
+             exec, stream);
 }

@@ -3,14 +3,15 @@
 // cudaErrorNotSupported (801) in sim mode and gate mode alike (declared in
 // shim_exports.h), so that no allocation escapes a client's memory limit:
 //
-// * virtual memory management (cuMemCreate, cuMemAddressReserve,
-//   cuMemImportFromShareableHandle): physical memory made or imported
-//   outside any address, mapped and unmapped later, possibly shared with
-//   other processes. With no handle or reserved range handed out, cuMemMap,
-//   cuMemSetAccess and the rest cannot be reached. Gate mode reports the
-//   device attribute CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
-//   as 0, so frameworks that ask first (PyTorch's expandable segments,
-//   NCCL) take their other path.
+// * shareable handles of virtual memory management
+//   (cuMemImportFromShareableHandle, cuMemExportToShareableHandle): physical
+//   memory shared with other processes, whose footprint another process
+//   decides. (Sim mode implements the rest of the API,
+//   shim_exports_driver_vmm.cc; gate mode refuses it all there and reports
+//   the device attribute
+//   CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED as 0, so
+//   frameworks that ask first, PyTorch's expandable segments and NCCL, take
+//   their other path.)
 // * the driver's memory pools (as the runtime's: shim_exports_refused.cc):
 //   every call that hands out a pool or allocates from one.
 // * IPC imports (cudaIpcOpenMemHandle, cuIpcOpenMemHandle_v2): memory
@@ -25,6 +26,7 @@
 //   memory a graph allocates from its own pool each time it runs.
 #include <cstring>
 
+#include "shim/driver_exports.h"
 #include "shim/export_forwarding.h"
 #include "shim/shim_state.h"
 
@@ -47,6 +49,9 @@ const char* WhyRefused(const char* call) {
   if (std::strstr(call, "Pool") != nullptr)
     return "an allocation from a memory pool would escape colod's memory "
            "ledger";
+  if (std::strstr(call, "Shareable") != nullptr)
+    return "memory shared with another process through a shareable handle "
+           "cannot be charged to one of them";
   return "virtual memory management maps memory colod's ledger cannot see";
 }
 
@@ -74,24 +79,17 @@ int CuRefused(const char* call) {
 
 // ---- virtual memory management
 
-int cuMemCreate(unsigned long long* handle, size_t size, const void* prop,
-                unsigned long long flags) {
-  COLO_FORWARD_IF_NEEDED(cuMemCreate, kCuErrorNotFound, handle, size, prop,
-                         flags);
-  return CuRefused(__func__);
-}
-
-int cuMemAddressReserve(unsigned long long* ptr, size_t size, size_t alignment,
-                        unsigned long long addr, unsigned long long flags) {
-  COLO_FORWARD_IF_NEEDED(cuMemAddressReserve, kCuErrorNotFound, ptr, size,
-                         alignment, addr, flags);
-  return CuRefused(__func__);
-}
-
 int cuMemImportFromShareableHandle(unsigned long long* handle, void* os_handle,
                                    int handle_type) {
   COLO_FORWARD_IF_NEEDED(cuMemImportFromShareableHandle, kCuErrorNotFound,
                          handle, os_handle, handle_type);
+  return CuRefused(__func__);
+}
+
+int cuMemExportToShareableHandle(void* shareable, unsigned long long handle,
+                                 int handle_type, unsigned long long flags) {
+  COLO_FORWARD_IF_NEEDED(cuMemExportToShareableHandle, kCuErrorNotFound,
+                         shareable, handle, handle_type, flags);
   return CuRefused(__func__);
 }
 

@@ -216,9 +216,11 @@ int Free(void* ptr, bool driver) {
   auto it = s.memory.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
   // deprecated). A __managed__ variable's storage is not the program's to
-  // free.
+  // free, nor a range the driver's virtual memory API mapped (cuMemUnmap
+  // and cuMemRelease return that).
   if (it == s.memory.allocations.end() ||
-      s.memory.managed_vars.count(it->first))
+      s.memory.managed_vars.count(it->first) ||
+      s.driver.mappings.count(it->first))
     return cuda::kCudaErrorInvalidValue;
   if (int err = Connected(s); err != kCudaSuccess) return err;
   // Forgotten before the round trip, so that a second free of it from
@@ -638,9 +640,11 @@ int DeviceReset() {
     InterposerState& s = Interposer();
     MutexLock lock(s.mu);
     // Not the storage of __managed__ variables: the program reaches them
-    // through pointers nvcc set once.
+    // through pointers nvcc set once; nor virtual-memory mappings, which the
+    // program unmaps and releases itself.
     for (const auto& [base, size] : s.memory.allocations)
-      if (!s.memory.managed_vars.count(base)) bases.push_back(base);
+      if (!s.memory.managed_vars.count(base) && !s.driver.mappings.count(base))
+        bases.push_back(base);
     s.kernels.settings.clear();
     s.device.flags = 0;
   }

@@ -27,6 +27,7 @@
 #include "shim/colod_credentials.h"
 #include "shim/copy_work.h"
 #include "shim/device_queries.h"
+#include "shim/driver_module_globals.h"
 #include "shim/gate_forms.h"
 #include "shim/gate_runtime.h"
 #include "shim/graph_capture.h"
@@ -34,6 +35,7 @@
 #include "shim/passthrough_permit.h"
 #include "shim/registry.h"
 #include "shim/shim_state.h"
+#include "shim/sim_execute.h"
 
 namespace colo::shim {
 
@@ -252,6 +254,7 @@ bool Ended(const ipc::RingControl& ctl, uint64_t seq, ipc::SyncScope scope) {
 
 int SyncTo(InterposerState& s, uint64_t seq, ipc::SyncScope scope) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
+  if (int err = ExecuteErrorLocked(s); err != kCudaSuccess) return err;
   AfterByteMoves(s);  // the host may look at the bytes once this returns
   const ipc::RingControl& ctl = s.colod.client->ring()->control();
   // Nothing to wait for and nothing to report: no round trip.
@@ -393,16 +396,26 @@ int OrderWithLegacyStream(InterposerState& s, void* stream) {
 int LaunchLocked(InterposerState& s, const void* key,
                  const char* unnamed_prefix, Dim grid, Dim block,
                  size_t shared_mem, void* stream, GateLaunch* gate_launch,
-                 void** args) {
+                 void** args, const ExecutedWork* executed) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   // Sim mode: behind the host functions it is ordered after (gate mode
   // hands those to the real stream).
   if (s.colod.gate == nullptr) {
+    if (int err = ExecuteErrorLocked(s); err != kCudaSuccess) return err;
     if (int err = AfterHostFuncs(s, stream); err != kCudaSuccess) return err;
     // Said once per process: a program that reads its results back would
     // otherwise print wrong ones with no notice.
     static bool told = false;
+    if (!told && ExecutesKernels(s)) {
+      told = true;
+      std::fprintf(
+          stderr,
+          "colo: note: kernels run on colod's simulated GPU (%s), timed "
+          "there, and compute on colo's PTX interpreter in this process "
+          "(execute: slow; for tests and small inputs)\n",
+          ipc::ReadPrintable(s.colod.client->welcome().gpu_name).c_str());
+    }
     if (!told) {
       told = true;
       std::fprintf(
@@ -410,7 +423,8 @@ int LaunchLocked(InterposerState& s, const void* key,
           "colo: note: kernels run on colod's simulated GPU (%s): "
           "they take simulated time and compute nothing, so device "
           "memory holds what the program copied or set there, not "
-          "kernel results\n",
+          "kernel results (colod's `execute: true` or `colo run "
+          "--execute` runs them on colo's PTX interpreter)\n",
           ipc::ReadPrintable(s.colod.client->welcome().gpu_name).c_str());
     }
   }
@@ -494,6 +508,12 @@ int LaunchLocked(InterposerState& s, const void* key,
     return err;
   }
   Pushed(s, stream, e.seq);
+  // Timed by colod meanwhile.
+  if (executed != nullptr && executed->host != nullptr)
+    return ComputeOnHostLocked(s, *executed->host);
+  if (executed != nullptr && executed->args != nullptr)
+    return ExecuteKernelLocked(s, key, grid, block, shared_mem,
+                               *executed->args);
   return kCudaSuccess;
 }
 
@@ -599,24 +619,27 @@ void ForgetFatBinary(const void* fat_binary) {
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   s.kernels.fat_binary_kernels.erase(fat_binary);
+  ForgetExecutedBinaryLocked(s, fat_binary);
   std::erase_if(s.kernels.fat_binary_of,
                 [&](const auto& kv) { return kv.second == fat_binary; });
   std::erase_if(s.memory.symbol_fat_binary,
                 [&](const auto& kv) COLO_REQUIRES(s.mu) {
                   if (kv.second != fat_binary) return false;
                   s.memory.symbols.erase(kv.first);
+                  s.memory.symbol_names.erase(kv.first);
                   return true;
                 });
 }
 
 void AddRegisteredVariable(const void* host_var, size_t size,
-                           const void* fat_binary) {
+                           const void* fat_binary, const char* device_name) {
   if (host_var == nullptr) return;
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   const auto base = reinterpret_cast<uintptr_t>(host_var);
   s.memory.symbols[base] = size;
   s.memory.symbol_fat_binary[base] = fat_binary;
+  if (device_name != nullptr) s.memory.symbol_names[base] = device_name;
 }
 
 int PushConfig(Dim grid, Dim block, size_t shared_mem, void* stream) {
@@ -637,15 +660,32 @@ int PopConfig(Dim* grid, Dim* block, size_t* shared_mem, void** stream) {
 
 namespace {
 
-// Sim mode: records the launch if `stream` captures, else puts it on the ring.
-int SimLaunchLocked(InterposerState& s, const void* key,
-                    const char* unnamed_prefix, Dim grid, Dim block,
-                    size_t shared_mem, void* stream) COLO_REQUIRES(s.mu) {
+// Sim mode: records the launch if `stream` captures, else puts it on the
+// ring; under `execute`, with what it computes: a program's kernel its
+// arguments (`args` or `extra`, as CopyKernelArgsLocked takes them) copied
+// now, a library kernel (a GEMM) `host_compute`. Library kernels without
+// one (copies, whose bytes the interposer moves) compute nothing.
+int SimLaunchLocked(
+    InterposerState& s, const void* key, const char* unnamed_prefix, Dim grid,
+    Dim block, size_t shared_mem, void* stream, void** args, void** extra,
+    std::shared_ptr<const std::function<void()>> host_compute = nullptr)
+    COLO_REQUIRES(s.mu) {
+  ExecutedWork executed;
+  if (Connected(s) == kCudaSuccess && ExecutesKernels(s)) {
+    if (int err = ExecuteErrorLocked(s); err != kCudaSuccess) return err;
+    if (s.kernels.library_kernels.count(key) != 0) {
+      executed.host = std::move(host_compute);
+    } else if (int err =
+                   CopyKernelArgsLocked(s, key, args, extra, &executed.args);
+               err != kCudaSuccess) {
+      return err;
+    }
+  }
   if (CapturingInto(s, stream))
     return CaptureKernel(s, stream, key, unnamed_prefix, grid, block,
-                         shared_mem);
+                         shared_mem, std::move(executed));
   return LaunchLocked(s, key, unnamed_prefix, grid, block, shared_mem, stream,
-                      nullptr);
+                      nullptr, nullptr, &executed);
 }
 
 }  // namespace
@@ -658,8 +698,8 @@ int Launch(const void* host_fun, Dim grid, Dim block, size_t shared_mem,
     return gate::Launch(s, host_fun, false, grid, block, shared_mem, stream,
                         args, nullptr);
   }
-  return SimLaunchLocked(s, host_fun, "kernel", grid, block, shared_mem,
-                         stream);
+  return SimLaunchLocked(s, host_fun, "kernel", grid, block, shared_mem, stream,
+                         args, nullptr);
 }
 
 int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
@@ -671,7 +711,7 @@ int DriverLaunch(void* function, Dim grid, Dim block, size_t shared_mem,
                         args, extra);
   }
   return SimLaunchLocked(s, function, "cuFunction", grid, block, shared_mem,
-                         stream);
+                         stream, args, extra);
 }
 
 int Connect() {
@@ -680,7 +720,8 @@ int Connect() {
   return Connected(s);
 }
 
-int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
+int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream,
+               std::function<void()> compute) {
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
@@ -694,7 +735,11 @@ int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream) {
       {plan->registers_per_thread, plan->shared_mem, plan->work});
   const Dim grid{static_cast<unsigned>(plan->grid.x), 1, 1};
   const Dim block{static_cast<unsigned>(plan->block.x), 1, 1};
-  return SimLaunchLocked(s, key, "library", grid, block, 0, stream);
+  return SimLaunchLocked(
+      s, key, "library", grid, block, 0, stream, nullptr, nullptr,
+      compute
+          ? std::make_shared<const std::function<void()>>(std::move(compute))
+          : nullptr);
 }
 
 int GemmWaves(const GemmShape& shape, const std::string& op, double* waves) {
@@ -747,6 +792,8 @@ int UnloadModule(void* module) {
   s.modules.sim_handles.erase(it);
   s.modules.images.erase(module);
   s.modules.kernels.erase(module);
+  ForgetExecutedBinaryLocked(s, module);
+  ForgetModuleGlobalsLocked(s, module);
   return cuda::kCuSuccess;
 }
 

@@ -54,12 +54,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "colo/gemm_model.h"
 #include "cuda/cuda_abi.h"
 
 namespace colo::shim {
+
+struct CapturedOp;  // graph_objects.h
 
 struct Dim {
   unsigned x = 1, y = 1, z = 1;
@@ -98,10 +101,10 @@ void AddRegisteredKernel(const void* host_fun, const char* device_name,
 // Drops what was read from, or remembered about, `fat_binary` (unloaded).
 void ForgetFatBinary(const void* fat_binary);
 // A __device__ or __constant__ variable the program registered
-// (__cudaRegisterVar): its host shadow and size; the symbol the calls below
-// take.
+// (__cudaRegisterVar): its host shadow, size, fat binary and device name;
+// the symbol the calls below take.
 void AddRegisteredVariable(const void* host_var, size_t size,
-                           const void* fat_binary);
+                           const void* fat_binary, const char* device_name);
 // The stream the interposer works on for a stream argument: for
 // cudaStreamPerThread (0x2), in sim mode, the calling thread's own default
 // stream (a stream of its own, made on first use and destroyed when the
@@ -140,7 +143,12 @@ void ForgetModule(void* module);
 // starts with `op`). Recorded like any kernel while `stream` captures.
 // cudaErrorInvalidValue for a shape PlanGemm refuses; cudaErrorNotSupported
 // in gate mode (the real cuBLAS runs there); else what a launch returns.
-int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream);
+// Whether sim mode's `execute` is on (sim_execute.h); connects first.
+bool ExecuteMode();
+// Under sim mode's `execute`, `compute` (the GEMM itself, on the host's
+// memory) runs in stream order (sim_execute.h).
+int LaunchGemm(const GemmShape& shape, const std::string& op, void* stream,
+               std::function<void()> compute = nullptr);
 // The waves LaunchGemm's launch of `shape` takes on colod's GPU: its blocks
 // over the blocks all SMs hold at once (cuBLASLt's wavesCount). cudaSuccess,
 // cudaErrorInvalidValue for a shape PlanGemm refuses, or Connect's error.
@@ -217,13 +225,34 @@ int GraphDestroy(void* graph);
 int GraphCreate(void** graph, unsigned flags);
 int GraphAddKernelNode(void** node, void* graph, const void* const* deps,
                        size_t num_deps, const void* func, Dim grid, Dim block,
-                       size_t shared_mem);
+                       size_t shared_mem, void** args, void** extra);
 int GraphAddMemsetNode(void** node, void* graph, const void* const* deps,
                        size_t num_deps, void* dst, size_t pitch, unsigned value,
                        unsigned element_size, size_t width, size_t height);
 int GraphAddMemcpyNode1D(void** node, void* graph, const void* const* deps,
                          size_t num_deps, void* dst, const void* src,
                          size_t count, int kind);
+// A copy node of cudaMemcpy3DParms: linear memory only (no CUDA arrays are
+// handed out: cudaErrorInvalidValue); slices that are not one run of rows
+// (ysize beyond the extent's height) cudaErrorNotSupported.
+int GraphAddMemcpyNode(void** node, void* graph, const void* const* deps,
+                       size_t num_deps, const cuda::Memcpy3DParms* params);
+// The CapturedOp of a cudaMemcpy3DParms copy (as GraphAddMemcpyNode takes).
+int CopyOpOf(const cuda::Memcpy3DParms* params, CapturedOp* op);
+// An instantiated graph changed (graph_exec_edit.cc): node `node` of the
+// graph it came from runs `op` from the next launch on (a kernel's
+// arguments from `args` / `extra` under `execute`); the node must be of
+// op's kind (cudaErrorInvalidValue otherwise). cudaGraphExecUpdate takes
+// every node's parameters from `graph` if it has the same operations in the
+// same order and dependencies (kernels of the same function), else fills
+// `result_info` (a cudaGraphExecUpdateResultInfo) and returns
+// cudaErrorGraphExecUpdateFailure. cudaGraphUpload checks its arguments.
+int GraphExecSetNode(void* exec, void* node, CapturedOp op, void** args,
+                     void** extra);
+int GraphExecUpdate(void* exec, void* graph, void* result_info);
+// cudaGraphClone (graph_build.cc): the same nodes and dependencies.
+int GraphClone(void** clone, void* original);
+int GraphUpload(void* exec, void* stream);
 int GraphAddHostNode(void** node, void* graph, const void* const* deps,
                      size_t num_deps, void (*fn)(void*), void* data);
 int GraphAddEmptyNode(void** node, void* graph, const void* const* deps,

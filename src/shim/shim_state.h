@@ -46,6 +46,8 @@ struct InterposerState {
   DeviceSettings device COLO_GUARDED_BY(mu);
   HostFuncQueue host_funcs COLO_GUARDED_BY(mu);
   ByteMoveQueue byte_moves COLO_GUARDED_BY(mu);
+  ExecuteState execute COLO_GUARDED_BY(mu);
+  DriverTable driver COLO_GUARDED_BY(mu);  // driver_objects.h
   // The calls refused so far (AnnounceRefused), each said once.
   std::set<std::string> refused_calls COLO_GUARDED_BY(mu);
 };
@@ -147,10 +149,13 @@ const void* LibraryKernelKeyLocked(InterposerState& s, const std::string& name,
 // at once with `args`, the program's parameter pointers, pushed marked
 // issued and watched by the gate thread (on an error nothing is pushed);
 // another's is handed to the gate client under the new sequence number, to
-// wait for colod's grant.
+// wait for colod's grant. Sim mode, with `executed` not empty: once pushed,
+// the kernel also runs on the PTX interpreter with its arguments, or the
+// library call's host computation runs (sim_execute.h).
 int LaunchLocked(InterposerState& s, const void* key,
                  const char* unnamed_prefix, Dim grid, Dim block,
                  size_t shared_mem, void* stream, GateLaunch* gate_launch,
-                 void** args = nullptr) COLO_REQUIRES(s.mu);
+                 void** args = nullptr, const ExecutedWork* executed = nullptr)
+    COLO_REQUIRES(s.mu);
 
 }  // namespace colo::shim

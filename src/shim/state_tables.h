@@ -23,10 +23,16 @@
 
 #include "colo/gemm_model.h"
 #include "ipc/runtime_client.h"
+#include "shim/driver_objects.h"
 #include "shim/fatbin.h"
 #include "shim/gate_client.h"
 #include "shim/graph_objects.h"
 #include "shim/stream_objects.h"
+
+namespace colo::ptx {
+class DeviceMemory;
+struct Module;
+}  // namespace colo::ptx
 
 namespace colo::shim {
 
@@ -139,10 +145,26 @@ struct MemoryTable {
   // and the fat binary each came with.
   AllocationMap symbols;
   std::unordered_map<uintptr_t, const void*> symbol_fat_binary;
+  std::unordered_map<uintptr_t, std::string> symbol_names;  // device names
   // Sim mode: `__managed__` variables' storage, base -> size (managed
   // allocations, also in `allocations`): the symbol the program names them
   // by is that storage (managed_vars.cc).
   AllocationMap managed_vars;
+};
+
+// Sim mode's `execute` (sim_execute.h): whether kernels also run on the
+// PTX interpreter (decided at the first launch: -1 until then), the
+// interpreter's view of the process's memory, the PTX module read from
+// each fat binary or module image (null: none it can run, `module_errors`
+// says why), the kernels said to be unable to run (once each), and the
+// error a failed kernel left (sticky: every later sync returns it).
+struct ExecuteState {
+  int enabled = -1;
+  std::shared_ptr<ptx::DeviceMemory> memory;
+  std::unordered_map<const void*, std::shared_ptr<const ptx::Module>> modules;
+  std::unordered_map<const void*, std::string> module_errors;
+  std::unordered_set<const void*> refused_kernels;
+  int sticky_error = 0;
 };
 
 // The streams the interposer handed out (the program's, and the lanes of

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "ipc/wire.h"
@@ -18,6 +19,10 @@ namespace colo::shim {
 
 // A stream the program created (cudaStreamCreate*), or a lane of an
 // instantiated graph (GraphExec::lanes).
+// A cudaStreamAttrValue's bytes (a union of 64 bytes in CUDA 13).
+struct StreamAttrValue {
+  unsigned char bytes[64] = {};
+};
 struct Stream {
   uint32_t id = 0;           // on the ring; 0 is the default stream.
   uint64_t last_seq = 0;     // the last entry pushed on it (0: none)
@@ -36,6 +41,8 @@ struct Stream {
   int64_t rejoined_ops = -1;
   unsigned flags = 0;  // as created (cudaStreamGetFlags).
   int priority = 0;    // as created, clamped to the device's range.
+  // cudaStreamSetAttribute's values, by cudaStreamAttrID.
+  std::map<int, StreamAttrValue> attributes;
   // Sim mode, a blocking stream and the legacy default stream
   // (OrderWithLegacyStream): this stream's last launch the legacy stream
   // already waits for, and the legacy stream's last launch this one does.

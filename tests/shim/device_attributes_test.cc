@@ -202,9 +202,11 @@ std::map<int, long long> WithoutField(const DeviceFacts& f) {
       {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, 1 << 28},
       {CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, 2},
       {CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, f.major >= 9 ? 4 : 1},
+      // Sim mode maps virtual memory on host memory (shim/driver_vmm.h).
+      {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1},
   };
   for (int a :
-       {92,  93,  94,  96,  98,  102, 103, 104, 105, 107, 110, 122, 123, 124,
+       {92,  93,  94,  96,  98,  103, 104, 105, 107, 110, 122, 123, 124,
         127, 128, 132, 135, 136, 137, 138, 141, 142, 144, 145, 146, 147})
     m[a] = 0;
   return m;

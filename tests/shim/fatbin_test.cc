@@ -133,12 +133,13 @@ TEST(FatbinTest, ModuleImagesAreCopiedWholeAndRead) {
     EXPECT_EQ(r->at("_Z5heavyPdi").static_shared_bytes,
               ptxas.at({80, "_Z5heavyPdi"}).static_shared_bytes);
   }
-  // PTX text holds no cubin: nothing to read, not an error.
+  // PTX text is copied up to its NUL (the interpreter and the JIT read it);
+  // it holds no cubin, so no resources: not an error.
   const char ptx[] = "//\n.version 8.0\n.target sm_80\n";
-  Result<std::string> none = CopyModuleImage(ptx);
-  ASSERT_TRUE(none.ok());
-  EXPECT_TRUE(none->empty());
-  EXPECT_TRUE(ReadModuleResources(*none, 80)->empty());
+  Result<std::string> text = CopyModuleImage(ptx);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, std::string(ptx));
+  EXPECT_TRUE(ReadModuleResources(*text, 80)->empty());
 }
 
 TEST(FatbinTest, DamagedImagesAreErrorsNotCrashes) {

@@ -1,0 +1,25 @@
+# Writes OUT: one COLO_SIM_DRIVER_CALL(name) line for every function the
+# toolkit's driver stub STUB exports (nm -D NM), except those sim_driver.cc
+# defines by hand. Run at build time: cmake -DNM=... -DSTUB=... -DOUT=... -P.
+execute_process(COMMAND ${NM} -D --defined-only ${STUB}
+  OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm -D ${STUB} failed")
+endif()
+string(REPLACE "\n" ";" lines "${listing}")
+set(body "// Generated from ${STUB} by sim_driver_symbols.cmake.\n")
+set(count 0)
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9a-fA-F]+ T (cu[A-Za-z0-9_]+)$")
+    set(name "${CMAKE_MATCH_1}")
+    if(NOT name MATCHES "^cuGetProcAddress(_v2)?$")
+      string(APPEND body "COLO_SIM_DRIVER_CALL(${name})\n")
+      math(EXPR count "${count} + 1")
+    endif()
+  endif()
+endforeach()
+if(count LESS 100)
+  message(FATAL_ERROR "${STUB}: only ${count} driver functions found")
+endif()
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
