@@ -10,6 +10,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev liblz4-dev
+  libsqlite3-dev  # src/runs: the runs database
   python3 clang-format ccache
   clang-14 libclang-rt-14-dev llvm-14  # scripts/fuzz.sh: libFuzzer, sanitizers, symbolizer
 )

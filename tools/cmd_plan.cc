@@ -3,6 +3,7 @@
 // maximize predicted total normalized throughput with high-priority floors.
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -12,8 +13,10 @@
 #include "place/planner.h"
 #include "predict/dataset_source.h"
 #include "predict/model_training.h"
+#include "runs/run_context.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
+#include "tools/run_recording.h"
 
 namespace colo::tools {
 namespace {
@@ -30,7 +33,24 @@ struct PlanFlags {
   std::optional<int> max_per_gpu;
   std::optional<double> reserve_gib;
   bool json = false;
+  RecordingFlags recording;  // --runs-db, --no-record.
 };
+
+// What shapes a plan besides the jobs file, for the runs database (keys
+// sorted by nlohmann::json).
+std::string PlanOptionsJson(const PlanFlags& f, const place::PlanOptions& o,
+                            const std::string& gpu) {
+  nlohmann::json j;
+  j["gpus"] = o.gpus;
+  j["allow_mig"] = o.allow_mig;
+  j["gpu"] = gpu;
+  j["high_priority_floor"] = o.high_priority_floor;
+  j["max_jobs_per_gpu"] = o.max_jobs_per_gpu;
+  j["memory_reserve_gib"] = o.memory_reserve_gib;
+  j["model"] = f.model;
+  j["kace"] = f.kace;
+  return j.dump();
+}
 
 Result<predict::InterferenceModel> ResolveModel(const PlanFlags& f,
                                                 const place::JobsFile& jobs) {
@@ -57,6 +77,7 @@ Result<predict::InterferenceModel> ResolveModel(const PlanFlags& f,
 
 Status RunPlan(const PlanFlags& f) {
   COLO_ASSIGN_OR_RETURN(place::JobsFile jobs, place::LoadJobsFile(f.jobs));
+  COLO_ASSIGN_OR_RETURN(RunRecorder recorder, RunRecorder::Start(f.recording));
   COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model,
                         ResolveModel(f, jobs));
   const std::string gpu_name = !f.gpu.empty()      ? f.gpu
@@ -92,26 +113,39 @@ Status RunPlan(const PlanFlags& f) {
   }
   const place::Plan& plan = *planned;
   const double ms = ToMillis(clock.Now() - t0);
+  runs::RunRecord record;
+  record.kind = runs::kKindPlan;
+  record.input = f.jobs;
+  record.input_text = ReadInputFile(f.jobs);
+  record.input_hash = runs::ContentHash(record.input_text);
+  record.gpu = gpu.name;
+  record.result_json = place::PlanToJson(plan);
+  record.options_json = PlanOptionsJson(f, o, gpu.name);
+  std::string text;
   if (f.json) {
-    std::printf("%s", place::PlanToJson(plan).c_str());
-    return OkStatus();
+    text = record.result_json;
+    PrintText(text);
+    return recorder.Record({std::move(record)}, text);
   }
-  std::printf("%s", place::FormatPlanTable(plan).c_str());
-  std::printf(
+  text = place::FormatPlanTable(plan);
+  Appendf(
+      &text,
       "high-priority floor %.2f, at most %d jobs per GPU%s; planned in %.1f "
       "ms\n",
       o.high_priority_floor, o.max_jobs_per_gpu,
       o.allow_mig ? ", MIG allowed" : "", ms);
   for (const auto& j : jobs.jobs) {
     if (!j.profile.gpu.empty() && j.profile.gpu != gpu.name) {
-      std::printf(
+      Appendf(
+          &text,
           "note: profiles were measured on %s; predictions for %s carry that "
           "over\n",
           j.profile.gpu.c_str(), gpu.name.c_str());
       break;
     }
   }
-  return OkStatus();
+  PrintText(text);
+  return recorder.Record({std::move(record)}, text);
 }
 
 }  // namespace
@@ -143,6 +177,7 @@ void RegisterPlanCommand(CLI::App& app, int* exit_code) {
       "--reserve-gib", *reserve_gib,
       "memory kept free per GPU, and per MIG instance (default 0.5)");
   plan->add_flag("--json", f->json, "print the plan as JSON");
+  AddRecordingFlags(plan, &f->recording);
   plan->callback([=] {
     // Out-of-range values go to PlanOptions::Validate, which names them.
     if (floor_opt->count() > 0) f->floor = *floor;

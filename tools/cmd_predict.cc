@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,9 +17,12 @@
 #include "predict/model_eval.h"
 #include "predict/model_training.h"
 #include "predict/sim_scorer.h"
+#include "runs/run_context.h"
+#include "runs/run_record.h"
 #include "tools/cli_flags.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
+#include "tools/run_recording.h"
 
 namespace colo::tools {
 namespace {
@@ -243,7 +247,8 @@ struct EvalFlags {
   bool predictions_given = false;
   bool sim = false;
   std::string sim_gpu = "V100";
-  std::string predictions;  // CSV of every method's per-pair predictions.
+  std::string predictions;   // CSV of every method's per-pair predictions.
+  RecordingFlags recording;  // --runs-db, --no-record.
 };
 
 Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
@@ -268,6 +273,7 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
     return InvalidArgumentError(ef.predictions +
                                 ": cannot open for writing the predictions");
   }
+  COLO_ASSIGN_OR_RETURN(RunRecorder recorder, RunRecorder::Start(ef.recording));
   COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, Load(df));
   std::vector<predict::ExtraScorer> extras;
   if (ef.sim) {
@@ -285,7 +291,9 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
         evaluated.status().WithContext("evaluating on " + PairsPath(df)));
   const predict::EvalReport& r = *evaluated;
   const double seconds = ToSeconds(clock.Now() - t0);
-  std::printf(
+  std::string text;
+  Appendf(
+      &text,
       "ratio to oracle per anchor workload (chosen partner's actual summed "
       "normalized throughput /\n"
       "best actual among its measured partners); k-fold: %d folds x %d repeats "
@@ -298,22 +306,36 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
       "the simulator's prediction.\n\n",
       eo.folds, eo.repeats, static_cast<unsigned long long>(eo.seed),
       static_cast<unsigned long long>(eo.seed + eo.repeats - 1));
-  std::printf("%s", predict::FormatEvalReport(r).c_str());
-  std::printf("\nterms chosen on all pairs:");
-  for (const std::string& t : r.full_model_terms) std::printf(" %s", t.c_str());
-  std::printf("\nevaluation took %.2f s\n", seconds);
+  Appendf(&text, "%s", predict::FormatEvalReport(r).c_str());
+  Appendf(&text, "\nterms chosen on all pairs:");
+  for (const std::string& t : r.full_model_terms)
+    Appendf(&text, " %s", t.c_str());
+  Appendf(&text, "\nevaluation took %.2f s\n", seconds);
   if (!ef.predictions.empty()) {
     std::ofstream out(ef.predictions, std::ios::binary | std::ios::trunc);
     if (out) out << predict::FormatPredictionsCsv(r, d.data);
     out.close();
     if (!out) {
+      PrintText(text);
       return InvalidArgumentError(ef.predictions +
                                   ": cannot write the predictions");
     }
-    std::printf("per-pair predictions (%zu rows) written to %s\n",
-                r.predictions.size(), ef.predictions.c_str());
+    Appendf(&text, "per-pair predictions (%zu rows) written to %s\n",
+            r.predictions.size(), ef.predictions.c_str());
   }
-  return OkStatus();
+  PrintText(text);
+  runs::RunRecord record;
+  record.kind = runs::kKindPredictEval;
+  record.input = PairsPath(df);
+  record.input_text = ReadInputFile(record.input);
+  // A dataset directory has no text of its own: its path stands in.
+  record.input_hash = runs::ContentHash(
+      record.input_text.empty() ? record.input : record.input_text);
+  record.seed = static_cast<int64_t>(eo.seed);
+  record.options_json =
+      nlohmann::json{{"args", CommandLineWithoutSeed()}}.dump();
+  record.result_json = EvalReportJson(r);
+  return recorder.Record({std::move(record)}, text);
 }
 
 Status RunPair(const DataFlags& df, const std::string& model_path,
@@ -411,6 +433,7 @@ void RegisterPredictCommand(CLI::App& app, int* exit_code) {
       "--predictions", eval_flags->predictions,
       "write every method's per-pair predictions (out-of-fold, LOWO, "
       "simulator) to this CSV");
+  AddRecordingFlags(eval, &eval_flags->recording);
   eval->callback([=] {
     eval_flags->sim_gpu_given = sim_gpu->count() > 0;
     eval_flags->predictions_given = predictions->count() > 0;

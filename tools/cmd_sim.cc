@@ -29,7 +29,9 @@
 #include "scenario/scenario_loader.h"
 #include "tools/cli_flags.h"
 #include "tools/cli_status.h"
+#include "tools/cmd_sim_jobs.h"
 #include "tools/commands.h"
+#include "tools/run_recording.h"
 
 namespace colo::tools {
 namespace {
@@ -54,6 +56,8 @@ struct SimFlags {
   const CLI::Option* duration_option = nullptr;
   const CLI::Option* policies_option = nullptr;
   const CLI::Option* bound_option = nullptr;
+  RecordingFlags recording;  // --runs-db, --no-record.
+  std::string controllers;   // --controllers: host scenarios (hostqos).
 };
 
 Status WriteOutput(const std::string& text, const std::string& path) {
@@ -113,6 +117,30 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
 }
 
 Status RunSim(const SimFlags& flags) {
+  // A `job_queue:` key: the job-level simulation of cmd_sim_jobs.cc.
+  if (IsJobQueueScenarioFile(flags.scenario)) {
+    return RunJobQueueSim(
+        {flags.scenario, flags.json, flags.seed, flags.seed_option->count() > 0,
+         flags.out, flags.policies, flags.policies_option->count() > 0,
+         flags.bound_option->count() > 0 || flags.ideal || flags.wave_by_wave ||
+             flags.duration_option->count() > 0});
+  }
+  if (IsHostScenario(flags.scenario)) {  // a `host:` key: cmd_sim_host.cc.
+    HostSimRequest host{flags.scenario, flags.controllers, {}, flags.json};
+    if (flags.duration_option->count() > 0) {
+      COLO_ASSIGN_OR_RETURN(
+          host.duration,
+          TimeFlag("--duration-s", flags.duration_s, io::TimeUnit::kSeconds));
+    }
+    COLO_ASSIGN_OR_RETURN(std::string text, RunHostScenario(host));
+    return WriteOutput(text, flags.out);
+  }
+  if (!flags.controllers.empty()) {
+    return InvalidArgumentError(
+        "--controllers compares host QoS controllers on a host scenario (a "
+        "top-level host: key); " +
+        flags.scenario + " has none");
+  }
   COLO_ASSIGN_OR_RETURN(experiment::ScenarioSpec spec,
                         scenario::LoadScenarioFile(flags.scenario));
   if (flags.seed_option->count() > 0) {
@@ -141,6 +169,9 @@ Status RunSim(const SimFlags& flags) {
   if (flags.bound_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(bounds, BoundsFlag(flags.bound_us));
   }
+  // Opened before the run, so that a bad --runs-db costs no work.
+  COLO_ASSIGN_OR_RETURN(RunRecorder recorder,
+                        RunRecorder::Start(flags.recording));
   if (flags.policies_option->count() > 0) {
     Result<std::vector<sched::PolicyKind>> kinds =
         experiment::ParsePolicyList(flags.policies);
@@ -162,7 +193,8 @@ Status RunSim(const SimFlags& flags) {
     if (!reports.ok()) return reports.status().WithContext(flags.scenario);
     const std::string text = flags.json ? report::FormatRunsJson(*reports)
                                         : report::FormatPolicyTable(*reports);
-    return WriteOutput(text, flags.out);
+    COLO_RETURN_IF_ERROR(WriteOutput(text, flags.out));
+    return recorder.Record(SimRunRecords(flags.scenario, *reports), text);
   }
   if (flags.ideal) {
     return InvalidArgumentError(
@@ -191,7 +223,8 @@ Status RunSim(const SimFlags& flags) {
   if (!report.ok()) return report.status().WithContext(flags.scenario);
   const std::string text = flags.json ? report::FormatRunJson(*report)
                                       : report::FormatRunTable(*report);
-  return WriteOutput(text, flags.out);
+  COLO_RETURN_IF_ERROR(WriteOutput(text, flags.out));
+  return recorder.Record(SimRunRecords(flags.scenario, {*report}), text);
 }
 
 // RunSim, with running out of memory (a run's requests queue without bound
@@ -229,6 +262,10 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
       "Simulated seconds (overrides the scenario's duration_s)");
   flags->out_option = sim->add_option(
       "--out", flags->out, "Write the report to FILE instead of stdout");
+  sim->add_option("--controllers", flags->controllers,
+                  "Host scenarios (a `host:` key): run under each of these "
+                  "host QoS controllers ('all', or a list of none, heracles, "
+                  "parties, caladan, colo) and print one comparison table");
   flags->policies_option = sim->add_option(
       "--policies", flags->policies,
       "Run the scenario under each of these kernel-level policies ('all', or "
@@ -254,6 +291,8 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
   sim->add_flag("--fuse-waves", flags->fuse_waves,
                 "Fuse waves (the default; accepted for older scripts)")
       ->excludes("--wave-by-wave");
+  AddRecordingFlags(sim, &flags->recording);
+  AddJobQueueFlags(sim);  // --write-trace (cmd_sim_jobs.cc)
   sim->callback([flags, exit_code] {
     *exit_code = ReportStatus(RunSimCatchingOutOfMemory(*flags));
   });

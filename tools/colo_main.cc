@@ -5,6 +5,7 @@
 #include <new>
 
 #include "tools/commands.h"
+#include "tools/run_recording.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,6 +18,9 @@ int main(int argc, char** argv) {
   colo::tools::RegisterPlanCommand(app, &exit_code);
   colo::tools::RegisterRunCommand(app, &exit_code);
   colo::tools::RegisterTopCommand(app, &exit_code);
+  colo::tools::RegisterRunsCommand(app, &exit_code);
+  colo::tools::RegisterHostqosCommand(app, &exit_code);
+  colo::tools::SetCommandLine(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

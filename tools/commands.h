@@ -5,6 +5,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "colo/status.h"
+#include "colo/time.h"
 
 namespace colo::tools {
 
@@ -20,5 +25,20 @@ void RegisterRunCommand(CLI::App& app,
                         int* exit_code);  // colo run [--class C] -- PROG ARGS
 void RegisterTopCommand(CLI::App& app,
                         int* exit_code);  // colo top [--once] [--json]
+void RegisterRunsCommand(CLI::App& app,
+                         int* exit_code);  // colo runs list|show|compare|export
+void RegisterHostqosCommand(CLI::App& app,
+                            int* exit_code);  // colo hostqos --aggressor CG
+
+// colo sim on a host scenario (a top-level `host:` key; cmd_sim_host.cc).
+struct HostSimRequest {
+  std::string scenario;              // the file.
+  std::string controllers;           // --controllers; "" = the scenario's list.
+  std::optional<Duration> duration;  // --duration-s, when given.
+  bool json = false;
+};
+bool IsHostScenario(const std::string& path);
+// The report (table or JSON), or the error to print.
+Result<std::string> RunHostScenario(const HostSimRequest& request);
 
 }  // namespace colo::tools

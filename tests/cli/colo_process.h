@@ -34,13 +34,36 @@ inline std::string ReadWholeFile(const std::filesystem::path& path) {
   return text.str();
 }
 
+// The child's environment: this process's, with XDG_DATA_HOME set to
+// `scratch`/xdg-data (colo sim, plan and predict eval record their runs
+// under it, never in the user's home), then `extra_env` ("NAME=value")
+// replacing what it names.
+inline std::vector<std::string> ChildEnvironment(
+    const std::filesystem::path& scratch,
+    const std::vector<std::string>& extra_env) {
+  // Each name once, the first setting of it kept.
+  std::vector<std::string> env;
+  auto add = [&](const std::string& entry) {
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    for (const std::string& e : env)
+      if (e.compare(0, name.size(), name) == 0) return;
+    env.push_back(entry);
+  };
+  for (const std::string& e : extra_env) add(e);
+  add("XDG_DATA_HOME=" + (scratch / "xdg-data").string());
+  for (char** e = environ; *e != nullptr; ++e) add(*e);
+  return env;
+}
+
 // Runs `colo args...` with stdout and stderr captured in files under
-// `scratch` (so that a large output cannot block on a full pipe). With
-// `address_space_bytes` > 0, the child runs under that RLIMIT_AS (`ulimit
-// -v`), so that its allocations fail beyond it.
+// `scratch` (so that a large output cannot block on a full pipe), in
+// ChildEnvironment(scratch, extra_env). With `address_space_bytes` > 0, the
+// child runs under that RLIMIT_AS (`ulimit -v`), so that its allocations
+// fail beyond it.
 inline ProcessResult RunColo(const std::vector<std::string>& args,
                              const std::filesystem::path& scratch,
-                             rlim_t address_space_bytes = 0) {
+                             rlim_t address_space_bytes = 0,
+                             const std::vector<std::string>& extra_env = {}) {
   static int call = 0;
   ++call;
   const std::string binary = std::string(COLO_BINARY_DIR) + "/colo";
@@ -59,13 +82,17 @@ inline ProcessResult RunColo(const std::vector<std::string>& args,
   std::vector<char*> argv;
   for (std::string& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_strings = ChildEnvironment(scratch, extra_env);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
   ProcessResult result;
   pid_t pid = 0;
   int spawned = 0;
   if (address_space_bytes == 0) {
     spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(),
-                          environ);
+                          envp.data());
   } else {
     // posix_spawn cannot set a limit: fork, and in the child only
     // async-signal-safe calls before exec.
@@ -80,7 +107,7 @@ inline ProcessResult RunColo(const std::vector<std::string>& args,
           dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
         _exit(127);
       }
-      execv(binary.c_str(), argv.data());
+      execve(binary.c_str(), argv.data(), envp.data());
       _exit(127);
     }
     spawned = pid < 0 ? errno : 0;
