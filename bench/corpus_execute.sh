@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # What `execute: true` costs: every program of the compatibility corpus
-# (tests/corpus/programs.txt) run under colod on the simulated GPU twice in
-# the same session, with kernels computing on colo's PTX interpreter
-# (`execute: true`) and without (kernels take simulated time only), on the
-# same machine, one program at a time. Prints per program the wall time of
-# each run, their ratio and the kernels it launched (colod's count); then
-# the totals and the interpreter's rate: kernels launched per second of the
-# execute run's time over the plain run's (time the interpreter added).
+# (tests/corpus/programs.txt) run with `colo run` against colod on the
+# simulated GPU twice in the same session, on the same machine, one program
+# at a time: with kernels computing on colo's PTX interpreter (`execute:
+# true`) and without (simulated time only). Prints per program the wall
+# time of each run and their ratio, and, from the interposer's own count
+# (COLO_EXECUTE_STATS=1), the kernels that ran on the interpreter, their
+# thread-instructions and the interpreter's time; then the totals and the
+# interpreter's rates (kernels and thread-instructions per second of its
+# own time).
 #
 # Usage: bench/corpus_execute.sh [BUILD_DIR]   (default: build)
 # Needs the corpus built (nvcc); prints one line and exits 2 otherwise.
@@ -14,8 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 corpus="$build/tests/corpus"
-if [ ! -x "$corpus/vector_add" ] || [ ! -x "$build/colod" ]; then
-  echo "corpus_execute: $corpus has no programs (built with nvcc) or $build/colod is missing" >&2
+if [ ! -x "$corpus/vector_add" ] || [ ! -x "$build/colod" ] || [ ! -x "$build/colo" ]; then
+  echo "corpus_execute: $corpus has no programs (built with nvcc), or $build/colod or $build/colo is missing" >&2
   exit 2
 fi
 work=$(mktemp -d /tmp/colo-corpus-bench-XXXXXX)
@@ -25,7 +27,7 @@ trap cleanup EXIT
 
 # Starts colod with `execute: $1`; sets colod_pid.
 start_colod() {
-  [ -n "$colod_pid" ] && kill "$colod_pid" 2>/dev/null && wait "$colod_pid" 2>/dev/null || true
+  if [ -n "$colod_pid" ]; then kill "$colod_pid" 2>/dev/null; wait "$colod_pid" 2>/dev/null || true; fi
   rm -f "$work/colod.sock"
   printf 'socket: %s\ngpu: H100\nexecute: %s\n' "$work/colod.sock" "$1" > "$work/colod.yaml"
   "$build/colod" --config "$work/colod.yaml" > "$work/colod-$1.log" 2>&1 &
@@ -34,12 +36,13 @@ start_colod() {
   echo "corpus_execute: colod did not start" >&2; exit 1
 }
 
-# Runs program $1 under the interposer; prints its wall time in seconds.
+# Runs program $1 as users do (`colo run`), its stderr in $work/$1.$2.err;
+# prints its wall time in seconds.
 run_one() {
   local start end
   start=$(date +%s.%N)
-  COLO_SOCKET="$work/colod.sock" LD_PRELOAD="$build/libcolo_preload.so" \
-    timeout 300 "$corpus/$1" > /dev/null 2>&1 || true
+  COLO_EXECUTE_STATS=1 timeout 300 "$build/colo" run --socket "$work/colod.sock" \
+    -- "$corpus/$1" > /dev/null 2> "$work/$1.$2.err" || true
   end=$(date +%s.%N)
   echo "$end - $start" | bc -l
 }
@@ -47,29 +50,25 @@ run_one() {
 programs=$(grep -E '^[a-z0-9_]+ *\|' tests/corpus/programs.txt | cut -d'|' -f1 | tr -d ' ')
 declare -A plain execute
 start_colod false
-for p in $programs; do plain[$p]=$(run_one "$p"); done
+for p in $programs; do plain[$p]=$(run_one "$p" plain); done
 start_colod true
-for p in $programs; do execute[$p]=$(run_one "$p"); done
-kill "$colod_pid"; wait "$colod_pid" 2>/dev/null || true; colod_pid=""
+for p in $programs; do execute[$p]=$(run_one "$p" execute); done
 
-printf '%-22s %10s %10s %8s %8s\n' program plain_s execute_s ratio kernels
-total_plain=0; total_exec=0; total_kernels=0
+printf '%-22s %9s %9s %6s %8s %14s %10s\n' program plain_s execute_s ratio kernels instructions interp_s
+total_plain=0; total_exec=0; total_kernels=0; total_instr=0; total_interp=0
 for p in $programs; do
-  # colod's lines: "client N (pid P, uid U, PROGRAM) registered ..." and
-  # "client N (pid P) disconnected: K kernels launched, ...".
-  id=$(grep -oE "client [0-9]+ \(pid [0-9]+, uid [0-9]+, $p\) registered" "$work/colod-true.log" | head -1 | cut -d' ' -f2 || true)
-  k=0
-  if [ -n "$id" ]; then
-    k=$(grep -oE "client $id \(pid [0-9]+\) disconnected: [0-9]+ kernels" "$work/colod-true.log" | grep -oE '[0-9]+ kernels' | cut -d' ' -f1 || true)
-    k=${k:-0}
-  fi
-  printf '%-22s %10.3f %10.3f %8.1f %8d\n' "$p" "${plain[$p]}" "${execute[$p]}" \
-    "$(echo "${execute[$p]} / ${plain[$p]}" | bc -l)" "$k"
+  # "colo: execute: K kernels, I thread-instructions, T s on the PTX interpreter"
+  line=$(grep -E '^colo: execute: ' "$work/$p.execute.err" | tail -1 || true)
+  k=$(echo "$line" | awk '{print $3}'); i=$(echo "$line" | awk '{print $5}'); t=$(echo "$line" | awk '{print $7}')
+  k=${k:-0}; i=${i:-0}; t=${t:-0}
+  printf '%-22s %9.3f %9.3f %6.2f %8d %14d %10.4f\n' "$p" "${plain[$p]}" "${execute[$p]}" \
+    "$(echo "${execute[$p]} / ${plain[$p]}" | bc -l)" "$k" "$i" "$t"
   total_plain=$(echo "$total_plain + ${plain[$p]}" | bc -l)
   total_exec=$(echo "$total_exec + ${execute[$p]}" | bc -l)
-  total_kernels=$((total_kernels + k))
+  total_kernels=$((total_kernels + k)); total_instr=$((total_instr + i))
+  total_interp=$(echo "$total_interp + $t" | bc -l)
 done
-printf '%-22s %10.3f %10.3f %8.1f %8d\n' total "$total_plain" "$total_exec" \
-  "$(echo "$total_exec / $total_plain" | bc -l)" "$total_kernels"
-printf 'interpreter: %.0f kernels per second of added time\n' \
-  "$(echo "$total_kernels / ($total_exec - $total_plain)" | bc -l)"
+printf '%-22s %9.3f %9.3f %6.2f %8d %14d %10.4f\n' total "$total_plain" "$total_exec" \
+  "$(echo "$total_exec / $total_plain" | bc -l)" "$total_kernels" "$total_instr" "$total_interp"
+printf 'interpreter: %.0f kernels/s, %.3g thread-instructions/s of its own time\n' \
+  "$(echo "$total_kernels / $total_interp" | bc -l)" "$(echo "$total_instr / $total_interp" | bc -l)"

@@ -137,6 +137,19 @@ int ErrorOf(const Status& status) {
   return cuda::kCudaErrorLaunchFailure;
 }
 
+// COLO_EXECUTE_STATS=1: at exit, one line of what ran on the interpreter
+// (bench/corpus_execute.sh sums them).
+void PrintStatsAtExit() {
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  std::fprintf(stderr,
+               "colo: execute: %llu kernels, %llu thread-instructions, %.6f s "
+               "on the PTX interpreter\n",
+               static_cast<unsigned long long>(s.execute.kernels),
+               static_cast<unsigned long long>(s.execute.instructions),
+               static_cast<double>(s.execute.interpreter_ns) * 1e-9);
+}
+
 }  // namespace
 
 bool ExecutesKernels(InterposerState& s) {
@@ -145,6 +158,10 @@ bool ExecutesKernels(InterposerState& s) {
     const bool asked = env != nullptr && std::strcmp(env, "1") == 0;
     s.execute.enabled =
         asked || s.colod.client->welcome().execute_kernels != 0 ? 1 : 0;
+    const char* stats = std::getenv("COLO_EXECUTE_STATS");
+    if (s.execute.enabled == 1 && stats != nullptr &&
+        std::strcmp(stats, "1") == 0)
+      std::atexit(PrintStatsAtExit);
   }
   return s.execute.enabled == 1;
 }
@@ -219,8 +236,12 @@ int ExecuteKernelLocked(InterposerState& s, const void* key, Dim grid,
   // this launch to the kernel's own setting).
   options.max_shared_bytes =
       static_cast<uint32_t>(s.colod.client->welcome().shared_mem_per_block);
+  const int64_t start = MonotonicNs();
   Result<ptx::RunStats> ran = ptx::RunKernel(
       *module, source->name, launch, MemoryNow(s, source->binary), options);
+  s.execute.interpreter_ns += MonotonicNs() - start;
+  ++s.execute.kernels;
+  if (ran.ok()) s.execute.instructions += ran->instructions;
   if (!ran.ok()) {
     s.execute.sticky_error = ErrorOf(ran.status());
     std::fprintf(stderr,

@@ -6,7 +6,9 @@
 //
 // On when colod's config says `execute: true` (WelcomeMsg::execute_kernels)
 // or the program's environment has COLO_EXECUTE=1 (`colo run --execute`);
-// decided at the first launch.
+// decided at the first launch. With COLO_EXECUTE_STATS=1 the program
+// prints at exit how many kernels ran, their thread-instructions and the
+// time the interpreter took.
 //
 // Semantics. Sim mode's device memory is host memory in this process at
 // the addresses the program holds (shim_memory.cc), so the interpreter runs

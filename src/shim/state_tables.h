@@ -165,6 +165,11 @@ struct ExecuteState {
   std::unordered_map<const void*, std::string> module_errors;
   std::unordered_set<const void*> refused_kernels;
   int sticky_error = 0;
+  // What ran (COLO_EXECUTE_STATS=1 prints it at exit): kernels, their
+  // thread-instructions, and the wall time spent in the interpreter.
+  uint64_t kernels = 0;
+  uint64_t instructions = 0;
+  int64_t interpreter_ns = 0;
 };
 
 // The streams the interposer handed out (the program's, and the lanes of
