@@ -6,12 +6,14 @@
 // priority policy once per bound of --bound-us; --ideal adds the
 // ideal-preemption bound as a last row.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <new>
@@ -116,7 +118,45 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
   }
 }
 
+// --out is checked before any work: it must not be the scenario itself
+// (the report would overwrite its input), and it must be writable (an
+// existing file we may write, or a new one in a directory we may write
+// in), so that a long run does not end in an error that loses its report.
+Status CheckOutPath(const std::string& out, const std::string& scenario) {
+  if (out.empty())
+    return InvalidArgumentError("--out: expected a file path, got ''");
+  std::error_code ec;
+  const std::filesystem::path path(out);
+  if (std::filesystem::exists(path, ec) &&
+      std::filesystem::equivalent(path, scenario, ec)) {
+    return InvalidArgumentError("--out " + out + ": is the scenario " +
+                                scenario +
+                                " itself; the report would "
+                                "overwrite it");
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgumentError("--out " + out + ": is a directory");
+  }
+  const std::filesystem::path dir =
+      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const bool exists = std::filesystem::exists(path, ec);
+  const std::string target = exists ? out : dir.string();
+  if (!exists && !std::filesystem::is_directory(dir, ec)) {
+    return InvalidArgumentError("--out " + out + ": directory " + dir.string() +
+                                " does not exist");
+  }
+  if (access(target.c_str(), W_OK) != 0) {
+    return InvalidArgumentError("--out " + out + ": cannot write " +
+                                (exists ? "the file" : "in " + target) + " (" +
+                                std::strerror(errno) + ")");
+  }
+  return OkStatus();
+}
+
 Status RunSim(const SimFlags& flags) {
+  if (flags.out_option->count() > 0) {
+    COLO_RETURN_IF_ERROR(CheckOutPath(flags.out, flags.scenario));
+  }
   // A `job_queue:` key: the job-level simulation of cmd_sim_jobs.cc.
   if (IsJobQueueScenarioFile(flags.scenario)) {
     return RunJobQueueSim(
@@ -161,9 +201,6 @@ Status RunSim(const SimFlags& flags) {
     }
     if (Status s = scenario::CheckExpectedRequests(spec); !s.ok())
       return s.WithContext("--duration-s " + flags.duration_s);
-  }
-  if (flags.out_option->count() > 0 && flags.out.empty()) {
-    return InvalidArgumentError("--out: expected a file path, got ''");
   }
   std::vector<Duration> bounds;
   if (flags.bound_option->count() > 0) {

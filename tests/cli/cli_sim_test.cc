@@ -283,6 +283,27 @@ TEST_F(CliSimTest, OutFileAndDurationOverride) {
   EXPECT_EQ(written, Sim(kScenario, {"--json", "--duration-s", "0.1"}).out);
 }
 
+// --out is checked before the run: the scenario itself is refused (the
+// report would overwrite its input, which stays as it was), and so is a
+// path in a directory that does not exist; neither writes anything.
+TEST_F(CliSimTest, OutIsCheckedBeforeTheRunAndNeverOverwritesTheScenario) {
+  const std::string scenario = (dir_.path() / "s.yaml").string();
+  const ProcessResult self = Sim(kScenario, {"--out", scenario});
+  EXPECT_EQ(self.exit_code, 2) << self.err;
+  EXPECT_THAT(self.err, HasSubstr("the report would overwrite it"));
+  EXPECT_EQ(ReadWholeFile(scenario), std::string(kScenario));
+  const std::string missing =
+      (dir_.path() / "no-such-dir" / "report.txt").string();
+  const ProcessResult nowhere = Sim(kScenario, {"--out", missing});
+  EXPECT_EQ(nowhere.exit_code, 2);
+  EXPECT_THAT(nowhere.err, HasSubstr("--out " + missing + ": directory"));
+  EXPECT_THAT(nowhere.err, HasSubstr("does not exist"));
+  EXPECT_EQ(nowhere.out, "");
+  const ProcessResult dir = Sim(kScenario, {"--out", dir_.path().string()});
+  EXPECT_EQ(dir.exit_code, 2);
+  EXPECT_THAT(dir.err, HasSubstr("is a directory"));
+}
+
 TEST_F(CliSimTest, ALongerDurationIsCheckedAgainstTheRequestLimit) {
   // 10^6 requests/s: 1 s loads (10^6), --duration-s 100 would bring 10^8,
   // past the loader's limit of 10^7: bad input, before anything runs.
