@@ -28,6 +28,7 @@
 #include "shim/copy_work.h"
 #include "shim/device_queries.h"
 #include "shim/driver_module_globals.h"
+#include "shim/fatbin_ptx.h"
 #include "shim/gate_forms.h"
 #include "shim/gate_runtime.h"
 #include "shim/graph_capture.h"
@@ -797,12 +798,45 @@ int UnloadModule(void* module) {
   return cuda::kCuSuccess;
 }
 
+namespace {
+
+// Whether `image` (a module's copy, CopyModuleImage) is known to hold no
+// kernel `name`: its PTX text declares other entries, or its cubins other
+// kernels. An image colo cannot read holds any name (the launch then runs
+// whatever the driver's JIT would have found, or is refused at execute).
+bool LacksKernel(const std::string& image, const std::string& name) {
+  Result<FatbinPtx> ptx = ReadModuleImagePtx(image, /*device_arch=*/1000);
+  if (ptx.ok() && ptx->text.find(".entry") != std::string::npos) {
+    // `.entry NAME(` with NAME delimited on both sides.
+    for (size_t at = ptx->text.find(".entry"); at != std::string::npos;
+         at = ptx->text.find(".entry", at + 6)) {
+      size_t begin = ptx->text.find_first_not_of(" \t\r\n", at + 6);
+      if (begin == std::string::npos) break;
+      size_t end = ptx->text.find_first_of(" \t\r\n(", begin);
+      if (ptx->text.compare(begin, end - begin, name) == 0 &&
+          end - begin == name.size())
+        return false;
+    }
+    return true;
+  }
+  Result<std::map<std::string, KernelResources>> cubin =
+      ReadModuleResources(image, /*target_arch=*/1000);
+  return cubin.ok() && !cubin->empty() && cubin->count(name) == 0;
+}
+
+}  // namespace
+
 int ModuleFunction(void** function, void* module, const char* name) {
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   auto it = s.modules.sim_handles.find(module);
   if (it == s.modules.sim_handles.end()) return cuda::kCuErrorInvalidHandle;
   if (*name == '\0') return cuda::kCuErrorNotFound;
+  if (it->second.count(name) == 0) {
+    auto image = s.modules.images.find(module);
+    if (image != s.modules.images.end() && LacksKernel(image->second, name))
+      return cuda::kCuErrorNotFound;
+  }
   std::unique_ptr<char>& fn = it->second[name];
   if (!fn) {
     fn = std::make_unique<char>();

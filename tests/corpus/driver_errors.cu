@@ -89,6 +89,9 @@ int main() {
 
   CUmodule module;
   CU_CHECK(cuModuleLoadData(&module, kPtx));
+  CUfunction missing;
+  EXPECT(cuModuleGetFunction(&missing, module, "no_such_kernel") ==
+         CUDA_ERROR_NOT_FOUND);
   CUdeviceptr g;
   size_t bytes;
   EXPECT(cuModuleGetGlobal(&g, &bytes, module, "no_such_variable") ==
