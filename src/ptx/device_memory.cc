@@ -109,17 +109,17 @@ void DeviceMemory::SetSymbolAddress(std::string_view name, uint64_t address) {
 }
 
 void DeviceMemory::BindSymbol(std::string_view name, uint64_t address) {
-  auto [it, added] = symbols_.try_emplace(std::string(name), address);
-  if (added || it->second != address) {
-    it->second = address;
-    uninitialized_[std::string(name)] = true;
-  }
+  symbols_[std::string(name)] = address;
+  // Storage already initialized keeps its bytes when bound again (two
+  // modules with a variable of the same name take turns at the name).
+  uninitialized_[std::string(name)] = initialized_.count(address) == 0;
 }
 
 bool DeviceMemory::TakeUninitialized(std::string_view name) {
   auto it = uninitialized_.find(name);
   if (it == uninitialized_.end() || !it->second) return false;
   it->second = false;
+  initialized_.insert(symbols_.find(name)->second);
   return true;
 }
 

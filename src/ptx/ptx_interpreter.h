@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,7 +113,7 @@ class DeviceMemory {
   // A variable whose storage the caller owns (an adopted region at
   // `address`): the interpreter uses it for `name` and, the first time a
   // module naming it runs, writes the variable's initializer into it
-  // (TakeUninitialized).
+  // (TakeUninitialized) — once per storage, however often it is bound.
   void BindSymbol(std::string_view name, uint64_t address);
   // True once for a variable bound with BindSymbol: its initializer is
   // still to be written.
@@ -123,6 +124,7 @@ class DeviceMemory {
   std::map<uint64_t, Region> adopted_;                    // by address
   std::map<std::string, uint64_t, std::less<>> symbols_;
   std::map<std::string, bool, std::less<>> uninitialized_;
+  std::set<uint64_t> initialized_;  // bound storage already initialized
   uint64_t next_ = 1ull << 40;
 };
 
