@@ -10,20 +10,28 @@
 #include <map>
 #include <sstream>
 
+#include "hostqos/aggressor_cgroups.h"
+
 namespace colo::hostqos {
 namespace {
 
-// State file lines: "quota\t<cgroup>\t<original text>" and
-// "group\t<resctrl dir>". Tabs and newlines never occur in cgroup names
-// the agent accepts (Validate).
+// State file lines: "quota\t<cgroup>\t<original text>",
+// "group\t<resctrl dir>", and aggressor_cgroups.h's "made" and "moved". Tabs
+// and newlines never occur in cgroup names the agent accepts (Validate).
 constexpr char kQuota[] = "quota";
 constexpr char kGroup[] = "group";
 
 }  // namespace
 
 Status HostAgentOptions::Validate() const {
-  if (aggressors.empty()) {
-    return InvalidArgumentError("name at least one aggressor cgroup");
+  if (aggressors.empty() && units.empty() && process_sets.empty()) {
+    return InvalidArgumentError(
+        "name at least one aggressor (a cgroup, a unit or processes)");
+  }
+  for (const std::vector<int>& set : process_sets) {
+    if (set.empty()) {
+      return InvalidArgumentError("an aggressor process set is empty");
+    }
   }
   for (const std::string& a : aggressors) {
     if (a.empty() || a.find_first_of("\t\n") != std::string::npos ||
@@ -54,17 +62,21 @@ Status RestoreFromStateFile(SysFs* fs, const std::string& state_file) {
   LinuxHost host = LinuxHost::Probe(fs);
   std::map<std::string, std::string> quotas;  // first original per cgroup.
   std::vector<std::string> groups;
+  std::vector<std::vector<std::string>> adoption;
   std::string line;
   while (std::getline(in, line)) {
     std::stringstream fields(line);
     std::string kind, a, b;
     std::getline(fields, kind, '\t');
     std::getline(fields, a, '\t');
-    std::getline(fields, b);
+    const bool has_b = static_cast<bool>(std::getline(fields, b));
     if (kind == kQuota) {
       quotas.emplace(a, b);
     } else if (kind == kGroup) {
       groups.push_back(a);
+    } else if (kind == kMadeCgroup || kind == kMovedProcess) {
+      adoption.push_back(has_b ? std::vector<std::string>{kind, a, b}
+                               : std::vector<std::string>{kind, a});
     }  // a line cut short by a kill is skipped: its change was not made.
   }
   Status first;
@@ -76,6 +88,9 @@ Status RestoreFromStateFile(SysFs* fs, const std::string& state_file) {
   for (const std::string& g : groups) {
     Status s = fs->RemoveDir(g);  // its tasks go back to the root group.
     if (!s.ok() && first.ok()) first = s;
+  }
+  if (Status s = UndoAdoption(fs, host, adoption); !s.ok() && first.ok()) {
+    first = s;
   }
   if (!first.ok()) return first.WithContext("restoring " + state_file);
   if (std::remove(state_file.c_str()) != 0 && errno != ENOENT) {
@@ -108,9 +123,29 @@ Result<std::unique_ptr<HostAgent>> HostAgent::Start(SysFs* fs,
   job.name = "gpu";
   job.domain = "host";
   spec.gpu_jobs = {job};
-  for (const std::string& name : o.aggressors) {
+  agent->names_ = o.aggressors;
+  for (const std::string& unit : o.units) {
+    COLO_ASSIGN_OR_RETURN(std::string cgroup,
+                          UnitCgroup(fs, agent->host_, unit));
+    agent->names_.push_back(cgroup);
+  }
+  HostAgent* self = agent.get();
+  for (const std::vector<int>& set : o.process_sets) {
+    Result<std::string> cgroup = AdoptProcesses(
+        fs, self->host_, set,
+        [self](const std::string& line) { return self->Record(line); });
+    if (!cgroup.ok()) {
+      (void)self->Stop();  // moves back what was moved so far.
+      return cgroup.status();
+    }
+    agent->names_.push_back(*cgroup);
+  }
+  for (const std::string& name : agent->names_) {
     if (agent->host_.parts().cgroups != CgroupVersion::kNone) {
-      COLO_RETURN_IF_ERROR(agent->host_.CheckCgroup(name));
+      if (Status s = agent->host_.CheckCgroup(name); !s.ok()) {
+        (void)self->Stop();  // undoes any adoption.
+        return s;
+      }
     }
     Result<int> cpus = agent->host_.CpuCount(name);
     agent->cpus_.push_back(cpus.ok() && *cpus > 0 ? *cpus : 1);

@@ -2,13 +2,16 @@
 // (`colo hostqos`): the same ColoController as in simulation, its ladder
 // mapped onto the knobs the host has (resctrl MBA steps, then the CPU quota
 // of each aggressor cgroup; prefetchers need MSR access and are skipped).
-// The operator names the aggressors (cgroups); the signal is the protected
-// GPU job's slowdown, which colod supplies.
+// The operator names the aggressors: cgroups, systemd units, or processes
+// the agent moves into cgroups of its own (aggressor_cgroups.h); the signal
+// is the protected GPU jobs' slowdown, which colod supplies
+// (gpu_slowdown.h).
 //
 // Everything it changes is recorded in a state file *before* the change
-// (one line per original value or created directory, fsync'ed), so that
-// Stop(), or Start() after the agent was killed (kill -9), restores every
-// quota and removes every resctrl group it made.
+// (one line per original value, created directory or moved process,
+// fsync'ed), so that Stop(), or Start() after the agent was killed
+// (kill -9), restores every quota, moves every adopted process back and
+// removes every cgroup and resctrl group it made.
 //
 // Thread safety: one thread drives an agent.
 #pragma once
@@ -28,6 +31,11 @@ namespace colo::hostqos {
 struct HostAgentOptions {
   // Aggressor cgroups, as paths under the CPU hierarchy ("batch/hog").
   std::vector<std::string> aggressors;
+  // Aggressor systemd units ("hog.service"), throttled through their cgroup.
+  std::vector<std::string> units;
+  // Aggressor process sets: each becomes one aggressor, the agent's cgroup
+  // "colo-hostqos/pid-<first>" holding them.
+  std::vector<std::vector<int>> process_sets;
   // The state file (a real path, not under the SysFs root). Required.
   std::string state_file;
   // CFS period for the quotas written. Default: 100 ms.
@@ -37,17 +45,19 @@ struct HostAgentOptions {
 };
 
 // Undoes what a state file records (quotas back to their original text,
-// resctrl groups removed) and deletes it. OK if the file does not exist.
+// resctrl groups removed, adopted processes moved back, cgroups made
+// removed) and deletes it. OK if the file does not exist.
 Status RestoreFromStateFile(SysFs* fs, const std::string& state_file);
 
 class HostAgent {
  public:
   // Restores what a previous agent left (RestoreFromStateFile), probes the
-  // host and checks every aggressor cgroup exists. NotFound for a missing
-  // aggressor cgroup; FailedPrecondition if the host has no CPU cgroups
-  // and no MBA (nothing to act with). Missing parts are listed in
-  // warnings(); the agent runs with what there is.
-  // REQUIRES: `fs` outlives the agent.
+  // host, finds each unit's cgroup, adopts each process set into a cgroup
+  // of its own, and checks every aggressor cgroup exists. NotFound for a
+  // missing aggressor cgroup, unit or process; FailedPrecondition if the host
+  // has no CPU cgroups and no MBA (nothing to act with). Missing parts are
+  // listed in warnings(); the agent runs with what there is. REQUIRES: `fs`
+  // outlives the agent.
   static Result<std::unique_ptr<HostAgent>> Start(SysFs* fs,
                                                   HostAgentOptions options);
 
@@ -58,7 +68,9 @@ class HostAgent {
   // - 1): tightens or loosens one aggressor one step. An aggressor whose
   // cgroup has no process left (or vanished) is released at once.
   Status Step(double victim_slowdown);
-  // Ladder level of aggressor i (0 = untouched).
+  // The aggressors' cgroups: the named ones, then the units', then the
+  // process sets'. Ladder level of aggressor i (0 = untouched).
+  const std::vector<std::string>& aggressors() const { return names_; }
   int level(size_t i) const { return level_[i]; }
   // /proc/pressure/cpu "some avg10" at the last Step, if the host has PSI.
   std::optional<double> cpu_pressure() const { return cpu_pressure_; }
@@ -77,6 +89,7 @@ class HostAgent {
   HostSpec spec_;  // one domain, one GPU job, the aggressors.
   std::unique_ptr<HostController> controller_;
   HostKnobs knobs_;
+  std::vector<std::string> names_;  // aggressors().
   std::vector<int> level_;
   std::vector<int> cpus_;  // per aggressor.
   // Quota text before the first change (also in the state file).

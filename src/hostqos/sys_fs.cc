@@ -118,7 +118,8 @@ class RootedSysFs final : public SysFs {
   Status Errno(const std::string& path, const std::string& what) const {
     const int e = errno;
     const std::string msg = path + ": " + what + " (" + std::strerror(e) + ")";
-    if (e == ENOENT) return NotFoundError(msg);
+    // ESRCH: a process written to cgroup.procs has exited.
+    if (e == ENOENT || e == ESRCH) return NotFoundError(msg);
     if (e == EINVAL || e == ERANGE) return InvalidArgumentError(msg);
     return UnavailableError(msg);
   }

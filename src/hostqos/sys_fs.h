@@ -23,7 +23,8 @@ class SysFs {
   virtual Result<std::string> Read(const std::string& path) = 0;
   // Writes `text` in one write(2), as the kernel's control files want it:
   // without O_TRUNC on a kernel file (they have no length), with it on a
-  // regular file of a test tree. NotFound if the file does not exist;
+  // regular file of a test tree. NotFound if the file does not exist (or
+  // a process id written to cgroup.procs names no process, ESRCH);
   // InvalidArgument if the kernel refused the value (EINVAL, ERANGE);
   // Unavailable otherwise (EACCES, EROFS...). Never creates a file.
   virtual Status Write(const std::string& path, const std::string& text) = 0;

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <string>
 
+#include "hostqos/aggressor_cgroups.h"
 #include "hostqos/host_agent.h"
 
 namespace colo::hostqos {
@@ -150,6 +151,54 @@ TEST(RealCgroups, ThrottlesAHogAndUndoesEverything) {
   for (const std::string& entry : *left) {
     EXPECT_EQ(entry.rfind("colo-", 0), std::string::npos) << entry;
   }
+}
+
+// Processes named by PID on the real cgroups: the agent makes its own
+// cgroup, moves a sleeping child in (the kernel's /proc/<pid>/cgroup says
+// so), throttles it, and at Stop() moves it back and removes the cgroup.
+TEST(RealCgroups, AdoptsAProcessAndMovesItBack) {
+  std::unique_ptr<SysFs> fs = NewRootedSysFs("/");
+  const LinuxHost host = LinuxHost::Probe(fs.get());
+  if (host.parts().cgroups == CgroupVersion::kNone) {
+    GTEST_SKIP() << "no CPU cgroup controller on this host";
+  }
+  const std::string probe_dir = host.parts().cpu_root + "/colo-hostqos-probe";
+  if (geteuid() != 0 || !fs->MakeDir(probe_dir).ok()) {
+    GTEST_SKIP() << probe_dir << " cannot be created (cgroups are not "
+                 << "writable here: run as root)";
+  }
+  ASSERT_TRUE(fs->RemoveDir(probe_dir).ok());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    while (true) pause();
+  }
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      if (kill(pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
+    }
+  } reap{child};
+  Result<std::string> before = ProcessCgroup(fs.get(), host, child);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  HostAgentOptions options;
+  options.process_sets = {{child}};
+  options.state_file = (std::filesystem::temp_directory_path() /
+                        ("colo-adopt-" + std::to_string(getpid()) + ".state"))
+                           .string();
+  Result<std::unique_ptr<HostAgent>> started =
+      HostAgent::Start(fs.get(), options);
+  ASSERT_TRUE(started.ok()) << started.status().ToString();
+  std::unique_ptr<HostAgent> agent = std::move(started).value();
+  const std::string mine = "colo-hostqos/pid-" + std::to_string(child);
+  EXPECT_EQ(agent->aggressors(), std::vector<std::string>{mine});
+  EXPECT_EQ(ProcessCgroup(fs.get(), host, child).value(), mine);
+  ASSERT_TRUE(agent->Step(0.5).ok());
+  EXPECT_GT(agent->level(0), 0);
+  ASSERT_TRUE(agent->Stop().ok());
+  EXPECT_EQ(ProcessCgroup(fs.get(), host, child).value(), *before);
+  EXPECT_FALSE(fs->Exists(host.parts().cpu_root + "/colo-hostqos"));
+  EXPECT_FALSE(std::filesystem::exists(options.state_file));
 }
 
 }  // namespace
