@@ -2,9 +2,10 @@
 // libcolo_preload.so is made of (shim_exports*.cc, and through
 // blas_forwarding.h the cuBLAS ones):
 // the real symbol (COLO_REAL), forwarding to it when the interposer must
-// not act (COLO_FORWARD_IF_NEEDED, COLO_FORWARD_IN_GATE), and Safe(), which
+// not act (COLO_FORWARD_IF_NEEDED, COLO_FORWARD_IN_GATE), Safe(), which
 // records the call's error as the thread's last one and keeps exceptions
-// inside. Internal to the export layer; include it in .cc files only.
+// inside, and CuSafe(), its driver-API twin. Internal to the export layer;
+// include it in .cc files only.
 #pragma once
 
 #include "cuda/cuda_abi.h"
@@ -24,6 +25,18 @@ int Safe(F f) noexcept {
     return cs::RecordError(f());
   } catch (...) {
     return cs::RecordError(cuda::kCudaErrorUnknown);
+  }
+}
+
+// Runs `f` (a driver entry point's body), turning any exception into
+// CUDA_ERROR_UNKNOWN. Unlike Safe(), a driver call's error is not the
+// runtime's last error.
+template <typename F>
+int CuSafe(F f) noexcept {
+  try {
+    return f();
+  } catch (...) {
+    return cuda::kCuErrorUnknown;
   }
 }
 
@@ -60,6 +73,7 @@ int LaunchEx(const void* config, const void* func, void** args,
 }  // namespace colo::shim::exports
 
 using colo::shim::exports::AsCuLaunchError;
+using colo::shim::exports::CuSafe;
 using colo::shim::exports::LaunchEx;
 using colo::shim::exports::PerThread;
 using colo::shim::exports::RecordWithFlags;

@@ -161,4 +161,12 @@ Result<FatbinPtx> ReadModuleImagePtx(std::string_view bytes, int device_arch) {
   return ptx;
 }
 
+Result<FatbinPtx> ReadBinaryPtx(const void* binary,
+                                const std::string* module_image,
+                                int device_arch) {
+  return module_image != nullptr
+             ? ReadModuleImagePtx(*module_image, device_arch)
+             : ReadRegisteredPtx(binary, device_arch);
+}
+
 }  // namespace colo::shim

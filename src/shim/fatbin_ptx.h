@@ -80,4 +80,11 @@ Result<FatbinPtx> ReadRegisteredPtx(const void* wrapper, int device_arch);
 // it has none.
 Result<FatbinPtx> ReadModuleImagePtx(std::string_view bytes, int device_arch);
 
+// The PTX of a kernel's binary: the module image's (`module_image`, the
+// bytes CopyModuleImage kept) or, when it is null, the registered fat
+// binary's behind `binary`.
+Result<FatbinPtx> ReadBinaryPtx(const void* binary,
+                                const std::string* module_image,
+                                int device_arch);
+
 }  // namespace colo::shim

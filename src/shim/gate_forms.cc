@@ -10,13 +10,11 @@
 namespace colo::shim::gate {
 namespace {
 
-// The PTX of `binary` for `arch`: a registered fat binary's (`registered`)
-// or a module image's; null if it has none the device can compile or it
-// cannot be read.
-std::shared_ptr<const std::string> ReadPtx(const void* binary, bool registered,
+// The PTX text of `binary` (a module image's when `image` is given) for
+// `arch`; null if it has none the device can compile or it cannot be read.
+std::shared_ptr<const std::string> PtxText(const void* binary,
                                            const std::string* image, int arch) {
-  Result<FatbinPtx> ptx = registered ? ReadRegisteredPtx(binary, arch)
-                                     : ReadModuleImagePtx(*image, arch);
+  Result<FatbinPtx> ptx = ReadBinaryPtx(binary, image, arch);
   if (!ptx.ok()) return nullptr;
   return std::make_shared<const std::string>(std::move(ptx->text));
 }
@@ -68,8 +66,7 @@ const DeclaredForms& FormsOfLocked(InterposerState& s, const void* func) {
   auto ptx = s.kernels.binary_ptx.find(binary);
   if (ptx == s.kernels.binary_ptx.end()) {
     ptx = s.kernels.binary_ptx
-              .emplace(binary,
-                       ReadPtx(binary, image == nullptr, image, cache->arch()))
+              .emplace(binary, PtxText(binary, image, cache->arch()))
               .first;
   }
   if (ptx->second == nullptr) return out;

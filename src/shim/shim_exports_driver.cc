@@ -32,17 +32,6 @@ namespace {
 
 constexpr int kCuErrorNotFound = colo::cuda::kCuErrorNotFound;
 
-// Runs `f`, keeping exceptions inside (CUDA_ERROR_UNKNOWN). Unlike Safe(),
-// a driver call's error is not the runtime's last error.
-template <typename F>
-int CuSafe(F f) noexcept {
-  try {
-    return f();
-  } catch (...) {
-    return colo::cuda::kCuErrorUnknown;
-  }
-}
-
 }  // namespace
 
 #define COLO_CU_FORWARD_IN_GATE(sym, ...) \

@@ -29,17 +29,6 @@ namespace {
 constexpr int kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3,
               kDefault = 4;
 
-// Runs `f`, keeping exceptions inside; a driver call's error is not the
-// runtime's last error.
-template <typename F>
-int CuSafe(F f) noexcept {
-  try {
-    return f();
-  } catch (...) {
-    return colo::cuda::kCuErrorUnknown;
-  }
-}
-
 void* Ptr(unsigned long long p) { return reinterpret_cast<void*>(p); }
 
 // A memset of `count` elements of `element` bytes each to `pattern`: a

@@ -22,17 +22,6 @@ using colo::cuda::kCuErrorNotFound;
 
 namespace {
 
-// Runs `f` (a colo::shim call), keeping exceptions inside; a driver call's
-// error is not the runtime's last error.
-template <typename F>
-int CuSafe(F f) noexcept {
-  try {
-    return f();
-  } catch (...) {
-    return colo::cuda::kCuErrorUnknown;
-  }
-}
-
 // CU_MEM_ATTACH_GLOBAL and CU_MEM_ATTACH_HOST: one of them, as the driver
 // requires.
 constexpr unsigned kAttachGlobal = 1, kAttachHost = 2;

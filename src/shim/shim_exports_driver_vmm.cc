@@ -15,15 +15,6 @@ using colo::cuda::kCuErrorNotFound;
 
 namespace {
 
-template <typename F>
-int CuSafe(F f) noexcept {
-  try {
-    return f();
-  } catch (...) {
-    return colo::cuda::kCuErrorUnknown;
-  }
-}
-
 int GateRefused(const char* call) {
   return CuSafe([&] {
     return colo::shim::AnnounceRefused(

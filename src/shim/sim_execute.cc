@@ -54,16 +54,11 @@ const ptx::Module* ModuleOf(InterposerState& s, const void* binary)
   auto known = s.execute.modules.find(binary);
   if (known != s.execute.modules.end()) return known->second.get();
   const int arch = SimDeviceArch(s);
-  Result<FatbinPtx> text = InternalError("unread");
-  std::string label;
-  if (auto image = s.modules.images.find(const_cast<void*>(binary));
-      image != s.modules.images.end()) {
-    text = ReadModuleImagePtx(image->second, arch);
-    label = "module";
-  } else {
-    text = ReadRegisteredPtx(binary, arch);
-    label = "fat binary";
-  }
+  auto image = s.modules.images.find(const_cast<void*>(binary));
+  const std::string* module_image =
+      image != s.modules.images.end() ? &image->second : nullptr;
+  Result<FatbinPtx> text = ReadBinaryPtx(binary, module_image, arch);
+  const char* label = module_image != nullptr ? "module" : "fat binary";
   std::shared_ptr<const ptx::Module> module;
   if (!text.ok()) {
     s.execute.module_errors[binary] = std::string(text.status().message());

@@ -224,15 +224,6 @@ Device& Dev() {
 
 uintptr_t Key(CUstream s) { return reinterpret_cast<uintptr_t>(s); }
 
-uint64_t ParamBytes(const colo::ptx::Param& p) {
-  std::string t = p.type;
-  uint64_t lanes = 1;
-  if (t.rfind("v2.", 0) == 0) lanes = 2, t = t.substr(3);
-  if (t.rfind("v4.", 0) == 0) lanes = 4, t = t.substr(3);
-  const uint64_t bits = std::strtoull(t.c_str() + 1, nullptr, 10);
-  return lanes * (bits / 8) * (p.array_size > 0 ? p.array_size : 1);
-}
-
 bool HangsByName(const std::string& name) {
   const char* hang = std::getenv("COLO_FAKE_CUDA_HANG");
   return hang != nullptr && *hang != 0 && name.find(hang) != std::string::npos;
@@ -407,10 +398,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   launch.grid = {gx, gy, gz};
   launch.block = {bx, by, bz};
   launch.dynamic_shared_bytes = shared_bytes;
-  for (size_t k = 0; k < fn->function->params.size(); ++k) {
-    const uint64_t size = ParamBytes(fn->function->params[k]);
+  const auto sizes =
+      colo::ptx::KernelParamBytes(*fn->module, fn->function->name);
+  if (!sizes.ok()) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t k = 0; k < sizes.value().size(); ++k) {
     const auto* bytes = static_cast<const uint8_t*>(params[k]);
-    launch.args.emplace_back(bytes, bytes + size);
+    launch.args.emplace_back(bytes, bytes + sizes.value()[k]);
   }
   const uint64_t seed = ++launches;
   const std::string name = fn->function->name;
