@@ -227,6 +227,7 @@ void FillCudaPointerAttributes(void* attr, int memory_type, int device,
 // cudaPointerAttributes (checked against the headers):
 inline constexpr size_t kRuntimeAttributesBytes = 512;
 inline constexpr int kCuErrorInvalidContext = 201;
+inline constexpr int kCuErrorInvalidPtx = 218;
 inline constexpr int kCuErrorUnknown = 999;
 // cuFuncGetAttribute's value of `cu_attr` (a CUfunction_attribute) from a
 // filled cudaFuncAttributes; false for an attribute it does not hold.

@@ -139,6 +139,7 @@ static_assert(kCuErrorInvalidValue == CUDA_ERROR_INVALID_VALUE);
 static_assert(kCuErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);
 static_assert(kCuErrorNoDevice == CUDA_ERROR_NO_DEVICE);
 static_assert(kCuErrorNotFound == CUDA_ERROR_NOT_FOUND);
+static_assert(kCuErrorInvalidPtx == CUDA_ERROR_INVALID_PTX);
 static_assert(kCuErrorFileNotFound == CUDA_ERROR_FILE_NOT_FOUND);
 static_assert(kCuErrorInvalidHandle == CUDA_ERROR_INVALID_HANDLE);
 // The interposer's own dim3 stand-in must match dim3's layout.

@@ -7,20 +7,25 @@
 //   keeps its PTX input, and cuLinkComplete hands back that PTX text (NUL
 //   included in the size), an image cuModuleLoadData loads and the
 //   interpreter runs. A fat binary input counts as its PTX for the
-//   simulated GPU's architecture. Linking several PTX inputs (resolving one
-//   module's .extern declarations with another's definitions) is not
-//   implemented: the second PTX input is refused with
-//   CUDA_ERROR_NOT_SUPPORTED, announced; so are cubin, object and library
-//   inputs and a fat binary holding no PTX (compiled machine code cannot
-//   run on the simulated GPU), and NVVM IR. The JIT options (log buffers,
-//   optimization levels) are accepted and ignored; log buffers are left
-//   empty.
+//   simulated GPU's architecture. Several PTX inputs are linked into one
+//   module (ptx/ptx_link.h: .extern declarations resolved to another
+//   input's definitions, file-local names kept apart); inputs that cannot
+//   be linked (one symbol defined twice, unreadable PTX) fail
+//   cuLinkComplete with CUDA_ERROR_INVALID_PTX, the reason on stderr.
+//   Cubin, object and library inputs and a fat binary holding no PTX
+//   (compiled machine code cannot run on the simulated GPU), and NVVM IR,
+//   are refused with CUDA_ERROR_NOT_SUPPORTED, announced. The JIT options (log
+//   buffers, optimization levels) are accepted and ignored; log buffers are
+//   left empty.
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_abi.h"
+#include "ptx/ptx_link.h"
 #include "shim/device_queries.h"
 #include "shim/driver_exports.h"
 #include "shim/driver_module_globals.h"
@@ -44,15 +49,6 @@ enum JitInput {
   kNvvm = 5
 };
 
-template <typename F>
-int CuSafe(F f) noexcept {
-  try {
-    return f();
-  } catch (...) {
-    return colo::cuda::kCuErrorUnknown;
-  }
-}
-
 int Refuse(const char* call, const char* why) {
   return colo::shim::AnnounceRefused(call, why,
                                      colo::cuda::kCudaErrorNotSupported);
@@ -72,7 +68,7 @@ int CreateLink(void** state) {
 }
 
 // What AddInputLocked found of an input.
-enum class Added { kOk, kNoState, kEmpty, kNoPtx, kSecondPtx, kUnreachable };
+enum class Added { kOk, kNoState, kEmpty, kNoPtx, kUnreachable };
 
 // Keeps the PTX of input `bytes` of `type` (kPtx or kFatbinary) in `state`.
 Added AddInputLocked(cs::InterposerState& s, void* state, int type,
@@ -92,7 +88,6 @@ Added AddInputLocked(cs::InterposerState& s, void* state, int type,
       ptx.resize(nul);
   }
   if (ptx.empty()) return Added::kEmpty;
-  if (!link->second->ptx.empty()) return Added::kSecondPtx;
   link->second->ptx.push_back(std::move(ptx));
   return Added::kOk;
 }
@@ -125,10 +120,6 @@ int AddInput(const char* call, void* state, int type, std::string bytes) {
       return Refuse(call,
                     "the fat binary holds no PTX for the simulated GPU, "
                     "and its machine code cannot run there");
-    case Added::kSecondPtx:
-      return Refuse(call,
-                    "linking several PTX inputs into one image is not "
-                    "implemented; one PTX input is");
   }
   return kCuErrorInvalidValue;
 }
@@ -236,8 +227,8 @@ int cuLinkAddFile_v2(void* state, int type, const char* path,
   return AddFile(state, type, path);
 }
 
-// The image: the one PTX input's text and its NUL; CUDA_ERROR_INVALID_VALUE
-// (nothing to link) when no input was added.
+// The image: the PTX inputs linked into one module's text, and its NUL;
+// CUDA_ERROR_INVALID_VALUE (nothing to link) when no input was added.
 int cuLinkComplete(void* state, void** image, size_t* size) {
   COLO_FORWARD_IF_NEEDED(cuLinkComplete, kCuErrorNotFound, state, image, size);
   COLO_CU_FORWARD_IN_GATE(cuLinkComplete, state, image, size);
@@ -249,7 +240,21 @@ int cuLinkComplete(void* state, void** image, size_t* size) {
     if (link == s.driver.links.end()) return colo::cuda::kCuErrorInvalidHandle;
     colo::shim::LinkState& l = *link->second;
     if (l.ptx.empty()) return kCuErrorInvalidValue;
-    l.image = l.ptx.front();
+    if (l.ptx.size() == 1) {
+      l.image = l.ptx.front();
+    } else {
+      std::vector<colo::ptx::PtxInput> inputs;
+      for (size_t i = 0; i < l.ptx.size(); ++i) {
+        inputs.push_back({l.ptx[i], "PTX input " + std::to_string(i + 1)});
+      }
+      colo::Result<std::string> linked = colo::ptx::LinkPtx(inputs);
+      if (!linked.ok()) {
+        std::fprintf(stderr, "colo: cuLinkComplete: %s\n",
+                     std::string(linked.status().message()).c_str());
+        return colo::cuda::kCuErrorInvalidPtx;
+      }
+      l.image = std::move(*linked);
+    }
     *image = l.image.data();  // NUL-terminated by std::string
     *size = l.image.size() + 1;
     return kCuSuccess;
