@@ -1,23 +1,40 @@
-// Simulated kernels per second of wall time, on example (a): BERT inference
-// next to ResNet-50 training on an A100 (examples/inference-vs-training/).
-// Prints, for each sharing mode, the kernels the shared run completed, the
-// best of 3 wall times and the rate, and its ratio to the 1,000,000 kernels/s
-// goal. Then, under MPS, example (a) and the three-copy collocation scenario
-// (examples/collocation/mps-3.yaml) again wave by wave
-// (RunOptions::wave_by_wave): how much faster wave fusion is and how far its
-// kernel count is from the wave-by-wave run's. One process, one core,
-// measured in this run.
+// Simulated kernels per second of wall time, with the fast engine and the
+// reference engine (SimGpuOptions::engine) measured in the same run, on:
+// example (a), BERT inference next to ResNet-50 training on an A100
+// (examples/inference-vs-training/), exclusive, time-sliced and under MPS
+// (two co-running jobs); the collocation study under MPS with three and seven
+// copies (examples/collocation/mps-3.yaml, mps-7.yaml; seven over its first
+// 0.1 s, as the reference takes about 30 s for its whole second). Each row
+// prints both engines' kernels, best-of-3 wall times and rates, the fast
+// engine's share of its goal (1 M kernels/s; 0.5 M with seven jobs) and the
+// speed-up over the reference. Then mps-7.yaml's whole simulated second with
+// the fast engine (goal: under 3 s), and example (a) under MPS wave by wave.
+// One process, one core.
+//
+// `--scenario FILE [--engine fast|reference] [--duration-s S]` runs one
+// scenario's shared run once and prints its kernels and wall time (for
+// profilers: valgrind --tool=callgrind, perf).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
-#include "bench_usage.h"
 #include "experiment/scenario_runner.h"
 #include "scenario/scenario_loader.h"
 
 namespace {
+
+using colo::sim::SimEngine;
+
+constexpr char kUsage[] =
+    "usage: sim_speed_bench [--scenario FILE [--engine fast|reference] "
+    "[--duration-s S]]\n"
+    "Without options: simulated kernels per second of wall time with the fast "
+    "and the reference engine, per sharing mode, on the examples.\n"
+    "With --scenario: one shared run of FILE, its kernels and wall time (for "
+    "profilers).\n";
 
 struct Timed {
   double best_s = 1e300;
@@ -27,22 +44,16 @@ struct Timed {
   }  // kernels/s.
 };
 
-// One row of the table: kernels, wall time, rate and its share of the goal.
-void PrintRow(const char* name, const Timed& t) {
-  std::printf("%-16s %12lld %10.3f %14.0f %9.3fx\n", name,
-              static_cast<long long>(t.kernels), t.best_s, t.Rate(),
-              t.Rate() / 1e6);
-}
-
-// Best of 3 wall times of the shared run of `spec` (no solo baselines).
-bool Time(const colo::experiment::ScenarioSpec& spec, bool wave_by_wave,
-          Timed* out) {
+// Best of `reps` wall times of the shared run of `spec` (no solo baselines).
+bool Time(const colo::experiment::ScenarioSpec& spec, SimEngine engine,
+          bool wave_by_wave, int reps, Timed* out) {
   using Clock = std::chrono::steady_clock;  // a benchmark times itself; no
                                             // engine code here.
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < reps; ++rep) {
     const auto t0 = Clock::now();
-    auto r = colo::experiment::RunScenario(
-        spec, {.solo_baselines = false, .wave_by_wave = wave_by_wave});
+    auto r = colo::experiment::RunScenario(spec, {.solo_baselines = false,
+                                                  .wave_by_wave = wave_by_wave,
+                                                  .engine = engine});
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
@@ -51,24 +62,6 @@ bool Time(const colo::experiment::ScenarioSpec& spec, bool wave_by_wave,
     out->kernels = r->kernels_simulated;
     out->best_s = std::min(out->best_s, s);
   }
-  return true;
-}
-
-// Times `spec` fused (already in `fused`) and wave by wave; prints the row
-// and the ratio line.
-bool CompareWaveByWave(const char* name,
-                       const colo::experiment::ScenarioSpec& spec,
-                       const Timed& fused) {
-  Timed plain;
-  if (!Time(spec, true, &plain)) return false;
-  PrintRow((std::string(name) + " w-b-w").c_str(), plain);
-  std::printf(
-      "%s: waves fused run %.2fx the wave-by-wave kernels/s; kernel count "
-      "%+.2f%% from it\n",
-      name, fused.Rate() / plain.Rate(),
-      100.0 * (static_cast<double>(fused.kernels) /
-                   static_cast<double>(plain.kernels) -
-               1.0));
   return true;
 }
 
@@ -81,39 +74,109 @@ std::optional<colo::experiment::ScenarioSpec> Load(const std::string& path) {
   return *spec;
 }
 
+// Both engines on `spec`: one row.
+bool CompareEngines(const char* name,
+                    const colo::experiment::ScenarioSpec& spec, double goal) {
+  Timed fast, ref;
+  if (!Time(spec, SimEngine::kFast, false, 3, &fast) ||
+      !Time(spec, SimEngine::kReference, false, 3, &ref)) {
+    return false;
+  }
+  std::printf(
+      "%-22s %9lld %9lld %+8.3f%% %10.0f %10.0f %7.3fx %8.2fx\n", name,
+      static_cast<long long>(fast.kernels), static_cast<long long>(ref.kernels),
+      100.0 * (static_cast<double>(fast.kernels) /
+                   static_cast<double>(ref.kernels) -
+               1.0),
+      fast.Rate(), ref.Rate(), fast.Rate() / goal, fast.Rate() / ref.Rate());
+  return true;
+}
+
+int RunOne(int argc, char** argv) {
+  std::string file, engine = "fast";
+  double duration_s = -1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "option '%s' needs a value\n%s", a.c_str(), kUsage);
+      return 2;
+    }
+    const std::string v = argv[++i];
+    if (a == "--scenario") {
+      file = v;
+    } else if (a == "--engine" && (v == "fast" || v == "reference")) {
+      engine = v;
+    } else if (a == "--duration-s" && std::atof(v.c_str()) > 0) {
+      duration_s = std::atof(v.c_str());
+    } else {
+      std::fprintf(stderr, "bad option '%s %s'\n%s", a.c_str(), v.c_str(),
+                   kUsage);
+      return 2;
+    }
+  }
+  auto spec = Load(file);
+  if (!spec) return 1;
+  if (duration_s > 0)
+    spec->duration = colo::Nanoseconds(static_cast<int64_t>(duration_s * 1e9));
+  Timed t;
+  if (!Time(*spec, engine == "fast" ? SimEngine::kFast : SimEngine::kReference,
+            false, 1, &t)) {
+    return 1;
+  }
+  std::printf("%s engine: %lld kernels in %.3f s, %.0f kernels/s\n",
+              engine.c_str(), static_cast<long long>(t.kernels), t.best_s,
+              t.Rate());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (const int status = colo::bench::CheckNoOptions(
-          argc, argv,
-          "usage: sim_speed_bench (no options)\n"
-          "Simulated kernels per second of wall time per sharing mode, and "
-          "wave fusion against wave by wave, on the examples.\n");
-      status >= 0) {
-    return status;
+  if (argc > 1) {
+    const std::string a = argv[1];
+    if (a == "-h" || a == "--help") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    return RunOne(argc, argv);
   }
   const std::string examples = std::string(COLO_SOURCE_DIR) + "/examples/";
-  std::printf("%-16s %12s %10s %14s %10s\n", "mode", "kernels", "wall s",
-              "kernels/s", "of goal");
-  Timed mps;
-  colo::experiment::ScenarioSpec mps_spec;
+  std::printf("%-22s %9s %9s %9s %10s %10s %8s %9s\n", "scenario", "kernels",
+              "ref kern", "diff", "kernels/s", "ref k/s", "of goal", "vs ref");
   for (const char* mode : {"exclusive", "time-slicing", "mps"}) {
     auto spec = Load(examples + "inference-vs-training/" + mode + ".yaml");
     if (!spec) return 1;
-    Timed t;
-    if (!Time(*spec, false, &t)) return 1;
-    PrintRow(mode, t);
-    if (std::string(mode) == "mps") {
-      mps = t;
-      mps_spec = *spec;
-    }
+    const std::string name = std::string("(a) ") + mode;
+    if (!CompareEngines(name.c_str(), *spec, 1e6)) return 1;
   }
-  if (!CompareWaveByWave("mps", mps_spec, mps)) return 1;
   auto three = Load(examples + "collocation/mps-3.yaml");
-  if (!three) return 1;
-  Timed fused3;
-  if (!Time(*three, false, &fused3)) return 1;
-  PrintRow("mps-3", fused3);
-  if (!CompareWaveByWave("mps-3", *three, fused3)) return 1;
+  if (!three || !CompareEngines("mps-3 (3 jobs)", *three, 1e6)) return 1;
+  auto seven = Load(examples + "collocation/mps-7.yaml");
+  if (!seven) return 1;
+  colo::experiment::ScenarioSpec seven_short = *seven;
+  seven_short.duration = colo::Milliseconds(100);
+  if (!CompareEngines("mps-7 (7 jobs), 0.1 s", seven_short, 5e5)) return 1;
+
+  Timed whole;
+  if (!Time(*seven, SimEngine::kFast, false, 1, &whole)) return 1;
+  std::printf(
+      "mps-7.yaml, its whole simulated second, fast engine: %lld kernels in "
+      "%.2f s wall (goal: under 3 s)\n",
+      static_cast<long long>(whole.kernels), whole.best_s);
+
+  auto mps = Load(examples + "inference-vs-training/mps.yaml");
+  if (!mps) return 1;
+  Timed fused, plain;
+  if (!Time(*mps, SimEngine::kFast, false, 3, &fused) ||
+      !Time(*mps, SimEngine::kFast, true, 3, &plain)) {
+    return 1;
+  }
+  std::printf(
+      "(a) mps: waves fused run %.2fx the wave-by-wave kernels/s; kernel "
+      "count %+.2f%% from it\n",
+      fused.Rate() / plain.Rate(),
+      100.0 * (static_cast<double>(fused.kernels) /
+                   static_cast<double>(plain.kernels) -
+               1.0));
   return 0;
 }

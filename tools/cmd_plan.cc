@@ -1,11 +1,13 @@
 // `colo plan JOBS.yaml --gpus N [--mig] [--model M | --kace DIR] ...`:
 // assigns jobs to GPUs (alone, MPS pairs/triples, or MIG instances) to
-// maximize predicted total normalized throughput with high-priority floors.
+// maximize predicted total normalized throughput with high-priority floors;
+// with --emit-scenario DIR, writes one scenario per GPU (plan_scenarios.h).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "colo/clock.h"
 #include "place/jobs_file.h"
@@ -16,10 +18,15 @@
 #include "runs/run_context.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
+#include "tools/plan_scenarios.h"
 #include "tools/run_recording.h"
 
 namespace colo::tools {
 namespace {
+
+// Simulated seconds of each emitted scenario (`colo sim --duration-s`
+// changes it).
+constexpr double kEmittedDurationS = 2;
 
 struct PlanFlags {
   std::string jobs;
@@ -34,6 +41,9 @@ struct PlanFlags {
   std::optional<double> reserve_gib;
   bool json = false;
   RecordingFlags recording;  // --runs-db, --no-record.
+  std::string emit_dir;      // --emit-scenario: one scenario per GPU here.
+  bool emit = false;         // --emit-scenario given.
+  bool force = false;        // --force: overwrite emitted scenarios.
 };
 
 // What shapes a plan besides the jobs file, for the runs database (keys
@@ -76,6 +86,14 @@ Result<predict::InterferenceModel> ResolveModel(const PlanFlags& f,
 }
 
 Status RunPlan(const PlanFlags& f) {
+  // Checked before any work, so that a plan is never made for nothing.
+  if (f.emit) {
+    COLO_RETURN_IF_ERROR(CheckEmitDirectory(f.emit_dir, f.force));
+  } else if (f.force) {
+    return InvalidArgumentError(
+        "--force lets --emit-scenario overwrite earlier scenarios: pass "
+        "--emit-scenario DIR too");
+  }
   COLO_ASSIGN_OR_RETURN(place::JobsFile jobs, place::LoadJobsFile(f.jobs));
   COLO_ASSIGN_OR_RETURN(RunRecorder recorder, RunRecorder::Start(f.recording));
   COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model,
@@ -122,9 +140,18 @@ Status RunPlan(const PlanFlags& f) {
   record.result_json = place::PlanToJson(plan);
   record.options_json = PlanOptionsJson(f, o, gpu.name);
   std::string text;
+  std::vector<std::string> emitted;
+  if (f.emit) {
+    COLO_ASSIGN_OR_RETURN(
+        emitted, EmitPlanScenarios(plan, jobs, f.emit_dir, kEmittedDurationS));
+  }
   if (f.json) {
     text = record.result_json;
     PrintText(text);
+    if (f.emit) {
+      std::fprintf(stderr, "colo: wrote %zu scenarios to %s\n", emitted.size(),
+                   f.emit_dir.c_str());
+    }
     return recorder.Record({std::move(record)}, text);
   }
   text = place::FormatPlanTable(plan);
@@ -143,6 +170,11 @@ Status RunPlan(const PlanFlags& f) {
           j.profile.gpu.c_str(), gpu.name.c_str());
       break;
     }
+  }
+  if (f.emit) {
+    Appendf(&text, "scenarios: %zu in %s (colo sim %s)\n", emitted.size(),
+            f.emit_dir.c_str(),
+            emitted.empty() ? "-" : emitted.front().c_str());
   }
   PrintText(text);
   return recorder.Record({std::move(record)}, text);
@@ -177,12 +209,19 @@ void RegisterPlanCommand(CLI::App& app, int* exit_code) {
       "--reserve-gib", *reserve_gib,
       "memory kept free per GPU, and per MIG instance (default 0.5)");
   plan->add_flag("--json", f->json, "print the plan as JSON");
+  CLI::Option* emit_opt = plan->add_option(
+      "--emit-scenario", f->emit_dir,
+      "write one scenario per GPU of the plan to DIR (gpu0.yaml, ...), for "
+      "colo sim; the directory is checked before planning");
+  plan->add_flag("--force", f->force,
+                 "with --emit-scenario: overwrite scenarios already in DIR");
   AddRecordingFlags(plan, &f->recording);
   plan->callback([=] {
     // Out-of-range values go to PlanOptions::Validate, which names them.
     if (floor_opt->count() > 0) f->floor = *floor;
     if (max_opt->count() > 0) f->max_per_gpu = *max_per_gpu;
     if (reserve_opt->count() > 0) f->reserve_gib = *reserve_gib;
+    f->emit = emit_opt->count() > 0;
     *exit_code = ReportStatus(RunPlan(*f));
   });
 }

@@ -111,8 +111,16 @@ int MemoryClockKhz(const GpuSpec& gpu);
 // Names of the presets, for messages: "V100-SXM2-32GB, A100-SXM4-40GB, ...".
 std::vector<std::string> GpuPresetNames();
 
-// The preset of that name (also accepts the short names "V100", "A100",
-// "H100", case-insensitively). NotFound lists the known names.
+// The short name of each preset, in GpuPresetNames' order: "V100", "A100"
+// (the 40 GB SXM4), "H100" (the SXM5), "A100-80GB", "H100-PCIe", "H200",
+// "L4", "L40S", "A10".
+std::vector<std::string> GpuPresetShortNames();
+
+// Both lists, for messages: "V100-SXM2-32GB, ... (or V100, A100, ...)".
+std::string GpuPresetList();
+
+// The preset of that full or short name, case-insensitively (figures and
+// sources in src/core/gpu_presets.cc). NotFound lists the known names.
 Result<GpuSpec> GpuPreset(std::string_view name);
 
 }  // namespace colo

@@ -7,115 +7,6 @@
 namespace colo {
 namespace {
 
-constexpr int64_t kKiB = 1024;
-constexpr int64_t kGiB = 1024LL * 1024 * 1024;
-
-// NVIDIA Tesla V100 (SXM2, 32 GB). Sources: "NVIDIA Tesla V100 GPU
-// Architecture" whitepaper (2017), Table 1 (80 SMs, 64 FP32 cores/SM, boost
-// 1530 MHz, 900 GB/s HBM2); CUDA C++ Programming Guide, "Technical
-// Specifications per Compute Capability", CC 7.0 (2048 threads, 32 blocks,
-// 64K registers, 96 KB shared memory per SM and per block). L2 6144 KB and
-// a 4096-bit HBM2 interface (the whitepaper's Table 1); 125 TFLOPS of
-// FP16 tensor math (Table 1). Copy bandwidth:
-// PCIe 3.0 x16, ~12 GB/s achievable.
-GpuSpec V100() {
-  GpuSpec s;
-  s.name = "V100-SXM2-32GB";
-  s.sm_count = 80;
-  s.max_threads_per_sm = 2048;
-  s.max_blocks_per_sm = 32;
-  s.registers_per_sm = 65536;
-  s.shared_mem_per_sm = 96 * kKiB;
-  s.max_shared_mem_per_block = 96 * kKiB;
-  s.reserved_shared_mem_per_block = 0;
-  s.memory_bytes = 32 * kGiB;
-  s.dram_bandwidth = 900e9;
-  s.copy_bandwidth = 12e9;
-  s.sm_clock_mhz = 1530;
-  s.fp32_lanes_per_sm = 64;
-  s.l2_cache_bytes = 6144 * kKiB;
-  s.memory_bus_bits = 4096;
-  s.tensor_flops = 125e12;
-  return s;
-}
-
-// NVIDIA A100 (SXM4, 40 GB). Sources: "NVIDIA A100 Tensor Core GPU
-// Architecture" whitepaper (2020), Table 3 (108 SMs, 64 FP32 cores/SM, boost
-// 1410 MHz, 1555 GB/s HBM2); CUDA Programming Guide CC 8.0 (2048 threads,
-// 32 blocks, 64K registers, 164 KB shared memory per SM, 163 KB per block,
-// 1 KB reserved per block); "NVIDIA Multi-Instance GPU User Guide", A100-40GB
-// profiles (1g.5gb 14 SMs ... 7g.40gb 98 SMs; memory in eighths). L2 40 MB
-// and a 5120-bit HBM2 interface, 312 TFLOPS dense FP16 tensor math with
-// FP32 accumulation (the whitepaper's Table 3). Copy: PCIe 4.0
-// x16, ~25 GB/s achievable.
-GpuSpec A100() {
-  GpuSpec s;
-  s.name = "A100-SXM4-40GB";
-  s.sm_count = 108;
-  s.max_threads_per_sm = 2048;
-  s.max_blocks_per_sm = 32;
-  s.registers_per_sm = 65536;
-  s.shared_mem_per_sm = 164 * kKiB;
-  s.max_shared_mem_per_block = 163 * kKiB;
-  s.reserved_shared_mem_per_block = 1 * kKiB;
-  s.memory_bytes = 40 * kGiB;
-  s.dram_bandwidth = 1555e9;
-  s.copy_bandwidth = 25e9;
-  s.sm_clock_mhz = 1410;
-  s.fp32_lanes_per_sm = 64;
-  s.l2_cache_bytes = 40960 * kKiB;
-  s.memory_bus_bits = 5120;
-  s.tensor_flops = 312e12;
-  s.mig_profiles = {{"1g.5gb", 1, 14, 1},
-                    {"2g.10gb", 2, 28, 2},
-                    {"3g.20gb", 3, 42, 4},
-                    {"4g.20gb", 4, 56, 4},
-                    {"7g.40gb", 7, 98, 8}};
-  return s;
-}
-
-// NVIDIA H100 (SXM5, 80 GB). Sources: "NVIDIA H100 Tensor Core GPU
-// Architecture" whitepaper (2022), Table 3 (132 SMs, 128 FP32 cores/SM, boost
-// 1980 MHz, 3352 GB/s HBM3); CUDA Programming Guide CC 9.0 (2048 threads,
-// 32 blocks, 64K registers, 228 KB shared memory per SM, 227 KB per block,
-// 1 KB reserved); MIG User Guide, H100-80GB profiles (1g.10gb 16 SMs,
-// 2g.20gb 32, 3g.40gb 60, 4g.40gb 64, 7g.80gb 132). L2 50 MB and a
-// 5120-bit HBM3 interface, 989.4 TFLOPS dense FP16 tensor math with FP32
-// accumulation (the whitepaper's Table 3). Copy: PCIe 5.0 x16,
-// ~50 GB/s achievable.
-GpuSpec H100() {
-  GpuSpec s;
-  s.name = "H100-SXM5-80GB";
-  s.sm_count = 132;
-  s.max_threads_per_sm = 2048;
-  s.max_blocks_per_sm = 32;
-  s.registers_per_sm = 65536;
-  s.shared_mem_per_sm = 228 * kKiB;
-  s.max_shared_mem_per_block = 227 * kKiB;
-  s.reserved_shared_mem_per_block = 1 * kKiB;
-  s.memory_bytes = 80 * kGiB;
-  s.dram_bandwidth = 3352e9;
-  s.copy_bandwidth = 50e9;
-  s.sm_clock_mhz = 1980;
-  s.fp32_lanes_per_sm = 128;
-  s.l2_cache_bytes = 51200 * kKiB;
-  s.memory_bus_bits = 5120;
-  s.tensor_flops = 989.4e12;
-  s.mig_profiles = {{"1g.10gb", 1, 16, 1},
-                    {"2g.20gb", 2, 32, 2},
-                    {"3g.40gb", 3, 60, 4},
-                    {"4g.40gb", 4, 64, 4},
-                    {"7g.80gb", 7, 132, 8}};
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -285,21 +176,6 @@ Result<GpuSpec> GpuSpec::MigSlice(std::string_view profile_name) const {
   return NotFoundError("gpu '" + name + "' has no MIG profile '" +
                        std::string(profile_name) + "'; expected one of " +
                        JoinNames(names));
-}
-
-std::vector<std::string> GpuPresetNames() {
-  return {V100().name, A100().name, H100().name};
-}
-
-Result<GpuSpec> GpuPreset(std::string_view name) {
-  const std::string want = Lower(name);
-  for (GpuSpec s : {V100(), A100(), H100()}) {
-    const std::string full = Lower(s.name);
-    if (want == full || want == full.substr(0, 4)) return s;
-  }
-  return NotFoundError("unknown GPU '" + std::string(name) +
-                       "'; expected one of " + JoinNames(GpuPresetNames()) +
-                       " (or V100, A100, H100)");
 }
 
 }  // namespace colo

@@ -18,36 +18,40 @@
 namespace colo::cuda {
 
 void SetKindFacts(DeviceFacts& f) {
-  const std::string name = f.name;
-  // Compute capability and PCI ids: CUDA programming guide, "CUDA-Enabled
-  // GPUs" (V100 7.0, A100 8.0, H100 9.0); the PCI device ids of the SXM
-  // boards (V100-SXM2-32GB 0x1DB5, A100-SXM4-40GB 0x20B0, H100 SXM5 0x2330,
-  // NVIDIA's vendor id 0x10DE), as nvidia-smi -q reports them. ECC is on by
-  // default on all three (data-center GPUs; HBM2/HBM2e/HBM3). Hopper has 4
-  // memory synchronization domains, earlier GPUs 1 (programming guide,
-  // "Memory Synchronization Domains"); from compute capability 8.0 the driver
+  // Compute capability: CUDA programming guide, "CUDA-Enabled GPUs" (V100
+  // 7.0; A100 8.0; A10 8.6; L4, L40S 8.9; H100, H200 9.0). PCI device ids
+  // as nvidia-smi -q reports them (NVIDIA's vendor id 0x10DE in the low
+  // half). ECC is on by default (data-center GPUs). Hopper has 4 memory
+  // synchronization domains, earlier GPUs 1 (programming guide, "Memory
+  // Synchronization Domains"); from compute capability 8.0 the driver
   // reserves 1 KiB of shared memory per block (guide's compute capability
   // table, "Maximum amount of shared memory per thread block").
+  struct Kind {
+    const char* name_part;  // matched in order: the first found wins
+    int major, minor;
+    unsigned pci_device_id;
+  };
+  static constexpr Kind kKinds[] = {
+      {"V100", 7, 0, 0x1DB510DEu},           {"H200", 9, 0, 0x233510DEu},
+      {"H100-PCIe", 9, 0, 0x233110DEu},      {"H100", 9, 0, 0x233010DEu},
+      {"L40S", 8, 9, 0x26B910DEu},           {"L4", 8, 9, 0x27B810DEu},
+      {"A100-SXM4-80GB", 8, 0, 0x20B210DEu}, {"A10-", 8, 6, 0x223610DEu},
+      {"A100", 8, 0, 0x20B010DEu},
+  };
+  const std::string name = f.name;
   f.ecc_enabled = 1;
-  if (name.find("V100") != std::string::npos) {
-    f.major = 7;
-    f.minor = 0;
-    f.reserved_shared_mem_per_block = 0;
-    f.mem_sync_domain_count = 1;
-    f.gpu_pci_device_id = 0x1DB510DEu;
-  } else if (name.find("H100") != std::string::npos) {
-    f.major = 9;
-    f.minor = 0;
-    f.reserved_shared_mem_per_block = 1024;
-    f.mem_sync_domain_count = 4;
-    f.gpu_pci_device_id = 0x233010DEu;
-  } else {
-    f.major = 8;
-    f.minor = 0;
-    f.reserved_shared_mem_per_block = 1024;
-    f.mem_sync_domain_count = 1;
-    f.gpu_pci_device_id = 0x20B010DEu;
+  Kind kind = {"", 8, 0, 0x20B010DEu};  // an A100 unless the name says
+  for (const Kind& k : kKinds) {
+    if (name.find(k.name_part) != std::string::npos) {
+      kind = k;
+      break;
+    }
   }
+  f.major = kind.major;
+  f.minor = kind.minor;
+  f.gpu_pci_device_id = kind.pci_device_id;
+  f.reserved_shared_mem_per_block = kind.major >= 8 ? 1024 : 0;
+  f.mem_sync_domain_count = kind.major >= 9 ? 4 : 1;
 }
 
 void FillCudaDeviceProp(void* out, const DeviceFacts& f) {

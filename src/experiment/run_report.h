@@ -12,6 +12,7 @@
 #include "colo/copy_engines.h"
 #include "colo/time.h"
 #include "colo/workload.h"
+#include "experiment/slo.h"
 #include "sim/sim_copy_engines.h"
 #include "sim/utilization.h"
 
@@ -94,6 +95,13 @@ struct JobReport {
   // shared / solo; absent without a solo baseline or if the job completed
   // nothing alone (no 0/0 reported as 0).
   std::optional<double> normalized;
+  // Mode mig: the job alone on its own MIG instance (not the whole GPU), per
+  // second, and shared / that: 1.0 where the instance is the job's alone,
+  // as MIG instances are, so what `normalized` loses under MIG is the
+  // smaller instance, not interference. Absent outside mode mig, without a
+  // solo baseline, or if the job completed nothing alone on its instance.
+  std::optional<double> instance_solo_throughput;
+  std::optional<double> normalized_instance;
   std::optional<LatencyStats>
       shared_latency;  // inference: request latency, shared.
   std::optional<LatencyStats>
@@ -103,6 +111,10 @@ struct JobReport {
   std::optional<double> p99_overhead;
   // Absent without a solo baseline.
   std::optional<KernelDelays> kernel_delays;
+  // The job's service-level objective (JobSpec::slo) and the shared run's
+  // verdict on it (JudgeSlo); both absent when it declares none.
+  std::optional<LatencySlo> slo;
+  std::optional<SloVerdict> slo_verdict;
 };
 
 // A job "left requests unfinished" when more than this fraction of the

@@ -99,25 +99,28 @@ sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo,
   gopt.sample_interval = SampleInterval(spec);
   gopt.fuse_waves = !options.wave_by_wave;
   gopt.ideal_preemption = options.ideal_preemption;
+  gopt.engine = options.engine;
   return gopt;
 }
 
 namespace {
 
-// Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU.
+// Runs `indices` of spec.jobs. `solo`: the single job alone on the whole GPU,
+// or with `on_instance` (mode mig) alone on its own MIG instance.
 // `alone` (parallel to `indices`, if given): each job's kernel times in its
 // solo run, to measure its kernel delays against.
 Result<RunOutcome> RunOnce(
     const ScenarioSpec& spec, const std::vector<size_t>& indices, bool solo,
     const RunOptions& options,
-    const std::vector<std::vector<Duration>>* alone = nullptr) {
+    const std::vector<std::vector<Duration>>* alone = nullptr,
+    bool on_instance = false) {
   sim::EventLoop loop;
   const TimePoint end = TimeZero() + spec.duration;
   const sim::SimGpuOptions gopt = GpuOptionsFor(spec, solo, options);
 
   std::vector<std::unique_ptr<sim::SimGpu>> gpus;
   std::vector<sim::SimGpu*> gpu_of(indices.size());
-  const bool mig = !solo && spec.mode == SharingMode::kMig;
+  const bool mig = spec.mode == SharingMode::kMig && (!solo || on_instance);
   if (!mig)
     gpus.push_back(std::make_unique<sim::SimGpu>(spec.gpu, loop.clock(), gopt));
   for (size_t i = 0; i < indices.size(); ++i) {
@@ -144,12 +147,25 @@ Result<RunOutcome> RunOnce(
   for (auto& g : gpus) loop.AddModel(g.get());
   // MIG instances share the GPU's link, so one pair of engines serves all.
   sim::SimCopyEngines copies(loop, spec.gpu.copy_bandwidth);
+  // The observer (shared run only) sees the GPUs and the jobs' devices
+  // through its stand-ins; unobserved, the devices are the GPUs themselves.
+  RunObserver* const observer = solo ? nullptr : options.observer;
+  std::vector<Device*> gpu_seen;
+  for (auto& g : gpus) gpu_seen.push_back(g.get());
+  if (observer) {
+    observer->OnRunStart(spec, options, loop.clock());
+    for (size_t k = 0; k < gpus.size(); ++k)
+      gpu_seen[k] = &observer->ObserveGpu(*gpus[k], k);
+    copies.set_observer(
+        [observer](CopyDirection d, int64_t bytes, TimePoint start,
+                   TimePoint end) { observer->OnCopy(d, bytes, start, end); });
+  }
   // A kernel-level policy between the jobs and the (single) GPU.
   LoopExecutor executor(loop);
   std::unique_ptr<sched::Policy> policy;
   if (!solo && spec.policy) {
-    policy = sched::MakePolicy(*spec.policy, spec.policy_options, *gpus.front(),
-                               executor);
+    policy = sched::MakePolicy(*spec.policy, spec.policy_options,
+                               *gpu_seen.front(), executor);
     for (size_t i = 0; i < indices.size(); ++i) {
       policy->SetClientClass(static_cast<ClientId>(indices[i]),
                              spec.jobs[indices[i]].workload.priority);
@@ -170,12 +186,13 @@ Result<RunOutcome> RunOnce(
     o.end = end;
     o.seed = DeriveSeed(spec.seed, std::string_view(job.name));
     if (alone) o.alone = &(*alone)[i];
-    Device& target = policy ? static_cast<Device&>(*policy)
-                            : static_cast<Device&>(*gpu_of[i]);
-    drivers.push_back(
-        std::make_unique<JobDriver>(loop, target, copies, job.workload, o, [&] {
-          if (--running == 0) loop.Stop();
-        }));
+    Device* target = policy ? policy.get() : gpu_seen[mig ? i : 0];
+    if (observer) target = &observer->ObserveJob(*target, indices[i]);
+    drivers.push_back(std::make_unique<JobDriver>(loop, *target, copies,
+                                                  job.workload, o, [&] {
+                                                    if (--running == 0)
+                                                      loop.Stop();
+                                                  }));
   }
   for (auto& d : drivers) d->Start();
   loop.RunUntil(end);
@@ -220,6 +237,7 @@ Result<RunOutcome> RunOnce(
     out.gpus.push_back(std::move(r));
     out.kernels += g->kernels_completed();
   }
+  if (observer) observer->OnRunEnd(stop, out.gpus);
   return out;
 }
 
@@ -244,11 +262,25 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec,
                             RunOnce(spec, {i}, /*solo=*/true, options));
       solos.push_back(std::move(solo.jobs[0]));
       alone.push_back(solos.back().fastest_kernel_times);
+      if (options.on_run_done) options.on_run_done();
+    }
+  }
+  // Under MIG, each job also alone on its own instance: what the instance
+  // gives it without any neighbour (MIG has none that interferes).
+  std::vector<JobOutcome> on_instance;
+  if (options.solo_baselines && spec.mode == SharingMode::kMig) {
+    for (size_t i = 0; i < spec.jobs.size(); ++i) {
+      COLO_ASSIGN_OR_RETURN(RunOutcome solo,
+                            RunOnce(spec, {i}, /*solo=*/true, options, nullptr,
+                                    /*on_instance=*/true));
+      on_instance.push_back(std::move(solo.jobs[0]));
+      if (options.on_run_done) options.on_run_done();
     }
   }
   COLO_ASSIGN_OR_RETURN(RunOutcome shared,
                         RunOnce(spec, all, /*solo=*/false, options,
                                 options.solo_baselines ? &alone : nullptr));
+  if (options.on_run_done) options.on_run_done();
   RunReport report;
   report.scenario = spec.name;
   report.gpu = spec.gpu.name;
@@ -289,6 +321,13 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec,
       if (j.solo_throughput > 0)
         j.normalized = j.shared_throughput / j.solo_throughput;
       j.kernel_delays = s.kernel_delays;
+      if (!on_instance.empty()) {
+        j.instance_solo_throughput = Throughput(on_instance[i]);
+        if (*j.instance_solo_throughput > 0) {
+          j.normalized_instance =
+              j.shared_throughput / *j.instance_solo_throughput;
+        }
+      }
       if (inference) {
         j.solo_unfinished = o.arrived - o.completed;
         j.solo_latency = ComputeLatencyStats(o.latencies);
@@ -299,6 +338,10 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec,
               1.0;
         }
       }
+    }
+    if (job.slo) {
+      j.slo = job.slo;
+      j.slo_verdict = JudgeSlo(j);
     }
     report.system_throughput += j.normalized.value_or(0);
     report.jobs.push_back(std::move(j));

@@ -6,7 +6,10 @@
 // for field. Thread-compatible: a call uses only its own state.
 #pragma once
 
+#include <functional>
+
 #include "colo/status.h"
+#include "experiment/run_observer.h"
 #include "experiment/run_report.h"
 #include "experiment/scenario_spec.h"
 #include "sim/sim_gpu.h"
@@ -27,6 +30,16 @@ struct RunOptions {
   // for benchmarks (what free, instant preemption would give best-effort
   // work), not a GPU anyone has. Default: off.
   sim::IdealPreemption ideal_preemption = sim::IdealPreemption::kOff;
+  // The simulator's algorithms (SimGpuOptions::engine); kReference for the
+  // speed benchmark and checks of the fast engine. Default: kFast.
+  sim::SimEngine engine = sim::SimEngine::kFast;
+  // Watches the shared run (run_observer.h); not owned, must outlive the
+  // call. Default: none.
+  RunObserver* observer = nullptr;
+  // Called after each run of RunScenario ends: the solo baselines (one per
+  // job, then under MIG one per job on its instance), then the shared run;
+  // for progress reports. Default: none.
+  std::function<void()> on_run_done = {};
 };
 
 // The simulated GPU's options for a run of `spec`: its sharing mode (solo:

@@ -12,6 +12,7 @@
 #include "colo/status.h"
 #include "colo/time.h"
 #include "colo/workload.h"
+#include "experiment/slo.h"
 #include "sched/policy.h"
 #include "sim/measured_preemption.h"
 #include "sim/measured_time_slicing.h"
@@ -67,6 +68,9 @@ struct JobSpec {
   // that name. The runner compares it with the GPU it runs on by
   // specification (sim::SameArchitecture), never by name.
   GpuSpec profiled_on;
+  // Inference only: the latency objective the run is judged against
+  // (slo.h). Default: none.
+  std::optional<LatencySlo> slo;
 };
 
 // The persistent kernel form's costs on the simulated GPU (SimGpuOptions),

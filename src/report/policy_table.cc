@@ -81,6 +81,10 @@ PolicySummary SummarizeRun(const experiment::RunReport& report) {
     occupancy.push_back(g.mean_sm_occupancy);
   }
   s.sm_occupancy = Mean(occupancy).value_or(0);
+  for (const experiment::JobReport& j : report.jobs) {
+    if (j.slo_verdict)
+      s.slo_met = s.slo_met.value_or(true) && j.slo_verdict->met;
+  }
   return s;
 }
 
@@ -96,7 +100,7 @@ std::string FormatPolicyTable(
         fmt::format("duration  {} simulated\n", FormatDuration(first.duration));
     out += "\n";
   }
-  const std::vector<std::string> headers = {
+  std::vector<std::string> headers = {
       "policy",       "hp p50 ms",    "hp p99 ms", "hp p99 +%", "hp delayed",
       "delay p99 us", "delay max us", "be norm",   "system",    "SM occ"};
   const bool several_bounds = SeveralBounds(reports);
@@ -106,6 +110,11 @@ std::string FormatPolicyTable(
       name += " " + FormatDuration(*r.preemption_bound);
     return name;
   };
+  const bool slo = std::any_of(reports.begin(), reports.end(),
+                               [](const experiment::RunReport& r) {
+                                 return SummarizeRun(r).slo_met.has_value();
+                               });
+  if (slo) headers.push_back("SLO");
   std::vector<std::vector<std::string>> rows;
   std::string unfused;  // the runs simulated wave by wave.
   for (const experiment::RunReport& r : reports) {
@@ -117,6 +126,8 @@ std::string FormatPolicyTable(
                     Cell(s.hp_delay_p99_us, 1), Cell(s.hp_delay_max_us, 1),
                     Cell(s.be_normalized, 3), Cell(s.system_throughput, 3),
                     PercentCell(s.sm_occupancy, false)});
+    if (slo)
+      rows.back().push_back(!s.slo_met ? "-" : *s.slo_met ? "met" : "missed");
   }
   std::vector<size_t> widths;
   for (const std::string& h : headers) widths.push_back(h.size());
@@ -161,6 +172,14 @@ std::string FormatPolicyTable(
                                             : "keeping its progress") +
            ", and gets only what high priority leaves; no policy\npasses it "
            "without slowing high priority\n";
+  }
+  for (const experiment::RunReport& r : reports) {
+    for (const experiment::JobReport& j : r.jobs) {
+      if (j.slo_verdict && !j.slo_verdict->met) {
+        out += "slo missed: " + label(r) + ": job '" + j.name + "' (" +
+               j.slo->Describe() + "): " + j.slo_verdict->missed_because + "\n";
+      }
+    }
   }
   for (const experiment::RunReport& r : reports) {
     for (const experiment::JobReport& j : r.jobs) {

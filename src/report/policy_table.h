@@ -16,7 +16,10 @@
 //                    (mean over the jobs) and the longest (over all);
 //   be norm          mean normalized throughput of the best-effort jobs;
 //   system           system throughput (sum of normalized throughputs);
-//   SM occ           mean SM occupancy of the GPU(s).
+//   SM occ           mean SM occupancy of the GPU(s);
+//   SLO              where some job declares a service-level objective:
+//                    "met" when every such job met it, else "missed", with
+//                    a line below per job that missed, saying why.
 //
 // A run of an ideal-preemption bound (RunReport::ideal_preemption) is named
 // "ideal bound" (progress kept) or "ideal restart", and explained below.
@@ -53,6 +56,9 @@ struct PolicySummary {
   std::optional<double> be_normalized;  // mean over best-effort jobs.
   double system_throughput = 0;
   double sm_occupancy = 0;  // mean over the run's GPUs.
+  // Whether every job with a service-level objective met it (JobReport::
+  // slo_verdict); absent when no job declares one.
+  std::optional<bool> slo_met;
 };
 
 PolicySummary SummarizeRun(const experiment::RunReport& report);

@@ -58,6 +58,23 @@ Json KernelDelays(const std::optional<experiment::KernelDelays>& delays) {
   return j;
 }
 
+// Null when the job declares no objective.
+Json Slo(const experiment::JobReport& job) {
+  if (!job.slo || !job.slo_verdict) return nullptr;
+  auto bound = [](const std::optional<Duration>& d) {
+    return d ? Millis(*d) : Json(nullptr);
+  };
+  Json j;
+  j["p50_ms"] = bound(job.slo->p50);
+  j["p99_ms"] = bound(job.slo->p99);
+  j["mean_ms"] = bound(job.slo->mean);
+  j["met"] = job.slo_verdict->met;
+  j["missed_because"] = job.slo_verdict->met
+                            ? Json(nullptr)
+                            : Json(job.slo_verdict->missed_because);
+  return j;
+}
+
 Json Job(const experiment::JobReport& job) {
   Json j;
   j["name"] = job.name;
@@ -72,11 +89,18 @@ Json Job(const experiment::JobReport& job) {
   j["solo_throughput"] = Number(job.solo_throughput);
   j["shared_throughput"] = Number(job.shared_throughput);
   j["normalized"] = job.normalized ? Number(*job.normalized) : Json(nullptr);
+  j["instance_solo_throughput"] = job.instance_solo_throughput
+                                      ? Number(*job.instance_solo_throughput)
+                                      : Json(nullptr);
+  j["normalized_instance"] = job.normalized_instance
+                                 ? Number(*job.normalized_instance)
+                                 : Json(nullptr);
   j["p99_overhead"] =
       job.p99_overhead ? Number(*job.p99_overhead) : Json(nullptr);
   j["shared_latency"] = Latency(job.shared_latency);
   j["solo_latency"] = Latency(job.solo_latency);
   j["kernel_delays"] = KernelDelays(job.kernel_delays);
+  j["slo"] = Slo(job);
   return j;
 }
 

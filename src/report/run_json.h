@@ -23,11 +23,16 @@
 //              run, those not finished at its end, and those not finished
 //              at the end of the solo run), "kernels",
 //              "solo_throughput", "shared_throughput", "normalized",
+//              "instance_solo_throughput", "normalized_instance" (mode mig:
+//              the job alone on its own instance, and shared / that),
 //              "p99_overhead", "shared_latency", "solo_latency",
 //              "kernel_delays" (experiment::KernelDelays; null without a solo
 //              run):
 //                {"compared", "delayed", "threshold_ns", "delay" (a latency
-//                 over the delayed kernels; null when none was)}}],
+//                 over the delayed kernels; null when none was)},
+//              "slo" (null when the job declares none): {"p50_ms", "p99_ms",
+//                "mean_ms" (the bounds; null where not given), "met",
+//                "missed_because" (experiment::SloVerdict; null when met)}}],
 //    "gpus": [{"name" (a MIG instance numbered: "A100-SXM4-40GB/3g.20gb#1"),
 //              "mean_sm_occupancy", "mean_sm_active", "mean_dram_util",
 //              "timeline": [{"start_ns", "start_ms", "sm_occupancy",

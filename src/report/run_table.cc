@@ -84,7 +84,12 @@ std::string JobTable(const std::vector<experiment::JobReport>& jobs) {
     cols.insert(cols.begin() + 4, {Column{"arrived", false, {}},
                                    Column{"unfinished", false, {}}});
   }
-  if (instances) cols.insert(cols.begin() + 3, Column{"instance", true, {}});
+  // Under MIG, also normalized against the job alone on its instance.
+  const size_t norm_col = requests ? 8 : 6;
+  if (instances) {
+    cols.insert(cols.begin() + norm_col + 1, Column{"norm inst", false, {}});
+    cols.insert(cols.begin() + 3, Column{"instance", true, {}});
+  }
   for (const experiment::JobReport& j : jobs) {
     std::vector<std::string> row = {
         j.name,
@@ -104,7 +109,12 @@ std::string JobTable(const std::vector<experiment::JobReport>& jobs) {
     if (requests) {
       row.insert(row.begin() + 4, {Count(j.arrived), Count(j.unfinished)});
     }
-    if (instances) row.insert(row.begin() + 3, j.instance);
+    if (instances) {
+      row.insert(
+          row.begin() + norm_col + 1,
+          j.normalized_instance ? Fixed(*j.normalized_instance, 3) : "-");
+      row.insert(row.begin() + 3, j.instance);
+    }
     for (size_t c = 0; c < cols.size(); ++c) cols[c].cells.push_back(row[c]);
   }
   std::string out = RenderColumns(cols);
@@ -112,6 +122,7 @@ std::string JobTable(const std::vector<experiment::JobReport>& jobs) {
     const std::string warning = UnfinishedWarning(j);
     if (!warning.empty()) out += "warning: " + warning + "\n";
   }
+  for (const experiment::JobReport& j : jobs) out += SloLine(j);
   return out;
 }
 
@@ -192,6 +203,14 @@ std::string CopiesLine(const experiment::RunReport& report) {
 }
 
 }  // namespace
+
+std::string SloLine(const experiment::JobReport& job) {
+  if (!job.slo || !job.slo_verdict) return "";
+  return fmt::format("slo: job '{}' ({}): {}\n", job.name, job.slo->Describe(),
+                     job.slo_verdict->met
+                         ? "met"
+                         : "missed (" + job.slo_verdict->missed_because + ")");
+}
 
 std::string UnfinishedWarning(const experiment::JobReport& job) {
   if (!job.arrived || !job.unfinished) return "";

@@ -6,8 +6,11 @@
 // that arrived and those unfinished at the end where some job serves
 // requests, solo and shared throughput, normalized throughput, shared request
 // latency p50/p95/p99 and the p99 overhead over solo), a warning line per
-// job that left too many requests unfinished (UnfinishedWarning), where the
-// jobs have solo runs a "kernels delayed" row per job
+// job that left too many requests unfinished (UnfinishedWarning), a line per
+// job with a service-level objective saying whether it was met (SloLine);
+// under MIG, a column "norm inst": normalized against the job alone on its
+// instance (JobReport::normalized_instance) beside "norm", against the whole
+// GPU; where the jobs have solo runs a "kernels delayed" row per job
 // (experiment::KernelDelays: delayed, compared, share, p50/p99/max of the
 // delay), then per GPU or MIG instance the mean SM occupancy, SM activity and
 // DRAM utilization with a sparkline of the timeline, and the system throughput.
@@ -34,6 +37,11 @@ std::string FormatRunTable(const experiment::RunReport& report);
 // (90.0%) of 1000 requests unfinished at the end of the run, 900 (90.0%) alone;
 // its latency figures cover only the 100 completed". Empty otherwise.
 std::string UnfinishedWarning(const experiment::JobReport& job);
+
+// For a job that declares a service-level objective, one line saying
+// whether the run met it: "slo: job 'bert' (p99 <= 50 ms): met" or
+// "...: missed (p99 61.2 ms > 50 ms)", ending in a newline; empty otherwise.
+std::string SloLine(const experiment::JobReport& job);
 
 // One character per value in [0, 1] from " .:-=+*#%@" (blank = 0, '@' = 1;
 // values outside are clamped). Longer series are averaged down to at most

@@ -67,9 +67,7 @@ std::vector<std::string> MappingKeys() {
   return keys;
 }
 
-std::string PresetList() {
-  return io::JoinComma(GpuPresetNames()) + " (or V100, A100, H100)";
-}
+std::string PresetList() { return GpuPresetList(); }
 
 Result<GpuSpec> ParsePreset(const io::YamlValue& value) {
   COLO_ASSIGN_OR_RETURN(std::string name, value.String("a GPU preset name"));

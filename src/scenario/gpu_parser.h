@@ -1,7 +1,8 @@
 // scenario/gpu_parser.h — the `gpu:` entry of a scenario file.
 //
-//   gpu: A100                       # a preset: V100, A100, H100 or their full
-//   names gpu: {preset: A100, sm_count: 54}   # a preset with fields overridden
+//   gpu: A100                       # a preset, full or short name
+//                                   # (colo/gpu_spec.h: GpuPresetList)
+//   gpu: {preset: A100, sm_count: 54}   # a preset with fields overridden
 //   gpu:                            # or every GpuSpec field (colo/gpu_spec.h)
 //     name: my-gpu
 //     sm_count: 80

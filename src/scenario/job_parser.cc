@@ -161,6 +161,35 @@ Status ParseKindAndArrivals(const io::YamlMap& map, const JobContext& context,
   return OkStatus();
 }
 
+// slo: {p50_ms, p99_ms, mean_ms}: at least one bound, each > 0; inference
+// jobs only (the bounds are on request latency).
+Result<experiment::LatencySlo> ParseSlo(const io::YamlValue& v,
+                                        const Workload& w) {
+  constexpr const char* kExpected =
+      "a mapping {p50_ms, p99_ms, mean_ms} with at least one bound on request "
+      "latency (milliseconds, > 0)";
+  if (w.kind != WorkloadKind::kInference) {
+    return v.Error(
+        "a service-level objective bounds request latency: only valid for "
+        "inference jobs; this job is training");
+  }
+  COLO_ASSIGN_OR_RETURN(io::YamlMap map,
+                        v.Map(kExpected, {"p50_ms", "p99_ms", "mean_ms"}));
+  experiment::LatencySlo slo;
+  std::pair<const char*, std::optional<Duration>*> bounds[] = {
+      {"p50_ms", &slo.p50}, {"p99_ms", &slo.p99}, {"mean_ms", &slo.mean}};
+  bool any = false;
+  for (auto [key, out] : bounds) {
+    if (auto b = map.Get(key)) {
+      COLO_ASSIGN_OR_RETURN(
+          *out, b->Time(io::YamlValue::TimeUnit::kMilliseconds, false));
+      any = true;
+    }
+  }
+  if (!any) return v.Expected(kExpected);
+  return slo;
+}
+
 Status ParseTiming(const io::YamlMap& map, Workload* w,
                    experiment::JobSpec* job) {
   std::pair<const char*, Duration*> gaps[] = {
@@ -185,10 +214,11 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value,
                            const JobContext& context) {
   COLO_ASSIGN_OR_RETURN(
       io::YamlMap map,
-      value.Map("a job mapping {name, workload, ...}",
-                {"name", "workload", "kind", "class", "arrivals", "iterations",
-                 "iteration_gap_us", "kernel_gap_us", "memory",
-                 "mps_percentage", "mig", "start_ms", "copies", "transfers"}));
+      value.Map(
+          "a job mapping {name, workload, ...}",
+          {"name", "workload", "kind", "class", "arrivals", "iterations",
+           "iteration_gap_us", "kernel_gap_us", "memory", "mps_percentage",
+           "mig", "start_ms", "copies", "transfers", "slo"}));
   COLO_ASSIGN_OR_RETURN(io::YamlValue name_value,
                         map.Require("name", "a job name"));
   COLO_ASSIGN_OR_RETURN(std::string name, name_value.Name("job name"));
@@ -236,6 +266,9 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value,
     }
   }
   COLO_RETURN_IF_ERROR(ParseTiming(map, &w, &job));
+  if (auto v = map.Get("slo")) {
+    COLO_ASSIGN_OR_RETURN(job.slo, ParseSlo(*v, w));
+  }
   if (auto v = map.Get("memory")) {
     COLO_ASSIGN_OR_RETURN(w.memory, ParseMemory(*v));
   }

@@ -12,6 +12,7 @@
 //     mig: 3g.20gb             # mode mig only (and required there)
 //     start_ms: 0
 //     copies: 3                # jobs bert-1 .. bert-3
+//     slo: {p99_ms: 50}        # inference only; also p50_ms, mean_ms
 //
 // Thread-compatible; never throws.
 #pragma once

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 #include "colo/copy_engines.h"
 #include "colo/time.h"
@@ -47,6 +48,13 @@ class SimCopyEngines {
   void Submit(CopyDirection d, int64_t bytes,
               std::function<void(TimePoint)> done);
 
+  // Called at each Submit with the copy's direction, bytes and the span
+  // [start, end) it holds its engine (a trace's copy tracks). Empty: none
+  // (the default).
+  using CopyObserver =
+      std::function<void(CopyDirection, int64_t, TimePoint, TimePoint)>;
+  void set_observer(CopyObserver observer) { observer_ = std::move(observer); }
+
   // Copies that have ended, by CopyEngineIndex.
   const std::array<CopyTotals, kCopyDirections>& totals() const {
     return totals_;
@@ -56,6 +64,7 @@ class SimCopyEngines {
   EventLoop& loop_;
   CopyEngines engines_;
   std::array<CopyTotals, kCopyDirections> totals_{};
+  CopyObserver observer_;
 };
 
 }  // namespace colo::sim

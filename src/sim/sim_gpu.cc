@@ -50,7 +50,7 @@ SimGpu::SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options)
     : spec_(spec),
       clock_(clock),
       options_(options),
-      pool_(spec, options.merge_tolerance),
+      pool_(spec, options.merge_tolerance, options.engine),
       util_(options.sample_interval) {
   last_sync_ = clock_.Now();
 }

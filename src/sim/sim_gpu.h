@@ -34,6 +34,7 @@
 #include "sim/kernel_model.h"
 #include "sim/measured_preemption.h"
 #include "sim/measured_time_slicing.h"
+#include "sim/sim_engine.h"
 #include "sim/sm_pool.h"
 #include "sim/utilization.h"
 
@@ -107,6 +108,9 @@ struct SimGpuOptions {
   double merge_tolerance = SmPool::kDefaultMergeTolerance;
   // Ideal preemption (above; an analysis bound). Default: off.
   IdealPreemption ideal_preemption = IdealPreemption::kOff;
+  // The algorithms that compute the model (sim_engine.h): kReference is the
+  // plain one, kept to check and time kFast against. Default: kFast.
+  SimEngine engine = SimEngine::kFast;
   Status Validate() const;
 };
 

@@ -17,8 +17,8 @@ namespace {
 constexpr double kDoneNs = 1e-6;
 }  // namespace
 
-SmPool::SmPool(const GpuSpec& spec, double merge_tolerance)
-    : spec_(spec), merge_tolerance_(merge_tolerance) {
+SmPool::SmPool(const GpuSpec& spec, double merge_tolerance, SimEngine engine)
+    : spec_(spec), merge_tolerance_(merge_tolerance), engine_(engine) {
   NewGroup(spec_.sm_count);
 }
 
@@ -205,9 +205,22 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
   // placed at that instant's event.
   std::vector<WaveMember>& members = wave_members_;
   members.clear();
+  // The fast engine commits only the waves that start before the next finish
+  // of another launch's group (`horizon`, ns from now): that event takes back
+  // every wave that starts at or after it, so the ones committed are a
+  // prefix, in start order, of what the reference commits, and the same
+  // waves have started at every event. Each member's last committed wave
+  // ends at or after the horizon, so no event is added either.
+  std::optional<int64_t> horizon;
   for (int i : live_blocks_) {
     const BlockGroup& b = blocks_[i];
-    if (b.launch != launch) continue;
+    if (b.launch != launch) {
+      if (engine_ == SimEngine::kFast) {
+        const int64_t t = NsToFinish(b.remaining_ns, b.rate);
+        if (!horizon || t < *horizon) horizon = t;
+      }
+      continue;
+    }
     assert(b.fused == 0);
     members.push_back(
         {i, NsToFinish(b.remaining_ns, b.rate),
@@ -217,7 +230,9 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
          int64_t{b.per_sm} * groups_[b.group].count, 0});
   }
   if (members.empty()) return 0;
-  if (members.size() == 1) {
+  if (horizon && CountWavesBefore(*horizon, max_blocks)) {
+    // Every wave that starts before the horizon fits (set by the call).
+  } else if (members.size() == 1) {
     members[0].extra =
         max_blocks / members[0].wave;  // one group: its waves never tie.
   } else {
@@ -240,6 +255,25 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
   if (committed > 0 && blocks_[next_finish_block_].fused > 0)
     RecomputeNextFinish();
   return committed;
+}
+
+bool SmPool::CountWavesBefore(int64_t horizon, int64_t max_blocks) {
+  // Member m's further waves that start before the horizon:
+  // floor((horizon - 1 - first_m) / period_m) + 1 if first_m < horizon.
+  // When they all fit in max_blocks, they are what the reference commits up
+  // to the horizon (all waves of an instant before it are in); when they do
+  // not, the reference's count stops before the horizon and is used as is.
+  // (Not returning at the first overflow: the sum stays small, and every
+  // extra must be reset for the reference's count anyway.)
+  int64_t committed = 0;
+  for (WaveMember& m : wave_members_) {
+    m.extra = horizon <= m.first ? 0 : (horizon - 1 - m.first) / m.period + 1;
+    committed += m.extra * m.wave;
+  }
+  if (committed <= max_blocks) return true;
+  for (WaveMember& m : wave_members_)
+    m.extra = 0;  // as CountFusedWaves expects.
+  return false;
 }
 
 void SmPool::CountFusedWaves(int64_t max_blocks) {
@@ -571,6 +605,22 @@ void SmPool::MergeEmptyGroups() {
 }
 
 void SmPool::SolveRates() {
+  if (engine_ != SimEngine::kFast || !SolveRatesDramUnsaturated())
+    SolveRatesByRounds();
+  RecomputeNextFinish();
+  int64_t threads = 0;
+  int active = 0;
+  for (const auto& g : groups_) {
+    if (!g.alive) continue;
+    threads += int64_t{g.count} * g.threads;
+    if (g.blocks > 0) active += g.count;
+  }
+  thread_occupancy_ = static_cast<double>(threads) /
+                      (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
+  active_fraction_ = static_cast<double>(active) / spec_.sm_count;
+}
+
+void SmPool::SolveRatesByRounds() {
   // Progressive filling over normalized rates (see the header). Scratch
   // vectors are members: this runs at every event.
   const size_t ng = groups_.size();
@@ -652,17 +702,6 @@ void SmPool::SolveRates() {
     dram_use_ += double{1} * b.per_sm * groups_[b.group].count *
                  b.shape.dram_demand * b.rate;
   }
-  RecomputeNextFinish();
-  int64_t threads = 0;
-  int active = 0;
-  for (const auto& g : groups_) {
-    if (!g.alive) continue;
-    threads += int64_t{g.count} * g.threads;
-    if (g.blocks > 0) active += g.count;
-  }
-  thread_occupancy_ = static_cast<double>(threads) /
-                      (double{1} * spec_.sm_count * spec_.max_threads_per_sm);
-  active_fraction_ = static_cast<double>(active) / spec_.sm_count;
 }
 
 void SmPool::RecomputeNextFinish() {

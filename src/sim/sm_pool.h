@@ -33,6 +33,7 @@
 #include "colo/device.h"
 #include "colo/gpu_spec.h"
 #include "colo/time.h"
+#include "sim/sim_engine.h"
 
 namespace colo::sim {
 
@@ -66,8 +67,10 @@ class SmPool {
   // event per SM per wave) at a cost below that fraction of a block time per
   // merge; 0 merges exact copies only. REQUIRES: merge_tolerance >= 0.
   static constexpr double kDefaultMergeTolerance = 0.01;
+  // `engine`: the algorithms (sim_engine.h); the model is the same.
   explicit SmPool(const GpuSpec& spec,
-                  double merge_tolerance = kDefaultMergeTolerance);
+                  double merge_tolerance = kDefaultMergeTolerance,
+                  SimEngine engine = SimEngine::kFast);
 
   // Moves every block's progress forward to `now` at the current rates.
   // REQUIRES: now >= the last sync.
@@ -225,6 +228,10 @@ class SmPool {
     int64_t extra;   // further waves to commit.
   };
   void CountFusedWaves(int64_t max_blocks);
+  // Sets each member's `extra` to its waves starting before `horizon` (ns
+  // from the last sync) and returns true if they fit in `max_blocks`; else
+  // returns false (the extras are then meaningless).
+  bool CountWavesBefore(int64_t horizon, int64_t max_blocks);
 
   int FitsPerSm(const SmGroup& g, const BlockShape& s) const;
   bool HostsClient(const SmGroup& g, ClientId c) const;
@@ -243,12 +250,19 @@ class SmPool {
   void RemoveResidentsIf(Take take);
   void MergeEmptyGroups();
   void RecomputeNextFinish();
+  // SolveRates' two algorithms: every round of progressive filling (sets
+  // every rate and dram_use_); and, for the fast engine, the same rates in
+  // one pass where the DRAM cannot saturate (sm_pool_rates.cc; returns false,
+  // having changed nothing that matters, where it could).
+  void SolveRatesByRounds();
+  bool SolveRatesDramUnsaturated();
   void MergeEquivalentGroups();
   bool MatchResidents(const SmGroup& a, const SmGroup& b,
                       std::vector<int>* match) const;
 
   GpuSpec spec_;
   double merge_tolerance_;
+  SimEngine engine_;
   TimePoint last_sync_ = TimeZero();
   std::vector<SmGroup> groups_;
   std::vector<int> free_groups_;

@@ -125,8 +125,9 @@ TEST(RunJsonTest, ParsesBackWithEveryFieldInOrder) {
             (std::vector<std::string>{
                 "name", "class", "kind", "instance", "completed", "arrived",
                 "unfinished", "solo_unfinished", "kernels", "solo_throughput",
-                "shared_throughput", "normalized", "p99_overhead",
-                "shared_latency", "solo_latency", "kernel_delays"}));
+                "shared_throughput", "normalized", "instance_solo_throughput",
+                "normalized_instance", "p99_overhead", "shared_latency",
+                "solo_latency", "kernel_delays", "slo"}));
   EXPECT_EQ(bert["name"], "bert");
   EXPECT_EQ(bert["class"], "high");
   EXPECT_EQ(bert["kind"], "inference");

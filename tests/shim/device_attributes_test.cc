@@ -234,6 +234,13 @@ DeviceFacts FactsOfPreset(const GpuSpec& g) {
   return f;
 }
 
+// Each preset's compute capability (CUDA programming guide, "CUDA-Enabled
+// GPUs").
+const std::map<std::string, std::pair<int, int>> kComputeCapability = {
+    {"V100", {7, 0}}, {"A100", {8, 0}},      {"A100-80GB", {8, 0}},
+    {"A10", {8, 6}},  {"L4", {8, 9}},        {"L40S", {8, 9}},
+    {"H100", {9, 0}}, {"H100-PCIe", {9, 0}}, {"H200", {9, 0}}};
+
 class DeviceAttributesTest : public ::testing::TestWithParam<const char*> {};
 
 TEST(DeviceAttributesEnumTest, TheHeadersAreReadWhole) {
@@ -308,17 +315,36 @@ TEST_P(DeviceAttributesTest, TheFieldsAnOrdinaryProgramReadsAreFilled) {
   EXPECT_EQ(overlap, 1);
   // Compute capability of the kind, and the 1 KiB the driver reserves per
   // block from 8.0 on.
-  const std::string name = GetParam();
-  const int major = name == "V100" ? 7 : name == "A100" ? 8 : 9;
+  const std::pair<int, int> cc = kComputeCapability.at(GetParam());
+  const int major = cc.first;
   EXPECT_EQ(p.major, major);
-  EXPECT_EQ(p.minor, 0);
+  EXPECT_EQ(p.minor, cc.second);
   EXPECT_EQ(p.reservedSharedMemPerBlock, major >= 8 ? 1024u : 0u);
   EXPECT_EQ(p.reservedSharedMemPerBlock,
             static_cast<size_t>(g->reserved_shared_mem_per_block));
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, DeviceAttributesTest,
-                         ::testing::Values("V100", "A100", "H100"));
+                         ::testing::Values("V100", "A100", "H100", "A100-80GB",
+                                           "H100-PCIe", "H200", "L4", "L40S",
+                                           "A10"));
+
+// Every preset reports its part's compute capability (CUDA programming
+// guide, "CUDA-Enabled GPUs"): a name matched loosely would make an A10 an
+// A100 or an L40S an L4 (both 8.9, but their PCI ids differ).
+TEST(DeviceAttributesEnumTest, ComputeCapabilityIsThePartsOwn) {
+  std::map<unsigned, std::string> pci_ids;
+  for (const auto& [name, want] : kComputeCapability) {
+    Result<GpuSpec> g = GpuPreset(name);
+    ASSERT_TRUE(g.ok()) << name;
+    const DeviceFacts f = FactsOfPreset(*g);
+    EXPECT_EQ(std::make_pair(f.major, f.minor), want) << name;
+    EXPECT_EQ(f.mem_sync_domain_count, want.first >= 9 ? 4 : 1) << name;
+    // Distinct parts, distinct PCI device ids.
+    EXPECT_TRUE(pci_ids.emplace(f.gpu_pci_device_id, name).second)
+        << name << " shares its PCI id with " << pci_ids[f.gpu_pci_device_id];
+  }
+}
 
 TEST(DeviceAttributesEnumTest, NumbersCudaDoesNotDefineAreRefused) {
   const DeviceFacts f = FactsOfPreset(*GpuPreset("A100"));

@@ -1,0 +1,82 @@
+// SmPool::SolveRatesDramUnsaturated: the fast engine's rate solver for the
+// common case, where the DRAM bandwidth is not what limits anyone.
+//
+// Progressive filling (sm_pool.h) then decomposes by group of SMs: nothing
+// couples two groups but the DRAM, so every group's block groups rise
+// together until its issue capacity saturates, at level 1 / load (load: the
+// sum over its blocks of sm_demand), or until 1. The reference solver finds
+// the same levels one round at a time (a round per distinct level, each a
+// pass over every unfrozen block group); here they come from one pass and a
+// sort of the groups of SMs by level, rounds replayed over the sorted list.
+//
+// Bit for bit the reference's rates: the loads are summed over the same
+// block groups in the same order, a round's level is the smallest remaining
+// one (capped at 1), and groups within 1e-12 of it freeze at it, as there.
+// The reference would let the DRAM saturate in some round only if the DRAM
+// use at the final rates came within 1e-12 of the demand (plus rounding) of
+// the peak: every unfrozen block ends at a rate at least the round's level,
+// so a round's DRAM level is above its level whenever the final use is below
+// the peak by that margin. Otherwise this returns false and the reference
+// solver runs.
+#include <algorithm>
+#include <limits>
+
+#include "sim/sm_pool.h"
+
+namespace colo::sim {
+
+bool SmPool::SolveRatesDramUnsaturated() {
+  const size_t ng = groups_.size();
+  sm_load_.assign(ng, 0.0);
+  sm_level_.assign(ng, std::numeric_limits<double>::infinity());
+  sm_frozen_.assign(ng, -1.0);  // here: each group's rate, -1 if it has none.
+  if (live_blocks_.empty()) {
+    dram_use_ = 0;
+    return true;
+  }
+  const int tier = blocks_[live_blocks_.front()].shape.tier;
+  for (int i : live_blocks_) {
+    const BlockGroup& b = blocks_[i];
+    if (b.shape.tier != tier) return false;  // tiers: the reference solver.
+    sm_load_[b.group] += b.per_sm * b.shape.sm_demand;
+  }
+  // Groups of SMs with residents, by the level at which each saturates
+  // (infinite for residents that take no issue share).
+  std::vector<int>& order = still_;
+  order.clear();
+  for (size_t g = 0; g < ng; ++g) {
+    if (!groups_[g].alive || groups_[g].residents.empty()) continue;
+    if (sm_load_[g] > 0) sm_level_[g] = 1.0 / sm_load_[g];
+    order.push_back(static_cast<int>(g));
+  }
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return sm_level_[a] < sm_level_[b] ||
+           (sm_level_[a] == sm_level_[b] && a < b);
+  });
+  constexpr double kEps = 1e-12;  // the reference's coalescing of levels.
+  for (size_t pos = 0; pos < order.size();) {
+    const double level = std::min(1.0, sm_level_[order[pos]]);
+    if (level >= 1.0 - kEps) {
+      // Every group left freezes at once (the reference's last round).
+      for (; pos < order.size(); ++pos) sm_frozen_[order[pos]] = level;
+      break;
+    }
+    for (; pos < order.size() && sm_level_[order[pos]] <= level + kEps; ++pos)
+      sm_frozen_[order[pos]] = level;
+  }
+  double use = 0, demand = 0;
+  for (int i : live_blocks_) {
+    BlockGroup& b = blocks_[i];
+    b.rate = sm_frozen_[b.group];
+    const double d =
+        double{1} * b.per_sm * groups_[b.group].count * b.shape.dram_demand;
+    use += d * b.rate;
+    demand += d;
+  }
+  const double peak = spec_.dram_bandwidth;
+  if (use + kEps * demand + 1e-9 * peak >= peak) return false;
+  dram_use_ = use;
+  return true;
+}
+
+}  // namespace colo::sim
