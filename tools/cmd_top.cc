@@ -1,6 +1,15 @@
 // `colo top [--socket PATH] [--once] [--json] [--interval-ms N] [--count N]`:
-// colod's clients (class, kernels, stretch, memory) and totals, refreshed.
+// colod's totals and, per client, its class (marked where it asked for high
+// priority and runs best-effort, with colod's reason), the GPU share it got
+// since the last refresh, its kernels' stretch, how long colod held its
+// syncs, and its memory. On a terminal it refreshes in place (alternate
+// screen, restored on exit and on ^C); otherwise it prints plain frames.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -38,7 +47,45 @@ std::string Stretch(const nlohmann::json& device_time) {
   return buf;
 }
 
-void PrintTable(const nlohmann::json& j) {
+// Whether client `c` asked for high priority and was given best effort.
+bool DeniedHigh(const nlohmann::json& c) {
+  return c.value("requested_class", "") == "high" &&
+         c.value("class", "") != "high";
+}
+
+// "1.25", or "-" where `obj` has no number at `key` (no sync answered yet).
+std::string Ms(const nlohmann::json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number())
+    return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", obj[key].get<double>());
+  return buf;
+}
+
+// The GPU share client `c` got since the previous frame: the solo time of
+// its launches that ended in between, per wall time between the frames (a
+// kernel that runs alone for 1 ms in every 4 ms gets 25%). "-" on the first
+// frame, or for a client the previous frame did not have.
+std::string Share(const nlohmann::json& c, const nlohmann::json& previous,
+                  double elapsed_ms) {
+  if (!previous.is_object() || elapsed_ms <= 0) return "-";
+  const auto solo = [](const nlohmann::json& x) {
+    return x.contains("device_time") && x["device_time"].is_object()
+               ? x["device_time"].value("solo_ms", 0.0)
+               : 0.0;
+  };
+  for (const auto& p : previous.value("clients", nlohmann::json::array())) {
+    if (p.value("id", -1LL) != c.value("id", -2LL)) continue;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%",
+                  100.0 * (solo(c) - solo(p)) / elapsed_ms);
+    return buf;
+  }
+  return "-";
+}
+
+void PrintTable(const nlohmann::json& j, const nlohmann::json& previous,
+                double elapsed_ms) {
   std::printf(
       "colod: %s, policy %s | kernels %lld launched, %lld completed | "
       "memory %.1f / %.1f MiB | clients served %lld, dropped %lld\n",
@@ -72,23 +119,70 @@ void PrintTable(const nlohmann::json& j) {
               copied("host_to_device", "bytes") / (1024.0 * 1024.0),
               copied("device_to_host", "count"),
               copied("device_to_host", "bytes") / (1024.0 * 1024.0));
-  std::printf("%4s %8s %6s %-16s %-11s %10s %10s %8s %8s %10s %10s\n", "ID",
-              "PID", "UID", "PROGRAM", "CLASS", "LAUNCHED", "COMPLETED",
-              "INFLIGHT", "STRETCH", "PERS_MiB", "EPH_MiB");
+  std::printf("%4s %8s %-16s %-12s %6s %8s %8s %8s %10s %8s %9s %9s\n", "ID",
+              "PID", "PROGRAM", "CLASS", "SHARE", "STRETCH", "SYNC_MS",
+              "SYNC_MAX", "LAUNCHED", "INFLIGHT", "MEM_MiB", "LIMIT_MiB");
+  std::string denied;
   for (const auto& c : j["clients"]) {
+    const long long id = c.value("id", 0LL);
+    const std::string program = c.value("program", "");
+    std::string cls = c.value("class", "");
+    if (DeniedHigh(c)) {
+      cls += "*";
+      denied += "* client " + std::to_string(id) + " (" + program +
+                ") asked for high priority and runs best-effort: " +
+                c.value("class_reason", std::string("no grant matched")) + "\n";
+    }
+    const nlohmann::json sync = c.value("sync_latency", nlohmann::json());
     std::printf(
-        "%4d %8d %6u %-16.16s %-11s %10lld %10lld %8lld %8s %10.1f %10.1f\n",
-        c["id"].get<int>(), c["pid"].get<int>(), c["uid"].get<unsigned>(),
-        c["program"].get<std::string>().c_str(),
-        c["class"].get<std::string>().c_str(),
-        c["kernels_launched"].get<long long>(),
-        c["kernels_completed"].get<long long>(),
-        c["in_flight"].get<long long>(),
+        "%4lld %8d %-16.16s %-12s %6s %8s %8s %8s %10lld %8lld %9.1f %9.1f\n",
+        id, c.value("pid", 0), program.c_str(), cls.c_str(),
+        Share(c, previous, elapsed_ms).c_str(),
         Stretch(c.value("device_time", nlohmann::json())).c_str(),
-        MiB(c["memory_persistent"]), MiB(c["memory_ephemeral"]));
+        Ms(sync, "mean_ms").c_str(), Ms(sync, "max_ms").c_str(),
+        c.value("kernels_launched", 0LL), c.value("in_flight", 0LL),
+        MiB(c.value("memory_persistent", nlohmann::json(0))) +
+            MiB(c.value("memory_ephemeral", nlohmann::json(0))),
+        MiB(c.value("memory_limit", nlohmann::json(0))));
   }
+  std::printf("%s", denied.c_str());
   std::fflush(stdout);
 }
+
+// SIGINT or SIGTERM asked colo top to stop (it restores the terminal first).
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void OnStopSignal(int) { g_stop = 1; }
+
+// On a terminal: the alternate screen, cursor hidden, each frame drawn from
+// the top-left corner of a cleared screen; the terminal as it was on exit,
+// ^C included (the signal only sets g_stop, which the loop reads).
+class Screen {
+ public:
+  explicit Screen(bool on) : on_(on) {
+    if (!on_) return;
+    struct sigaction sa {};
+    sa.sa_handler = OnStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+    std::printf("\x1b[?1049h\x1b[?25l");
+  }
+  ~Screen() {
+    if (!on_) return;
+    std::printf("\x1b[?25h\x1b[?1049l");
+    std::fflush(stdout);
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  void BeginFrame() const {
+    if (on_) std::printf("\x1b[H\x1b[2J");
+  }
+
+ private:
+  bool on_;
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
 
 Status RunTop(const TopFlags& f) {
   if (f.interval_ms <= 0 || f.count < 0) {
@@ -112,10 +206,24 @@ Status RunTop(const TopFlags& f) {
   COLO_ASSIGN_OR_RETURN(std::unique_ptr<ipc::RuntimeClient> client,
                         ipc::RuntimeClient::Connect(o));
   const int rounds = f.once ? 1 : f.count;
-  for (int i = 0; rounds == 0 || i < rounds; ++i) {
-    if (i > 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(f.interval_ms));
+  // In place on a terminal, as `top`; plain lines into a pipe or a file.
+  const Screen screen(!f.json && isatty(STDOUT_FILENO) == 1);
+  nlohmann::json previous;
+  auto previous_at = std::chrono::steady_clock::now();
+  for (int i = 0; (rounds == 0 || i < rounds) && g_stop == 0; ++i) {
+    if (i > 0) {
+      // In short steps, so that ^C ends colo top at once.
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(f.interval_ms);
+      while (g_stop == 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
+            std::chrono::milliseconds(50),
+            until - std::chrono::steady_clock::now()));
+      }
+      if (g_stop != 0) break;
+    }
     Result<std::string> text = client->Stats();
+    const auto at = std::chrono::steady_clock::now();
     if (!text.ok()) {
       return UnavailableError("lost colod at " + o.socket_path + ": " +
                               text.status().message());
@@ -129,8 +237,13 @@ Status RunTop(const TopFlags& f) {
                               .c_str());
       std::fflush(stdout);
     } else {
-      PrintTable(j);
+      screen.BeginFrame();
+      PrintTable(
+          j, previous,
+          std::chrono::duration<double, std::milli>(at - previous_at).count());
     }
+    previous = std::move(j);
+    previous_at = at;
   }
   return OkStatus();
 }

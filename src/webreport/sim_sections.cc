@@ -1,0 +1,386 @@
+// The sections of a group of `colo sim` runs of one scenario. Every figure
+// comes from the run's recorded result (colo.sim.run/1, report/run_json.h);
+// a figure that is null there (a training job's latency, a run without a
+// solo baseline) is left out of its plot, never drawn as 0.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "webreport/sections.h"
+
+namespace colo::webreport {
+namespace {
+
+using Json = nlohmann::json;
+
+const Json& Jobs(const ParsedRun& r) {
+  static const Json kNone = Json::array();
+  const Json& j = r.result;
+  return j.contains("jobs") && j["jobs"].is_array() ? j["jobs"] : kNone;
+}
+
+std::string What(const ParsedRun& r) {
+  return fmt::format("run {}", r.record->id);
+}
+
+bool IsHighInference(const Json& job) {
+  return job.value("class", "") == "high" &&
+         job.value("kind", "") == "inference";
+}
+
+// The latency CDF through the recorded quantiles: the store keeps each run's
+// p50 / p95 / p99 / max, not every request, so the curve is drawn through
+// those four points (y in percent of the completed requests).
+Result<std::vector<PlotPoint>> CdfPoints(const Json& latency,
+                                         const std::string& what) {
+  std::vector<PlotPoint> points;
+  if (!latency.is_object()) return points;
+  COLO_ASSIGN_OR_RETURN(double count, NumberAt(latency, "count", what));
+  if (!(count > 0)) return points;
+  const std::pair<const char*, double> ladder[] = {
+      {"p50_ms", 50}, {"p95_ms", 95}, {"p99_ms", 99}, {"max_ms", 100}};
+  for (const auto& [key, q] : ladder) {
+    COLO_ASSIGN_OR_RETURN(double v, NumberAt(latency, key, what));
+    if (std::isfinite(v)) points.push_back(XY(v, q));
+  }
+  return points;
+}
+
+Result<Section> LatencySection(int group, const std::vector<ParsedRun>& runs) {
+  Section s;
+  s.id = fmt::format("g{}-latency", group);
+  s.title = "High-priority latency (CDF per policy)";
+  s.note =
+      "Share of a high-priority job's completed requests (y, %) answered "
+      "within a latency (x, ms), per run, through the quantiles the run "
+      "recorded (p50, p95, p99, max); dashed: the job alone on the GPU.";
+  std::vector<std::string> names;
+  for (const ParsedRun& r : runs)
+    for (const Json& job : Jobs(r))
+      if (IsHighInference(job) &&
+          std::find(names.begin(), names.end(), job.value("name", "")) ==
+              names.end())
+        names.push_back(job.value("name", ""));
+  for (const std::string& name : names) {
+    Plot plot;
+    plot.id = fmt::format("g{}-cdf-{}", group, Slug(name));
+    plot.title = "Latency CDF of " + name;
+    plot.x_label = "request latency (ms)";
+    plot.y_label = "requests answered (%)";
+    Table t;
+    t.caption = name + ": request latency (ms)";
+    t.columns = {"run", "count", "p50", "p95", "p99", "max", "p99 overhead"};
+    bool solo_drawn = false;
+    for (const ParsedRun& r : runs) {
+      for (const Json& job : Jobs(r)) {
+        if (job.value("name", "") != name || !IsHighInference(job)) continue;
+        const std::string what = What(r) + ", job " + name;
+        const Json none;
+        const Json& shared =
+            job.contains("shared_latency") ? job["shared_latency"] : none;
+        COLO_ASSIGN_OR_RETURN(std::vector<PlotPoint> pts,
+                              CdfPoints(shared, what));
+        if (!pts.empty()) {
+          PlotSeries series = NamedSeries(RunLabel(*r.record));
+          series.points = std::move(pts);
+          series.stepped = true;
+          plot.series.push_back(std::move(series));
+        }
+        const Json& solo =
+            job.contains("solo_latency") ? job["solo_latency"] : none;
+        if (!solo_drawn) {
+          COLO_ASSIGN_OR_RETURN(std::vector<PlotPoint> solo_pts,
+                                CdfPoints(solo, what));
+          if (!solo_pts.empty()) {
+            solo_drawn = true;
+            PlotSeries series =
+                NamedSeries("alone (" + RunLabel(*r.record) + ")");
+            series.points = std::move(solo_pts);
+            series.dashed = true;
+            series.stepped = true;
+            plot.series.push_back(std::move(series));
+          }
+        }
+        std::vector<std::string> row = {RunLabel(*r.record)};
+        for (const char* key :
+             {"count", "p50_ms", "p95_ms", "p99_ms", "max_ms"}) {
+          COLO_ASSIGN_OR_RETURN(double v, NumberAt(shared, key, what));
+          row.push_back(FormatFigure(v));
+        }
+        COLO_ASSIGN_OR_RETURN(double over, NumberAt(job, "p99_overhead", what));
+        row.push_back(std::isfinite(over) ? FormatFigure(100 * over) + "%"
+                                          : "-");
+        t.rows.push_back(std::move(row));
+      }
+    }
+    if (PlotPointCount(plot) == 0) continue;
+    s.plots.push_back(std::move(plot));
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+Result<Section> TradeoffSection(int group, const std::vector<ParsedRun>& runs) {
+  Section s;
+  s.id = fmt::format("g{}-tradeoff", group);
+  s.title = "Trade-off: high-priority p99 overhead against system throughput";
+  s.note =
+      "Each run is a point per high-priority job: x the system throughput "
+      "(sum of the jobs' normalized throughput), y the job's p99 latency over "
+      "its p99 alone, in percent. Lower right is better.";
+  Plot plot;
+  plot.id = fmt::format("g{}-tradeoff", group);
+  plot.title = "p99 overhead vs system throughput";
+  plot.kind = "scatter";
+  plot.x_label = "system throughput (sum of normalized)";
+  plot.y_label = "high-priority p99 overhead (%)";
+  Table t;
+  t.columns = {"run", "system throughput", "job", "p99 overhead"};
+  for (const ParsedRun& r : runs) {
+    COLO_ASSIGN_OR_RETURN(double system,
+                          NumberAt(r.result, "system_throughput", What(r)));
+    PlotSeries series = NamedSeries(RunLabel(*r.record));
+    for (const Json& job : Jobs(r)) {
+      if (job.value("class", "") != "high") continue;
+      COLO_ASSIGN_OR_RETURN(double over,
+                            NumberAt(job, "p99_overhead", What(r)));
+      if (!std::isfinite(over) || !std::isfinite(system)) continue;
+      series.points.push_back(XY(system, 100 * over));
+      t.rows.push_back({RunLabel(*r.record), FormatFigure(system),
+                        job.value("name", ""), FormatFigure(100 * over) + "%"});
+    }
+    if (!series.points.empty()) plot.series.push_back(std::move(series));
+  }
+  if (PlotPointCount(plot) > 0) {
+    s.plots.push_back(std::move(plot));
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+Result<Section> NormalizedSection(int group,
+                                  const std::vector<ParsedRun>& runs) {
+  Section s;
+  s.id = fmt::format("g{}-normalized", group);
+  s.title = "Normalized throughput per job";
+  s.note =
+      "Each job's throughput shared over its throughput alone on the same "
+      "GPU (1 = unharmed), per run.";
+  Plot plot;
+  plot.id = fmt::format("g{}-normalized", group);
+  plot.title = "normalized throughput";
+  plot.kind = "bar";
+  plot.x_category = true;
+  plot.x_label = "job";
+  plot.y_label = "shared / alone";
+  std::vector<std::string> names;
+  for (const ParsedRun& r : runs)
+    for (const Json& job : Jobs(r))
+      if (std::find(names.begin(), names.end(), job.value("name", "")) ==
+          names.end())
+        names.push_back(job.value("name", ""));
+  Table t;
+  t.columns = {"run"};
+  for (const std::string& n : names) t.columns.push_back(n);
+  t.columns.push_back("system");
+  for (const ParsedRun& r : runs) {
+    PlotSeries series = NamedSeries(RunLabel(*r.record));
+    std::vector<std::string> row(names.size() + 2, "-");
+    row[0] = RunLabel(*r.record);
+    for (const Json& job : Jobs(r)) {
+      COLO_ASSIGN_OR_RETURN(double v, NumberAt(job, "normalized", What(r)));
+      const std::string name = job.value("name", "");
+      const size_t at =
+          std::find(names.begin(), names.end(), name) - names.begin();
+      row[at + 1] = FormatFigure(v);
+      if (std::isfinite(v)) series.points.push_back(Bar(name, v));
+    }
+    COLO_ASSIGN_OR_RETURN(double system,
+                          NumberAt(r.result, "system_throughput", What(r)));
+    row.back() = FormatFigure(system);
+    t.rows.push_back(std::move(row));
+    if (!series.points.empty()) plot.series.push_back(std::move(series));
+  }
+  if (PlotPointCount(plot) > 0) {
+    s.plots.push_back(std::move(plot));
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+Result<Section> TimelineSection(int group, const std::vector<ParsedRun>& runs) {
+  Section s;
+  s.id = fmt::format("g{}-timelines", group);
+  s.title = "GPU timelines";
+  s.note =
+      "Per run and GPU (or MIG instance), sampled at the scenario's "
+      "sample_interval_ms: the share of SM block slots held (occupancy), of "
+      "SMs running any block (active), and of DRAM bandwidth in use.";
+  struct Metric {
+    const char* key;
+    const char* mean_key;
+    const char* id;
+    const char* title;
+  };
+  const Metric metrics[] = {
+      {"sm_occupancy", "mean_sm_occupancy", "sm-occupancy", "SM occupancy"},
+      {"sm_active", "mean_sm_active", "sm-active", "active SMs"},
+      {"dram_util", "mean_dram_util", "dram", "DRAM bandwidth in use"}};
+  Table t;
+  t.caption = "means over the run (%)";
+  t.columns = {"run", "gpu", "SM occupancy", "active SMs", "DRAM"};
+  for (const Metric& m : metrics) {
+    Plot plot;
+    plot.id = fmt::format("g{}-{}", group, m.id);
+    plot.title = m.title;
+    plot.x_label = "simulated time (ms)";
+    plot.y_label = std::string(m.title) + " (%)";
+    for (const ParsedRun& r : runs) {
+      if (!r.result.contains("gpus") || !r.result["gpus"].is_array()) continue;
+      for (const Json& gpu : r.result["gpus"]) {
+        const std::string name = gpu.value("name", "");
+        PlotSeries series = NamedSeries(RunLabel(*r.record) + " " + name);
+        if (gpu.contains("timeline") && gpu["timeline"].is_array()) {
+          for (const Json& sample : gpu["timeline"]) {
+            COLO_ASSIGN_OR_RETURN(double x,
+                                  NumberAt(sample, "start_ms", What(r)));
+            COLO_ASSIGN_OR_RETURN(double y, NumberAt(sample, m.key, What(r)));
+            if (std::isfinite(x) && std::isfinite(y))
+              series.points.push_back(XY(x, 100 * y));
+          }
+        }
+        if (!series.points.empty()) plot.series.push_back(std::move(series));
+        if (&m == &metrics[0]) {
+          std::vector<std::string> row = {RunLabel(*r.record), name};
+          for (const Metric& mm : metrics) {
+            COLO_ASSIGN_OR_RETURN(double v,
+                                  NumberAt(gpu, mm.mean_key, What(r)));
+            row.push_back(FormatFigure(100 * v));
+          }
+          t.rows.push_back(std::move(row));
+        }
+      }
+    }
+    if (PlotPointCount(plot) > 0) s.plots.push_back(std::move(plot));
+  }
+  if (!s.plots.empty()) s.tables.push_back(std::move(t));
+  return s;
+}
+
+// The priority policy's preemption-bound sweep (colo sim --policies priority
+// --bound-us 25,50,...): the runs of the group with a bound, by bound.
+Result<Section> BoundSweepSection(int group,
+                                  const std::vector<ParsedRun>& runs) {
+  Section s;
+  s.id = fmt::format("g{}-bound-sweep", group);
+  s.title = "Preemption-bound sweep (priority policy)";
+  s.note =
+      "Runs of the priority policy at several preemption bounds: each "
+      "high-priority job's p99 overhead (left axis, %) and the system "
+      "throughput (right axis) against the bound.";
+  std::vector<const ParsedRun*> swept;
+  std::set<double> bounds;
+  for (const ParsedRun& r : runs) {
+    COLO_ASSIGN_OR_RETURN(double b,
+                          NumberAt(r.result, "preemption_bound_us", What(r)));
+    if (!std::isfinite(b)) continue;
+    swept.push_back(&r);
+    bounds.insert(b);
+  }
+  if (bounds.size() < 2) return s;
+  std::stable_sort(swept.begin(), swept.end(), [](auto* a, auto* b) {
+    return a->result["preemption_bound_us"].template get<double>() <
+           b->result["preemption_bound_us"].template get<double>();
+  });
+  Plot plot;
+  plot.id = fmt::format("g{}-bound-sweep", group);
+  plot.title = "p99 overhead and system throughput vs preemption bound";
+  plot.x_label = "preemption bound (us)";
+  plot.y_label = "high-priority p99 overhead (%)";
+  plot.y2_label = "system throughput";
+  Table t;
+  t.columns = {"bound (us)", "run", "job", "p99 overhead", "system"};
+  PlotSeries system = NamedSeries("system throughput");
+  system.dashed = true;
+  system.right_axis = true;
+  std::vector<PlotSeries> per_job;
+  for (const ParsedRun* r : swept) {
+    const double b = r->result["preemption_bound_us"].get<double>();
+    COLO_ASSIGN_OR_RETURN(double sys,
+                          NumberAt(r->result, "system_throughput", What(*r)));
+    if (std::isfinite(sys)) system.points.push_back(XY(b, sys));
+    for (const Json& job : Jobs(*r)) {
+      if (job.value("class", "") != "high") continue;
+      COLO_ASSIGN_OR_RETURN(double over,
+                            NumberAt(job, "p99_overhead", What(*r)));
+      const std::string label = "p99 overhead " + job.value("name", "");
+      t.rows.push_back(
+          {FormatFigure(b), RunLabel(*r->record), job.value("name", ""),
+           std::isfinite(over) ? FormatFigure(100 * over) + "%" : "-",
+           FormatFigure(sys)});
+      if (!std::isfinite(over)) continue;
+      auto it =
+          std::find_if(per_job.begin(), per_job.end(),
+                       [&](const PlotSeries& p) { return p.label == label; });
+      if (it == per_job.end()) {
+        per_job.push_back(NamedSeries(label));
+        it = per_job.end() - 1;
+      }
+      it->points.push_back(XY(b, 100 * over));
+    }
+  }
+  for (PlotSeries& p : per_job) plot.series.push_back(std::move(p));
+  if (!system.points.empty()) plot.series.push_back(std::move(system));
+  s.plots.push_back(std::move(plot));
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+// SLO verdicts, where the runs' jobs carry an "slo" object (a job that
+// declares a service-level objective): every key of it, as recorded.
+Section SloSection(int group, const std::vector<ParsedRun>& runs) {
+  Section s;
+  s.id = fmt::format("g{}-slo", group);
+  s.title = "SLO verdicts";
+  Table t;
+  t.columns = {"run", "job", "slo"};
+  for (const ParsedRun& r : runs) {
+    for (const Json& job : Jobs(r)) {
+      if (!job.contains("slo") || job["slo"].is_null()) continue;
+      t.rows.push_back(
+          {RunLabel(*r.record), job.value("name", ""), job["slo"].dump()});
+    }
+  }
+  if (!t.rows.empty()) s.tables.push_back(std::move(t));
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<Section>> SimSections(int group,
+                                         const std::vector<ParsedRun>& runs) {
+  std::vector<Section> out;
+  const runs::RunRecord& first = *runs.front().record;
+  Section head;
+  head.id = fmt::format("g{}", group);
+  head.title = fmt::format("Scenario {} ({} runs)", first.input, runs.size());
+  head.note = fmt::format(
+      "Simulated runs of one scenario (content hash {}): GPU {}, seeds as "
+      "listed in Runs.",
+      first.input_hash, first.gpu);
+  out.push_back(std::move(head));
+  COLO_ASSIGN_OR_RETURN(Section latency, LatencySection(group, runs));
+  COLO_ASSIGN_OR_RETURN(Section tradeoff, TradeoffSection(group, runs));
+  COLO_ASSIGN_OR_RETURN(Section normalized, NormalizedSection(group, runs));
+  COLO_ASSIGN_OR_RETURN(Section timelines, TimelineSection(group, runs));
+  COLO_ASSIGN_OR_RETURN(Section bounds, BoundSweepSection(group, runs));
+  for (Section* s : {&latency, &tradeoff, &normalized, &timelines, &bounds})
+    if (!s->plots.empty()) out.push_back(std::move(*s));
+  Section slo = SloSection(group, runs);
+  if (!slo.tables.empty()) out.push_back(std::move(slo));
+  return out;
+}
+
+}  // namespace colo::webreport
