@@ -445,6 +445,12 @@ void AddProgramCases(std::vector<KernelCase>& v) {
            "_Z14train_backwardPfPKfi", D(2), D(512), 0,
            {Reals("w", kF32, 1024, -2, 2), Reals("a", kF32, 1024, -100, 100)},
            {Ptr(0), Ptr(1), I32(1000)}));
+  // lane_step(w, a, n): a[i] = a[i] * w[i % 1024] + 1 for i < n.
+  v.push_back(
+      Case("cuda_programs_lane_trainer", "lane_step", "_Z9lane_stepPfS_i", D(4),
+           D(256), 0,
+           {Reals("w", kF32, 1024, -2, 2), Reals("a", kF32, 1024, -100, 100)},
+           {Ptr(0), Ptr(1), I32(1000)}));
 
   // heavy(p, n): one block (the program's launch; more would race on p),
   // n = 48 instead of 128 (a loop of n * 24 steps per thread).

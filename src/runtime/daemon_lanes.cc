@@ -1,0 +1,168 @@
+// colod's side of memory lanes (on the thread that runs Daemon::Run()):
+// declarations taken at Hello, first allocations held until admission,
+// synchronizing calls held until the client's turn, and lanes released when
+// a client goes. The decisions are LiveLanes's (live_lanes.h); this file
+// only carries them out. A client held back from its lane's turn is marked
+// held_back, so that its ring is left alone (DrainRing) and ResumeHeldBack
+// takes it up at the top of the loop once it may run: never from inside a
+// completion callback, where the driver is catching up.
+#include <nlohmann/json.hpp>
+
+#include "cuda/cuda_abi.h"
+#include "ipc/byte_size.h"
+#include "runtime/daemon.h"
+#include "runtime/daemon_client.h"
+
+namespace colo::runtime {
+namespace {
+
+std::string Describe(const jobs::JobMemory& m) {
+  return "P " + jobs::FormatBytes(m.persistent_bytes) + " + E " +
+         jobs::FormatBytes(m.ephemeral_bytes);
+}
+
+}  // namespace
+
+Result<int64_t> Daemon::JoinLanes(Client& c, const ipc::HelloMsg& h) {
+  jobs::JobMemory m{h.persistent_bytes, h.ephemeral_bytes};
+  if (m.persistent_bytes < 0 || m.ephemeral_bytes < 0 ||
+      m.persistent_bytes > ipc::kMaxByteSize ||
+      m.ephemeral_bytes > ipc::kMaxByteSize) {
+    return InvalidArgumentError("declared memory out of range");
+  }
+  std::string source = "declared by the client";
+  if (m.persistent_bytes == 0 && m.ephemeral_bytes == 0) {
+    if (std::optional<DeclaredMemoryRule> r =
+            config_.lanes.DeclaredFor(c.program, c.peer.uid)) {
+      m = r->memory;
+      source = "declared by colod's config (" + r->where + ")";
+    }
+  }
+  const int64_t declared = m.persistent_bytes + m.ephemeral_bytes;
+  if (declared == 0) return config_.memory_limit_bytes;
+  int64_t limit = declared;
+  if (config_.memory_limit_bytes > 0)
+    limit = std::min(limit, config_.memory_limit_bytes);
+  if (!lanes_) {
+    if (declared > spec_.memory_bytes) {
+      return InvalidArgumentError(
+          Describe(m) + " = " + jobs::FormatBytes(declared) + " > " +
+          jobs::FormatBytes(spec_.memory_bytes) + " of " + spec_.name);
+    }
+    return limit;
+  }
+  COLO_ASSIGN_OR_RETURN(
+      bool admitted,
+      lanes_->Join(c.id, m, c.cls == PriorityClass::kHigh, wall_.Now()));
+  const jobs::MemoryLanes& l = lanes_->lanes();
+  if (admitted) {
+    DaemonLog("client %d (pid %d, %s): %s (%s): admitted to memory lane %d%s",
+              c.id, c.peer.pid, c.program.c_str(), Describe(m).c_str(),
+              source.c_str(), *lanes_->LaneOf(c.id),
+              lanes_->MayRun(c.id) ? ", holds its turn" : "");
+  } else {
+    DaemonLog(
+        "client %d (pid %d, %s): %s (%s): waits for a memory lane: %d "
+        "lane(s) hold %s of %s usable",
+        c.id, c.peer.pid, c.program.c_str(), Describe(m).c_str(),
+        source.c_str(), l.lane_count(),
+        jobs::FormatBytes(l.UsedBytes()).c_str(),
+        jobs::FormatBytes(l.usable_bytes()).c_str());
+  }
+  return limit;
+}
+
+bool Daemon::DeferAllocForLane(Client& c, const ipc::AllocMsg& a) {
+  if (!lanes_ || !lanes_->Joined(c.id) || lanes_->Admitted(c.id)) return false;
+  // One call in flight per client (RuntimeClient's call slot): at most one
+  // allocation waits.
+  lane_allocs_[c.id] = a;
+  DaemonLog(
+      "client %d (pid %d, %s): allocation of %llu bytes waits until the "
+      "client is admitted to a memory lane",
+      c.id, c.peer.pid, c.program.c_str(),
+      static_cast<unsigned long long>(a.bytes));
+  return true;
+}
+
+bool Daemon::LaneLetsSyncReturn(Client& c) {
+  if (!lanes_) return true;
+  LaneChanges changes;
+  const bool now = lanes_->AtSync(c.id, wall_.Now(), &changes);
+  ApplyLaneChanges(changes);
+  if (!now) c.held_back = true;  // its ring waits for its turn too.
+  return now;
+}
+
+void Daemon::LeaveLanes(ClientId id) {
+  lane_allocs_.erase(id);
+  if (!lanes_ || !lanes_->Joined(id)) return;
+  ApplyLaneChanges(lanes_->Leave(id, wall_.Now()));
+}
+
+void Daemon::ApplyLaneChanges(const LaneChanges& changes) {
+  for (ClientId id : changes.admitted) {
+    auto it = clients_.find(id);
+    if (it == clients_.end() || it->second->broken) continue;
+    Client& c = *it->second;
+    DaemonLog("client %d (pid %d, %s): admitted to memory lane %d", c.id,
+              c.peer.pid, c.program.c_str(), *lanes_->LaneOf(id));
+    if (auto a = lane_allocs_.find(id); a != lane_allocs_.end()) {
+      const ipc::AllocMsg alloc = a->second;
+      lane_allocs_.erase(a);
+      AnswerAlloc(c, alloc);
+    }
+  }
+  for (ClientId id : changes.given_turn) {
+    auto it = clients_.find(id);
+    // Taken up by ResumeHeldBack at the top of the loop.
+    if (it != clients_.end()) it->second->held_back = true;
+  }
+}
+
+nlohmann::json Daemon::LanesJson() const {
+  if (!lanes_) return nullptr;
+  using Us = std::chrono::duration<double, std::micro>;
+  const TurnStats& s = lanes_->turn_stats();
+  const jobs::MemoryLanes& l = lanes_->lanes();
+  nlohmann::json j = {
+      {"policy", std::string(jobs::JobPolicyName(lanes_->policy()))},
+      {"usable_bytes", l.usable_bytes()},
+      {"used_bytes", l.UsedBytes()},
+      {"waiting", lanes_->waiting_count()},
+      {"iterations", s.iterations},
+      {"switches", s.switches},
+      {"switch_us",
+       {{"measured", s.measured},
+        {"mean", s.measured > 0 ? Us(s.total).count() / s.measured : 0.0},
+        {"p50", Us(s.Quantile(0.5)).count()},
+        {"p99", Us(s.Quantile(0.99)).count()},
+        {"max", Us(s.max).count()},
+        {"last", Us(s.last).count()}}},
+      {"lanes", nlohmann::json::array()}};
+  for (int lane : l.Lanes()) {
+    auto h = lanes_->holders().find(lane);
+    j["lanes"].push_back(
+        {{"lane", lane},
+         {"bytes", l.LaneBytes(lane)},
+         {"clients", l.JobsIn(lane)},
+         {"turn", h == lanes_->holders().end() ? nlohmann::json(nullptr)
+                                               : nlohmann::json(h->second)}});
+  }
+  return j;
+}
+
+nlohmann::json Daemon::ClientLaneJson(ClientId id) const {
+  if (!lanes_) return nullptr;
+  const std::optional<LaneState> state = lanes_->StateOf(id);
+  if (!state) return nullptr;
+  const jobs::JobMemory* m = lanes_->Declared(id);
+  const std::optional<int> lane = lanes_->LaneOf(id);
+  return {{"state", LaneStateName(*state)},
+          {"lane", lane ? nlohmann::json(*lane) : nlohmann::json(nullptr)},
+          {"persistent", m->persistent_bytes},
+          {"ephemeral", m->ephemeral_bytes},
+          {"iterations", lanes_->Iterations(id)}};
+}
+
+}  // namespace colo::runtime

@@ -1,0 +1,137 @@
+// runtime/live_lanes.h — memory lanes and job turns for colod's live
+// clients: the admission of src/jobs (JobScheduler over MemoryLanes, the
+// safety condition Σ pad·P + Σ_lanes max E <= C - reserve) driven by
+// clients that come and go, and the turns of the clients of one lane at
+// their iteration boundaries (synchronizing calls). Pure logic: colod tells
+// it what happened, with the wall-clock time, and does what it answers
+// (daemon_lanes.cc); tests drive it directly.
+//
+// A declaring client Joins: refused if its P + E could never fit the GPU
+// (InvalidArgument with the figures), else admitted at once or waiting
+// (its first allocation and its launches wait; colod logs it). A lane runs
+// one iteration at a time: of its admitted clients one holds the lane's
+// turn; the others' launches wait in their rings and their synchronizing
+// calls are not answered (they are parked). The holder keeps the turn
+// until an iteration ends — its synchronizing call's work has ended
+// (AtSync) — and the policy (fifo, pack: the client admitted first; fair:
+// the least GPU time) picks another; then the turn switches: the new holder's
+// parked call is answered and its launches run. Persistent memory stays
+// resident, so a switch copies nothing. A client that Leaves (exits, dies,
+// is dropped) releases its memory and its turn, so no one waits for it.
+//
+// Thread safety: thread-compatible; colod's loop owns it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "colo/device.h"
+#include "colo/status.h"
+#include "colo/time.h"
+#include "jobs/job_scheduler.h"
+#include "runtime/lanes_config.h"
+
+namespace colo::runtime {
+
+// What changed for other clients after an event: clients admitted (their
+// waiting allocation is answered now) and clients given their lane's turn
+// (their launches may run; a parked synchronizing call is answered).
+struct LaneChanges {
+  std::vector<ClientId> admitted;
+  std::vector<ClientId> given_turn;
+};
+
+// One client as `colo top` shows it.
+enum class LaneState { kWaiting, kRunning, kParked, kQueued };
+// "waiting" (for admission), "running" (holds its lane's turn), "parked"
+// (admitted, its synchronizing call held until its turn), "queued"
+// (admitted, not its turn, not in a synchronizing call).
+const char* LaneStateName(LaneState s);
+
+// Iterations ended and switches between clients of one lane, as colod's
+// clock saw them.
+struct TurnStats {
+  int64_t iterations = 0;  // ended by a turn holder's synchronizing call
+  int64_t switches = 0;
+  // From the switch (the previous holder's synchronizing call found done)
+  // to the new holder's first launch taken from its ring: count, sum, max,
+  // last.
+  int64_t measured = 0;
+  Duration total{0};
+  Duration max{0};
+  Duration last{0};
+  // The last kRecent of them (a ring: `recent_next` is the oldest once
+  // full), for percentiles.
+  static constexpr size_t kRecent = 1024;
+  std::vector<Duration> recent;
+  size_t recent_next = 0;
+  // The q-quantile (0..1) of `recent`, nearest rank; 0 without any.
+  Duration Quantile(double q) const;
+};
+
+class LiveLanes {
+ public:
+  // REQUIRES: config.enabled; gpu_bytes > 0.
+  LiveLanes(const LanesConfig& config, int64_t gpu_bytes);
+
+  // A client declaring `m` registers at `now`. True: admitted; false:
+  // waiting. InvalidArgument "P 9 GiB (9.9 GiB with the 10% pad) + E 8 GiB
+  // = ... > ... usable (...)" if it could never be admitted; then nothing is
+  // recorded. `high` is the client's class. REQUIRES: not joined before.
+  Result<bool> Join(ClientId id, const jobs::JobMemory& m, bool high,
+                    TimePoint now);
+  // The client is gone: its memory and turn are released; waiting clients
+  // that fit are admitted. No-op for a client that never joined.
+  LaneChanges Leave(ClientId id, TimePoint now);
+
+  bool Joined(ClientId id) const { return clients_.count(id) > 0; }
+  bool Admitted(ClientId id) const;
+  // Whether the client's launches may run now: not joined, or admitted
+  // and holding its lane's turn.
+  bool MayRun(ClientId id) const;
+  // A synchronizing call of the client whose work has ended: whether colod
+  // answers it now. The holder's call ends an iteration (the policy then
+  // keeps it or switches, `changes` says to whom); a call of a client whose
+  // turn it is not is parked until its turn, and answered once it has it
+  // (the start of its turn). Always true for a client that never joined.
+  bool AtSync(ClientId id, TimePoint now, LaneChanges* changes);
+  // A launch of the client was taken from its ring at `now`: the end of a
+  // switch to it, if one is being timed.
+  void OnLaunchTaken(ClientId id, TimePoint now);
+
+  std::optional<LaneState> StateOf(ClientId id) const;
+  std::optional<int> LaneOf(ClientId id) const;
+  const jobs::JobMemory* Declared(ClientId id) const;
+  int64_t Iterations(ClientId id) const;
+  int waiting_count() const;
+  const TurnStats& turn_stats() const { return switches_; }
+  const jobs::MemoryLanes& lanes() const { return scheduler_.lanes(0); }
+  // The holder of each lane with one.
+  const std::map<int, ClientId>& holders() const { return holders_; }
+  jobs::JobPolicyKind policy() const { return config_.policy; }
+
+ private:
+  struct Member {
+    jobs::JobMemory memory;
+    bool admitted = false;
+    bool parked = false;
+    int64_t iterations = 0;  // ended while holding the turn
+    TimePoint iteration_start = TimeZero();
+  };
+  // Gives every lane without a holder the policy's pick.
+  void FillTurns(TimePoint now, LaneChanges* changes);
+  void Admit(TimePoint now, LaneChanges* changes);
+
+  LanesConfig config_;
+  jobs::JobScheduler scheduler_;
+  std::map<ClientId, Member> clients_;
+  std::map<int, ClientId> holders_;  // lane -> holder
+  // The client a switch went to and when, until its first launch is taken.
+  std::optional<std::pair<ClientId, TimePoint>> timing_;
+  TurnStats switches_;
+};
+
+}  // namespace colo::runtime
