@@ -1,9 +1,12 @@
 // `colo run [--class best-effort|high] [--token T] [--require-class]
 //  [--socket PATH] [--preload LIB] [--allow-static-cudart] [--verbose]
-//  [--execute] -- PROGRAM ARGS...`: runs an unmodified CUDA program under the
+//  [--execute] [--memory-persistent SIZE --memory-ephemeral SIZE]
+//  -- PROGRAM ARGS...`: runs an unmodified CUDA program under the
 // interposer against colod. It only sets the environment (LD_PRELOAD,
 // COLO_SOCKET, COLO_CLASS, COLO_TOKEN, COLO_REQUIRE_CLASS, COLO_EXECUTE with
-// --execute, CUDA_MPS_PIPE_DIRECTORY when
+// --execute, COLO_MEMORY_PERSISTENT and COLO_MEMORY_EPHEMERAL in bytes: the
+// memory the program declares, which colod admits to a memory lane and
+// holds it to; CUDA_MPS_PIPE_DIRECTORY when
 // colod runs its clients over MPS, and LD_LIBRARY_PATH when the machine has
 // no CUDA driver library: ProvideDriverLibrary) and execs the program; the
 // class is a request that colod grants from its own configuration (the
@@ -27,8 +30,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "ipc/byte_size.h"
 #include "ipc/runtime_client.h"
 #include "shim/colod_credentials.h"
 #include "tools/cli_status.h"
@@ -45,11 +50,15 @@ struct RunFlags {
   bool allow_static_cudart = false;
   bool require_class = false;
   bool verbose = false;
-  bool execute = false;  // --execute: kernels compute (COLO_EXECUTE=1)
+  bool execute = false;           // --execute: kernels compute (COLO_EXECUTE=1)
+  std::string memory_persistent;  // --memory-persistent: "2GiB"; "" none
+  std::string memory_ephemeral;   // --memory-ephemeral: "512MiB"; "" none
   std::vector<std::string> command;
 };
 
-// libcolo_preload.so next to the running `colo` executable.
+// libcolo_preload.so next to the running `colo` executable (a build
+// folder), else in ../lib/colo/ from it (an installed tree: bin/colo and
+// lib/colo/libcolo_preload.so, packaging/CMakeLists.txt).
 std::string DefaultPreload() {
   char self[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -57,7 +66,11 @@ std::string DefaultPreload() {
   self[n] = '\0';
   std::string dir(self);
   dir = dir.substr(0, dir.rfind('/'));
-  return dir + "/libcolo_preload.so";
+  const std::string beside = dir + "/libcolo_preload.so";
+  if (access(beside.c_str(), F_OK) == 0) return beside;
+  const std::string installed = dir + "/../lib/colo/libcolo_preload.so";
+  if (access(installed.c_str(), F_OK) == 0) return installed;
+  return beside;  // named in the error when neither exists
 }
 
 // A program linked with the CUDA driver (-lcuda) cannot load where the
@@ -253,6 +266,24 @@ Status RunProgram(const RunFlags& f) {
   if (f.command.empty()) {
     return InvalidArgumentError("give the program to run after '--'");
   }
+  if (f.memory_persistent.empty() != f.memory_ephemeral.empty()) {
+    return InvalidArgumentError(
+        "give --memory-persistent and --memory-ephemeral together (use 0 for "
+        "none of one kind)");
+  }
+  for (auto [flag, text, env] :
+       {std::tuple{"--memory-persistent", &f.memory_persistent,
+                   "COLO_MEMORY_PERSISTENT"},
+        std::tuple{"--memory-ephemeral", &f.memory_ephemeral,
+                   "COLO_MEMORY_EPHEMERAL"}}) {
+    if (text->empty()) continue;
+    Result<int64_t> bytes = ipc::ParseByteSize(*text);
+    if (!bytes.ok()) {
+      return InvalidArgumentError(std::string(flag) + ": " +
+                                  bytes.status().message());
+    }
+    setenv(env, std::to_string(*bytes).c_str(), 1);
+  }
   if (f.require_class && f.cls == "high") {
     COLO_RETURN_IF_ERROR(CheckClassGranted(f));
     // Also for the program's own connection (a grant may change meanwhile).
@@ -367,6 +398,12 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                 "simulated GPU: run the program's kernels on colo's PTX "
                 "interpreter too, so that they compute (slow; for tests and "
                 "small inputs)");
+  sub->add_option("--memory-persistent", flags->memory_persistent,
+                  "memory the program keeps for its life (weights, optimizer "
+                  "state), e.g. 2GiB: colod admits it to a memory lane and "
+                  "refuses allocations past persistent + ephemeral");
+  sub->add_option("--memory-ephemeral", flags->memory_ephemeral,
+                  "memory one iteration needs (activations), e.g. 512MiB");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

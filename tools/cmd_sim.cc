@@ -31,9 +31,13 @@
 #include "scenario/scenario_loader.h"
 #include "tools/cli_flags.h"
 #include "tools/cli_status.h"
+#include "tools/cmd_sim_cluster.h"
 #include "tools/cmd_sim_jobs.h"
+#include "tools/cmd_sim_sweep.h"
 #include "tools/commands.h"
 #include "tools/run_recording.h"
+#include "tools/sim_progress.h"
+#include "trace/sim_trace.h"
 
 namespace colo::tools {
 namespace {
@@ -58,8 +62,14 @@ struct SimFlags {
   const CLI::Option* duration_option = nullptr;
   const CLI::Option* policies_option = nullptr;
   const CLI::Option* bound_option = nullptr;
-  RecordingFlags recording;  // --runs-db, --no-record.
-  std::string controllers;   // --controllers: host scenarios (hostqos).
+  RecordingFlags recording;      // --runs-db, --no-record.
+  std::string controllers;       // --controllers: host scenarios (hostqos).
+  std::string trace;             // --trace: write a trace (src/trace) here.
+  std::string trace_max_events;  // --trace-max-events, checked as text.
+  const CLI::Option* trace_option = nullptr;
+  const CLI::Option* trace_max_option = nullptr;
+  std::string sweep;  // --sweep JOB.rate=LO:HI:STEP (cmd_sim_sweep.cc).
+  const CLI::Option* sweep_option = nullptr;
 };
 
 Status WriteOutput(const std::string& text, const std::string& path) {
@@ -118,37 +128,87 @@ Result<std::vector<Duration>> BoundsFlag(const std::string& text) {
   }
 }
 
-// --out is checked before any work: it must not be the scenario itself
-// (the report would overwrite its input), and it must be writable (an
-// existing file we may write, or a new one in a directory we may write
-// in), so that a long run does not end in an error that loses its report.
-Status CheckOutPath(const std::string& out, const std::string& scenario) {
+// --out (and --trace, `flag`) is checked before any work: it must not be the
+// scenario itself (the report would overwrite its input), and it must be
+// writable (an existing file we may write, or a new one in a directory we may
+// write in), so that a long run does not end in an error that loses its report.
+Status CheckOutPath(const std::string& out, const std::string& scenario,
+                    const std::string& flag = "--out") {
   if (out.empty())
-    return InvalidArgumentError("--out: expected a file path, got ''");
+    return InvalidArgumentError(flag + ": expected a file path, got ''");
   std::error_code ec;
   const std::filesystem::path path(out);
   if (std::filesystem::exists(path, ec) &&
       std::filesystem::equivalent(path, scenario, ec)) {
-    return InvalidArgumentError("--out " + out + ": is the scenario " +
+    return InvalidArgumentError(flag + " " + out + ": is the scenario " +
                                 scenario +
                                 " itself; the report would "
                                 "overwrite it");
   }
   if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgumentError("--out " + out + ": is a directory");
+    return InvalidArgumentError(flag + " " + out + ": is a directory");
   }
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   const bool exists = std::filesystem::exists(path, ec);
   const std::string target = exists ? out : dir.string();
   if (!exists && !std::filesystem::is_directory(dir, ec)) {
-    return InvalidArgumentError("--out " + out + ": directory " + dir.string() +
-                                " does not exist");
+    return InvalidArgumentError(flag + " " + out + ": directory " +
+                                dir.string() + " does not exist");
   }
   if (access(target.c_str(), W_OK) != 0) {
-    return InvalidArgumentError("--out " + out + ": cannot write " +
+    return InvalidArgumentError(flag + " " + out + ": cannot write " +
                                 (exists ? "the file" : "in " + target) + " (" +
                                 std::strerror(errno) + ")");
+  }
+  return OkStatus();
+}
+
+// --trace and --trace-max-events, checked before any work: the path as
+// --out's, and only on a scenario whose runs are kernel-level (a trace
+// shows kernels; job-queue, host and cluster scenarios have none).
+Result<trace::SimTraceOptions> CheckTraceFlags(const SimFlags& flags) {
+  if (flags.trace_option->count() == 0) {
+    return InvalidArgumentError(
+        "--trace-max-events bounds the trace that --trace writes: pass "
+        "--trace FILE too");
+  }
+  COLO_RETURN_IF_ERROR(CheckOutPath(flags.trace, flags.scenario, "--trace"));
+  if (flags.out_option->count() > 0 && flags.trace == flags.out) {
+    return InvalidArgumentError("--trace " + flags.trace +
+                                ": is the --out file too");
+  }
+  if (IsClusterScenarioFile(flags.scenario) ||
+      IsJobQueueScenarioFile(flags.scenario) ||
+      IsHostScenario(flags.scenario)) {
+    return InvalidArgumentError(
+        "--trace shows a run's kernels; " + flags.scenario +
+        " is a job-queue, host or cluster scenario, whose runs have none");
+  }
+  trace::SimTraceOptions options;
+  if (flags.trace_max_option->count() > 0) {
+    COLO_ASSIGN_OR_RETURN(
+        uint64_t max, ParseSeedFlag("--trace-max-events",
+                                    flags.trace_max_events, uint64_t{1} << 62));
+    options.max_events = static_cast<int64_t>(max);
+    if (Status s = options.Validate(); !s.ok())
+      return s.WithContext("--trace-max-events");
+  }
+  return options;
+}
+
+// Writes the trace's end; says on stderr where a run was cut.
+Status FinishTrace(trace::SimTrace* tracer) {
+  if (tracer == nullptr) return OkStatus();
+  COLO_RETURN_IF_ERROR(tracer->Finish());
+  for (const trace::TraceRunSummary& run : tracer->runs()) {
+    if (!run.cut_at) continue;
+    fmt::print(stderr,
+               "colo: note: trace {}: run {} cut at {} of simulated time "
+               "after {} events ({} more not written; raise "
+               "--trace-max-events to keep them)\n",
+               tracer->path(), run.label,
+               FormatDuration(*run.cut_at - TimeZero()), run.kept, run.dropped);
   }
   return OkStatus();
 }
@@ -157,13 +217,30 @@ Status RunSim(const SimFlags& flags) {
   if (flags.out_option->count() > 0) {
     COLO_RETURN_IF_ERROR(CheckOutPath(flags.out, flags.scenario));
   }
+  const bool tracing =
+      flags.trace_option->count() > 0 || flags.trace_max_option->count() > 0;
+  trace::SimTraceOptions trace_options;
+  if (tracing) {
+    COLO_ASSIGN_OR_RETURN(trace_options, CheckTraceFlags(flags));
+  }
+  // A `cluster:` key: the cluster what-if of cmd_sim_cluster.cc.
+  if (IsClusterScenarioFile(flags.scenario)) {
+    return RunClusterSim(
+        {flags.scenario, flags.json, flags.seed, flags.seed_option->count() > 0,
+         flags.out,
+         flags.policies_option->count() > 0 ||
+             flags.bound_option->count() > 0 || flags.ideal ||
+             flags.wave_by_wave || flags.duration_option->count() > 0 ||
+             !flags.controllers.empty() || flags.sweep_option->count() > 0});
+  }
   // A `job_queue:` key: the job-level simulation of cmd_sim_jobs.cc.
   if (IsJobQueueScenarioFile(flags.scenario)) {
     return RunJobQueueSim(
         {flags.scenario, flags.json, flags.seed, flags.seed_option->count() > 0,
          flags.out, flags.policies, flags.policies_option->count() > 0,
          flags.bound_option->count() > 0 || flags.ideal || flags.wave_by_wave ||
-             flags.duration_option->count() > 0});
+             flags.duration_option->count() > 0 ||
+             flags.sweep_option->count() > 0});
   }
   if (IsHostScenario(flags.scenario)) {  // a `host:` key: cmd_sim_host.cc.
     HostSimRequest host{flags.scenario, flags.controllers, {}, flags.json};
@@ -206,9 +283,28 @@ Status RunSim(const SimFlags& flags) {
   if (flags.bound_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(bounds, BoundsFlag(flags.bound_us));
   }
+  if (flags.sweep_option->count() > 0) {  // cmd_sim_sweep.cc
+    if (tracing) {
+      return InvalidArgumentError(
+          "--trace writes the runs of one scenario; --sweep makes one per "
+          "rate: trace a run at one rate without --sweep");
+    }
+    COLO_ASSIGN_OR_RETURN(
+        std::string text,
+        RunRateSweepCommand(
+            spec,
+            {flags.sweep, flags.policies, flags.policies_option->count() > 0,
+             bounds, flags.ideal, flags.wave_by_wave, flags.json}));
+    return WriteOutput(text, flags.out);
+  }
   // Opened before the run, so that a bad --runs-db costs no work.
   COLO_ASSIGN_OR_RETURN(RunRecorder recorder,
                         RunRecorder::Start(flags.recording));
+  std::unique_ptr<trace::SimTrace> tracer;
+  if (tracing) {
+    COLO_ASSIGN_OR_RETURN(tracer,
+                          trace::SimTrace::Create(flags.trace, trace_options));
+  }
   if (flags.policies_option->count() > 0) {
     Result<std::vector<sched::PolicyKind>> kinds =
         experiment::ParsePolicyList(flags.policies);
@@ -225,12 +321,27 @@ Status RunSim(const SimFlags& flags) {
     sweep.preemption_bounds = bounds;
     sweep.ideal_bound = flags.ideal;
     sweep.run.wave_by_wave = flags.wave_by_wave;
+    sweep.run.observer = tracer.get();
+    // Progress on a terminal (sim_progress.h): one scenario run per policy,
+    // priority once per bound, the ideal bound.
+    const bool priority =
+        std::find(kinds->begin(), kinds->end(), sched::PolicyKind::kPriority) !=
+        kinds->end();
+    const int runs =
+        static_cast<int>(kinds->size()) +
+        (priority ? std::max<int>(1, static_cast<int>(bounds.size())) - 1 : 0) +
+        (flags.ideal ? 1 : 0);
+    std::unique_ptr<SimProgress> progress =
+        SimProgress::StartIfTerminal(spec, runs, true, sweep.run);
+    if (progress) sweep.run.on_run_done = progress->RunDoneHook();
     Result<std::vector<experiment::RunReport>> reports =
         experiment::RunPolicySweep(spec, *kinds, sweep);
+    if (progress) progress->Finish();
     if (!reports.ok()) return reports.status().WithContext(flags.scenario);
     const std::string text = flags.json ? report::FormatRunsJson(*reports)
                                         : report::FormatPolicyTable(*reports);
     COLO_RETURN_IF_ERROR(WriteOutput(text, flags.out));
+    COLO_RETURN_IF_ERROR(FinishTrace(tracer.get()));
     return recorder.Record(SimRunRecords(flags.scenario, *reports), text);
   }
   if (flags.ideal) {
@@ -255,12 +366,19 @@ Status RunSim(const SimFlags& flags) {
     spec = experiment::SpecForPolicy(spec, sched::PolicyKind::kPriority,
                                      bounds.front());
   }
-  Result<experiment::RunReport> report =
-      experiment::RunScenario(spec, {.wave_by_wave = flags.wave_by_wave});
+  experiment::RunOptions run;
+  run.wave_by_wave = flags.wave_by_wave;
+  run.observer = tracer.get();
+  std::unique_ptr<SimProgress> progress =  // on a terminal: sim_progress.h
+      SimProgress::StartIfTerminal(spec, 1, true, run);
+  if (progress) run.on_run_done = progress->RunDoneHook();
+  Result<experiment::RunReport> report = experiment::RunScenario(spec, run);
+  if (progress) progress->Finish();
   if (!report.ok()) return report.status().WithContext(flags.scenario);
   const std::string text = flags.json ? report::FormatRunJson(*report)
                                       : report::FormatRunTable(*report);
   COLO_RETURN_IF_ERROR(WriteOutput(text, flags.out));
+  COLO_RETURN_IF_ERROR(FinishTrace(tracer.get()));
   return recorder.Record(SimRunRecords(flags.scenario, {*report}), text);
 }
 
@@ -314,6 +432,11 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
       "must include priority. With --policies, a comma-separated list "
       "(25,50,100) runs priority once per bound: the trade-off between the "
       "high-priority tail and best-effort throughput");
+  flags->sweep_option = sim->add_option(
+      "--sweep", flags->sweep,
+      "JOB.rate=LO:HI:STEP: run the scenario at each arrival rate of the "
+      "inference job JOB (requests/s; with --policies, under each policy) and "
+      "print the highest rate within the job's slo (docs/scenario.md)");
   sim->add_flag(
       "--ideal", flags->ideal,
       "With --policies: add a last row, the ideal-preemption bound (best "
@@ -328,8 +451,19 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
   sim->add_flag("--fuse-waves", flags->fuse_waves,
                 "Fuse waves (the default; accepted for older scripts)")
       ->excludes("--wave-by-wave");
+  flags->trace_option = sim->add_option(
+      "--trace", flags->trace,
+      "Write the runs as a trace (Chrome trace-event JSON, for Perfetto UI "
+      "or chrome://tracing): per job its kernels, the policy's decisions, "
+      "copies, utilization counters; a comparison's runs in one file "
+      "(docs/traces.md)");
+  flags->trace_max_option = sim->add_option(
+      "--trace-max-events", flags->trace_max_events,
+      "Keep at most N events of each run in the --trace file (default "
+      "1000000); a run cut short is marked in the trace and noted on stderr");
   AddRecordingFlags(sim, &flags->recording);
   AddJobQueueFlags(sim);  // --write-trace (cmd_sim_jobs.cc)
+  AddClusterFlags(sim);   // --allocations (cmd_sim_cluster.cc)
   sim->callback([flags, exit_code] {
     *exit_code = ReportStatus(RunSimCatchingOutOfMemory(*flags));
   });

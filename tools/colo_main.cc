@@ -3,13 +3,17 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "tools/commands.h"
 #include "tools/run_recording.h"
+#include "tools/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "colo: share GPUs between deep-learning jobs without interference"};
+  app.set_version_flag("--version",
+                       std::string("colo ") + colo::tools::VersionString());
   app.require_subcommand(1);
   int exit_code = 0;
   colo::tools::RegisterSimCommand(app, &exit_code);
@@ -19,7 +23,10 @@ int main(int argc, char** argv) {
   colo::tools::RegisterRunCommand(app, &exit_code);
   colo::tools::RegisterTopCommand(app, &exit_code);
   colo::tools::RegisterRunsCommand(app, &exit_code);
+  colo::tools::RegisterReportCommand(app, &exit_code);
   colo::tools::RegisterHostqosCommand(app, &exit_code);
+  colo::tools::RegisterGresConfCommand(app, &exit_code);
+  colo::tools::RegisterServeCommand(app, &exit_code);
   colo::tools::SetCommandLine(argc, argv);
   try {
     app.parse(argc, argv);

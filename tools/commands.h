@@ -27,8 +27,14 @@ void RegisterTopCommand(CLI::App& app,
                         int* exit_code);  // colo top [--once] [--json]
 void RegisterRunsCommand(CLI::App& app,
                          int* exit_code);  // colo runs list|show|compare|export
+void RegisterReportCommand(CLI::App& app,
+                           int* exit_code);  // colo report RUN... -o FILE.html
 void RegisterHostqosCommand(CLI::App& app,
                             int* exit_code);  // colo hostqos --aggressor CG
+void RegisterGresConfCommand(CLI::App& app,
+                             int* exit_code);  // colo gres-conf [--fake N]
+void RegisterServeCommand(CLI::App& app,
+                          int* exit_code);  // colo serve CONFIG --socket S
 
 // colo sim on a host scenario (a top-level `host:` key; cmd_sim_host.cc).
 struct HostSimRequest {

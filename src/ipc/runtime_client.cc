@@ -81,6 +81,8 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
   hello.pid = getpid();
   CopyString(hello.token, o.token);
   CopyString(hello.program, o.program);
+  hello.persistent_bytes = o.persistent_bytes;
+  hello.ephemeral_bytes = o.ephemeral_bytes;
   std::vector<int> fds;
   int gate_peer = -1;
   if (o.role == ClientRole::kApp) {

@@ -47,6 +47,10 @@ struct ClientOptions {
   std::string token;
   std::vector<uid_t> server_uids;  // Default: none besides root and self.
   std::string program;             // for `colo top`. Default: empty.
+  // Declared memory, bytes (HelloMsg's persistent_bytes, ephemeral_bytes).
+  // Default: 0, 0 (none declared).
+  int64_t persistent_bytes = 0;
+  int64_t ephemeral_bytes = 0;
   // Sync: poll for colod's reply, yielding the CPU between polls, for up to
   // this long before blocking, when colod allows it (its clients and colod
   // fit the CPUs: CUDA's own synchronize spins by default under that rule;

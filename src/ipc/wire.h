@@ -57,8 +57,9 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 7: stream waits (kWait) on the ring; 8: host-device copies (kCopy);
 // 10: launches a high-priority client issued itself (kLaunchIssued) and
 // the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat;
-// 12: the welcome's `class_reason`, refused calls on the ring (kRefused).
-inline constexpr uint32_t kWireVersion = 13;
+// 12: the welcome's `class_reason`, refused calls on the ring (kRefused);
+// 14: declared memory in the hello, the welcome's `sync_boundaries`.
+inline constexpr uint32_t kWireVersion = 14;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -100,6 +101,14 @@ struct HelloMsg {
   int32_t pid = 0;               // informational; colod trusts SO_PEERCRED.
   char token[kMaxTokenBytes + 1] = {};  // an operator-issued token, or empty.
   char program[64] = {};                // argv[0]'s basename, for `colo top`.
+  // The memory the program declares (`colo run --memory-persistent
+  // --memory-ephemeral`), bytes: persistent P (weights, optimizer state)
+  // and ephemeral E (one iteration's activations). 0 and 0: none declared
+  // (colod's config may declare it). With colod's `jobs:` section, colod
+  // admits the client to a memory lane or makes it wait (runtime/
+  // live_lanes.h) and refuses allocations past P + E.
+  int64_t persistent_bytes = 0;
+  int64_t ephemeral_bytes = 0;
 };
 
 struct WelcomeMsg {
@@ -136,6 +145,12 @@ struct WelcomeMsg {
   // client that asked for high and runs best-effort, what no grant matched
   // (its uid, cgroup, token). Printable ASCII.
   char class_reason[200] = {};
+  // 1 if colod takes turns between this client and others of its memory
+  // lane at its synchronizing calls (iteration boundaries): the interposer
+  // then sends every synchronizing call to colod, also one whose work has
+  // ended (no short cut), and colod may hold its answer until the client's
+  // turn. 0: the short cut stands.
+  uint32_t sync_boundaries = 0;
 };
 
 struct RejectedMsg {

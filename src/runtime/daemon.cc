@@ -6,6 +6,7 @@
 #include "runtime/daemon.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -125,7 +126,33 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
   d->policy_ =
       sched::MakePolicy(kind, config.policy_options, *device, d->driver_);
   d->policy_kind_ = kind;
+  if (config.lanes.enabled) {
+    d->lanes_ =
+        std::make_unique<LiveLanes>(config.lanes, d->spec_.memory_bytes);
+  }
   COLO_RETURN_IF_ERROR(d->Bind());
+  if (config.metrics.enabled) {
+    int gid = -1;
+    if (!config.socket_group.empty()) {
+      if (const group* g = getgrnam(config.socket_group.c_str()))
+        gid = static_cast<int>(g->gr_gid);
+    }
+    Daemon* self = d.get();
+    COLO_ASSIGN_OR_RETURN(
+        d->metrics_,
+        MetricsServer::Start(config.metrics, config.socket_mode, gid,
+                             [self] { return self->MetricsText(); }));
+    if (gate) {
+      // NVML's readings where it is there; without it, no NVML series.
+      Result<std::unique_ptr<NvmlReader>> nvml = NvmlReader::Open(0);
+      if (nvml.ok()) {
+        d->nvml_ = std::move(*nvml);
+      } else {
+        DaemonLog("metrics: no NVML series: %s",
+                  nvml.status().message().c_str());
+      }
+    }
+  }
   // Clients connecting now wait in the listen queue until Run(), so none is
   // served before its MPS daemon is there.
   COLO_ASSIGN_OR_RETURN(d->mps_,
@@ -195,6 +222,10 @@ Status Daemon::Run() {
   add(timer_fd_, Tag(kTimer));
   add(stop_fd_, Tag(kStop));
   add(signal_fd_, Tag(kSignal));
+  if (metrics_) {
+    add(metrics_->fd(), Tag(kMetrics));
+    DaemonLog("metrics on http://%s/metrics", metrics_->address().c_str());
+  }
   DaemonLog(
       "serving %s on %s (mode %04o), device %s, policy %s", spec_.name.c_str(),
       config_.socket_path.c_str(), config_.socket_mode,
@@ -217,6 +248,7 @@ Status Daemon::Run() {
     driver_.CatchUp();
     DropDoomed();
     EnforceDeadlines();
+    if (metrics_) metrics_->Expire(wall_.Now());
     ResumeHeldBack();
     DropDoomed();
     // While launches keep coming, poll the rings (producers need not ring);
@@ -273,6 +305,8 @@ Status Daemon::Run() {
       }
       if (kind == kListen) {
         Accept();
+      } else if (kind == kMetrics) {
+        metrics_->Service(wall_.Now());
       } else if (kind == kTimer) {
         uint64_t expirations;
         ssize_t r = read(timer_fd_, &expirations, sizeof(expirations));
@@ -323,22 +357,8 @@ void Daemon::HandleMessage(Client& c, ipc::Message& m) {
     case ipc::MsgType::kAlloc: {
       Result<ipc::AllocMsg> a = ipc::PayloadAs<ipc::AllocMsg>(m);
       if (!a.ok()) return Drop(c.id, "protocol error: " + a.status().message());
-      if (!DrainRing(c))
-        return;  // launches before it decide persistent vs ephemeral.
-      ipc::StatusReplyMsg r;
-      Status s = ledger_.Reserve(
-          c.id, a->address, static_cast<int64_t>(a->bytes), c.launched == 0);
-      if (s.ok()) PostDeviceFree();
-      if (!s.ok()) {
-        r.cuda_error = s.code() == StatusCode::kResourceExhausted
-                           ? cuda::kCudaErrorMemoryAllocation
-                           : cuda::kCudaErrorInvalidValue;
-        DaemonLog("client %d (pid %d): allocation of %llu bytes refused: %s",
-                  c.id, c.peer.pid, static_cast<unsigned long long>(a->bytes),
-                  s.message().c_str());
-      }
-      Reply(c, ipc::MsgType::kStatusReply, &r, sizeof(r));
-      return;
+      if (DeferAllocForLane(c, *a)) return;  // answered once admitted.
+      return AnswerAlloc(c, *a);
     }
     case ipc::MsgType::kFree: {
       Result<ipc::FreeMsg> f = ipc::PayloadAs<ipc::FreeMsg>(m);
@@ -358,6 +378,7 @@ void Daemon::HandleMessage(Client& c, ipc::Message& m) {
         return Drop(c.id,
                     "protocol error: sync scope " + std::to_string(s->scope));
       c.pending_sync = s->seq;
+      c.pending_sync_since = wall_.Now();
       c.pending_sync_scope = static_cast<ipc::SyncScope>(s->scope);
       ++c.gate.syncs;
       ++class_gate_[static_cast<int>(c.cls)].syncs;
@@ -373,6 +394,24 @@ void Daemon::HandleMessage(Client& c, ipc::Message& m) {
       Drop(c.id, "protocol error: unexpected message type " +
                      std::to_string(static_cast<uint32_t>(m.type)));
   }
+}
+
+void Daemon::AnswerAlloc(Client& c, const ipc::AllocMsg& a) {
+  // Launches before it decide persistent vs ephemeral.
+  if (!DrainRing(c)) return;
+  ipc::StatusReplyMsg r;
+  Status s = ledger_.Reserve(c.id, a.address, static_cast<int64_t>(a.bytes),
+                             c.launched == 0);
+  if (s.ok()) PostDeviceFree();
+  if (!s.ok()) {
+    r.cuda_error = s.code() == StatusCode::kResourceExhausted
+                       ? cuda::kCudaErrorMemoryAllocation
+                       : cuda::kCudaErrorInvalidValue;
+    DaemonLog("client %d (pid %d): allocation of %llu bytes refused: %s", c.id,
+              c.peer.pid, static_cast<unsigned long long>(a.bytes),
+              s.message().c_str());
+  }
+  Reply(c, ipc::MsgType::kStatusReply, &r, sizeof(r));
 }
 
 void Daemon::OnHello(Client& c, ipc::Message& m) {
@@ -422,14 +461,22 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
     ClassDecision d = DecideClass(config_.grants, c.peer, requested,
                                   ipc::ReadString(h->token));
     c.cls = d.granted;
+    c.requested_cls = requested;
     c.class_reason = d.reason;
     if (requested == PriorityClass::kHigh && c.cls != PriorityClass::kHigh)
       ++high_denied_;
     c.issues_at_once = gate_gpu_ && c.cls == PriorityClass::kHigh &&
                        sched::StartsHighPriorityAtOnce(policy_kind_);
+    // Memory it declares: refused here if it can never fit the GPU.
+    Result<int64_t> limit = JoinLanes(c, *h);
+    if (!limit.ok()) {
+      ipc::RejectedMsg r;
+      ipc::CopyString(r.reason, limit.status().message());
+      (void)ipc::SendStruct(c.fd, ipc::MsgType::kRejected, r);  // never waits
+      return Drop(c.id, "refused: " + limit.status().message());
+    }
     policy_->SetClientClass(c.id, c.cls);
-    ledger_.AddClient(c.id, config_.memory_limit_bytes,
-                      config_.limits.allocations);
+    ledger_.AddClient(c.id, *limit, config_.limits.allocations);
     PostDeviceFree();
     ++clients_served_;
     DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s%s", c.id,
@@ -468,6 +515,7 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   w.issue_at_once = c.issues_at_once ? 1 : 0;
   w.execute_kernels = config_.execute && !gate_gpu_ ? 1 : 0;
   ipc::CopyString(w.class_reason, c.class_reason);
+  w.sync_boundaries = lanes_ && lanes_->Joined(c.id) ? 1 : 0;
   Reply(c, ipc::MsgType::kWelcome, &w, sizeof(w));
 }
 
@@ -521,6 +569,7 @@ void Daemon::Drop(ClientId id, const std::string& reason, bool quiet) {
               reason.c_str());
   }
   clients_.erase(it);
+  LeaveLanes(id);  // its lane and turn go to others (logged after it went).
   // Gate mode: its context died with it, so what it was granted has ended.
   if (gate_gpu_) gate_gpu_->AbandonClient(id);
   AdviseSyncSpin();

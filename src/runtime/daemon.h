@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,8 +55,11 @@
 #include "ipc/wire.h"
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
+#include "runtime/daemon_metrics.h"
 #include "runtime/kernel_catalog.h"
+#include "runtime/live_lanes.h"
 #include "runtime/memory_ledger.h"
+#include "runtime/metrics_http.h"
 #include "runtime/mps_control.h"
 #include "runtime/observed_durations.h"
 #include "runtime/wall_clock_driver.h"
@@ -254,6 +258,30 @@ class Daemon final : private cuda::GateSink {
   void Drop(ClientId id, const std::string& reason, bool quiet = false);
   void DropDoomed();
   std::string StatsJson() const;
+  // Memory lanes and job turns (config_.lanes; daemon_lanes.cc,
+  // live_lanes.h). At an application's Hello: joins a declaring client to
+  // the lanes and returns its ledger limit (its P + E, or the config's
+  // limit); InvalidArgument with the figures if it can never fit.
+  Result<int64_t> JoinLanes(Client& c, const ipc::HelloMsg& h);
+  // kAlloc of a client still waiting for its lane: kept, and answered once
+  // it is admitted (true). False: answer it now (AnswerAlloc).
+  bool DeferAllocForLane(Client& c, const ipc::AllocMsg& a);
+  void AnswerAlloc(Client& c, const ipc::AllocMsg& a);
+  // c's synchronizing call's work has ended: whether its answer goes now
+  // (false: parked until c's turn in its lane).
+  bool LaneLetsSyncReturn(Client& c);
+  // c is gone: its lane memory and turn go to others.
+  void LeaveLanes(ClientId id);
+  void ApplyLaneChanges(const LaneChanges& changes);
+  // The "lanes" object of the stats (null without lanes) and one client's
+  // "lane" entry.
+  nlohmann::json LanesJson() const;
+  nlohmann::json ClientLaneJson(ClientId id) const;
+  // The figures StatsJson writes, which the metrics endpoint renders too
+  // (daemon_stats.cc).
+  nlohmann::json StatsSnapshot() const;
+  // StatsSnapshot in Prometheus's text format (daemon_metrics.h).
+  std::string MetricsText() const;
   // Arms the timer for the next simulated event, `early` before it.
   void ArmTimer(Duration early);
   bool AnySyncPending() const;
@@ -337,6 +365,20 @@ class Daemon final : private cuda::GateSink {
   // Per class (index: PriorityClass), clients gone included.
   std::array<DeviceTime, 2> class_time_{};
   std::array<GateCounts, 2> class_gate_{};
+  // Per class, kernel launches taken and ended (clients gone included).
+  struct ClassCounts {
+    int64_t launched = 0;
+    int64_t completed = 0;
+  };
+  std::array<ClassCounts, 2> class_counts_{};
+  // With `metrics:` set: the endpoint (served from Run's loop), and in gate
+  // mode NVML's view of the GPU where NVML is there.
+  std::unique_ptr<MetricsServer> metrics_;
+  std::unique_ptr<NvmlReader> nvml_;
+  // With `jobs:`: the lanes and turns of declaring clients, and the first
+  // allocation of each client waiting for its lane.
+  std::unique_ptr<LiveLanes> lanes_;
+  std::map<ClientId, ipc::AllocMsg> lane_allocs_;
   // Gate mode with `mps:` set: the clients' MPS control daemon, checked or
   // started once the socket is bound (before any client is served), and
   // stopped (managed) after the socket is gone: declared last, destroyed

@@ -31,7 +31,8 @@ enum FdKind : uint64_t {
   kSignal,
   kClientSocket,
   kClientDoorbell,
-  kClientGate
+  kClientGate,
+  kMetrics  // the metrics endpoint's own epoll set (metrics_http.h).
 };
 inline uint64_t Tag(FdKind kind, ClientId id = 0) {
   return (static_cast<uint64_t>(kind) << 32) | static_cast<uint32_t>(id);
@@ -54,6 +55,7 @@ struct Daemon::Client {
   bool registered = false;
   ipc::ClientRole role = ipc::ClientRole::kApp;
   PriorityClass cls = PriorityClass::kBestEffort;
+  PriorityClass requested_cls = PriorityClass::kBestEffort;  // its Hello's.
   std::string program;
   std::string class_reason;  // why colod gave it its class (the welcome's)
   // CUDA calls its interposer refused (kRefused entries), and the names
@@ -108,6 +110,12 @@ struct Daemon::Client {
   int sticky_error = 0;      // cudaError_t for the next synchronizing call.
   std::optional<uint64_t> pending_sync;
   ipc::SyncScope pending_sync_scope = ipc::SyncScope::kAllBefore;
+  // Synchronizing calls answered, and how long colod held them (from the
+  // request to the reply, wall clock): the latency of its syncs.
+  TimePoint pending_sync_since = TimeZero();
+  int64_t syncs_answered = 0;
+  Duration sync_wait{0};
+  Duration sync_wait_max{0};
   int64_t launched = 0;
   int64_t completed = 0;
   GateCounts gate;  // gate mode: grants sent, launches issued, syncs.

@@ -222,7 +222,8 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
                                   "gate_depth",       "gate_forms",
                                   "limits",           "mps",
                                   "mps_control",      "mps_pipe_dir",
-                                  "mps_log_dir",      "execute"}));
+                                  "mps_log_dir",      "execute",
+                                  "metrics",          "jobs"}));
   if (auto v = top.Get("socket")) {
     COLO_ASSIGN_OR_RETURN(c->socket_path, v->Name("socket path"));
     if (c->socket_path.size() > kMaxSocketPath) {
@@ -322,8 +323,14 @@ Status ParseInto(const YamlValue& root, DaemonConfig* c) {
           "kernels compute anyway");
     }
   }
+  if (auto v = top.Get("metrics")) {
+    COLO_RETURN_IF_ERROR(ParseMetricsSettings(*v, &c->metrics));
+  }
   if (auto v = top.Get("limits")) {
     COLO_RETURN_IF_ERROR(ParseClientLimits(*v, &c->limits));
+  }
+  if (auto v = top.Get("jobs")) {
+    COLO_RETURN_IF_ERROR(ParseLanesConfig(*v, &c->lanes));
   }
   if (auto v = top.Get("grants")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> grants,

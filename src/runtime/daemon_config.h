@@ -63,6 +63,10 @@
 //                                # /tmp/nvidia-mps (CUDA's)
 //   mps_log_dir: /var/log/colo-mps  # managed only; default
 //                                # <socket>.mps/log
+//   metrics: {listen: 127.0.0.1:9464}  # Prometheus endpoint, off without
+//                                # it; or {socket: PATH} (metrics_http.h)
+//   jobs: {policy: fair, ...}    # memory lanes and job turns for clients
+//                                # that declare memory (lanes_config.h)
 //
 // Thread safety: value types.
 #pragma once
@@ -76,7 +80,9 @@
 #include "colo/time.h"
 #include "colo/workload.h"
 #include "runtime/client_limits.h"
+#include "runtime/lanes_config.h"
 #include "runtime/measured_kernels.h"
+#include "runtime/metrics_http.h"
 #include "runtime/mps_control.h"
 #include "sched/policy.h"
 
@@ -158,6 +164,10 @@ struct DaemonConfig {
   // Gate mode: the clients' MPS control daemon (mps_control.h). Default:
   // off; the directories "" (their defaults, from the socket path).
   MpsSettings mps;
+  // The Prometheus endpoint (metrics_http.h). Default: off.
+  MetricsSettings metrics;
+  // Memory lanes and job turns (`jobs:`). Default: off (no section).
+  LanesConfig lanes;
   std::string source = "<defaults>";  // file name, for messages.
 
   // InvalidArgument if a value is out of range (mode with bits for others,

@@ -24,6 +24,12 @@ namespace colo::runtime {
 
 bool Daemon::DrainRing(Client& c, size_t budget) {
   if (!c.ring || c.broken) return !c.broken;
+  if (lanes_ && !lanes_->MayRun(c.id)) {
+    // Not its lane's turn: its launches wait in its ring, and
+    // ResumeHeldBack looks again at the top of every turn of the loop.
+    c.held_back = true;
+    return true;
+  }
   if (!c.ring->HasEntries()) return true;
   // Launches start at the simulated time they are taken, which must not lag
   // the wall clock (it would if this loop was held up since its last
@@ -48,6 +54,9 @@ bool Daemon::DrainRing(Client& c, size_t budget) {
       if (s.ok() && !*got) break;
       --budget;
       if (s.ok()) s = HandleEntry(c, e);
+      if (s.ok() && lanes_ &&
+          e.type == static_cast<uint32_t>(ipc::EntryType::kLaunch))
+        lanes_->OnLaunchTaken(c.id, wall_.Now());
       if (!s.ok()) {
         // Dropped after the current event: callers may be iterating clients_.
         c.broken = true;
@@ -165,6 +174,7 @@ Status Daemon::HandleEntry(Client& c, const ipc::RingEntry& e) {
   c.last_seq = e.seq;
   ++c.launched;
   ++kernels_launched_;
+  ++class_counts_[static_cast<int>(c.cls)].launched;
   auto f = std::make_unique<InFlight>();
   // One KernelDesc per distinct (name, shape): SimGpu caches its kernel
   // models by KernelDesc address, so a descriptor is dropped only with its
@@ -421,6 +431,7 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
   const Duration took = at - started;
   if (!it->second->copy) {
     ++kernels_completed_;
+    ++class_counts_[static_cast<int>(it->second->cls)].completed;
     solo = sim_gpu_->ProfileKernel(*it->second->kernel);
     if (solo->ok()) {
       class_time_[static_cast<int>(it->second->cls)].Add(
@@ -697,11 +708,17 @@ void Daemon::ReplySyncIfDone(Client& c) {
     c.pending_sync.reset();
     return;
   }
+  // An iteration boundary: with lanes, the call may wait for c's turn.
+  if (lanes_ && !LaneLetsSyncReturn(c)) return;
   ipc::SyncReplyMsg r;
   r.cuda_error = c.sticky_error;
   r.completed = c.watermark;
   c.sticky_error = 0;
   c.pending_sync.reset();
+  const Duration held = wall_.Now() - c.pending_sync_since;
+  ++c.syncs_answered;
+  c.sync_wait += held;
+  c.sync_wait_max = std::max(c.sync_wait_max, held);
   if (c.ring) c.ring->control().error.store(0, std::memory_order_release);
   Reply(c, ipc::MsgType::kSyncReply, &r, sizeof(r));
   last_sync_reply_ = wall_.Now();

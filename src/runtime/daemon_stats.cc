@@ -41,6 +41,16 @@ void AddGateCounts(const Counts& g, nlohmann::json& j) {
 }  // namespace
 
 std::string Daemon::StatsJson() const {
+  // Names are printable ASCII already (ReadPrintable); replace, never throw.
+  return StatsSnapshot().dump(-1, ' ', false,
+                              nlohmann::json::error_handler_t::replace);
+}
+
+std::string Daemon::MetricsText() const {
+  return RenderMetrics(StatsSnapshot());
+}
+
+nlohmann::json Daemon::StatsSnapshot() const {
   nlohmann::json j;
   j["gpu"] = spec_.name;
   j["device"] = gate_gpu_ ? "cuda" : "sim";
@@ -71,13 +81,43 @@ std::string Daemon::StatsJson() const {
   j["connections_rejected"] = connections_rejected_;
   j["memory_used"] = ledger_.device_used();
   j["memory_bytes"] = ledger_.device_bytes();
+  // The GPU's activity now: the simulated GPU's own figures, or in gate
+  // mode NVML's where it is there (null without it).
+  j["gpu_activity"] = nullptr;
+  if (!gate_gpu_) {
+    const sim::SmPool& pool = sim_gpu_->pool();
+    j["gpu_activity"] = {{"source", "sim"},
+                         {"sm_active", pool.ActiveSmFraction()},
+                         {"occupancy", pool.ThreadOccupancy()},
+                         {"dram", pool.DramUtilization()}};
+  } else if (nvml_) {
+    if (std::optional<NvmlReading> r = nvml_->Read()) {
+      j["gpu_activity"] = {{"source", "nvml"},
+                           {"nvml_kernel_busy", r->kernel_busy},
+                           {"nvml_memory_busy", r->memory_busy},
+                           {"nvml_memory_used", r->memory_used}};
+    }
+  }
   j["classes"] = nlohmann::json::object();
   for (PriorityClass cls : {PriorityClass::kHigh, PriorityClass::kBestEffort}) {
     const DeviceTime& t = class_time_[static_cast<int>(cls)];
     nlohmann::json& k = j["classes"][PriorityClassName(cls)];
     k = DeviceTimeJson(t.launches, t.device, t.solo);
     AddGateCounts(class_gate_[static_cast<int>(cls)], k);
+    k["kernels_launched"] = class_counts_[static_cast<int>(cls)].launched;
+    k["kernels_completed"] = class_counts_[static_cast<int>(cls)].completed;
+    int64_t connected = 0;
+    int64_t in_flight = 0;
+    for (const auto& [id, c] : clients_) {
+      if (!c->registered || c->role != ipc::ClientRole::kApp || c->cls != cls)
+        continue;
+      ++connected;
+      in_flight += static_cast<int64_t>(c->outstanding.size());
+    }
+    k["clients"] = connected;
+    k["in_flight"] = in_flight;
   }
+  j["lanes"] = LanesJson();  // memory lanes and switches (null without)
   j["clients"] = nlohmann::json::array();
   for (const auto& [id, c] : clients_) {
     if (!c->registered || c->role != ipc::ClientRole::kApp) continue;
@@ -88,6 +128,9 @@ std::string Daemon::StatsJson() const {
          {"uid", c->peer.uid},
          {"program", c->program},
          {"class", PriorityClassName(c->cls)},
+         // What it asked for in its Hello, and why colod gave it its class.
+         {"requested_class", PriorityClassName(c->requested_cls)},
+         {"class_reason", c->class_reason},
          {"kernels_launched", c->launched},
          {"kernels_completed", c->completed},
          {"in_flight", c->outstanding.size()},
@@ -100,6 +143,19 @@ std::string Daemon::StatsJson() const {
                          c->device_time.solo)}});
     AddGateCounts(c->gate, j["clients"].back());
     j["clients"].back()["refused_calls"] = c->refused_calls;
+    // Its memory lane (null outside lanes): state waiting|running|parked|
+    // queued, lane, declared P and E, iterations (daemon_lanes.cc).
+    j["clients"].back()["lane"] = ClientLaneJson(id);
+    // Its synchronizing calls answered and how long colod held them.
+    using Ms = std::chrono::duration<double, std::milli>;
+    j["clients"].back()["sync_latency"] = {
+        {"answered", c->syncs_answered},
+        {"total_ms", Ms(c->sync_wait).count()},
+        {"max_ms", Ms(c->sync_wait_max).count()},
+        {"mean_ms", c->syncs_answered > 0
+                        ? nlohmann::json(Ms(c->sync_wait).count() /
+                                         static_cast<double>(c->syncs_answered))
+                        : nlohmann::json(nullptr)}};
   }
   // What colod takes each kernel to be (duration, registers, shared memory,
   // the shortest run seen), per distinct name and shape, the first
@@ -126,8 +182,7 @@ std::string Daemon::StatsJson() const {
                     std::chrono::duration<double, std::micro>(seen).count())
               : nlohmann::json(nullptr)}});
   }
-  // Names are printable ASCII already (ReadPrintable); replace, never throw.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j;
 }
 
 }  // namespace colo::runtime

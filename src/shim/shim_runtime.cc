@@ -23,6 +23,7 @@
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
 #include "cuda/cuda_abi.h"
+#include "ipc/byte_size.h"
 #include "ipc/runtime_client.h"
 #include "shim/colod_credentials.h"
 #include "shim/copy_work.h"
@@ -172,6 +173,21 @@ int Connected(InterposerState& s) {
   // (microseconds; 0 = block at once).
   o.sync_spin = SpinFromEnv("COLO_SYNC_SPIN_US", o.sync_spin);
   o.program = program_invocation_short_name;
+  // Memory the program declares (`colo run --memory-persistent
+  // --memory-ephemeral` sets these): sizes such as 2GiB, or bytes.
+  for (auto [name, bytes] :
+       {std::pair{"COLO_MEMORY_PERSISTENT", &o.persistent_bytes},
+        std::pair{"COLO_MEMORY_EPHEMERAL", &o.ephemeral_bytes}}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    Result<int64_t> size = ipc::ParseByteSize(v);
+    if (!size.ok()) {
+      std::fprintf(stderr, "colo: %s: %s; declaring none\n", name,
+                   size.status().message().c_str());
+      continue;
+    }
+    *bytes = *size;
+  }
   Result<std::unique_ptr<ipc::RuntimeClient>> c =
       ipc::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());
@@ -263,7 +279,10 @@ int SyncTo(InterposerState& s, uint64_t seq, ipc::SyncScope scope) {
     return ctl.error.load(std::memory_order_acquire) == 0 &&
            Ended(ctl, seq, scope);
   };
-  if (done()) return kCudaSuccess;
+  // Short cut, unless colod takes turns at this client's synchronizing
+  // calls (memory lanes): then every one is an iteration boundary it sees.
+  if (done() && s.colod.client->welcome().sync_boundaries == 0)
+    return kCudaSuccess;
   ipc::RuntimeClient* client = s.colod.client.get();
   Result<ipc::SyncReplyMsg> r =
       WithoutStateLock(s, [&] { return client->Sync(seq, scope, done); });

@@ -1,0 +1,342 @@
+// cluster/cluster_scenario.cc — the `cluster:` scenario loader.
+#include "cluster/cluster_scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "io/csv.h"
+#include "io/yaml_value.h"
+#include "jobs/catalog.h"
+#include "jobs/job_trace.h"
+
+namespace colo::cluster {
+namespace {
+
+using io::YamlMap;
+using io::YamlValue;
+
+std::string Resolve(const std::string& base, const std::string& path) {
+  if (path.empty() || path[0] == '/' || base.empty()) return path;
+  return (std::filesystem::path(base) / path).string();
+}
+
+Result<double> OptNumber(const YamlMap& m, const char* key, double def,
+                         std::string_view expected,
+                         const std::function<bool(double)>& valid) {
+  std::optional<YamlValue> v = m.Get(key);
+  if (!v) return def;
+  return v->Number(expected, valid);
+}
+
+Result<int64_t> OptInteger(const YamlMap& m, const char* key, int64_t def,
+                           std::string_view expected,
+                           const std::function<bool(int64_t)>& valid) {
+  std::optional<YamlValue> v = m.Get(key);
+  if (!v) return def;
+  return v->Integer(expected, valid);
+}
+
+Result<jobs::JobMix> ParseMix(const YamlValue& v) {
+  jobs::JobMix mix;
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m, v.Map("a mapping of weights",
+                       {"1min", "5min", "10min", "models", "high_priority"}));
+  auto weight = [](double x) { return x >= 0 && x <= 1e6; };
+  COLO_ASSIGN_OR_RETURN(mix.weight_1min,
+                        OptNumber(m, "1min", 0.6, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(mix.weight_5min,
+                        OptNumber(m, "5min", 0.3, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(mix.weight_10min,
+                        OptNumber(m, "10min", 0.1, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.high_priority,
+      OptNumber(m, "high_priority", 0, "a probability in [0, 1]",
+                [](double x) { return x >= 0 && x <= 1; }));
+  if (std::optional<YamlValue> models = m.Get("models")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+                          models->Sequence("a list of model names"));
+    for (const YamlValue& item : items) {
+      COLO_ASSIGN_OR_RETURN(std::string n, item.Name("model name"));
+      mix.models.push_back(n);
+    }
+  }
+  return mix;
+}
+
+// The arrivals of `generate:` (Philly or Poisson), and a description.
+Result<std::vector<Duration>> ParseArrivals(const YamlMap& g,
+                                            const std::string& base, int count,
+                                            uint64_t seed,
+                                            std::string* source) {
+  if (g.Has("poisson_mean_s") == g.Has("philly")) {
+    return g.self().Error("give exactly one of poisson_mean_s and philly");
+  }
+  if (std::optional<YamlValue> p = g.Get("poisson_mean_s")) {
+    COLO_ASSIGN_OR_RETURN(
+        double mean, p->Number("a number > 0 and at most 1e6 (seconds)",
+                               [](double x) { return x > 0 && x <= 1e6; }));
+    *source = "Poisson arrivals, mean gap " + io::FormatG(mean) + " s";
+    return jobs::PoissonArrivals(count, DurationFromSeconds(mean), seed + 1);
+  }
+  const YamlValue f = *g.Get("philly");
+  COLO_ASSIGN_OR_RETURN(std::string file, f.String("a file path"));
+  if (g.Has("philly_scale") && g.Has("span_h")) {
+    return g.self().Error("give at most one of philly_scale and span_h");
+  }
+  Result<std::vector<Duration>> times =
+      jobs::ReadPhillyArrivals(Resolve(base, file), 1.0);
+  if (!times.ok()) return times.status().WithContext(f.Where());
+  std::vector<Duration> arrivals = RepeatArrivals(*times, count);
+  double scale = 1.0;
+  if (std::optional<YamlValue> s = g.Get("span_h")) {
+    COLO_ASSIGN_OR_RETURN(
+        double hours, s->Number("a number > 0 and at most 10000 (hours)",
+                                [](double x) { return x > 0 && x <= 1e4; }));
+    const double last = ToSeconds(arrivals.back());
+    if (last <= 0) return s->Error("the Philly arrivals all come at 0 s");
+    scale = hours * 3600 / last;
+  } else {
+    COLO_ASSIGN_OR_RETURN(
+        scale,
+        OptNumber(g, "philly_scale", 1.0, "a number > 0 and at most 1000",
+                  [](double x) { return x > 0 && x <= 1000; }));
+  }
+  for (Duration& t : arrivals) t = DurationFromSeconds(ToSeconds(t) * scale);
+  *source = "Philly arrivals " + file + " (" + std::to_string(times->size()) +
+            " in the file, repeated) x " + io::FormatG(scale);
+  return arrivals;
+}
+
+std::vector<ClusterJob> JobsFromTrace(const std::vector<jobs::TraceJob>& trace,
+                                      const jobs::Catalog& catalog,
+                                      double length_scale) {
+  std::vector<ClusterJob> out;
+  for (const jobs::TraceJob& t : trace) {
+    const jobs::CatalogEntry* e = catalog.Find(t.model);
+    ClusterJob j;
+    j.id = static_cast<int>(t.id);
+    j.model = t.model;
+    j.submit = t.submit;
+    const int64_t iterations = static_cast<int64_t>(
+        std::max(1.0, std::round(t.iterations * length_scale)));
+    j.solo = e->iteration_time * iterations;
+    j.persistent_bytes = e->persistent_bytes;
+    j.ephemeral_bytes = e->ephemeral_bytes;
+    j.busy_fraction = e->busy_fraction;
+    j.high_priority = t.high_priority;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+Status ParseJobs(const YamlValue& v, const std::string& base,
+                 const jobs::Catalog& catalog, ClusterScenario* s) {
+  COLO_ASSIGN_OR_RETURN(YamlMap m,
+                        v.Map("a mapping (generate or trace, length_scale)",
+                              {"generate", "trace", "length_scale"}));
+  if (m.Has("generate") == m.Has("trace"))
+    return m.self().Error("give exactly one of generate and trace");
+  auto scale_ok = [](double x) { return x > 0 && x <= 1e4; };
+  constexpr std::string_view kScale = "a number > 0 and at most 1e4";
+  if (std::optional<YamlValue> t = m.Get("trace")) {
+    COLO_ASSIGN_OR_RETURN(std::string file, t->String("a file path"));
+    COLO_ASSIGN_OR_RETURN(double scale,
+                          OptNumber(m, "length_scale", 1.0, kScale, scale_ok));
+    COLO_ASSIGN_OR_RETURN(std::vector<jobs::TraceJob> trace,
+                          jobs::ReadJobTrace(Resolve(base, file), catalog));
+    s->jobs = JobsFromTrace(trace, catalog, scale);
+    s->source = "trace " + file + ", " + std::to_string(trace.size()) +
+                " jobs, length x " + io::FormatG(scale);
+    return OkStatus();
+  }
+  if (m.Has("length_scale")) {
+    return m.Get("length_scale")
+        ->Error("length_scale goes inside generate: when jobs are generated");
+  }
+  const YamlValue gv = *m.Get("generate");
+  COLO_ASSIGN_OR_RETURN(YamlMap g,
+                        gv.Map("a mapping (count, philly or poisson_mean_s, "
+                               "philly_scale or span_h, length_scale, mix)",
+                               {"count", "philly", "philly_scale", "span_h",
+                                "poisson_mean_s", "length_scale", "mix"}));
+  COLO_ASSIGN_OR_RETURN(
+      int64_t count,
+      OptInteger(g, "count", 1000, "an integer in 1..100000 (jobs)",
+                 [](int64_t x) { return x >= 1 && x <= 100000; }));
+  COLO_ASSIGN_OR_RETURN(double scale,
+                        OptNumber(g, "length_scale", 1.0, kScale, scale_ok));
+  std::string arrivals_text;
+  COLO_ASSIGN_OR_RETURN(
+      std::vector<Duration> arrivals,
+      ParseArrivals(g, base, static_cast<int>(count), s->seed, &arrivals_text));
+  jobs::JobMix mix;
+  if (std::optional<YamlValue> mv = g.Get("mix")) {
+    COLO_ASSIGN_OR_RETURN(mix, ParseMix(*mv));
+  }
+  Result<std::vector<jobs::TraceJob>> trace =
+      jobs::GenerateJobs(catalog, mix, arrivals, s->seed);
+  if (!trace.ok()) return gv.Error(trace.status().message());
+  s->jobs = JobsFromTrace(*trace, catalog, scale);
+  s->source = "generated: " + arrivals_text + ", " + std::to_string(count) +
+              " jobs, length x " + io::FormatG(scale) + ", seed " +
+              std::to_string(s->seed);
+  return OkStatus();
+}
+
+Status ParseCluster(const YamlValue& v, const std::string& base,
+                    std::optional<uint64_t> seed, ClusterScenario* s) {
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m, v.Map("a mapping (catalog, gpus, jobs, ...)",
+                       {"catalog", "gpus", "gpu_memory_gib", "reserve_mib",
+                        "shards_per_gpu", "seed", "allocations", "jobs",
+                        "speed", "colo"}));
+  ClusterOptions& o = s->options;
+  COLO_ASSIGN_OR_RETURN(
+      int64_t gpus,
+      OptInteger(m, "gpus", 250, "an integer in 1..100000",
+                 [](int64_t x) { return x >= 1 && x <= 100000; }));
+  o.gpus = static_cast<int>(gpus);
+  COLO_ASSIGN_OR_RETURN(
+      double gib, OptNumber(m, "gpu_memory_gib", 16, "a number in (0, 1024]",
+                            [](double x) { return x > 0 && x <= 1024; }));
+  o.capacity_bytes = static_cast<int64_t>(gib * double(int64_t{1} << 30));
+  COLO_ASSIGN_OR_RETURN(
+      double reserve_mib,
+      OptNumber(m, "reserve_mib", 300, "a number >= 0 below the GPU's memory",
+                [&](double x) { return x >= 0 && x < gib * 1024; }));
+  o.reserve_bytes = static_cast<int64_t>(reserve_mib * (1 << 20));
+  COLO_ASSIGN_OR_RETURN(
+      int64_t shards, OptInteger(m, "shards_per_gpu", 4, "an integer in 1..64",
+                                 [](int64_t x) { return x >= 1 && x <= 64; }));
+  o.shards_per_gpu = static_cast<int>(shards);
+  COLO_ASSIGN_OR_RETURN(int64_t file_seed,
+                        OptInteger(m, "seed", 1, "an integer >= 0",
+                                   [](int64_t x) { return x >= 0; }));
+  s->seed = seed ? *seed : static_cast<uint64_t>(file_seed);
+  s->allocations.assign(std::begin(kAllAllocations), std::end(kAllAllocations));
+  if (std::optional<YamlValue> a = m.Get("allocations")) {
+    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
+                          a->Sequence("a list of allocations"));
+    if (items.empty()) return a->Expected("at least one allocation");
+    s->allocations.clear();
+    for (const YamlValue& item : items) {
+      COLO_ASSIGN_OR_RETURN(std::string name, item.String());
+      Result<Allocation> parsed = ParseAllocation(name);
+      if (!parsed.ok()) return item.Error(parsed.status().message());
+      s->allocations.push_back(*parsed);
+    }
+  }
+  if (std::optional<YamlValue> sp = m.Get("speed")) {
+    COLO_ASSIGN_OR_RETURN(YamlMap sm, sp->Map("a mapping", {"interference"}));
+    COLO_ASSIGN_OR_RETURN(
+        o.interference,
+        OptNumber(sm, "interference", 0.05, "a number in [0, 1)",
+                  [](double x) { return x >= 0 && x < 1; }));
+  }
+  if (std::optional<YamlValue> c = m.Get("colo")) {
+    COLO_ASSIGN_OR_RETURN(
+        YamlMap cm,
+        c->Map("a mapping",
+               {"high_min_rate", "protected_interference", "persistent_pad"}));
+    COLO_ASSIGN_OR_RETURN(
+        o.high_min_rate,
+        OptNumber(cm, "high_min_rate", 0.95, "a number in (0, 1]",
+                  [](double x) { return x > 0 && x <= 1; }));
+    COLO_ASSIGN_OR_RETURN(
+        o.protected_interference,
+        OptNumber(cm, "protected_interference", 0.01, "a number in [0, 1)",
+                  [](double x) { return x >= 0 && x < 1; }));
+    COLO_ASSIGN_OR_RETURN(
+        o.persistent_pad,
+        OptNumber(cm, "persistent_pad", 0.10, "a number in [0, 10]",
+                  [](double x) { return x >= 0 && x <= 10; }));
+  }
+  COLO_ASSIGN_OR_RETURN(YamlValue cat,
+                        m.Require("catalog", "Salus's workloads.csv"));
+  COLO_ASSIGN_OR_RETURN(std::string catalog_file, cat.String("a file path"));
+  Result<jobs::Catalog> catalog =
+      jobs::ReadSalusCatalog(Resolve(base, catalog_file));
+  if (!catalog.ok()) return catalog.status().WithContext(cat.Where());
+  COLO_ASSIGN_OR_RETURN(YamlValue jv, m.Require("jobs", "generate or trace"));
+  COLO_RETURN_IF_ERROR(ParseJobs(jv, base, *catalog, s));
+  // A job that fits no GPU is an error at the jobs' line, with its figures.
+  for (const ClusterJob& j : s->jobs) {
+    const double padded =
+        (1.0 + o.persistent_pad) * j.persistent_bytes + j.ephemeral_bytes;
+    if (padded > double(o.capacity_bytes - o.reserve_bytes)) {
+      return jv.Error(
+          "job " + std::to_string(j.id) + " (" + j.model + ") needs " +
+          io::FormatG(padded / (1 << 20)) +
+          " MiB with the pad, more than one GPU's " +
+          io::FormatG(double(o.capacity_bytes - o.reserve_bytes) / (1 << 20)) +
+          " MiB usable");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
+                                     int count) {
+  std::vector<Duration> out;
+  if (arrivals.empty()) return out;
+  out.reserve(count);
+  Duration t{0}, previous{0};
+  size_t k = 0;
+  for (int i = 0; i < count; ++i) {
+    const Duration gap = arrivals[k] - previous;
+    previous = arrivals[k];
+    t += gap;
+    out.push_back(t);
+    if (++k == arrivals.size()) {
+      k = 0;
+      previous = Duration(0);
+    }
+  }
+  return out;
+}
+
+bool IsClusterScenario(const std::string& path) {
+  try {
+    std::ifstream in(path);
+    if (!in) return false;
+    const YAML::Node root = YAML::Load(in);
+    return root.IsMap() && root["cluster"].IsDefined();
+  } catch (...) {
+    return false;
+  }
+}
+
+Result<ClusterScenario> LoadClusterScenario(const std::string& path,
+                                            std::optional<uint64_t> seed) {
+  COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
+  ClusterScenario s;
+  s.file = path;
+  s.name = EscapeControlCharacters(std::filesystem::path(path).stem().string());
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  try {
+    COLO_ASSIGN_OR_RETURN(
+        YAML::Node root,
+        io::ParseSingleYamlDocument(text, path, "one scenario per file"));
+    const YamlValue root_value(&path, root, "", 1);
+    COLO_ASSIGN_OR_RETURN(YamlMap top, root_value.Map("a mapping with cluster",
+                                                      {"name", "cluster"}));
+    if (std::optional<YamlValue> n = top.Get("name")) {
+      COLO_ASSIGN_OR_RETURN(s.name, n->Name("scenario name"));
+    }
+    COLO_ASSIGN_OR_RETURN(YamlValue c, top.Require("cluster", "the cluster"));
+    COLO_RETURN_IF_ERROR(ParseCluster(c, base, seed, &s));
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
+    return InvalidArgumentError(EscapeControlCharacters(
+        path + ":" + std::to_string(line) + ": " + e.msg));
+  }
+  return s;
+}
+
+}  // namespace colo::cluster

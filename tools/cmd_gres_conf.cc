@@ -1,0 +1,160 @@
+// tools/cmd_gres_conf.cc — `colo gres-conf [--shards-per-gpu N] [--node NAME]
+// [--fake N] [--dev-dir DIR]`: writes the gres.conf lines for this node's
+// GPUs. Debian's Slurm has no NVML plug-in, so `AutoDetect=nvml` is not
+// there and every GPU must be listed by its device file.
+//
+// Where the GPUs come from, first that answers: --fake N (N GPUs
+// /dev/nvidia0..N-1, for tests and for writing a config on a machine without
+// the GPUs); the character devices DIR/nvidia<N> (DIR = --dev-dir, default
+// /dev); `nvidia-smi -L` (one "GPU <i>: ..." line per GPU, read as
+// /dev/nvidia<i>). No GPU at all is an error (exit 1): an empty gres.conf
+// would make slurmd start with no GPUs and say nothing.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "colo/status.h"
+#include "tools/cli_status.h"
+#include "tools/commands.h"
+
+namespace colo::tools {
+namespace {
+
+struct GresFlags {
+  int shards_per_gpu = 0;  // 0: no shard lines
+  std::string node;        // NodeName= prefix; "" none
+  int fake = -1;           // >= 0 when given
+  std::string dev_dir = "/dev";
+};
+
+struct GpuList {
+  std::vector<int> indices;  // sorted
+  std::string source;        // for the header comment
+};
+
+// nvidia<N> files in `dir` (character devices, or any file when `dir` is
+// not /dev: a test directory).
+std::vector<int> DeviceFiles(const std::string& dir) {
+  std::vector<int> out;
+  std::error_code ec;
+  static const std::regex kName("nvidia([0-9]{1,4})");
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const std::string name = e.path().filename().string();
+    if (!std::regex_match(name, m, kName)) continue;
+    struct stat st {};
+    if (stat(e.path().c_str(), &st) != 0) continue;
+    if (dir == "/dev" && !S_ISCHR(st.st_mode)) continue;
+    out.push_back(std::stoi(m[1].str()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The GPU indices `nvidia-smi -L` lists; empty if it is absent or fails.
+std::vector<int> NvidiaSmiGpus() {
+  std::vector<int> out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(
+      popen("nvidia-smi -L 2>/dev/null", "r"), pclose);
+  if (!pipe) return out;
+  static const std::regex kLine("^GPU ([0-9]{1,4}):.*");
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe.get()) != nullptr) {
+    std::cmatch m;
+    if (std::regex_match(line, m, kLine)) out.push_back(std::stoi(m[1].str()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<GpuList> FindGpus(const GresFlags& f) {
+  GpuList list;
+  if (f.fake >= 0) {
+    for (int i = 0; i < f.fake; ++i) list.indices.push_back(i);
+    list.source = "--fake " + std::to_string(f.fake);
+  } else if (list.indices = DeviceFiles(f.dev_dir); !list.indices.empty()) {
+    list.source = f.dev_dir + "/nvidia[0-9]*";
+  } else if (list.indices = NvidiaSmiGpus(); !list.indices.empty()) {
+    list.source = "nvidia-smi -L";
+  }
+  if (list.indices.empty()) {
+    return UnavailableError(
+        "no GPUs: no " + f.dev_dir +
+        "/nvidia<N> devices and no answer from nvidia-smi -L (give --fake N "
+        "to write the lines for N GPUs anyway)");
+  }
+  return list;
+}
+
+Status WriteGresConf(const GresFlags& f) {
+  if (f.fake > 1024) {
+    return InvalidArgumentError("--fake: expected 0..1024 GPUs, got " +
+                                std::to_string(f.fake));
+  }
+  if (f.shards_per_gpu < 0 || f.shards_per_gpu > 1024) {
+    return InvalidArgumentError("--shards-per-gpu: expected 0..1024, got " +
+                                std::to_string(f.shards_per_gpu));
+  }
+  if (f.node.find_first_of(" \t\n=#") != std::string::npos) {
+    return InvalidArgumentError(
+        "--node: a node name without spaces, '=' or "
+        "'#', got '" +
+        f.node + "'");
+  }
+  COLO_ASSIGN_OR_RETURN(GpuList gpus, FindGpus(f));
+  const std::string prefix = f.node.empty() ? "" : "NodeName=" + f.node + " ";
+  const int n = static_cast<int>(gpus.indices.size());
+  std::string out =
+      "# gres.conf written by colo gres-conf: " + std::to_string(n) + " GPU" +
+      (n == 1 ? "" : "s") + " from " + gpus.source + "\n";
+  std::string gres = "gpu:" + std::to_string(n);
+  if (f.shards_per_gpu > 0)
+    gres += ",shard:" + std::to_string(n * f.shards_per_gpu);
+  out += "# slurm.conf: GresTypes=gpu" +
+         std::string(f.shards_per_gpu > 0 ? ",shard" : "") +
+         " and NodeName=" + (f.node.empty() ? "<node>" : f.node) +
+         " ... Gres=" + gres + "\n";
+  out += "AutoDetect=off\n";
+  for (int i : gpus.indices)
+    out += prefix + "Name=gpu File=/dev/nvidia" + std::to_string(i) + "\n";
+  if (f.shards_per_gpu > 0) {
+    for (int i : gpus.indices) {
+      out += prefix + "Name=shard Count=" + std::to_string(f.shards_per_gpu) +
+             " File=/dev/nvidia" + std::to_string(i) + "\n";
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return std::fflush(stdout) == 0 ? OkStatus()
+                                  : UnavailableError("cannot write stdout");
+}
+
+}  // namespace
+
+void RegisterGresConfCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<GresFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "gres-conf",
+      "Print gres.conf lines (Name=gpu File=/dev/nvidiaN, and shards) for "
+      "this node's GPUs; Debian's Slurm cannot detect NVIDIA GPUs itself");
+  cmd->add_option("--shards-per-gpu", flags->shards_per_gpu,
+                  "Also list N shards per GPU (gres/shard: Name=shard "
+                  "Count=N per GPU; 0 = none, the default)");
+  cmd->add_option("--node", flags->node,
+                  "Prefix every line with NodeName=NAME (one gres.conf for "
+                  "several nodes); default: none (the node reading it)");
+  cmd->add_option("--fake", flags->fake,
+                  "Write the lines for N GPUs /dev/nvidia0..N-1 without "
+                  "looking for them (tests; configuring ahead of the GPUs)");
+  cmd->add_option("--dev-dir", flags->dev_dir,
+                  "Look for nvidia<N> device files here (default /dev)");
+  cmd->callback(
+      [flags, exit_code] { *exit_code = ReportStatus(WriteGresConf(*flags)); });
+}
+
+}  // namespace colo::tools
