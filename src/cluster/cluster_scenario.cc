@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "io/csv.h"
@@ -301,7 +302,14 @@ std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
 }
 
 bool IsClusterScenario(const std::string& path) {
-  return io::YamlFileHasTopLevelKey(path, "cluster");
+  try {
+    std::ifstream in(path);
+    if (!in) return false;
+    const YAML::Node root = YAML::Load(in);
+    return root.IsMap() && root["cluster"].IsDefined();
+  } catch (...) {
+    return false;
+  }
 }
 
 Result<ClusterScenario> LoadClusterScenario(const std::string& path,
