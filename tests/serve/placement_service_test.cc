@@ -76,7 +76,8 @@ TEST(ServeConfigTest, ErrorsNameFileAndLine) {
       << bad.status().message();
   EXPECT_NE(bad.status().message().find("shards_per_gpu"), std::string::npos);
   std::string dup = ConfigText();
-  dup.replace(dup.find("n2"), 2, "n1");
+  // The node list's "name: n2" (the paths above may hold "n2" too).
+  dup.replace(dup.find("name: n2"), 8, "name: n1");
   bad = LoadServeConfig(Write(dir, dup));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("duplicate node name 'n1'"),
