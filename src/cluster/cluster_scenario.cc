@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 
 #include "io/csv.h"
@@ -302,14 +301,7 @@ std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
 }
 
 bool IsClusterScenario(const std::string& path) {
-  try {
-    std::ifstream in(path);
-    if (!in) return false;
-    const YAML::Node root = YAML::Load(in);
-    return root.IsMap() && root["cluster"].IsDefined();
-  } catch (...) {
-    return false;
-  }
+  return io::YamlFileHasTopLevelKey(path, "cluster");
 }
 
 Result<ClusterScenario> LoadClusterScenario(const std::string& path,

@@ -254,14 +254,7 @@ Result<HostScenario> Parse(const std::string& text, const std::string& file,
 }  // namespace
 
 bool IsHostScenarioFile(const std::string& path) {
-  Result<std::string> text = io::ReadTextFile(path);
-  if (!text.ok()) return false;
-  try {
-    const YAML::Node root = YAML::Load(*text);
-    return root.IsMap() && root["host"].IsDefined();
-  } catch (const std::exception&) {
-    return false;
-  }
+  return io::YamlFileHasTopLevelKey(path, "host");
 }
 
 Result<HostScenario> LoadHostScenarioString(const std::string& text,

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "io/csv.h"
 #include "io/utf8.h"
 
 namespace colo::io {
@@ -447,6 +448,17 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
         EscapeControlCharacters(file + ":" + std::to_string(LineOf(e.mark, 1)) +
                                 ": YAML syntax error: " + e.msg));
   }
+}
+
+bool YamlFileHasTopLevelKey(const std::string& path, std::string_view key) {
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return false;
+  Result<YAML::Node> root = ParseSingleYamlDocument(*text, path, "");
+  if (!root.ok() || !root->IsMap()) return false;
+  for (const auto& item : *root) {
+    if (item.first.IsScalar() && item.first.Scalar() == key) return true;
+  }
+  return false;
 }
 
 }  // namespace colo::io

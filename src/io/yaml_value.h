@@ -150,6 +150,12 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
                                            const std::string& file,
                                            std::string_view one_what);
 
+// Whether the file at `path` holds one YAML document whose root is a
+// mapping with key `key` (how `colo sim` tells a job-queue, host or cluster
+// scenario from a kernel-level one). False for a file that cannot be read
+// or parsed: its own loader then says why.
+bool YamlFileHasTopLevelKey(const std::string& path, std::string_view key);
+
 // ", "-joined, for messages.
 std::string JoinComma(const std::vector<std::string>& items);
 

@@ -7,7 +7,6 @@
 #include <cassert>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <random>
 
 #include "io/csv.h"
@@ -358,14 +357,7 @@ std::vector<SimJob> JobsFromTrace(const std::vector<TraceJob>& trace,
 }
 
 bool IsJobQueueScenario(const std::string& path) {
-  try {
-    std::ifstream in(path);
-    if (!in) return false;
-    const YAML::Node root = YAML::Load(in);
-    return root.IsMap() && root["job_queue"].IsDefined();
-  } catch (...) {
-    return false;
-  }
+  return io::YamlFileHasTopLevelKey(path, "job_queue");
 }
 
 Result<JobScenario> LoadJobScenario(const std::string& path,

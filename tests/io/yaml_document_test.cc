@@ -44,5 +44,29 @@ TEST(YamlDocumentTest, OneDocumentAndATrailingSeparatorStillRead) {
       << two.status().message();
 }
 
+// How `colo sim` tells scenario kinds apart: a top-level key of the one
+// document's root mapping, never a nested one; anything unreadable is no.
+TEST(YamlDocumentTest, ATopLevelKeyIsFoundOnlyAtTheTop) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = dir + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string top = write("top.yaml", "gpu: A100\ncluster:\n  gpus: 4\n");
+  EXPECT_TRUE(YamlFileHasTopLevelKey(top, "cluster"));
+  EXPECT_FALSE(YamlFileHasTopLevelKey(top, "gpus"));  // nested
+  EXPECT_FALSE(YamlFileHasTopLevelKey(top, "clust"));
+  EXPECT_FALSE(
+      YamlFileHasTopLevelKey(write("list.yaml", "- cluster\n"), "cluster"));
+  EXPECT_FALSE(YamlFileHasTopLevelKey(
+      write("two.yaml", "cluster: 1\n---\nhost: 2\n"), "cluster"));
+  EXPECT_FALSE(YamlFileHasTopLevelKey(write("bad.yaml", "cluster: [unclosed\n"),
+                                      "cluster"));
+  EXPECT_FALSE(YamlFileHasTopLevelKey(
+      write("deep.yaml", std::string(100000, '[')), "cluster"));
+  EXPECT_FALSE(YamlFileHasTopLevelKey(dir + "/missing.yaml", "cluster"));
+}
+
 }  // namespace
 }  // namespace colo::io
