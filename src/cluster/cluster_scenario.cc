@@ -18,43 +18,25 @@ namespace {
 using io::YamlMap;
 using io::YamlValue;
 
-std::string Resolve(const std::string& base, const std::string& path) {
-  if (path.empty() || path[0] == '/' || base.empty()) return path;
-  return (std::filesystem::path(base) / path).string();
-}
-
-Result<double> OptNumber(const YamlMap& m, const char* key, double def,
-                         std::string_view expected,
-                         const std::function<bool(double)>& valid) {
-  std::optional<YamlValue> v = m.Get(key);
-  if (!v) return def;
-  return v->Number(expected, valid);
-}
-
-Result<int64_t> OptInteger(const YamlMap& m, const char* key, int64_t def,
-                           std::string_view expected,
-                           const std::function<bool(int64_t)>& valid) {
-  std::optional<YamlValue> v = m.Get(key);
-  if (!v) return def;
-  return v->Integer(expected, valid);
-}
-
 Result<jobs::JobMix> ParseMix(const YamlValue& v) {
   jobs::JobMix mix;
   COLO_ASSIGN_OR_RETURN(
       YamlMap m, v.Map("a mapping of weights",
                        {"1min", "5min", "10min", "models", "high_priority"}));
   auto weight = [](double x) { return x >= 0 && x <= 1e6; };
-  COLO_ASSIGN_OR_RETURN(mix.weight_1min,
-                        OptNumber(m, "1min", 0.6, "a weight >= 0", weight));
-  COLO_ASSIGN_OR_RETURN(mix.weight_5min,
-                        OptNumber(m, "5min", 0.3, "a weight >= 0", weight));
-  COLO_ASSIGN_OR_RETURN(mix.weight_10min,
-                        OptNumber(m, "10min", 0.1, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.weight_1min,
+      io::OptionalNumber(m, "1min", 0.6, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.weight_5min,
+      io::OptionalNumber(m, "5min", 0.3, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.weight_10min,
+      io::OptionalNumber(m, "10min", 0.1, "a weight >= 0", weight));
   COLO_ASSIGN_OR_RETURN(
       mix.high_priority,
-      OptNumber(m, "high_priority", 0, "a probability in [0, 1]",
-                [](double x) { return x >= 0 && x <= 1; }));
+      io::OptionalNumber(m, "high_priority", 0, "a probability in [0, 1]",
+                         [](double x) { return x >= 0 && x <= 1; }));
   if (std::optional<YamlValue> models = m.Get("models")) {
     COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
                           models->Sequence("a list of model names"));
@@ -87,7 +69,7 @@ Result<std::vector<Duration>> ParseArrivals(const YamlMap& g,
     return g.self().Error("give at most one of philly_scale and span_h");
   }
   Result<std::vector<Duration>> times =
-      jobs::ReadPhillyArrivals(Resolve(base, file), 1.0);
+      jobs::ReadPhillyArrivals(io::ResolveRelativeTo(base, file), 1.0);
   if (!times.ok()) return times.status().WithContext(f.Where());
   std::vector<Duration> arrivals = RepeatArrivals(*times, count);
   double scale = 1.0;
@@ -100,9 +82,9 @@ Result<std::vector<Duration>> ParseArrivals(const YamlMap& g,
     scale = hours * 3600 / last;
   } else {
     COLO_ASSIGN_OR_RETURN(
-        scale,
-        OptNumber(g, "philly_scale", 1.0, "a number > 0 and at most 1000",
-                  [](double x) { return x > 0 && x <= 1000; }));
+        scale, io::OptionalNumber(g, "philly_scale", 1.0,
+                                  "a number > 0 and at most 1000",
+                                  [](double x) { return x > 0 && x <= 1000; }));
   }
   for (Duration& t : arrivals) t = DurationFromSeconds(ToSeconds(t) * scale);
   *source = "Philly arrivals " + file + " (" + std::to_string(times->size()) +
@@ -143,10 +125,12 @@ Status ParseJobs(const YamlValue& v, const std::string& base,
   constexpr std::string_view kScale = "a number > 0 and at most 1e4";
   if (std::optional<YamlValue> t = m.Get("trace")) {
     COLO_ASSIGN_OR_RETURN(std::string file, t->String("a file path"));
-    COLO_ASSIGN_OR_RETURN(double scale,
-                          OptNumber(m, "length_scale", 1.0, kScale, scale_ok));
-    COLO_ASSIGN_OR_RETURN(std::vector<jobs::TraceJob> trace,
-                          jobs::ReadJobTrace(Resolve(base, file), catalog));
+    COLO_ASSIGN_OR_RETURN(
+        double scale,
+        io::OptionalNumber(m, "length_scale", 1.0, kScale, scale_ok));
+    COLO_ASSIGN_OR_RETURN(
+        std::vector<jobs::TraceJob> trace,
+        jobs::ReadJobTrace(io::ResolveRelativeTo(base, file), catalog));
     s->jobs = JobsFromTrace(trace, catalog, scale);
     s->source = "trace " + file + ", " + std::to_string(trace.size()) +
                 " jobs, length x " + io::FormatG(scale);
@@ -164,10 +148,10 @@ Status ParseJobs(const YamlValue& v, const std::string& base,
                                 "poisson_mean_s", "length_scale", "mix"}));
   COLO_ASSIGN_OR_RETURN(
       int64_t count,
-      OptInteger(g, "count", 1000, "an integer in 1..100000 (jobs)",
-                 [](int64_t x) { return x >= 1 && x <= 100000; }));
-  COLO_ASSIGN_OR_RETURN(double scale,
-                        OptNumber(g, "length_scale", 1.0, kScale, scale_ok));
+      io::OptionalInteger(g, "count", 1000, "an integer in 1..100000 (jobs)",
+                          [](int64_t x) { return x >= 1 && x <= 100000; }));
+  COLO_ASSIGN_OR_RETURN(double scale, io::OptionalNumber(g, "length_scale", 1.0,
+                                                         kScale, scale_ok));
   std::string arrivals_text;
   COLO_ASSIGN_OR_RETURN(
       std::vector<Duration> arrivals,
@@ -196,25 +180,28 @@ Status ParseCluster(const YamlValue& v, const std::string& base,
   ClusterOptions& o = s->options;
   COLO_ASSIGN_OR_RETURN(
       int64_t gpus,
-      OptInteger(m, "gpus", 250, "an integer in 1..100000",
-                 [](int64_t x) { return x >= 1 && x <= 100000; }));
+      io::OptionalInteger(m, "gpus", 250, "an integer in 1..100000",
+                          [](int64_t x) { return x >= 1 && x <= 100000; }));
   o.gpus = static_cast<int>(gpus);
   COLO_ASSIGN_OR_RETURN(
-      double gib, OptNumber(m, "gpu_memory_gib", 16, "a number in (0, 1024]",
-                            [](double x) { return x > 0 && x <= 1024; }));
+      double gib,
+      io::OptionalNumber(m, "gpu_memory_gib", 16, "a number in (0, 1024]",
+                         [](double x) { return x > 0 && x <= 1024; }));
   o.capacity_bytes = static_cast<int64_t>(gib * double(int64_t{1} << 30));
   COLO_ASSIGN_OR_RETURN(
       double reserve_mib,
-      OptNumber(m, "reserve_mib", 300, "a number >= 0 below the GPU's memory",
-                [&](double x) { return x >= 0 && x < gib * 1024; }));
+      io::OptionalNumber(m, "reserve_mib", 300,
+                         "a number >= 0 below the GPU's memory",
+                         [&](double x) { return x >= 0 && x < gib * 1024; }));
   o.reserve_bytes = static_cast<int64_t>(reserve_mib * (1 << 20));
   COLO_ASSIGN_OR_RETURN(
-      int64_t shards, OptInteger(m, "shards_per_gpu", 4, "an integer in 1..64",
-                                 [](int64_t x) { return x >= 1 && x <= 64; }));
+      int64_t shards,
+      io::OptionalInteger(m, "shards_per_gpu", 4, "an integer in 1..64",
+                          [](int64_t x) { return x >= 1 && x <= 64; }));
   o.shards_per_gpu = static_cast<int>(shards);
   COLO_ASSIGN_OR_RETURN(int64_t file_seed,
-                        OptInteger(m, "seed", 1, "an integer >= 0",
-                                   [](int64_t x) { return x >= 0; }));
+                        io::OptionalInteger(m, "seed", 1, "an integer >= 0",
+                                            [](int64_t x) { return x >= 0; }));
   s->seed = seed ? *seed : static_cast<uint64_t>(file_seed);
   s->allocations.assign(std::begin(kAllAllocations), std::end(kAllAllocations));
   if (std::optional<YamlValue> a = m.Get("allocations")) {
@@ -233,8 +220,8 @@ Status ParseCluster(const YamlValue& v, const std::string& base,
     COLO_ASSIGN_OR_RETURN(YamlMap sm, sp->Map("a mapping", {"interference"}));
     COLO_ASSIGN_OR_RETURN(
         o.interference,
-        OptNumber(sm, "interference", 0.05, "a number in [0, 1)",
-                  [](double x) { return x >= 0 && x < 1; }));
+        io::OptionalNumber(sm, "interference", 0.05, "a number in [0, 1)",
+                           [](double x) { return x >= 0 && x < 1; }));
   }
   if (std::optional<YamlValue> c = m.Get("colo")) {
     COLO_ASSIGN_OR_RETURN(
@@ -243,22 +230,23 @@ Status ParseCluster(const YamlValue& v, const std::string& base,
                {"high_min_rate", "protected_interference", "persistent_pad"}));
     COLO_ASSIGN_OR_RETURN(
         o.high_min_rate,
-        OptNumber(cm, "high_min_rate", 0.95, "a number in (0, 1]",
-                  [](double x) { return x > 0 && x <= 1; }));
+        io::OptionalNumber(cm, "high_min_rate", 0.95, "a number in (0, 1]",
+                           [](double x) { return x > 0 && x <= 1; }));
     COLO_ASSIGN_OR_RETURN(
         o.protected_interference,
-        OptNumber(cm, "protected_interference", 0.01, "a number in [0, 1)",
-                  [](double x) { return x >= 0 && x < 1; }));
+        io::OptionalNumber(cm, "protected_interference", 0.01,
+                           "a number in [0, 1)",
+                           [](double x) { return x >= 0 && x < 1; }));
     COLO_ASSIGN_OR_RETURN(
         o.persistent_pad,
-        OptNumber(cm, "persistent_pad", 0.10, "a number in [0, 10]",
-                  [](double x) { return x >= 0 && x <= 10; }));
+        io::OptionalNumber(cm, "persistent_pad", 0.10, "a number in [0, 10]",
+                           [](double x) { return x >= 0 && x <= 10; }));
   }
   COLO_ASSIGN_OR_RETURN(YamlValue cat,
                         m.Require("catalog", "Salus's workloads.csv"));
   COLO_ASSIGN_OR_RETURN(std::string catalog_file, cat.String("a file path"));
   Result<jobs::Catalog> catalog =
-      jobs::ReadSalusCatalog(Resolve(base, catalog_file));
+      jobs::ReadSalusCatalog(io::ResolveRelativeTo(base, catalog_file));
   if (!catalog.ok()) return catalog.status().WithContext(cat.Where());
   COLO_ASSIGN_OR_RETURN(YamlValue jv, m.Require("jobs", "generate or trace"));
   COLO_RETURN_IF_ERROR(ParseJobs(jv, base, *catalog, s));

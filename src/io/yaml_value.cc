@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <system_error>
@@ -448,6 +449,31 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
         EscapeControlCharacters(file + ":" + std::to_string(LineOf(e.mark, 1)) +
                                 ": YAML syntax error: " + e.msg));
   }
+}
+
+std::string ResolveRelativeTo(const std::string& base_dir,
+                              const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute() ||
+      base_dir.empty()) {
+    return path;
+  }
+  return (std::filesystem::path(base_dir) / path).string();
+}
+
+Result<double> OptionalNumber(const YamlMap& m, const char* key, double def,
+                              std::string_view expected,
+                              const std::function<bool(double)>& valid) {
+  std::optional<YamlValue> v = m.Get(key);
+  if (!v) return def;
+  return v->Number(expected, valid);
+}
+
+Result<int64_t> OptionalInteger(const YamlMap& m, const char* key, int64_t def,
+                                std::string_view expected,
+                                const std::function<bool(int64_t)>& valid) {
+  std::optional<YamlValue> v = m.Get(key);
+  if (!v) return def;
+  return v->Integer(expected, valid);
 }
 
 bool YamlFileHasTopLevelKey(const std::string& path, std::string_view key) {

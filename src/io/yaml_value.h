@@ -150,6 +150,21 @@ Result<YAML::Node> ParseSingleYamlDocument(const std::string& text,
                                            const std::string& file,
                                            std::string_view one_what);
 
+// `path` as a loader reads it: a relative path is relative to `base_dir`
+// (the scenario's folder); an empty or absolute one, or an empty base, is
+// kept as written.
+std::string ResolveRelativeTo(const std::string& base_dir,
+                              const std::string& path);
+
+// The optional number / integer at `key` of `m`, checked with `valid` as
+// YamlValue::Number / Integer check it, or `def` when the key is absent.
+Result<double> OptionalNumber(const YamlMap& m, const char* key, double def,
+                              std::string_view expected,
+                              const std::function<bool(double)>& valid);
+Result<int64_t> OptionalInteger(const YamlMap& m, const char* key, int64_t def,
+                                std::string_view expected,
+                                const std::function<bool(int64_t)>& valid);
+
 // Whether the file at `path` holds one YAML document whose root is a
 // mapping with key `key` (how `colo sim` tells a job-queue, host or cluster
 // scenario from a kernel-level one). False for a file that cannot be read

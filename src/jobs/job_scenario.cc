@@ -18,27 +18,6 @@ namespace {
 using io::YamlMap;
 using io::YamlValue;
 
-std::string Resolve(const std::string& base, const std::string& path) {
-  if (path.empty() || path[0] == '/' || base.empty()) return path;
-  return (std::filesystem::path(base) / path).string();
-}
-
-Result<double> OptNumber(const YamlMap& m, const char* key, double def,
-                         std::string_view expected,
-                         const std::function<bool(double)>& valid) {
-  std::optional<YamlValue> v = m.Get(key);
-  if (!v) return def;
-  return v->Number(expected, valid);
-}
-
-Result<int64_t> OptInteger(const YamlMap& m, const char* key, int64_t def,
-                           std::string_view expected,
-                           const std::function<bool(int64_t)>& valid) {
-  std::optional<YamlValue> v = m.Get(key);
-  if (!v) return def;
-  return v->Integer(expected, valid);
-}
-
 Result<std::vector<std::string>> Names(const YamlValue& v) {
   COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
                         v.Sequence("a list of model names"));
@@ -58,8 +37,8 @@ Status ParseGenerate(const YamlValue& v, const std::string& base,
             {"count", "poisson_mean_s", "philly", "philly_scale", "mix"}));
   COLO_ASSIGN_OR_RETURN(
       int64_t count,
-      OptInteger(g, "count", 100, "an integer in 1..100000 (jobs)",
-                 [](int64_t x) { return x >= 1 && x <= 100000; }));
+      io::OptionalInteger(g, "count", 100, "an integer in 1..100000 (jobs)",
+                          [](int64_t x) { return x >= 1 && x <= 100000; }));
   std::vector<Duration> arrivals;
   if (g.Has("poisson_mean_s") == g.Has("philly")) {
     return g.self().Error("give exactly one of poisson_mean_s and philly");
@@ -78,10 +57,11 @@ Status ParseGenerate(const YamlValue& v, const std::string& base,
     COLO_ASSIGN_OR_RETURN(std::string file, f.String("a file path"));
     COLO_ASSIGN_OR_RETURN(
         double scale,
-        OptNumber(g, "philly_scale", 1.0, "a number > 0 and at most 1000",
-                  [](double x) { return x > 0 && x <= 1000; }));
+        io::OptionalNumber(g, "philly_scale", 1.0,
+                           "a number > 0 and at most 1000",
+                           [](double x) { return x > 0 && x <= 1000; }));
     Result<std::vector<Duration>> times =
-        ReadPhillyArrivals(Resolve(base, file), scale);
+        ReadPhillyArrivals(io::ResolveRelativeTo(base, file), scale);
     if (!times.ok()) return times.status().WithContext(f.Where());
     if (static_cast<int64_t>(times->size()) < count) {
       return g.self().Error(
@@ -99,16 +79,19 @@ Status ParseGenerate(const YamlValue& v, const std::string& base,
                                              {"1min", "5min", "10min", "models",
                                               "high_priority"}));
     auto weight = [](double x) { return x >= 0 && x <= 1e6; };
-    COLO_ASSIGN_OR_RETURN(mix.weight_1min,
-                          OptNumber(m, "1min", 0.6, "a weight >= 0", weight));
-    COLO_ASSIGN_OR_RETURN(mix.weight_5min,
-                          OptNumber(m, "5min", 0.3, "a weight >= 0", weight));
-    COLO_ASSIGN_OR_RETURN(mix.weight_10min,
-                          OptNumber(m, "10min", 0.1, "a weight >= 0", weight));
+    COLO_ASSIGN_OR_RETURN(
+        mix.weight_1min,
+        io::OptionalNumber(m, "1min", 0.6, "a weight >= 0", weight));
+    COLO_ASSIGN_OR_RETURN(
+        mix.weight_5min,
+        io::OptionalNumber(m, "5min", 0.3, "a weight >= 0", weight));
+    COLO_ASSIGN_OR_RETURN(
+        mix.weight_10min,
+        io::OptionalNumber(m, "10min", 0.1, "a weight >= 0", weight));
     COLO_ASSIGN_OR_RETURN(
         mix.high_priority,
-        OptNumber(m, "high_priority", 0, "a probability in [0, 1]",
-                  [](double x) { return x >= 0 && x <= 1; }));
+        io::OptionalNumber(m, "high_priority", 0, "a probability in [0, 1]",
+                           [](double x) { return x >= 0 && x <= 1; }));
     if (std::optional<YamlValue> models = m.Get("models")) {
       COLO_ASSIGN_OR_RETURN(mix.models, Names(*models));
     }
@@ -132,12 +115,13 @@ Status ParseIdentical(const YamlValue& v, JobScenario* s) {
   if (e == nullptr) return mv.Error(s->catalog.Unknown(model).message());
   COLO_ASSIGN_OR_RETURN(
       int64_t count,
-      OptInteger(m, "count", 300, "an integer in 1..100000",
-                 [](int64_t x) { return x >= 1 && x <= 100000; }));
+      io::OptionalInteger(m, "count", 300, "an integer in 1..100000",
+                          [](int64_t x) { return x >= 1 && x <= 100000; }));
   COLO_ASSIGN_OR_RETURN(
       int64_t iterations,
-      OptInteger(m, "iterations", e->iterations, "an integer in 1..1e8",
-                 [](int64_t x) { return x >= 1 && x <= 100000000; }));
+      io::OptionalInteger(m, "iterations", e->iterations,
+                          "an integer in 1..1e8",
+                          [](int64_t x) { return x >= 1 && x <= 100000000; }));
   for (int64_t i = 0; i < count; ++i) {
     s->trace.push_back({.id = i,
                         .model = model,
@@ -160,16 +144,17 @@ Status ParseInference(const YamlValue& v, JobScenario* s) {
   COLO_ASSIGN_OR_RETURN(std::vector<std::string> models, Names(mv));
   COLO_ASSIGN_OR_RETURN(
       int64_t instances,
-      OptInteger(m, "instances", 3, "an integer in 1..100",
-                 [](int64_t x) { return x >= 1 && x <= 100; }));
+      io::OptionalInteger(m, "instances", 3, "an integer in 1..100",
+                          [](int64_t x) { return x >= 1 && x <= 100; }));
   COLO_ASSIGN_OR_RETURN(
       int64_t requests,
-      OptInteger(m, "requests", 100, "an integer in 1..1000000",
-                 [](int64_t x) { return x >= 1 && x <= 1000000; }));
+      io::OptionalInteger(m, "requests", 100, "an integer in 1..1000000",
+                          [](int64_t x) { return x >= 1 && x <= 1000000; }));
   COLO_ASSIGN_OR_RETURN(
       double interval_s,
-      OptNumber(m, "request_interval_s", 5, "a number > 0 and at most 1e4",
-                [](double x) { return x > 0 && x <= 1e4; }));
+      io::OptionalNumber(m, "request_interval_s", 5,
+                         "a number > 0 and at most 1e4",
+                         [](double x) { return x > 0 && x <= 1e4; }));
   std::mt19937_64 rng(s->seed);
   int id = 0;
   for (const std::string& name : models) {
@@ -207,21 +192,23 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
                         q.Require("catalog", "Salus's workloads.csv"));
   COLO_ASSIGN_OR_RETURN(std::string catalog, cv.String("a file path"));
   s->catalog_path = catalog;
-  Result<Catalog> c = ReadSalusCatalog(Resolve(base, catalog));
+  Result<Catalog> c = ReadSalusCatalog(io::ResolveRelativeTo(base, catalog));
   if (!c.ok()) return c.status().WithContext(cv.Where());
   s->catalog = std::move(*c);
   COLO_ASSIGN_OR_RETURN(int64_t file_seed,
-                        OptInteger(q, "seed", 1, "an integer >= 0",
-                                   [](int64_t x) { return x >= 0; }));
+                        io::OptionalInteger(q, "seed", 1, "an integer >= 0",
+                                            [](int64_t x) { return x >= 0; }));
   s->seed = seed ? *seed : static_cast<uint64_t>(file_seed);
   SchedulerOptions& o = s->options.scheduler;
   COLO_ASSIGN_OR_RETURN(
-      int64_t gpus, OptInteger(q, "gpus", 1, "an integer in 1..4096",
-                               [](int64_t x) { return x >= 1 && x <= 4096; }));
+      int64_t gpus,
+      io::OptionalInteger(q, "gpus", 1, "an integer in 1..4096",
+                          [](int64_t x) { return x >= 1 && x <= 4096; }));
   o.gpus = static_cast<int>(gpus);
   COLO_ASSIGN_OR_RETURN(
-      double gib, OptNumber(q, "gpu_memory_gib", 16, "a number in (0, 4096]",
-                            [](double x) { return x > 0 && x <= 4096; }));
+      double gib,
+      io::OptionalNumber(q, "gpu_memory_gib", 16, "a number in (0, 4096]",
+                         [](double x) { return x > 0 && x <= 4096; }));
   o.lanes.capacity_bytes = static_cast<int64_t>(std::llround(gib * (1 << 30)));
   if (std::optional<YamlValue> pv = q.Get("policy")) {
     COLO_ASSIGN_OR_RETURN(std::string name, pv->String("a job policy"));
@@ -231,8 +218,8 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
   }
   COLO_ASSIGN_OR_RETURN(
       double sample_s,
-      OptNumber(q, "sample_interval_s", 60, "a number in [0.001, 1e6]",
-                [](double x) { return x >= 0.001 && x <= 1e6; }));
+      io::OptionalNumber(q, "sample_interval_s", 60, "a number in [0.001, 1e6]",
+                         [](double x) { return x >= 0.001 && x <= 1e6; }));
   s->options.sample_interval = DurationFromSeconds(sample_s);
   if (std::optional<YamlValue> lv = q.Get("lanes")) {
     COLO_ASSIGN_OR_RETURN(
@@ -247,20 +234,21 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
       s->max_lanes_at = mv->Where();
     }
     COLO_ASSIGN_OR_RETURN(
-        double reserve, OptNumber(l, "reserve_mib", 300, "a number >= 0 (MiB)",
-                                  [](double x) { return x >= 0 && x <= 1e7; }));
+        double reserve,
+        io::OptionalNumber(l, "reserve_mib", 300, "a number >= 0 (MiB)",
+                           [](double x) { return x >= 0 && x <= 1e7; }));
     o.lanes.reserve_bytes = static_cast<int64_t>(std::llround(reserve * kMiB));
     COLO_ASSIGN_OR_RETURN(
         o.lanes.persistent_pad,
-        OptNumber(l, "persistent_pad", 0.10, "a number in [0, 1]",
-                  [](double x) { return x >= 0 && x <= 1; }));
+        io::OptionalNumber(l, "persistent_pad", 0.10, "a number in [0, 1]",
+                           [](double x) { return x >= 0 && x <= 1; }));
   }
   if (std::optional<YamlValue> sv = q.Get("speed")) {
     COLO_ASSIGN_OR_RETURN(YamlMap sp, sv->Map("a mapping", {"interference"}));
     COLO_ASSIGN_OR_RETURN(
         s->options.speed.interference,
-        OptNumber(sp, "interference", 0.05, "a number in [0, 1)",
-                  [](double x) { return x >= 0 && x < 1; }));
+        io::OptionalNumber(sp, "interference", 0.05, "a number in [0, 1)",
+                           [](double x) { return x >= 0 && x < 1; }));
   }
   o.predictor = s->options.speed;
   if (std::optional<YamlValue> cvv = q.Get("colo")) {
@@ -274,14 +262,15 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
     }
     COLO_ASSIGN_OR_RETURN(
         o.colo_high_min_rate,
-        OptNumber(cm, "high_min_rate", 0.95, "a number in (0, 1]",
-                  [](double x) { return x > 0 && x <= 1; }));
+        io::OptionalNumber(cm, "high_min_rate", 0.95, "a number in (0, 1]",
+                           [](double x) { return x > 0 && x <= 1; }));
   }
   if (std::optional<YamlValue> mv = q.Get("mps")) {
     COLO_ASSIGN_OR_RETURN(YamlMap mm, mv->Map("a mapping", {"context_mib"}));
     COLO_ASSIGN_OR_RETURN(
-        double ctx, OptNumber(mm, "context_mib", 300, "a number >= 0 (MiB)",
-                              [](double x) { return x >= 0 && x <= 1e5; }));
+        double ctx,
+        io::OptionalNumber(mm, "context_mib", 300, "a number >= 0 (MiB)",
+                           [](double x) { return x >= 0 && x <= 1e5; }));
     o.mps_context_bytes = static_cast<int64_t>(std::llround(ctx * kMiB));
   }
   if (Status st = o.lanes.Validate(); !st.ok()) {
@@ -302,7 +291,7 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
   } else if (std::optional<YamlValue> t = jm.Get("trace")) {
     COLO_ASSIGN_OR_RETURN(std::string file, t->String("a file path"));
     Result<std::vector<TraceJob>> trace =
-        ReadJobTrace(Resolve(base, file), s->catalog);
+        ReadJobTrace(io::ResolveRelativeTo(base, file), s->catalog);
     if (!trace.ok()) return trace.status();
     s->trace = std::move(*trace);
     s->source =

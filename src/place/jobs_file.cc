@@ -18,12 +18,6 @@ namespace {
 using io::YamlMap;
 using io::YamlValue;
 
-std::string Resolve(const std::string& base_dir, const std::string& p) {
-  if (p.empty() || std::filesystem::path(p).is_absolute() || base_dir.empty())
-    return p;
-  return (std::filesystem::path(base_dir) / p).string();
-}
-
 // Profiles by name from the `profiles:` directory, loaded on first use.
 class ProfileSource {
  public:
@@ -34,7 +28,7 @@ class ProfileSource {
                                        const std::string& base_dir) {
     if (ref.size() > 5 && ref.compare(ref.size() - 5, 5, ".json") == 0) {
       Result<profile::WorkloadProfile> p =
-          profile::LoadProfile(Resolve(base_dir, ref));
+          profile::LoadProfile(io::ResolveRelativeTo(base_dir, ref));
       if (!p.ok())
         return Status(p.status().code(), at.Where() + p.status().message());
       return p;
@@ -146,12 +140,12 @@ Result<JobsFile> Parse(const std::string& text, const std::string& file,
   }
   if (auto m = top.Get("model")) {
     COLO_ASSIGN_OR_RETURN(std::string p, m->String("a model file path"));
-    out.model_path = Resolve(base_dir, p);
+    out.model_path = io::ResolveRelativeTo(base_dir, p);
   }
   std::string profile_dir;
   if (auto p = top.Get("profiles")) {
     COLO_ASSIGN_OR_RETURN(std::string d, p->String("a directory of profiles"));
-    profile_dir = Resolve(base_dir, d);
+    profile_dir = io::ResolveRelativeTo(base_dir, d);
   }
   if (auto f = top.Get("high_priority_floor")) {
     COLO_ASSIGN_OR_RETURN(double v,

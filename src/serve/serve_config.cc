@@ -14,12 +14,6 @@ namespace {
 using io::YamlMap;
 using io::YamlValue;
 
-std::string Resolve(const std::string& base_dir, const std::string& p) {
-  if (p.empty() || std::filesystem::path(p).is_absolute() || base_dir.empty())
-    return p;
-  return (std::filesystem::path(base_dir) / p).string();
-}
-
 Status ParseNodes(const YamlValue& v, ServeConfig* out) {
   COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> nodes,
                         v.Sequence("a list of nodes ({name, gpus})"));
@@ -93,11 +87,11 @@ Result<ServeConfig> Parse(const std::string& text, const std::string& file,
   COLO_ASSIGN_OR_RETURN(YamlValue model_v,
                         top.Require("model", "an interference model file"));
   COLO_ASSIGN_OR_RETURN(std::string model, model_v.String("a model path"));
-  out.model_path = Resolve(base_dir, model);
+  out.model_path = io::ResolveRelativeTo(base_dir, model);
   COLO_ASSIGN_OR_RETURN(YamlValue prof_v,
                         top.Require("profiles", "a directory of profiles"));
   COLO_ASSIGN_OR_RETURN(std::string dir, prof_v.String("a directory"));
-  out.profiles_dir = Resolve(base_dir, dir);
+  out.profiles_dir = io::ResolveRelativeTo(base_dir, dir);
   if (auto f = top.Get("high_priority_floor")) {
     COLO_ASSIGN_OR_RETURN(out.plan.high_priority_floor,
                           f->Number("a normalized throughput in (0, 1]",
