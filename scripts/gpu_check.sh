@@ -14,6 +14,9 @@
 #                 run, bit for bit, retreats forced every RETREAT_EVERY_US
 #                 with resumption, a deadline per case; then the forms'
 #                 costs (`cost` lines).
+#   corpus        bench/corpus_gate.sh: every program of the compatibility
+#                 corpus natively and under colod in gate mode, outputs
+#                 compared.
 #   interference  bench/real_interference.sh: the service alone, and beside
 #                 a trainer of 50 us kernels, of 2 ms kernels of 40 waves of
 #                 50 us blocks, and of one-wave 2 ms kernels: native, MPS,
@@ -154,6 +157,10 @@ build() {
     return 1
   fi
   bundle_libs
+  # The corpus needs nvcc; without it the target does not exist and the
+  # corpus phase says so.
+  nice ninja -C "$BUILD" -j"$JOBS" corpus_programs >>"$LOGS/build.log" 2>&1 ||
+    say "the corpus was not built (no nvcc in $BUILD's configuration?)"
   if grep -q 'no work to do' "$LOGS/build.log"; then
     BUILD_NOTE="$BUILD, built here, up to date"
   else
@@ -219,6 +226,28 @@ else
 fi
 phase_done forms $(($(elapsed) - T0)) "$RESULT"
 
+# -- corpus ----------------------------------------------------------------
+CORPUS_LOG=$LOGS/corpus_gate.log
+: >"$CORPUS_LOG"
+T0=$(elapsed)
+if [ "$GPU_OK" != 1 ]; then
+  RESULT="not run: no GPU seen by forms_on_gpu"
+elif [ "$NO_COLOD" = 1 ] || [ ! -d "$BUILD/tests/corpus" ]; then
+  RESULT="not run: colod or the corpus (nvcc) was not built"
+  RC=1
+else
+  LEFT=$((BUDGET_S - $(elapsed)))
+  LIMIT=$((LEFT > 300 ? 120 : (LEFT > 150 ? LEFT - 150 : 20)))
+  PER_PROGRAM_S=20 timeout -k 5 "$LIMIT" bench/corpus_gate.sh "$BUILD" 2>&1 | tee "$CORPUS_LOG"
+  CRC=${PIPESTATUS[0]}
+  case $CRC in
+    0) RESULT="ok: $(grep -m1 '^corpus_gate: ' "$CORPUS_LOG" | sed 's/^corpus_gate: //')" ;;
+    124 | 137) RESULT="FAILED: no end within $LIMIT s ($(grep -c '^[a-z]' "$CORPUS_LOG") lines)"; RC=1 ;;
+    *) RESULT="FAILED (exit $CRC): $(grep -m1 '^corpus_gate: ' "$CORPUS_LOG" | sed 's/^corpus_gate: //')"; RC=1 ;;
+  esac
+fi
+phase_done corpus $(($(elapsed) - T0)) "$RESULT"
+
 # -- interference ----------------------------------------------------------
 INTERFERENCE_LOG=$LOGS/real_interference.log
 : >"$INTERFERENCE_LOG"
@@ -267,6 +296,11 @@ SUMMARY=$LOGS/gpu_check.txt
     echo "forms_on_gpu failures:"
     grep '^  FAIL' "$FORMS_LOG" | head -20
   fi
+  if grep -q 'DIFFERENT\|native did not run' "$CORPUS_LOG"; then
+    echo
+    echo "corpus programs not the same natively and under colod (bench/corpus_gate.sh):"
+    grep 'DIFFERENT\|native did not run' "$CORPUS_LOG" | head -20
+  fi
   if grep -q '^sharing ' "$INTERFERENCE_LOG"; then
     echo
     echo "service beside trainers (bench/real_interference.sh; be_k_us: trainer kernel, /Nw = N waves):"
@@ -277,7 +311,7 @@ echo
 cat "$SUMMARY"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
-  cp "$SUMMARY" "$FORMS_LOG" "$INTERFERENCE_LOG" "$OUT/" 2>/dev/null
+  cp "$SUMMARY" "$FORMS_LOG" "$CORPUS_LOG" "$INTERFERENCE_LOG" "$OUT/" 2>/dev/null
   for f in build.log configure.log; do [ -s "$LOGS/$f" ] && cp "$LOGS/$f" "$OUT/"; done
   say "summary and logs in $OUT"
 fi
