@@ -147,6 +147,9 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
       Result<std::unique_ptr<NvmlReader>> nvml = NvmlReader::Open(0);
       if (nvml.ok()) {
         d->nvml_ = std::move(*nvml);
+        if (!d->nvml_->gpm_unavailable().empty())
+          DaemonLog("metrics: no SM activity from NVML GPM: %s",
+                    d->nvml_->gpm_unavailable().c_str());
       } else {
         DaemonLog("metrics: no NVML series: %s",
                   nvml.status().message().c_str());

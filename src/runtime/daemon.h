@@ -55,7 +55,7 @@
 #include "ipc/wire.h"
 #include "runtime/class_grants.h"
 #include "runtime/daemon_config.h"
-#include "runtime/daemon_metrics.h"
+#include "runtime/nvml_reader.h"
 #include "runtime/kernel_catalog.h"
 #include "runtime/live_lanes.h"
 #include "runtime/memory_ledger.h"

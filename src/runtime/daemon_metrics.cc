@@ -1,7 +1,5 @@
 #include "runtime/daemon_metrics.h"
 
-#include <dlfcn.h>
-
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -225,14 +223,17 @@ void Gpu(const json& s, PrometheusText& out) {
   if (s.contains("gpu_activity") && s["gpu_activity"].is_object())
     act.rows.push_back({{{"gpu", "0"}}, &s["gpu_activity"]});
   Emit(out, "colo_gpu_sm_active_ratio", MetricType::kGauge,
-       "Simulated GPU: fraction of SMs holding at least one block now.", act,
-       Field("sm_active"));
+       "Fraction of SMs busy: the simulated GPU now, or NVML GPM over its "
+       "last window on a real one.",
+       act, Field("sm_active"));
   Emit(out, "colo_gpu_occupancy_ratio", MetricType::kGauge,
-       "Simulated GPU: resident threads over thread slots now.", act,
-       Field("occupancy"));
+       "Resident threads (warps) over the SMs' maximum: the simulated GPU now, "
+       "or NVML GPM over its last window.",
+       act, Field("occupancy"));
   Emit(out, "colo_gpu_dram_ratio", MetricType::kGauge,
-       "Simulated GPU: DRAM bandwidth in use over its peak now.", act,
-       Field("dram"));
+       "DRAM bandwidth in use over its peak: the simulated GPU now, or NVML "
+       "GPM over its last window.",
+       act, Field("dram"));
   Emit(out, "colo_gpu_nvml_kernel_busy_ratio", MetricType::kGauge,
        "NVML: fraction of its last sample period in which a kernel ran "
        "(NVML's 'GPU utilization', not SM activity).",
@@ -255,76 +256,6 @@ std::string RenderMetrics(const json& stats) {
   Clients(stats, out);
   Gpu(stats, out);
   return out.text();
-}
-
-// NVML's C API as colo calls it (nvml.h is not needed to build): the
-// functions and the two structs, whose layouts NVML keeps stable.
-struct NvmlReader::Api {
-  using Init = int (*)();
-  using Shutdown = int (*)();
-  using HandleByIndex = int (*)(unsigned, void**);
-  struct Utilization {
-    unsigned gpu;
-    unsigned memory;
-  };
-  struct Memory {
-    unsigned long long total;
-    unsigned long long free;
-    unsigned long long used;
-  };
-  using GetUtilization = int (*)(void*, Utilization*);
-  using GetMemory = int (*)(void*, Memory*);
-  Init init = nullptr;
-  Shutdown shutdown = nullptr;
-  HandleByIndex handle = nullptr;
-  GetUtilization utilization = nullptr;
-  GetMemory memory = nullptr;
-};
-
-Result<std::unique_ptr<NvmlReader>> NvmlReader::Open(unsigned index) {
-  std::unique_ptr<NvmlReader> r(new NvmlReader());
-  r->lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (r->lib_ == nullptr)
-    return UnavailableError(std::string("no NVML: ") + dlerror());
-  r->api_ = std::make_unique<Api>();
-  Api& a = *r->api_;
-  const auto sym = [&](const char* name) { return dlsym(r->lib_, name); };
-  a.init = reinterpret_cast<Api::Init>(sym("nvmlInit_v2"));
-  a.shutdown = reinterpret_cast<Api::Shutdown>(sym("nvmlShutdown"));
-  a.handle = reinterpret_cast<Api::HandleByIndex>(
-      sym("nvmlDeviceGetHandleByIndex_v2"));
-  a.utilization = reinterpret_cast<Api::GetUtilization>(
-      sym("nvmlDeviceGetUtilizationRates"));
-  a.memory = reinterpret_cast<Api::GetMemory>(sym("nvmlDeviceGetMemoryInfo"));
-  if (!a.init || !a.shutdown || !a.handle || !a.utilization || !a.memory)
-    return UnavailableError("NVML lacks a function colod reads");
-  if (const int rc = a.init(); rc != 0) {
-    a.shutdown = nullptr;  // not initialized: nothing to shut down.
-    return UnavailableError("nvmlInit failed (" + std::to_string(rc) + ")");
-  }
-  if (const int rc = a.handle(index, &r->device_); rc != 0) {
-    return UnavailableError("NVML has no GPU " + std::to_string(index) + " (" +
-                            std::to_string(rc) + ")");
-  }
-  return r;
-}
-
-NvmlReader::~NvmlReader() {
-  if (api_ && api_->shutdown) api_->shutdown();
-  if (lib_ != nullptr) dlclose(lib_);
-}
-
-std::optional<NvmlReading> NvmlReader::Read() const {
-  Api::Utilization u{};
-  Api::Memory m{};
-  if (api_->utilization(device_, &u) != 0 || api_->memory(device_, &m) != 0)
-    return std::nullopt;
-  NvmlReading r;
-  r.kernel_busy = u.gpu / 100.0;
-  r.memory_busy = u.memory / 100.0;
-  r.memory_used = static_cast<int64_t>(m.used);
-  r.memory_total = static_cast<int64_t>(m.total);
-  return r;
 }
 
 }  // namespace colo::runtime

@@ -6,6 +6,7 @@
 
 #include "runtime/daemon.h"
 #include "runtime/daemon_client.h"
+#include "runtime/daemon_metrics.h"
 
 namespace colo::runtime {
 
@@ -96,6 +97,14 @@ nlohmann::json Daemon::StatsSnapshot() const {
                            {"nvml_kernel_busy", r->kernel_busy},
                            {"nvml_memory_busy", r->memory_busy},
                            {"nvml_memory_used", r->memory_used}};
+      // GPM's window averages under the simulated GPU's names: the same
+      // quantities (SMs busy, warps resident over the maximum, DRAM
+      // bandwidth over its peak), so colo top and the metrics read both.
+      nlohmann::json& act = j["gpu_activity"];
+      if (r->sm_active) act["sm_active"] = *r->sm_active;
+      if (r->sm_occupancy) act["occupancy"] = *r->sm_occupancy;
+      if (r->dram) act["dram"] = *r->dram;
+      if (r->gpm_window_s > 0) act["gpm_window_s"] = r->gpm_window_s;
     }
   }
   j["classes"] = nlohmann::json::object();
