@@ -7,9 +7,13 @@
 // ideal preemption (sim::IdealPreemption: what no policy can pass without
 // slowing the service), sweeps of the priority policy's harvest and
 // preemption bounds, and the room each service leaves. All figures are
-// measured in this run. --ideal runs the ideal bounds alone.
+// measured in this run. --ideal runs the ideal bounds alone. Each pair x
+// policy (and x swept value) is recorded as a run in the runs database
+// (kind "bench", docs/runs.md), each summary row one batch; --runs-db PATH
+// and --no-record as for `colo sim`.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +24,7 @@
 #include "sched/sm_room.h"
 #include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
+#include "tools/run_recording.h"
 
 namespace {
 
@@ -270,6 +275,29 @@ void PrintSummaryRow(const std::string& label, const Summary& s) {
 // pairs, seed after seed.
 size_t g_seeds = 1;
 
+// Recording: the runs database (none with --no-record or for --room) and
+// the sweep the runs RunAll makes belong to ("harvest", "long-idle",
+// "bound"; empty: none), which the record's options name with the swept
+// option alone, so that `colo report` draws each sweep as a curve.
+std::optional<tools::RunRecorder> g_recorder;
+std::string g_sweep;
+
+runs::RunRecord PairRecord(const experiment::ScenarioSpec& spec,
+                           const sched::PolicyOptions& o,
+                           const experiment::RunReport& r) {
+  nlohmann::json options = nlohmann::json::object();
+  if (!g_sweep.empty()) options["sweep"] = g_sweep;
+  if (g_sweep == "harvest")
+    options["harvest_block_bound_ns"] = o.harvest_block_bound.count();
+  if (g_sweep == "long-idle") options["long_idle_ns"] = o.long_idle.count();
+  const std::string text = "pair: " + spec.name +
+                           "\nload: 0.5 of the service's solo rate\n"
+                           "gpu: " +
+                           spec.gpu.name + "\nmode: mps\n";
+  return tools::BenchRunRecord("priority_isolation_bench/" + spec.name, text,
+                               options, r);
+}
+
 Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs,
                sched::PolicyKind policy, const sched::PolicyOptions& options,
                bool verbose,
@@ -279,6 +307,7 @@ Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs,
   s.seed_mean_p99.assign(g_seeds, 0);
   s.seed_worst_p99.assign(g_seeds, 0);
   s.seed_stp.assign(g_seeds, 0);
+  std::vector<runs::RunRecord> records;
   for (size_t i = 0; i < specs.size(); ++i) {
     experiment::ScenarioSpec spec = specs[i];
     const size_t seed = i / per_seed;
@@ -289,6 +318,7 @@ Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs,
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
       continue;
     }
+    if (g_recorder) records.push_back(PairRecord(spec, options, *r));
     const double p99 = r->jobs[0].p99_overhead.value_or(0);
     s.mean_p99 += p99 / specs.size();
     s.worst_p99 = std::max(s.worst_p99, p99);
@@ -319,6 +349,13 @@ Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs,
           ToMicros(d.delay.p99), ToMicros(d.delay.max));
     }
   }
+  if (g_recorder) {
+    const Status recorded = g_recorder->Record(std::move(records), "");
+    if (!recorded.ok()) {
+      std::fprintf(stderr, "%s\n", recorded.ToString().c_str());
+      std::exit(1);
+    }
+  }
   return s;
 }
 
@@ -342,7 +379,7 @@ void PrintIdealBounds(const std::vector<experiment::ScenarioSpec>& specs,
 
 constexpr const char* kUsage =
     "usage: priority_isolation_bench [-v] [--seeds N] [--only POLICY | --ideal "
-    "| --room]\n";
+    "| --room] [--runs-db PATH | --no-record]\n";
 
 int main(int argc, char** argv) {
   // -v: one line per pair; --only NAME: just that policy (and the sweep if
@@ -352,6 +389,8 @@ int main(int argc, char** argv) {
   bool room_only = false;   // --room: only the room estimate (no runs)
   bool ideal_only = false;  // --ideal: only the ideal-preemption bounds
   std::optional<sched::PolicyKind> only;
+  tools::RecordingFlags recording;
+  tools::SetCommandLine(argc, argv, "priority_isolation_bench");
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-v") {
@@ -381,6 +420,10 @@ int main(int argc, char** argv) {
         return 2;
       }
       only = *k;
+    } else if (a == "--runs-db" && i + 1 < argc) {
+      recording.runs_db = argv[++i];
+    } else if (a == "--no-record") {
+      recording.no_record = true;
     } else {
       std::fprintf(stderr, "%s", kUsage);
       return 2;
@@ -399,6 +442,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (room_only) return PrintRoom(*GpuPreset("A100")) ? 0 : 1;
+  if (recording.no_record && !recording.runs_db.empty()) {
+    std::fprintf(stderr, "--no-record and --runs-db exclude each other\n");
+    return 2;
+  }
+  {
+    auto recorder = tools::RunRecorder::Start(recording);
+    if (!recorder.ok()) {
+      std::fprintf(stderr, "%s\n", recorder.status().ToString().c_str());
+      return 2;
+    }
+    g_recorder = std::move(*recorder);
+  }
   std::vector<Pair> pairs;
   for (const char* hp : {"bert_2_fwd", "resnet50_4_fwd"}) {
     for (const char* be : {"resnet50_32_fb1", "mobilenetv2_32_fb1",
@@ -444,6 +499,7 @@ int main(int argc, char** argv) {
       "in the slots they leave free, for logical blocks up to this long; 0 = "
       "off)\n");
   PrintSummaryHeader("harvest");
+  g_sweep = "harvest";
   for (int us : {0, 20, 100, 400}) {
     sched::PolicyOptions o;
     o.harvest_block_bound = Microseconds(us);
@@ -456,6 +512,7 @@ int main(int argc, char** argv) {
       "cut to the\n"
       "bound, once the service has been idle this long; default 5 ms)\n");
   PrintSummaryHeader("long idle");
+  g_sweep = "long-idle";
   for (int ms : {1, 5, 20, 3600 * 1000}) {
     sched::PolicyOptions o;
     o.long_idle = Milliseconds(ms);
@@ -465,6 +522,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\npriority policy, preemption-latency bound sweep\n");
   PrintSummaryHeader("bound");
+  g_sweep = "bound";
   for (int us : {25, 50, 100, 200, 400}) {
     sched::PolicyOptions o;
     o.preemption_bound = Microseconds(us);

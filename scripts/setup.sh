@@ -13,7 +13,7 @@ PACKAGES=(
   libsqlite3-dev  # src/runs: the runs database
   python3 clang-format ccache
   clang-14 libclang-rt-14-dev llvm-14  # scripts/fuzz.sh: libFuzzer, sanitizers, symbolizer
-  slurmctld slurmd slurm-client libslurm-dev munge slurm-wlm-basic-plugins lua5.3  # slurm/, tests/slurm
+  slurmctld slurmd slurm-client libslurm-dev munge slurm-wlm-basic-plugins lua5.3 lua-socket  # slurm/, tests/slurm
   prometheus  # tests: a real Prometheus scrapes colod's metrics
   chromium libjs-chart.js  # colo report: Chart.js embedded; tests load the page in headless Chromium
 )

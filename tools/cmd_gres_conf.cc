@@ -1,7 +1,15 @@
 // tools/cmd_gres_conf.cc — `colo gres-conf [--shards-per-gpu N] [--node NAME]
-// [--fake N] [--dev-dir DIR]`: writes the gres.conf lines for this node's
-// GPUs. Debian's Slurm has no NVML plug-in, so `AutoDetect=nvml` is not
-// there and every GPU must be listed by its device file.
+// [--fake N] [--dev-dir DIR] [--typed]`: writes the gres.conf lines for this
+// node's GPUs. Debian's Slurm has no NVML plug-in, so `AutoDetect=nvml` is
+// not there and every GPU must be listed by its device file.
+//
+// --typed gives each GPU its own Type, g<i> for the node's i-th GPU (in
+// device order, from 0: colo serve's local GPU index), on its gpu and its
+// shard line alike: then a job asking for gres:shard:g2:1 gets
+// shards of GPU 2 and no other. That is how colo serve's choice of GPU
+// reaches a stock Slurm (job_submit.lua rewrites the request; Slurm 22.05's
+// job_submit can set the node list but not the GPU). Untyped requests
+// (--gres=gpu:1) still take any GPU of the node.
 //
 // Where the GPUs come from, first that answers: --fake N (N GPUs
 // /dev/nvidia0..N-1, for tests and for writing a config on a machine without
@@ -31,6 +39,7 @@ struct GresFlags {
   std::string node;        // NodeName= prefix; "" none
   int fake = -1;           // >= 0 when given
   std::string dev_dir = "/dev";
+  bool typed = false;  // Type=g<N> on each GPU's lines
 };
 
 struct GpuList {
@@ -113,19 +122,39 @@ Status WriteGresConf(const GresFlags& f) {
   std::string out =
       "# gres.conf written by colo gres-conf: " + std::to_string(n) + " GPU" +
       (n == 1 ? "" : "s") + " from " + gpus.source + "\n";
+  // slurm.conf's Gres= for the node: totals, or one item per type.
   std::string gres = "gpu:" + std::to_string(n);
   if (f.shards_per_gpu > 0)
     gres += ",shard:" + std::to_string(n * f.shards_per_gpu);
+  if (f.typed) {
+    gres.clear();
+    for (const char* name : {"gpu", "shard"}) {
+      const int count = std::string(name) == "gpu" ? 1 : f.shards_per_gpu;
+      if (count == 0) continue;
+      for (int i = 0; i < n; ++i) {
+        gres += (gres.empty() ? "" : ",") + std::string(name) + ":g" +
+                std::to_string(i) + ":" + std::to_string(count);
+      }
+    }
+  }
+  // Type=g<i> (the i-th GPU) right after the name, as in Slurm's examples.
+  const auto type = [&](int device) {
+    const auto at = std::find(gpus.indices.begin(), gpus.indices.end(), device);
+    return f.typed ? " Type=g" + std::to_string(at - gpus.indices.begin())
+                   : std::string();
+  };
   out += "# slurm.conf: GresTypes=gpu" +
          std::string(f.shards_per_gpu > 0 ? ",shard" : "") +
          " and NodeName=" + (f.node.empty() ? "<node>" : f.node) +
          " ... Gres=" + gres + "\n";
   out += "AutoDetect=off\n";
   for (int i : gpus.indices)
-    out += prefix + "Name=gpu File=/dev/nvidia" + std::to_string(i) + "\n";
+    out += prefix + "Name=gpu" + type(i) + " File=/dev/nvidia" +
+           std::to_string(i) + "\n";
   if (f.shards_per_gpu > 0) {
     for (int i : gpus.indices) {
-      out += prefix + "Name=shard Count=" + std::to_string(f.shards_per_gpu) +
+      out += prefix + "Name=shard" + type(i) +
+             " Count=" + std::to_string(f.shards_per_gpu) +
              " File=/dev/nvidia" + std::to_string(i) + "\n";
     }
   }
@@ -153,6 +182,10 @@ void RegisterGresConfCommand(CLI::App& app, int* exit_code) {
                   "looking for them (tests; configuring ahead of the GPUs)");
   cmd->add_option("--dev-dir", flags->dev_dir,
                   "Look for nvidia<N> device files here (default /dev)");
+  cmd->add_flag("--typed", flags->typed,
+                "Give the i-th GPU its own Type g<i> (gpu and shard lines), so "
+                "that colo serve's choice of GPU reaches Slurm (colo serve's "
+                "gres_types: true; docs/slurm.md)");
   cmd->callback(
       [flags, exit_code] { *exit_code = ReportStatus(WriteGresConf(*flags)); });
 }

@@ -247,8 +247,9 @@ struct EvalFlags {
   bool predictions_given = false;
   bool sim = false;
   std::string sim_gpu = "V100";
-  std::string predictions;   // CSV of every method's per-pair predictions.
-  RecordingFlags recording;  // --runs-db, --no-record.
+  std::string sim_reference;  // --sim-reference: solo reference CSV for --sim.
+  std::string predictions;    // CSV of every method's per-pair predictions.
+  RecordingFlags recording;   // --runs-db, --no-record.
 };
 
 Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
@@ -263,6 +264,8 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
                         static_cast<uint64_t>(std::max(ef.repeats, 0))));
   if (ef.sim_gpu_given && !ef.sim)
     return InvalidArgumentError("--sim-gpu sets the GPU of --sim; give --sim");
+  if (!ef.sim_reference.empty() && !ef.sim)
+    return InvalidArgumentError("--sim-reference calibrates --sim; give --sim");
   if (ef.predictions_given && ef.predictions.empty())
     return InvalidArgumentError("--predictions: expected a file path, got ''");
   eo.lowo = !ef.no_lowo;
@@ -277,8 +280,11 @@ Status RunEval(const DataFlags& df, const TrainFlags& tf, const EvalFlags& ef) {
   COLO_ASSIGN_OR_RETURN(predict::LoadedDataset d, Load(df));
   std::vector<predict::ExtraScorer> extras;
   if (ef.sim) {
+    predict::SimScorerOptions so;
+    so.pair.gpu = ef.sim_gpu;
+    so.solo_reference_csv = ef.sim_reference;
     Result<std::vector<predict::ExtraScorer>> sim =
-        predict::SimulatorScorers(d.data, ef.sim_gpu);
+        predict::SimulatorScorers(d.data, so);
     if (!sim.ok()) return AsInputError(sim.status());
     extras = *sim;
   }
@@ -429,6 +435,9 @@ void RegisterPredictCommand(CLI::App& app, int* exit_code) {
       "also score pairs on the simulated GPU (no pair measurements needed)");
   CLI::Option* sim_gpu = eval->add_option(
       "--sim-gpu", eval_flags->sim_gpu, "GPU preset for --sim (default V100)");
+  eval->add_option("--sim-reference", eval_flags->sim_reference,
+                   "a second solo measurement for --sim (PEACE's baseline "
+                   "metrics CSV: Type, sm%100, Exclusive100)");
   CLI::Option* predictions = eval->add_option(
       "--predictions", eval_flags->predictions,
       "write every method's per-pair predictions (out-of-fold, LOWO, "

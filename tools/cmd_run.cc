@@ -1,12 +1,14 @@
 // `colo run [--class best-effort|high] [--token T] [--require-class]
 //  [--socket PATH] [--preload LIB] [--allow-static-cudart] [--verbose]
 //  [--execute] [--memory-persistent SIZE --memory-ephemeral SIZE]
-//  -- PROGRAM ARGS...`: runs an unmodified CUDA program under the
+//  [--iterations N] -- PROGRAM ARGS...`: runs an unmodified CUDA program under
+//  the
 // interposer against colod. It only sets the environment (LD_PRELOAD,
 // COLO_SOCKET, COLO_CLASS, COLO_TOKEN, COLO_REQUIRE_CLASS, COLO_EXECUTE with
 // --execute, COLO_MEMORY_PERSISTENT and COLO_MEMORY_EPHEMERAL in bytes: the
 // memory the program declares, which colod admits to a memory lane and
-// holds it to; CUDA_MPS_PIPE_DIRECTORY when
+// holds it to; COLO_ITERATIONS, the iterations it declares, which colod's
+// srtf and colo policies order by; CUDA_MPS_PIPE_DIRECTORY when
 // colod runs its clients over MPS, and LD_LIBRARY_PATH when the machine has
 // no CUDA driver library: ProvideDriverLibrary) and execs the program; the
 // class is a request that colod grants from its own configuration (the
@@ -53,6 +55,7 @@ struct RunFlags {
   bool execute = false;           // --execute: kernels compute (COLO_EXECUTE=1)
   std::string memory_persistent;  // --memory-persistent: "2GiB"; "" none
   std::string memory_ephemeral;   // --memory-ephemeral: "512MiB"; "" none
+  int64_t iterations = 0;         // --iterations: declared; 0 none
   std::vector<std::string> command;
 };
 
@@ -284,6 +287,15 @@ Status RunProgram(const RunFlags& f) {
     }
     setenv(env, std::to_string(*bytes).c_str(), 1);
   }
+  if (f.iterations < 0 || f.iterations > ipc::kMaxDeclaredIterations) {
+    return InvalidArgumentError(
+        "--iterations must be a whole number in [1, 2^30 - 1] (0: none), "
+        "not " +
+        std::to_string(f.iterations));
+  }
+  if (f.iterations > 0) {
+    setenv("COLO_ITERATIONS", std::to_string(f.iterations).c_str(), 1);
+  }
   if (f.require_class && f.cls == "high") {
     COLO_RETURN_IF_ERROR(CheckClassGranted(f));
     // Also for the program's own connection (a grant may change meanwhile).
@@ -404,6 +416,10 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "refuses allocations past persistent + ephemeral");
   sub->add_option("--memory-ephemeral", flags->memory_ephemeral,
                   "memory one iteration needs (activations), e.g. 512MiB");
+  sub->add_option("--iterations", flags->iterations,
+                  "the iterations the program will run (each ended by a "
+                  "synchronizing call): colod's srtf and colo job policies "
+                  "run the client with the least remaining time first");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

@@ -2,9 +2,13 @@
 // placement service that Slurm's job_submit plug-in (slurm/job_submit.lua)
 // asks for a node and GPU at each GPU job's submission (src/serve,
 // docs/slurm.md). It keeps the jobs it placed; with --squeue-every-s it
-// learns from Slurm which of them still exist (the `colo[cN]` tag the
-// plug-in writes in each job's comment) and forgets the others, and it
-// refuses to start when its nodes are not Slurm's (sinfo).
+// reads Slurm's own view (`squeue --json`) that often and after each
+// request: which of its placements still exist (the `colo[cN]` tag the
+// plug-in writes in each job's comment; it forgets the others), on which
+// GPUs Slurm ran them, and the running GPU jobs Slurm placed itself (colo
+// serve down or not asked), which it counts on their GPUs until they end
+// (PlacementService::Observe). It refuses to start when its nodes are not
+// Slurm's (sinfo).
 #include <signal.h>
 
 #include <atomic>
@@ -14,7 +18,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -24,6 +27,7 @@
 #include "colo/clock.h"
 #include "serve/line_server.h"
 #include "serve/placement_service.h"
+#include "serve/slurm_jobs.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
 
@@ -57,20 +61,22 @@ std::optional<std::string> Output(const std::string& command) {
   return text;
 }
 
-// The placement ids in the comments of Slurm's jobs, or nothing when squeue
-// fails (then nothing is forgotten).
-std::optional<std::vector<std::string>> SlurmPlacementIds(
-    const std::string& squeue) {
-  std::optional<std::string> out = Output(squeue + " -h -o %k");
+// Slurm's view, or nothing when squeue fails or writes what colo cannot
+// read (then nothing changes; the reason goes to stderr once per kind).
+std::optional<serve::SlurmView> ReadSlurmView(const std::string& squeue) {
+  const std::string command = squeue + " --json";
+  std::optional<std::string> out = Output(command);
   if (!out) return std::nullopt;
-  const std::string& text = *out;
-  static const std::regex kTag(R"(colo\[(c[0-9]+)\])");
-  std::vector<std::string> ids;
-  for (std::sregex_iterator it(text.begin(), text.end(), kTag), end; it != end;
-       ++it) {
-    ids.push_back((*it)[1].str());
+  Result<serve::SlurmView> view = serve::ParseSqueueJson(*out, command);
+  if (!view.ok()) {
+    static std::string last;
+    if (view.status().message() != last) {
+      last = view.status().message();
+      std::fprintf(stderr, "colo serve: %s\n", last.c_str());
+    }
+    return std::nullopt;
   }
-  return ids;
+  return std::move(*view);
 }
 
 // A node colo does not share with Slurm would make job_submit.lua name a
@@ -103,8 +109,9 @@ Status CheckNodesAgainstSlurm(const serve::ServeConfig& config,
       "where Slurm cannot run them");
 }
 
-// Asks squeue every `period` on its own thread (a slow slurmctld must not
-// hold up answers); the server's tick takes the latest list.
+// Asks squeue every `period`, and soon after each Poke, on its own thread (a
+// slow slurmctld must not hold up answers); the server takes the latest
+// view before each answer and at each tick.
 class SlurmWatcher {
  public:
   SlurmWatcher(std::string squeue, std::chrono::milliseconds period)
@@ -119,20 +126,30 @@ class SlurmWatcher {
     cv_.notify_all();
     thread_.join();
   }
-  std::optional<std::vector<std::string>> Take() {
+  std::optional<serve::SlurmView> Take() {
     std::lock_guard<std::mutex> l(mu_);
     return std::exchange(latest_, std::nullopt);
+  }
+  // Reads Slurm's view again now (a request came: Slurm may have started
+  // jobs colo did not place).
+  void Poke() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      poked_ = true;
+    }
+    cv_.notify_all();
   }
 
  private:
   void Loop() {
     std::unique_lock<std::mutex> l(mu_);
     while (!stop_) {
+      poked_ = false;
       l.unlock();
-      auto ids = SlurmPlacementIds(squeue_);
+      auto view = ReadSlurmView(squeue_);
       l.lock();
-      if (ids) latest_ = std::move(ids);
-      cv_.wait_for(l, period_, [this] { return stop_; });
+      if (view) latest_ = std::move(view);
+      cv_.wait_for(l, period_, [this] { return stop_ || poked_; });
     }
   }
   std::string squeue_;
@@ -141,7 +158,8 @@ class SlurmWatcher {
   std::condition_variable cv_;
   // State below is protected by mu_.
   bool stop_ = false;
-  std::optional<std::vector<std::string>> latest_;
+  bool poked_ = false;
+  std::optional<serve::SlurmView> latest_;
   std::thread thread_;
 };
 
@@ -171,25 +189,34 @@ Status RunServe(const ServeFlags& f) {
         f.squeue, std::chrono::milliseconds(
                       static_cast<int64_t>(f.squeue_every_s * 1000)));
   }
+  // Slurm's latest view enters the state (PlacementService::Observe).
+  auto observe = [&] {
+    if (!watcher) return;
+    if (auto view = watcher->Take()) {
+      const serve::ObserveCounts c =
+          service.Observe(*view, clock.Now(), Seconds(30));
+      if (f.verbose && (c.dropped || c.moved || c.unknown_nodes)) {
+        std::fprintf(stderr,
+                     "colo serve: Slurm's view: forgot %d placement(s), %d "
+                     "ran on other GPUs, %d job(s) on nodes colo lacks; %d "
+                     "running job(s) Slurm placed itself\n",
+                     c.dropped, c.moved, c.unknown_nodes, c.from_slurm);
+      }
+    }
+  };
   auto handle = [&](const std::string& line) {
+    observe();
     std::string answer = service.Handle(line, clock.Now());
+    // A placement asked: Slurm may be starting jobs; read its view again
+    // (pokes coalesce: one squeue at a time).
+    if (watcher && line.find(R"("op":"place")") != std::string::npos)
+      watcher->Poke();
     if (f.verbose)
       std::fprintf(stderr, "colo serve: %s -> %s\n", line.c_str(),
                    answer.c_str());
     return answer;
   };
-  auto tick = [&] {
-    if (!watcher) return;
-    if (auto ids = watcher->Take()) {
-      const int dropped = service.Retain(*ids, clock.Now(), Seconds(30));
-      if (dropped > 0 && f.verbose)
-        std::fprintf(stderr,
-                     "colo serve: forgot %d placement(s) Slurm no longer "
-                     "lists\n",
-                     dropped);
-    }
-  };
-  Status s = server->Run(handle, tick, Milliseconds(200));
+  Status s = server->Run(handle, observe, Milliseconds(200));
   g_server = nullptr;
   std::fprintf(stderr, "colo serve: stopped\n");
   return s;
@@ -206,8 +233,10 @@ void RegisterServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--socket", f->socket,
                   "Unix socket to listen on (default /run/colo/serve.sock)");
   cmd->add_option("--squeue-every-s", f->squeue_every_s,
-                  "ask squeue this often which placed jobs still exist (0: "
-                  "never; default 0)");
+                  "read Slurm's view (squeue --json) this often and after "
+                  "each request: which placements still exist, and the "
+                  "running GPU jobs Slurm placed itself (0: never; default "
+                  "0)");
   cmd->add_option("--squeue", f->squeue, "squeue command (default squeue)");
   cmd->add_option("--sinfo", f->sinfo,
                   "sinfo command, to check the nodes against Slurm's at start "

@@ -231,7 +231,8 @@ Status RunSim(const SimFlags& flags) {
          flags.policies_option->count() > 0 ||
              flags.bound_option->count() > 0 || flags.ideal ||
              flags.wave_by_wave || flags.duration_option->count() > 0 ||
-             !flags.controllers.empty() || flags.sweep_option->count() > 0});
+             !flags.controllers.empty() || flags.sweep_option->count() > 0,
+         flags.recording});
   }
   // A `job_queue:` key: the job-level simulation of cmd_sim_jobs.cc.
   if (IsJobQueueScenarioFile(flags.scenario)) {
@@ -240,10 +241,13 @@ Status RunSim(const SimFlags& flags) {
          flags.out, flags.policies, flags.policies_option->count() > 0,
          flags.bound_option->count() > 0 || flags.ideal || flags.wave_by_wave ||
              flags.duration_option->count() > 0 ||
-             flags.sweep_option->count() > 0});
+             flags.sweep_option->count() > 0,
+         flags.recording});
   }
   if (IsHostScenario(flags.scenario)) {  // a `host:` key: cmd_sim_host.cc.
     HostSimRequest host{flags.scenario, flags.controllers, {}, flags.json};
+    host.runs_db = flags.recording.runs_db;
+    host.no_record = flags.recording.no_record;
     if (flags.duration_option->count() > 0) {
       COLO_ASSIGN_OR_RETURN(
           host.duration,

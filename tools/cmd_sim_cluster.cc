@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cluster/cluster_report.h"
@@ -35,6 +36,31 @@ Result<std::vector<cluster::Allocation>> ParseAllocationList(
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
+}
+
+// Each allocation's run as a record: `colo sim --json`'s run object, each
+// job named with its JCT and queueing (until it started).
+std::vector<runs::RunRecord> ClusterRecords(
+    const std::string& path, const cluster::ClusterScenario& scenario,
+    const std::vector<cluster::ClusterResult>& results) {
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(
+      cluster::FormatClusterJson(scenario, results));
+  ComparisonRecords c;
+  c.kind = runs::kKindCluster;
+  c.scenario_path = path;
+  c.format = "colo.cluster.run/1";
+  c.policy_key = "allocation";
+  c.runs = nlohmann::ordered_json::array();
+  for (nlohmann::ordered_json run : doc["runs"]) {
+    AddJobFigures(&run, "start_s");
+    c.runs.push_back(std::move(run));
+  }
+  for (const char* key :
+       {"gpus", "gpu_memory_bytes", "shards_per_gpu", "interference",
+        "protected_interference", "high_min_rate"})
+    c.options[key] = doc[key];
+  c.seed = doc["seed"].is_number() ? doc["seed"].get<int64_t>() : 0;
+  return ComparisonRunRecords(c);
 }
 
 }  // namespace
@@ -70,6 +96,9 @@ Status RunClusterSim(const ClusterSimFlags& flags) {
     if (!list.ok()) return list.status().WithContext("--allocations");
     scenario.allocations = *list;
   }
+  // Opened before the runs, so that a bad --runs-db costs no work.
+  COLO_ASSIGN_OR_RETURN(RunRecorder recorder,
+                        RunRecorder::Start(flags.recording));
   std::vector<cluster::ClusterResult> runs;
   std::string walls;
   for (cluster::Allocation a : scenario.allocations) {
@@ -94,18 +123,19 @@ Status RunClusterSim(const ClusterSimFlags& flags) {
                                : cluster::FormatClusterTable(scenario, runs);
   if (flags.out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    return std::fflush(stdout) == 0 ? OkStatus()
-                                    : UnavailableError("cannot write stdout");
+    if (std::fflush(stdout) != 0)
+      return UnavailableError("cannot write stdout");
+  } else {
+    std::ofstream file(flags.out, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      return InvalidArgumentError("--out " + flags.out +
+                                  ": cannot open for writing");
+    }
+    file << text;
+    file.close();
+    if (!file) return UnavailableError("--out " + flags.out + ": write failed");
   }
-  std::ofstream file(flags.out, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    return InvalidArgumentError("--out " + flags.out +
-                                ": cannot open for writing");
-  }
-  file << text;
-  file.close();
-  if (!file) return UnavailableError("--out " + flags.out + ": write failed");
-  return OkStatus();
+  return recorder.Record(ClusterRecords(flags.scenario, scenario, runs), text);
 }
 
 }  // namespace colo::tools

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "colo/status.h"
+#include "tools/run_recording.h"
 
 namespace colo::tools {
 
@@ -17,6 +18,7 @@ struct ClusterSimFlags {
   bool seed_given = false;
   std::string out;                 // "" = stdout
   bool other_flags_given = false;  // --policies, --bound-us, --duration-s, ...
+  RecordingFlags recording = {};   // --runs-db, --no-record.
 };
 
 // Whether `path` is a cluster scenario (top-level `cluster:`).
@@ -24,7 +26,8 @@ bool IsClusterScenarioFile(const std::string& path);
 // Adds the flags only cluster scenarios read (--allocations LIST) to `sim`.
 void AddClusterFlags(CLI::App* sim);
 // Runs the scenario under each allocation and writes the table or JSON;
-// the wall time of each run goes to stderr.
+// the wall time of each run goes to stderr. Each allocation's run is
+// recorded in the runs database (kind "cluster", docs/runs.md).
 Status RunClusterSim(const ClusterSimFlags& flags);
 
 }  // namespace colo::tools

@@ -16,6 +16,7 @@
 #include "io/yaml_value.h"
 #include "scenario/scenario_loader.h"
 #include "tools/commands.h"
+#include "tools/run_recording.h"
 
 namespace colo::tools {
 namespace {
@@ -146,6 +147,10 @@ Result<std::string> RunHostScenario(const HostSimRequest& request) {
     s.run.duration = *request.duration;
     COLO_RETURN_IF_ERROR(s.run.Validate().WithContext("--duration-s"));
   }
+  // Opened before the runs, so that a bad --runs-db costs no work.
+  COLO_ASSIGN_OR_RETURN(RunRecorder recorder,
+                        RunRecorder::Start({.runs_db = request.runs_db,
+                                            .no_record = request.no_record}));
   COLO_RETURN_IF_ERROR(ResolveGpuSteps(&s));
   std::vector<hostqos::HostRunReport> runs;
   for (hostqos::ControllerKind kind : s.controllers) {
@@ -153,7 +158,20 @@ Result<std::string> RunHostScenario(const HostSimRequest& request) {
                           hostqos::RunHostSim(s.spec, kind, s.run));
     runs.push_back(std::move(r));
   }
-  return request.json ? FormatJson(s, runs) : FormatTable(s, runs);
+  const std::string json = FormatJson(s, runs);
+  std::string text = request.json ? json : FormatTable(s, runs);
+  // Each controller's run, as its --json object.
+  ComparisonRecords c;
+  c.kind = runs::kKindHost;
+  c.scenario_path = request.scenario;
+  c.format = "colo.host.run/1";
+  c.policy_key = "controller";
+  c.runs = nlohmann::ordered_json::parse(json);
+  c.options["duration_ns"] = s.run.duration.count();
+  c.options["interval_ns"] = s.run.interval.count();
+  c.options["target"] = s.run.controller.target;
+  COLO_RETURN_IF_ERROR(recorder.Record(ComparisonRunRecords(c), text));
+  return text;
 }
 
 }  // namespace colo::tools

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "jobs/job_report.h"
@@ -32,6 +33,33 @@ Status WriteFile(const std::string& path, const std::string& text,
   if (!file)
     return UnavailableError(std::string(flag) + " " + path + ": write failed");
   return OkStatus();
+}
+
+// Each policy's run as a record: `colo sim --json`'s run object, each job
+// named with its JCT and queueing, memory by lane as the time series.
+std::vector<runs::RunRecord> JobQueueRecords(
+    const std::string& path, const jobs::JobScenario& scenario,
+    const std::vector<jobs::JobSimResult>& runs) {
+  const nlohmann::ordered_json doc =
+      nlohmann::ordered_json::parse(jobs::FormatJobJson(scenario, runs));
+  ComparisonRecords c;
+  c.kind = runs::kKindJobs;
+  c.scenario_path = path;
+  c.format = "colo.jobs.run/1";
+  c.policy_key = "policy";
+  c.runs = nlohmann::ordered_json::array();
+  for (nlohmann::ordered_json run : doc["runs"]) {
+    AddJobFigures(&run, "first_iteration_s");
+    // Under "timeline", compare leaves the samples out (run_figures.h).
+    nlohmann::ordered_json memory = std::move(run["memory_by_lane"]);
+    run.erase("memory_by_lane");
+    run["timeline"] = std::move(memory);
+    c.runs.push_back(std::move(run));
+  }
+  for (const char* key : {"gpu_memory_bytes", "interference", "catalog"})
+    c.options[key] = doc[key];
+  c.seed = doc["seed"].is_number() ? doc["seed"].get<int64_t>() : 0;
+  return ComparisonRunRecords(c);
 }
 
 }  // namespace
@@ -68,6 +96,9 @@ Status RunJobQueueSim(const JobQueueFlags& flags) {
     kinds = *list;
   }
   COLO_RETURN_IF_ERROR(jobs::CheckLaneOption(scenario, kinds));
+  // Opened before the runs, so that a bad --runs-db costs no work.
+  COLO_ASSIGN_OR_RETURN(RunRecorder recorder,
+                        RunRecorder::Start(flags.recording));
   const std::string& trace_path = WriteTracePath();
   if (!trace_path.empty()) {
     if (scenario.trace.empty()) {
@@ -94,10 +125,12 @@ Status RunJobQueueSim(const JobQueueFlags& flags) {
                                       : jobs::FormatJobTable(scenario, runs);
   if (flags.out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    return std::fflush(stdout) == 0 ? OkStatus()
-                                    : UnavailableError("cannot write stdout");
+    if (std::fflush(stdout) != 0)
+      return UnavailableError("cannot write stdout");
+  } else {
+    COLO_RETURN_IF_ERROR(WriteFile(flags.out, text, "--out"));
   }
-  return WriteFile(flags.out, text, "--out");
+  return recorder.Record(JobQueueRecords(flags.scenario, scenario, runs), text);
 }
 
 }  // namespace colo::tools

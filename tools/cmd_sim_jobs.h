@@ -7,6 +7,7 @@
 #include <string>
 
 #include "colo/status.h"
+#include "tools/run_recording.h"
 
 namespace colo::tools {
 
@@ -19,6 +20,7 @@ struct JobQueueFlags {
   std::string policies;  // given when policies_given
   bool policies_given = false;
   bool kernel_flags_given = false;  // --bound-us, --ideal, --duration-s, ...
+  RecordingFlags recording = {};    // --runs-db, --no-record.
 };
 
 // Whether `path` is a job-queue scenario (top-level `job_queue:`).
@@ -26,7 +28,8 @@ bool IsJobQueueScenarioFile(const std::string& path);
 // Adds the flags only job-queue scenarios read (--write-trace FILE: write
 // the generated jobs as a trace CSV) to `sim`.
 void AddJobQueueFlags(CLI::App* sim);
-// Runs the job-queue scenario and writes the table or JSON.
+// Runs the job-queue scenario, writes the table or JSON, and records each
+// policy's run in the runs database (kind "jobs", docs/runs.md).
 Status RunJobQueueSim(const JobQueueFlags& flags);
 
 }  // namespace colo::tools

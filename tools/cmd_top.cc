@@ -119,9 +119,10 @@ void PrintTable(const nlohmann::json& j, const nlohmann::json& previous,
               copied("host_to_device", "bytes") / (1024.0 * 1024.0),
               copied("device_to_host", "count"),
               copied("device_to_host", "bytes") / (1024.0 * 1024.0));
-  std::printf("%4s %8s %-16s %-12s %6s %8s %8s %8s %10s %8s %9s %9s\n", "ID",
-              "PID", "PROGRAM", "CLASS", "SHARE", "STRETCH", "SYNC_MS",
-              "SYNC_MAX", "LAUNCHED", "INFLIGHT", "MEM_MiB", "LIMIT_MiB");
+  std::printf("%4s %8s %-16s %-12s %-12s %6s %8s %8s %8s %10s %8s %9s %9s\n",
+              "ID", "PID", "PROGRAM", "JOB", "CLASS", "SHARE", "STRETCH",
+              "SYNC_MS", "SYNC_MAX", "LAUNCHED", "INFLIGHT", "MEM_MiB",
+              "LIMIT_MiB");
   std::string denied;
   for (const auto& c : j["clients"]) {
     const long long id = c.value("id", 0LL);
@@ -134,9 +135,17 @@ void PrintTable(const nlohmann::json& j, const nlohmann::json& previous,
                 c.value("class_reason", std::string("no grant matched")) + "\n";
     }
     const nlohmann::json sync = c.value("sync_latency", nlohmann::json());
+    // The Slurm job (and step) the client names: a label, not a grant.
+    std::string job = c.value("job", "");
+    const std::string step = c.value("step", "");
+    if (job.empty())
+      job = "-";
+    else if (!step.empty())
+      job += "." + step;
     std::printf(
-        "%4lld %8d %-16.16s %-12s %6s %8s %8s %8s %10lld %8lld %9.1f %9.1f\n",
-        id, c.value("pid", 0), program.c_str(), cls.c_str(),
+        "%4lld %8d %-16.16s %-12.12s %-12s %6s %8s %8s %8s %10lld %8lld %9.1f "
+        "%9.1f\n",
+        id, c.value("pid", 0), program.c_str(), job.c_str(), cls.c_str(),
         Share(c, previous, elapsed_ms).c_str(),
         Stretch(c.value("device_time", nlohmann::json())).c_str(),
         Ms(sync, "mean_ms").c_str(), Ms(sync, "max_ms").c_str(),

@@ -42,9 +42,12 @@ struct HostSimRequest {
   std::string controllers;           // --controllers; "" = the scenario's list.
   std::optional<Duration> duration;  // --duration-s, when given.
   bool json = false;
+  std::string runs_db = {};  // --runs-db (run_recording.h).
+  bool no_record = false;    // --no-record.
 };
 bool IsHostScenario(const std::string& path);
-// The report (table or JSON), or the error to print.
+// The report (table or JSON), or the error to print; each controller's run
+// is recorded in the runs database (kind "host", docs/runs.md).
 Result<std::string> RunHostScenario(const HostSimRequest& request);
 
 }  // namespace colo::tools

@@ -13,6 +13,7 @@
 
 #include "report/run_json.h"
 #include "runs/run_context.h"
+#include "runs/run_latencies.h"
 
 namespace colo::tools {
 namespace {
@@ -24,8 +25,8 @@ std::string& CommandLineText() {
 
 }  // namespace
 
-void SetCommandLine(int argc, char** argv) {
-  std::string text = "colo";
+void SetCommandLine(int argc, char** argv, const std::string& program) {
+  std::string text = program;
   for (int i = 1; i < argc; ++i) text += std::string(" ") + argv[i];
   CommandLineText() = text;
 }
@@ -130,6 +131,58 @@ std::string ReadInputFile(const std::string& path) {
   return text.str();
 }
 
+namespace {
+
+// What a simulated run's record holds whatever ran it: its options, seed,
+// policy, GPU, figures and its high-priority services' latencies.
+runs::RunRecord SimRunRecord(const experiment::RunReport& r,
+                             const nlohmann::json& extra_options) {
+  runs::RunRecord rec;
+  // What shapes the figures besides the scenario and its seed; a plain
+  // json sorts its keys, so equal options give equal text.
+  nlohmann::json options =
+      extra_options.is_object() ? extra_options : nlohmann::json::object();
+  options["gpu"] = r.gpu;
+  options["mode"] = r.mode;
+  options["policy"] = r.policy;
+  options["duration_ns"] = r.duration.count();
+  options["preemption_bound_ns"] =
+      r.preemption_bound ? nlohmann::json(r.preemption_bound->count())
+                         : nlohmann::json(nullptr);
+  options["wave_by_wave"] = r.wave_by_wave;
+  options["ideal_preemption"] = r.ideal_preemption;
+  rec.options_json = options.dump();
+  rec.seed = static_cast<int64_t>(r.seed);
+  rec.policy = r.policy;
+  if (!r.ideal_preemption.empty()) rec.policy = "ideal-" + r.ideal_preemption;
+  if (r.preemption_bound) {
+    rec.policy += fmt::format("@{:g}us", ToMicros(*r.preemption_bound));
+  }
+  rec.gpu = r.gpu;
+  rec.result_json = report::FormatRunJson(r);
+  // The high-priority services' per-request latencies, for the report's
+  // CDF: what the run's percentiles summarize, bounded by kLatencyCap.
+  for (const experiment::JobReport& job : r.jobs) {
+    if (job.priority != PriorityClass::kHigh ||
+        job.kind != WorkloadKind::kInference)
+      continue;
+    const std::pair<const char*, const std::vector<Duration>*> sides[] = {
+        {runs::kLatenciesShared, &job.shared_latencies},
+        {runs::kLatenciesSolo, &job.solo_latencies}};
+    for (const auto& [which, samples] : sides) {
+      if (samples->empty()) continue;
+      std::vector<int64_t> ns;
+      ns.reserve(samples->size());
+      for (Duration d : *samples) ns.push_back(d.count());
+      rec.latencies.push_back(
+          runs::KeepLatencies(job.name, which, std::move(ns)));
+    }
+  }
+  return rec;
+}
+
+}  // namespace
+
 std::vector<runs::RunRecord> SimRunRecords(
     const std::string& scenario_path,
     const std::vector<experiment::RunReport>& reports) {
@@ -137,35 +190,75 @@ std::vector<runs::RunRecord> SimRunRecords(
   const std::string hash = runs::ContentHash(text);
   std::vector<runs::RunRecord> records;
   for (const experiment::RunReport& r : reports) {
-    runs::RunRecord rec;
+    runs::RunRecord rec = SimRunRecord(r, nlohmann::json::object());
     rec.kind = runs::kKindSim;
     rec.input = scenario_path;
     rec.input_text = text;
     rec.input_hash = hash;
-    // What shapes the figures besides the scenario and its seed; a plain
-    // json sorts its keys, so equal options give equal text.
-    nlohmann::json options;
-    options["gpu"] = r.gpu;
-    options["mode"] = r.mode;
-    options["policy"] = r.policy;
-    options["duration_ns"] = r.duration.count();
-    options["preemption_bound_ns"] =
-        r.preemption_bound ? nlohmann::json(r.preemption_bound->count())
-                           : nlohmann::json(nullptr);
-    options["wave_by_wave"] = r.wave_by_wave;
-    options["ideal_preemption"] = r.ideal_preemption;
-    rec.options_json = options.dump();
-    rec.seed = static_cast<int64_t>(r.seed);
-    rec.policy = r.policy;
-    if (!r.ideal_preemption.empty()) rec.policy = "ideal-" + r.ideal_preemption;
-    if (r.preemption_bound) {
-      rec.policy += fmt::format("@{:g}us", ToMicros(*r.preemption_bound));
-    }
-    rec.gpu = r.gpu;
-    rec.result_json = report::FormatRunJson(r);
     records.push_back(std::move(rec));
   }
   return records;
+}
+
+runs::RunRecord BenchRunRecord(const std::string& input,
+                               const std::string& input_text,
+                               const nlohmann::json& options,
+                               const experiment::RunReport& report) {
+  runs::RunRecord rec = SimRunRecord(report, options);
+  rec.kind = runs::kKindBench;
+  rec.input = input;
+  rec.input_text = input_text;
+  rec.input_hash = runs::ContentHash(input_text);
+  return rec;
+}
+
+std::vector<runs::RunRecord> ComparisonRunRecords(const ComparisonRecords& c) {
+  const std::string text = ReadInputFile(c.scenario_path);
+  const std::string hash = runs::ContentHash(text);
+  std::vector<runs::RunRecord> records;
+  if (!c.runs.is_array()) return records;
+  for (const nlohmann::ordered_json& run : c.runs) {
+    runs::RunRecord rec;
+    rec.kind = c.kind;
+    rec.input = c.scenario_path;
+    rec.input_text = text;
+    rec.input_hash = hash;
+    rec.seed = c.seed;
+    rec.policy = run.value(c.policy_key, std::string());
+    nlohmann::json options = c.options;
+    options[c.policy_key] = rec.policy;
+    rec.options_json = options.dump();
+    nlohmann::ordered_json result;
+    result["format"] = c.format;
+    for (auto it = run.begin(); it != run.end(); ++it)
+      result[it.key()] = it.value();
+    rec.result_json = result.dump();
+    records.push_back(std::move(rec));
+  }
+  return records;
+}
+
+void AddJobFigures(nlohmann::ordered_json* result, const char* start_key) {
+  if (!result->contains("jobs") || !(*result)["jobs"].is_array()) return;
+  for (nlohmann::ordered_json& job : (*result)["jobs"]) {
+    const std::string id = job.contains("id") ? job["id"].dump() : "?";
+    job["name"] = job.contains("model") && job["model"].is_string()
+                      ? job["model"].get<std::string>() + "#" + id
+                      : "job#" + id;
+    auto seconds = [&](const char* key) {
+      return job.contains(key) && job[key].is_number() ? job[key].get<double>()
+                                                       : NAN;
+    };
+    const double submit = seconds("submit_s");
+    const double finish = seconds("finish_s");
+    const double start = seconds(start_key);
+    job["jct_s"] = std::isfinite(finish - submit)
+                       ? nlohmann::ordered_json(finish - submit)
+                       : nlohmann::ordered_json(nullptr);
+    job["queue_s"] = std::isfinite(start - submit)
+                         ? nlohmann::ordered_json(start - submit)
+                         : nlohmann::ordered_json(nullptr);
+  }
 }
 
 std::string EvalReportJson(const predict::EvalReport& r) {

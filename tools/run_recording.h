@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +26,10 @@
 
 namespace colo::tools {
 
-// The command line colo ran with, arguments joined by ' ' (colo_main sets
-// it once at start).
-void SetCommandLine(int argc, char** argv);
+// The command line colo ran with, `program` then the arguments after
+// argv[0], joined by ' ' (colo_main sets it once at start; a benchmark
+// passes its own name).
+void SetCommandLine(int argc, char** argv, const std::string& program = "colo");
 const std::string& CommandLine();
 
 struct RecordingFlags {
@@ -73,6 +76,40 @@ std::string ReadInputFile(const std::string& path);
 std::vector<runs::RunRecord> SimRunRecords(
     const std::string& scenario_path,
     const std::vector<experiment::RunReport>& reports);
+
+// A benchmark's simulated run (a case it built in code, not a scenario
+// file): kind "bench", input `input` ("BENCH/CASE"), input_text the case as
+// text (what makes runs of one case repeats of each other), the options
+// `options` (a JSON object: what the benchmark varied) with the run's own,
+// and its figures and latencies as SimRunRecords keeps them. colo report
+// draws such runs as it draws `colo sim` runs.
+runs::RunRecord BenchRunRecord(const std::string& input,
+                               const std::string& input_text,
+                               const nlohmann::json& options,
+                               const experiment::RunReport& report);
+
+// The runs of `colo sim` on a scenario that compares policies at the job
+// level (job-queue, cluster) or host QoS controllers (host): one record per
+// element of `runs` (the command's JSON "runs" array, or its array of
+// results), kind `kind`, input the scenario file, each element as the
+// result with "format" set to `format`, its `policy_key` string as the
+// run's policy, and the options `options` (a JSON object) with the policy.
+struct ComparisonRecords {
+  std::string kind;             // runs::kKindJobs, kKindCluster, kKindHost.
+  std::string scenario_path;    // the file colo sim read.
+  std::string format;           // "colo.jobs.run/1", ...
+  std::string policy_key;       // "policy", "allocation", "controller".
+  nlohmann::ordered_json runs;  // an array of result objects.
+  nlohmann::json options = nlohmann::json::object();
+  std::optional<int64_t> seed;
+};
+std::vector<runs::RunRecord> ComparisonRunRecords(const ComparisonRecords& c);
+
+// Names each job of `result["jobs"]` (`"name"`: MODEL#ID, or job#ID without
+// a model) and adds its job completion time, `"jct_s"` (finish_s -
+// submit_s), and its queueing, `"queue_s"` (`start_key` - submit_s), so
+// that `colo runs compare` and `colo report` show them per job.
+void AddJobFigures(nlohmann::ordered_json* result, const char* start_key);
 
 // `colo predict eval`'s figures as JSON: {"pairs", "workloads", "methods":
 // [{"name", "mean", "min_repeat", "max_repeat", "repeat_se", "mae" (null

@@ -38,6 +38,13 @@ struct LaunchRequest {
   int64_t first_block = 0;             // slice start (inclusive).
   int64_t end_block = -1;  // slice end (exclusive); -1 = the whole grid.
   int priority = 0;        // stream priority: higher dispatches first.
+  // MPS client priority (CUDA_MPS_CLIENT_PRIORITY, CUDA 11.5+) of the
+  // launching client, higher first and strict: a device that honours it
+  // dispatches no block of a launch while a launch of a higher client
+  // priority still has blocks waiting (running blocks are never preempted).
+  // SimGpu honours it; on a real GPU the client's own MPS setting governs.
+  // Default: 0.
+  int client_priority = 0;
   int64_t persistent_workers =
       0;  // > 0: persistent form with this many workers.
   // The client's stream. A client's launches on one stream run in order,

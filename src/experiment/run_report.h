@@ -106,6 +106,11 @@ struct JobReport {
       shared_latency;  // inference: request latency, shared.
   std::optional<LatencyStats>
       solo_latency;  // inference: request latency, alone.
+  // Inference: every completed request's latency, in completion order, of
+  // the shared run and of the solo run (empty without one); what
+  // shared_latency / solo_latency summarize. The runs store keeps them.
+  std::vector<Duration> shared_latencies;
+  std::vector<Duration> solo_latencies;
   // Inference: shared p99 / solo p99 - 1 (e.g. 0.05 = 5% worse). Absent for
   // training.
   std::optional<double> p99_overhead;

@@ -314,6 +314,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec,
       j.arrived = s.arrived;
       j.unfinished = s.arrived - s.completed;
       j.shared_latency = ComputeLatencyStats(s.latencies);
+      j.shared_latencies = s.latencies;
     }
     if (options.solo_baselines) {
       const JobOutcome& o = solos[i];
@@ -331,6 +332,7 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec,
       if (inference) {
         j.solo_unfinished = o.arrived - o.completed;
         j.solo_latency = ComputeLatencyStats(o.latencies);
+        j.solo_latencies = o.latencies;
         if (j.solo_latency->count > 0 && j.shared_latency->count > 0) {
           j.p99_overhead =
               static_cast<double>(j.shared_latency->p99.count()) /

@@ -83,6 +83,9 @@ Result<std::unique_ptr<RuntimeClient>> RuntimeClient::Connect(
   CopyString(hello.program, o.program);
   hello.persistent_bytes = o.persistent_bytes;
   hello.ephemeral_bytes = o.ephemeral_bytes;
+  hello.iterations = o.iterations;
+  CopyString(hello.job_id, o.job_id);
+  CopyString(hello.step_id, o.step_id);
   std::vector<int> fds;
   int gate_peer = -1;
   if (o.role == ClientRole::kApp) {

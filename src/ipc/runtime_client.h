@@ -51,6 +51,12 @@ struct ClientOptions {
   // Default: 0, 0 (none declared).
   int64_t persistent_bytes = 0;
   int64_t ephemeral_bytes = 0;
+  // Declared iterations (HelloMsg's iterations). Default: 0 (none).
+  int64_t iterations = 0;
+  // The Slurm job and step ids (HelloMsg's job_id, step_id; longer ones
+  // are cut to fit): labels, never a grant. Default: none.
+  std::string job_id;
+  std::string step_id;
   // Sync: poll for colod's reply, yielding the CPU between polls, for up to
   // this long before blocking, when colod allows it (its clients and colod
   // fit the CPUs: CUDA's own synchronize spins by default under that rule;

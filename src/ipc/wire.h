@@ -58,8 +58,10 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 10: launches a high-priority client issued itself (kLaunchIssued) and
 // the welcome's `issue_at_once`; 11: kernel forms in grants, kRetreat;
 // 12: the welcome's `class_reason`, refused calls on the ring (kRefused);
-// 14: declared memory in the hello, the welcome's `sync_boundaries`.
-inline constexpr uint32_t kWireVersion = 14;
+// 14: declared memory in the hello, the welcome's `sync_boundaries`;
+// 15: declared iterations in the hello; 16: the Slurm job and step in the
+// hello.
+inline constexpr uint32_t kWireVersion = 16;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -94,6 +96,9 @@ enum class WireClass : uint32_t { kBestEffort = 0, kHigh = 1 };
 // colod's config refuses a longer one and a client will not cut one short.
 inline constexpr size_t kMaxTokenBytes = 255;
 
+// The most iterations a hello may declare (colod refuses more).
+inline constexpr int64_t kMaxDeclaredIterations = (int64_t{1} << 30) - 1;
+
 struct HelloMsg {
   uint32_t version = kWireVersion;
   uint32_t role = 0;             // ClientRole.
@@ -109,6 +114,16 @@ struct HelloMsg {
   // live_lanes.h) and refuses allocations past P + E.
   int64_t persistent_bytes = 0;
   int64_t ephemeral_bytes = 0;
+  // The iterations the program declares it will run (`colo run
+  // --iterations N`); 0: none declared. srtf and colo order lane clients by
+  // remaining iterations x the iteration time colod measures.
+  int64_t iterations = 0;
+  // The Slurm job and step the program runs in (COLO_JOB_ID, COLO_STEP_ID,
+  // which colo's SPANK plug-in sets), or empty. The task's environment is
+  // the user's: these are labels for accounting (`colo top`, metrics,
+  // colod's log), never a grant.
+  char job_id[32] = {};
+  char step_id[32] = {};
 };
 
 struct WelcomeMsg {

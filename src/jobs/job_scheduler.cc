@@ -240,6 +240,11 @@ void JobScheduler::CompleteIteration(int job, Duration gpu_time) {
   s.attained += gpu_time;
 }
 
+void JobScheduler::SetIterationTime(int job, Duration t) {
+  assert(t > Duration(0));
+  jobs_.at(job).desc.iteration_time = t;
+}
+
 void JobScheduler::Finish(int job) {
   auto it = jobs_.find(job);
   if (it == jobs_.end()) return;

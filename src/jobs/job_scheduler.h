@@ -99,6 +99,15 @@ class JobScheduler {
   std::vector<int> PickRunning(int gpu) const;
   // The job finished one iteration after `gpu_time` of wall time on the GPU.
   void CompleteIteration(int job, Duration gpu_time);
+  // The job's iteration time is `t` from now on: colod's measure of a live
+  // client, which srtf's and colo's order reads (remaining x t).
+  // REQUIRES: t > 0.
+  void SetIterationTime(int job, Duration t);
+  // Memory held on `gpu` outside the lanes (MemoryLanes::SetOutsideBytes):
+  // admission leaves room for it.
+  void SetOutsideBytes(int gpu, int64_t bytes) {
+    gpus_[gpu].SetOutsideBytes(bytes);
+  }
   // The job is done (or failed): releases its memory and forgets it.
   void Finish(int job);
   // Puts an admitted job back among the waiting, releasing its memory (its

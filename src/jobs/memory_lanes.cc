@@ -66,7 +66,7 @@ Status MemoryLanes::CheckFitsAlone(const JobMemory& m) const {
 }
 
 int64_t MemoryLanes::UsedBytes() const {
-  int64_t used = persistent_sum_;
+  int64_t used = persistent_sum_ + outside_bytes_;
   for (const auto& [id, lane] : lanes_) used += lane.max_ephemeral;
   return used;
 }

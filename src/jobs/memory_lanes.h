@@ -91,8 +91,14 @@ class MemoryLanes {
   // Removes the job; an empty lane disappears. No-op if not admitted.
   void Release(int job_id);
 
-  // Σ pad·P + Σ_lanes max E, bytes: what the safety condition bounds.
+  // Σ pad·P + Σ_lanes max E + the bytes held outside the lanes, bytes:
+  // what the safety condition bounds.
   int64_t UsedBytes() const;
+  // Memory held on the GPU by work outside the lanes (colod's clients that
+  // declare nothing), counted in the safety condition as it is: admission
+  // leaves room for it. Default: 0 (the simulator). REQUIRES: bytes >= 0.
+  void SetOutsideBytes(int64_t bytes) { outside_bytes_ = bytes; }
+  int64_t outside_bytes() const { return outside_bytes_; }
   // Whether UsedBytes() <= usable_bytes().
   bool Safe() const { return UsedBytes() <= usable_bytes(); }
   // Bytes the jobs really hold at most (Σ P + Σ max E, no pad), for the OOM
@@ -121,6 +127,7 @@ class MemoryLanes {
   std::map<int, int> job_lane_;
   int next_lane_ = 0;
   int64_t persistent_sum_ = 0;  // Σ pad·P over all lanes
+  int64_t outside_bytes_ = 0;
 };
 
 // "9.1 GiB" / "300 MiB": bytes as the messages and reports write them.

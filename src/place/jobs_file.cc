@@ -4,11 +4,15 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "colo/gpu_spec.h"
 #include "io/csv.h"
+#include "io/job_fields.h"
 #include "io/utf8.h"
 #include "io/yaml_value.h"
 
@@ -17,6 +21,8 @@ namespace {
 
 using io::YamlMap;
 using io::YamlValue;
+
+constexpr int64_t kGiB = int64_t{1} << 30;
 
 // Profiles by name from the `profiles:` directory, loaded on first use.
 class ProfileSource {
@@ -62,12 +68,72 @@ class ProfileSource {
   std::map<std::string, profile::WorkloadProfile> by_name_;
 };
 
+// The deprecated keys a file uses: where each was first used and how often,
+// in the order of first use.
+class DeprecatedKeys {
+ public:
+  void Note(const YamlValue& at, const char* key, const char* instead) {
+    for (Use& u : uses_) {
+      if (u.key == key) {
+        ++u.count;
+        return;
+      }
+    }
+    uses_.push_back(
+        {key, instead, at.file() + ":" + std::to_string(at.line()), 1});
+  }
+
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> lines;
+    for (const Use& u : uses_) {
+      lines.push_back(u.where + ": '" + u.key + "' is deprecated" +
+                      (u.count > 1 ? " (" + std::to_string(u.count) + " uses)"
+                                   : std::string()) +
+                      "; write '" + u.instead + "' as scenarios do");
+    }
+    return lines;
+  }
+
+ private:
+  struct Use {
+    std::string key;
+    std::string instead;
+    std::string where;  // "file:line" of the first use.
+    int count = 1;
+  };
+  std::vector<Use> uses_;
+};
+
+// The value of a field that has a name shared with scenarios (`current`) and
+// an older one (`old`): at most one of them per job.
+Result<std::optional<YamlValue>> OneSpelling(const YamlMap& m,
+                                             const char* current,
+                                             const char* old) {
+  std::optional<YamlValue> now = m.Get(current);
+  std::optional<YamlValue> before = m.Get(old);
+  if (now && before) {
+    return before->Error(std::string("both '") + current + "' and '" + old +
+                         "' given; expected only '" + current + "' ('" + old +
+                         "' is its deprecated name)");
+  }
+  return now;
+}
+
+Result<PriorityClass> ParseOldPriority(const YamlValue& p) {
+  COLO_ASSIGN_OR_RETURN(std::string s, p.String(io::kPriorityClassExpected));
+  if (s == "high") return PriorityClass::kHigh;
+  if (s == "best-effort" || s == "best_effort")
+    return PriorityClass::kBestEffort;
+  return p.Expected(io::kPriorityClassExpected);
+}
+
 Status ParseJob(const YamlValue& v, const std::string& base_dir,
                 ProfileSource* profiles, std::set<std::string>* names,
-                JobsFile* out) {
-  COLO_ASSIGN_OR_RETURN(
-      YamlMap m, v.Map("a job (name, profile, priority, memory_gib, count)",
-                       {"name", "profile", "priority", "memory_gib", "count"}));
+                DeprecatedKeys* deprecated, JobsFile* out) {
+  COLO_ASSIGN_OR_RETURN(YamlMap m,
+                        v.Map("a job (name, profile, class, memory, count)",
+                              {"name", "profile", "class", "memory", "count",
+                               "priority", "memory_gib"}));
   JobRequest job;
   job.where = v.file() + ":" + std::to_string(v.line());
   COLO_ASSIGN_OR_RETURN(YamlValue name_v, m.Require("name", "the job's name"));
@@ -81,26 +147,34 @@ Status ParseJob(const YamlValue& v, const std::string& base_dir,
   COLO_ASSIGN_OR_RETURN(std::string ref,
                         prof_v.String("a profile name or .json path"));
   COLO_ASSIGN_OR_RETURN(job.profile, profiles->Get(prof_v, ref, base_dir));
-  if (auto p = m.Get("priority")) {
-    COLO_ASSIGN_OR_RETURN(std::string s, p->String("high or best-effort"));
-    if (s == "high") {
-      job.priority = PriorityClass::kHigh;
-    } else if (s == "best-effort" || s == "best_effort") {
-      job.priority = PriorityClass::kBestEffort;
-    } else {
-      return p->Expected("high or best-effort");
-    }
+  COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> class_v,
+                        OneSpelling(m, "class", "priority"));
+  if (class_v) {
+    COLO_ASSIGN_OR_RETURN(job.priority, io::ParsePriorityClass(*class_v));
+  } else if (auto p = m.Get("priority")) {
+    deprecated->Note(*p, "priority", "class: high|best-effort");
+    COLO_ASSIGN_OR_RETURN(job.priority, ParseOldPriority(*p));
   }
-  if (auto mem = m.Get("memory_gib")) {
+  COLO_ASSIGN_OR_RETURN(std::optional<YamlValue> memory_v,
+                        OneSpelling(m, "memory", "memory_gib"));
+  if (memory_v) {
+    COLO_ASSIGN_OR_RETURN(MemorySpec memory, io::ParseMemorySpec(*memory_v));
+    if (memory.PeakBytes() <= 0) {
+      return memory_v->Expected(
+          "a memory above 0: persistent_mb + ephemeral_mb > 0 (MiB)");
+    }
+    job.memory_gib =
+        static_cast<double>(memory.PeakBytes()) / static_cast<double>(kGiB);
+  } else if (auto mem = m.Get("memory_gib")) {
+    deprecated->Note(*mem, "memory_gib", "memory: {persistent_mb: N}");
     COLO_ASSIGN_OR_RETURN(
         job.memory_gib,
         mem->Number("a memory size > 0 (GiB)", [](double x) { return x > 0; }));
   } else if (job.profile.system.memory_used_gib) {
     job.memory_gib = *job.profile.system.memory_used_gib;
   } else {
-    return m.self().Error("job '" + job.name +
-                          "': no memory_gib, and profile '" + job.profile.name +
-                          "' has no system.memory_used_gib");
+    return m.self().Error("job '" + job.name + "': no memory, and profile '" +
+                          job.profile.name + "' has no system.memory_used_gib");
   }
   int64_t count = 1;
   if (auto c = m.Get("count")) {
@@ -166,8 +240,12 @@ Result<JobsFile> Parse(const std::string& text, const std::string& file,
   if (jobs.empty()) return jobs_v.Expected("at least one job");
   ProfileSource profiles(profile_dir);
   std::set<std::string> names;
-  for (const YamlValue& j : jobs)
-    COLO_RETURN_IF_ERROR(ParseJob(j, base_dir, &profiles, &names, &out));
+  DeprecatedKeys deprecated;
+  for (const YamlValue& j : jobs) {
+    COLO_RETURN_IF_ERROR(
+        ParseJob(j, base_dir, &profiles, &names, &deprecated, &out));
+  }
+  out.deprecations = deprecated.Lines();
   return out;
 }
 
@@ -189,8 +267,13 @@ Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name,
 
 Result<JobsFile> LoadJobsFile(const std::string& path) {
   COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
-  return ParseJobsYaml(text, path,
-                       std::filesystem::path(path).parent_path().string());
+  Result<JobsFile> jobs = ParseJobsYaml(
+      text, path, std::filesystem::path(path).parent_path().string());
+  if (jobs.ok()) {
+    for (const std::string& line : jobs->deprecations)
+      std::cerr << "colo: warning: " << line << "\n";
+  }
+  return jobs;
 }
 
 }  // namespace colo::place

@@ -43,20 +43,40 @@ Result<PairPrediction> SimulatePair(const profile::WorkloadProfile& a,
   return PairPrediction{*r.jobs[0].normalized, *r.jobs[1].normalized};
 }
 
-Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data,
-                                                  const std::string& gpu) {
-  SimPairOptions o;
-  o.gpu = gpu;
-  COLO_RETURN_IF_ERROR(o.Validate());
+Status SimScorerOptions::Validate() const {
+  COLO_RETURN_IF_ERROR(pair.Validate());
+  if (!(max_solo_ratio > 1))
+    return InvalidArgumentError("simulator scorer: max_solo_ratio must be > 1");
+  return OkStatus();
+}
+
+Result<std::vector<ExtraScorer>> SimulatorScorers(
+    const PairDataset& data, const SimScorerOptions& options) {
+  COLO_RETURN_IF_ERROR(options.Validate());
+  const SimPairOptions& o = options.pair;
+  std::map<std::string, SoloReference> refs;
+  if (!options.solo_reference_csv.empty()) {
+    COLO_ASSIGN_OR_RETURN(refs, LoadSoloReference(options.solo_reference_csv));
+  }
+  std::vector<ReferencedProfile> profiles;
+  for (const profile::WorkloadProfile& p : data.profiles) {
+    auto it = refs.find(p.name);
+    profiles.push_back(
+        it == refs.end()
+            ? ReferencedProfile{p, 1.0}
+            : ApplySoloReference(p, it->second, options.max_solo_ratio));
+  }
   // Simulate every pair up front so that errors surface here, once.
   auto cache =
       std::make_shared<std::map<std::pair<int, int>, PairPrediction>>();
   for (const PairSample& p : data.pairs) {
-    Result<PairPrediction> pr =
-        SimulatePair(data.profiles[p.a], data.profiles[p.b], o);
+    const ReferencedProfile& a = profiles[p.a];
+    const ReferencedProfile& b = profiles[p.b];
+    Result<PairPrediction> pr = SimulatePair(a.profile, b.profile, o);
     if (!pr.ok())
       return pr.status().WithContext("simulating the pair at " + p.where);
-    (*cache)[{p.a, p.b}] = *pr;
+    (*cache)[{p.a, p.b}] = PairPrediction{pr->norm_a * a.baseline_scale,
+                                          pr->norm_b * b.baseline_scale};
   }
   ExtraScorer s;
   s.name = "simulator";
@@ -67,6 +87,13 @@ Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data,
     return it->second;
   };
   return std::vector<ExtraScorer>{s};
+}
+
+Result<std::vector<ExtraScorer>> SimulatorScorers(const PairDataset& data,
+                                                  const std::string& gpu) {
+  SimScorerOptions o;
+  o.pair.gpu = gpu;
+  return SimulatorScorers(data, o);
 }
 
 }  // namespace colo::predict

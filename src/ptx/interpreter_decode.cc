@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,45 +31,6 @@ uint32_t ElementBytes(std::string_view type) {
   if (t.kind == Kind::kPred || t.kind == Kind::kNone) return 0;
   return t.bytes();
 }
-
-struct SpecialName {
-  std::string_view name;
-  std::string_view component;
-  Special special;
-};
-constexpr SpecialName kSpecials[] = {
-    {"%tid", "x", Special::kTidX},
-    {"%tid", "y", Special::kTidY},
-    {"%tid", "z", Special::kTidZ},
-    {"%ntid", "x", Special::kNtidX},
-    {"%ntid", "y", Special::kNtidY},
-    {"%ntid", "z", Special::kNtidZ},
-    {"%ctaid", "x", Special::kCtaidX},
-    {"%ctaid", "y", Special::kCtaidY},
-    {"%ctaid", "z", Special::kCtaidZ},
-    {"%nctaid", "x", Special::kNctaidX},
-    {"%nctaid", "y", Special::kNctaidY},
-    {"%nctaid", "z", Special::kNctaidZ},
-    {"%laneid", "", Special::kLaneid},
-    {"%warpid", "", Special::kWarpid},
-    {"%nwarpid", "", Special::kNwarpid},
-    {"%smid", "", Special::kSmid},
-    {"%nsmid", "", Special::kNsmid},
-    {"%gridid", "", Special::kGridid},
-    {"%lanemask_eq", "", Special::kLanemaskEq},
-    {"%lanemask_le", "", Special::kLanemaskLe},
-    {"%lanemask_lt", "", Special::kLanemaskLt},
-    {"%lanemask_ge", "", Special::kLanemaskGe},
-    {"%lanemask_gt", "", Special::kLanemaskGt},
-    {"%clock", "", Special::kClock},
-    {"%clock_hi", "", Special::kClockHi},
-    {"%clock64", "", Special::kClock64},
-    {"%globaltimer", "", Special::kGlobaltimer},
-    {"%globaltimer_lo", "", Special::kGlobaltimerLo},
-    {"%globaltimer_hi", "", Special::kGlobaltimerHi},
-    {"%dynamic_smem_size", "", Special::kDynamicSmemSize},
-    {"%total_smem_size", "", Special::kTotalSmemSize},
-};
 
 // What a name in a function stands for.
 struct Binding {
@@ -108,6 +70,10 @@ class FunctionDecoder : public OperandDecoder {
   Status Call(const Instruction& instruction, DecodedInstruction& out) override;
 
  private:
+  Status IndirectCall(const Instruction& instruction, DecodedInstruction& out);
+  Status CallArguments(const std::vector<const Operand*>& results,
+                       const std::vector<const Operand*>& arguments,
+                       DecodedInstruction& out);
   void Bind(const std::string& name, Binding binding);
   const Binding* Lookup(std::string_view name) const;
   Status DeclareParams();
@@ -139,6 +105,13 @@ class ProgramDecoder {
     auto it = functions_by_name_.find(std::string(name));
     return it == functions_by_name_.end() ? nullptr : it->second;
   }
+  // Where function `name` stands (FunctionAddresses), or 0 if it is none.
+  uint64_t AddressOf(std::string_view name) const {
+    auto it = addresses_.find(name);
+    return it == addresses_.end() ? 0 : it->second;
+  }
+  // Queues every address-taken function that is not a kernel (once).
+  Status QueueAddressTaken();
   // A module-scope variable's binding, or nullptr.
   const Binding* ModuleSymbol(std::string_view name) const {
     auto it = module_symbols_.find(std::string(name));
@@ -156,6 +129,8 @@ class ProgramDecoder {
   std::unordered_map<std::string, Binding> module_symbols_;
   std::unordered_map<std::string, uint32_t> function_index_;
   std::vector<const Function*> queue_;
+  std::map<std::string, uint64_t, std::less<>> addresses_;
+  bool queued_address_taken_ = false;
 };
 
 void FunctionDecoder::Bind(const std::string& name, Binding binding) {
@@ -344,9 +319,19 @@ Status FunctionDecoder::Decode() {
 Result<Value> FunctionDecoder::SymbolValue(std::string_view name,
                                            Space* space) {
   const Binding* b = Lookup(name);
+  Value v;
+  if (b == nullptr && program_.AddressOf(name) != 0) {
+    // A function's address (`mov.u64 %rd, f;`): f may be called through it.
+    const Function* f = program_.FindFunction(name);
+    if (f != nullptr && !f->is_entry) {
+      COLO_RETURN_IF_ERROR(program_.FunctionIndex(name).status());
+    }
+    v.from = Value::From::kImm;
+    v.imm = program_.AddressOf(name);
+    return v;
+  }
   if (b == nullptr)
     return InvalidArgumentError("unknown name " + std::string(name));
-  Value v;
   if (space) *space = b->space;
   switch (b->what) {
     case Binding::What::kRegister:
@@ -379,13 +364,11 @@ Result<Value> FunctionDecoder::SymbolValue(std::string_view name,
 Result<Value> FunctionDecoder::Source(const Operand& o, Type type) {
   switch (o.kind) {
     case Operand::Kind::kRegister: {
-      for (const SpecialName& s : kSpecials) {
-        if (s.name == o.name && s.component == o.component) {
-          Value v;
-          v.from = Value::From::kSpecial;
-          v.special = s.special;
-          return v;
-        }
+      if (std::optional<Special> special = FindSpecial(o.name, o.component)) {
+        Value v;
+        v.from = Value::From::kSpecial;
+        v.special = *special;
+        return v;
       }
       if (o.name.starts_with("%") && !o.component.empty()) {
         return InvalidArgumentError("register " + o.name + "." + o.component +
@@ -514,11 +497,7 @@ Status FunctionDecoder::Call(const Instruction& in, DecodedInstruction& out) {
       add(o);
     }
   }
-  if (callee == nullptr) {
-    return InvalidArgumentError(
-        "call of something that is not a function of this module "
-        "(indirect calls are not implemented)");
-  }
+  if (callee == nullptr) return IndirectCall(in, out);
   if (before.size() != callee->return_params.size() ||
       after.size() != callee->params.size()) {
     return InvalidArgumentError(
@@ -528,7 +507,13 @@ Status FunctionDecoder::Call(const Instruction& in, DecodedInstruction& out) {
         std::to_string(callee->params.size()));
   }
   COLO_ASSIGN_OR_RETURN(out.target, program_.FunctionIndex(callee->name));
-  for (auto* list : {&before, &after}) {
+  return CallArguments(before, after, out);
+}
+
+Status FunctionDecoder::CallArguments(
+    const std::vector<const Operand*>& results,
+    const std::vector<const Operand*>& arguments, DecodedInstruction& out) {
+  for (auto* list : {&results, &arguments}) {
     for (const Operand* o : *list) {
       const Binding* b = Lookup(o->name);
       if (b == nullptr || b->what != Binding::What::kParam) {
@@ -539,10 +524,38 @@ Status FunctionDecoder::Call(const Instruction& in, DecodedInstruction& out) {
       Value v;
       v.from = Value::From::kParam;
       v.imm = b->value;
-      (list == &before ? out.dst : out.src).push_back(v);
+      (list == &results ? out.dst : out.src).push_back(v);
     }
   }
   return OkStatus();
+}
+
+Status FunctionDecoder::IndirectCall(const Instruction& in,
+                                     DecodedInstruction& out) {
+  // call (ret)?, %rd, (args)?, prototype: the lists are the vectors
+  // around the register; which function it calls, and whether its
+  // parameters match the lists, is known when it runs.
+  bool indirect = false;
+  const Operand* target = CallTarget(in, &indirect);
+  if (target == nullptr || !indirect) {
+    return InvalidArgumentError(
+        "call of something that is neither a function of this module nor a "
+        "register holding one");
+  }
+  std::vector<const Operand*> results, arguments;
+  bool after = false;
+  for (const Operand& o : in.operands) {
+    if (&o == target) {
+      after = true;
+    } else if (o.kind == Operand::Kind::kVector) {
+      for (const Operand& e : o.elements)
+        (after ? arguments : results).push_back(&e);
+    }
+  }
+  out.indirect = true;
+  COLO_ASSIGN_OR_RETURN(out.callee, Source(*target, Type{Kind::kU, 64}));
+  COLO_RETURN_IF_ERROR(program_.QueueAddressTaken());
+  return CallArguments(results, arguments, out);
 }
 
 Result<uint32_t> ProgramDecoder::FunctionIndex(std::string_view name) {
@@ -558,7 +571,20 @@ Result<uint32_t> ProgramDecoder::FunctionIndex(std::string_view name) {
   uint32_t index = static_cast<uint32_t>(queue_.size());
   queue_.push_back(f);
   function_index_.emplace(name, index);
+  program_.function_at[AddressOf(name)] = index;
   return index;
+}
+
+Status ProgramDecoder::QueueAddressTaken() {
+  if (queued_address_taken_) return OkStatus();
+  queued_address_taken_ = true;
+  for (const std::string& name : AddressTakenFunctions(module_)) {
+    const Function* f = FindFunction(name);
+    if (f != nullptr && !f->is_entry) {
+      COLO_RETURN_IF_ERROR(FunctionIndex(name).status());
+    }
+  }
+  return OkStatus();
 }
 
 // The names an operand mentions (registers, variables, functions).
@@ -589,17 +615,22 @@ Status ProgramDecoder::LayOutShared(const Function& kernel) {
       }
       const auto* in = std::get_if<Instruction>(&s);
       if (in == nullptr) continue;
-      for (const Operand& o : in->operands) {
-        std::set<std::string> used;
-        CollectNames(o, used);
-        for (const std::string& n : used) {
-          const Function* callee =
-              in->opcode == "call" ? FindFunction(n) : nullptr;
-          if (callee != nullptr && seen.insert(callee).second)
-            todo.push_back(callee);
-        }
-        names.insert(used.begin(), used.end());
+      // A function named anywhere may run: called directly, or through
+      // its address; an indirect call may reach any address-taken one.
+      std::set<std::string> used;
+      for (const Operand& o : in->operands) CollectNames(o, used);
+      bool indirect = false;
+      if (in->opcode == "call" && CallTarget(*in, &indirect) && indirect) {
+        const std::set<std::string> taken = AddressTakenFunctions(module_);
+        used.insert(taken.begin(), taken.end());
       }
+      for (const std::string& n : used) {
+        const Function* callee = FindFunction(n);
+        if (callee != nullptr && !callee->is_entry &&
+            seen.insert(callee).second)
+          todo.push_back(callee);
+      }
+      names.insert(used.begin(), used.end());
     }
   }
   uint32_t offset = 0;
@@ -674,6 +705,7 @@ Status ProgramDecoder::ReadDirectives(const Function& kernel) {
 }
 
 Result<DecodedProgram> ProgramDecoder::Run(std::string_view kernel_name) {
+  addresses_ = FunctionAddresses(module_);
   for (const TopLevel& item : module_.items) {
     if (const auto* f = std::get_if<Function>(&item)) {
       auto it = functions_by_name_.find(f->name);
@@ -715,49 +747,6 @@ Result<DecodedProgram> ProgramDecoder::Run(std::string_view kernel_name) {
   return std::move(program_);
 }
 
-std::string FormatOperand(const Operand& o) {
-  std::string s = o.negated ? "!" : "";
-  char buffer[32];
-  switch (o.kind) {
-    case Operand::Kind::kRegister:
-    case Operand::Kind::kSymbol:
-      s += o.name;
-      if (!o.component.empty()) s += "." + o.component;
-      break;
-    case Operand::Kind::kInteger:
-      s += std::to_string(o.int_value);
-      break;
-    case Operand::Kind::kFloat:
-      if (o.is_double) {
-        std::snprintf(buffer, sizeof(buffer), "0d%016llX",
-                      static_cast<unsigned long long>(o.float_bits));
-      } else {
-        std::snprintf(buffer, sizeof(buffer), "0f%08X",
-                      static_cast<unsigned>(o.float_bits));
-      }
-      s += buffer;
-      break;
-    case Operand::Kind::kAddress:
-      s += "[" + o.name;
-      if (o.name.empty()) {
-        s += std::to_string(o.int_value);
-      } else if (o.int_value != 0) {
-        s += "+" + std::to_string(o.int_value);
-      }
-      s += "]";
-      break;
-    case Operand::Kind::kVector:
-      s += "{";
-      for (size_t i = 0; i < o.elements.size(); ++i) {
-        s += (i ? ", " : "") + FormatOperand(o.elements[i]);
-      }
-      s += "}";
-      break;
-  }
-  for (const Operand& p : o.pair) s += "|" + FormatOperand(p);
-  return s;
-}
-
 }  // namespace
 
 Result<DecodedProgram> DecodeProgram(const Module& module,
@@ -765,26 +754,6 @@ Result<DecodedProgram> DecodeProgram(const Module& module,
                                      const SymbolAddresses& symbols) {
   ProgramDecoder decoder(module, symbols);
   return decoder.Run(kernel);
-}
-
-std::string FormatInstruction(const Instruction& in) {
-  std::string s;
-  if (in.guard)
-    s += std::string("@") + (in.guard->negated ? "!" : "") +
-         in.guard->predicate + " ";
-  s += in.opcode;
-  for (const std::string& m : in.modifiers) s += "." + m;
-  for (size_t i = 0; i < in.operands.size(); ++i) {
-    s += (i ? ", " : " ") + FormatOperand(in.operands[i]);
-  }
-  return s + ";";
-}
-
-Status InstructionError(std::string_view function, const Instruction& in,
-                        std::string_view what) {
-  return InvalidArgumentError(std::string(function) + ": line " +
-                              std::to_string(in.line) + ": " +
-                              FormatInstruction(in) + ": " + std::string(what));
 }
 
 }  // namespace colo::ptx::interp

@@ -1,6 +1,7 @@
 // The device runtime's functions a kernel calls without a body in its
 // module (interpreter_machine.h): vprintf, which device printf compiles
-// to, and __assertfail, which a failed device assert calls.
+// to, __assertfail, which a failed device assert calls, and the device
+// heap's malloc and free.
 //
 // vprintf(format, args): `format` is the generic address of the format
 // string, `args` of a buffer holding the arguments in order, each at an
@@ -218,6 +219,24 @@ Status DeviceAssertFailure(const DecodedInstruction& in, Lane& lane) {
       std::to_string(static_cast<uint32_t>(line)) + ": " +
       (fn.ok() ? *fn : std::string("?")) + ": Assertion `" +
       (m.ok() ? *m : std::string("?")) + "` failed");
+}
+
+Status DeviceMalloc(const DecodedInstruction& in, Lane& lane) {
+  if (in.src.size() != 1 || in.dst.size() != 1)
+    return InvalidArgumentError("malloc takes one argument and returns one");
+  COLO_ASSIGN_OR_RETURN(uint64_t bytes, CallArg(lane, in.src[0], 8));
+  const uint64_t address = lane.launch->memory->HeapAllocate(bytes);
+  COLO_ASSIGN_OR_RETURN(uint8_t * p, ResolveAccess(lane, Space::kParam,
+                                                   lane.Read(in.dst[0]), 8, 8));
+  std::memcpy(p, &address, 8);
+  return OkStatus();
+}
+
+Status DeviceFree(const DecodedInstruction& in, Lane& lane) {
+  if (in.src.size() != 1)
+    return InvalidArgumentError("free takes one argument");
+  COLO_ASSIGN_OR_RETURN(uint64_t address, CallArg(lane, in.src[0], 8));
+  return lane.launch->memory->HeapFree(address);
 }
 
 }  // namespace colo::ptx::interp

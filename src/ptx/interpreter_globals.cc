@@ -1,9 +1,11 @@
 // Module-scope .global and .const variables in DeviceMemory: allocated the
 // first time a module runs on a memory (keyed by name, so a second run, or
 // the sliced and persistent forms of the same kernel, see what the first
-// left), zeroed, then filled from the initializer PTX wrote.
+// left), zeroed, then filled from the initializer PTX wrote: numbers, and
+// the names of functions (their FunctionAddresses).
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -92,8 +94,21 @@ Result<uint64_t> ParseElement(const std::string& token, Type type) {
   return negative ? 0 - v : v;
 }
 
-Status Initialize(const Variable& v, Type type, uint64_t address,
-                  uint64_t bytes, DeviceMemory& memory) {
+// A function's address as an initializer element: "f" or "generic(f)"
+// (a table of function pointers), or 0 when `token` names no function.
+uint64_t FunctionElement(
+    std::string token,
+    const std::map<std::string, uint64_t, std::less<>>& functions) {
+  if (token.starts_with("generic(") && token.ends_with(")"))
+    token = Trim(std::string_view(token).substr(8, token.size() - 9));
+  auto it = functions.find(token);
+  return it == functions.end() ? 0 : it->second;
+}
+
+Status Initialize(
+    const Variable& v, Type type, uint64_t address, uint64_t bytes,
+    DeviceMemory& memory,
+    const std::map<std::string, uint64_t, std::less<>>& functions) {
   std::string text;
   for (char c : v.initializer) {
     if (c != '{' && c != '}') text += c;
@@ -109,7 +124,9 @@ Status Initialize(const Variable& v, Type type, uint64_t address,
         Trim(std::string_view(text).substr(start, comma - start));
     start = comma + 1;
     if (token.empty()) continue;
-    Result<uint64_t> value = ParseElement(token, type);
+    const uint64_t function = FunctionElement(token, functions);
+    Result<uint64_t> value =
+        function != 0 ? Result<uint64_t>(function) : ParseElement(token, type);
     if (!value.ok()) {
       return InvalidArgumentError(
           "line " + std::to_string(v.line) + ": initializer of " + v.name +
@@ -131,6 +148,7 @@ Status Initialize(const Variable& v, Type type, uint64_t address,
 
 Status PrepareModuleVariables(const Module& module, DeviceMemory& memory,
                               SymbolAddresses& symbols) {
+  const auto functions = FunctionAddresses(module);
   for (const TopLevel& item : module.items) {
     const auto* v = std::get_if<Variable>(&item);
     if (v == nullptr ||
@@ -144,7 +162,8 @@ Status PrepareModuleVariables(const Module& module, DeviceMemory& memory,
       uint64_t bytes = type.bits >= 8 ? type.bytes() : 0;
       for (int64_t d : v->dims) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
       if (bytes > 0 && memory.Resolve(address, bytes) != nullptr) {
-        COLO_RETURN_IF_ERROR(Initialize(*v, type, address, bytes, memory));
+        COLO_RETURN_IF_ERROR(
+            Initialize(*v, type, address, bytes, memory, functions));
       }
     }
     if (address == 0) {
@@ -159,7 +178,8 @@ Status PrepareModuleVariables(const Module& module, DeviceMemory& memory,
       // kernel that uses it fails to decode with its name unknown.
       if (!sized || bytes > (1ull << 32)) continue;
       address = memory.Allocate(bytes);
-      COLO_RETURN_IF_ERROR(Initialize(*v, type, address, bytes, memory));
+      COLO_RETURN_IF_ERROR(
+          Initialize(*v, type, address, bytes, memory, functions));
       memory.SetSymbolAddress(v->name, address);
     }
     symbols.device[v->name] = address;

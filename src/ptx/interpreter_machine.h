@@ -180,6 +180,11 @@ Status ExecuteMemory(const DecodedInstruction& in, Lane& lane);
 Status DevicePrintf(const DecodedInstruction& in, Lane& lane,
                     const std::function<void(const std::string&)>& sink);
 Status DeviceAssertFailure(const DecodedInstruction& in, Lane& lane);
+// malloc(size) takes a block of the launch memory's device heap
+// (DeviceMemory::HeapAllocate; NULL when none is free), free(p) returns
+// one; freeing anything else is an error naming the address.
+Status DeviceMalloc(const DecodedInstruction& in, Lane& lane);
+Status DeviceFree(const DecodedInstruction& in, Lane& lane);
 
 // The host bytes of [address, address + bytes) in `space` for this lane,
 // checked against the space's bounds and the access's natural alignment.

@@ -135,6 +135,12 @@ Status Destinations(const Instruction& in, size_t i, OperandDecoder& od,
 Status Sources(const Instruction& in, size_t first, OperandDecoder& od,
                DecodedInstruction& out, Type type);
 
+// The special register `name`.`component` ("%tid", "x"; "%laneid", ""),
+// or std::nullopt if the interpreter implements none of that name
+// (interpreter_format.cc).
+std::optional<Special> FindSpecial(std::string_view name,
+                                   std::string_view component);
+
 // Data movement, memory, warp, barrier and control instructions
 // (interpreter_opcodes_data.cc); std::nullopt if `in` is none of them.
 std::optional<Status> DecodeDataOrControl(const Instruction& in, Modifiers& m,

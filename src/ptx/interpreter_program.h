@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -150,6 +151,10 @@ struct DecodedInstruction {
   Address address2;        // cp.async's source
   uint32_t target = 0;     // bra: instruction index; call: function index
   uint32_t vector = 1;     // .v2 / .v4; 2 for .f16x2 / .bf16x2
+  // An indirect call (`call (r), %rd, (a), prototype;`): the callee is the
+  // function whose address (FunctionAddresses) `callee` holds, not target.
+  bool indirect = false;
+  Value callee;
   const Instruction* source = nullptr;
 };
 
@@ -183,7 +188,26 @@ struct DecodedProgram {
   // The kernel's .maxntid (its product) and .reqntid (x, y, z); 0: none.
   uint32_t max_threads = 0;
   uint32_t required_block[3] = {0, 0, 0};
+  // The decoded functions an indirect call may reach, by their address.
+  std::map<uint64_t, uint32_t> function_at;
 };
+
+// Function addresses: what `mov.u64 %rd, f;` and a variable initialized
+// with `{f, g}` hold. Function k of the module (counting each name once,
+// in the order of its first declaration) is at kFunctionAddressBase + 16 k:
+// the same for every kernel of the module and every run, outside every
+// memory window, so a pointer stored by one launch is callable by the next
+// and any access through it fails as out of bounds.
+inline constexpr uint64_t kFunctionAddressBase = 0xFFFB000000000000ull;
+std::map<std::string, uint64_t, std::less<>> FunctionAddresses(
+    const Module& module);
+// The functions whose address the module takes (named by an operand of an
+// instruction other than a direct call's callee, or in a variable's
+// initializer): what an indirect call may reach.
+std::set<std::string> AddressTakenFunctions(const Module& module);
+// The operand of a call instruction naming its callee, or nullptr (a call
+// with no callee written); *indirect is whether it is a register.
+const Operand* CallTarget(const Instruction& call, bool* indirect);
 
 // Decodes kernel `kernel` of `module` and every .func it may call. The
 // module-scope .global / .const variables it names must be in `symbols`.

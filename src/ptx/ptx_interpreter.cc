@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ int CompareProgress(const Thread& a, const Thread& b) {
   if (da == 1 && db == 1) return a.pc == b.pc ? 0 : a.pc < b.pc ? -1 : 1;
   size_t n = std::min(da, db);
   for (size_t i = 0; i < n; ++i) {
+    // Lanes that went through one indirect call to different functions
+    // are at different places whatever their pcs: the lower function runs
+    // first, and they meet again after the call returns.
+    uint32_t fa = a.frames[i].function, fb = b.frames[i].function;
+    if (fa != fb) return fa < fb ? -1 : 1;
     uint32_t pa = i + 1 == da ? a.pc : a.frames[i].pc;
     uint32_t pb = i + 1 == db ? b.pc : b.frames[i].pc;
     if (pa != pb) return pa < pb ? -1 : 1;
@@ -154,24 +160,53 @@ Status Scheduler::Call(const DecodedInstruction& in, Lane& lane) {
   Thread& t = *lane.thread;
   if (t.frames.size() >= 1024)
     return InvalidArgumentError("call depth beyond 1024 frames");
-  const DecodedFunction& callee = launch_.program->functions[in.target];
-  if (!callee.source->has_body) {
-    // The device runtime's printf and assert, run here; any other function
-    // without a body cannot run.
-    if (callee.source->name == "vprintf") {
-      COLO_RETURN_IF_ERROR(interp::DevicePrintf(in, lane, options_.print));
-      ++t.pc;
-      return OkStatus();
+  uint32_t target = in.target;
+  if (in.indirect) {
+    const uint64_t address = lane.Read(in.callee);
+    auto it = launch_.program->function_at.find(address);
+    if (it == launch_.program->function_at.end()) {
+      char hex[32];
+      std::snprintf(hex, sizeof(hex), "0x%llx",
+                    static_cast<unsigned long long>(address));
+      return InvalidArgumentError(std::string("indirect call of address ") +
+                                  hex +
+                                  ", which is no function of this module");
     }
-    if (callee.source->name == "__assertfail")
-      return interp::DeviceAssertFailure(in, lane);
-    return InvalidArgumentError(
-        "call of " + callee.source->name +
-        ", which has no body in this module (of the device runtime's "
-        "functions, only printf and assert are implemented)");
+    target = it->second;
+    const Function& f = *launch_.program->functions[target].source;
+    if (f.return_params.size() != in.dst.size() ||
+        f.params.size() != in.src.size()) {
+      return InvalidArgumentError(
+          "indirect call of " + f.name + " with " +
+          std::to_string(in.dst.size()) + " results and " +
+          std::to_string(in.src.size()) + " arguments for its " +
+          std::to_string(f.return_params.size()) + " and " +
+          std::to_string(f.params.size()));
+    }
+  }
+  const DecodedFunction& callee = launch_.program->functions[target];
+  if (!callee.source->has_body) {
+    // The device runtime's printf, assert, malloc and free, run here; any
+    // other function without a body cannot run.
+    const std::string& name = callee.source->name;
+    if (name == "__assertfail") return interp::DeviceAssertFailure(in, lane);
+    if (name == "vprintf") {
+      COLO_RETURN_IF_ERROR(interp::DevicePrintf(in, lane, options_.print));
+    } else if (name == "malloc") {
+      COLO_RETURN_IF_ERROR(interp::DeviceMalloc(in, lane));
+    } else if (name == "free") {
+      COLO_RETURN_IF_ERROR(interp::DeviceFree(in, lane));
+    } else {
+      return InvalidArgumentError(
+          "call of " + name +
+          ", which has no body in this module (of the device runtime's "
+          "functions, only printf, assert, malloc and free are implemented)");
+    }
+    ++t.pc;
+    return OkStatus();
   }
   Frame f;
-  f.function = in.target;
+  f.function = target;
   f.reg_base = static_cast<uint32_t>(t.regs.size());
   // Frames start 16-aligned: PTX allows .align 16 on .local and .param
   // variables, and vector accesses to them need it.

@@ -31,10 +31,16 @@
 // or a shuffle that reads such a lane; an access outside every allocation
 // (or the block's shared memory, the thread's local memory) or not
 // naturally aligned; a call of a function with no body other than the
-// device runtime's printf (vprintf, formatted to InterpreterOptions::print)
-// and assert (__assertfail: the error carries the assertion's message); a
-// kernel that only may call one still runs. Barriers count threads: one
-// completes when every thread of the block that has not exited has
+// device runtime's printf (vprintf, formatted to InterpreterOptions::print),
+// assert (__assertfail: the error carries the assertion's message), and
+// malloc / free (the memory's device heap, DeviceMemory::HeapAllocate;
+// freeing what malloc did not give is an error); a kernel that only may
+// call one still runs. Function pointers work within a module: `mov.u64
+// %rd, f;` and tables initialized with function names hold f's address
+// (interp::FunctionAddresses), and an indirect call (`call (r), %rd,
+// (a), prototype;`) runs the function at the address it reads, an error
+// if none is there or its parameters differ from the call's. Barriers count
+// threads: one completes when every thread of the block that has not exited has
 // arrived at it (at any instruction naming that barrier; .aligned is not
 // required), or its thread count has. Results a GPU makes from operations
 // that give a NaN are its canonical NaN (f32 0x7FFFFFFF). %clock,
@@ -119,12 +125,32 @@ class DeviceMemory {
   // still to be written.
   bool TakeUninitialized(std::string_view name);
 
+  // The device heap that kernels' malloc and free use (device_heap.cc):
+  // one allocation made at the first HeapAllocate, `HeapLimit()` bytes
+  // (CUDA's cudaLimitMallocHeapSize, 8 MiB unless set), living as long as
+  // this memory, as a context's heap does. SetHeapLimit sizes it before it
+  // exists; FailedPrecondition once it does (its size stays).
+  Status SetHeapLimit(uint64_t bytes);
+  uint64_t HeapLimit() const { return heap_limit_; }
+  // `bytes` (0 counts as 1) from the heap, 16-byte aligned, first fit: the
+  // block's address, or 0 when no free run is large enough (malloc's NULL).
+  uint64_t HeapAllocate(uint64_t bytes);
+  // Returns a block HeapAllocate gave; 0 is a no-op. InvalidArgument for
+  // any other address (a double free, or a pointer malloc did not return).
+  Status HeapFree(uint64_t address);
+  // Bytes of the heap's blocks not yet freed.
+  uint64_t HeapInUse() const;
+
  private:
   std::map<uint64_t, std::vector<uint8_t>> allocations_;  // by address
   std::map<uint64_t, Region> adopted_;                    // by address
   std::map<std::string, uint64_t, std::less<>> symbols_;
   std::map<std::string, bool, std::less<>> uninitialized_;
   std::set<uint64_t> initialized_;  // bound storage already initialized
+  uint64_t heap_limit_ = 8ull << 20;
+  uint64_t heap_start_ = 0;                 // 0: not made yet
+  std::map<uint64_t, uint64_t> heap_free_;  // free runs: offset -> bytes
+  std::map<uint64_t, uint64_t> heap_used_;  // blocks given: offset -> bytes
   uint64_t next_ = 1ull << 40;
 };
 

@@ -40,6 +40,12 @@ std::string FormatRunShow(const RunRecord& r) {
   out += fmt::format("  machine   {} ({})\n", r.host, r.cpu);
   out += fmt::format("  batch     {} (runs recorded by the same command)\n",
                      r.batch);
+  for (const JobLatencies& l : r.latencies) {
+    out += fmt::format(
+        "  latencies {} ({} run): {} of {} requests kept{}\n", l.job, l.run,
+        l.ns.size(), l.total,
+        l.sampled() ? fmt::format(" (a uniform sample; cap {})", l.cap) : "");
+  }
   out += "printed:\n" + r.printed;
   if (!r.printed.empty() && r.printed.back() != '\n') out += "\n";
   return out;
@@ -72,6 +78,16 @@ Result<std::string> FormatRunExportJson(const RunRecord& r) {
   j["cpu"] = r.cpu;
   j["result"] = result;
   j["printed"] = r.printed;
+  Json latencies = Json::array();
+  for (const JobLatencies& l : r.latencies) {
+    latencies.push_back({{"job", l.job},
+                         {"run", l.run},
+                         {"total", l.total},
+                         {"cap", l.cap},
+                         {"sampled", l.sampled()},
+                         {"ns", l.ns}});
+  }
+  j["latencies"] = std::move(latencies);
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
@@ -83,6 +99,13 @@ Result<std::string> FormatRunExportCsv(const RunRecord& r) {
   std::string out = "run_id,figure,value\n";
   for (const Figure& f : *figures)
     out += fmt::format("{},{},{}\n", r.id, CsvField(f.name), f.value);
+  for (const JobLatencies& l : r.latencies) {
+    const std::string name = fmt::format("latencies[{}].{}_ns", l.job, l.run);
+    for (size_t i = 0; i < l.ns.size(); ++i) {
+      out += fmt::format("{},{},{}\n", r.id,
+                         CsvField(fmt::format("{}[{}]", name, i)), l.ns[i]);
+    }
+  }
   return out;
 }
 

@@ -7,14 +7,34 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace colo::runs {
 
-// What kind of command made a run ("sim", "predict-eval", "plan", "bench").
+// What kind of command made a run ("sim", "predict-eval", "plan", "bench",
+// and `colo sim` on job-queue, cluster and host scenarios: "jobs",
+// "cluster", "host").
 inline constexpr char kKindSim[] = "sim";
+inline constexpr char kKindJobs[] = "jobs";
+inline constexpr char kKindCluster[] = "cluster";
+inline constexpr char kKindHost[] = "host";
 inline constexpr char kKindPredictEval[] = "predict-eval";
 inline constexpr char kKindPlan[] = "plan";
 inline constexpr char kKindBench[] = "bench";
+
+// The per-request latencies of one job of a run (sim: each high-priority
+// inference job, of the shared run and of the solo run), bounded: all of
+// them up to `cap`, else a uniform sample of `cap` (SampleLatencies).
+inline constexpr char kLatenciesShared[] = "shared";
+inline constexpr char kLatenciesSolo[] = "solo";
+struct JobLatencies {
+  std::string job;          // the job's name.
+  std::string run;          // kLatenciesShared or kLatenciesSolo.
+  int64_t total = 0;        // requests the job completed (latencies measured).
+  int64_t cap = 0;          // the most kept; total > cap: `ns` is a sample.
+  std::vector<int64_t> ns;  // the kept latencies (ns), in completion order.
+  bool sampled() const { return static_cast<int64_t>(ns.size()) < total; }
+};
 
 struct RunRecord {
   // Set by RunsStore when the run is recorded (0 before): the run's id, and
@@ -44,6 +64,9 @@ struct RunRecord {
   // Every figure of the run as JSON (for sim, the `colo sim --json` object of
   // the run, format colo.sim.run/1, time series included).
   std::string result_json;
+  // Per-request latencies (set by the command; Get() reads them back, List()
+  // and Repeats() leave them empty).
+  std::vector<JobLatencies> latencies;
   // Exactly what the command printed, for all the runs it recorded.
   std::string printed;
 };

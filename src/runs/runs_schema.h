@@ -13,6 +13,13 @@
 //     result_json): one per run; indexed by time, by kind, and by (kind,
 //     input_hash, options_hash) for finding repeats.
 //
+// Version 2 adds:
+//
+//   latencies(run, job, which, total, cap, ns): per run, job and `which`
+//     ("shared" or "solo") run, the job's per-request latencies
+//     (JobLatencies): `total` measured, at most `cap` kept, `ns` the kept
+//     ones as a BLOB (run_latencies.h). Runs of version 1 have none.
+//
 // Thread safety: constants only.
 #pragma once
 
@@ -20,7 +27,7 @@
 
 namespace colo::runs {
 
-inline constexpr int kRunsSchemaVersion = 1;
+inline constexpr int kRunsSchemaVersion = 2;
 
 // kRunsMigrations[i] turns a version-i file into a version-(i+1) one.
 inline constexpr std::array<const char*, kRunsSchemaVersion> kRunsMigrations = {
@@ -55,6 +62,17 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_time ON runs(created_unix_ns);
 CREATE INDEX runs_by_kind ON runs(kind);
 CREATE INDEX runs_repeats ON runs(kind, input_hash, options_hash);
+)sql",
+    R"sql(
+CREATE TABLE latencies (
+  run INTEGER NOT NULL REFERENCES runs(id),
+  job TEXT NOT NULL,
+  which TEXT NOT NULL,
+  total INTEGER NOT NULL,
+  cap INTEGER NOT NULL,
+  ns BLOB NOT NULL,
+  PRIMARY KEY (run, job, which)
+);
 )sql",
 };
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "runs/run_context.h"
+#include "runs/run_latencies.h"
 #include "runs/runs_schema.h"
 
 namespace colo::runs {
@@ -29,6 +30,10 @@ class Statement {
                       SQLITE_TRANSIENT);
   }
   void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  void BindBlob(int i, const std::string& bytes) {
+    sqlite3_bind_blob(stmt_, i, bytes.data(), static_cast<int>(bytes.size()),
+                      SQLITE_TRANSIENT);
+  }
   void Bind(int i, const std::optional<int64_t>& v) {
     if (v) {
       Bind(i, *v);
@@ -50,6 +55,11 @@ class Statement {
                                       sqlite3_column_bytes(stmt_, col));
   }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  Result<std::vector<int64_t>> Latencies(int col) const {
+    const void* blob = sqlite3_column_blob(stmt_, col);
+    return DecodeLatencies(
+        blob, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  }
   std::optional<int64_t> OptionalInt(int col) const {
     if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
     return Int(col);
@@ -254,7 +264,11 @@ Result<std::vector<int64_t>> RunsStore::Record(std::vector<RunRecord>& runs,
                 "input, input_hash, options_json, options_hash, seed, policy, "
                 "gpu, host, cpu, result_json) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  if (!input.ok() || !row.ok()) return fail("cannot prepare");
+  Statement latencies(db_,
+                      "INSERT INTO latencies(run, job, which, total, cap, ns) "
+                      "VALUES (?, ?, ?, ?, ?, ?)");
+  if (!input.ok() || !row.ok() || !latencies.ok())
+    return fail("cannot prepare");
   for (RunRecord& r : runs) {
     if (!r.input_hash.empty()) {
       input.Reset();
@@ -280,6 +294,17 @@ Result<std::vector<int64_t>> RunsStore::Record(std::vector<RunRecord>& runs,
     if (row.Step() != SQLITE_DONE) return fail("cannot record a run");
     r.id = sqlite3_last_insert_rowid(db_);
     r.batch = batch_id;
+    for (const JobLatencies& l : r.latencies) {
+      latencies.Reset();
+      latencies.Bind(1, r.id);
+      latencies.Bind(2, l.job);
+      latencies.Bind(3, l.run);
+      latencies.Bind(4, l.total);
+      latencies.Bind(5, l.cap);
+      latencies.BindBlob(6, EncodeLatencies(l.ns));
+      if (latencies.Step() != SQLITE_DONE)
+        return fail("cannot record the latencies of job " + l.job);
+    }
     ids.push_back(r.id);
   }
   if (Exec(db_, "COMMIT") != SQLITE_OK) return fail("cannot commit the runs");
@@ -308,6 +333,30 @@ Result<RunRecord> RunsStore::Get(int64_t id) {
   r.result_json = s.Text(14);
   r.printed = s.Text(15);
   r.input_text = s.Text(16);
+  Statement l(db_,
+              "SELECT job, which, total, cap, ns FROM latencies WHERE run = ? "
+              "ORDER BY rowid");
+  if (!l.ok())
+    return Error("cannot read the latencies of run " + std::to_string(id));
+  l.Bind(1, id);
+  int lrc;
+  while ((lrc = l.Step()) == SQLITE_ROW) {
+    JobLatencies job;
+    job.job = l.Text(0);
+    job.run = l.Text(1);
+    job.total = l.Int(2);
+    job.cap = l.Int(3);
+    Result<std::vector<int64_t>> ns = l.Latencies(4);
+    if (!ns.ok()) {
+      return InvalidArgumentError(
+          path_ + ": run " + std::to_string(id) + ", job " + job.job + ": " +
+          ns.status().message() + " (the file is damaged)");
+    }
+    job.ns = std::move(*ns);
+    r.latencies.push_back(std::move(job));
+  }
+  if (lrc != SQLITE_DONE)
+    return Error("cannot read the latencies of run " + std::to_string(id));
   return r;
 }
 

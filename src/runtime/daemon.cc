@@ -369,6 +369,7 @@ void Daemon::HandleMessage(Client& c, ipc::Message& m) {
       ipc::StatusReplyMsg r;
       if (!ledger_.Release(c.id, f->address).ok())
         r.cuda_error = cuda::kCudaErrorInvalidValue;
+      SyncOutsideLanes(c);  // memory outside the lanes may admit others
       PostDeviceFree();
       Reply(c, ipc::MsgType::kStatusReply, &r, sizeof(r));
       return;
@@ -429,6 +430,8 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
   }
   c.role = static_cast<ipc::ClientRole>(h->role);
   c.program = ipc::ReadPrintable(h->program);
+  c.job_id = ipc::ReadPrintable(h->job_id);
+  c.step_id = ipc::ReadPrintable(h->step_id);
   if (c.role == ipc::ClientRole::kApp) {
     if (m.fds.size() != 3) {
       close_fds();
@@ -482,8 +485,14 @@ void Daemon::OnHello(Client& c, ipc::Message& m) {
     ledger_.AddClient(c.id, *limit, config_.limits.allocations);
     PostDeviceFree();
     ++clients_served_;
-    DaemonLog("client %d (pid %d, uid %u, %s) registered as %s: %s%s", c.id,
-              c.peer.pid, c.peer.uid, c.program.c_str(),
+    // The Slurm job, when the client names one, so that the log of a
+    // shared node says whose work each client is.
+    const std::string job =
+        c.job_id.empty() ? ""
+                         : ", Slurm job " + c.job_id +
+                               (c.step_id.empty() ? "" : "." + c.step_id);
+    DaemonLog("client %d (pid %d, uid %u, %s%s) registered as %s: %s%s", c.id,
+              c.peer.pid, c.peer.uid, c.program.c_str(), job.c_str(),
               PriorityClassName(c.cls), d.reason.c_str(),
               c.issues_at_once ? "; issues its launches at once" : "");
   } else {

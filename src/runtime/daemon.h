@@ -264,8 +264,12 @@ class Daemon final : private cuda::GateSink {
   // limit); InvalidArgument with the figures if it can never fit.
   Result<int64_t> JoinLanes(Client& c, const ipc::HelloMsg& h);
   // kAlloc of a client still waiting for its lane: kept, and answered once
-  // it is admitted (true). False: answer it now (AnswerAlloc).
+  // it is admitted (true). Of a client outside the lanes (it declares
+  // nothing): refused if it would break the lanes' safety condition, else
+  // answered and counted in it (true). False: answer it now (AnswerAlloc).
   bool DeferAllocForLane(Client& c, const ipc::AllocMsg& a);
+  // Tells the lanes what c, outside them, holds now (after a free).
+  void SyncOutsideLanes(Client& c);
   void AnswerAlloc(Client& c, const ipc::AllocMsg& a);
   // c's synchronizing call's work has ended: whether its answer goes now
   // (false: parked until c's turn in its lane).

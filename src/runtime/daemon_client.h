@@ -57,6 +57,11 @@ struct Daemon::Client {
   PriorityClass cls = PriorityClass::kBestEffort;
   PriorityClass requested_cls = PriorityClass::kBestEffort;  // its Hello's.
   std::string program;
+  // The Slurm job and step it names in its Hello (COLO_JOB_ID,
+  // COLO_STEP_ID; "" if none): labels from the user's environment, never
+  // a grant.
+  std::string job_id;
+  std::string step_id;
   std::string class_reason;  // why colod gave it its class (the welcome's)
   // CUDA calls its interposer refused (kRefused entries), and the names
   // logged of them.

@@ -6,6 +6,7 @@
 // held_back, so that its ring is left alone (DrainRing) and ResumeHeldBack
 // takes it up at the top of the loop once it may run: never from inside a
 // completion callback, where the driver is catching up.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cuda/cuda_abi.h"
@@ -30,11 +31,16 @@ Result<int64_t> Daemon::JoinLanes(Client& c, const ipc::HelloMsg& h) {
       m.ephemeral_bytes > ipc::kMaxByteSize) {
     return InvalidArgumentError("declared memory out of range");
   }
+  if (h.iterations < 0 || h.iterations > ipc::kMaxDeclaredIterations) {
+    return InvalidArgumentError("declared iterations out of range");
+  }
+  int64_t iterations = h.iterations;
   std::string source = "declared by the client";
   if (m.persistent_bytes == 0 && m.ephemeral_bytes == 0) {
     if (std::optional<DeclaredMemoryRule> r =
             config_.lanes.DeclaredFor(c.program, c.peer.uid)) {
       m = r->memory;
+      if (iterations == 0) iterations = r->iterations;
       source = "declared by colod's config (" + r->where + ")";
     }
   }
@@ -51,20 +57,24 @@ Result<int64_t> Daemon::JoinLanes(Client& c, const ipc::HelloMsg& h) {
     }
     return limit;
   }
-  COLO_ASSIGN_OR_RETURN(
-      bool admitted,
-      lanes_->Join(c.id, m, c.cls == PriorityClass::kHigh, wall_.Now()));
+  LaneChanges others;
+  COLO_ASSIGN_OR_RETURN(bool admitted,
+                        lanes_->Join(c.id, m, c.cls == PriorityClass::kHigh,
+                                     wall_.Now(), iterations, &others));
+  ApplyLaneChanges(others);
   const jobs::MemoryLanes& l = lanes_->lanes();
+  const std::string work =
+      iterations > 0 ? ", " + std::to_string(iterations) + " iterations" : "";
   if (admitted) {
-    DaemonLog("client %d (pid %d, %s): %s (%s): admitted to memory lane %d%s",
+    DaemonLog("client %d (pid %d, %s): %s%s (%s): admitted to memory lane %d%s",
               c.id, c.peer.pid, c.program.c_str(), Describe(m).c_str(),
-              source.c_str(), *lanes_->LaneOf(c.id),
+              work.c_str(), source.c_str(), *lanes_->LaneOf(c.id),
               lanes_->MayRun(c.id) ? ", holds its turn" : "");
   } else {
     DaemonLog(
-        "client %d (pid %d, %s): %s (%s): waits for a memory lane: %d "
+        "client %d (pid %d, %s): %s%s (%s): waits for a memory lane: %d "
         "lane(s) hold %s of %s usable",
-        c.id, c.peer.pid, c.program.c_str(), Describe(m).c_str(),
+        c.id, c.peer.pid, c.program.c_str(), Describe(m).c_str(), work.c_str(),
         source.c_str(), l.lane_count(),
         jobs::FormatBytes(l.UsedBytes()).c_str(),
         jobs::FormatBytes(l.usable_bytes()).c_str());
@@ -73,7 +83,32 @@ Result<int64_t> Daemon::JoinLanes(Client& c, const ipc::HelloMsg& h) {
 }
 
 bool Daemon::DeferAllocForLane(Client& c, const ipc::AllocMsg& a) {
-  if (!lanes_ || !lanes_->Joined(c.id) || lanes_->Admitted(c.id)) return false;
+  if (!lanes_) return false;
+  if (!lanes_->Joined(c.id)) {
+    // It declares nothing: what it allocates is in the safety condition,
+    // counted as it is allocated.
+    const int64_t bytes = static_cast<int64_t>(
+        std::min<uint64_t>(a.bytes, static_cast<uint64_t>(ipc::kMaxByteSize)));
+    if (!lanes_->FitsOutside(bytes)) {
+      const jobs::MemoryLanes& l = lanes_->lanes();
+      DaemonLog(
+          "client %d (pid %d): allocation of %llu bytes refused: the client "
+          "declares no memory, and the memory lanes' safety condition would "
+          "not hold (%s in use, %s of it outside the lanes, of %s usable)",
+          c.id, c.peer.pid, static_cast<unsigned long long>(a.bytes),
+          jobs::FormatBytes(l.UsedBytes()).c_str(),
+          jobs::FormatBytes(l.outside_bytes()).c_str(),
+          jobs::FormatBytes(l.usable_bytes()).c_str());
+      ipc::StatusReplyMsg r;
+      r.cuda_error = cuda::kCudaErrorMemoryAllocation;
+      Reply(c, ipc::MsgType::kStatusReply, &r, sizeof(r));
+      return true;
+    }
+    AnswerAlloc(c, a);
+    SyncOutsideLanes(c);
+    return true;
+  }
+  if (lanes_->Admitted(c.id)) return false;
   // One call in flight per client (RuntimeClient's call slot): at most one
   // allocation waits.
   lane_allocs_[c.id] = a;
@@ -94,9 +129,20 @@ bool Daemon::LaneLetsSyncReturn(Client& c) {
   return now;
 }
 
+void Daemon::SyncOutsideLanes(Client& c) {
+  if (!lanes_ || lanes_->Joined(c.id)) return;
+  ApplyLaneChanges(
+      lanes_->SetOutside(c.id, ledger_.Usage(c.id).Total(), wall_.Now()));
+}
+
 void Daemon::LeaveLanes(ClientId id) {
   lane_allocs_.erase(id);
-  if (!lanes_ || !lanes_->Joined(id)) return;
+  if (!lanes_) return;
+  if (!lanes_->Joined(id)) {
+    // Its memory outside the lanes went with it.
+    ApplyLaneChanges(lanes_->SetOutside(id, 0, wall_.Now()));
+    return;
+  }
   ApplyLaneChanges(lanes_->Leave(id, wall_.Now()));
 }
 
@@ -129,9 +175,14 @@ nlohmann::json Daemon::LanesJson() const {
       {"policy", std::string(jobs::JobPolicyName(lanes_->policy()))},
       {"usable_bytes", l.usable_bytes()},
       {"used_bytes", l.UsedBytes()},
+      // Of used_bytes: what clients that declare nothing hold.
+      {"outside_bytes", l.outside_bytes()},
       {"waiting", lanes_->waiting_count()},
       {"iterations", s.iterations},
       {"switches", s.switches},
+      {"iteration_us",
+       {{"measured", s.timed},
+        {"mean", s.timed > 0 ? Us(s.timed_total).count() / s.timed : 0.0}}},
       {"switch_us",
        {{"measured", s.measured},
         {"mean", s.measured > 0 ? Us(s.total).count() / s.measured : 0.0},
@@ -140,6 +191,17 @@ nlohmann::json Daemon::LanesJson() const {
         {"max", Us(s.max).count()},
         {"last", Us(s.last).count()}}},
       {"lanes", nlohmann::json::array()}};
+  // Clients that have left: joined and left on colod's clock (us since it
+  // started), for completion times.
+  j["finished"] = nlohmann::json::array();
+  for (const FinishedClient& f : lanes_->finished()) {
+    j["finished"].push_back({{"id", f.id},
+                             {"class", f.high ? "high" : "best-effort"},
+                             {"declared_iterations", f.declared_iterations},
+                             {"iterations", f.iterations},
+                             {"joined_us", Us(f.joined - TimeZero()).count()},
+                             {"left_us", Us(f.left - TimeZero()).count()}});
+  }
   for (int lane : l.Lanes()) {
     auto h = lanes_->holders().find(lane);
     j["lanes"].push_back(
@@ -158,11 +220,22 @@ nlohmann::json Daemon::ClientLaneJson(ClientId id) const {
   if (!state) return nullptr;
   const jobs::JobMemory* m = lanes_->Declared(id);
   const std::optional<int> lane = lanes_->LaneOf(id);
+  const std::optional<int64_t> remaining = lanes_->Remaining(id);
+  const std::optional<Duration> took = lanes_->IterationTime(id);
+  using Us = std::chrono::duration<double, std::micro>;
+  auto or_null = [](const auto& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
   return {{"state", LaneStateName(*state)},
-          {"lane", lane ? nlohmann::json(*lane) : nlohmann::json(nullptr)},
+          {"lane", or_null(lane)},
           {"persistent", m->persistent_bytes},
           {"ephemeral", m->ephemeral_bytes},
-          {"iterations", lanes_->Iterations(id)}};
+          {"iterations", lanes_->Iterations(id)},
+          // Declared iterations left (null: none declared) and the mean
+          // measured iteration (null before the first).
+          {"remaining", or_null(remaining)},
+          {"iteration_us",
+           took ? nlohmann::json(Us(*took).count()) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace colo::runtime

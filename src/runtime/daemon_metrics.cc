@@ -154,10 +154,14 @@ void Clients(const json& s, PrometheusText& out) {
   Rows rows;
   if (s.contains("clients") && s["clients"].is_array()) {
     for (const json& c : s["clients"]) {
-      rows.rows.push_back({{{"client", std::to_string(c.value("id", 0))},
-                            {"program", c.value("program", "")},
-                            {"class", c.value("class", "")}},
-                           &c});
+      MetricLabels labels = {{"client", std::to_string(c.value("id", 0))},
+                             {"program", c.value("program", "")}};
+      // The Slurm job the client names, when it names one (a label from
+      // the user's environment, never a grant).
+      if (const std::string job = c.value("job", ""); !job.empty())
+        labels.push_back({"job", job});
+      labels.push_back({"class", c.value("class", "")});
+      rows.rows.push_back({std::move(labels), &c});
     }
   }
   const auto counter = [&](const char* name,

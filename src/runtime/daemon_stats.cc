@@ -136,6 +136,9 @@ nlohmann::json Daemon::StatsSnapshot() const {
          {"pid", c->peer.pid},
          {"uid", c->peer.uid},
          {"program", c->program},
+         // The Slurm job and step it names ("" if none): labels only.
+         {"job", c->job_id},
+         {"step", c->step_id},
          {"class", PriorityClassName(c->cls)},
          // What it asked for in its Hello, and why colod gave it its class.
          {"requested_class", PriorityClassName(c->requested_cls)},

@@ -9,16 +9,11 @@ namespace {
 
 constexpr uint32_t kMaxUid = 4'294'967'294u;  // (uid_t)-1 is no uid.
 constexpr int64_t kMaxReserveMib = int64_t{1} << 30;
+constexpr int64_t kMaxIterations = (int64_t{1} << 30) - 1;
 
 // Why colod does not run a simulation policy live.
 std::string NotLive(jobs::JobPolicyKind kind) {
   switch (kind) {
-    case jobs::JobPolicyKind::kSrtf:
-      return "srtf needs each job's remaining iterations, which a live "
-             "client does not declare";
-    case jobs::JobPolicyKind::kColo:
-      return "colo needs a speed model of each job (its busy fraction), "
-             "which a live client does not declare";
     case jobs::JobPolicyKind::kPackUnsafe:
       return "pack-unsafe exists to show out-of-memory in simulation";
     case jobs::JobPolicyKind::kMps:
@@ -37,8 +32,9 @@ Result<int64_t> Size(const io::YamlValue& v) {
 
 Result<DeclaredMemoryRule> ParseRule(const io::YamlValue& v) {
   COLO_ASSIGN_OR_RETURN(
-      io::YamlMap m, v.Map("a rule: program and/or uid, persistent, ephemeral",
-                           {"program", "uid", "persistent", "ephemeral"}));
+      io::YamlMap m,
+      v.Map("a rule: program and/or uid, persistent, ephemeral, iterations",
+            {"program", "uid", "persistent", "ephemeral", "iterations"}));
   DeclaredMemoryRule r;
   r.where = v.file() + ":" + std::to_string(v.line());
   if (auto p = m.Get("program")) {
@@ -64,6 +60,12 @@ Result<DeclaredMemoryRule> ParseRule(const io::YamlValue& v) {
   COLO_ASSIGN_OR_RETURN(r.memory.ephemeral_bytes, Size(e));
   if (r.memory.persistent_bytes + r.memory.ephemeral_bytes == 0)
     return v.Error("declares no memory (persistent and ephemeral are 0)");
+  if (auto i = m.Get("iterations")) {
+    COLO_ASSIGN_OR_RETURN(
+        r.iterations,
+        i->Integer("a whole number of iterations >= 1",
+                   [](int64_t x) { return x >= 1 && x <= kMaxIterations; }));
+  }
   return r;
 }
 
@@ -72,7 +74,9 @@ Result<DeclaredMemoryRule> ParseRule(const io::YamlValue& v) {
 bool LivePolicy(jobs::JobPolicyKind kind) {
   return kind == jobs::JobPolicyKind::kFifo ||
          kind == jobs::JobPolicyKind::kPack ||
-         kind == jobs::JobPolicyKind::kFair;
+         kind == jobs::JobPolicyKind::kFair ||
+         kind == jobs::JobPolicyKind::kSrtf ||
+         kind == jobs::JobPolicyKind::kColo;
 }
 
 std::optional<DeclaredMemoryRule> LanesConfig::DeclaredFor(
@@ -94,12 +98,13 @@ Status ParseLanesConfig(const io::YamlValue& v, LanesConfig* out) {
           {"policy", "max_lanes", "reserve_mib", "persistent_pad", "declare"}));
   out->enabled = true;
   if (auto p = m.Get("policy")) {
-    COLO_ASSIGN_OR_RETURN(std::string name, p->String("fifo, pack or fair"));
+    COLO_ASSIGN_OR_RETURN(std::string name,
+                          p->String("fifo, pack, fair, srtf or colo"));
     Result<jobs::JobPolicyKind> kind = jobs::ParseJobPolicy(name);
-    if (!kind.ok()) return p->Expected("fifo, pack or fair");
+    if (!kind.ok()) return p->Expected("fifo, pack, fair, srtf or colo");
     if (!LivePolicy(*kind)) {
-      return p->Error("colod runs fifo, pack or fair live, not " + name + ": " +
-                      NotLive(*kind));
+      return p->Error("colod runs fifo, pack, fair, srtf or colo live, not " +
+                      name + ": " + NotLive(*kind));
     }
     out->policy = *kind;
   }
@@ -108,8 +113,8 @@ Status ParseLanesConfig(const io::YamlValue& v, LanesConfig* out) {
       return l->Error(
           "is a lane option, and policy " +
           std::string(jobs::JobPolicyName(out->policy)) +
-          " has no lanes to configure (fifo runs one job at a time, fair one "
-          "lane); use policy: pack");
+          " has no lanes to configure (fifo runs one job at a time, fair and "
+          "srtf one lane); use policy: pack or colo");
     }
     COLO_ASSIGN_OR_RETURN(
         int64_t n, l->Integer("a whole number of lanes in [0, 1024] (0: no "

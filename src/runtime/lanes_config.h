@@ -3,23 +3,28 @@
 // memory declared for clients that do not declare their own.
 //
 //   jobs:
-//     policy: fair            # fifo | pack | fair (the live job policies)
-//     max_lanes: 2            # pack only (a policy with lanes); 0: no limit
+//     policy: fair            # fifo | pack | fair | srtf | colo
+//     max_lanes: 2            # pack, colo (policies with lanes); 0: no limit
 //     reserve_mib: 300        # kept back from admission. Default: 300
 //     persistent_pad: 0.10    # P counted as P x (1 + pad). Default: 0.10
 //     declare:                # P and E for clients that declare none
-//       - {program: train, persistent: 2GiB, ephemeral: 512MiB}
+//       - {program: train, persistent: 2GiB, ephemeral: 512MiB,
+//          iterations: 5000}
 //       - {uid: 1000, persistent: 1GiB, ephemeral: 1GiB}
 //
 // A client declares P and E in its hello (`colo run --memory-persistent
-// --memory-ephemeral`); one that declares nothing gets the first `declare`
-// rule matching its program name (argv[0]'s basename) and uid, if any, and
-// otherwise runs outside the lanes (as without a `jobs:` section).
+// --memory-ephemeral`), and its iterations (`colo run --iterations N`);
+// one that declares no memory gets the first `declare` rule matching its
+// program name (argv[0]'s basename) and uid, if any, and otherwise runs
+// outside the lanes (as without a `jobs:` section). Its iterations are its
+// own declaration, else the rule's, else none (srtf and colo then take it
+// as endless: it goes after every client that declared some).
 //
-// srtf, colo, pack-unsafe and mps are simulation policies (src/jobs/) and
-// refused here with what they need: srtf a client's remaining iterations,
-// colo a speed model of each client, which a live client does not give;
-// pack-unsafe exists to show out-of-memory, and mps is no lane policy.
+// srtf and colo order by remaining time, which colod measures (live_lanes.h);
+// colo's speed model sees every live client as busy the whole time
+// (busy_fraction 1), so it runs side by side only what its model predicts
+// to gain from that. pack-unsafe (which exists to show out-of-memory) and
+// mps (no lane policy) are simulation policies, refused here.
 //
 // Thread safety: value types and pure functions.
 #pragma once
@@ -41,6 +46,7 @@ struct DeclaredMemoryRule {
   std::string program;          // argv[0]'s basename; "" matches any.
   std::optional<uint32_t> uid;  // SO_PEERCRED uid; none matches any.
   jobs::JobMemory memory;       // P and E, bytes.
+  int64_t iterations = 0;       // declared iterations; 0: none.
   std::string where;            // "file:line", for the log.
 };
 
@@ -48,9 +54,9 @@ struct LanesConfig {
   // A `jobs:` section was given: colod admits declaring clients to lanes.
   // Default: false.
   bool enabled = false;
-  // fifo, pack or fair. Default: fifo.
+  // fifo, pack, fair, srtf or colo. Default: fifo.
   jobs::JobPolicyKind policy = jobs::JobPolicyKind::kFifo;
-  // capacity_bytes is the GPU's (set by colod); max_lanes (pack only),
+  // capacity_bytes is the GPU's (set by colod); max_lanes (pack, colo),
   // reserve_bytes and persistent_pad from the section. Default:
   // LaneOptions's.
   jobs::LaneOptions lanes;
@@ -61,14 +67,14 @@ struct LanesConfig {
                                                 uint32_t uid) const;
 };
 
-// Whether colod runs `kind` live (fifo, pack, fair).
+// Whether colod runs `kind` live (fifo, pack, fair, srtf, colo).
 bool LivePolicy(jobs::JobPolicyKind kind);
 
 // Reads the `jobs:` section into `out` (enabled = true). InvalidArgument
 // "file:line: jobs.<key>: ..." for an unknown key, a policy colod does not
 // run live (with what it would need), a lane option (max_lanes) with a
 // policy that has no lanes, a size that is not one ("2GiB"), a rule without
-// a program or uid, or values out of range.
+// a program or uid, or values out of range (iterations: >= 1).
 Status ParseLanesConfig(const io::YamlValue& v, LanesConfig* out);
 
 }  // namespace colo::runtime

@@ -1,18 +1,30 @@
 // Live lanes: src/jobs's scheduler, told of clients instead of simulated
-// jobs. A live client declares no iteration count or time, so each is
-// submitted as endless (kEndless iterations of a nominal millisecond):
-// fifo and pack then order by arrival and fair by the GPU time measured
-// here, which is all those policies read.
+// jobs. A client that declares no iterations is submitted as endless
+// (kEndless iterations), and fair's clients always are, as fair reads only
+// the GPU time; the iteration time the scheduler orders srtf and colo by is
+// set from what is measured here (SetIterationTime). The scheduler's count
+// of remaining iterations is never taken below 1 (a client past its
+// declaration still runs; one at 0 would never be picked again).
 #include "runtime/live_lanes.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <set>
 
 namespace colo::runtime {
 namespace {
 
-constexpr int64_t kEndless = int64_t{1} << 40;
+// Above every declaration (ipc::kMaxDeclaredIterations); with iteration
+// times of at most kLongestIteration, remaining x time stays within int64
+// nanoseconds (2^30 x 8 s = 8.6e18 < 9.2e18).
+constexpr int64_t kEndless = int64_t{1} << 30;
+constexpr Duration kLongestIteration = std::chrono::seconds(8);
+// A high-priority client's arrival, as the scheduler sees it, is this much
+// before its real one: ahead of every best-effort client's (arrival is the
+// waiting order of fifo, pack and fair, and their tie-break).
+constexpr Duration kHighLead = std::chrono::hours(24 * 365 * 100);
+constexpr Duration kNominalIteration = Milliseconds(1);
 
 jobs::SchedulerOptions SchedulerFor(const LanesConfig& config,
                                     int64_t gpu_bytes) {
@@ -56,21 +68,36 @@ LiveLanes::LiveLanes(const LanesConfig& config, int64_t gpu_bytes)
 }
 
 Result<bool> LiveLanes::Join(ClientId id, const jobs::JobMemory& m, bool high,
-                             TimePoint now) {
-  assert(!Joined(id));
+                             TimePoint now, int64_t iterations,
+                             LaneChanges* changes) {
+  assert(!Joined(id) && iterations >= 0);
   COLO_RETURN_IF_ERROR(scheduler_.lanes(0).CheckFitsAlone(m));
   jobs::JobDescription d;
   d.id = id;
-  d.submit = now;
+  d.submit = high ? now - kHighLead : now;
   d.memory = m;
-  d.iteration_time = Milliseconds(1);
-  d.iterations = kEndless;
+  d.iteration_time = switches_.timed > 0
+                         ? std::clamp(switches_.timed_total / switches_.timed,
+                                      Duration(1), kLongestIteration)
+                         : kNominalIteration;
+  d.iterations = iterations > 0 && config_.policy != jobs::JobPolicyKind::kFair
+                     ? std::min(iterations, kEndless - 1)
+                     : kEndless;
   d.high_priority = high;
   COLO_RETURN_IF_ERROR(scheduler_.Submit(d));
-  clients_[id].memory = m;
-  LaneChanges ignored;  // a newcomer frees nothing: only it can be admitted.
-  Admit(now, &ignored);
-  return clients_[id].admitted;
+  Member& member = clients_[id];
+  member.memory = m;
+  member.high = high;
+  member.declared_iterations = iterations;
+  member.joined = now;
+  LaneChanges all;
+  Admit(now, &all);
+  if (changes != nullptr) {
+    for (ClientId other : all.given_turn) {
+      if (other != id) changes->given_turn.push_back(other);
+    }
+  }
+  return clients_.at(id).admitted;
 }
 
 void LiveLanes::Admit(TimePoint now, LaneChanges* changes) {
@@ -81,11 +108,32 @@ void LiveLanes::Admit(TimePoint now, LaneChanges* changes) {
   FillTurns(now, changes);
 }
 
-void LiveLanes::FillTurns(TimePoint now, LaneChanges* changes) {
+std::map<int, ClientId> LiveLanes::Picks() {
+  // In a lane that holds a high-priority client the best-effort ones are
+  // not runnable for this pick, so the policy's rule picks among the high.
+  std::set<int> high_lanes;
+  for (const auto& [id, m] : clients_) {
+    if (m.admitted && m.high) high_lanes.insert(*scheduler_.LaneOf(id));
+  }
+  std::vector<ClientId> benched;
+  for (const auto& [id, m] : clients_) {
+    if (m.admitted && !m.high && high_lanes.count(*scheduler_.LaneOf(id))) {
+      scheduler_.SetReady(id, false);
+      benched.push_back(id);
+    }
+  }
+  std::map<int, ClientId> picks;
   for (int pick : scheduler_.PickRunning(0)) {
-    const std::optional<int> lane = scheduler_.LaneOf(pick);
-    if (!lane || holders_.count(*lane) > 0) continue;
-    holders_[*lane] = pick;
+    picks[*scheduler_.LaneOf(pick)] = pick;
+  }
+  for (ClientId id : benched) scheduler_.SetReady(id, true);
+  return picks;
+}
+
+void LiveLanes::FillTurns(TimePoint now, LaneChanges* changes) {
+  for (const auto& [lane, pick] : Picks()) {
+    if (holders_.count(lane) > 0) continue;
+    holders_[lane] = pick;
     clients_[pick].iteration_start = now;
     changes->given_turn.push_back(pick);
   }
@@ -100,6 +148,10 @@ LaneChanges LiveLanes::Leave(ClientId id, TimePoint now) {
     if (h != holders_.end() && h->second == id) holders_.erase(h);
   }
   if (timing_ && timing_->first == id) timing_.reset();
+  const Member& m = it->second;
+  if (finished_.size() == kFinishedKept) finished_.erase(finished_.begin());
+  finished_.push_back(
+      {id, m.high, m.declared_iterations, m.iterations, m.joined, now});
   scheduler_.Finish(id);
   clients_.erase(it);
   Admit(now, &changes);
@@ -133,26 +185,60 @@ bool LiveLanes::AtSync(ClientId id, TimePoint now, LaneChanges* changes) {
     m.iteration_start = now;
     return true;
   }
-  // The holder's iteration has ended: the policy keeps it or switches.
+  // The holder's iteration has ended: it keeps the turn if it is still its
+  // lane's pick, else gives it to the pick (or, under colo, to no one).
   ++m.iterations;
   ++switches_.iterations;
-  scheduler_.CompleteIteration(id, now - m.iteration_start);
+  Measure(id, m, now - m.iteration_start);
   const int lane = *scheduler_.LaneOf(id);
-  std::optional<ClientId> next;
-  for (int pick : scheduler_.PickRunning(0)) {
-    if (scheduler_.LaneOf(pick) == lane) next = pick;
-  }
-  if (!next || *next == id) {
+  const std::map<int, ClientId> picks = Picks();
+  auto pick = picks.find(lane);
+  if (pick != picks.end() && pick->second == id) {
     m.iteration_start = now;
+    FillTurns(now, changes);  // colo: a lane at rest may have a pick now
     return true;
   }
-  holders_[lane] = *next;
+  holders_.erase(lane);
   m.parked = true;
-  clients_[*next].iteration_start = now;
-  ++switches_.switches;
-  timing_ = std::make_pair(*next, now);
-  changes->given_turn.push_back(*next);
+  const size_t before = changes->given_turn.size();
+  FillTurns(now, changes);
+  if (changes->given_turn.size() > before) {
+    ++switches_.switches;
+    timing_ = std::make_pair(changes->given_turn[before], now);
+  }
   return false;
+}
+
+void LiveLanes::Measure(ClientId id, Member& m, Duration took) {
+  m.measured_total += took;
+  ++switches_.timed;
+  switches_.timed_total += took;
+  if (scheduler_.RemainingIterations(id) > 1) {
+    scheduler_.CompleteIteration(id, took);
+  }
+  // The scheduler needs an iteration time > 0 (two events at one clock
+  // reading measure 0), and at most kLongestIteration (see kEndless).
+  scheduler_.SetIterationTime(id, std::clamp(m.measured_total / m.iterations,
+                                             Duration(1), kLongestIteration));
+  const Duration mean = std::clamp(switches_.timed_total / switches_.timed,
+                                   Duration(1), kLongestIteration);
+  for (const auto& [other, o] : clients_) {
+    if (o.iterations == 0) scheduler_.SetIterationTime(other, mean);
+  }
+}
+
+LaneChanges LiveLanes::SetOutside(ClientId id, int64_t bytes, TimePoint now) {
+  assert(bytes >= 0 && !Joined(id));
+  LaneChanges changes;
+  int64_t& held = outside_[id];
+  const bool freed = bytes < held;
+  held = bytes;
+  if (held == 0) outside_.erase(id);
+  int64_t total = 0;
+  for (const auto& [client, b] : outside_) total += b;
+  scheduler_.SetOutsideBytes(0, total);
+  if (freed) Admit(now, &changes);
+  return changes;
 }
 
 void LiveLanes::OnLaunchTaken(ClientId id, TimePoint now) {
@@ -191,6 +277,20 @@ const jobs::JobMemory* LiveLanes::Declared(ClientId id) const {
 int64_t LiveLanes::Iterations(ClientId id) const {
   auto it = clients_.find(id);
   return it == clients_.end() ? 0 : it->second.iterations;
+}
+
+std::optional<int64_t> LiveLanes::Remaining(ClientId id) const {
+  auto it = clients_.find(id);
+  if (it == clients_.end() || it->second.declared_iterations == 0)
+    return std::nullopt;
+  return std::max<int64_t>(
+      1, it->second.declared_iterations - it->second.iterations);
+}
+
+std::optional<Duration> LiveLanes::IterationTime(ClientId id) const {
+  auto it = clients_.find(id);
+  if (it == clients_.end() || it->second.iterations == 0) return std::nullopt;
+  return it->second.measured_total / it->second.iterations;
 }
 
 int LiveLanes::waiting_count() const { return scheduler_.waiting_count(); }

@@ -13,11 +13,38 @@
 // turn; the others' launches wait in their rings and their synchronizing
 // calls are not answered (they are parked). The holder keeps the turn
 // until an iteration ends — its synchronizing call's work has ended
-// (AtSync) — and the policy (fifo, pack: the client admitted first; fair:
-// the least GPU time) picks another; then the turn switches: the new holder's
-// parked call is answered and its launches run. Persistent memory stays
-// resident, so a switch copies nothing. A client that Leaves (exits, dies,
-// is dropped) releases its memory and its turn, so no one waits for it.
+// (AtSync) — and then the policy's pick for its lane takes it: fifo, pack:
+// the client admitted first; fair: the least GPU time; srtf: the shortest
+// remaining time; colo: src/jobs's rule over the whole GPU (priority, then
+// shortest remaining, side by side only where its speed model predicts a
+// gain), which may pick no one in a lane: the holder then gives the turn up
+// and the lane rests until a pick falls in it. The new holder's parked call
+// is answered and its launches run. Persistent memory stays resident, so a
+// switch copies nothing. A client that Leaves (exits, dies, is dropped)
+// releases its memory and its turn, so no one waits for it.
+//
+// Remaining time (srtf, colo) = remaining iterations x iteration time. A
+// client declares its iterations (0: none declared, taken as endless, so it
+// goes after every client that declared some); its iteration time is the
+// mean of its own iterations as measured here, from the start of its turn
+// or its previous boundary to its boundary, and before it has one, the mean
+// of every iteration measured (1 ms before any). A client that runs past
+// its declared iterations counts 1 remaining.
+//
+// Priority: a high-priority client goes before every best-effort one in
+// the waiting order (it is submitted with an arrival ahead of theirs), and
+// in a lane that holds one, only high-priority clients are picked, so a
+// best-effort holder gives the turn up at its next boundary. Memory is
+// never taken back: a high client that does not fit waits for memory (and
+// best-effort clients that fit in what is left are still admitted: no
+// head-of-line blocking); under fifo, whose lane is one job's, it runs once
+// the running job has left.
+//
+// Clients that declare nothing run outside the lanes, but their memory is
+// in the safety condition: colod reports what each holds (SetOutside) as
+// it allocates (counted as it is, unpadded, like persistent memory), and
+// an allocation that would break the condition for the lanes is refused
+// (FitsOutside false); admission leaves room for what they hold.
 //
 // Thread safety: thread-compatible; colod's loop owns it.
 #pragma once
@@ -56,6 +83,10 @@ const char* LaneStateName(LaneState s);
 struct TurnStats {
   int64_t iterations = 0;  // ended by a turn holder's synchronizing call
   int64_t switches = 0;
+  // Every iteration measured (a holder's, boundary to boundary): count and
+  // sum; their mean is a newcomer's iteration time.
+  int64_t timed = 0;
+  Duration timed_total{0};
   // From the switch (the previous holder's synchronizing call found done)
   // to the new holder's first launch taken from its ring: count, sum, max,
   // last.
@@ -72,6 +103,16 @@ struct TurnStats {
   Duration Quantile(double q) const;
 };
 
+// A client that has left: when it joined and left, and its iterations.
+struct FinishedClient {
+  ClientId id = 0;
+  bool high = false;
+  int64_t declared_iterations = 0;  // 0: none declared
+  int64_t iterations = 0;
+  TimePoint joined = TimeZero();
+  TimePoint left = TimeZero();
+};
+
 class LiveLanes {
  public:
   // REQUIRES: config.enabled; gpu_bytes > 0.
@@ -80,9 +121,13 @@ class LiveLanes {
   // A client declaring `m` registers at `now`. True: admitted; false:
   // waiting. InvalidArgument "P 9 GiB (9.9 GiB with the 10% pad) + E 8 GiB
   // = ... > ... usable (...)" if it could never be admitted; then nothing is
-  // recorded. `high` is the client's class. REQUIRES: not joined before.
+  // recorded. `high` is the client's class; `iterations` those it
+  // declares (0: none). `changes` (may be null) gets what the arrival
+  // changed for other clients (colo: a lane at rest may get a turn).
+  // REQUIRES: not joined before; iterations >= 0.
   Result<bool> Join(ClientId id, const jobs::JobMemory& m, bool high,
-                    TimePoint now);
+                    TimePoint now, int64_t iterations = 0,
+                    LaneChanges* changes = nullptr);
   // The client is gone: its memory and turn are released; waiting clients
   // that fit are admitted. No-op for a client that never joined.
   LaneChanges Leave(ClientId id, TimePoint now);
@@ -98,6 +143,15 @@ class LiveLanes {
   // turn it is not is parked until its turn, and answered once it has it
   // (the start of its turn). Always true for a client that never joined.
   bool AtSync(ClientId id, TimePoint now, LaneChanges* changes);
+  // Whether `more` bytes allocated outside the lanes keep the safety
+  // condition: UsedBytes (with what is outside already) + more <= usable.
+  bool FitsOutside(int64_t more) const {
+    return lanes().UsedBytes() + more <= lanes().usable_bytes();
+  }
+  // Client `id` (not joined) holds `bytes` outside the lanes now (0: none,
+  // or gone). Memory freed may admit waiting clients: `changes` says who.
+  LaneChanges SetOutside(ClientId id, int64_t bytes, TimePoint now);
+  int64_t outside_bytes() const { return lanes().outside_bytes(); }
   // A launch of the client was taken from its ring at `now`: the end of a
   // switch to it, if one is being timed.
   void OnLaunchTaken(ClientId id, TimePoint now);
@@ -106,6 +160,14 @@ class LiveLanes {
   std::optional<int> LaneOf(ClientId id) const;
   const jobs::JobMemory* Declared(ClientId id) const;
   int64_t Iterations(ClientId id) const;
+  // Declared iterations left (at least 1 while it runs); nullopt if none
+  // were declared or the client is unknown.
+  std::optional<int64_t> Remaining(ClientId id) const;
+  // The mean of the client's measured iterations; nullopt before its first.
+  std::optional<Duration> IterationTime(ClientId id) const;
+  // The clients that have left, the last kFinishedKept of them, in order.
+  static constexpr size_t kFinishedKept = 1024;
+  const std::vector<FinishedClient>& finished() const { return finished_; }
   int waiting_count() const;
   const TurnStats& turn_stats() const { return switches_; }
   const jobs::MemoryLanes& lanes() const { return scheduler_.lanes(0); }
@@ -116,14 +178,24 @@ class LiveLanes {
  private:
   struct Member {
     jobs::JobMemory memory;
+    bool high = false;
     bool admitted = false;
     bool parked = false;
-    int64_t iterations = 0;  // ended while holding the turn
+    int64_t declared_iterations = 0;  // 0: none declared
+    int64_t iterations = 0;           // ended while holding the turn
+    TimePoint joined = TimeZero();
     TimePoint iteration_start = TimeZero();
+    Duration measured_total{0};  // its iterations' wall time
   };
+  // The policy's pick in each lane that has one (high-priority clients
+  // only in a lane that holds one).
+  std::map<int, ClientId> Picks();
   // Gives every lane without a holder the policy's pick.
   void FillTurns(TimePoint now, LaneChanges* changes);
   void Admit(TimePoint now, LaneChanges* changes);
+  // Records the holder's iteration of `took` and tells the scheduler the
+  // iteration times it orders by.
+  void Measure(ClientId id, Member& m, Duration took);
 
   LanesConfig config_;
   jobs::JobScheduler scheduler_;
@@ -132,6 +204,8 @@ class LiveLanes {
   // The client a switch went to and when, until its first launch is taken.
   std::optional<std::pair<ClientId, TimePoint>> timing_;
   TurnStats switches_;
+  std::vector<FinishedClient> finished_;
+  std::map<ClientId, int64_t> outside_;  // bytes per client outside lanes
 };
 
 }  // namespace colo::runtime

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "io/job_fields.h"
 #include "profile/arrival_trace.h"
 #include "profile/reef_model.h"
 #include "scenario/workload_parser.h"
@@ -52,40 +53,6 @@ Result<ArrivalSpec> ParseArrivals(const io::YamlValue& value,
                    " (requests/s)",
                [](double x) { return x > 0 && x <= kMaxArrivalRatePerS; }));
   return arrivals;
-}
-
-// Reads a mapping of sizes in MiB (numbers >= 0 and at most `max_mib`, a
-// whole number) into bytes; `keys` lists the mapping's keys and where each
-// goes.
-Status ParseMebibytes(
-    const io::YamlValue& value, const char* expected,
-    std::initializer_list<std::pair<const char*, int64_t*>> keys,
-    double max_mib) {
-  std::vector<std::string> names;
-  for (const auto& [key, out] : keys) names.push_back(key);
-  COLO_ASSIGN_OR_RETURN(io::YamlMap map, value.Map(expected, names));
-  const std::string range = "a number >= 0 and at most " +
-                            std::to_string(std::llround(max_mib)) + " (MiB)";
-  for (const auto& [key, out] : keys) {
-    if (auto v = map.Get(key)) {
-      COLO_ASSIGN_OR_RETURN(double mb, v->Number(range, [max_mib](double x) {
-        return x >= 0 && x <= max_mib;
-      }));
-      *out = std::llround(mb * kMiB);
-    }
-  }
-  return OkStatus();
-}
-
-Result<MemorySpec> ParseMemory(const io::YamlValue& value) {
-  MemorySpec memory;
-  // 2^40 MiB (1 EiB) keeps the bytes inside int64.
-  COLO_RETURN_IF_ERROR(
-      ParseMebibytes(value, "a mapping {persistent_mb, ephemeral_mb}",
-                     {{"persistent_mb", &memory.persistent_bytes},
-                      {"ephemeral_mb", &memory.ephemeral_peak_bytes}},
-                     1099511627776.0));
-  return memory;
 }
 
 // Fields that belong to one mode only: an error in any other mode.
@@ -256,25 +223,18 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value,
   COLO_RETURN_IF_ERROR(
       ParseKindAndArrivals(map, context, inline_kernels, kind_guess, &w));
   if (auto v = map.Get("class")) {
-    COLO_ASSIGN_OR_RETURN(std::string c, v->String("high or best-effort"));
-    if (c == "high") {
-      w.priority = PriorityClass::kHigh;
-    } else if (c == "best-effort") {
-      w.priority = PriorityClass::kBestEffort;
-    } else {
-      return v->Expected("high or best-effort");
-    }
+    COLO_ASSIGN_OR_RETURN(w.priority, io::ParsePriorityClass(*v));
   }
   COLO_RETURN_IF_ERROR(ParseTiming(map, &w, &job));
   if (auto v = map.Get("slo")) {
     COLO_ASSIGN_OR_RETURN(job.slo, ParseSlo(*v, w));
   }
   if (auto v = map.Get("memory")) {
-    COLO_ASSIGN_OR_RETURN(w.memory, ParseMemory(*v));
+    COLO_ASSIGN_OR_RETURN(w.memory, io::ParseMemorySpec(*v));
   }
   if (auto v = map.Get("transfers")) {
     // Per request or iteration; kMaxWorkloadCopyBytes is 2^20 MiB.
-    COLO_RETURN_IF_ERROR(ParseMebibytes(
+    COLO_RETURN_IF_ERROR(io::ParseMebibytes(
         *v, "a mapping {in_mb, out_mb}",
         {{"in_mb", &w.copy_in_bytes}, {"out_mb", &w.copy_out_bytes}},
         static_cast<double>(kMaxWorkloadCopyBytes / kMiB)));

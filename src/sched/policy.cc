@@ -4,9 +4,11 @@
 #include <string>
 
 #include "sched/guessed_launch_hold.h"
+#include "sched/mps_priority_policy.h"
 #include "sched/orion_policy.h"
 #include "sched/passthrough_policy.h"
 #include "sched/priority_policy.h"
+#include "sched/reef_policy.h"
 #include "sched/tgs_policy.h"
 
 namespace colo::sched {
@@ -22,6 +24,8 @@ constexpr struct {
     {PolicyKind::kPriority, "priority"},
     {PolicyKind::kOrion, "orion"},
     {PolicyKind::kTgs, "tgs"},
+    {PolicyKind::kMpsPriority, "mps-priority"},
+    {PolicyKind::kReef, "reef"},
 };
 
 }  // namespace
@@ -58,6 +62,8 @@ bool StartsHighPriorityAtOnce(PolicyKind kind) {
     case PolicyKind::kPriority:
     case PolicyKind::kOrion:
     case PolicyKind::kTgs:
+    case PolicyKind::kMpsPriority:
+    case PolicyKind::kReef:
       return true;
   }
   return false;
@@ -147,6 +153,10 @@ std::unique_ptr<Policy> MakeBarePolicy(PolicyKind kind,
       return std::make_unique<OrionPolicy>(options, device);
     case PolicyKind::kTgs:
       return std::make_unique<TgsPolicy>(options, device, executor);
+    case PolicyKind::kMpsPriority:
+      return std::make_unique<MpsPriorityPolicy>(device);
+    case PolicyKind::kReef:
+      return std::make_unique<ReefPolicy>(device, executor);
   }
   return nullptr;
 }

@@ -4,23 +4,30 @@
 // kernel launches to it (it is a Device to them), and it decides when, and in
 // which form (whole, slices, persistent blocks), each reaches the real Device.
 // The same policy object runs in `colo sim` (SimGpu, simulated time) and in
-// colod. Policies:
+// colod. Policies, by the name a scenario or colod's config gives:
 //
-//   mps              everything launches at once (the hardware default with
-//   MPS) time-slice       the driver's time slicing (the device runs one client
-//   at a time) priority-streams hardware stream priorities: high-priority
-//   launches dispatch first priority         colo's policy (after Tally,
-//   ASPLOS'25): high-priority kernels
-//                    launch at once; best-effort kernels launch while the
-//                    high-priority clients are idle, cut so that the estimated
-//                    preemption latency stays under a bound, and beside
-//                    high-priority kernels in the slots they leave free
-//   orion            best-effort kernels beside high-priority ones only if
-//   their SM
-//                    need fits and their bound (compute/memory) differs, with a
-//                    cap on outstanding best-effort time (Orion, EuroSys'24)
-//   tgs              the best-effort client's launch rate adapted to the
-//                    high-priority client's observed rate (TGS, NSDI'23)
+//   mps: everything launches at once; the device's MPS dispatch shares the
+//     SMs among the clients' channels (the hardware default with MPS).
+//   time-slice: everything launches at once; the device runs one client at
+//     a time for a quantum (the driver's time slicing).
+//   priority-streams: hardware stream priorities; high-priority launches
+//     dispatch their blocks first, nothing is preempted.
+//   mps-priority: MPS client priority (CUDA 11.5+); best-effort blocks
+//     dispatch only while no high-priority launch has blocks waiting, nothing
+//     is preempted (mps_priority_policy.h).
+//   priority: colo's policy (after Tally, ASPLOS'25); high-priority kernels
+//     launch at once; best-effort kernels launch while the high-priority
+//     clients are idle, cut so that the estimated preemption latency stays
+//     under a bound, and beside high-priority kernels in the slots they leave
+//     free (priority_policy.h).
+//   orion: best-effort kernels beside high-priority ones only if their SM
+//     need fits and their bound (compute/memory) differs, with a cap on
+//     outstanding best-effort time (Orion, EuroSys'24; orion_policy.h).
+//   tgs: the best-effort client's launch rate adapted to the high-priority
+//     client's observed speed (TGS, NSDI'23; tgs_policy.h).
+//   reef: best-effort kernels in flight are reset (their work lost and
+//     redone) when a high-priority kernel arrives, and short ones pad the
+//     SMs high-priority kernels leave idle (REEF, OSDI'22; reef_policy.h).
 //
 // Thread safety: none; a policy lives on its executor's thread.
 #pragma once
@@ -44,7 +51,9 @@ enum class PolicyKind {
   kPriorityStreams,
   kPriority,
   kOrion,
-  kTgs
+  kTgs,
+  kMpsPriority,
+  kReef
 };
 
 const char* PolicyName(PolicyKind k);
@@ -102,10 +111,12 @@ struct PolicyOptions {
 // have started anyway, so colod's gate mode lets a high-priority client
 // issue its launches at once and only report them (runtime/daemon.h): the
 // policy then sees each as started when colod takes it from the client's
-// ring. True for every policy: priority, orion and tgs start high priority
-// at once by their rules; mps, time-slice and priority-streams pass every
-// launch on (time slicing between the clients' contexts is the GPU
-// driver's own); GuessedLaunchHold passes high priority through.
+// ring. True for every policy: priority, orion, tgs and reef start high
+// priority at once by their rules (reef resets best-effort work beside it,
+// it does not hold the launch); mps, time-slice, priority-streams and
+// mps-priority pass every launch on (time slicing between the clients'
+// contexts and MPS client priority are the GPU driver's own);
+// GuessedLaunchHold passes high priority through.
 bool StartsHighPriorityAtOnce(PolicyKind kind);
 
 // The option names each policy accepts (for messages and the loader).

@@ -23,6 +23,17 @@ const char* ClassName(PriorityClass c) {
 // A YAML double-quoted scalar (names come from users).
 std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
+// The gres request of `r` on local GPUs `gpus`, each GPU i typed g<i>.
+std::string TypedGres(const PlaceRequest& r, const std::vector<int>& gpus) {
+  std::string out;
+  for (int g : gpus) {
+    if (!out.empty()) out += ",";
+    out += r.shards > 0 ? fmt::format("gres:shard:g{}:{}", g, r.shards)
+                        : fmt::format("gres:gpu:g{}:1", g);
+  }
+  return out;
+}
+
 }  // namespace
 
 PlacementService::PlacementService(ServeConfig config)
@@ -149,6 +160,7 @@ Result<PlaceAnswer> PlacementService::Place(const PlaceRequest& r,
   } else {
     COLO_ASSIGN_OR_RETURN(a, PlaceShard(r, std::move(a), job));
   }
+  if (!a.node.empty() && config_.gres_types) a.gres = TypedGres(r, a.gpus);
   if (a.node.empty() || r.dry_run) return a;
   // The answer holds local indices; the record holds global ones.
   PlacedJob p;
@@ -347,7 +359,8 @@ int PlacementService::Retain(const std::vector<std::string>& ids, TimePoint now,
   const size_t before = jobs_.size();
   std::vector<PlacedJob> kept;
   for (PlacedJob& j : jobs_) {
-    if (listed.count(j.id)) {
+    // Slurm's own jobs come and go with each Observe.
+    if (j.from_slurm || listed.count(j.id)) {
       j.seen = true;
       kept.push_back(std::move(j));
     } else if (!j.seen && now - j.placed_at < grace) {
@@ -356,6 +369,64 @@ int PlacementService::Retain(const std::vector<std::string>& ids, TimePoint now,
   }
   jobs_ = std::move(kept);
   return static_cast<int>(before - jobs_.size());
+}
+
+ObserveCounts PlacementService::Observe(const SlurmView& view, TimePoint now,
+                                        Duration grace) {
+  ObserveCounts counts;
+  std::erase_if(jobs_, [](const PlacedJob& j) { return j.from_slurm; });
+  // The job a Slurm-placed shard job is planned as.
+  Result<place::JobRequest> stand_in =
+      config_.default_profile.empty()
+          ? Result<place::JobRequest>(
+                FailedPreconditionError("no default_profile"))
+          : MakeJob(PlaceRequest{}, PriorityClass::kBestEffort, "");
+  for (const SlurmJob& s : view.running) {
+    int node = -1;
+    for (size_t n = 0; n < config_.nodes.size(); ++n) {
+      if (config_.nodes[n].name == s.node) node = static_cast<int>(n);
+    }
+    const bool fits =
+        node >= 0 && std::all_of(s.gpus.begin(), s.gpus.end(), [&](int g) {
+          return g >= 0 && g < config_.nodes[node].gpus;
+        });
+    if (!fits) {
+      ++counts.unknown_nodes;
+      continue;
+    }
+    std::vector<int> global;
+    for (int g : s.gpus) global.push_back(gpu_first_[node] + g);
+    auto mine =
+        std::find_if(jobs_.begin(), jobs_.end(), [&](const PlacedJob& j) {
+          return !s.placement.empty() && j.id == s.placement;
+        });
+    if (mine != jobs_.end()) {
+      if (mine->gpus != global) {
+        mine->gpus = global;
+        ++counts.moved;
+      }
+      continue;
+    }
+    PlacedJob p;
+    p.id = "s" + s.job_id;
+    p.name = s.name;
+    p.from_slurm = true;
+    p.seen = true;
+    p.placed_at = now;
+    p.gpus = std::move(global);
+    p.shards = stand_in.ok() ? s.shards : 0;
+    if (stand_in.ok()) {
+      p.request = *stand_in;
+      p.request.name = p.id;
+    } else {
+      p.request.name = p.id;
+      p.request.priority = PriorityClass::kBestEffort;
+    }
+    jobs_.push_back(std::move(p));
+    ++counts.from_slurm;
+  }
+  counts.dropped = Retain(view.placements, now, grace);
+  return counts;
 }
 
 }  // namespace colo::serve

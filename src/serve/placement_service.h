@@ -36,6 +36,7 @@
 #include "colo/workload.h"
 #include "place/jobs_file.h"
 #include "serve/serve_config.h"
+#include "serve/slurm_jobs.h"
 
 namespace colo::serve {
 
@@ -63,6 +64,10 @@ struct PlaceAnswer {
   // node), "whole" (idle GPUs), "" (no GPU asked for, or none left).
   std::string source;
   std::string reason;  // for the job's comment.
+  // With ServeConfig::gres_types and a node: the gres request that pins the
+  // GPUs, in Slurm 22.05's tres_per_node form: "gres:gpu:g0:1,gres:gpu:g2:1"
+  // (whole GPUs) or "gres:shard:g2:K". "" otherwise.
+  std::string gres;
 };
 
 // One job the service placed.
@@ -74,6 +79,16 @@ struct PlacedJob {
   std::vector<int> gpus;      // global GPU indices.
   TimePoint placed_at{};
   bool seen = false;  // listed by Slurm in a Retain call.
+  // A running job Slurm placed itself (Observe): id "s<Slurm job id>".
+  bool from_slurm = false;
+};
+
+// What one Observe call changed.
+struct ObserveCounts {
+  int dropped = 0;        // placements Slurm no longer lists (Retain).
+  int from_slurm = 0;     // running GPU jobs colo did not place, held now.
+  int moved = 0;          // placements Slurm ran on other GPUs than colo's.
+  int unknown_nodes = 0;  // running jobs on nodes (or GPUs) colo lacks.
 };
 
 class PlacementService {
@@ -97,6 +112,16 @@ class PlacementService {
   // many it dropped.
   int Retain(const std::vector<std::string>& ids, TimePoint now,
              Duration grace);
+  // Slurm's view (ParseSqueueJson) enters the state: placements Slurm ran
+  // on other GPUs than colo chose move to those; running jobs colo did not
+  // place (colo serve was down or not asked, or a tag it does not hold) are
+  // held on the GPUs Slurm gave them, replacing the previous view's, so
+  // that finished ones leave. Such a job holding shards is planned as the
+  // config's default_profile, best-effort; without a default profile it
+  // holds its GPUs whole (nothing is placed beside work colo cannot
+  // predict). Then Retain(view.placements). Jobs on nodes colo does not
+  // know are counted, not held.
+  ObserveCounts Observe(const SlurmView& view, TimePoint now, Duration grace);
 
   // One request line in, one answer line out (no newline). Never throws.
   std::string Handle(const std::string& line, TimePoint now);

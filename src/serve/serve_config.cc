@@ -71,10 +71,11 @@ Result<ServeConfig> Parse(const std::string& text, const std::string& file,
   const YamlValue root_v(&out.source, root, "", root.Mark().line + 1);
   constexpr const char* kTop = "a colo serve configuration (see docs/slurm.md)";
   COLO_ASSIGN_OR_RETURN(
-      YamlMap top, root_v.Map(kTop, {"gpu", "model", "profiles",
-                                     "default_profile", "high_priority_floor",
-                                     "max_jobs_per_gpu", "memory_reserve_gib",
-                                     "shards_per_gpu", "nodes", "grants"}));
+      YamlMap top,
+      root_v.Map(kTop, {"gpu", "model", "profiles", "default_profile",
+                        "high_priority_floor", "max_jobs_per_gpu",
+                        "memory_reserve_gib", "shards_per_gpu", "gres_types",
+                        "nodes", "grants"}));
   if (auto g = top.Get("gpu")) {
     COLO_ASSIGN_OR_RETURN(out.gpu_name, g->String("a GPU preset name"));
   }
@@ -113,6 +114,9 @@ Result<ServeConfig> Parse(const std::string& text, const std::string& file,
         int64_t v, s->Integer("a shard count in 1..1024",
                               [](int64_t x) { return x >= 1 && x <= 1024; }));
     out.shards_per_gpu = static_cast<int>(v);
+  }
+  if (auto t = top.Get("gres_types")) {
+    COLO_ASSIGN_OR_RETURN(out.gres_types, t->Bool());
   }
   COLO_ASSIGN_OR_RETURN(YamlValue nodes_v,
                         top.Require("nodes", "a list of nodes"));

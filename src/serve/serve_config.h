@@ -10,6 +10,7 @@
 //   max_jobs_per_gpu: 3        # optional, as in `colo plan`
 //   memory_reserve_gib: 0.5    # optional, as in `colo plan`
 //   shards_per_gpu: 4          # Slurm's gres/shard count per GPU
+//   gres_types: true           # gres.conf types each GPU g<i> (optional)
 //   nodes:
 //     - {name: n1, gpus: 2}
 //   grants:                    # who may run high priority (else: nobody)
@@ -53,6 +54,13 @@ struct ServeConfig {
   std::string default_profile;  // "" = a job must name its profile.
   place::PlanOptions plan;      // floor, jobs per GPU, reserve.
   int shards_per_gpu = 4;       // gres/shard Count per GPU, >= 1. Default: 4.
+  // gres.conf gives the node's GPU i (its i-th, /dev/nvidia<i>) the Type
+  // g<i>, for gpu and shard alike (`colo gres-conf --typed`): a placement
+  // then also names the gres request that pins its GPUs (PlaceAnswer::gres),
+  // which job_submit.lua puts in the job. Slurm 22.05's job_submit sets a
+  // node list but no GPU index; a typed request is how a stock Slurm takes
+  // the GPU colo chose. Default: false (Slurm picks the GPU on the node).
+  bool gres_types = false;
   std::vector<NodeSpec> nodes;
   std::vector<ServeGrant> grants;
   // Loaded from the paths above.

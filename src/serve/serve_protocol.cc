@@ -74,6 +74,7 @@ std::string AnswerPlace(PlacementService& service, const Json& req,
   j["granted"] = a->granted == PriorityClass::kHigh ? "high" : "best-effort";
   j["source"] = a->source;
   j["grant_reason"] = a->grant_reason;
+  j["gres"] = a->gres;
   if (explain) {
     Result<std::string> y = service.Explain(r);
     if (!y.ok()) return Error(y.status().message());
@@ -95,6 +96,9 @@ std::string AnswerState(const PlacementService& service) {
         p.request.priority == PriorityClass::kHigh ? "high" : "best-effort";
     o["profile"] = p.request.profile.name;
     o["shards"] = p.shards;
+    // "colo": placed by this service; "slurm": a running job Slurm placed
+    // itself (PlacementService::Observe).
+    o["placed_by"] = p.from_slurm ? "slurm" : "colo";
     Json gpus = Json::array();
     for (int g : p.gpus) {
       const auto [node, local] = service.NodeOf(g);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -16,6 +18,8 @@
 #include "colo/gpu_spec.h"
 #include "colo/kernel.h"
 #include "cuda/cuda_abi.h"
+#include "cuda/cuda_driver_abi.h"
+#include "cuda/cuda_runtime_abi.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -47,6 +51,16 @@ cuda::DeviceFacts FactsOf(const ipc::WelcomeMsg& w) {
 
 }  // namespace
 
+// Where the simulated GPU sits on the PCI bus: domain 0, bus 1 plus its
+// index, device 0 (0000:01:00.0, where a workstation's one GPU sits):
+// plausible to a program that prints or matches it, and the same in
+// every run.
+constexpr int kSimPciDomain = 0;
+constexpr int kSimPciFirstBus = 1;
+constexpr int kSimPciDevice = 0;
+
+int SimPciBus(int device) { return kSimPciFirstBus + device; }
+
 int SimDeviceArch(const InterposerState& s) {
   const cuda::DeviceFacts d = FactsOf(s.colod.client->welcome());
   return d.major * 10 + d.minor;
@@ -59,6 +73,54 @@ int GetDeviceProperties(void* prop, int device) {
   MutexLock lock(s.mu);
   if (int err = Connected(s); err != kCudaSuccess) return err;
   cuda::FillCudaDeviceProp(prop, FactsOf(s.colod.client->welcome()));
+  auto* p = static_cast<cuda::DeviceProp*>(prop);
+  p->pciDomainID = kSimPciDomain;
+  p->pciBusID = SimPciBus(device);
+  p->pciDeviceID = kSimPciDevice;
+  return kCudaSuccess;
+}
+
+int DeviceGetPciBusId(char* bus_id, int len, int device) {
+  if (bus_id == nullptr || len <= 0) return cuda::kCudaErrorInvalidValue;
+  if (device != 0) return cuda::kCudaErrorInvalidDevice;
+  {
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+  }
+  // CUDA's form: domain:bus:device.function, hexadecimal; cut to len - 1
+  // characters as the runtime cuts it.
+  char text[32];
+  std::snprintf(text, sizeof(text), "%04x:%02x:%02x.0", kSimPciDomain,
+                SimPciBus(device), kSimPciDevice);
+  const size_t n = std::min(std::strlen(text), static_cast<size_t>(len) - 1);
+  std::memcpy(bus_id, text, n);
+  bus_id[n] = '\0';
+  return kCudaSuccess;
+}
+
+int DeviceGetByPciBusId(int* device, const char* bus_id) {
+  if (device == nullptr || bus_id == nullptr)
+    return cuda::kCudaErrorInvalidValue;
+  // [domain:]bus:device[.function], hexadecimal, as CUDA and NVML accept.
+  unsigned domain = 0, bus = 0, dev = 0, function = 0;
+  char tail = 0;
+  int fields = std::sscanf(bus_id, "%x:%x:%x.%x%c", &domain, &bus, &dev,
+                           &function, &tail);
+  if (fields < 3 || fields == 5) {
+    domain = 0;
+    fields = std::sscanf(bus_id, "%x:%x.%x%c", &bus, &dev, &function, &tail);
+    if (fields < 2 || fields == 4) return cuda::kCudaErrorInvalidValue;
+  }
+  {
+    InterposerState& s = Interposer();
+    MutexLock lock(s.mu);
+    if (int err = Connected(s); err != kCudaSuccess) return err;
+  }
+  if (domain != kSimPciDomain || bus != static_cast<unsigned>(SimPciBus(0)) ||
+      dev != kSimPciDevice || function != 0)
+    return cuda::kCudaErrorInvalidDevice;
+  *device = 0;
   return kCudaSuccess;
 }
 
@@ -267,6 +329,9 @@ int GetDeviceAttribute(int* value, int attr, int device) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (!cuda::DeviceAttribute(FactsOf(s.colod.client->welcome()), attr, value))
     return cuda::kCudaErrorInvalidValue;
+  if (attr == cuda::kDevAttrPciDomainId) *value = kSimPciDomain;
+  if (attr == cuda::kDevAttrPciBusId) *value = SimPciBus(device);
+  if (attr == cuda::kDevAttrPciDeviceId) *value = kSimPciDevice;
   return kCudaSuccess;
 }
 

@@ -39,6 +39,17 @@ std::optional<KernelResources> BinaryResourcesLocked(InterposerState& s,
 // The simulated GPU's SM architecture (90 = sm_90): the target for reading
 // the program's binaries. REQUIRES: connected.
 int SimDeviceArch(const InterposerState& s) COLO_REQUIRES(s.mu);
+// The simulated GPU's PCI address (cudaDeviceGetPCIBusId): "0000:01:00.0"
+// for device 0, cut to len - 1 characters; cudaDeviceProp's pciBusID and
+// the PCI attributes report the same (domain 0, bus 1, device 0).
+// cudaErrorInvalidValue for a null or empty buffer, cudaErrorInvalidDevice
+// for another device. Takes the mutex.
+int DeviceGetPciBusId(char* bus_id, int len, int device);
+// The device at PCI address `bus_id` ("[domain:]bus:device[.function]",
+// hexadecimal): 0 for the simulated GPU's; cudaErrorInvalidDevice for any
+// other, cudaErrorInvalidValue for text that is no PCI address. Takes the
+// mutex.
+int DeviceGetByPciBusId(int* device, const char* bus_id);
 // The simulated GPU colod describes, as a GpuSpec for colo's occupancy rules:
 // its preset (for the allocation granularities) with the welcome's limits.
 GpuSpec SpecOf(const ipc::WelcomeMsg& w);

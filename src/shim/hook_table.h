@@ -112,6 +112,8 @@
   X(cudaThreadExchangeStreamCaptureMode)                            \
   X(cudaDeviceGetLimit)                                             \
   X(cudaDeviceSetLimit)                                             \
+  X(cudaDeviceGetPCIBusId)                                          \
+  X(cudaDeviceGetByPCIBusId)                                        \
   X(cudaPointerGetAttributes)                                       \
   /* less often used (shim_exports_secondary.cc) */                 \
   X(cudaMemcpyToSymbol)                                             \
@@ -192,6 +194,8 @@
   X(cuDeviceGetCount)                                               \
   X(cuDeviceGetAttribute)                                           \
   X(cuDeviceGetName)                                                \
+  X(cuDeviceGetPCIBusId)                                            \
+  X(cuDeviceGetByPCIBusId)                                          \
   X(cuCtxGetCurrent)                                                \
   X(cuCtxSetCurrent)                                                \
   X(cuCtxGetDevice)                                                 \

@@ -127,6 +127,9 @@ COLO_EXPORT int cudaStreamGetFlags(void* stream, unsigned int* flags);
 COLO_EXPORT int cudaThreadExchangeStreamCaptureMode(int* mode);
 COLO_EXPORT int cudaDeviceGetLimit(size_t* value, int limit);
 COLO_EXPORT int cudaDeviceSetLimit(int limit, size_t value);
+// The device's PCI address (shim_exports_pci.cc).
+COLO_EXPORT int cudaDeviceGetPCIBusId(char* bus_id, int len, int device);
+COLO_EXPORT int cudaDeviceGetByPCIBusId(int* device, const char* bus_id);
 COLO_EXPORT int cudaPointerGetAttributes(void* attr, const void* ptr);
 COLO_EXPORT int cudaStreamBeginCapture(void* stream, int mode);
 COLO_EXPORT int cudaStreamEndCapture(void* stream, void** graph);
@@ -178,6 +181,9 @@ COLO_EXPORT int cuDeviceGet(int* device, int ordinal);
 COLO_EXPORT int cuDeviceGetCount(int* count);
 COLO_EXPORT int cuDeviceGetAttribute(int* value, int attr, int device);
 COLO_EXPORT int cuDeviceGetName(char* name, int len, int device);
+// The device's PCI address (shim_exports_pci.cc).
+COLO_EXPORT int cuDeviceGetPCIBusId(char* bus_id, int len, int device);
+COLO_EXPORT int cuDeviceGetByPCIBusId(int* device, const char* bus_id);
 COLO_EXPORT int cuCtxGetCurrent(void** context);
 COLO_EXPORT int cuCtxSetCurrent(void* context);
 COLO_EXPORT int cuCtxGetDevice(int* device);

@@ -188,6 +188,24 @@ int Connected(InterposerState& s) {
     }
     *bytes = *size;
   }
+  // Iterations it declares (`colo run --iterations N` sets it): srtf and
+  // colo order lane clients by what remains of them.
+  if (const char* v = std::getenv("COLO_ITERATIONS"); v != nullptr && *v) {
+    char* end = nullptr;
+    const long long n = std::strtoll(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > ipc::kMaxDeclaredIterations) {
+      std::fprintf(stderr,
+                   "colo: COLO_ITERATIONS='%s' is not a whole number in "
+                   "[1, 2^30 - 1]; declaring none\n",
+                   v);
+    } else {
+      o.iterations = n;
+    }
+  }
+  // The Slurm job and step (colo's SPANK plug-in sets them in each task):
+  // labels colod shows, never a grant.
+  if (const char* v = std::getenv("COLO_JOB_ID")) o.job_id = v;
+  if (const char* v = std::getenv("COLO_STEP_ID")) o.step_id = v;
   Result<std::unique_ptr<ipc::RuntimeClient>> c =
       ipc::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());

@@ -88,6 +88,8 @@ int RefuseKernel(InterposerState& s, const void* key, const std::string& name,
   return cuda::kCudaErrorNotSupported;
 }
 
+constexpr int kLimitMallocHeapSize = 2;  // cudaLimitMallocHeapSize
+
 // Adopts every region of `map` (base -> size) into `memory`.
 void AdoptAll(ptx::DeviceMemory& memory, const AllocationMap& map) {
   for (const auto& [base, size] : map) {
@@ -231,9 +233,15 @@ int ExecuteKernelLocked(InterposerState& s, const void* key, Dim grid,
   // this launch to the kernel's own setting).
   options.max_shared_bytes =
       static_cast<uint32_t>(s.colod.client->welcome().shared_mem_per_block);
+  ptx::DeviceMemory& memory = MemoryNow(s, source->binary);
+  // The device heap of kernels' malloc: cudaLimitMallocHeapSize when set
+  // before the heap exists (CUDA fixes the heap's size at its first use,
+  // so a later setting leaves it as it is).
+  auto heap = s.device.limits.find(kLimitMallocHeapSize);
+  if (heap != s.device.limits.end()) (void)memory.SetHeapLimit(heap->second);
   const int64_t start = MonotonicNs();
-  Result<ptx::RunStats> ran = ptx::RunKernel(
-      *module, source->name, launch, MemoryNow(s, source->binary), options);
+  Result<ptx::RunStats> ran =
+      ptx::RunKernel(*module, source->name, launch, memory, options);
   s.execute.interpreter_ns += MonotonicNs() - start;
   ++s.execute.kernels;
   if (ran.ok()) s.execute.instructions += ran->instructions;

@@ -25,7 +25,10 @@
 // copied when it is made (a captured or graph node's, when it is recorded),
 // as CUDA copies them. The PTX run is the one the simulated GPU's driver
 // would compile: the fat binary's (or module image's) entry for the
-// simulated architecture (fatbin_ptx.h).
+// simulated architecture (fatbin_ptx.h). Kernels' malloc and free use one
+// device heap for the process, in the interpreter's own memory, of
+// cudaLimitMallocHeapSize bytes as set before the first kernel that calls
+// malloc runs (8 MiB by default); blocks live until freed, across launches.
 //
 // Errors. A kernel with no PTX the simulated GPU could compile (cubins
 // only), or one the interpreter cannot read or whose parameters it cannot

@@ -102,6 +102,7 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   l.id = next_id_++;
   l.client = request.client;
   l.priority = request.priority;
+  l.client_priority = request.client_priority;
   l.seq = next_seq_++;
   l.shape = BlockShape{m->occupancy.threads,    m->occupancy.registers,
                        m->occupancy.shared_mem, m->occupancy.blocks_per_sm,
@@ -117,6 +118,7 @@ Result<LaunchId> SimGpu::Submit(LaunchRequest request) {
   // Ideal preemption: co-resident lower-priority blocks take only what the
   // higher-priority ones leave of an SM's issue slots and of the DRAM.
   l.shape.tier = Ideal() ? l.priority : 0;
+  l.shape.age = l.seq;  // older warps issue first (SmPool)
   if (l.worker_cap > 0) {
     l.shape.block_time = PersistentBlockTime(l.shape.block_time);
     // Workers keep their slots between logical blocks: the launch's own
@@ -224,14 +226,18 @@ std::optional<ClientId> SimGpu::NextClientWithWork(ClientId after) const {
 }
 
 void SimGpu::InsertPending(uint32_t slot) {
-  // Dispatch order: higher priority first, then submission order.
+  // Dispatch order: higher client priority first, then higher stream
+  // priority, then submission order.
   const Launch& l = launches_[slot];
+  const auto before = [&l](const Launch& prev) {
+    if (prev.client_priority != l.client_priority)
+      return prev.client_priority > l.client_priority;
+    if (prev.priority != l.priority) return prev.priority > l.priority;
+    return prev.seq < l.seq;
+  };
   auto pos = pending_.end();
   while (pos != pending_.begin()) {
-    const Launch& prev = launches_[*(pos - 1)];
-    if (prev.priority > l.priority ||
-        (prev.priority == l.priority && prev.seq < l.seq))
-      break;
+    if (before(launches_[*(pos - 1)])) break;
     --pos;
   }
   pending_.insert(pos, slot);
@@ -273,10 +279,50 @@ void SimGpu::EvictBelow(int priority) {
   }
 }
 
+bool SimGpu::Waiting(uint32_t slot) const {
+  const Launch& l = launches_[slot];
+  return l.next_block < l.end_block || !l.evicted.empty();
+}
+
+int64_t SimGpu::Serve(size_t i, int64_t quota) {
+  const uint32_t slot = pending_[i];
+  Launch& l = launches_[slot];
+  std::optional<int> cap;
+  if (auto c = sm_caps_.find(l.client); c != sm_caps_.end()) cap = c->second;
+  int64_t total = 0;
+  // Evicted blocks resume first, then unstarted ones.
+  size_t resumed = 0;
+  for (; resumed < l.evicted.size() && total < quota; ++resumed) {
+    SmPool::Evicted& e = l.evicted[resumed];
+    const int64_t n =
+        pool_.Place(slot, l.client, l.shape, std::min(e.blocks, quota - total),
+                    cap, e.remaining_ns);
+    l.running += n;
+    e.blocks -= n;
+    total += n;
+    if (e.blocks > 0) break;
+  }
+  l.evicted.erase(l.evicted.begin(),
+                  l.evicted.begin() + static_cast<std::ptrdiff_t>(resumed));
+  int64_t want = l.evicted.empty() ? l.end_block - l.next_block : 0;
+  if (l.worker_cap > 0) want = std::min(want, l.worker_cap - l.running);
+  want = std::min(want, quota - total);
+  const int64_t placed =
+      want > 0 ? pool_.Place(slot, l.client, l.shape, want, cap) : 0;
+  l.next_block += placed;
+  l.running += placed;
+  return total + placed;
+}
+
 void SimGpu::Dispatch() {
   TakeBackFusedWaves();
   if (pending_.empty()) return;
   if (Ideal()) EvictBelow(launches_[pending_.front()].priority);
+  head_.reset();
+  if (options_.mode == ContextMode::kConcurrent && options_.client_channels) {
+    DispatchByChannels();
+    return;
+  }
   if (options_.mode == ContextMode::kExclusive && !owner_) {
     // FIFO: the client whose oldest waiting launch came first.
     const Launch* oldest = nullptr;
@@ -287,41 +333,106 @@ void SimGpu::Dispatch() {
   }
   bool head =
       true;  // the first launch that may dispatch gets freed slots first.
-  head_.reset();
+  // Rule 1: a launch still waiting holds back lower client priorities.
+  std::optional<int> held_below;
   for (size_t i = 0; i < pending_.size();) {
-    Launch& l = launches_[pending_[i]];
-    if (!MayDispatch(l.client)) {
+    const uint32_t slot = pending_[i];
+    const Launch& l = launches_[slot];
+    if (!MayDispatch(l.client) ||
+        (held_below && l.client_priority < *held_below)) {
       ++i;
       continue;
     }
-    std::optional<int> cap;
-    if (auto c = sm_caps_.find(l.client); c != sm_caps_.end()) cap = c->second;
-    // Evicted blocks resume first, then unstarted ones.
-    size_t resumed = 0;
-    for (; resumed < l.evicted.size(); ++resumed) {
-      SmPool::Evicted& e = l.evicted[resumed];
-      const int64_t n = pool_.Place(pending_[i], l.client, l.shape, e.blocks,
-                                    cap, e.remaining_ns);
-      l.running += n;
-      e.blocks -= n;
-      if (e.blocks > 0) break;
-    }
-    l.evicted.erase(l.evicted.begin(),
-                    l.evicted.begin() + static_cast<std::ptrdiff_t>(resumed));
-    int64_t want = l.evicted.empty() ? l.end_block - l.next_block : 0;
-    if (l.worker_cap > 0) want = std::min(want, l.worker_cap - l.running);
-    const int64_t placed =
-        want > 0 ? pool_.Place(pending_[i], l.client, l.shape, want, cap) : 0;
-    if (head) head_ = pending_[i];
+    Serve(i, std::numeric_limits<int64_t>::max());
+    if (head) head_ = slot;
     head = false;
-    l.next_block += placed;
-    l.running += placed;
-    if (l.next_block == l.end_block && l.evicted.empty()) {
+    if (!Waiting(slot)) {
       pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
+      held_below = l.client_priority;
       ++i;
     }
   }
+}
+
+void SimGpu::DispatchByChannels() {
+  const auto same_level = [this](uint32_t a, uint32_t b) {
+    return launches_[a].client_priority == launches_[b].client_priority &&
+           launches_[a].priority == launches_[b].priority;
+  };
+  bool first_level = true;
+  std::optional<int> held_below;  // rule 1
+  size_t begin = 0;
+  while (begin < pending_.size()) {
+    const int level_client_priority =
+        launches_[pending_[begin]].client_priority;
+    if (held_below && level_client_priority < *held_below) break;
+    size_t end = begin + 1;
+    while (end < pending_.size() && same_level(pending_[begin], pending_[end]))
+      ++end;
+    // The level's clients in turn order: by their oldest waiting launch
+    // (pending_ holds a level in submission order), which depends on
+    // neither client ids nor what earlier passes did.
+    std::vector<ClientId>& turns = turn_scratch_;
+    turns.clear();
+    for (size_t i = begin; i < end; ++i) {
+      const ClientId c = launches_[pending_[i]].client;
+      if (std::find(turns.begin(), turns.end(), c) == turns.end())
+        turns.push_back(c);
+    }
+    if (first_level) {
+      head_ = pending_[begin];
+      first_level = false;
+    }
+    // Turns of up to one block per SM each, while anyone places a block. A
+    // client alone with blocks waiting takes all the room it can at once,
+    // as from one queue: the same placement, which wave fusion follows.
+    const auto client_waits = [this, begin, end](ClientId c) {
+      for (size_t i = begin; i < end; ++i) {
+        if (launches_[pending_[i]].client == c && Waiting(pending_[i]))
+          return true;
+      }
+      return false;
+    };
+    for (bool placed_any = true; placed_any;) {
+      placed_any = false;
+      const bool shared =
+          std::count_if(turns.begin(), turns.end(), client_waits) > 1;
+      const int64_t turn_quota =
+          shared ? spec_.sm_count : std::numeric_limits<int64_t>::max();
+      for (ClientId c : turns) {
+        int64_t quota = turn_quota;
+        for (size_t i = begin; i < end && quota > 0; ++i) {
+          if (launches_[pending_[i]].client != c || !Waiting(pending_[i]))
+            continue;
+          const int64_t n = Serve(i, quota);
+          quota -= n;
+          placed_any = placed_any || n > 0;
+        }
+      }
+    }
+    const auto level_end = pending_.begin() + static_cast<std::ptrdiff_t>(end);
+    const auto kept = std::stable_partition(
+        pending_.begin() + static_cast<std::ptrdiff_t>(begin), level_end,
+        [this](uint32_t s) { return Waiting(s); });
+    const bool waits =
+        kept != pending_.begin() + static_cast<std::ptrdiff_t>(begin);
+    pending_.erase(kept, level_end);
+    begin = static_cast<size_t>(kept - pending_.begin());
+    // Rule 1: nothing of a lower client priority while this level waits.
+    if (waits) held_below = level_client_priority;
+  }
+}
+
+bool SimGpu::OtherClientAtHeadLevel() const {
+  const Launch& h = launches_[*head_];
+  for (const auto& [id, slot] : live_) {
+    const Launch& l = launches_[slot];
+    if (l.client != h.client && l.client_priority == h.client_priority &&
+        l.priority == h.priority)
+      return true;
+  }
+  return false;
 }
 
 void SimGpu::Reschedule() {
@@ -332,6 +443,13 @@ void SimGpu::Reschedule() {
   // (TakeBackFusedWaves). A launch alone on the device is fused even when
   // fuse_waves is off: nothing else could claim its slots.
   if (!head_ || !(options_.fuse_waves || live_.size() == 1)) return;
+  // Another client at the head's level takes turns with it whenever it
+  // waits, and their blocks share SM groups in ways a wave-by-wave run
+  // splits and merges at its own events: fused waves would not follow that
+  // run to the nanosecond, so they are committed only without one.
+  if (options_.mode == ContextMode::kConcurrent && options_.client_channels &&
+      OtherClientAtHeadLevel())
+    return;
   Launch& l = launches_[*head_];
   if (l.next_block == l.end_block) return;
   const int64_t committed =

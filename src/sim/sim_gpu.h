@@ -4,10 +4,25 @@
 //
 // Processes (clients) share it in one of three ways, the hardware's:
 //  * kConcurrent — every client's blocks may be co-resident (MPS, or streams
-//    in one process). Pending launches dispatch blocks in order of (stream
-//    priority, higher first; then submission order); a later launch may use
-//    room an earlier one cannot. Running blocks are never preempted. A client
-//    may be capped to a number of SMs (MPS active-thread percentage).
+//    in one process). Running blocks are never preempted. A client may be
+//    capped to a number of SMs (MPS active-thread percentage). Pending
+//    launches dispatch blocks by these rules, in this order:
+//     1. MPS client priority (LaunchRequest::client_priority), strictly: no
+//        block of a launch dispatches while a launch of a higher client
+//        priority still has blocks waiting.
+//     2. Stream priority, higher first; a lower level takes the room that
+//        the higher levels cannot use.
+//     3. Within one level, per-client channels (client_channels, default):
+//        each client's launches form its own queue, in submission order, and
+//        the clients take turns, round robin, in the order of their oldest
+//        waiting launch; a turn places up to one block per SM (sm_count
+//        blocks) from the client's queue, and turns go on while any client
+//        places a block.
+//        So a short kernel of client B behind a kernel of hundreds of waves
+//        of client A gets blocks as soon as A's running blocks free room,
+//        as MPS's per-client work queues let the hardware interleave them.
+//        Without client_channels: one queue in submission order, a later
+//        launch taking only the room an earlier one cannot use.
 //  * kExclusive — one client owns the GPU until it is released (its process
 //    exits); the others wait in the order of their first launch.
 //  * kTimeSlicing — one client runs at a time for a quantum; when it ends and
@@ -108,6 +123,12 @@ struct SimGpuOptions {
   double merge_tolerance = SmPool::kDefaultMergeTolerance;
   // Ideal preemption (above; an analysis bound). Default: off.
   IdealPreemption ideal_preemption = IdealPreemption::kOff;
+  // Concurrent mode: per-client channels (rule 3 in the header comment).
+  // Off: one dispatch queue in submission order. Fused waves (fuse_waves)
+  // are committed only while no other client has a launch unfinished at the
+  // head launch's level, so the schedule stays the wave-by-wave one.
+  // Default: true.
+  bool client_channels = true;
   // The algorithms that compute the model (sim_engine.h): kReference is the
   // plain one, kept to check and time kFast against. Default: kFast.
   SimEngine engine = SimEngine::kFast;
@@ -163,6 +184,7 @@ class SimGpu final : public Device, public Model {
     LaunchId id = 0;
     ClientId client = 0;
     int priority = 0;
+    int client_priority = 0;  // MPS client priority (rule 1).
     uint64_t seq = 0;
     BlockShape shape;
     int64_t next_block =
@@ -189,6 +211,17 @@ class SimGpu final : public Device, public Model {
   Result<const KernelModel*> ModelFor(const KernelDesc* k);
   void SyncTo(TimePoint now);
   void Dispatch();
+  // One pass over pending_ by rules 1-3 of the header comment (concurrent
+  // mode with client_channels).
+  void DispatchByChannels();
+  // Places up to `quota` blocks of pending_[i] (evicted ones first, then
+  // unstarted ones) and returns how many.
+  int64_t Serve(size_t i, int64_t quota);
+  // Whether pending_[i] has blocks waiting (undispatched or evicted).
+  bool Waiting(uint32_t slot) const;
+  // Whether another client than head_'s has a launch unfinished at its
+  // level (client priority and stream priority).
+  bool OtherClientAtHeadLevel() const;
   void InsertPending(uint32_t slot);
   void TakeBackFusedWaves();
   // Ideal preemption: evicts the running blocks of launches below `priority`.
@@ -224,6 +257,7 @@ class SimGpu final : public Device, public Model {
   std::vector<uint32_t> done_scratch_;
   std::optional<uint32_t> fused_;  // launch slot with fused waves on the SMs.
   std::optional<uint32_t> head_;   // first launch of the last dispatch pass.
+  std::vector<ClientId> turn_scratch_;  // per-client channels' turn order.
   std::unordered_map<LaunchId, uint32_t> live_;  // running launches by id.
   std::vector<PendingRetreat> retreats_;         // requested, not yet seen.
 

@@ -637,6 +637,9 @@ void SmPool::SolveRatesByRounds() {
       tiers_.push_back(t);
   }
   std::sort(tiers_.begin(), tiers_.end(), std::greater<int>());
+  // Older-warps-first caps (the header): each capped group rises no higher,
+  // as if its cap were one more resource of its own.
+  const bool capped = ComputeAgeCaps() > 0;
   for (int tier : tiers_) {
     if (tiers_.size() == 1) {
       unfrozen_.assign(live_blocks_.begin(), live_blocks_.end());
@@ -664,6 +667,9 @@ void SmPool::SolveRatesByRounds() {
           level = std::min(level, sm_level_[g]);
         }
       }
+      if (capped) {
+        for (int i : unfrozen_) level = std::min(level, age_cap_[i]);
+      }
       double dram_level = std::numeric_limits<double>::infinity();
       if (dram_load > 0)
         dram_level = (spec_.dram_bandwidth - dram_frozen) / dram_load;
@@ -679,6 +685,7 @@ void SmPool::SolveRatesByRounds() {
         // (its issue share is frozen, but its demand is still in sm_load_).
         if (all_freeze ||
             (sm_load_[b.group] > 0 && sm_level_[b.group] <= level + eps) ||
+            (capped && age_cap_[i] <= level + eps) ||
             (dram_saturated && b.shape.dram_demand > 0)) {
           b.rate = std::min(1.0, level);
           sm_frozen_[b.group] += b.per_sm * b.shape.sm_demand * b.rate;

@@ -16,12 +16,16 @@
 //    of its full speed. Capacities: each SM's issue capacity is 1 (sum over
 //    its blocks of sm_demand x r <= 1); the DRAM bandwidth (sum over all
 //    blocks of dram_demand x r <= peak). All unfrozen groups rise together;
-//    when a resource saturates, the groups using it freeze at that rate. So
-//    two memory-bound kernels that each want 70% of DRAM both run at
-//    1/1.4 of full speed: the memory system serves requests in arrival order,
-//    and a kernel's request rate is proportional to its demand, so each loses
-//    the same fraction of its speed. A resource nobody oversubscribes costs
-//    nothing: a kernel alone runs exactly at its solo speed.
+//    when a resource saturates, the groups using it freeze at that rate (two
+//    kernels that each want 70% of DRAM both run at 1/1.4 of full speed).
+//  * Older warps issue first (BlockShape::age; data/measured/h100_corun.csv):
+//    on an SM with issue load > 1, a group younger than other launches there
+//    rises at most to min(1, max(strict, fair x decay, floor)): strict, what
+//    the older ones leave at full speed, over its age class's load; fair,
+//    1 / load; decay = exp(-kIssueDecayPerWarp x max(0, W -
+//    kIssueSaturationWarps)), W the older warps on the SM; floor, the rate
+//    at which it issues kStarvedWarpIssueShare of the SM per warp. A cap at
+//    or above fair binds nothing. Not applied with tiers.
 //
 // Thread safety: none (owned by SimGpu on the event loop's thread).
 #pragma once
@@ -50,6 +54,8 @@ struct BlockShape {
   // were not there; lower tiers share what is left (ideal preemption's
   // strict form; SimGpuOptions). Every block of a real GPU is tier 0.
   int tier = 0;
+  // Launch order, smaller is older (SimGpu: the submission sequence).
+  uint64_t age = 0;
 };
 
 // A launch's finished blocks, reported by CollectFinished.
@@ -67,6 +73,11 @@ class SmPool {
   // event per SM per wave) at a cost below that fraction of a block time per
   // merge; 0 merges exact copies only. REQUIRES: merge_tolerance >= 0.
   static constexpr double kDefaultMergeTolerance = 0.01;
+  // The older-warps-first rule's constants (above; from the H100 rows,
+  // docs/measurements/sim-fidelity.md).
+  static constexpr double kIssueSaturationWarps = 11;
+  static constexpr double kIssueDecayPerWarp = 1.2;
+  static constexpr double kStarvedWarpIssueShare = 2e-5;
   // `engine`: the algorithms (sim_engine.h); the model is the same.
   explicit SmPool(const GpuSpec& spec,
                   double merge_tolerance = kDefaultMergeTolerance,
@@ -164,19 +175,13 @@ class SmPool {
   void Restore(Snapshot snapshot);
 
   bool Empty() const { return running_groups_ == 0; }
-  // Occupancy measures of the current state.
-  // Occupancy measures as of the last SolveRates().
-  double ThreadOccupancy() const {
-    return thread_occupancy_;
-  }  // resident threads / thread slots.
-  double ActiveSmFraction() const {
-    return active_fraction_;
-  }  // SMs with >= 1 block / SMs.
-  double DramUtilization() const {
-    return dram_use_ / spec_.dram_bandwidth;
-  }  // of peak.
-  int ClientSms(
-      ClientId client) const;  // SMs hosting at least one block of `client`.
+  // Occupancy measures as of the last SolveRates(): resident threads / thread
+  // slots; SMs with >= 1 block / SMs; DRAM use / peak.
+  double ThreadOccupancy() const { return thread_occupancy_; }
+  double ActiveSmFraction() const { return active_fraction_; }
+  double DramUtilization() const { return dram_use_ / spec_.dram_bandwidth; }
+  // SMs hosting at least one block of `client`.
+  int ClientSms(ClientId client) const;
   // Every running block group as the sharing rule sees it, as of the last
   // SolveRates() (for tests of the rule and for diagnostics).
   struct RunningGroup {
@@ -189,8 +194,7 @@ class SmPool {
     double rate;  // in (0, 1].
   };
   std::vector<RunningGroup> RunningGroups() const;
-  size_t sm_group_count()
-      const;  // live SmGroups (for tests of the representation).
+  size_t sm_group_count() const;  // live SmGroups (tests of representation).
 
  private:
   struct SmGroup {
@@ -256,6 +260,9 @@ class SmPool {
   // having changed nothing that matters, where it could).
   void SolveRatesByRounds();
   bool SolveRatesDramUnsaturated();
+  // Sets age_cap_[b] for every live block group to its older-warps-first
+  // cap, infinity where it does not bind; returns how many bind.
+  int ComputeAgeCaps();
   void MergeEquivalentGroups();
   bool MatchResidents(const SmGroup& a, const SmGroup& b,
                       std::vector<int>* match) const;
@@ -275,6 +282,8 @@ class SmPool {
   // SolveRates scratch (members to avoid allocating at every event).
   std::vector<double> sm_load_, sm_frozen_, sm_level_;
   std::vector<int> unfrozen_, still_, match_, tiers_;
+  std::vector<double> age_cap_;  // by block group slot (ComputeAgeCaps).
+  std::vector<int> age_order_;   // ComputeAgeCaps scratch.
   struct MergeCandidate {
     int group;
     uint64_t signature;

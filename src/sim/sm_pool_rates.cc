@@ -17,15 +17,90 @@
 // the peak: every unfrozen block ends at a rate at least the round's level,
 // so a round's DRAM level is above its level whenever the final use is below
 // the peak by that margin. Otherwise this returns false and the reference
-// solver runs.
+// solver runs. So does any older-warps-first cap that binds (the header):
+// then group rates within a group of SMs differ, and the rounds find them.
+//
+// ComputeAgeCaps, the older-warps-first rule: its constants come from an
+// H100's FMA kernels beside persistent workers launched first
+// (docs/measurements/sim-fidelity.md): 32-thread workers cost the service
+// about what fair sharing does (their warps cannot fill the issue slots),
+// 64-thread ones 70x at one block per SM, 256-thread ones 4600x, the same
+// 231 ms for 1, 2 or 4 service blocks per SM (a starved warp's fixed share).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "sim/sm_pool.h"
 
 namespace colo::sim {
 
+int SmPool::ComputeAgeCaps() {
+  constexpr double kNoCap = std::numeric_limits<double>::infinity();
+  age_cap_.assign(blocks_.size(), kNoCap);
+  if (live_blocks_.empty()) return 0;
+  // Tiers (ideal preemption) set the order instead.
+  const int tier = blocks_[live_blocks_.front()].shape.tier;
+  for (int i : live_blocks_) {
+    if (blocks_[i].shape.tier != tier) return 0;
+  }
+  int binding = 0;
+  for (const SmGroup& g : groups_) {
+    if (!g.alive || g.residents.size() < 2) continue;
+    // Sums in age order, not slot order: a fused wave and the wave a
+    // wave-by-wave run places sit in different slots, and their caps must
+    // come out bit for bit the same.
+    std::vector<int>& order = age_order_;
+    order.assign(g.residents.begin(), g.residents.end());
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      const BlockGroup &x = blocks_[a], &y = blocks_[b];
+      if (x.shape.age != y.shape.age) return x.shape.age < y.shape.age;
+      if (x.launch != y.launch) return x.launch < y.launch;
+      return a < b;
+    });
+    if (blocks_[order.front()].shape.age == blocks_[order.back()].shape.age)
+      continue;  // one age: fair sharing.
+    double load = 0;
+    for (int b : order) load += blocks_[b].per_sm * blocks_[b].shape.sm_demand;
+    if (load <= 1.0) continue;  // nobody waits for an issue slot.
+    const double fair = 1.0 / load;
+    double older_warps = 0, older_load = 0;
+    for (size_t i = 0; i < order.size();) {
+      const uint64_t age = blocks_[order[i]].shape.age;
+      double class_load = 0, class_warps = 0;
+      size_t j = i;
+      for (; j < order.size() && blocks_[order[j]].shape.age == age; ++j) {
+        const BlockGroup& b = blocks_[order[j]];
+        class_load += b.per_sm * b.shape.sm_demand;
+        class_warps += b.per_sm * (b.shape.threads / 32.0);
+      }
+      if (i > 0 && class_load > 0) {
+        const double strict = std::max(0.0, 1.0 - older_load) / class_load;
+        const double decay =
+            std::exp(-kIssueDecayPerWarp *
+                     std::max(0.0, older_warps - kIssueSaturationWarps));
+        for (size_t k = i; k < j; ++k) {
+          const BlockGroup& b = blocks_[order[k]];
+          if (b.shape.sm_demand <= 0) continue;
+          const double floor = (b.shape.threads / 32.0) *
+                               kStarvedWarpIssueShare / b.shape.sm_demand;
+          const double cap =
+              std::min(1.0, std::max({strict, fair * decay, floor}));
+          if (cap < fair) {
+            age_cap_[order[k]] = cap;
+            ++binding;
+          }
+        }
+      }
+      older_warps += class_warps;
+      older_load += class_load;
+      i = j;
+    }
+  }
+  return binding;
+}
+
 bool SmPool::SolveRatesDramUnsaturated() {
+  if (ComputeAgeCaps() > 0) return false;  // caps: the rounds.
   const size_t ng = groups_.size();
   sm_load_.assign(ng, 0.0);
   sm_level_.assign(ng, std::numeric_limits<double>::infinity());

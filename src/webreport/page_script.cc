@@ -92,8 +92,8 @@ std::string_view PlotScript() {
           borderColor: color,
           backgroundColor: p.kind === 'bar' ? color + 'cc' : color,
           borderDash: dashed ? [6, 4] : [],
-          // A CDF between two recorded quantiles: the lower share holds until
-          // the next quantile's latency (Chart.js 'before': across, then up).
+          // A CDF between two of its points: the lower share holds until the
+          // next point's latency (Chart.js 'before': across, then up).
           stepped: s.stepped ? 'before' : false,
           showLine: p.kind !== 'scatter',
           pointRadius: p.kind === 'scatter' ? 5 : 2.5,

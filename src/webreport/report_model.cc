@@ -103,7 +103,11 @@ Result<ReportPage> BuildReport(const std::vector<runs::RunRecord>& runs) {
   std::vector<std::string> group_order;
   std::map<std::string, std::vector<ParsedRun>> groups;
   for (const ParsedRun& p : parsed) {
-    if (p.record->kind != runs::kKindSim) continue;
+    // A benchmark's simulated runs carry the same figures as colo sim's.
+    const bool simulated = p.record->kind == runs::kKindSim ||
+                           (p.record->kind == runs::kKindBench &&
+                            p.result.value("format", "") == "colo.sim.run/1");
+    if (!simulated) continue;
     const std::string key = p.record->input_hash + "\n" + p.record->input;
     if (!groups.count(key)) group_order.push_back(key);
     groups[key].push_back(p);
@@ -113,6 +117,27 @@ Result<ReportPage> BuildReport(const std::vector<runs::RunRecord>& runs) {
     COLO_ASSIGN_OR_RETURN(std::vector<Section> sections,
                           SimSections(++g, groups[key]));
     for (Section& s : sections) page.sections.push_back(std::move(s));
+  }
+  // Job-level and host runs, likewise by scenario content.
+  for (const char* kind :
+       {runs::kKindJobs, runs::kKindCluster, runs::kKindHost}) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<ParsedRun>> by_input;
+    for (const ParsedRun& p : parsed) {
+      if (p.record->kind != kind) continue;
+      const std::string key = p.record->input_hash + "\n" + p.record->input;
+      if (!by_input.count(key)) order.push_back(key);
+      by_input[key].push_back(p);
+    }
+    for (const std::string& key : order) {
+      ++g;
+      Result<std::vector<Section>> sections =
+          std::string(kind) == runs::kKindHost
+              ? HostSections(g, by_input[key])
+              : JobLevelSections(g, by_input[key]);
+      if (!sections.ok()) return sections.status();
+      for (Section& s : *sections) page.sections.push_back(std::move(s));
+    }
   }
   for (const ParsedRun& p : parsed) {
     if (p.record->kind == runs::kKindPredictEval) {

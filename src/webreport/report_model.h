@@ -2,10 +2,15 @@
 // recorded runs (src/runs/) and independent of HTML: sections of plots
 // (series of points) and tables of the same figures, and pictures (SVG).
 //
-// BuildReport groups the runs: `sim` runs of the same scenario content form
-// one section group (latency CDFs of the high-priority jobs, p99 overhead
-// against system throughput, normalized throughput per job, SM occupancy /
-// active SMs / DRAM timelines, the preemption-bound sweep, SLO verdicts);
+// BuildReport groups the runs: `sim` runs (and `bench` runs of simulated
+// cases, colo.sim.run/1 results) of the same input content form one section
+// group (latency CDFs of the high-priority jobs, from their kept
+// per-request latencies, p99 overhead against system throughput, normalized
+// throughput per job, SM occupancy / active SMs / DRAM timelines, the
+// preemption-bound and harvest-bound sweeps, SLO verdicts);
+// `jobs` and `cluster` runs of one scenario are a group (JCT and queueing
+// per job per run, totals), `host` runs likewise (each GPU job's
+// degradation per controller);
 // each `predict-eval` run is a section (per-workload ratio of each method);
 // each `plan` run is a section (a picture of the GPUs and their jobs). A
 // first section lists every run. docs/report.md says what each plot holds.

@@ -5,6 +5,7 @@
 // Thread-compatible.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,11 +26,32 @@ struct ParsedRun {
 Result<std::vector<Section>> SimSections(int group,
                                          const std::vector<ParsedRun>& runs);
 
+// The sections of job-level runs (kinds "jobs", "cluster") of one scenario,
+// group `group` (ids "jGROUP-"): JCT and queueing per job per run (bars),
+// and the runs' totals.
+Result<std::vector<Section>> JobLevelSections(
+    int group, const std::vector<ParsedRun>& runs);
+
+// The sections of host runs (kind "host") of one scenario, group `group`
+// (ids "hGROUP-"): each GPU job's degradation per run, and totals.
+Result<std::vector<Section>> HostSections(int group,
+                                          const std::vector<ParsedRun>& runs);
+
 // A `predict-eval` run: each method's ratio per workload.
 Result<Section> EvalSection(const ParsedRun& run);
 
 // A `plan` run: the GPUs and the jobs on them (plan_svg.h), and a table.
 Result<Section> PlanSection(const ParsedRun& run);
+
+// The most points a latency CDF series draws from a run's kept per-request
+// latencies (n of them): all n when n <= kMaxCdfPoints, else the
+// kMaxCdfPoints values of rank ceil(k * n / kMaxCdfPoints), k = 1.., the
+// last one the maximum.
+inline constexpr int64_t kMaxCdfPoints = 200;
+
+// The empirical CDF of `ns` (latencies, ns) as points (latency in ms, share
+// of requests at or below it in %), thinned to kMaxCdfPoints as above.
+std::vector<PlotPoint> EmpiricalCdfPoints(std::vector<int64_t> ns);
 
 // A point (x, y); a bar's point (category, y); an empty series named `label`.
 inline PlotPoint XY(double x, double y) {

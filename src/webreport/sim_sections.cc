@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
+#include <utility>
 
 #include "webreport/sections.h"
 
@@ -30,11 +32,12 @@ bool IsHighInference(const Json& job) {
          job.value("kind", "") == "inference";
 }
 
-// The latency CDF through the recorded quantiles: the store keeps each run's
-// p50 / p95 / p99 / max, not every request, so the curve is drawn through
-// those four points (y in percent of the completed requests).
-Result<std::vector<PlotPoint>> CdfPoints(const Json& latency,
-                                         const std::string& what) {
+// The latency CDF through the recorded quantiles, for a run recorded
+// without its per-request latencies (a database of schema version 1): the
+// curve is drawn through p50 / p95 / p99 / max (y in percent of the
+// completed requests).
+Result<std::vector<PlotPoint>> QuantileCdfPoints(const Json& latency,
+                                                 const std::string& what) {
   std::vector<PlotPoint> points;
   if (!latency.is_object()) return points;
   COLO_ASSIGN_OR_RETURN(double count, NumberAt(latency, "count", what));
@@ -48,14 +51,30 @@ Result<std::vector<PlotPoint>> CdfPoints(const Json& latency,
   return points;
 }
 
+// The CDF of job `name`'s `which` run ("shared" / "solo") of `run`: from its
+// kept per-request latencies when the run has them, else through the
+// quantiles of `latency` (its recorded summary).
+Result<std::vector<PlotPoint>> CdfPoints(const ParsedRun& run,
+                                         const std::string& name,
+                                         const std::string& which,
+                                         const Json& latency,
+                                         const std::string& what) {
+  for (const runs::JobLatencies& l : run.record->latencies)
+    if (l.job == name && l.run == which && !l.ns.empty())
+      return EmpiricalCdfPoints(l.ns);
+  return QuantileCdfPoints(latency, what);
+}
+
 Result<Section> LatencySection(int group, const std::vector<ParsedRun>& runs) {
   Section s;
   s.id = fmt::format("g{}-latency", group);
   s.title = "High-priority latency (CDF per policy)";
   s.note =
       "Share of a high-priority job's completed requests (y, %) answered "
-      "within a latency (x, ms), per run, through the quantiles the run "
-      "recorded (p50, p95, p99, max); dashed: the job alone on the GPU.";
+      "within a latency (x, ms), per run, from the per-request latencies "
+      "the run kept (at most 200 points drawn per curve; a run recorded "
+      "without them: through its p50, p95, p99 and max); dashed: the job "
+      "alone on the GPU.";
   std::vector<std::string> names;
   for (const ParsedRun& r : runs)
     for (const Json& job : Jobs(r))
@@ -80,8 +99,9 @@ Result<Section> LatencySection(int group, const std::vector<ParsedRun>& runs) {
         const Json none;
         const Json& shared =
             job.contains("shared_latency") ? job["shared_latency"] : none;
-        COLO_ASSIGN_OR_RETURN(std::vector<PlotPoint> pts,
-                              CdfPoints(shared, what));
+        COLO_ASSIGN_OR_RETURN(
+            std::vector<PlotPoint> pts,
+            CdfPoints(r, name, runs::kLatenciesShared, shared, what));
         if (!pts.empty()) {
           PlotSeries series = NamedSeries(RunLabel(*r.record));
           series.points = std::move(pts);
@@ -91,8 +111,9 @@ Result<Section> LatencySection(int group, const std::vector<ParsedRun>& runs) {
         const Json& solo =
             job.contains("solo_latency") ? job["solo_latency"] : none;
         if (!solo_drawn) {
-          COLO_ASSIGN_OR_RETURN(std::vector<PlotPoint> solo_pts,
-                                CdfPoints(solo, what));
+          COLO_ASSIGN_OR_RETURN(
+              std::vector<PlotPoint> solo_pts,
+              CdfPoints(r, name, runs::kLatenciesSolo, solo, what));
           if (!solo_pts.empty()) {
             solo_drawn = true;
             PlotSeries series =
@@ -269,45 +290,58 @@ Result<Section> TimelineSection(int group, const std::vector<ParsedRun>& runs) {
   return s;
 }
 
-// The priority policy's preemption-bound sweep (colo sim --policies priority
-// --bound-us 25,50,...): the runs of the group with a bound, by bound.
-Result<Section> BoundSweepSection(int group,
-                                  const std::vector<ParsedRun>& runs) {
+// The run's options (RunRecord::options_json) as an object; empty when
+// they are not one.
+Json Options(const ParsedRun& r) {
+  Json j = Json::parse(r.record->options_json, nullptr, false);
+  return j.is_object() ? j : Json::object();
+}
+
+// A sweep of one option of the priority policy: which runs belong to it and
+// where each sits on the x axis (NaN: not in the sweep).
+struct Sweep {
+  const char* id;
+  const char* title;
+  const char* note;
+  const char* x_label;
+  std::function<Result<double>(const ParsedRun&)> x;
+};
+
+// Each high-priority job's p99 overhead (left axis, %) and the system
+// throughput (right axis) against the swept option, the runs in its order;
+// nothing when fewer than two values were swept.
+Result<Section> SweepSection(int group, const std::vector<ParsedRun>& runs,
+                             const Sweep& sweep) {
   Section s;
-  s.id = fmt::format("g{}-bound-sweep", group);
-  s.title = "Preemption-bound sweep (priority policy)";
-  s.note =
-      "Runs of the priority policy at several preemption bounds: each "
-      "high-priority job's p99 overhead (left axis, %) and the system "
-      "throughput (right axis) against the bound.";
-  std::vector<const ParsedRun*> swept;
-  std::set<double> bounds;
+  s.id = fmt::format("g{}-{}", group, sweep.id);
+  s.title = sweep.title;
+  s.note = sweep.note;
+  std::vector<std::pair<double, const ParsedRun*>> swept;
+  std::set<double> values;
   for (const ParsedRun& r : runs) {
-    COLO_ASSIGN_OR_RETURN(double b,
-                          NumberAt(r.result, "preemption_bound_us", What(r)));
-    if (!std::isfinite(b)) continue;
-    swept.push_back(&r);
-    bounds.insert(b);
+    COLO_ASSIGN_OR_RETURN(double x, sweep.x(r));
+    if (!std::isfinite(x)) continue;
+    swept.emplace_back(x, &r);
+    values.insert(x);
   }
-  if (bounds.size() < 2) return s;
-  std::stable_sort(swept.begin(), swept.end(), [](auto* a, auto* b) {
-    return a->result["preemption_bound_us"].template get<double>() <
-           b->result["preemption_bound_us"].template get<double>();
-  });
+  if (values.size() < 2) return s;
+  std::stable_sort(
+      swept.begin(), swept.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
   Plot plot;
-  plot.id = fmt::format("g{}-bound-sweep", group);
-  plot.title = "p99 overhead and system throughput vs preemption bound";
-  plot.x_label = "preemption bound (us)";
+  plot.id = s.id;
+  plot.title =
+      std::string("p99 overhead and system throughput vs ") + sweep.x_label;
+  plot.x_label = sweep.x_label;
   plot.y_label = "high-priority p99 overhead (%)";
   plot.y2_label = "system throughput";
   Table t;
-  t.columns = {"bound (us)", "run", "job", "p99 overhead", "system"};
+  t.columns = {sweep.x_label, "run", "job", "p99 overhead", "system"};
   PlotSeries system = NamedSeries("system throughput");
   system.dashed = true;
   system.right_axis = true;
   std::vector<PlotSeries> per_job;
-  for (const ParsedRun* r : swept) {
-    const double b = r->result["preemption_bound_us"].get<double>();
+  for (const auto& [b, r] : swept) {
     COLO_ASSIGN_OR_RETURN(double sys,
                           NumberAt(r->result, "system_throughput", What(*r)));
     if (std::isfinite(sys)) system.points.push_back(XY(b, sys));
@@ -338,6 +372,51 @@ Result<Section> BoundSweepSection(int group,
   return s;
 }
 
+// The preemption-bound sweep (colo sim --policies priority --bound-us
+// 25,50,...): the runs with a bound, except those a benchmark recorded as
+// part of another sweep (options "sweep" other than "bound"), which hold
+// the default bound while varying something else.
+Result<Section> BoundSweepSection(int group,
+                                  const std::vector<ParsedRun>& runs) {
+  Sweep sweep;
+  sweep.id = "bound-sweep";
+  sweep.title = "Preemption-bound sweep (priority policy)";
+  sweep.note =
+      "Runs of the priority policy at several preemption bounds: each "
+      "high-priority job's p99 overhead (left axis, %) and the system "
+      "throughput (right axis) against the bound.";
+  sweep.x_label = "preemption bound (us)";
+  sweep.x = [](const ParsedRun& r) -> Result<double> {
+    const Json options = Options(r);
+    if (options.contains("sweep") && options["sweep"] != "bound")
+      return std::nan("");
+    return NumberAt(r.result, "preemption_bound_us", What(r));
+  };
+  return SweepSection(group, runs, sweep);
+}
+
+// The harvest-bound sweep (priority_isolation_bench): the runs whose
+// options carry a harvest bound (harvest_block_bound_ns; 0 = off).
+Result<Section> HarvestSweepSection(int group,
+                                    const std::vector<ParsedRun>& runs) {
+  Sweep sweep;
+  sweep.id = "harvest-sweep";
+  sweep.title = "Harvest-bound sweep (priority policy)";
+  sweep.note =
+      "Runs of the priority policy harvesting the slots high-priority "
+      "kernels leave free for best-effort logical blocks up to a bound (0: "
+      "off): each high-priority job's p99 overhead (left axis, %) and the "
+      "system throughput (right axis) against the bound.";
+  sweep.x_label = "harvest bound (us)";
+  sweep.x = [](const ParsedRun& r) -> Result<double> {
+    const Json options = Options(r);
+    COLO_ASSIGN_OR_RETURN(double ns, NumberAt(options, "harvest_block_bound_ns",
+                                              What(r) + " options"));
+    return ns / 1e3;
+  };
+  return SweepSection(group, runs, sweep);
+}
+
 // SLO verdicts, where the runs' jobs carry an "slo" object (a job that
 // declares a service-level objective): every key of it, as recorded.
 Section SloSection(int group, const std::vector<ParsedRun>& runs) {
@@ -359,6 +438,21 @@ Section SloSection(int group, const std::vector<ParsedRun>& runs) {
 
 }  // namespace
 
+std::vector<PlotPoint> EmpiricalCdfPoints(std::vector<int64_t> ns) {
+  std::vector<PlotPoint> points;
+  if (ns.empty()) return points;
+  std::sort(ns.begin(), ns.end());
+  const auto n = static_cast<int64_t>(ns.size());
+  const int64_t m = std::min(n, kMaxCdfPoints);
+  for (int64_t k = 1; k <= m; ++k) {
+    const int64_t rank = (k * n + m - 1) / m;  // ceil(k * n / m), 1..n.
+    points.push_back(
+        XY(static_cast<double>(ns[rank - 1]) / 1e6,
+           100.0 * static_cast<double>(rank) / static_cast<double>(n)));
+  }
+  return points;
+}
+
 Result<std::vector<Section>> SimSections(int group,
                                          const std::vector<ParsedRun>& runs) {
   std::vector<Section> out;
@@ -376,7 +470,9 @@ Result<std::vector<Section>> SimSections(int group,
   COLO_ASSIGN_OR_RETURN(Section normalized, NormalizedSection(group, runs));
   COLO_ASSIGN_OR_RETURN(Section timelines, TimelineSection(group, runs));
   COLO_ASSIGN_OR_RETURN(Section bounds, BoundSweepSection(group, runs));
-  for (Section* s : {&latency, &tradeoff, &normalized, &timelines, &bounds})
+  COLO_ASSIGN_OR_RETURN(Section harvest, HarvestSweepSection(group, runs));
+  for (Section* s :
+       {&latency, &tradeoff, &normalized, &timelines, &bounds, &harvest})
     if (!s->plots.empty()) out.push_back(std::move(*s));
   Section slo = SloSection(group, runs);
   if (!slo.tables.empty()) out.push_back(std::move(slo));

@@ -331,7 +331,8 @@ TEST_F(CliSimTest, PoliciesAllPrintsOneRowPerPolicy) {
                   "policy +hp p50 ms +hp p99 ms +hp p99 \\+% +hp delayed "
                   "+delay p99 us +delay max us +be norm +system +SM occ\n"));
   for (const char* policy :
-       {"mps", "time-slice", "priority-streams", "priority", "orion", "tgs"}) {
+       {"mps", "time-slice", "priority-streams", "priority", "orion", "tgs",
+        "mps-priority", "reef"}) {
     EXPECT_THAT(
         r.out, ::testing::ContainsRegex("\n" + std::string(policy) + " +[0-9]"))
         << policy;

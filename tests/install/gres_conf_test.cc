@@ -52,6 +52,39 @@ TEST(GresConfTest, FakeGpusWithShards) {
   EXPECT_NE(r.out.find("Gres=gpu:2,shard:8"), std::string::npos) << r.out;
 }
 
+TEST(GresConfTest, TypedGpusEachHaveTheirOwnType) {
+  // --typed: the i-th GPU is type g<i> on its gpu and its shard line, so
+  // that gres:shard:g1:2 means shards of GPU 1 only; slurm.conf's Gres=
+  // then lists each type: gpu:g0:1,gpu:g1:1 and shard:g0:4,shard:g1:4.
+  const fs::path dir = Scratch("typed");
+  const ShellResult r = Shell(
+      Quote(kColo) + " gres-conf --fake 2 --shards-per-gpu 4 --typed", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out),
+            "AutoDetect=off\n"
+            "Name=gpu Type=g0 File=/dev/nvidia0\n"
+            "Name=gpu Type=g1 File=/dev/nvidia1\n"
+            "Name=shard Type=g0 Count=4 File=/dev/nvidia0\n"
+            "Name=shard Type=g1 Count=4 File=/dev/nvidia1\n");
+  EXPECT_NE(r.out.find("Gres=gpu:g0:1,gpu:g1:1,shard:g0:4,shard:g1:4\n"),
+            std::string::npos)
+      << r.out;
+  // The type is the GPU's position, not its device number: nvidia3 is the
+  // second GPU here, g1 (colo serve's local index 1).
+  const fs::path dev = dir / "dev";
+  fs::create_directories(dev);
+  for (const char* n : {"nvidia0", "nvidia3"}) std::ofstream(dev / n) << "";
+  const ShellResult d = Shell(
+      Quote(kColo) + " gres-conf --typed --dev-dir " + Quote(dev.string()),
+      dir);
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(Lines(d.out),
+            "AutoDetect=off\n"
+            "Name=gpu Type=g0 File=/dev/nvidia0\n"
+            "Name=gpu Type=g1 File=/dev/nvidia3\n");
+  EXPECT_NE(d.out.find("Gres=gpu:g0:1,gpu:g1:1\n"), std::string::npos) << d.out;
+}
+
 TEST(GresConfTest, DeviceFilesInNumericOrder) {
   // nvidia0, nvidia10 and nvidia3 are GPUs (sorted as numbers: 0, 3, 10);
   // nvidiactl and nvidia-uvm are not.

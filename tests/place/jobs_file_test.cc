@@ -70,10 +70,9 @@ TEST_F(JobsFileTest, ErrorsNameFileAndLine) {
 
   f = Parse("profiles: profiles\njobs:\n  - name: a\n    profile: vit\n");
   ASSERT_FALSE(f.ok());
-  EXPECT_NE(
-      f.status().message().find(
-          "no memory_gib, and profile 'vit' has no system.memory_used_gib"),
-      std::string::npos)
+  EXPECT_NE(f.status().message().find(
+                "no memory, and profile 'vit' has no system.memory_used_gib"),
+            std::string::npos)
       << f.status().message();
 
   f = Parse("profiles: profiles\njobz:\n  - name: a\n");
@@ -100,6 +99,114 @@ TEST_F(JobsFileTest, ErrorsNameFileAndLine) {
   f = Parse("jobs: [\n");
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find("jobs.yaml:"), std::string::npos);
+}
+
+// The scenario's names: `class` (high | best-effort) and `memory` (MiB, as
+// scenarios write it: persistent_mb + ephemeral_mb is what the job needs).
+// 6656 MiB = 6.5 GiB; 1024 + 512 MiB = 1.5 GiB. No deprecation is noted.
+TEST_F(JobsFileTest, AcceptsTheScenarioNames) {
+  Result<JobsFile> f = Parse(
+      "profiles: profiles\njobs:\n"
+      "  - name: serve\n    profile: vit\n    class: high\n"
+      "    memory: {persistent_mb: 6656}\n"
+      "  - name: batch\n    profile: bert\n    class: best-effort\n"
+      "    memory: {persistent_mb: 1024, ephemeral_mb: 512}\n"
+      "  - name: plain\n    profile: bert\n");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_EQ(f->jobs.size(), 3u);
+  EXPECT_EQ(f->jobs[0].priority, PriorityClass::kHigh);
+  EXPECT_DOUBLE_EQ(f->jobs[0].memory_gib, 6656.0 / 1024.0);
+  EXPECT_EQ(f->jobs[1].priority, PriorityClass::kBestEffort);
+  EXPECT_DOUBLE_EQ(f->jobs[1].memory_gib, (1024.0 + 512.0) / 1024.0);
+  EXPECT_EQ(f->jobs[2].priority, PriorityClass::kBestEffort);  // the default
+  EXPECT_DOUBLE_EQ(f->jobs[2].memory_gib, 4.9);                // the profile's
+  EXPECT_TRUE(f->deprecations.empty());
+}
+
+// The older names read as before, with one deprecation line per key naming
+// the line of its first use and how many uses there are.
+TEST_F(JobsFileTest, OldNamesStillWorkAndAreNoted) {
+  Result<JobsFile> f = Parse(
+      "profiles: profiles\njobs:\n"
+      "  - name: serve\n    profile: vit\n    priority: high\n"  // line 5
+      "    memory_gib: 6.5\n"                                    // line 6
+      "  - name: batch\n    profile: bert\n    priority: best_effort\n");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_EQ(f->jobs.size(), 2u);
+  EXPECT_EQ(f->jobs[0].priority, PriorityClass::kHigh);
+  EXPECT_DOUBLE_EQ(f->jobs[0].memory_gib, 6.5);
+  EXPECT_EQ(f->jobs[1].priority, PriorityClass::kBestEffort);
+  ASSERT_EQ(f->deprecations.size(), 2u);
+  EXPECT_EQ(f->deprecations[0],
+            "jobs.yaml:5: 'priority' is deprecated (2 uses); write 'class: "
+            "high|best-effort' as scenarios do");
+  EXPECT_EQ(f->deprecations[1],
+            "jobs.yaml:6: 'memory_gib' is deprecated; write 'memory: "
+            "{persistent_mb: N}' as scenarios do");
+
+  // The same jobs in either spelling plan the same.
+  Result<JobsFile> g = Parse(
+      "profiles: profiles\njobs:\n"
+      "  - name: serve\n    profile: vit\n    class: high\n"
+      "    memory: {persistent_mb: 6656}\n"
+      "  - name: batch\n    profile: bert\n    class: best-effort\n");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(f->jobs[i].priority, g->jobs[i].priority);
+    EXPECT_DOUBLE_EQ(f->jobs[i].memory_gib, g->jobs[i].memory_gib);
+  }
+}
+
+// A job that gives one field in both spellings is ambiguous: an error at the
+// older key's line. Bad values of the new keys are the scenario's errors.
+TEST_F(JobsFileTest, BothSpellingsInOneJobAreAnError) {
+  Result<JobsFile> f = Parse(
+      "profiles: profiles\njobs:\n  - name: a\n    profile: bert\n"
+      "    class: high\n    priority: high\n");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(f.status().message().find(
+                "jobs.yaml:6: jobs[0].priority: both 'class' and 'priority' "
+                "given; expected only 'class'"),
+            std::string::npos)
+      << f.status().message();
+
+  f = Parse(
+      "profiles: profiles\njobs:\n  - name: a\n    profile: bert\n"
+      "    memory_gib: 2\n    memory: {persistent_mb: 2048}\n");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find(
+                "jobs.yaml:5: jobs[0].memory_gib: both 'memory' and "
+                "'memory_gib' given"),
+            std::string::npos)
+      << f.status().message();
+
+  f = Parse(
+      "profiles: profiles\njobs:\n  - name: a\n    profile: bert\n"
+      "    class: best_effort\n");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find(
+                "jobs.yaml:5: jobs[0].class: expected high or best-effort"),
+            std::string::npos)
+      << f.status().message();
+
+  f = Parse(
+      "profiles: profiles\njobs:\n  - name: a\n    profile: bert\n"
+      "    memory: {persistent_gb: 2}\n");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("jobs.yaml:5:"), std::string::npos)
+      << f.status().message();
+  EXPECT_NE(f.status().message().find("persistent_gb"), std::string::npos)
+      << f.status().message();
+
+  f = Parse(
+      "profiles: profiles\njobs:\n  - name: a\n    profile: bert\n"
+      "    memory: {persistent_mb: 0}\n");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("jobs.yaml:5: jobs[0].memory: expected "
+                                      "a memory above 0"),
+            std::string::npos)
+      << f.status().message();
 }
 
 }  // namespace

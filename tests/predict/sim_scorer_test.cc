@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "predict/dataset_source.h"
+#include "predict/model_eval.h"
+#include "predict/solo_reference.h"
 #include "profile/kace_data.h"
 
 namespace colo::predict {
@@ -152,6 +157,121 @@ TEST(SimScorerTest, WhoLosesMoreInAPairFollowsKaceMeasurements) {
     syy += (predicted[i] - mp) * (predicted[i] - mp);
   }
   EXPECT_GE(sxy / std::sqrt(sxx * syy), 0.6);
+}
+
+std::string PeaceCsv() {
+  return std::string(COLO_DATA_DIR) +
+         "/peace/0206_FREQ1530_baseline_metrics.csv";
+}
+
+TEST(SoloReferenceTest, ReadsPeaceAndNamesTheBadLine) {
+  Result<std::map<std::string, SoloReference>> r =
+      LoadSoloReference(PeaceCsv());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->size(), 38u);  // data/README.md: 38 rows.
+  // PEACE measured whisper b16 at 4.10 samples/s, 96.9 % SM busy.
+  const SoloReference& w = r->at("whisper-large-v2_batch16-inf");
+  EXPECT_NEAR(w.solo_throughput, 4.10, 0.01);
+  EXPECT_NEAR(w.sm_util_pct, 96.9, 0.1);
+
+  const std::string path = ::testing::TempDir() + "/solo_reference_bad.csv";
+  std::ofstream(path) << "Type,sm%100,Exclusive100\na,50,10\nb,150,10\n";
+  r = LoadSoloReference(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(":3"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("[0, 100]"), std::string::npos);
+  std::ofstream(path) << "Type,sm%100,Exclusive100\na,50,10\na,60,10\n";
+  r = LoadSoloReference(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("twice"), std::string::npos);
+}
+
+TEST(SoloReferenceTest, ScalesOnlyWhereTheBaselinesDisagree) {
+  // KACE: whisper b16 at 24.6 samples/s, 50 % busy; PEACE: 4.10, 96.9 %.
+  // 4.10 / 24.6 = 0.167 < 1 / 1.5: the prediction (shared / PEACE's solo)
+  // is scaled by 0.167 into shared / KACE's solo. albert b16: 32.96 / 31.22
+  // = 1.056, within 1.5: scale 1, only the utilization is taken.
+  const auto refs = *LoadSoloReference(PeaceCsv());
+  const auto& whisper = Kace("whisper-large-v2_batch16-inf");
+  ReferencedProfile w = ApplySoloReference(whisper, refs.at(whisper.name), 1.5);
+  EXPECT_NEAR(w.baseline_scale,
+              refs.at(whisper.name).solo_throughput / *whisper.solo_throughput,
+              1e-12);
+  EXPECT_NEAR(w.baseline_scale, 0.167, 0.001);
+  EXPECT_NEAR(*w.profile.system.sm_util_pct, 96.9, 0.1);
+  const auto& albert = Kace("albert-base-v2_batch16-train");
+  ReferencedProfile a = ApplySoloReference(albert, refs.at(albert.name), 1.5);
+  EXPECT_EQ(a.baseline_scale, 1.0);
+  EXPECT_EQ(*a.profile.system.sm_util_pct, refs.at(albert.name).sm_util_pct);
+}
+
+// The simulator scorer's MAE and ratio to oracle on `d`, as
+// `colo predict eval --sim` computes them (one k-fold repeat; the simulator
+// needs no training, so its figures do not depend on folds).
+MethodResult SimulatorFigures(const PairDataset& d, const SimScorerOptions& o) {
+  Result<std::vector<ExtraScorer>> s = SimulatorScorers(d, o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  EvalOptions eo;
+  eo.repeats = 1;
+  eo.lowo = false;
+  Result<EvalReport> r = EvaluatePartnerChoice(d, eo, *s);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  for (const MethodResult& m : r->extras) {
+    if (m.name == "simulator") return m;
+  }
+  ADD_FAILURE() << "no simulator result";
+  return {};
+}
+
+TEST(SimScorerTest, PeaceReferenceBringsKacePairsWithinTheGoal) {
+  // Issue 37, fidelity item 3: on KACE's measured V100 MPS pairs (the
+  // default 100 pairs of 19 workloads), the simulator-based predictor
+  // should reach per-job MAE <= 0.12 of normalized throughput and ratio to
+  // oracle >= 0.90, calibrated on solo data only. With KACE's profiles
+  // alone it reaches MAE 0.217 and ratio 0.749: three workloads (whisper
+  // b8/b16, wav2vec2 b16) whose KACE solo runs PEACE contradicts (solo
+  // throughput 1.7-6x apart, SM utilization 20-50 % vs 80-97 %) carry most
+  // of the error. With PEACE's solo utilization for every workload and its
+  // solo throughput where the two differ by more than 1.5x, measured on
+  // 2026-11-28: MAE 0.103-0.118, ratio 0.931-0.941 (the simulator changed
+  // during the day). The bounds: the goal's MAE, and a ratio 0.01 below the
+  // lowest measured.
+  DatasetSource src;
+  src.kace_dir = std::string(COLO_DATA_DIR) + "/kace";
+  Result<LoadedDataset> d = LoadDataset(src);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_EQ(d->data.pairs.size(), 100u);
+  SimScorerOptions plain;
+  const MethodResult before = SimulatorFigures(d->data, plain);
+  SimScorerOptions with_ref;
+  with_ref.solo_reference_csv = PeaceCsv();
+  const MethodResult after = SimulatorFigures(d->data, with_ref);
+  // The figures docs/measurements/predictor.md quotes.
+  std::printf(
+      "simulator on KACE's 100 pairs: without reference MAE %.3f ratio "
+      "%.3f; with PEACE's MAE %.3f ratio %.3f\n",
+      before.mae, before.mean, after.mae, after.mean);
+  EXPECT_LE(after.mae, 0.12);
+  EXPECT_GE(after.mean, 0.92);
+  // The reference is what moves it: without it both miss the goal.
+  EXPECT_GT(before.mae, 0.15);
+  EXPECT_LT(before.mean, 0.85);
+}
+
+TEST(SimScorerTest, MissingReferenceFileIsAnError) {
+  DatasetSource src;
+  src.kace_dir = std::string(COLO_DATA_DIR) + "/kace";
+  Result<LoadedDataset> d = LoadDataset(src);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  SimScorerOptions o;
+  o.solo_reference_csv = "/nonexistent/peace.csv";
+  EXPECT_FALSE(SimulatorScorers(d->data, o).ok());
+  o.solo_reference_csv.clear();
+  o.max_solo_ratio = 1.0;
+  Result<std::vector<ExtraScorer>> r = SimulatorScorers(d->data, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

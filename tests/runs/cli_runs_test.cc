@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cli/colo_process.h"
+#include "runs/runs_schema.h"
 
 namespace colo::test {
 namespace {
@@ -126,6 +128,57 @@ TEST_F(CliRunsTest, ACompareOfARecordedComparisonGivesThePrintedFigures) {
   EXPECT_EQ(show.out.substr(show.out.size() - tail.size()), tail) << show.out;
 }
 
+// Each high-priority service's per-request latencies are kept with the run
+// (shared and solo), under the cap, so the run's own summary is computable
+// from them: the nearest-rank p99 and the maximum of the kept latencies
+// (rank ceil(0.99 n) of n sorted) equal the p99_ns / max_ns the run
+// printed, and their count its count. A best-effort job keeps none.
+TEST_F(CliRunsTest, KeptLatenciesGiveTheRunsPrintedPercentiles) {
+  ProcessResult sim = Run({"sim", kExample, "--policies", "priority",
+                           "--duration-s", "2", "--json", "--runs-db", db_});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const Json printed = Json::parse(sim.out)[0];
+  const std::vector<int64_t> ids = Ids();
+  ASSERT_EQ(ids.size(), 1u);
+  ProcessResult exp = Run(
+      {"runs", "export", std::to_string(ids[0]), "--json", "--runs-db", db_});
+  ASSERT_EQ(exp.exit_code, 0) << exp.err;
+  const Json record = Json::parse(exp.out);
+  int compared = 0;
+  for (const Json& job : printed["jobs"]) {
+    const bool kept = job["class"] == "high" && job["kind"] == "inference";
+    for (const char* which : {"shared", "solo"}) {
+      const Json* entry = nullptr;
+      for (const Json& l : record["latencies"])
+        if (l["job"] == job["name"] && l["run"] == which) entry = &l;
+      if (!kept) {
+        EXPECT_EQ(entry, nullptr) << job["name"];
+        continue;
+      }
+      ASSERT_NE(entry, nullptr) << job["name"] << " " << which;
+      const Json& summary = job[std::string(which) + "_latency"];
+      ASSERT_TRUE(summary.is_object());
+      std::vector<int64_t> ns = (*entry)["ns"].get<std::vector<int64_t>>();
+      ASSERT_FALSE(ns.empty());
+      EXPECT_EQ((*entry)["total"], summary["count"]);
+      EXPECT_EQ((*entry)["sampled"], false);  // a 2 s run is under the cap.
+      EXPECT_EQ(static_cast<int64_t>(ns.size()),
+                summary["count"].get<int64_t>());
+      std::sort(ns.begin(), ns.end());
+      const size_t rank = (99 * ns.size() + 99) / 100;
+      EXPECT_EQ(ns[rank - 1], summary["p99_ns"].get<int64_t>()) << which;
+      EXPECT_EQ(ns.back(), summary["max_ns"].get<int64_t>()) << which;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 2);  // the example's service, shared and alone.
+  // `show` says what it kept.
+  ProcessResult show =
+      Run({"runs", "show", std::to_string(ids[0]), "--runs-db", db_});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("requests kept"), std::string::npos) << show.out;
+}
+
 TEST_F(CliRunsTest, RepeatsGiveASpreadAndCompareMarksMoves) {
   for (const char* seed : {"1", "2", "3"}) {
     ProcessResult r =
@@ -180,7 +233,10 @@ TEST_F(CliRunsTest, ANewerSchemaFailsBeforeTheRunNamingFileAndVersions) {
   EXPECT_NE(r.err.find(db_ + ": runs database schema version 99 is newer"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("(version 1)"), std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find("(version " + std::to_string(runs::kRunsSchemaVersion) + ")"),
+      std::string::npos)
+      << r.err;
   r = Run({"runs", "list", "--runs-db", db_});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("version 99"), std::string::npos) << r.err;

@@ -238,7 +238,7 @@ TEST(ColodLanesTest, BadInputExitsTwo) {
        std::vector<std::pair<std::string, std::string>>{
            {"jobs:\n  policy: fair\n  max_lanes: 2\n",
             ":3: jobs.max_lanes: is a lane option"},
-           {"jobs:\n  policy: srtf\n", ":2: jobs.policy:"}}) {
+           {"jobs:\n  policy: pack-unsafe\n", ":2: jobs.policy:"}}) {
     std::ofstream(cfg) << text;
     Process p({kColod, "--config", cfg}, {}, dir.path() + "/d.out",
               dir.path() + "/d.err");

@@ -1,7 +1,8 @@
 // Memory lanes for colod's live clients, without processes: sizes as
 // people write them, the `jobs:` config section, and LiveLanes's admission
 // (the safety condition Σ pad·P + Σ_lanes max E <= C - reserve) and turns
-// at iteration boundaries under fifo, fair and pack.
+// at iteration boundaries under fifo, fair and pack (priority, srtf and
+// colo: live_lanes_policy_test.cc).
 #include "runtime/live_lanes.h"
 
 #include <gtest/gtest.h>
@@ -101,9 +102,13 @@ TEST(LanesConfigTest, RefusesBadSectionsWithFileAndLine) {
   const Case cases[] = {
       {"jobs:\n  policy: fair\n  max_lanes: 2\n", 3, "has no lanes"},
       {"jobs:\n  max_lanes: 2\n", 2, "policy fifo has no lanes"},
-      {"jobs:\n  policy: srtf\n", 2, "remaining iterations"},
-      {"jobs:\n  policy: colo\n", 2, "speed model"},
-      {"jobs:\n  policy: fastest\n", 2, "fifo, pack or fair"},
+      {"jobs:\n  policy: pack-unsafe\n", 2, "out-of-memory"},
+      {"jobs:\n  policy: mps\n", 2, "not a lane policy"},
+      {"jobs:\n  policy: srtf\n  max_lanes: 2\n", 3, "srtf one lane"},
+      {"jobs:\n  policy: fastest\n", 2, "fifo, pack, fair, srtf or colo"},
+      {"jobs:\n  declare:\n    - {program: t, persistent: 1GiB, ephemeral: "
+       "0, iterations: 0}\n",
+       3, "iterations >= 1"},
       {"jobs:\n  declare:\n    - {program: t, persistent: 2GB, ephemeral: "
        "0}\n",
        3, "expected a size"},

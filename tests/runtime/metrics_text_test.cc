@@ -147,6 +147,40 @@ TEST(RenderMetricsTest, EverySampleComesFromTheSnapshot) {
   EXPECT_GT(types, 30u);
 }
 
+// A client that names its Slurm job (COLO_JOB_ID) carries it as the label
+// `job`, between program and class; one that names none has no `job` label
+// (an empty label is the same as none to Prometheus).
+TEST(RenderMetricsTest, AClientsSlurmJobIsALabel) {
+  nlohmann::json s = Snapshot();
+  nlohmann::json second = s["clients"][0];
+  second["id"] = 5;
+  second["program"] = "train";
+  second["job"] = "123";
+  second["step"] = "0";
+  s["clients"].push_back(second);
+  const std::string t = RenderMetrics(s);
+  const std::string with_job =
+      "{client=\"5\",program=\"train\",job=\"123\",class=\"best-effort\"}";
+  EXPECT_EQ(Line(t, "colo_client_kernels_launched_total" + with_job),
+            "colo_client_kernels_launched_total" + with_job + " 20")
+      << t;
+  EXPECT_NE(t.find("colo_client_kernels_launched_total{client=\"4\",program="
+                   "\"in\\\"fer\","
+                   "class=\"best-effort\"} 20"),
+            std::string::npos)
+      << t;
+  // Exactly the second client's samples carry a job label.
+  size_t job_labels = 0, client5 = 0;
+  for (size_t p = t.find("job=\""); p != std::string::npos;
+       p = t.find("job=\"", p + 1))
+    ++job_labels;
+  for (size_t p = t.find("{client=\"5\""); p != std::string::npos;
+       p = t.find("{client=\"5\"", p + 1))
+    ++client5;
+  EXPECT_GT(client5, 0u);
+  EXPECT_EQ(job_labels, client5);
+}
+
 TEST(RenderMetricsTest, NvmlFiguresAppearOnlyWhenTheSnapshotHasThem) {
   nlohmann::json s = Snapshot();
   s["gpu_activity"] = {{"source", "nvml"},

@@ -265,6 +265,8 @@ TEST(PlacementServiceTest, ProtocolAnswersEveryLine) {
   EXPECT_TRUE(a["ok"].get<bool>());
   EXPECT_EQ(a["node"], "n1");
   EXPECT_EQ(a["id"], "c1");
+  // Without gres_types Slurm picks the GPU on the node: no gres request.
+  EXPECT_EQ(a["gres"], "");
   // "reason" comes last: job_submit.lua reads it with a pattern.
   const std::string text =
       s.Handle(R"({"op":"place","shards":1,"profile":"vit_h_14_batch2-train"})",

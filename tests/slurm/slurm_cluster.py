@@ -6,6 +6,7 @@ directory and stopped by PID. Facts this relies on:
 ../shared/notes/slurm-on-one-machine.md (Debian 12, Slurm 22.05).
 """
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -37,7 +38,8 @@ def poll(predicate, timeout_s, what, step_s=0.1):
 
 
 class Cluster:
-    def __init__(self, root, nodes, gpus_per_node, shards_per_gpu, plugstack, env):
+    def __init__(self, root, nodes, gpus_per_node, shards_per_gpu, plugstack, env,
+                 colo=None):
         self.root = root
         self.nodes = nodes
         self.gpus_per_node = gpus_per_node
@@ -47,6 +49,9 @@ class Cluster:
         self.conf = os.path.join(root, "slurm.conf")
         self.env["SLURM_CONF"] = self.conf
         self.procs = []  # (name, Popen), in start order
+        # With the `colo` binary: gres.conf from `colo gres-conf --typed`
+        # (each GPU its own type g<i>), so that a job can name its GPU.
+        self.colo = colo
 
     def write_config(self, job_submit_lua):
         r = self.root
@@ -90,14 +95,19 @@ class Cluster:
                 dev = os.path.join(gdir, "nvidia%d" % g)
                 if not os.path.exists(dev):
                     os.mknod(dev, 0o666 | 0o020000, os.makedev(195, i * 16 + g))
-                gres.append("NodeName=%s AutoDetect=off Name=gpu File=%s" % (n, dev))
-                gres.append("NodeName=%s AutoDetect=off Name=shard Count=%d File=%s" %
-                            (n, self.shards_per_gpu, dev))
+            node_gres = "gpu:%d,shard:%d" % (self.gpus_per_node,
+                                             self.gpus_per_node * self.shards_per_gpu)
+            if self.colo:
+                node_gres = self._typed_gres(n, gdir, gres)
+            else:
+                for g in range(self.gpus_per_node):
+                    dev = os.path.join(gdir, "nvidia%d" % g)
+                    gres.append("NodeName=%s AutoDetect=off Name=gpu File=%s" % (n, dev))
+                    gres.append("NodeName=%s AutoDetect=off Name=shard Count=%d File=%s" %
+                                (n, self.shards_per_gpu, dev))
             lines.append(
                 "NodeName=%s NodeAddr=127.0.0.1 Port=%d CPUs=16 RealMemory=16000 "
-                "Gres=gpu:%d,shard:%d State=UNKNOWN" %
-                (n, free_port(), self.gpus_per_node,
-                 self.gpus_per_node * self.shards_per_gpu))
+                "Gres=%s State=UNKNOWN" % (n, free_port(), node_gres))
         lines.append("PartitionName=main Nodes=%s Default=YES MaxTime=INFINITE State=UP" %
                      ",".join(self.nodes))
         with open(self.conf, "w") as f:
@@ -107,6 +117,26 @@ class Cluster:
         with open(os.path.join(r, "plugstack.conf"), "w") as f:
             f.write(self.plugstack + "\n")
         shutil.copy(job_submit_lua, os.path.join(r, "job_submit.lua"))
+
+    def _typed_gres(self, node, gdir, gres):
+        """Appends `colo gres-conf --typed` lines for `node` (its device files
+        in `gdir`, not /dev) to `gres`; returns slurm.conf's Gres= value."""
+        out = subprocess.run(
+            [self.colo, "gres-conf", "--typed", "--node", node, "--fake",
+             str(self.gpus_per_node), "--shards-per-gpu", str(self.shards_per_gpu)],
+            capture_output=True, text=True, check=True).stdout
+        node_gres = None
+        for line in out.splitlines():
+            m = re.search(r" Gres=(\S+)$", line)
+            if line.startswith("#"):
+                node_gres = m.group(1) if m else node_gres
+            elif line != "AutoDetect=off":
+                gres.append(line.replace("File=/dev/", "File=%s/" % gdir))
+        if "AutoDetect=off" not in gres:
+            gres.insert(0, "AutoDetect=off")
+        if node_gres is None:
+            raise AssertionError("colo gres-conf wrote no Gres= hint: " + out)
+        return node_gres
 
     def _start(self, name, argv, user=None):
         log = open(os.path.join(self.root, "log", name + ".out"), "w")

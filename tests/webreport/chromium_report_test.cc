@@ -1,15 +1,16 @@
 // `colo report` end to end: runs recorded by the built `colo` (a comparison
 // of every policy, a preemption-bound sweep, a plan, a prediction
-// evaluation), the page written, then opened in a real headless Chromium:
-// it loads with no error, and every plot has exactly the number of points
-// its runs' recorded figures give (computed here from `colo runs export`,
-// by the rules of docs/report.md); a screenshot is taken. Also the bad
-// inputs, each an error before any work.
+// evaluation, a job-queue comparison), the page written, then opened in a real
+// headless Chromium: it loads with no error, and every plot has exactly the
+// number of points its runs' recorded figures give (computed here from `colo
+// runs export`, by the rules of docs/report.md); a screenshot is taken. Also
+// the bad inputs, each an error before any work.
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "cli/colo_process.h"
+#include "webreport/sections.h"
 
 namespace colo::test {
 namespace {
@@ -108,20 +110,27 @@ std::map<std::string, int> ExpectedPoints(const std::vector<Json>& runs) {
     for (const Json& job : res["jobs"]) {
       const std::string name = IdPart(job["name"]);
       const bool high = job["class"] == "high";
-      // A CDF point per recorded quantile (p50, p95, p99, max) of a
-      // high-priority service that completed requests; once alone.
+      // A high-priority service that completed requests: a CDF point per
+      // latency the run kept, at most kMaxCdfPoints (or, a run without kept
+      // latencies, per recorded quantile p50, p95, p99, max); once alone.
       if (high && job["kind"] == "inference") {
-        for (const char* which : {"shared_latency", "solo_latency"}) {
-          const Json& lat = job[which];
+        for (const char* which : {"shared", "solo"}) {
+          const Json& lat = job[std::string(which) + "_latency"];
           if (!Number(lat, "count") || lat["count"].get<double>() <= 0)
             continue;
-          if (std::string(which) == "solo_latency" &&
-              !solo_done.insert(name).second)
+          if (std::string(which) == "solo" && !solo_done.insert(name).second)
             continue;
-          int n = 0;
-          for (const char* q : {"p50_ms", "p95_ms", "p99_ms", "max_ms"})
-            n += Number(lat, q);
-          want["g1-cdf-" + name] += n;
+          int64_t n = -1;
+          for (const Json& kept : (*r)["latencies"])
+            if (kept["job"] == job["name"] && kept["run"] == which)
+              n = std::min<int64_t>(kept["ns"].size(),
+                                    webreport::kMaxCdfPoints);
+          if (n < 0) {
+            n = 0;
+            for (const char* q : {"p50_ms", "p95_ms", "p99_ms", "max_ms"})
+              n += Number(lat, q);
+          }
+          want["g1-cdf-" + name] += static_cast<int>(n);
         }
       }
       // Trade-off: (system throughput, p99 overhead) per high-priority job.
@@ -145,6 +154,15 @@ std::map<std::string, int> ExpectedPoints(const std::vector<Json>& runs) {
     }
   }
   if (bounds.size() >= 2) want["g1-bound-sweep"] = swept_points;
+  // The job-queue runs (one scenario: the group after the sim group, j2): a
+  // bar per run and job with a JCT, and with a queueing figure.
+  for (const Json& r : runs) {
+    if (r["kind"] != "jobs") continue;
+    for (const Json& job : r["result"]["jobs"]) {
+      want["j2-jct"] += Number(job, "jct_s");
+      want["j2-queue"] += Number(job, "queue_s");
+    }
+  }
   for (const Json& r : runs) {
     const std::string id = std::to_string(r["id"].get<int64_t>());
     if (r["kind"] == "predict-eval") {
@@ -215,14 +233,23 @@ TEST_F(ReportTest, ThePageLoadsInChromiumWithEveryPointOfItsRuns) {
         {"plan", std::string(COLO_SOURCE_DIR) + "/examples/plan/jobs.yaml",
          "--gpus", "5"},
         {"predict", "eval", "--kace", std::string(COLO_DATA_DIR) + "/kace",
-         "--repeats", "1", "--no-lowo"}}) {
+         "--repeats", "1", "--no-lowo"},
+        {"sim", std::string(COLO_SOURCE_DIR) + "/examples/jobs/salus-100.yaml",
+         "--policies", "fifo,pack"}}) {
     args.push_back("--runs-db");
     args.push_back(*db_);
     ProcessResult r = Colo(args);
     ASSERT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
   }
   const std::vector<Json> runs = ExportAll();
-  ASSERT_EQ(runs.size(), 6u + 3u + 1u + 1u);
+  // Every policy of `all` and the 3 bounds (sim), a plan, an evaluation,
+  // and the job-queue comparison's 2 policies.
+  std::map<std::string, int> kinds;
+  for (const Json& r : runs) ++kinds[r["kind"].get<std::string>()];
+  EXPECT_GE(kinds["sim"], 3 + 3);
+  EXPECT_EQ(kinds["plan"], 1);
+  EXPECT_EQ(kinds["predict-eval"], 1);
+  EXPECT_EQ(kinds["jobs"], 2);
   const std::string page = (*dir_ / "report.html").string();
   ProcessResult rep = Colo({"report", "--last", std::to_string(runs.size()),
                             "-o", page, "--runs-db", *db_});
@@ -271,12 +298,19 @@ TEST_F(ReportTest, ThePageLoadsInChromiumWithEveryPointOfItsRuns) {
   const std::map<std::string, int> want = ExpectedPoints(runs);
   // Each kind of plot is there and has points (else the check below would
   // pass on an empty page).
-  for (const char* id :
-       {"g1-cdf-bert-inference", "g1-tradeoff", "g1-normalized",
-        "g1-sm-occupancy", "g1-sm-active", "g1-dram", "g1-bound-sweep"}) {
+  for (const char* id : {"g1-cdf-bert-inference", "g1-tradeoff",
+                         "g1-normalized", "g1-sm-occupancy", "g1-sm-active",
+                         "g1-dram", "g1-bound-sweep", "j2-jct", "j2-queue"}) {
     ASSERT_TRUE(want.count(id)) << id;
     EXPECT_GT(want.at(id), 0) << id;
   }
+  // The sim runs kept their services' latencies, so the CDFs are drawn from
+  // them: more points than the 4 quantiles of each curve.
+  int kept = 0;
+  for (const Json& r : runs)
+    if (r["kind"] == "sim") kept += static_cast<int>(r["latencies"].size());
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(want.at("g1-cdf-bert-inference"), 4 * kept);
   EXPECT_EQ(got, want);
 
   // A screenshot of the page as a browser shows it.

@@ -12,6 +12,7 @@
 #include "webreport/chartjs.h"
 #include "webreport/html_page.h"
 #include "webreport/plan_svg.h"
+#include "webreport/sections.h"
 
 namespace colo::webreport {
 namespace {
@@ -97,6 +98,159 @@ TEST(ReportModelTest, LatencyCdfGoesThroughTheRecordedQuantiles) {
   EXPECT_EQ(PlotPointCount(*cdf), 12);
   // The training job has no latency: no CDF of it.
   EXPECT_EQ(FindPlot(*page, "g1-cdf-train"), nullptr);
+}
+
+// A run that kept its requests' latencies draws their empirical CDF: four
+// latencies 4, 1, 3, 2 ms give (1, 25 %), (2, 50 %), (3, 75 %), (4, 100 %);
+// the solo curve of the same run likewise from its own. A run without kept
+// latencies (run 2) still goes through its quantiles.
+TEST(ReportModelTest, KeptLatenciesDrawTheirEmpiricalCdf) {
+  runs::RunRecord kept = SimRun(1, "mps", 1.5, 0.25);
+  kept.latencies = {{.job = "svc",
+                     .run = runs::kLatenciesShared,
+                     .total = 4,
+                     .cap = 100,
+                     .ns = {4'000'000, 1'000'000, 3'000'000, 2'000'000}},
+                    {.job = "svc",
+                     .run = runs::kLatenciesSolo,
+                     .total = 2,
+                     .cap = 100,
+                     .ns = {500'000, 250'000}}};
+  Result<ReportPage> page = BuildReport({kept, SimRun(2, "priority", 1.2, 0)});
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  const Plot* cdf = FindPlot(*page, "g1-cdf-svc");
+  ASSERT_NE(cdf, nullptr);
+  ASSERT_EQ(cdf->series.size(), 3u);
+  const PlotSeries& shared = cdf->series[0];
+  ASSERT_EQ(shared.points.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(shared.points[i].x, i + 1.0);
+    EXPECT_DOUBLE_EQ(shared.points[i].y, 25.0 * (i + 1));
+  }
+  const PlotSeries& solo = cdf->series[1];
+  EXPECT_TRUE(solo.dashed);
+  ASSERT_EQ(solo.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(solo.points[0].x, 0.25);
+  EXPECT_DOUBLE_EQ(solo.points[1].y, 100);
+  EXPECT_EQ(cdf->series[2].points.size(), 4u);  // run 2's quantiles.
+}
+
+// More latencies than kMaxCdfPoints: n = 1000 values 1..1000 ns thinned to
+// 200 points of rank ceil(k * 1000 / 200) = 5 k, so point k is (5 k ns, k / 2
+// %), the last the maximum at 100 %.
+TEST(ReportModelTest, AManyLatencyCdfIsThinnedToItsRanks) {
+  std::vector<int64_t> ns;
+  for (int64_t i = 1000; i >= 1; --i) ns.push_back(i);
+  const std::vector<PlotPoint> points = EmpiricalCdfPoints(ns);
+  ASSERT_EQ(static_cast<int64_t>(points.size()), kMaxCdfPoints);
+  for (size_t k = 1; k <= points.size(); ++k) {
+    EXPECT_DOUBLE_EQ(points[k - 1].x, 5.0 * k / 1e6);
+    EXPECT_DOUBLE_EQ(points[k - 1].y, k / 2.0);
+  }
+  EXPECT_TRUE(EmpiricalCdfPoints({}).empty());
+}
+
+// A benchmark's simulated runs (kind bench) group as sim runs do. Its
+// harvest sweep (options "harvest_block_bound_ns": 0, 20, 100 us) is a
+// curve by harvest bound; those runs hold the default preemption bound
+// (100 us) and, being of another sweep, stay out of the bound sweep, which
+// has its own two runs (25 and 400 us): 2 points there (p99 overhead and
+// system throughput) per run.
+TEST(ReportModelTest, ABenchHarvestSweepIsACurveAndStaysOutOfTheBoundSweep) {
+  std::vector<runs::RunRecord> list;
+  int64_t id = 0;
+  for (int us : {100, 0, 20}) {
+    runs::RunRecord r = SimRun(++id, "priority", 1.0 + us / 1000.0, 0.1, 100);
+    r.kind = runs::kKindBench;
+    r.options_json = Json{
+        {"sweep", "harvest"},
+        {"harvest_block_bound_ns",
+         us * 1000}}.dump();
+    list.push_back(r);
+  }
+  for (int us : {25, 400}) {
+    runs::RunRecord r = SimRun(++id, "priority", 1.5, 0.2, us);
+    r.kind = runs::kKindBench;
+    r.options_json = Json{{"sweep", "bound"}}.dump();
+    list.push_back(r);
+  }
+  Result<ReportPage> page = BuildReport(list);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  const Plot* harvest = FindPlot(*page, "g1-harvest-sweep");
+  ASSERT_NE(harvest, nullptr);
+  ASSERT_EQ(harvest->series.size(), 2u);  // svc's overhead, system.
+  const PlotSeries& system = harvest->series[1];
+  ASSERT_EQ(system.points.size(), 3u);
+  EXPECT_EQ(system.points[0].x, 0);
+  EXPECT_EQ(system.points[1].x, 20);
+  EXPECT_EQ(system.points[2].x, 100);
+  EXPECT_DOUBLE_EQ(system.points[2].y, 1.1);
+  const Plot* bound = FindPlot(*page, "g1-bound-sweep");
+  ASSERT_NE(bound, nullptr);
+  EXPECT_EQ(PlotPointCount(*bound), 4);
+  // The CDF still comes from the group's runs: one per run and one alone.
+  EXPECT_NE(FindPlot(*page, "g1-cdf-svc"), nullptr);
+}
+
+// Job-level runs of one scenario are a group: a JCT bar per job with a
+// number, per run (2 runs x 2 jobs = 4; a job whose JCT is null has none),
+// queueing likewise, and a totals row per run. Host runs: a degradation bar
+// per GPU job and run, in %.
+TEST(ReportModelTest, JobLevelRunsDrawJctPerJobPerPolicy) {
+  auto job_run = [](int64_t id, const std::string& policy, double scale) {
+    Json jobs = Json::array();
+    jobs.push_back({{"name", "a#0"}, {"jct_s", 10 * scale}, {"queue_s", 1}});
+    jobs.push_back({{"name", "b#1"}, {"jct_s", 20 * scale}, {"queue_s", 2}});
+    jobs.push_back({{"name", "c#2"}, {"jct_s", nullptr}, {"queue_s", nullptr}});
+    Json result = {
+        {"format", "colo.jobs.run/1"}, {"policy", policy},
+        {"makespan_s", 100 * scale},   {"avg_jct_s", 15 * scale},
+        {"p95_jct_s", 20 * scale},     {"avg_queue_first_iteration_s", 1.5},
+        {"utilization", 0.5},          {"jobs", jobs}};
+    runs::RunRecord r;
+    r.id = id;
+    r.kind = runs::kKindJobs;
+    r.policy = policy;
+    r.input = "q.yaml";
+    r.input_hash = "q";
+    r.result_json = result.dump();
+    return r;
+  };
+  runs::RunRecord host;
+  host.id = 3;
+  host.kind = runs::kKindHost;
+  host.policy = "kelp";
+  host.input = "h.yaml";
+  host.result_json =
+      Json{{"format", "colo.host.run/1"},
+           {"aggressor_throughput", 0.8},
+           {"actions", 4},
+           {"gpu_jobs", {{{"name", "train"}, {"degradation", 0.125}}}}}
+          .dump();
+  Result<ReportPage> page =
+      BuildReport({job_run(1, "fifo", 1), job_run(2, "pack", 0.5), host});
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  const Plot* jct = FindPlot(*page, "j1-jct");
+  ASSERT_NE(jct, nullptr);
+  EXPECT_EQ(PlotPointCount(*jct), 4);
+  ASSERT_EQ(jct->series.size(), 2u);
+  EXPECT_EQ(jct->series[1].label, "#2 pack");
+  EXPECT_EQ(jct->series[1].points[1].category, "b#1");
+  EXPECT_DOUBLE_EQ(jct->series[1].points[1].y, 10);  // 20 s x 0.5.
+  const Plot* queue = FindPlot(*page, "j1-queue");
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(PlotPointCount(*queue), 4);
+  const Plot* degr = FindPlot(*page, "h2-degradation");
+  ASSERT_NE(degr, nullptr);
+  ASSERT_EQ(PlotPointCount(*degr), 1);
+  EXPECT_DOUBLE_EQ(degr->series[0].points[0].y, 12.5);
+  // The totals table: a row per run, the makespan as recorded.
+  for (const Section& s : page->sections) {
+    if (s.id != "j1") continue;
+    ASSERT_FALSE(s.tables.empty());
+    ASSERT_EQ(s.tables[0].rows.size(), 2u);
+    EXPECT_EQ(s.tables[0].rows[1][1], "50");
+  }
 }
 
 // The trade-off: a point per run and high-priority job at (system
