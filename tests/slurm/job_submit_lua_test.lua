@@ -183,7 +183,10 @@ s:close()
          "socket.unix: the request reached the socket: " .. request)
   expect(logged[1] and logged[1]:find(" ms via socket.unix", 1, true),
          "socket.unix: the cost is logged: " .. tostring(logged[1]))
-  -- Nobody listens now: Slurm's own choice, and why.
+  -- Nobody listens: Slurm's own choice, and why. A path nobody ever bound
+  -- (the server above may still be closing its socket).
+  settings.COLO_SERVE_SOCKET = scratch .. "/nobody.sock"
+  dofile(source .. "/slurm/job_submit.lua")
   rc, jd = slurm_job_submit({name = "j", user_name = "alice",
                              tres_per_node = "gres:shard:1"}, nil, 1000), nil
   expect(rc == slurm.SUCCESS and logged[#logged] and
