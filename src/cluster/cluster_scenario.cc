@@ -10,6 +10,7 @@
 #include "io/csv.h"
 #include "io/yaml_value.h"
 #include "jobs/catalog.h"
+#include "jobs/job_scenario.h"
 #include "jobs/job_trace.h"
 
 namespace colo::cluster {
@@ -17,36 +18,6 @@ namespace {
 
 using io::YamlMap;
 using io::YamlValue;
-
-Result<jobs::JobMix> ParseMix(const YamlValue& v) {
-  jobs::JobMix mix;
-  COLO_ASSIGN_OR_RETURN(
-      YamlMap m, v.Map("a mapping of weights",
-                       {"1min", "5min", "10min", "models", "high_priority"}));
-  auto weight = [](double x) { return x >= 0 && x <= 1e6; };
-  COLO_ASSIGN_OR_RETURN(
-      mix.weight_1min,
-      io::OptionalNumber(m, "1min", 0.6, "a weight >= 0", weight));
-  COLO_ASSIGN_OR_RETURN(
-      mix.weight_5min,
-      io::OptionalNumber(m, "5min", 0.3, "a weight >= 0", weight));
-  COLO_ASSIGN_OR_RETURN(
-      mix.weight_10min,
-      io::OptionalNumber(m, "10min", 0.1, "a weight >= 0", weight));
-  COLO_ASSIGN_OR_RETURN(
-      mix.high_priority,
-      io::OptionalNumber(m, "high_priority", 0, "a probability in [0, 1]",
-                         [](double x) { return x >= 0 && x <= 1; }));
-  if (std::optional<YamlValue> models = m.Get("models")) {
-    COLO_ASSIGN_OR_RETURN(std::vector<YamlValue> items,
-                          models->Sequence("a list of model names"));
-    for (const YamlValue& item : items) {
-      COLO_ASSIGN_OR_RETURN(std::string n, item.Name("model name"));
-      mix.models.push_back(n);
-    }
-  }
-  return mix;
-}
 
 // The arrivals of `generate:` (Philly or Poisson), and a description.
 Result<std::vector<Duration>> ParseArrivals(const YamlMap& g,
@@ -158,7 +129,7 @@ Status ParseJobs(const YamlValue& v, const std::string& base,
       ParseArrivals(g, base, static_cast<int>(count), s->seed, &arrivals_text));
   jobs::JobMix mix;
   if (std::optional<YamlValue> mv = g.Get("mix")) {
-    COLO_ASSIGN_OR_RETURN(mix, ParseMix(*mv));
+    COLO_ASSIGN_OR_RETURN(mix, jobs::ParseJobMix(*mv));
   }
   Result<std::vector<jobs::TraceJob>> trace =
       jobs::GenerateJobs(catalog, mix, arrivals, s->seed);

@@ -75,26 +75,7 @@ Status ParseGenerate(const YamlValue& v, const std::string& base,
   }
   JobMix mix;
   if (std::optional<YamlValue> mv = g.Get("mix")) {
-    COLO_ASSIGN_OR_RETURN(YamlMap m, mv->Map("a mapping of weights",
-                                             {"1min", "5min", "10min", "models",
-                                              "high_priority"}));
-    auto weight = [](double x) { return x >= 0 && x <= 1e6; };
-    COLO_ASSIGN_OR_RETURN(
-        mix.weight_1min,
-        io::OptionalNumber(m, "1min", 0.6, "a weight >= 0", weight));
-    COLO_ASSIGN_OR_RETURN(
-        mix.weight_5min,
-        io::OptionalNumber(m, "5min", 0.3, "a weight >= 0", weight));
-    COLO_ASSIGN_OR_RETURN(
-        mix.weight_10min,
-        io::OptionalNumber(m, "10min", 0.1, "a weight >= 0", weight));
-    COLO_ASSIGN_OR_RETURN(
-        mix.high_priority,
-        io::OptionalNumber(m, "high_priority", 0, "a probability in [0, 1]",
-                           [](double x) { return x >= 0 && x <= 1; }));
-    if (std::optional<YamlValue> models = m.Get("models")) {
-      COLO_ASSIGN_OR_RETURN(mix.models, Names(*models));
-    }
+    COLO_ASSIGN_OR_RETURN(mix, ParseJobMix(*mv));
     Result<std::vector<TraceJob>> jobs =
         GenerateJobs(s->catalog, mix, arrivals, s->seed);
     if (!jobs.ok()) return mv->Error(jobs.status().message());
@@ -306,6 +287,31 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
 }
 
 }  // namespace
+
+Result<JobMix> ParseJobMix(const YamlValue& v) {
+  JobMix mix;
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m, v.Map("a mapping of weights",
+                       {"1min", "5min", "10min", "models", "high_priority"}));
+  auto weight = [](double x) { return x >= 0 && x <= 1e6; };
+  COLO_ASSIGN_OR_RETURN(
+      mix.weight_1min,
+      io::OptionalNumber(m, "1min", 0.6, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.weight_5min,
+      io::OptionalNumber(m, "5min", 0.3, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.weight_10min,
+      io::OptionalNumber(m, "10min", 0.1, "a weight >= 0", weight));
+  COLO_ASSIGN_OR_RETURN(
+      mix.high_priority,
+      io::OptionalNumber(m, "high_priority", 0, "a probability in [0, 1]",
+                         [](double x) { return x >= 0 && x <= 1; }));
+  if (std::optional<YamlValue> models = m.Get("models")) {
+    COLO_ASSIGN_OR_RETURN(mix.models, Names(*models));
+  }
+  return mix;
+}
 
 Status CheckLaneOption(const JobScenario& s,
                        const std::vector<JobPolicyKind>& policies) {

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "colo/status.h"
+#include "io/yaml_value.h"
 #include "jobs/catalog.h"
 #include "jobs/job_sim.h"
 #include "jobs/job_trace.h"
@@ -74,6 +75,11 @@ bool IsJobQueueScenario(const std::string& path);
 // file; InvalidArgument "file:line: ..." for bad input.
 Result<JobScenario> LoadJobScenario(const std::string& path,
                                     std::optional<uint64_t> seed);
+
+// A `mix:` mapping of generated jobs (weights of the 1-, 5- and 10-minute
+// variants, `models`, `high_priority`), as job-queue and cluster scenarios
+// write it. InvalidArgument "file:line: ..." for bad input.
+Result<JobMix> ParseJobMix(const io::YamlValue& v);
 
 // InvalidArgument at the line of `lanes.max_lanes` if the scenario gives it
 // and none of `policies` (the scenario's own, or --policies) has lanes
