@@ -26,11 +26,14 @@ namespace fs = std::filesystem;
 const std::string kBuild = COLO_BINARY_DIR;
 const std::string kSource = COLO_SOURCE_DIR;
 
-// Installs once per test program into <build>/tests/install/stage.
+// Installs once per test process into <build>/tests/install/<pid>/stage
+// (ctest runs each test as its own process, two at a time: one folder per
+// process, removed at the end, so one never removes what another installs).
 class InstallTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = new fs::path(fs::path(kBuild) / "tests" / "install");
+    root_ = new fs::path(fs::path(kBuild) / "tests" / "install" /
+                         std::to_string(getpid()));
     fs::remove_all(*root_);
     fs::create_directories(*root_);
     stage_ = new fs::path(*root_ / "stage");
@@ -40,6 +43,7 @@ class InstallTest : public ::testing::Test {
                                      *root_));
   }
   static void TearDownTestSuite() {
+    fs::remove_all(*root_);
     delete install_;
     delete stage_;
     delete root_;
