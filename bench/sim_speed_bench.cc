@@ -11,6 +11,13 @@
 // the fast engine (goal: under 3 s), and example (a) under MPS wave by wave.
 // One process, one core.
 //
+// Both engines share the dispatcher and the SM-group merging, so a change
+// there speeds the reference up too; the last column therefore also divides
+// the fast engine's rate by the one measured before the 2026-11-28 speed
+// work (kEarlierRun: an earlier run, `./build/bench/sim_speed_bench`, one
+// core of the 2-core build machine; another run, another load: read it as a
+// rough ratio, and the same-run columns as the exact ones).
+//
 // `--scenario FILE [--engine fast|reference] [--duration-s S]` runs one
 // scenario's shared run once and prints its kernels and wall time (for
 // profilers: valgrind --tool=callgrind, perf).
@@ -35,6 +42,28 @@ constexpr char kUsage[] =
     "and the reference engine, per sharing mode, on the examples.\n"
     "With --scenario: one shared run of FILE, its kernels and wall time (for "
     "profilers).\n";
+
+// Fast-engine kernels/s of each row before the 2026-11-28 speed work, from
+// an earlier run (above), and that run's whole-second mps-7 wall time.
+struct EarlierRate {
+  const char* row;
+  double kernels_per_s;
+};
+constexpr EarlierRate kEarlierRun[] = {
+    {"(a) exclusive", 3.9e6},
+    {"(a) time-slicing", 3.0e6},
+    {"(a) mps", 38e3},
+    {"mps-3 (3 jobs)", 7.9e3},
+    {"mps-7 (7 jobs), 0.1 s", 1.4e3},
+};
+constexpr double kEarlierMps7WholeSecondS = 35;
+
+double EarlierRateOf(const std::string& row) {
+  for (const EarlierRate& e : kEarlierRun) {
+    if (row == e.row) return e.kernels_per_s;
+  }
+  return 0;
+}
 
 struct Timed {
   double best_s = 1e300;
@@ -82,13 +111,15 @@ bool CompareEngines(const char* name,
       !Time(spec, SimEngine::kReference, false, 3, &ref)) {
     return false;
   }
+  const double earlier = EarlierRateOf(name);
   std::printf(
-      "%-22s %9lld %9lld %+8.3f%% %10.0f %10.0f %7.3fx %8.2fx\n", name,
+      "%-22s %9lld %9lld %+8.3f%% %10.0f %10.0f %7.3fx %8.2fx %8.2fx\n", name,
       static_cast<long long>(fast.kernels), static_cast<long long>(ref.kernels),
       100.0 * (static_cast<double>(fast.kernels) /
                    static_cast<double>(ref.kernels) -
                1.0),
-      fast.Rate(), ref.Rate(), fast.Rate() / goal, fast.Rate() / ref.Rate());
+      fast.Rate(), ref.Rate(), fast.Rate() / goal, fast.Rate() / ref.Rate(),
+      earlier > 0 ? fast.Rate() / earlier : 0.0);
   return true;
 }
 
@@ -141,8 +172,9 @@ int main(int argc, char** argv) {
     return RunOne(argc, argv);
   }
   const std::string examples = std::string(COLO_SOURCE_DIR) + "/examples/";
-  std::printf("%-22s %9s %9s %9s %10s %10s %8s %9s\n", "scenario", "kernels",
-              "ref kern", "diff", "kernels/s", "ref k/s", "of goal", "vs ref");
+  std::printf("%-22s %9s %9s %9s %10s %10s %8s %9s %9s\n", "scenario",
+              "kernels", "ref kern", "diff", "kernels/s", "ref k/s", "of goal",
+              "vs ref", "vs earlier");
   for (const char* mode : {"exclusive", "time-slicing", "mps"}) {
     auto spec = Load(examples + "inference-vs-training/" + mode + ".yaml");
     if (!spec) return 1;
@@ -161,8 +193,12 @@ int main(int argc, char** argv) {
   if (!Time(*seven, SimEngine::kFast, false, 1, &whole)) return 1;
   std::printf(
       "mps-7.yaml, its whole simulated second, fast engine: %lld kernels in "
-      "%.2f s wall (goal: under 3 s)\n",
-      static_cast<long long>(whole.kernels), whole.best_s);
+      "%.2f s wall (goal: under 3 s; %.2fx the %.0f s of an earlier run)\n",
+      static_cast<long long>(whole.kernels), whole.best_s,
+      kEarlierMps7WholeSecondS / whole.best_s, kEarlierMps7WholeSecondS);
+  std::printf(
+      "vs earlier: the fast engine's kernels/s over the rate measured before "
+      "the 2026-11-28 speed work, in an earlier run (another load; rough)\n");
 
   auto mps = Load(examples + "inference-vs-training/mps.yaml");
   if (!mps) return 1;

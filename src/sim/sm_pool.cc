@@ -145,6 +145,7 @@ void SmPool::AddBlocks(int g, uint32_t launch, ClientId client,
   grp.registers += int64_t{per_sm} * s.registers;
   grp.shared_mem += per_sm * s.shared_mem;
   grp.blocks += per_sm;
+  grp.caps_stale = true;
   ++running_groups_;
 }
 
@@ -176,8 +177,11 @@ int64_t SmPool::Unfuse(uint32_t launch) {
             : std::min(b.fused, (now - first_end - 1) / b.fused_wave_ns + 1);
     const double bt = static_cast<double>(b.shape.block_time.count());
     if (started == 0) {
-      b.remaining_ns -= static_cast<double>(b.fused) *
-                        bt;  // the wave that ran before fusing.
+      // The wave that ran before fusing, as SyncTo would have moved it: one
+      // step at one rate (every sync is followed by an Unfuse).
+      b.remaining_ns =
+          b.unfused_remaining_ns -
+          static_cast<double>((last_sync_ - b.fused_at).count()) * b.rate;
     } else {
       const int64_t since = now - (first_end + (started - 1) * b.fused_wave_ns);
       b.remaining_ns = bt - static_cast<double>(since) * b.rate;
@@ -245,6 +249,8 @@ int64_t SmPool::ExtendWaves(uint32_t launch, int64_t max_blocks) {
     b.fused = m.extra;
     b.fused_first_end = last_sync_ + Duration(m.first);
     b.fused_wave_ns = m.period;
+    b.unfused_remaining_ns = b.remaining_ns;
+    b.fused_at = last_sync_;
     b.waves += m.extra;
     b.remaining_ns += static_cast<double>(m.extra) *
                       static_cast<double>(b.shape.block_time.count());
@@ -410,6 +416,7 @@ void SmPool::RemoveResident(SmGroup& g, size_t i) {
   g.registers -= int64_t{b.per_sm} * b.shape.registers;
   g.shared_mem -= b.per_sm * b.shape.shared_mem;
   g.blocks -= b.per_sm;
+  g.caps_stale = true;
   FreeBlockGroup(res[i]);
   res[i] = res.back();
   res.pop_back();
@@ -504,103 +511,6 @@ void SmPool::SpreadPhases(uint32_t launch, int cohorts) {
       bg.remaining_ns =
           quantile * static_cast<double>(bg.shape.block_time.count());
     }
-  }
-}
-
-bool SmPool::MatchResidents(const SmGroup& a, const SmGroup& b,
-                            std::vector<int>* match) const {
-  // A one-to-one pairing of a's residents with b's: same launch, same blocks
-  // per SM, progress within the tolerance. Residents are few (one or two per
-  // co-running kernel), so a greedy pairing in order is enough.
-  if (a.residents.size() != b.residents.size() || a.blocks != b.blocks ||
-      a.threads != b.threads || a.residents.size() > 64) {
-    return false;
-  }
-  match->assign(a.residents.size(), -1);
-  uint64_t used = 0;
-  for (size_t i = 0; i < a.residents.size(); ++i) {
-    const BlockGroup& p = blocks_[a.residents[i]];
-    for (size_t j = 0; j < b.residents.size(); ++j) {
-      if (used & (uint64_t{1} << j)) continue;
-      const BlockGroup& q = blocks_[b.residents[j]];
-      if (p.launch == q.launch && p.per_sm == q.per_sm && p.waves == q.waves &&
-          p.fused == 0 && q.fused == 0 &&
-          std::fabs(p.remaining_ns - q.remaining_ns) <=
-              merge_tolerance_ * p.shape.block_time.count()) {
-        used |= uint64_t{1} << j;
-        (*match)[i] = b.residents[j];
-        break;
-      }
-    }
-    if ((*match)[i] < 0) return false;
-  }
-  return true;
-}
-
-void SmPool::MergeEquivalentGroups() {
-  // Two groups whose residents are copies of each other (same launch, same
-  // blocks per SM, same progress and speed: they came from one group that a
-  // placement split) behave identically from now on: keep one, with both
-  // groups' SMs. This undoes fragmentation once the blocks that caused a
-  // split have finished. Groups are few, so pairwise comparison is cheap.
-  //
-  // A signature of each live group's residents (their launches, blocks per
-  // SM and waves, in any order) rules most pairs out before MatchResidents:
-  // copies have equal signatures. Merging changes no survivor's signature.
-  merge_order_.clear();
-  for (size_t i = 0; i < groups_.size(); ++i) {
-    const SmGroup& g = groups_[i];
-    if (!g.alive || g.residents.empty()) continue;
-    uint64_t sig = g.residents.size() * 0x9E3779B97F4A7C15ull ^
-                   static_cast<uint64_t>(g.threads) << 20;
-    for (int r : g.residents) {
-      const BlockGroup& b = blocks_[r];
-      uint64_t x = (uint64_t{b.launch} << 32) ^
-                   (static_cast<uint64_t>(b.per_sm) << 16) ^
-                   static_cast<uint64_t>(b.waves) * 0xBF58476D1CE4E5B9ull;
-      x ^= x >> 29;
-      sig += x * 0x94D049BB133111EBull;  // a sum: the residents' order does not
-                                         // matter.
-    }
-    merge_order_.push_back({static_cast<int>(i), sig});
-  }
-  for (size_t a = 0; a < merge_order_.size(); ++a) {
-    const size_t i = static_cast<size_t>(merge_order_[a].group);
-    if (!groups_[i].alive) continue;
-    for (size_t c = a + 1; c < merge_order_.size(); ++c) {
-      if (merge_order_[c].signature != merge_order_[a].signature) continue;
-      const size_t j = static_cast<size_t>(merge_order_[c].group);
-      SmGroup& g = groups_[j];
-      if (!g.alive || !MatchResidents(groups_[i], g, &match_)) continue;
-      // Progress of the kept copies: the SM-weighted mean of both.
-      const double wi = groups_[i].count, wj = g.count;
-      for (size_t r = 0; r < groups_[i].residents.size(); ++r) {
-        BlockGroup& p = blocks_[groups_[i].residents[r]];
-        p.remaining_ns =
-            (p.remaining_ns * wi + blocks_[match_[r]].remaining_ns * wj) /
-            (wi + wj);
-      }
-      groups_[i].count += g.count;
-      for (int b : g.residents) FreeBlockGroup(b);
-      g.residents.clear();
-      g.alive = false;
-      free_groups_.push_back(static_cast<int>(j));
-    }
-  }
-}
-
-void SmPool::MergeEmptyGroups() {
-  int keep = -1;
-  for (size_t gi = 0; gi < groups_.size(); ++gi) {
-    SmGroup& g = groups_[gi];
-    if (!g.alive || !g.residents.empty()) continue;
-    if (keep < 0) {
-      keep = static_cast<int>(gi);
-      continue;
-    }
-    groups_[keep].count += g.count;
-    g.alive = false;
-    free_groups_.push_back(static_cast<int>(gi));
   }
 }
 

@@ -67,11 +67,11 @@ struct FinishedBlocks {
 class SmPool {
  public:
   // Groups whose residents are the same launches with progress within
-  // `merge_tolerance` of a block's time are merged (their SMs pooled,
-  // progress averaged by SM count). It bounds fragmentation when many kernels
-  // co-run (7 MPS clients would otherwise drift into one group per SM and one
-  // event per SM per wave) at a cost below that fraction of a block time per
-  // merge; 0 merges exact copies only. REQUIRES: merge_tolerance >= 0.
+  // `merge_tolerance` of a block's time are merged (SMs pooled, progress
+  // averaged by SM count). It bounds fragmentation when many kernels co-run
+  // (7 MPS clients would drift into one group and one event per SM per wave)
+  // at a cost below that fraction of a block time per merge; 0 merges exact
+  // copies only (sm_pool_merge.cc). REQUIRES: merge_tolerance >= 0.
   static constexpr double kDefaultMergeTolerance = 0.01;
   // The older-warps-first rule's constants (above; from the H100 rows,
   // docs/measurements/sim-fidelity.md).
@@ -182,8 +182,7 @@ class SmPool {
   double DramUtilization() const { return dram_use_ / spec_.dram_bandwidth; }
   // SMs hosting at least one block of `client`.
   int ClientSms(ClientId client) const;
-  // Every running block group as the sharing rule sees it, as of the last
-  // SolveRates() (for tests of the rule and for diagnostics).
+  // Every running block group as of the last SolveRates() (tests, diagnostics).
   struct RunningGroup {
     int sm_group;  // identifies the SmGroup: groups with one value share SMs.
     int sms;       // SMs of that SmGroup.
@@ -205,6 +204,9 @@ class SmPool {
     int blocks = 0;
     std::vector<int> residents;  // BlockGroup slots.
     bool alive = false;
+    // ComputeAgeCaps' cache (caps depend on the residents alone).
+    bool caps_stale = true;
+    int caps_binding = 0;
   };
   struct BlockGroup {
     uint32_t launch = 0;
@@ -218,6 +220,9 @@ class SmPool {
     int64_t fused = 0;
     TimePoint fused_first_end{};
     int64_t fused_wave_ns = 1;
+    // At fusing (Unfuse restores from these: adding and subtracting rounds).
+    double unfused_remaining_ns = 0;
+    TimePoint fused_at{};
     double rate = 1;
     BlockShape shape;
     bool alive = false;
@@ -233,35 +238,30 @@ class SmPool {
   };
   void CountFusedWaves(int64_t max_blocks);
   // Sets each member's `extra` to its waves starting before `horizon` (ns
-  // from the last sync) and returns true if they fit in `max_blocks`; else
-  // returns false (the extras are then meaningless).
+  // from the last sync); false if they exceed `max_blocks` (extras unset).
   bool CountWavesBefore(int64_t horizon, int64_t max_blocks);
 
   int FitsPerSm(const SmGroup& g, const BlockShape& s) const;
   bool HostsClient(const SmGroup& g, ClientId c) const;
   int NewGroup(int count);
   int NewBlockGroup();
-  void FreeBlockGroup(int b);  // marks it dead and returns its slot.
-  int SplitGroup(
-      int g, int take);  // moves `take` SMs of g into a new group; returns it.
+  void FreeBlockGroup(int b);       // marks it dead and returns its slot.
+  int SplitGroup(int g, int take);  // `take` SMs stay; the rest: returned.
   // `remaining_ns` < 0: `waves` whole block times of work.
   void AddBlocks(int g, uint32_t launch, ClientId client, const BlockShape& s,
                  int per_sm, int64_t waves, double remaining_ns = -1);
   void RemoveResident(SmGroup& g, size_t i);
-  // Removes every resident block group for which take(group, its SmGroup's
-  // SM count) is true, then merges the groups that became alike.
+  // Removes the residents with take(group, SM count); merges what is alike.
   template <typename Take>
   void RemoveResidentsIf(Take take);
   void MergeEmptyGroups();
   void RecomputeNextFinish();
   // SolveRates' two algorithms: every round of progressive filling (sets
-  // every rate and dram_use_); and, for the fast engine, the same rates in
-  // one pass where the DRAM cannot saturate (sm_pool_rates.cc; returns false,
-  // having changed nothing that matters, where it could).
+  // every rate and dram_use_); the fast engine's one pass where the DRAM
+  // cannot saturate (sm_pool_rates.cc; false, changing nothing, otherwise).
   void SolveRatesByRounds();
   bool SolveRatesDramUnsaturated();
-  // Sets age_cap_[b] for every live block group to its older-warps-first
-  // cap, infinity where it does not bind; returns how many bind.
+  // Sets age_cap_ (infinity: no cap binds); returns how many caps bind.
   int ComputeAgeCaps();
   void MergeEquivalentGroups();
   bool MatchResidents(const SmGroup& a, const SmGroup& b,
@@ -275,9 +275,8 @@ class SmPool {
   std::vector<int> free_groups_;
   std::vector<BlockGroup> blocks_;
   std::vector<int> free_blocks_;
-  // The live entries of blocks_, in ascending index order: every loop over
-  // live block groups visits them in the order a scan of blocks_ would, so
-  // sums come out bit for bit the same, without touching dead slots.
+  // The live entries of blocks_, ascending: loops visit them in a scan's
+  // order (sums bit for bit the same) without touching dead slots.
   std::vector<int> live_blocks_;
   // SolveRates scratch (members to avoid allocating at every event).
   std::vector<double> sm_load_, sm_frozen_, sm_level_;
@@ -287,6 +286,7 @@ class SmPool {
   struct MergeCandidate {
     int group;
     uint64_t signature;
+    double work, tolerance;  // over its residents: work left, tolerance.
   };
   std::vector<MergeCandidate> merge_order_;
   std::vector<WaveMember> wave_members_;  // ExtendWaves scratch.

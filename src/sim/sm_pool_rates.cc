@@ -33,19 +33,22 @@
 #include "sim/sm_pool.h"
 
 namespace colo::sim {
+namespace {
+constexpr double kNoAgeCap = std::numeric_limits<double>::infinity();
+}  // namespace
 
 int SmPool::ComputeAgeCaps() {
-  constexpr double kNoCap = std::numeric_limits<double>::infinity();
-  age_cap_.assign(blocks_.size(), kNoCap);
+  age_cap_.resize(blocks_.size(), kNoAgeCap);
   if (live_blocks_.empty()) return 0;
   // Tiers (ideal preemption) set the order instead.
   const int tier = blocks_[live_blocks_.front()].shape.tier;
   for (int i : live_blocks_) {
     if (blocks_[i].shape.tier != tier) return 0;
   }
-  int binding = 0;
-  for (const SmGroup& g : groups_) {
-    if (!g.alive || g.residents.size() < 2) continue;
+  // The caps of g's residents (the header's rule); returns how many bind.
+  const auto group_caps = [this](const SmGroup& g) -> int {
+    for (int b : g.residents) age_cap_[b] = kNoAgeCap;
+    if (g.residents.size() < 2) return 0;
     // Sums in age order, not slot order: a fused wave and the wave a
     // wave-by-wave run places sit in different slots, and their caps must
     // come out bit for bit the same.
@@ -58,11 +61,12 @@ int SmPool::ComputeAgeCaps() {
       return a < b;
     });
     if (blocks_[order.front()].shape.age == blocks_[order.back()].shape.age)
-      continue;  // one age: fair sharing.
+      return 0;  // one age: fair sharing.
     double load = 0;
     for (int b : order) load += blocks_[b].per_sm * blocks_[b].shape.sm_demand;
-    if (load <= 1.0) continue;  // nobody waits for an issue slot.
+    if (load <= 1.0) return 0;  // nobody waits for an issue slot.
     const double fair = 1.0 / load;
+    int binding = 0;
     double older_warps = 0, older_load = 0;
     for (size_t i = 0; i < order.size();) {
       const uint64_t age = blocks_[order[i]].shape.age;
@@ -95,6 +99,22 @@ int SmPool::ComputeAgeCaps() {
       older_load += class_load;
       i = j;
     }
+    return binding;
+  };
+  // The fast engine recomputes only the groups whose residents changed since
+  // the last call (SmGroup::caps_stale); the reference, every group. A group
+  // that kept its residents kept their slots too (SplitGroup copies
+  // into a new group, which starts stale; a merge keeps the survivor's
+  // slots), so its cached caps are still where age_cap_ holds them.
+  const bool all = engine_ == SimEngine::kReference;
+  int binding = 0;
+  for (SmGroup& g : groups_) {
+    if (!g.alive) continue;
+    if (all || g.caps_stale) {
+      g.caps_binding = group_caps(g);
+      g.caps_stale = false;
+    }
+    binding += g.caps_binding;
   }
   return binding;
 }
