@@ -294,8 +294,18 @@ runs::RunRecord PairRecord(const experiment::ScenarioSpec& spec,
                            "\nload: 0.5 of the service's solo rate\n"
                            "gpu: " +
                            spec.gpu.name + "\nmode: mps\n";
-  return tools::BenchRunRecord("priority_isolation_bench/" + spec.name, text,
-                               options, r);
+  runs::RunRecord rec = tools::BenchRunRecord(
+      "priority_isolation_bench/" + spec.name, text, options, r);
+  // The label names the swept option too, so that the runs of one sweep
+  // read apart in `colo runs list` and a report's legends.
+  if (g_sweep == "harvest")
+    rec.policy +=
+        " harvest=" + std::to_string(o.harvest_block_bound.count() / 1000) +
+        "us";
+  if (g_sweep == "long-idle")
+    rec.policy +=
+        " long-idle=" + std::to_string(o.long_idle.count() / 1000000) + "ms";
+  return rec;
 }
 
 Summary RunAll(const std::vector<experiment::ScenarioSpec>& specs,

@@ -95,6 +95,8 @@ Status RunPlan(const PlanFlags& f) {
         "--emit-scenario DIR too");
   }
   COLO_ASSIGN_OR_RETURN(place::JobsFile jobs, place::LoadJobsFile(f.jobs));
+  for (const std::string& line : jobs.deprecations)
+    std::fprintf(stderr, "colo: warning: %s\n", line.c_str());
   COLO_ASSIGN_OR_RETURN(RunRecorder recorder, RunRecorder::Start(f.recording));
   COLO_ASSIGN_OR_RETURN(predict::InterferenceModel model,
                         ResolveModel(f, jobs));

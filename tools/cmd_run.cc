@@ -1,14 +1,16 @@
 // `colo run [--class best-effort|high] [--token T] [--require-class]
 //  [--socket PATH] [--preload LIB] [--allow-static-cudart] [--verbose]
 //  [--execute] [--memory-persistent SIZE --memory-ephemeral SIZE]
-//  [--iterations N] -- PROGRAM ARGS...`: runs an unmodified CUDA program under
-//  the
-// interposer against colod. It only sets the environment (LD_PRELOAD,
-// COLO_SOCKET, COLO_CLASS, COLO_TOKEN, COLO_REQUIRE_CLASS, COLO_EXECUTE with
+//  [--iterations N] [--iteration-range PATTERN] -- PROGRAM ARGS...`: runs an
+// unmodified CUDA program under the interposer against colod. It only sets the
+// environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN,
+// COLO_REQUIRE_CLASS, COLO_EXECUTE with
 // --execute, COLO_MEMORY_PERSISTENT and COLO_MEMORY_EPHEMERAL in bytes: the
 // memory the program declares, which colod admits to a memory lane and
 // holds it to; COLO_ITERATIONS, the iterations it declares, which colod's
-// srtf and colo policies order by; CUDA_MPS_PIPE_DIRECTORY when
+// srtf and colo policies order by; with --iteration-range, COLO_ITERATION_RANGE
+// and NVTX_INJECTION64_PATH (the interposer: its iterations end at its NVTX
+// ranges, shim/nvtx_injection.h); CUDA_MPS_PIPE_DIRECTORY when
 // colod runs its clients over MPS, and LD_LIBRARY_PATH when the machine has
 // no CUDA driver library: ProvideDriverLibrary) and execs the program; the
 // class is a request that colod grants from its own configuration (the
@@ -56,6 +58,7 @@ struct RunFlags {
   std::string memory_persistent;  // --memory-persistent: "2GiB"; "" none
   std::string memory_ephemeral;   // --memory-ephemeral: "512MiB"; "" none
   int64_t iterations = 0;         // --iterations: declared; 0 none
+  std::string iteration_range;    // --iteration-range: glob; "" none
   std::vector<std::string> command;
 };
 
@@ -260,6 +263,34 @@ Status CheckClassGranted(const RunFlags& f) {
       ipc::ReadPrintable(w.class_reason));
 }
 
+// --iteration-range: NVTX loads its injection library from
+// NVTX_INJECTION64_PATH (an absolute path; the preloaded interposer is the
+// same copy), and the interposer counts ranges matching
+// COLO_ITERATION_RANGE. A user's own NVTX_INJECTION64_PATH (a profiler's)
+// is kept, and then the ranges cannot be seen: iterations end at
+// synchronizing calls, as said on stderr.
+Status SetIterationRange(const std::string& pattern,
+                         const std::string& preload) {
+  if (pattern.empty()) return OkStatus();
+  char real[PATH_MAX];
+  if (realpath(preload.c_str(), real) == nullptr) {
+    return NotFoundError("interposer " + preload + ": " + std::strerror(errno));
+  }
+  const char* old = std::getenv("NVTX_INJECTION64_PATH");
+  if (old != nullptr && *old != '\0' && std::string(old) != real) {
+    std::fprintf(stderr,
+                 "colo: NVTX_INJECTION64_PATH=%s is set (another tool's): "
+                 "colod cannot see the program's NVTX ranges, so its "
+                 "iterations end at its synchronizing calls, not at "
+                 "--iteration-range '%s'\n",
+                 old, pattern.c_str());
+    return OkStatus();
+  }
+  setenv("NVTX_INJECTION64_PATH", real, 1);
+  setenv("COLO_ITERATION_RANGE", pattern.c_str(), 1);
+  return OkStatus();
+}
+
 // Returns only on failure (exec replaces the process on success).
 Status RunProgram(const RunFlags& f) {
   if (f.cls != "best-effort" && f.cls != "high") {
@@ -333,6 +364,7 @@ Status RunProgram(const RunFlags& f) {
     ld += std::string(":") + old;
   }
   setenv("LD_PRELOAD", ld.c_str(), 1);
+  COLO_RETURN_IF_ERROR(SetIterationRange(f.iteration_range, preload));
   // The program's own dynamic section names libcuda.so.1 when it links the
   // driver (its libraries may too: then the note is not said).
   const std::optional<std::string> image =
@@ -418,8 +450,15 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "memory one iteration needs (activations), e.g. 512MiB");
   sub->add_option("--iterations", flags->iterations,
                   "the iterations the program will run (each ended by a "
-                  "synchronizing call): colod's srtf and colo job policies "
+                  "synchronizing call, or by a range of --iteration-range): "
+                  "colod's srtf and colo job policies "
                   "run the client with the least remaining time first");
+  sub->add_option(
+      "--iteration-range", flags->iteration_range,
+      "the program's iterations end where its NVTX ranges of this name end "
+      "(a glob; '*': every range pushed at depth 0), not at its "
+      "synchronizing calls: colod counts and times them from the ranges "
+      "(default: none)");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

@@ -253,8 +253,10 @@ Status RunSim(const SimFlags& flags) {
           host.duration,
           TimeFlag("--duration-s", flags.duration_s, io::TimeUnit::kSeconds));
     }
-    COLO_ASSIGN_OR_RETURN(std::string text, RunHostScenario(host));
-    return WriteOutput(text, flags.out);
+    host.write_report = [&flags](const std::string& text) {
+      return WriteOutput(text, flags.out);
+    };
+    return RunHostScenario(host);
   }
   if (!flags.controllers.empty()) {
     return InvalidArgumentError(

@@ -43,23 +43,14 @@ Result<std::vector<cluster::Allocation>> ParseAllocationList(
 std::vector<runs::RunRecord> ClusterRecords(
     const std::string& path, const cluster::ClusterScenario& scenario,
     const std::vector<cluster::ClusterResult>& results) {
-  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(
-      cluster::FormatClusterJson(scenario, results));
-  ComparisonRecords c;
+  ComparisonRecords c = JobComparisonRecords(
+      cluster::FormatClusterJson(scenario, results), "start_s",
+      {"gpus", "gpu_memory_bytes", "shards_per_gpu", "interference",
+       "protected_interference", "high_min_rate"});
   c.kind = runs::kKindCluster;
   c.scenario_path = path;
   c.format = "colo.cluster.run/1";
   c.policy_key = "allocation";
-  c.runs = nlohmann::ordered_json::array();
-  for (nlohmann::ordered_json run : doc["runs"]) {
-    AddJobFigures(&run, "start_s");
-    c.runs.push_back(std::move(run));
-  }
-  for (const char* key :
-       {"gpus", "gpu_memory_bytes", "shards_per_gpu", "interference",
-        "protected_interference", "high_min_rate"})
-    c.options[key] = doc[key];
-  c.seed = doc["seed"].is_number() ? doc["seed"].get<int64_t>() : 0;
   return ComparisonRunRecords(c);
 }
 

@@ -134,7 +134,7 @@ bool IsHostScenario(const std::string& path) {
   return hostqos::IsHostScenarioFile(path);
 }
 
-Result<std::string> RunHostScenario(const HostSimRequest& request) {
+Status RunHostScenario(const HostSimRequest& request) {
   COLO_ASSIGN_OR_RETURN(hostqos::HostScenario s,
                         hostqos::LoadHostScenarioFile(request.scenario));
   if (!request.controllers.empty()) {
@@ -170,8 +170,10 @@ Result<std::string> RunHostScenario(const HostSimRequest& request) {
   c.options["duration_ns"] = s.run.duration.count();
   c.options["interval_ns"] = s.run.interval.count();
   c.options["target"] = s.run.controller.target;
-  COLO_RETURN_IF_ERROR(recorder.Record(ComparisonRunRecords(c), text));
-  return text;
+  // As `colo sim` on kernel scenarios: the report first, then the record, so
+  // that a report that was lost is no run in the database.
+  if (request.write_report) COLO_RETURN_IF_ERROR(request.write_report(text));
+  return recorder.Record(ComparisonRunRecords(c), text);
 }
 
 }  // namespace colo::tools

@@ -40,25 +40,19 @@ Status WriteFile(const std::string& path, const std::string& text,
 std::vector<runs::RunRecord> JobQueueRecords(
     const std::string& path, const jobs::JobScenario& scenario,
     const std::vector<jobs::JobSimResult>& runs) {
-  const nlohmann::ordered_json doc =
-      nlohmann::ordered_json::parse(jobs::FormatJobJson(scenario, runs));
-  ComparisonRecords c;
+  ComparisonRecords c = JobComparisonRecords(
+      jobs::FormatJobJson(scenario, runs), "first_iteration_s",
+      {"gpu_memory_bytes", "interference", "catalog"});
   c.kind = runs::kKindJobs;
   c.scenario_path = path;
   c.format = "colo.jobs.run/1";
   c.policy_key = "policy";
-  c.runs = nlohmann::ordered_json::array();
-  for (nlohmann::ordered_json run : doc["runs"]) {
-    AddJobFigures(&run, "first_iteration_s");
-    // Under "timeline", compare leaves the samples out (run_figures.h).
+  // Under "timeline", compare leaves the samples out (run_figures.h).
+  for (nlohmann::ordered_json& run : c.runs) {
     nlohmann::ordered_json memory = std::move(run["memory_by_lane"]);
     run.erase("memory_by_lane");
     run["timeline"] = std::move(memory);
-    c.runs.push_back(std::move(run));
   }
-  for (const char* key : {"gpu_memory_bytes", "interference", "catalog"})
-    c.options[key] = doc[key];
-  c.seed = doc["seed"].is_number() ? doc["seed"].get<int64_t>() : 0;
   return ComparisonRunRecords(c);
 }
 

@@ -4,6 +4,8 @@
 // since the last refresh, its kernels' stretch, how long colod held its
 // syncs, and its memory. On a terminal it refreshes in place (alternate
 // screen, restored on exit and on ^C); otherwise it prints plain frames.
+// With --trace FILE --seconds S [--trace-max-events N] it writes a trace
+// window of colod's instead (top_trace.h).
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "ipc/runtime_client.h"
 #include "tools/cli_status.h"
 #include "tools/commands.h"
+#include "tools/top_trace.h"
 
 namespace colo::tools {
 namespace {
@@ -28,6 +31,14 @@ struct TopFlags {
   bool json = false;
   int interval_ms = 1000;
   int count = 0;  // 0 = until interrupted.
+  // --trace FILE --seconds S [--trace-max-events N]: a trace window
+  // instead of the table (top_trace.h).
+  std::string trace;
+  std::string seconds;
+  std::string trace_max_events;
+  CLI::Option* trace_option = nullptr;
+  CLI::Option* seconds_option = nullptr;
+  CLI::Option* max_option = nullptr;
 };
 
 constexpr Duration kReplyTimeout = Seconds(5);
@@ -193,7 +204,39 @@ class Screen {
   struct sigaction old_term_ {};
 };
 
+std::string SocketPath(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  const char* env = std::getenv("COLO_SOCKET");
+  return env != nullptr && *env ? env : "/run/colo/colod.sock";
+}
+
+// --trace and its companions: a window of colod's as a trace file.
+Status RunTopTraceFlags(const TopFlags& f) {
+  if (f.trace_option->count() == 0) {
+    return InvalidArgumentError(
+        std::string(f.seconds_option->count() > 0 ? "--seconds"
+                                                  : "--trace-max-events") +
+        " belongs to a trace window: pass --trace FILE too");
+  }
+  if (f.seconds_option->count() == 0) {
+    return InvalidArgumentError(
+        "--trace records a window of colod's: pass --seconds S (0.001 to "
+        "600) for its length");
+  }
+  if (f.once || f.json || f.count != 0) {
+    return InvalidArgumentError(
+        "--trace writes a trace file, not the table: leave out --once, "
+        "--json and --count");
+  }
+  return RunTopTrace(
+      {SocketPath(f.socket), f.trace, f.seconds, f.trace_max_events});
+}
+
 Status RunTop(const TopFlags& f) {
+  if (f.trace_option->count() > 0 || f.seconds_option->count() > 0 ||
+      f.max_option->count() > 0) {
+    return RunTopTraceFlags(f);
+  }
   if (f.interval_ms <= 0 || f.count < 0) {
     return InvalidArgumentError("--interval-ms must be > 0 and --count >= 0");
   }
@@ -203,11 +246,7 @@ Status RunTop(const TopFlags& f) {
                                 " asks for more: give one of them");
   }
   ipc::ClientOptions o;
-  o.socket_path = f.socket;
-  if (o.socket_path.empty()) {
-    const char* env = std::getenv("COLO_SOCKET");
-    o.socket_path = env != nullptr && *env ? env : "/run/colo/colod.sock";
-  }
+  o.socket_path = SocketPath(f.socket);
   o.role = ipc::ClientRole::kMonitor;
   o.program = "colo-top";
   // colod answers at once; a stopped or wedged one must not hang colo top.
@@ -273,6 +312,16 @@ void RegisterTopCommand(CLI::App& app, int* exit_code) {
                   "refresh period (default 1000)");
   sub->add_option("--count", flags->count,
                   "refreshes before exiting (default: until ^C)");
+  flags->trace_option = sub->add_option(
+      "--trace", flags->trace,
+      "record a window of colod's (every client's kernels and copies) and "
+      "write it to FILE as Chrome trace-event JSON (Perfetto UI opens it)");
+  flags->seconds_option = sub->add_option(
+      "--seconds", flags->seconds, "the trace window's length (0.001 to 600)");
+  flags->max_option = sub->add_option(
+      "--trace-max-events", flags->trace_max_events,
+      "events the trace keeps before it is cut (default 4000; the trace is "
+      "at most 1 MB)");
   sub->callback(
       [flags, exit_code] { *exit_code = ReportStatus(RunTop(*flags)); });
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -44,10 +45,14 @@ struct HostSimRequest {
   bool json = false;
   std::string runs_db = {};  // --runs-db (run_recording.h).
   bool no_record = false;    // --no-record.
+  // Writes the report (`colo sim`: to --out or stdout). Called before the
+  // runs are recorded: a report that could not be written records nothing.
+  std::function<Status(const std::string& text)> write_report = {};
 };
 bool IsHostScenario(const std::string& path);
-// The report (table or JSON), or the error to print; each controller's run
-// is recorded in the runs database (kind "host", docs/runs.md).
-Result<std::string> RunHostScenario(const HostSimRequest& request);
+// Runs the scenario, writes its report (table or JSON) with write_report,
+// then records each controller's run in the runs database (kind "host",
+// docs/runs.md). The error to print if any step failed.
+Status RunHostScenario(const HostSimRequest& request);
 
 }  // namespace colo::tools

@@ -261,6 +261,21 @@ void AddJobFigures(nlohmann::ordered_json* result, const char* start_key) {
   }
 }
 
+ComparisonRecords JobComparisonRecords(
+    const std::string& json, const char* start_key,
+    std::initializer_list<const char*> option_keys) {
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json);
+  ComparisonRecords c;
+  c.runs = nlohmann::ordered_json::array();
+  for (nlohmann::ordered_json run : doc["runs"]) {
+    AddJobFigures(&run, start_key);
+    c.runs.push_back(std::move(run));
+  }
+  for (const char* key : option_keys) c.options[key] = doc[key];
+  c.seed = doc["seed"].is_number() ? doc["seed"].get<int64_t>() : 0;
+  return c;
+}
+
 std::string EvalReportJson(const predict::EvalReport& r) {
   using Json = nlohmann::ordered_json;
   auto number = [](double x) { return std::isfinite(x) ? Json(x) : Json(); };

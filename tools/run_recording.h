@@ -12,6 +12,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -104,6 +105,16 @@ struct ComparisonRecords {
   std::optional<int64_t> seed;
 };
 std::vector<runs::RunRecord> ComparisonRunRecords(const ComparisonRecords& c);
+
+// The records of a job-level comparison (job-queue, cluster) from its
+// `colo sim --json` document `json`: the document's "runs", each with
+// AddJobFigures(start_key), its `option_keys` as the options, and its
+// "seed" (0 where that is not a number). The caller sets kind,
+// scenario_path, format and policy_key. REQUIRES: `json` parses and holds
+// "runs" and every key of `option_keys`.
+ComparisonRecords JobComparisonRecords(
+    const std::string& json, const char* start_key,
+    std::initializer_list<const char*> option_keys);
 
 // Names each job of `result["jobs"]` (`"name"`: MODEL#ID, or job#ID without
 // a model) and adds its job completion time, `"jct_s"` (finish_s -

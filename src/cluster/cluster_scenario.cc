@@ -19,50 +19,6 @@ namespace {
 using io::YamlMap;
 using io::YamlValue;
 
-// The arrivals of `generate:` (Philly or Poisson), and a description.
-Result<std::vector<Duration>> ParseArrivals(const YamlMap& g,
-                                            const std::string& base, int count,
-                                            uint64_t seed,
-                                            std::string* source) {
-  if (g.Has("poisson_mean_s") == g.Has("philly")) {
-    return g.self().Error("give exactly one of poisson_mean_s and philly");
-  }
-  if (std::optional<YamlValue> p = g.Get("poisson_mean_s")) {
-    COLO_ASSIGN_OR_RETURN(
-        double mean, p->Number("a number > 0 and at most 1e6 (seconds)",
-                               [](double x) { return x > 0 && x <= 1e6; }));
-    *source = "Poisson arrivals, mean gap " + io::FormatG(mean) + " s";
-    return jobs::PoissonArrivals(count, DurationFromSeconds(mean), seed + 1);
-  }
-  const YamlValue f = *g.Get("philly");
-  COLO_ASSIGN_OR_RETURN(std::string file, f.String("a file path"));
-  if (g.Has("philly_scale") && g.Has("span_h")) {
-    return g.self().Error("give at most one of philly_scale and span_h");
-  }
-  Result<std::vector<Duration>> times =
-      jobs::ReadPhillyArrivals(io::ResolveRelativeTo(base, file), 1.0);
-  if (!times.ok()) return times.status().WithContext(f.Where());
-  std::vector<Duration> arrivals = RepeatArrivals(*times, count);
-  double scale = 1.0;
-  if (std::optional<YamlValue> s = g.Get("span_h")) {
-    COLO_ASSIGN_OR_RETURN(
-        double hours, s->Number("a number > 0 and at most 10000 (hours)",
-                                [](double x) { return x > 0 && x <= 1e4; }));
-    const double last = ToSeconds(arrivals.back());
-    if (last <= 0) return s->Error("the Philly arrivals all come at 0 s");
-    scale = hours * 3600 / last;
-  } else {
-    COLO_ASSIGN_OR_RETURN(
-        scale, io::OptionalNumber(g, "philly_scale", 1.0,
-                                  "a number > 0 and at most 1000",
-                                  [](double x) { return x > 0 && x <= 1000; }));
-  }
-  for (Duration& t : arrivals) t = DurationFromSeconds(ToSeconds(t) * scale);
-  *source = "Philly arrivals " + file + " (" + std::to_string(times->size()) +
-            " in the file, repeated) x " + io::FormatG(scale);
-  return arrivals;
-}
-
 std::vector<ClusterJob> JobsFromTrace(const std::vector<jobs::TraceJob>& trace,
                                       const jobs::Catalog& catalog,
                                       double length_scale) {
@@ -123,19 +79,19 @@ Status ParseJobs(const YamlValue& v, const std::string& base,
                           [](int64_t x) { return x >= 1 && x <= 100000; }));
   COLO_ASSIGN_OR_RETURN(double scale, io::OptionalNumber(g, "length_scale", 1.0,
                                                          kScale, scale_ok));
-  std::string arrivals_text;
   COLO_ASSIGN_OR_RETURN(
-      std::vector<Duration> arrivals,
-      ParseArrivals(g, base, static_cast<int>(count), s->seed, &arrivals_text));
+      jobs::GeneratedArrivals arrivals,
+      jobs::ParseGeneratedArrivals(g, base, static_cast<int>(count), s->seed,
+                                   /*repeat_philly=*/true));
   jobs::JobMix mix;
   if (std::optional<YamlValue> mv = g.Get("mix")) {
     COLO_ASSIGN_OR_RETURN(mix, jobs::ParseJobMix(*mv));
   }
   Result<std::vector<jobs::TraceJob>> trace =
-      jobs::GenerateJobs(catalog, mix, arrivals, s->seed);
+      jobs::GenerateJobs(catalog, mix, arrivals.times, s->seed);
   if (!trace.ok()) return gv.Error(trace.status().message());
   s->jobs = JobsFromTrace(*trace, catalog, scale);
-  s->source = "generated: " + arrivals_text + ", " + std::to_string(count) +
+  s->source = "generated: " + arrivals.text + ", " + std::to_string(count) +
               " jobs, length x " + io::FormatG(scale) + ", seed " +
               std::to_string(s->seed);
   return OkStatus();
@@ -238,26 +194,6 @@ Status ParseCluster(const YamlValue& v, const std::string& base,
 }
 
 }  // namespace
-
-std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
-                                     int count) {
-  std::vector<Duration> out;
-  if (arrivals.empty()) return out;
-  out.reserve(count);
-  Duration t{0}, previous{0};
-  size_t k = 0;
-  for (int i = 0; i < count; ++i) {
-    const Duration gap = arrivals[k] - previous;
-    previous = arrivals[k];
-    t += gap;
-    out.push_back(t);
-    if (++k == arrivals.size()) {
-      k = 0;
-      previous = Duration(0);
-    }
-  }
-  return out;
-}
 
 bool IsClusterScenario(const std::string& path) {
   return io::YamlFileHasTopLevelKey(path, "cluster");

@@ -26,9 +26,10 @@
 //     colo: {high_min_rate: 0.95, protected_interference: 0.01,
 //            persistent_pad: 0.10}
 //
-// Philly arrivals: the file's gaps (jobs/job_trace.h's ReadPhillyArrivals),
-// repeated from the start when `count` is more than the file has, then
-// scaled by philly_scale, or so that the last arrival is at span_h hours.
+// Arrivals: jobs::ParseGeneratedArrivals with Philly repeats
+// (jobs/job_scenario.h): the file's gaps, repeated from the start when
+// `count` is more than the file has, then scaled by philly_scale, or so
+// that the last arrival is at span_h hours.
 //
 // Errors name the file and line (io/yaml_value.h); trace and catalog errors
 // keep their own file:line.
@@ -43,6 +44,7 @@
 
 #include "cluster/cluster_sim.h"
 #include "colo/status.h"
+#include "jobs/job_trace.h"
 
 namespace colo::cluster {
 
@@ -65,9 +67,7 @@ bool IsClusterScenario(const std::string& path);
 Result<ClusterScenario> LoadClusterScenario(const std::string& path,
                                             std::optional<uint64_t> seed);
 
-// Philly gaps (`arrivals` as ReadPhillyArrivals returns them) repeated until
-// `count` arrivals: the gap sequence restarts after the last one.
-std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
-                                     int count);
+// Philly gaps repeated until `count` arrivals (jobs/job_trace.h).
+using jobs::RepeatArrivals;
 
 }  // namespace colo::cluster

@@ -49,4 +49,26 @@ Result<MemorySpec> ParseMemorySpec(const YamlValue& value) {
   return memory;
 }
 
+Result<JobCopies> ParseJobCopies(const YamlMap& job, int64_t max_copies) {
+  JobCopies copies;
+  std::optional<YamlValue> primary = job.Get(kCopiesKey);
+  std::optional<YamlValue> other = job.Get(kCopiesOtherKey);
+  if (primary && other) {
+    return other->Error(std::string("both '") + kCopiesKey + "' and '" +
+                        kCopiesOtherKey + "' given; expected only '" +
+                        kCopiesKey + "' ('" + kCopiesOtherKey +
+                        "' is its other name)");
+  }
+  copies.key = primary ? kCopiesKey : other ? kCopiesOtherKey : nullptr;
+  copies.value = primary ? primary : other;
+  if (copies.value) {
+    COLO_ASSIGN_OR_RETURN(
+        copies.n,
+        copies.value->Integer(
+            "an integer in 1.." + std::to_string(max_copies),
+            [max_copies](int64_t x) { return x >= 1 && x <= max_copies; }));
+  }
+  return copies;
+}
+
 }  // namespace colo::io

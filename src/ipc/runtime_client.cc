@@ -130,6 +130,11 @@ Status RuntimeClient::Send(Slot slot, MsgType type, const void* payload,
     if (!broken_.ok()) return broken_;
     asked_[slot] = true;
   }
+  return SendOrBreak(type, payload, length);
+}
+
+Status RuntimeClient::SendOrBreak(MsgType type, const void* payload,
+                                  size_t length) {
   std::lock_guard<std::mutex> lock(send_mu_);
   Status sent = SendMessage(fd_, type, payload, length);
   if (!sent.ok()) {
@@ -245,6 +250,14 @@ Result<std::string> RuntimeClient::Stats() {
   COLO_ASSIGN_OR_RETURN(
       Message m, Call(MsgType::kStats, nullptr, 0, MsgType::kStatsReply));
   return std::string(m.payload.begin(), m.payload.end());
+}
+
+Status RuntimeClient::Notify(MsgType type, const void* payload, size_t length) {
+  {
+    std::lock_guard<std::mutex> lock(recv_mu_);
+    if (!broken_.ok()) return broken_;
+  }
+  return SendOrBreak(type, payload, length);
 }
 
 Status RuntimeClient::SendRawForTest(const void* data, size_t length) {

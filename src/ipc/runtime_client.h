@@ -108,6 +108,10 @@ class RuntimeClient {
   // colod's state as JSON text (the `colo top` view).
   Result<std::string> Stats();
 
+  // Sends a message colod does not answer (kIterationMark), between other
+  // threads' requests. Unavailable if the socket is broken.
+  Status Notify(MsgType type, const void* payload, size_t length);
+
   // Sends raw bytes on the socket (fault-injection tests only).
   Status SendRawForTest(const void* data, size_t length);
 
@@ -120,6 +124,9 @@ class RuntimeClient {
   // Sends one message for `slot`'s request (sends take turns), which then
   // expects its reply; a failed send fails every later call.
   Status Send(Slot slot, MsgType type, const void* payload, size_t length);
+  // Sends one message (sends take turns); a failed send breaks the
+  // connection for every later call.
+  Status SendOrBreak(MsgType type, const void* payload, size_t length);
   // Waits for the reply of `slot`'s request: reads the socket if no other
   // thread is (spinning `spin` first), keeping a reply that belongs to the
   // other slot for its waiter.

@@ -60,8 +60,9 @@ inline constexpr uint32_t kWireMagic = 0x434f4c4f;  // "COLO"
 // 12: the welcome's `class_reason`, refused calls on the ring (kRefused);
 // 14: declared memory in the hello, the welcome's `sync_boundaries`;
 // 15: declared iterations in the hello; 16: the Slurm job and step in the
-// hello.
-inline constexpr uint32_t kWireVersion = 16;
+// hello; 17: a monitor's trace window (kTrace, kTraceReply), NVTX
+// iteration marks (kIterationMark).
+inline constexpr uint32_t kWireVersion = 17;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 
 enum class MsgType : uint32_t {
@@ -76,6 +77,16 @@ enum class MsgType : uint32_t {
   kStats = 8,  // monitor -> colod: no payload; reply kStatsReply (JSON text)
   kStatsReply = 9,
   kStatusReply = 10,  // colod -> client: StatusReplyMsg
+  // monitor -> colod: TraceMsg; colod records every client's kernels and
+  // copies for the window, then replies kTraceReply: the trace as Chrome
+  // trace-event JSON (its first byte '{'), or an error sentence (any other
+  // first byte), at most kMaxPayload bytes either way.
+  kTrace = 11,
+  kTraceReply = 12,
+  // client -> colod: IterationMarkMsg, no reply. The program marks its
+  // iterations with NVTX ranges (`colo run --iteration-range`): sent once
+  // at registration (kRanged), then as each iteration's range ends.
+  kIterationMark = 13,
 };
 
 struct MsgHeader {
@@ -166,6 +177,23 @@ struct WelcomeMsg {
   // ended (no short cut), and colod may hold its answer until the client's
   // turn. 0: the short cut stands.
   uint32_t sync_boundaries = 0;
+};
+
+// A trace window (kTrace): its length, and the most activity events to
+// keep (0: colod's default); colod refuses a window over 600 s.
+struct TraceMsg {
+  int64_t window_ms = 0;
+  int64_t max_events = 0;
+};
+
+// kIterationMark. kRanged: this client's iterations end at its NVTX
+// ranges, not at its synchronizing calls; kEnded: one more has ended,
+// `ended` in all since the process started.
+enum class IterationMarkKind : uint32_t { kRanged = 1, kEnded = 2 };
+struct IterationMarkMsg {
+  uint32_t kind = 0;  // IterationMarkKind
+  uint32_t reserved = 0;
+  uint64_t ended = 0;
 };
 
 struct RejectedMsg {

@@ -39,50 +39,22 @@ Status ParseGenerate(const YamlValue& v, const std::string& base,
       int64_t count,
       io::OptionalInteger(g, "count", 100, "an integer in 1..100000 (jobs)",
                           [](int64_t x) { return x >= 1 && x <= 100000; }));
-  std::vector<Duration> arrivals;
-  if (g.Has("poisson_mean_s") == g.Has("philly")) {
-    return g.self().Error("give exactly one of poisson_mean_s and philly");
-  }
-  if (std::optional<YamlValue> p = g.Get("poisson_mean_s")) {
-    COLO_ASSIGN_OR_RETURN(
-        double mean, p->Number("a number > 0 and at most 1e6 (seconds)",
-                               [](double x) { return x > 0 && x <= 1e6; }));
-    arrivals = PoissonArrivals(static_cast<int>(count),
-                               DurationFromSeconds(mean), s->seed + 1);
-    s->source = "generated: Poisson arrivals, mean gap " + io::FormatG(mean) +
-                " s, " + std::to_string(count) + " jobs, seed " +
-                std::to_string(s->seed);
-  } else {
-    const YamlValue f = *g.Get("philly");
-    COLO_ASSIGN_OR_RETURN(std::string file, f.String("a file path"));
-    COLO_ASSIGN_OR_RETURN(
-        double scale,
-        io::OptionalNumber(g, "philly_scale", 1.0,
-                           "a number > 0 and at most 1000",
-                           [](double x) { return x > 0 && x <= 1000; }));
-    Result<std::vector<Duration>> times =
-        ReadPhillyArrivals(io::ResolveRelativeTo(base, file), scale);
-    if (!times.ok()) return times.status().WithContext(f.Where());
-    if (static_cast<int64_t>(times->size()) < count) {
-      return g.self().Error(
-          "count " + std::to_string(count) + " is more than the " +
-          std::to_string(times->size()) + " arrivals of the Philly file");
-    }
-    arrivals.assign(times->begin(), times->begin() + count);
-    s->source = "generated: Philly arrivals " + file + " x " +
-                io::FormatG(scale) + ", " + std::to_string(count) +
-                " jobs, seed " + std::to_string(s->seed);
-  }
+  COLO_ASSIGN_OR_RETURN(
+      GeneratedArrivals arrivals,
+      ParseGeneratedArrivals(g, base, static_cast<int>(count), s->seed,
+                             /*repeat_philly=*/false));
+  s->source = "generated: " + arrivals.text + ", " + std::to_string(count) +
+              " jobs, seed " + std::to_string(s->seed);
   JobMix mix;
   if (std::optional<YamlValue> mv = g.Get("mix")) {
     COLO_ASSIGN_OR_RETURN(mix, ParseJobMix(*mv));
     Result<std::vector<TraceJob>> jobs =
-        GenerateJobs(s->catalog, mix, arrivals, s->seed);
+        GenerateJobs(s->catalog, mix, arrivals.times, s->seed);
     if (!jobs.ok()) return mv->Error(jobs.status().message());
     s->trace = std::move(*jobs);
   } else {
-    COLO_ASSIGN_OR_RETURN(s->trace,
-                          GenerateJobs(s->catalog, mix, arrivals, s->seed));
+    COLO_ASSIGN_OR_RETURN(
+        s->trace, GenerateJobs(s->catalog, mix, arrivals.times, s->seed));
   }
   return OkStatus();
 }
@@ -311,6 +283,69 @@ Result<JobMix> ParseJobMix(const YamlValue& v) {
     COLO_ASSIGN_OR_RETURN(mix.models, Names(*models));
   }
   return mix;
+}
+
+Result<GeneratedArrivals> ParseGeneratedArrivals(const YamlMap& g,
+                                                 const std::string& base,
+                                                 int count, uint64_t seed,
+                                                 bool repeat_philly) {
+  if (g.Has("poisson_mean_s") == g.Has("philly")) {
+    return g.self().Error("give exactly one of poisson_mean_s and philly");
+  }
+  if (std::optional<YamlValue> p = g.Get("poisson_mean_s")) {
+    COLO_ASSIGN_OR_RETURN(
+        double mean, p->Number("a number > 0 and at most 1e6 (seconds)",
+                               [](double x) { return x > 0 && x <= 1e6; }));
+    return GeneratedArrivals{
+        PoissonArrivals(count, DurationFromSeconds(mean), seed + 1),
+        "Poisson arrivals, mean gap " + io::FormatG(mean) + " s"};
+  }
+  const YamlValue f = *g.Get("philly");
+  COLO_ASSIGN_OR_RETURN(std::string file, f.String("a file path"));
+  if (g.Has("philly_scale") && g.Has("span_h")) {
+    return g.self().Error("give at most one of philly_scale and span_h");
+  }
+  COLO_ASSIGN_OR_RETURN(
+      double scale, io::OptionalNumber(
+                        g, "philly_scale", 1.0, "a number > 0 and at most 1000",
+                        [](double x) { return x > 0 && x <= 1000; }));
+  const std::optional<YamlValue> span = g.Get("span_h");
+  double hours = 0;
+  if (span) {
+    COLO_ASSIGN_OR_RETURN(
+        hours, span->Number("a number > 0 and at most 10000 (hours)",
+                            [](double x) { return x > 0 && x <= 1e4; }));
+  }
+  // Repeated or spanned arrivals are scaled once they are all known; plain
+  // ones by the reader, which sums the scaled gaps.
+  const bool scale_after = repeat_philly || span.has_value();
+  Result<std::vector<Duration>> times = ReadPhillyArrivals(
+      io::ResolveRelativeTo(base, file), scale_after ? 1.0 : scale);
+  if (!times.ok()) return times.status().WithContext(f.Where());
+  GeneratedArrivals out;
+  if (repeat_philly) {
+    out.times = RepeatArrivals(*times, count);
+  } else if (static_cast<int64_t>(times->size()) < count) {
+    return g.self().Error("count " + std::to_string(count) +
+                          " is more than the " + std::to_string(times->size()) +
+                          " arrivals of the Philly file");
+  } else {
+    out.times.assign(times->begin(), times->begin() + count);
+  }
+  if (span) {
+    const double last = ToSeconds(out.times.back());
+    if (last <= 0) return span->Error("the Philly arrivals all come at 0 s");
+    scale = hours * 3600 / last;
+  }
+  if (scale_after) {
+    for (Duration& t : out.times) t = DurationFromSeconds(ToSeconds(t) * scale);
+  }
+  out.text = "Philly arrivals " + file +
+             (repeat_philly ? " (" + std::to_string(times->size()) +
+                                  " in the file, repeated)"
+                            : std::string()) +
+             " x " + io::FormatG(scale);
+  return out;
 }
 
 Status CheckLaneOption(const JobScenario& s,

@@ -81,6 +81,28 @@ Result<JobScenario> LoadJobScenario(const std::string& path,
 // write it. InvalidArgument "file:line: ..." for bad input.
 Result<JobMix> ParseJobMix(const io::YamlValue& v);
 
+// The arrival times of a `generate:` mapping, as job-queue and cluster
+// scenarios write it, and their description.
+struct GeneratedArrivals {
+  std::vector<Duration> times;  // `count` submission times, in order.
+  std::string text;  // "Poisson arrivals, mean gap 25 s", "Philly arrivals
+                     // FILE x 0.1".
+};
+
+// The arrivals of `g` (a `generate:` mapping whose keys the caller checked):
+// exactly one of `poisson_mean_s: S` (PoissonArrivals from seed + 1) and
+// `philly: FILE` (relative to `base`), with at most one of `philly_scale`
+// (default 1) and `span_h` (the last arrival at that many hours).
+// Philly files with fewer arrivals than `count`: `repeat_philly` repeats
+// their gaps (RepeatArrivals) and scales the repeated times; without it,
+// such a count is an error and the file's reader scales its gaps. Errors:
+// InvalidArgument "file:line: ..." at the offending key; the Philly file's
+// own errors keep their file:line after the `philly:` line's.
+Result<GeneratedArrivals> ParseGeneratedArrivals(const io::YamlMap& g,
+                                                 const std::string& base,
+                                                 int count, uint64_t seed,
+                                                 bool repeat_philly);
+
 // InvalidArgument at the line of `lanes.max_lanes` if the scenario gives it
 // and none of `policies` (the scenario's own, or --policies) has lanes
 // (PolicyHasLanes); OK otherwise. The option applies to those that do.

@@ -245,6 +245,11 @@ void JobScheduler::SetIterationTime(int job, Duration t) {
   jobs_.at(job).desc.iteration_time = t;
 }
 
+void JobScheduler::SetBusyFraction(int job, double u) {
+  assert(u > 0 && u <= 1);
+  jobs_.at(job).desc.busy_fraction = u;
+}
+
 void JobScheduler::Finish(int job) {
   auto it = jobs_.find(job);
   if (it == jobs_.end()) return;

@@ -103,6 +103,10 @@ class JobScheduler {
   // client, which srtf's and colo's order reads (remaining x t).
   // REQUIRES: t > 0.
   void SetIterationTime(int job, Duration t);
+  // The job's busy fraction is `u` from now on (colod's measure of a live
+  // client, runtime/busy_fraction.h), which colo's pairing reads.
+  // REQUIRES: 0 < u <= 1.
+  void SetBusyFraction(int job, double u);
   // Memory held on `gpu` outside the lanes (MemoryLanes::SetOutsideBytes):
   // admission leaves room for it.
   void SetOutsideBytes(int gpu, int64_t bytes) {

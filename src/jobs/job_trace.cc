@@ -155,6 +155,26 @@ Result<std::vector<Duration>> ReadPhillyArrivals(const std::string& path,
   return times;
 }
 
+std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
+                                     int count) {
+  std::vector<Duration> out;
+  if (arrivals.empty()) return out;
+  out.reserve(count);
+  Duration t{0}, previous{0};
+  size_t k = 0;
+  for (int i = 0; i < count; ++i) {
+    const Duration gap = arrivals[k] - previous;
+    previous = arrivals[k];
+    t += gap;
+    out.push_back(t);
+    if (++k == arrivals.size()) {
+      k = 0;
+      previous = Duration(0);
+    }
+  }
+  return out;
+}
+
 std::vector<Duration> PoissonArrivals(int count, Duration mean_gap,
                                       uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);

@@ -66,6 +66,11 @@ std::string FormatJobTrace(const std::vector<TraceJob>& jobs);
 Result<std::vector<Duration>> ReadPhillyArrivals(const std::string& path,
                                                  double scale);
 
+// Philly gaps (`arrivals` as ReadPhillyArrivals returns them) repeated until
+// `count` arrivals: the gap sequence restarts after the last one.
+std::vector<Duration> RepeatArrivals(const std::vector<Duration>& arrivals,
+                                     int count);
+
 struct JobMix {
   // Weights of the 1, 5 and 10 minute variants (>= 0, not all 0).
   // Default: 0.6, 0.3, 0.1.

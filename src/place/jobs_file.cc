@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -130,10 +129,10 @@ Result<PriorityClass> ParseOldPriority(const YamlValue& p) {
 Status ParseJob(const YamlValue& v, const std::string& base_dir,
                 ProfileSource* profiles, std::set<std::string>* names,
                 DeprecatedKeys* deprecated, JobsFile* out) {
-  COLO_ASSIGN_OR_RETURN(YamlMap m,
-                        v.Map("a job (name, profile, class, memory, count)",
-                              {"name", "profile", "class", "memory", "count",
-                               "priority", "memory_gib"}));
+  COLO_ASSIGN_OR_RETURN(
+      YamlMap m, v.Map("a job (name, profile, class, memory, copies)",
+                       {"name", "profile", "class", "memory", io::kCopiesKey,
+                        io::kCopiesOtherKey, "priority", "memory_gib"}));
   JobRequest job;
   job.where = v.file() + ":" + std::to_string(v.line());
   COLO_ASSIGN_OR_RETURN(YamlValue name_v, m.Require("name", "the job's name"));
@@ -176,12 +175,11 @@ Status ParseJob(const YamlValue& v, const std::string& base_dir,
     return m.self().Error("job '" + job.name + "': no memory, and profile '" +
                           job.profile.name + "' has no system.memory_used_gib");
   }
-  int64_t count = 1;
-  if (auto c = m.Get("count")) {
-    COLO_ASSIGN_OR_RETURN(
-        count, c->Integer("a count in 1..100000",
-                          [](int64_t x) { return x >= 1 && x <= 100000; }));
+  COLO_ASSIGN_OR_RETURN(io::JobCopies copies, io::ParseJobCopies(m, 100000));
+  if (copies.key == io::kCopiesOtherKey) {
+    deprecated->Note(*copies.value, io::kCopiesOtherKey, "copies: N");
   }
+  const int64_t count = copies.n;
   const std::string base = job.name;
   for (int64_t i = 0; i < count; ++i) {
     if (count > 1) job.name = base + "-" + std::to_string(i + 1);
@@ -267,13 +265,8 @@ Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name,
 
 Result<JobsFile> LoadJobsFile(const std::string& path) {
   COLO_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
-  Result<JobsFile> jobs = ParseJobsYaml(
-      text, path, std::filesystem::path(path).parent_path().string());
-  if (jobs.ok()) {
-    for (const std::string& line : jobs->deprecations)
-      std::cerr << "colo: warning: " << line << "\n";
-  }
-  return jobs;
+  return ParseJobsYaml(text, path,
+                       std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace colo::place

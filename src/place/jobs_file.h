@@ -12,11 +12,12 @@
 //       class: high              # high | best-effort (default)
 //       memory: {persistent_mb: 6656}   # optional, as in scenarios (MiB);
 //                                       # default: from the profile
-//       count: 4                 # optional: 4 copies, bert-train-1..4
+//       copies: 4                # optional: 4 copies, bert-train-1..4
 //
-// `class` and `memory` are the scenario's names and parsers
-// (io/job_fields.h). The older `priority` (same values, and `best_effort`)
-// and `memory_gib` (GiB) are read too, each noted in JobsFile::deprecations;
+// `class`, `memory` and `copies` are the scenario's names and parsers
+// (io/job_fields.h). The older `priority` (same values, and `best_effort`),
+// `memory_gib` (GiB) and `count` (copies' other name) are read too, each
+// noted in JobsFile::deprecations;
 // a job that gives both spellings of one field is an error at its line.
 // Relative paths resolve against the file's directory. Every error names the
 // file, the YAML line and what was expected; unknown keys are errors.
@@ -47,22 +48,22 @@ struct JobsFile {
   std::string model_path;  // resolved; "" if not given.
   std::optional<double> high_priority_floor;
   std::optional<int> max_jobs_per_gpu;
-  std::vector<JobRequest> jobs;  // `count` copies expanded.
+  std::vector<JobRequest> jobs;  // `copies` expanded.
   // One line per deprecated key the file uses ("jobs.yaml:12: 'priority' is
   // deprecated (3 uses); write 'class: high|best-effort' as scenarios do"),
   // in the order of first use; empty when the file uses none.
   std::vector<std::string> deprecations;
 };
 
-// Reads and parses a jobs file, and writes each of its deprecations to
-// stderr as one line "colo: warning: ...". NotFound for a missing file,
-// profile directory or profile; InvalidArgument for YAML errors, unknown
-// keys, bad values, a field given in both spellings, duplicate job names, or
-// a job whose memory is unknown.
+// Reads and parses a jobs file; writes nothing: the caller shows
+// JobsFile::deprecations as it sees fit (`colo plan` prints each to stderr).
+// NotFound for a missing file, profile directory or profile; InvalidArgument
+// for YAML errors, unknown keys, bad values, a field given in both
+// spellings, duplicate job names, or a job whose memory is unknown.
 Result<JobsFile> LoadJobsFile(const std::string& path);
 
-// Same for text in memory, without writing anything; `name` stands for the
-// file in messages and `base_dir` is where relative paths resolve.
+// Same for text in memory; `name` stands for the file in messages and
+// `base_dir` is where relative paths resolve.
 Result<JobsFile> ParseJobsYaml(const std::string& text, const std::string& name,
                                const std::string& base_dir);
 

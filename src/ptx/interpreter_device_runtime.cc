@@ -1,7 +1,8 @@
 // The device runtime's functions a kernel calls without a body in its
 // module (interpreter_machine.h): vprintf, which device printf compiles
-// to, __assertfail, which a failed device assert calls, and the device
-// heap's malloc and free.
+// to, __assertfail, which a failed device assert calls, the device
+// heap's malloc and free, and cudaGraphSetConditional, which a kernel of a
+// conditional graph calls to set its handle.
 //
 // vprintf(format, args): `format` is the generic address of the format
 // string, `args` of a buffer holding the arguments in order, each at an
@@ -237,6 +238,21 @@ Status DeviceFree(const DecodedInstruction& in, Lane& lane) {
     return InvalidArgumentError("free takes one argument");
   COLO_ASSIGN_OR_RETURN(uint64_t address, CallArg(lane, in.src[0], 8));
   return lane.launch->memory->HeapFree(address);
+}
+
+Status DeviceSetConditional(
+    const DecodedInstruction& in, Lane& lane,
+    const std::function<Status(uint64_t, uint32_t)>& set) {
+  if (in.src.size() != 2)
+    return InvalidArgumentError("cudaGraphSetConditional takes two arguments");
+  COLO_ASSIGN_OR_RETURN(uint64_t handle, CallArg(lane, in.src[0], 8));
+  COLO_ASSIGN_OR_RETURN(uint64_t value, CallArg(lane, in.src[1], 4));
+  if (!set) {
+    return InvalidArgumentError(
+        "cudaGraphSetConditional with no graph to own handle " +
+        std::to_string(handle));
+  }
+  return set(handle, static_cast<uint32_t>(value));
 }
 
 }  // namespace colo::ptx::interp

@@ -185,6 +185,12 @@ Status DeviceAssertFailure(const DecodedInstruction& in, Lane& lane);
 // one; freeing anything else is an error naming the address.
 Status DeviceMalloc(const DecodedInstruction& in, Lane& lane);
 Status DeviceFree(const DecodedInstruction& in, Lane& lane);
+// cudaGraphSetConditional(handle, value): hands both to `set` (an error
+// when there is none: the kernel runs outside any graph that could own
+// the handle).
+Status DeviceSetConditional(
+    const DecodedInstruction& in, Lane& lane,
+    const std::function<Status(uint64_t, uint32_t)>& set);
 
 // The host bytes of [address, address + bytes) in `space` for this lane,
 // checked against the space's bounds and the access's natural alignment.

@@ -186,7 +186,8 @@ Status Scheduler::Call(const DecodedInstruction& in, Lane& lane) {
   }
   const DecodedFunction& callee = launch_.program->functions[target];
   if (!callee.source->has_body) {
-    // The device runtime's printf, assert, malloc and free, run here; any
+    // The device runtime's printf, assert, malloc, free and
+    // cudaGraphSetConditional, run here; any
     // other function without a body cannot run.
     const std::string& name = callee.source->name;
     if (name == "__assertfail") return interp::DeviceAssertFailure(in, lane);
@@ -196,11 +197,15 @@ Status Scheduler::Call(const DecodedInstruction& in, Lane& lane) {
       COLO_RETURN_IF_ERROR(interp::DeviceMalloc(in, lane));
     } else if (name == "free") {
       COLO_RETURN_IF_ERROR(interp::DeviceFree(in, lane));
+    } else if (name == "cudaGraphSetConditional") {
+      COLO_RETURN_IF_ERROR(
+          interp::DeviceSetConditional(in, lane, options_.set_conditional));
     } else {
       return InvalidArgumentError(
           "call of " + name +
           ", which has no body in this module (of the device runtime's "
-          "functions, only printf, assert, malloc and free are implemented)");
+          "functions, only printf, assert, malloc, free and "
+          "cudaGraphSetConditional are implemented)");
     }
     ++t.pc;
     return OkStatus();

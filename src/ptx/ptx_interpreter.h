@@ -32,7 +32,8 @@
 // (or the block's shared memory, the thread's local memory) or not
 // naturally aligned; a call of a function with no body other than the
 // device runtime's printf (vprintf, formatted to InterpreterOptions::print),
-// assert (__assertfail: the error carries the assertion's message), and
+// assert (__assertfail: the error carries the assertion's message),
+// cudaGraphSetConditional (InterpreterOptions::set_conditional), and
 // malloc / free (the memory's device heap, DeviceMemory::HeapAllocate;
 // freeing what malloc did not give is an error); a kernel that only may
 // call one still runs. Function pointers work within a module: `mov.u64
@@ -181,6 +182,10 @@ struct InterpreterOptions {
   // declares less (a device's opt-in maximum, as cudaFuncSetAttribute
   // allows). Default: 48 KiB
   uint32_t max_shared_bytes = 48 * 1024;
+  // What a kernel's cudaGraphSetConditional(handle, value) does (the
+  // caller's graphs own the handles); an error it returns stops the run.
+  // Default: none (a call of it is an error)
+  std::function<Status(uint64_t handle, uint32_t value)> set_conditional;
 };
 
 struct RunStats {

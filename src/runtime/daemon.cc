@@ -122,9 +122,13 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(
   } else {
     d->driver_.SetModel(d->sim_gpu_.get());
   }
+  // The policy drives the device through the trace's stand-in, which only
+  // forwards while no trace window is open.
+  d->traced_device_ =
+      std::make_unique<TracedDevice>(*device, d->driver_.sim_clock());
   // config.Validate() checked the options against the policy.
-  d->policy_ =
-      sched::MakePolicy(kind, config.policy_options, *device, d->driver_);
+  d->policy_ = sched::MakePolicy(kind, config.policy_options,
+                                 *d->traced_device_, d->driver_);
   d->policy_kind_ = kind;
   if (config.lanes.enabled) {
     d->lanes_ =
@@ -394,6 +398,10 @@ void Daemon::HandleMessage(Client& c, ipc::Message& m) {
       Reply(c, ipc::MsgType::kStatsReply, json.data(), json.size());
       return;
     }
+    case ipc::MsgType::kTrace:
+      return OpenTrace(c, m);
+    case ipc::MsgType::kIterationMark:
+      return OnIterationMark(c, m);
     default:
       Drop(c.id, "protocol error: unexpected message type " +
                      std::to_string(static_cast<uint32_t>(m.type)));

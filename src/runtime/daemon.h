@@ -57,6 +57,7 @@
 #include "runtime/daemon_config.h"
 #include "runtime/kernel_catalog.h"
 #include "runtime/live_lanes.h"
+#include "runtime/live_trace.h"
 #include "runtime/memory_ledger.h"
 #include "runtime/metrics_http.h"
 #include "runtime/mps_control.h"
@@ -258,6 +259,12 @@ class Daemon final : private cuda::GateSink {
   void Drop(ClientId id, const std::string& reason, bool quiet = false);
   void DropDoomed();
   std::string StatsJson() const;
+  // A monitor's kTrace (daemon_trace.cc): opens a trace window that closes
+  // (CloseTrace) after its length and answers with kTraceReply; one window
+  // at a time, a second request is answered with an error at once.
+  void OpenTrace(Client& c, const ipc::Message& m);
+  void CloseTrace(uint64_t window);
+  TraceCounters CurrentTraceCounters() const;
   // Memory lanes and job turns (config_.lanes; daemon_lanes.cc,
   // live_lanes.h). At an application's Hello: joins a declaring client to
   // the lanes and returns its ledger limit (its P + E, or the config's
@@ -276,6 +283,9 @@ class Daemon final : private cuda::GateSink {
   bool LaneLetsSyncReturn(Client& c);
   // c is gone: its lane memory and turn go to others.
   void LeaveLanes(ClientId id);
+  // kIterationMark: c's iterations end at NVTX ranges (kRanged), or one
+  // did (kEnded). Counted with lanes (live_lanes.h), ignored without.
+  void OnIterationMark(Client& c, const ipc::Message& m);
   void ApplyLaneChanges(const LaneChanges& changes);
   // The "lanes" object of the stats (null without lanes) and one client's
   // "lane" entry.
@@ -300,6 +310,15 @@ class Daemon final : private cuda::GateSink {
   // CudaGpu::ProfileKernel (never driven).
   std::unique_ptr<sim::SimGpu> sim_gpu_;
   std::unique_ptr<cuda::CudaGpu> gate_gpu_;  // gate mode: the device.
+  // The open trace window (null: none, and nothing is recorded), the
+  // monitor that asked for it and the window's number. Declared before the
+  // device stand-in and the policy, so that it outlives both.
+  std::unique_ptr<LiveTrace> trace_;
+  ClientId trace_monitor_ = 0;
+  uint64_t trace_window_ = 0;
+  // Between the policy and the device: tells the open trace window what the
+  // policy starts (declared before policy_, which uses it).
+  std::unique_ptr<TracedDevice> traced_device_;
   std::unique_ptr<sched::Policy> policy_;
   sched::PolicyKind policy_kind_ = sched::PolicyKind::kPriority;  // policy_'s.
   KernelCatalog catalog_;

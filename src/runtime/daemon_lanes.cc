@@ -146,6 +146,26 @@ void Daemon::LeaveLanes(ClientId id) {
   ApplyLaneChanges(lanes_->Leave(id, wall_.Now()));
 }
 
+void Daemon::OnIterationMark(Client& c, const ipc::Message& m) {
+  Result<ipc::IterationMarkMsg> mark = ipc::PayloadAs<ipc::IterationMarkMsg>(m);
+  if (!mark.ok())
+    return Drop(c.id, "protocol error: " + mark.status().message());
+  const auto kind = static_cast<ipc::IterationMarkKind>(mark->kind);
+  if (kind != ipc::IterationMarkKind::kRanged &&
+      kind != ipc::IterationMarkKind::kEnded) {
+    return Drop(c.id, "protocol error: iteration mark kind " +
+                          std::to_string(mark->kind));
+  }
+  if (!lanes_ || !lanes_->Joined(c.id)) return;
+  if (kind == ipc::IterationMarkKind::kRanged) {
+    lanes_->SetRanged(c.id);
+    DaemonLog("client %d (pid %d, %s): iterations end at its NVTX ranges", c.id,
+              c.peer.pid, c.program.c_str());
+    return;
+  }
+  lanes_->IterationEnded(c.id, wall_.Now());
+}
+
 void Daemon::ApplyLaneChanges(const LaneChanges& changes) {
   for (ClientId id : changes.admitted) {
     auto it = clients_.find(id);
@@ -179,7 +199,11 @@ nlohmann::json Daemon::LanesJson() const {
       {"outside_bytes", l.outside_bytes()},
       {"waiting", lanes_->waiting_count()},
       {"iterations", s.iterations},
+      // Of them, ended at NVTX ranges (`colo run --iteration-range`).
+      {"ranged_iterations", s.ranged_iterations},
       {"switches", s.switches},
+      // The most lanes that held a turn at one instant.
+      {"max_turns_at_once", s.max_turns_at_once},
       {"iteration_us",
        {{"measured", s.timed},
         {"mean", s.timed > 0 ? Us(s.timed_total).count() / s.timed : 0.0}}},
@@ -222,6 +246,7 @@ nlohmann::json Daemon::ClientLaneJson(ClientId id) const {
   const std::optional<int> lane = lanes_->LaneOf(id);
   const std::optional<int64_t> remaining = lanes_->Remaining(id);
   const std::optional<Duration> took = lanes_->IterationTime(id);
+  const std::optional<double> busy = lanes_->BusyFraction(id);
   using Us = std::chrono::duration<double, std::micro>;
   auto or_null = [](const auto& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -235,7 +260,13 @@ nlohmann::json Daemon::ClientLaneJson(ClientId id) const {
           // measured iteration (null before the first).
           {"remaining", or_null(remaining)},
           {"iteration_us",
-           took ? nlohmann::json(Us(*took).count()) : nlohmann::json(nullptr)}};
+           took ? nlohmann::json(Us(*took).count()) : nlohmann::json(nullptr)},
+          // Where its iterations end: "sync" or "nvtx" (its ranges).
+          {"boundaries", lanes_->Ranged(id) ? "nvtx" : "sync"},
+          // The share of its turn's wall time with a kernel of it in flight,
+          // over its last iterations (busy_fraction.h; null before the
+          // first), which colo's job policy pairs clients by.
+          {"busy_fraction", or_null(busy)}};
 }
 
 }  // namespace colo::runtime

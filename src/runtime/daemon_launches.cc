@@ -438,6 +438,16 @@ void Daemon::OnLaunchComplete(uint64_t key, TimePoint at) {
           took, (*solo)->SoloDuration());
     }
   }
+  if (trace_) {
+    const InFlight& f = *it->second;
+    if (f.copy) {
+      trace_->CopyEnded(cid, f.copy->direction, f.copy->bytes, started, at);
+    } else {
+      trace_->LaunchEnded(cid, key, seq, stream, *f.kernel, f.cls, started, at);
+    }
+  }
+  // Its time in flight, for the client's busy fraction (busy_fraction.h).
+  if (lanes_ && !it->second->copy) lanes_->OnKernelEnded(cid, started, at);
   in_flight_.erase(it);
   if (owner == nullptr) return;  // the client died; its launch still ran out.
   Client& client = *owner;

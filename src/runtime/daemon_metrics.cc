@@ -204,6 +204,13 @@ void Clients(const json& s, PrometheusText& out) {
   counter("colo_client_syncs_answered_total",
           SubField("sync_latency", "answered"),
           "The client's synchronizing calls answered.");
+  // Memory lanes (null outside them): live_lanes.h, busy_fraction.h.
+  counter("colo_client_iterations_total", SubField("lane", "iterations"),
+          "The client's iterations colod counted (at synchronizing calls or "
+          "NVTX ranges).");
+  gauge("colo_client_busy_fraction", SubField("lane", "busy_fraction"),
+        "Share of the client's turns' wall time with a kernel of it in "
+        "flight, over its last 16 iterations.");
   gauge(
       "colo_client_high_denied",
       [](const json& c) -> std::optional<double> {

@@ -25,6 +25,9 @@ constexpr Duration kLongestIteration = std::chrono::seconds(8);
 // waiting order of fifo, pack and fair, and their tie-break).
 constexpr Duration kHighLead = std::chrono::hours(24 * 365 * 100);
 constexpr Duration kNominalIteration = Milliseconds(1);
+// The least busy fraction the scheduler is told (its speed model needs
+// u > 0; a client whose kernels colod never saw is not idle for sure).
+constexpr double kLeastBusy = 0.01;
 
 jobs::SchedulerOptions SchedulerFor(const LanesConfig& config,
                                     int64_t gpu_bytes) {
@@ -137,6 +140,8 @@ void LiveLanes::FillTurns(TimePoint now, LaneChanges* changes) {
     clients_[pick].iteration_start = now;
     changes->given_turn.push_back(pick);
   }
+  switches_.max_turns_at_once = std::max<int64_t>(
+      switches_.max_turns_at_once, static_cast<int64_t>(holders_.size()));
 }
 
 LaneChanges LiveLanes::Leave(ClientId id, TimePoint now) {
@@ -185,16 +190,23 @@ bool LiveLanes::AtSync(ClientId id, TimePoint now, LaneChanges* changes) {
     m.iteration_start = now;
     return true;
   }
+  if (m.ranged) {
+    // Its ranges count its iterations; a call in mid-iteration is no
+    // boundary.
+    if (!m.boundary_pending) return true;
+    m.boundary_pending = false;
+  } else {
+    ++m.iterations;
+    ++switches_.iterations;
+    Measure(id, m, now);
+  }
   // The holder's iteration has ended: it keeps the turn if it is still its
   // lane's pick, else gives it to the pick (or, under colo, to no one).
-  ++m.iterations;
-  ++switches_.iterations;
-  Measure(id, m, now - m.iteration_start);
   const int lane = *scheduler_.LaneOf(id);
   const std::map<int, ClientId> picks = Picks();
   auto pick = picks.find(lane);
   if (pick != picks.end() && pick->second == id) {
-    m.iteration_start = now;
+    if (!m.ranged) m.iteration_start = now;
     FillTurns(now, changes);  // colo: a lane at rest may have a pick now
     return true;
   }
@@ -209,7 +221,13 @@ bool LiveLanes::AtSync(ClientId id, TimePoint now, LaneChanges* changes) {
   return false;
 }
 
-void LiveLanes::Measure(ClientId id, Member& m, Duration took) {
+void LiveLanes::Measure(ClientId id, Member& m, TimePoint now) {
+  const Duration took = now - m.iteration_start;
+  m.busy.EndIteration(m.iteration_start, now);
+  if (std::optional<double> u = m.busy.Fraction()) {
+    scheduler_.SetBusyFraction(id, std::clamp(*u, kLeastBusy, 1.0));
+  }
+  ++m.measured;
   m.measured_total += took;
   ++switches_.timed;
   switches_.timed_total += took;
@@ -218,13 +236,50 @@ void LiveLanes::Measure(ClientId id, Member& m, Duration took) {
   }
   // The scheduler needs an iteration time > 0 (two events at one clock
   // reading measure 0), and at most kLongestIteration (see kEndless).
-  scheduler_.SetIterationTime(id, std::clamp(m.measured_total / m.iterations,
+  scheduler_.SetIterationTime(id, std::clamp(m.measured_total / m.measured,
                                              Duration(1), kLongestIteration));
   const Duration mean = std::clamp(switches_.timed_total / switches_.timed,
                                    Duration(1), kLongestIteration);
   for (const auto& [other, o] : clients_) {
-    if (o.iterations == 0) scheduler_.SetIterationTime(other, mean);
+    if (o.measured == 0) scheduler_.SetIterationTime(other, mean);
   }
+}
+
+void LiveLanes::SetRanged(ClientId id) {
+  auto it = clients_.find(id);
+  if (it != clients_.end()) it->second.ranged = true;
+}
+
+bool LiveLanes::Ranged(ClientId id) const {
+  auto it = clients_.find(id);
+  return it != clients_.end() && it->second.ranged;
+}
+
+void LiveLanes::IterationEnded(ClientId id, TimePoint now) {
+  auto it = clients_.find(id);
+  if (it == clients_.end() || !it->second.ranged) return;
+  Member& m = it->second;
+  ++m.iterations;
+  ++switches_.iterations;
+  ++switches_.ranged_iterations;
+  if (MayRun(id) && !m.parked) {
+    Measure(id, m, now);
+    m.boundary_pending = true;
+  } else if (scheduler_.RemainingIterations(id) > 1) {
+    scheduler_.CompleteIteration(id, Duration(0));
+  }
+  m.iteration_start = now;
+}
+
+void LiveLanes::OnKernelEnded(ClientId id, TimePoint start, TimePoint end) {
+  auto it = clients_.find(id);
+  if (it != clients_.end()) it->second.busy.AddKernel(start, end);
+}
+
+std::optional<double> LiveLanes::BusyFraction(ClientId id) const {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return std::nullopt;
+  return it->second.busy.Fraction();
 }
 
 LaneChanges LiveLanes::SetOutside(ClientId id, int64_t bytes, TimePoint now) {
@@ -289,8 +344,8 @@ std::optional<int64_t> LiveLanes::Remaining(ClientId id) const {
 
 std::optional<Duration> LiveLanes::IterationTime(ClientId id) const {
   auto it = clients_.find(id);
-  if (it == clients_.end() || it->second.iterations == 0) return std::nullopt;
-  return it->second.measured_total / it->second.iterations;
+  if (it == clients_.end() || it->second.measured == 0) return std::nullopt;
+  return it->second.measured_total / it->second.measured;
 }
 
 int LiveLanes::waiting_count() const { return scheduler_.waiting_count(); }

@@ -31,6 +31,22 @@
 // of every iteration measured (1 ms before any). A client that runs past
 // its declared iterations counts 1 remaining.
 //
+// Iteration boundaries: a client's synchronizing calls, or, for a client
+// that marks its iterations with NVTX ranges (SetRanged: `colo run
+// --iteration-range`, shim/nvtx_injection.h), the ends of those ranges
+// (IterationEnded), which count and time its iterations; its synchronizing
+// calls then only give the turn away, at the first one after a range has
+// ended (a call in mid-iteration is answered at once). A range that ends
+// while the client does not hold the turn (its host ran ahead) counts, but
+// is not timed.
+//
+// Busy fraction (busy_fraction.h): the kernels of each client (OnKernelEnded)
+// over its last BusyWindow::kIterations timed iterations, fed to the
+// scheduler as the job's busy fraction (1 until measured: until colod has
+// seen a kernel of it and it has ended a timed iteration; at least 0.01),
+// so that colo's policy pairs clients that leave the GPU idle (two at
+// u < ~0.9 run side by side) and makes busy ones take turns.
+//
 // Priority: a high-priority client goes before every best-effort one in
 // the waiting order (it is submitted with an arrival ahead of theirs), and
 // in a lane that holds one, only high-priority clients are picked, so a
@@ -59,6 +75,7 @@
 #include "colo/status.h"
 #include "colo/time.h"
 #include "jobs/job_scheduler.h"
+#include "runtime/busy_fraction.h"
 #include "runtime/lanes_config.h"
 
 namespace colo::runtime {
@@ -81,8 +98,11 @@ const char* LaneStateName(LaneState s);
 // Iterations ended and switches between clients of one lane, as colod's
 // clock saw them.
 struct TurnStats {
-  int64_t iterations = 0;  // ended by a turn holder's synchronizing call
+  int64_t iterations = 0;         // ended (at a synchronizing call or a range)
+  int64_t ranged_iterations = 0;  // of them, ended at an NVTX range
   int64_t switches = 0;
+  // The most lanes that held a turn at one instant (clients side by side).
+  int64_t max_turns_at_once = 0;
   // Every iteration measured (a holder's, boundary to boundary): count and
   // sum; their mean is a newcomer's iteration time.
   int64_t timed = 0;
@@ -155,6 +175,19 @@ class LiveLanes {
   // A launch of the client was taken from its ring at `now`: the end of a
   // switch to it, if one is being timed.
   void OnLaunchTaken(ClientId id, TimePoint now);
+  // The client's iterations end at NVTX ranges from now on. No-op for a
+  // client that never joined.
+  void SetRanged(ClientId id);
+  bool Ranged(ClientId id) const;
+  // A ranged client's iteration ended at `now` (its range's end). No-op for
+  // a client that never joined or is not ranged.
+  void IterationEnded(ClientId id, TimePoint now);
+  // A kernel of the client was in flight over [start, end) on colod's
+  // clock. No-op for a client that never joined.
+  void OnKernelEnded(ClientId id, TimePoint start, TimePoint end);
+  // The client's measured busy fraction; nullopt before its first timed
+  // iteration or for an unknown client.
+  std::optional<double> BusyFraction(ClientId id) const;
 
   std::optional<LaneState> StateOf(ClientId id) const;
   std::optional<int> LaneOf(ClientId id) const;
@@ -182,10 +215,14 @@ class LiveLanes {
     bool admitted = false;
     bool parked = false;
     int64_t declared_iterations = 0;  // 0: none declared
-    int64_t iterations = 0;           // ended while holding the turn
+    int64_t iterations = 0;           // ended (counted)
     TimePoint joined = TimeZero();
     TimePoint iteration_start = TimeZero();
-    Duration measured_total{0};  // its iterations' wall time
+    int64_t measured = 0;           // iterations timed (ended holding the turn)
+    Duration measured_total{0};     // their wall time
+    bool ranged = false;            // iterations end at NVTX ranges
+    bool boundary_pending = false;  // ranged: one ended since its last sync
+    BusyWindow busy;
   };
   // The policy's pick in each lane that has one (high-priority clients
   // only in a lane that holds one).
@@ -193,9 +230,10 @@ class LiveLanes {
   // Gives every lane without a holder the policy's pick.
   void FillTurns(TimePoint now, LaneChanges* changes);
   void Admit(TimePoint now, LaneChanges* changes);
-  // Records the holder's iteration of `took` and tells the scheduler the
-  // iteration times it orders by.
-  void Measure(ClientId id, Member& m, Duration took);
+  // Records the holder's iteration from m.iteration_start to `now` and
+  // tells the scheduler the iteration times it orders by and the client's
+  // busy fraction.
+  void Measure(ClientId id, Member& m, TimePoint now);
 
   LanesConfig config_;
   jobs::JobScheduler scheduler_;

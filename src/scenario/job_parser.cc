@@ -181,11 +181,11 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value,
                            const JobContext& context) {
   COLO_ASSIGN_OR_RETURN(
       io::YamlMap map,
-      value.Map(
-          "a job mapping {name, workload, ...}",
-          {"name", "workload", "kind", "class", "arrivals", "iterations",
-           "iteration_gap_us", "kernel_gap_us", "memory", "mps_percentage",
-           "mig", "start_ms", "copies", "transfers", "slo"}));
+      value.Map("a job mapping {name, workload, ...}",
+                {"name", "workload", "kind", "class", "arrivals", "iterations",
+                 "iteration_gap_us", "kernel_gap_us", "memory",
+                 "mps_percentage", "mig", "start_ms", io::kCopiesKey,
+                 io::kCopiesOtherKey, "transfers", "slo"}));
   COLO_ASSIGN_OR_RETURN(io::YamlValue name_value,
                         map.Require("name", "a job name"));
   COLO_ASSIGN_OR_RETURN(std::string name, name_value.Name("job name"));
@@ -259,14 +259,10 @@ Result<ParsedJob> ParseJob(const io::YamlValue& value,
     COLO_ASSIGN_OR_RETURN(job.mig_profile, ParseMig(m, context.gpu));
   }
 
-  int64_t copies = 1;
-  const std::optional<io::YamlValue> copies_value = map.Get("copies");
-  if (copies_value) {
-    COLO_ASSIGN_OR_RETURN(
-        copies, copies_value->Integer(
-                    "an integer in 1.." + std::to_string(kMaxCopies),
-                    [](int64_t x) { return x >= 1 && x <= kMaxCopies; }));
-  }
+  COLO_ASSIGN_OR_RETURN(io::JobCopies job_copies,
+                        io::ParseJobCopies(map, kMaxCopies));
+  const int64_t copies = job_copies.n;
+  const std::optional<io::YamlValue>& copies_value = job_copies.value;
   // Checked before the copies are made: the limit bounds the memory.
   const int64_t kernels = copies * static_cast<int64_t>(w.kernels.size());
   if (kernels > context.kernel_budget) {

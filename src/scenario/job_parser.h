@@ -11,7 +11,8 @@
 //     mps_percentage: 50       # mode mps only
 //     mig: 3g.20gb             # mode mig only (and required there)
 //     start_ms: 0
-//     copies: 3                # jobs bert-1 .. bert-3
+//     copies: 3                # jobs bert-1 .. bert-3 (or count: 3, the
+//                              # same field: io/job_fields.h)
 //     slo: {p99_ms: 50}        # inference only; also p50_ms, mean_ms
 //
 // Thread-compatible; never throws.

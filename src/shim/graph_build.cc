@@ -5,6 +5,7 @@
 // side by side), and a launch replays them as a captured graph's
 // (graph_capture.cc).
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "cuda/cuda_abi.h"
@@ -66,6 +67,12 @@ int AddNode(void** node, void* graph, const void* const* deps, size_t num_deps,
 int NoCheck(InterposerState&) { return kCudaSuccess; }
 
 }  // namespace
+
+int AddNodeChecked(void** node, void* graph, const void* const* deps,
+                   size_t num_deps, const CapturedOp& op,
+                   const std::function<int(InterposerState&)>& check) {
+  return AddNode(node, graph, deps, num_deps, op, check);
+}
 
 int GraphCreate(void** graph, unsigned flags) {
   if (graph == nullptr || flags != 0) return kCudaErrorInvalidValue;
@@ -271,6 +278,11 @@ int GraphClone(void** clone, void* original) {
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   Graph* g = GraphOf(s, original);
   if (g == nullptr) return kCudaErrorInvalidValue;
+  // CUDA: a graph with conditional nodes cannot be cloned (their bodies
+  // belong to the node).
+  for (const auto& node : g->nodes)
+    if (node->op.kind == CapturedOp::Kind::kConditional)
+      return cuda::kCudaErrorNotSupported;
   auto* copy = new Graph();
   s.graphs.live.insert(copy);
   // Nodes in the original's order, then each one's dependencies on the

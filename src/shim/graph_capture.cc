@@ -53,11 +53,18 @@ GraphNode* AddGraphNode(InterposerState& s, Graph* g, const CapturedOp& op,
   GraphNode* n = node.get();
   g->nodes.push_back(std::move(node));
   s.graphs.graph_of_node[n] = g;
+  if (op.kind == CapturedOp::Kind::kMemAlloc)
+    RetainGraphMemory(s, reinterpret_cast<uintptr_t>(op.dst));
   return n;
 }
 
 void DeleteGraph(InterposerState& s, Graph* g) {
-  for (const auto& n : g->nodes) s.graphs.graph_of_node.erase(n.get());
+  for (const auto& n : g->nodes) {
+    s.graphs.graph_of_node.erase(n.get());
+    if (n->op.kind == CapturedOp::Kind::kMemAlloc)
+      ReleaseGraphMemory(s, reinterpret_cast<uintptr_t>(n->op.dst));
+  }
+  for (Graph* body : g->owned_bodies) DeleteGraph(s, body);
   s.graphs.live.erase(g);
   delete g;
 }
@@ -304,7 +311,11 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g) {
         if (std::find(deps.begin(), deps.end(), p) == deps.end())
           deps.push_back(p);
     }
-    if (node.op.kind == CapturedOp::Kind::kEmpty) {
+    // Memory nodes order, and do nothing else when the graph runs (its
+    // allocations are charged per instantiated graph: GraphInstantiate).
+    if (node.op.kind == CapturedOp::Kind::kEmpty ||
+        node.op.kind == CapturedOp::Kind::kMemAlloc ||
+        node.op.kind == CapturedOp::Kind::kMemFree) {
       stands_for[i] = std::move(deps);
       continue;
     }
@@ -345,6 +356,21 @@ int GraphInstantiate(void** exec, void* graph) {
   std::optional<GraphExec> plan = ExecutionPlan(*g);
   if (!plan)
     return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
+  if (int err = ResolveConditionals(s, plan->ops); err != kCudaSuccess)
+    return err;
+  for (const auto& node : g->nodes) {
+    if (node->op.kind != CapturedOp::Kind::kMemAlloc) continue;
+    const auto base = reinterpret_cast<uintptr_t>(node->op.dst);
+    // CUDA: one instantiated graph at a time for a graph with memory nodes
+    // (the allocation's address is the node's).
+    for (const GraphExec* other : s.graphs.execs) {
+      if (std::find(other->graph_memory.begin(), other->graph_memory.end(),
+                    base) != other->graph_memory.end())
+        return cuda::kCudaErrorNotSupported;
+    }
+    plan->graph_memory.push_back(base);
+  }
+  for (uintptr_t base : plan->graph_memory) RetainGraphMemory(s, base);
   auto* e = new GraphExec(std::move(*plan));
   e->source = g;
   for (size_t k = 1; k < e->lane_count; ++k) {
@@ -363,10 +389,45 @@ int GraphInstantiate(void** exec, void* graph) {
 
 namespace {
 
-// Runs one operation of a graph on `stream` (a kernel, a copy or memset, or
-// a host function).
+int RunGraphOp(InterposerState& s, const CapturedOp& op, void* stream)
+    COLO_REQUIRES(s.mu);
+
+// Runs the body a conditional operation selects, in order, on `stream`
+// (graph_conditional.cc says when and why the value is read here).
+int RunConditional(InterposerState& s, const CapturedOp& op, void* stream)
+    COLO_REQUIRES(s.mu) {
+  if (op.body_ops == nullptr || op.body_ops->empty())
+    return cuda::kCudaErrorInvalidValue;
+  const std::vector<std::vector<CapturedOp>>& bodies = *op.body_ops;
+  auto run =
+      [&](const std::vector<CapturedOp>& body) COLO_NO_THREAD_SAFETY_ANALYSIS {
+        for (const CapturedOp& b : body)
+          if (int err = RunGraphOp(s, b, stream); err != kCudaSuccess)
+            return err;
+        return kCudaSuccess;
+      };
+  switch (op.cond_type) {
+    case 0: {  // IF (and ELSE)
+      if (ConditionalValue(s, op.cond_handle) != 0) return run(bodies[0]);
+      return bodies.size() > 1 ? run(bodies[1]) : kCudaSuccess;
+    }
+    case 1:  // WHILE
+      while (ConditionalValue(s, op.cond_handle) != 0)
+        if (int err = run(bodies[0]); err != kCudaSuccess) return err;
+      return kCudaSuccess;
+    default: {  // SWITCH
+      const uint32_t v = ConditionalValue(s, op.cond_handle);
+      return v < bodies.size() ? run(bodies[v]) : kCudaSuccess;
+    }
+  }
+}
+
+// Runs one operation of a graph on `stream` (a kernel, a copy or memset, a
+// host function, or a conditional's body).
 int RunGraphOp(InterposerState& s, const CapturedOp& op, void* stream)
     COLO_REQUIRES(s.mu) {
+  if (op.kind == CapturedOp::Kind::kConditional)
+    return RunConditional(s, op, stream);
   if (op.kind == CapturedOp::Kind::kKernel) {
     return LaunchLocked(s, op.key, op.unnamed_prefix, op.grid, op.block,
                         op.shared_mem, stream, nullptr, nullptr, &op.executed);
@@ -404,6 +465,12 @@ int GraphLaunch(void* exec, void* stream) {
     ++st->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
+  // Its graph memory is charged before anything of it runs.
+  const std::vector<uintptr_t> graph_memory = e->graph_memory;
+  if (int err = ChargeGraphMemory(s, graph_memory); err != kCudaSuccess)
+    return err;
+  if (s.graphs.execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
+  AssignConditionalDefaults(s, e->ops);
   // A copy: the lock is let go while an operation waits for a host
   // function before it.
   const GraphExec plan = *e;
@@ -460,7 +527,9 @@ int GraphExecDestroy(void* exec) {
     s.streams.live.erase(lane);
     delete lane;
   }
+  const std::vector<uintptr_t> graph_memory = e->graph_memory;
   delete e;
+  ReleaseExecGraphMemory(s, graph_memory);
   return kCudaSuccess;
 }
 
@@ -468,7 +537,9 @@ int GraphDestroy(void* graph) {
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   auto* g = static_cast<Graph*>(graph);
-  if (s.graphs.live.count(g) == 0) return cuda::kCudaErrorInvalidValue;
+  // A conditional node's body is the node's to delete.
+  if (s.graphs.live.count(g) == 0 || g->is_body)
+    return cuda::kCudaErrorInvalidValue;
   DeleteGraph(s, g);
   return kCudaSuccess;
 }

@@ -8,6 +8,8 @@
 // graphs the state owns); ExecutionPlan reads only its graph.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -55,5 +57,85 @@ int WaitEventInCapture(InterposerState& s, void* stream, Event* e)
 // A stream about to be destroyed: a capture it began is abandoned; one it
 // joined is invalidated.
 void ForgetCaptureStream(InterposerState& s, Stream* st) COLO_REQUIRES(s.mu);
+
+// Adds a node doing `op` after `deps` to `graph` once `check` (run under
+// the lock, sim mode, connected or not) accepts it; `check` may fill in
+// `op`, which is read after it. As the cudaGraphAdd*Node calls answer.
+int AddNodeChecked(void** node, void* graph, const void* const* deps,
+                   size_t num_deps, const CapturedOp& op,
+                   const std::function<int(InterposerState&)>& check);
+
+// Graph memory nodes (graph_memory_nodes.cc; its comment says how they
+// are charged to colod's ledger). Reserves `size` bytes of address space
+// for a graph allocation at *ptr (cudaErrorInvalidValue for 0 bytes).
+int ReserveGraphMemory(InterposerState& s, size_t size, void** ptr)
+    COLO_REQUIRES(s.mu);
+// Whether `ptr` is the start of a graph allocation.
+bool IsGraphMemory(const InterposerState& s, const void* ptr)
+    COLO_REQUIRES(s.mu);
+// One more / one fewer user (a graph node, an instantiated graph) of the
+// graph allocation at `base`; the last one gone unmaps it (and gives back
+// its charge: a round trip with s.mu let go).
+void RetainGraphMemory(InterposerState& s, uintptr_t base) COLO_REQUIRES(s.mu);
+void ReleaseGraphMemory(InterposerState& s, uintptr_t base) COLO_REQUIRES(s.mu);
+// Gives back the charge of each of `bases` (an instantiated graph
+// destroyed), then releases it.
+void ReleaseExecGraphMemory(InterposerState& s,
+                            const std::vector<uintptr_t>& bases)
+    COLO_REQUIRES(s.mu);
+// Charges colod's ledger for each of `bases` not charged yet (a launch or
+// upload); colod's answer if it refuses one (cudaErrorMemoryAllocation
+// over the client's limit). Lets s.mu go for the round trips.
+int ChargeGraphMemory(InterposerState& s, const std::vector<uintptr_t>& bases)
+    COLO_REQUIRES(s.mu);
+// cudaDeviceGraphMemTrim: every charge given back (a later launch charges
+// again).
+int DeviceGraphMemTrim(int device);
+// cudaGraphAddMemAllocNode (params: a cudaMemAllocNodeParams, whose dptr
+// it sets) and cudaGraphAddMemFreeNode (dptr: an allocation node's).
+int GraphAddMemAllocNode(void** node, void* graph, const void* const* deps,
+                         size_t num_deps, void* params);
+int GraphAddMemFreeNode(void** node, void* graph, const void* const* deps,
+                        size_t num_deps, void* dptr);
+// cudaMallocAsync / cudaFreeAsync on `stream`, which captures: recorded as
+// an allocation / free node. CaptureFreeAsync: cudaErrorInvalidValue for a
+// pointer that is not a graph allocation's.
+int CaptureMallocAsync(InterposerState& s, void* stream, size_t size,
+                       void** ptr) COLO_REQUIRES(s.mu);
+int CaptureFreeAsync(InterposerState& s, void* stream, void* ptr)
+    COLO_REQUIRES(s.mu);
+
+// Conditional nodes (graph_conditional.cc; its comment says how they run).
+// cudaGraphConditionalHandleCreate.
+int GraphConditionalHandleCreate(uint64_t* handle, void* graph,
+                                 unsigned default_value, unsigned flags);
+// A conditional node (params: a cudaConditionalNodeParams, whose
+// phGraph_out it points at the node's array of body graphs).
+int GraphAddConditionalNode(void** node, void* graph, const void* const* deps,
+                            size_t num_deps, void* params);
+// Plans the bodies of the conditional operations in `ops` (recursively)
+// into their CapturedOp::body_ops; cudaErrorInvalidValue for a body that
+// is gone, has a cycle or a host node.
+int ResolveConditionals(InterposerState& s, std::vector<CapturedOp>& ops)
+    COLO_REQUIRES(s.mu);
+// A launch of a graph with `ops` begins: handles made with
+// cudaGraphCondAssignDefault take their default value.
+void AssignConditionalDefaults(InterposerState& s,
+                               const std::vector<CapturedOp>& ops)
+    COLO_REQUIRES(s.mu);
+// What a kernel's cudaGraphSetConditional does (the interpreter's
+// InterpreterOptions::set_conditional); InvalidArgument for a value that
+// is no handle.
+Status SetConditionalLocked(InterposerState& s, uint64_t handle, uint32_t value)
+    COLO_REQUIRES(s.mu);
+// A handle's value now (0 for one that is not a handle).
+uint32_t ConditionalValue(const InterposerState& s, uint64_t handle)
+    COLO_REQUIRES(s.mu);
+// cudaGraphAddNode for the kinds sim mode runs, through the builders above
+// and shim_runtime.h's; cudaErrorInvalidValue for any other type (the
+// export layer hands child-graph, event and semaphore nodes to their own
+// calls first).
+int GraphAddNode(void** node, void* graph, const void* const* deps,
+                 const void* edge_data, size_t num_deps, void* params);
 
 }  // namespace colo::shim

@@ -2,7 +2,8 @@
 // (declared in shim_runtime.h): one node's parameters
 // (cudaGraphExec{Kernel,Memcpy,Memset,Host}NodeSetParams), every node's from
 // a graph of the same shape (cudaGraphExecUpdate), and cudaGraphUpload,
-// which has nothing to upload to a simulated GPU.
+// which has nothing to upload to a simulated GPU but reserves the graph's
+// memory (its allocation nodes'), as CUDA's does.
 //
 // A change applies to the next launch of the executable graph; launches
 // already made keep what they were launched with (GraphLaunch runs a copy
@@ -10,6 +11,8 @@
 // would be, and under sim mode's `execute` a kernel's arguments are copied
 // at the call, as CUDA copies them.
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "cuda/cuda_abi.h"
 #include "shim/device_queries.h"
@@ -121,6 +124,8 @@ int GraphExecUpdate(void* exec, void* graph, void* result_info) {
         plan->ops[i].key != e->ops[i].key)
       return refuse(kUpdateErrorFunctionChanged, i);
   }
+  if (int err = ResolveConditionals(s, plan->ops); err != kCudaSuccess)
+    return err;
   e->ops = std::move(plan->ops);
   e->node_index = std::move(plan->node_index);
   e->source = g;
@@ -131,8 +136,12 @@ int GraphUpload(void* exec, void* stream) {
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
-  if (LiveExec(s, exec) == nullptr) return kCudaErrorInvalidValue;
-  return CheckStream(s, stream);
+  GraphExec* e = LiveExec(s, exec);
+  if (e == nullptr) return kCudaErrorInvalidValue;
+  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
+  // Uploading reserves a graph's memory, as its first launch would.
+  const std::vector<uintptr_t> graph_memory = e->graph_memory;
+  return ChargeGraphMemory(s, graph_memory);
 }
 
 }  // namespace colo::shim

@@ -44,6 +44,9 @@ struct CapturedOp {
     kSet = cuda::kGraphNodeMemset,
     kHost = cuda::kGraphNodeHost,
     kEmpty = cuda::kGraphNodeEmpty,
+    kMemAlloc = 10,     // cudaGraphNodeTypeMemAlloc
+    kMemFree = 11,      // cudaGraphNodeTypeMemFree
+    kConditional = 13,  // cudaGraphNodeTypeConditional
   } kind = Kind::kKernel;
   // kKernel: what LaunchLocked takes.
   const void* key = nullptr;
@@ -64,6 +67,24 @@ struct CapturedOp {
   // kHost: cudaLaunchHostFunc's function and its argument.
   void (*host_fn)(void*) = nullptr;
   void* host_data = nullptr;
+  // kMemAlloc: the graph allocation at `dst` of `width` bytes (a
+  // GraphTable::memory reservation); kMemFree: the one at `dst` it frees.
+  // kConditional: the handle (GraphTable::conditionals' key), its
+  // cudaGraphConditionalNodeType (0 IF, 1 WHILE, 2 SWITCH), the body graphs
+  // the node owns, and, once instantiated (ResolveConditionals), each
+  // body's operations in an order that keeps its dependencies.
+  uint64_t cond_handle = 0;
+  int cond_type = 0;
+  std::vector<struct Graph*> bodies;
+  std::shared_ptr<const std::vector<std::vector<CapturedOp>>> body_ops;
+};
+// A conditional node's handle (cudaGraphConditionalHandle): its value,
+// which kernels set through cudaGraphSetConditional, and the default a
+// launch of its graph assigns when made with cudaGraphCondAssignDefault.
+struct ConditionalHandle {
+  uint32_t value = 0;
+  uint32_t default_value = 0;
+  bool assign_default = false;
 };
 // A node of a graph (cudaGraphNode_t): its operation and the nodes of the
 // same graph it depends on.
@@ -84,6 +105,10 @@ struct Graph {
   // a wait crossed its boundary, a stream-ordered allocation was asked of
   // it): ending it answers cudaErrorStreamCaptureInvalidated.
   bool invalidated = false;
+  // The body graphs of its conditional nodes: deleted with it, never
+  // destroyed by the program (cudaGraphDestroy refuses them).
+  std::vector<Graph*> owned_bodies;
+  bool is_body = false;
 };
 // An instantiated graph (ExecutionPlan): its operations in an order that
 // keeps every dependency, empty nodes left out, each on a lane: lane 0 is
@@ -107,6 +132,10 @@ struct GraphExec {
   // Owned: in the StreamTable (so that launches accept them, and a fork
   // resets them) from GraphInstantiate until GraphExecDestroy.
   std::vector<Stream*> lanes;
+  // The graph allocations its memory nodes use (GraphTable::memory keys):
+  // charged to colod's ledger at its first launch or upload, released
+  // when it is destroyed or cudaDeviceGraphMemTrim trims them.
+  std::vector<uintptr_t> graph_memory;
 };
 
 }  // namespace colo::shim

@@ -295,7 +295,6 @@
   X(cuArrayCreate_v2)                                               \
   X(cuArray3DCreate_v2)                                             \
   X(cuMipmappedArrayCreate)                                         \
-  X(cudaGraphAddMemAllocNode)                                       \
   X(cuGraphAddMemAllocNode)                                         \
   /* graphs built node by node (shim_exports_graph.cc) */           \
   X(cudaGraphCreate)                                                \
@@ -325,6 +324,8 @@
   X(cudaGraphAddNode)                                               \
   X(cudaGraphConditionalHandleCreate)                               \
   X(cudaGraphExecMemsetNodeSetParams)                               \
+  X(cudaGraphAddMemAllocNode)                                       \
+  X(cudaDeviceGraphMemTrim)                                         \
   /* profiler, stream attributes (shim_exports_stream_extras.cc) */ \
   X(cudaProfilerStart)                                              \
   X(cudaProfilerStop)                                               \

@@ -505,6 +505,7 @@ COLO_EXPORT int cudaGraphConditionalHandleCreate(void* handle, void* graph,
                                                  unsigned flags);
 COLO_EXPORT int cudaGraphExecMemsetNodeSetParams(void* exec, void* node,
                                                  const void* params);
+COLO_EXPORT int cudaDeviceGraphMemTrim(int device);
 // The profiler and stream attributes (shim_exports_stream_extras.cc):
 // cudaStreamAttrID as int, cudaStreamAttrValue* as void*.
 COLO_EXPORT int cudaProfilerStart();

@@ -1,14 +1,20 @@
 // The rest of the graph API a program may call (declared in
-// shim_exports.h): cudaGraphClone and cudaGraphInstantiateWithParams,
-// supported in sim mode as the other graph calls are (graph_build.cc,
-// graph_capture.cc); and the node kinds sim mode does not run — child
-// graphs, event record and wait nodes, memory-free nodes, conditional
-// nodes, nodes added through the generic cudaGraphAddNode, and
-// cudaGraphExecMemsetNodeSetParams — refused with cudaErrorNotSupported,
+// shim_exports.h), in sim mode as the other graph calls are (graph_build.cc,
+// graph_capture.cc): cudaGraphClone, cudaGraphInstantiateWithParams, graph
+// memory nodes (cudaGraphAddMemAllocNode, cudaGraphAddMemFreeNode,
+// cudaDeviceGraphMemTrim: graph_memory_nodes.cc), conditional nodes
+// (cudaGraphConditionalHandleCreate and cudaGraphAddNode of type
+// conditional: graph_conditional.cc), and cudaGraphAddNode for every kind
+// sim mode runs. The node kinds sim mode does not run — child graphs, event
+// record and wait nodes, external semaphores — and
+// cudaGraphExecMemsetNodeSetParams are refused with cudaErrorNotSupported,
 // announced once per call (forwarded, they would reach the real runtime,
 // which has no GPU in sim mode). Gate mode refuses graphs altogether, as
 // for capture.
+#include <cstdint>
+
 #include "shim/export_forwarding.h"
+#include "shim/graph_capture.h"
 #include "shim/shim_state.h"
 
 using colo::cuda::kCudaErrorInvalidValue;
@@ -24,9 +30,9 @@ int RefusedNode(const char* call) {
   return Safe([&] {
     return cs::AnnounceRefused(
         call,
-        "sim mode runs graphs of kernel, copy, memset, host and empty "
-        "nodes; child graphs, event, memory-free and conditional nodes "
-        "are not modelled",
+        "sim mode runs graphs of kernel, copy, memset, host, empty, memory "
+        "and conditional nodes; child graphs, event and external semaphore "
+        "nodes are not modelled",
         kCudaErrorNotSupported);
   });
 }
@@ -40,6 +46,13 @@ struct InstantiateParams {
 };
 constexpr int kInstantiateSuccess = 0;
 constexpr int kInstantiateError = 1;
+// cudaGraphNodeType values of the kinds cudaGraphAddNode hands to their
+// own calls.
+constexpr int kNodeChildGraph = 4;
+constexpr int kNodeEventWait = 6;
+constexpr int kNodeEventRecord = 7;
+constexpr int kNodeExtSemaphoreSignal = 8;
+constexpr int kNodeExtSemaphoreWait = 9;
 
 }  // namespace
 
@@ -96,27 +109,63 @@ int cudaGraphAddEventWaitNode(void** node, void* graph, const void* const* deps,
   return RefusedNode(__func__);
 }
 
+int cudaGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
+                             size_t num_deps, void* params) {
+  COLO_GRAPH_MORE(cudaGraphAddMemAllocNode,
+                  cs::GraphAddMemAllocNode(node, graph, deps, num_deps, params),
+                  node, graph, deps, num_deps, params);
+}
+
 int cudaGraphAddMemFreeNode(void** node, void* graph, const void* const* deps,
                             size_t num_deps, void* dptr) {
-  COLO_FORWARD_IF_NEEDED(cudaGraphAddMemFreeNode,
-                         kCudaErrorSharedObjectSymbolNotFound, node, graph,
-                         deps, num_deps, dptr);
-  return RefusedNode(__func__);
+  COLO_GRAPH_MORE(cudaGraphAddMemFreeNode,
+                  cs::GraphAddMemFreeNode(node, graph, deps, num_deps, dptr),
+                  node, graph, deps, num_deps, dptr);
+}
+
+int cudaDeviceGraphMemTrim(int device) {
+  COLO_GRAPH_MORE(cudaDeviceGraphMemTrim, cs::DeviceGraphMemTrim(device),
+                  device);
 }
 
 int cudaGraphAddNode(void** node, void* graph, const void* const* deps,
                      const void* edge_data, size_t num_deps, void* params) {
   COLO_FORWARD_IF_NEEDED(cudaGraphAddNode, kCudaErrorSharedObjectSymbolNotFound,
                          node, graph, deps, edge_data, num_deps, params);
-  return RefusedNode(__func__);
+  if (params == nullptr) return Safe([] { return kCudaErrorInvalidValue; });
+  // Child graphs, event and external-semaphore nodes: as their own calls
+  // answer (cudaGraphNodeParams: the type, 12 reserved bytes, then the
+  // kind's parameters); every other kind sim mode builds itself.
+  const int type = *static_cast<const int*>(params);
+  void* const* kind_params =
+      reinterpret_cast<void* const*>(static_cast<const char*>(params) + 16);
+  switch (type) {
+    case kNodeChildGraph:
+      return cudaGraphAddChildGraphNode(node, graph, deps, num_deps,
+                                        kind_params[0]);
+    case kNodeEventWait:
+      return cudaGraphAddEventWaitNode(node, graph, deps, num_deps,
+                                       kind_params[0]);
+    case kNodeEventRecord:
+      return cudaGraphAddEventRecordNode(node, graph, deps, num_deps,
+                                         kind_params[0]);
+    case kNodeExtSemaphoreSignal:
+    case kNodeExtSemaphoreWait:
+      return RefusedNode(__func__);
+    default:
+      return Safe([&] {
+        return cs::GraphAddNode(node, graph, deps, edge_data, num_deps, params);
+      });
+  }
 }
 
 int cudaGraphConditionalHandleCreate(void* handle, void* graph,
                                      unsigned default_value, unsigned flags) {
-  COLO_FORWARD_IF_NEEDED(cudaGraphConditionalHandleCreate,
-                         kCudaErrorSharedObjectSymbolNotFound, handle, graph,
-                         default_value, flags);
-  return RefusedNode(__func__);
+  COLO_GRAPH_MORE(
+      cudaGraphConditionalHandleCreate,
+      cs::GraphConditionalHandleCreate(static_cast<uint64_t*>(handle), graph,
+                                       default_value, flags),
+      handle, graph, default_value, flags);
 }
 
 int cudaGraphExecMemsetNodeSetParams(void* exec, void* node,

@@ -22,8 +22,9 @@
 //   layout is the driver's (tiled, padded by format and size), so what they
 //   take cannot be charged exactly, and an estimate below it would let a
 //   limit be passed with many small arrays. Sim mode has no arrays either.
-// * graph memory nodes (cudaGraphAddMemAllocNode, cuGraphAddMemAllocNode):
-//   memory a graph allocates from its own pool each time it runs.
+// * the driver API's graph memory node (cuGraphAddMemAllocNode): the
+//   driver API's graphs are not modelled (the runtime's memory nodes are,
+//   in sim mode, charged to colod's ledger: graph_memory_nodes.cc).
 #include <cstring>
 
 #include "shim/driver_exports.h"
@@ -44,8 +45,8 @@ const char* WhyRefused(const char* call) {
     return "a CUDA array's size is the driver's layout, which colod's ledger "
            "cannot know";
   if (std::strstr(call, "MemAllocNode") != nullptr)
-    return "a graph's memory nodes allocate from a pool of the graph's own, "
-           "outside colod's memory ledger";
+    return "the driver API's graphs are not modelled (the runtime's "
+           "cudaGraphAddMemAllocNode is)";
   if (std::strstr(call, "Pool") != nullptr)
     return "an allocation from a memory pool would escape colod's memory "
            "ledger";
@@ -222,14 +223,6 @@ int cuMipmappedArrayCreate(void** array, const void* desc, unsigned levels) {
 }
 
 // ---- graph memory nodes
-
-int cudaGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
-                             size_t num_deps, void* params) {
-  COLO_FORWARD_IF_NEEDED(cudaGraphAddMemAllocNode,
-                         kCudaErrorSharedObjectSymbolNotFound, node, graph,
-                         deps, num_deps, params);
-  return Refused(__func__);
-}
 
 int cuGraphAddMemAllocNode(void** node, void* graph, void* const* deps,
                            size_t num_deps, void* params) {

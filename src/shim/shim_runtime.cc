@@ -34,6 +34,7 @@
 #include "shim/gate_runtime.h"
 #include "shim/graph_capture.h"
 #include "shim/host_funcs.h"
+#include "shim/nvtx_injection.h"
 #include "shim/passthrough_permit.h"
 #include "shim/registry.h"
 #include "shim/shim_state.h"
@@ -210,6 +211,8 @@ int Connected(InterposerState& s) {
       ipc::RuntimeClient::Connect(o);
   if (!c.ok()) return LoseColod(s, c.status());
   s.colod.client = std::move(*c);
+  // `colo run --iteration-range`: iterations end at NVTX ranges.
+  DeclareIterationRanges(*s.colod.client);
   // No silent downgrade: a program that asked for high priority and runs
   // best-effort says so, with colod's reason, once (this connection is the
   // process's); with COLO_REQUIRE_CLASS=1 it does not run at all.

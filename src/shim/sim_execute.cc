@@ -13,6 +13,7 @@
 #include "shim/copy_work.h"
 #include "shim/device_queries.h"
 #include "shim/fatbin_ptx.h"
+#include "shim/graph_capture.h"
 #include "shim/host_funcs.h"
 
 namespace colo::shim {
@@ -233,6 +234,12 @@ int ExecuteKernelLocked(InterposerState& s, const void* key, Dim grid,
   // this launch to the kernel's own setting).
   options.max_shared_bytes =
       static_cast<uint32_t>(s.colod.client->welcome().shared_mem_per_block);
+  // A kernel of a conditional graph sets its handle (graph_conditional.cc);
+  // the state's lock is held while the kernel runs.
+  options.set_conditional = [&s](uint64_t handle, uint32_t value)
+                                COLO_NO_THREAD_SAFETY_ANALYSIS {
+                                  return SetConditionalLocked(s, handle, value);
+                                };
   ptx::DeviceMemory& memory = MemoryNow(s, source->binary);
   // The device heap of kernels' malloc: cudaLimitMallocHeapSize when set
   // before the heap exists (CUDA fixes the heap's size at its first use,

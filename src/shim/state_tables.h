@@ -196,6 +196,20 @@ struct GraphTable {
   std::unordered_set<GraphExec*> execs;
   std::unordered_map<const GraphNode*, Graph*> graph_of_node;
   uint64_t next_capture_id = 1;
+  // Graph allocations (memory nodes), by address: reserved when the node is
+  // made (listed in MemoryTable::allocations, so that nodes may name it),
+  // charged to colod's ledger while `charged`; unmapped when no graph node
+  // or instantiated graph uses it (`users`).
+  struct GraphMemory {
+    size_t size = 0;
+    int users = 0;
+    bool charged = false;
+  };
+  std::map<uintptr_t, GraphMemory> memory;
+  // Conditional handles by their value (cudaGraphConditionalHandle), from
+  // 1; they live as long as the program.
+  std::map<uint64_t, std::unique_ptr<ConditionalHandle>> conditionals;
+  uint64_t next_conditional = 1;
 };
 
 // Sim mode: what the program set on the device.

@@ -10,7 +10,8 @@
 // exactly as cudaMalloc's: there is no pool of the interposer's own that
 // could hold memory colod does not see. The stream order of a free is kept
 // by the calling thread: it waits for the stream (and the host functions
-// on it), then frees.
+// on it), then frees. On a capturing stream they become the capture's
+// memory nodes (graph_memory_nodes.cc).
 #include <cstdint>
 #include <mutex>
 
@@ -28,18 +29,9 @@ namespace {
 
 // What a stream-ordered allocation call does on `stream` before it
 // allocates or frees: cudaErrorInvalidResourceHandle for a stream that is
-// not one; on a capturing stream (sim mode only: gate mode has no
-// captures), where CUDA would record a memory node that sim mode's graphs do
-// not model, cudaErrorStreamCaptureUnsupported, and the capture is
-// invalidated as the runtime invalidates a capture on an operation it cannot
-// capture. REQUIRES: s.mu held.
+// not one. REQUIRES: s.mu held.
 int CheckOrderingStream(InterposerState& s, void* stream) COLO_REQUIRES(s.mu) {
-  if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
-  if (Graph* g = CapturingInto(s, stream)) {
-    g->invalidated = true;
-    return cuda::kCudaErrorStreamCaptureUnsupported;
-  }
-  return kCudaSuccess;
+  return CheckStream(s, stream);
 }
 
 // CUDA's checks of a cudaMemLocation on this one-GPU device: a device with
@@ -81,6 +73,13 @@ int MallocAsync(void** ptr, size_t size, void* stream) {
       *ptr = nullptr;
       return err;
     }
+    // On a capturing stream (sim mode only: gate mode has no captures), an
+    // allocation node of the capture, as CUDA records it
+    // (graph_memory_nodes.cc).
+    if (CapturingInto(s, stream) != nullptr) {
+      *ptr = nullptr;
+      return CaptureMallocAsync(s, stream, size, ptr);
+    }
   }
   // At once: the memory is there before anything after it on the stream.
   return Malloc(ptr, size);
@@ -94,6 +93,13 @@ int FreeAsync(void* ptr, void* stream) {
     if (int err = Connected(s); err != kCudaSuccess) return err;
     if (int err = CheckOrderingStream(s, stream); err != kCudaSuccess)
       return err;
+    // On a capturing stream, a free node of the capture (of a graph
+    // allocation's address; anything else: cudaErrorInvalidValue).
+    if (CapturingInto(s, stream) != nullptr)
+      return CaptureFreeAsync(s, stream, ptr);
+    // A graph allocation outlives its graph's launch until the graph is
+    // destroyed (graph_memory_nodes.cc): freeing it here frees nothing.
+    if (IsGraphMemory(s, ptr)) return kCudaSuccess;
     // Not an allocation, or freed already: refused at once (Free checks
     // again after the wait, for a free from another thread meanwhile).
     if (s.memory.allocations.count(reinterpret_cast<uintptr_t>(ptr)) == 0)

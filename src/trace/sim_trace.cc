@@ -334,19 +334,7 @@ void SimTrace::GpuEnded(size_t gpu, LaunchId id, TimePoint at,
 
 int SimTrace::JobThread(size_t job, TimePoint start, TimePoint end) {
   Job& j = run_->jobs[job];
-  size_t lane = 0;
-  while (lane < j.lane_ends.size() && j.lane_ends[lane] > start) ++lane;
-  if (lane == j.lane_ends.size()) {
-    j.lane_ends.push_back(end);
-    const int tid = static_cast<int>(lane) + 1;
-    writer_->ThreadName(j.pid, tid,
-                        lane == 0 ? std::string("kernels")
-                                  : "kernels " + std::to_string(lane + 1),
-                        tid);
-    return tid;
-  }
-  j.lane_ends[lane] = end;
-  return static_cast<int>(lane) + 1;
+  return writer_->StackedThread(j.pid, &j.lane_ends, start, end);
 }
 
 void SimTrace::WriteLaunch(const Launch& l, TimePoint end, const char* state,

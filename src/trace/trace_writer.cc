@@ -53,19 +53,25 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::Open(
   return writer;
 }
 
+std::unique_ptr<TraceWriter> TraceWriter::InMemory() {
+  std::unique_ptr<TraceWriter> writer(new TraceWriter("", nullptr));
+  writer->buffer_ = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  return writer;
+}
+
 TraceWriter::TraceWriter(std::string path, std::FILE* file)
     : path_(std::move(path)), file_(file) {
   buffer_.reserve(kFlushBytes + 4096);
 }
 
 TraceWriter::~TraceWriter() {
-  if (finished_) return;
+  if (finished_ || file_ == nullptr) return;
   std::fclose(file_);
   std::remove(path_.c_str());
 }
 
 void TraceWriter::FlushIfFull() {
-  if (buffer_.size() < kFlushBytes) return;
+  if (file_ == nullptr || buffer_.size() < kFlushBytes) return;
   if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
     write_failed_ = true;
   buffer_.clear();
@@ -142,6 +148,10 @@ Status TraceWriter::Finish(std::string_view metadata) {
   buffer_ += "\n],\"metadata\":{";
   buffer_ += metadata;
   buffer_ += "}}\n";
+  if (file_ == nullptr) {
+    finished_ = true;
+    return OkStatus();
+  }
   if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
     write_failed_ = true;
   buffer_.clear();
@@ -154,6 +164,23 @@ Status TraceWriter::Finish(std::string_view metadata) {
                             std::strerror(errno_at_write) + ")");
   }
   return OkStatus();
+}
+
+int TraceWriter::StackedThread(int pid, std::vector<TimePoint>* lane_ends,
+                               TimePoint start, TimePoint end) {
+  size_t lane = 0;
+  while (lane < lane_ends->size() && (*lane_ends)[lane] > start) ++lane;
+  const int tid = static_cast<int>(lane) + 1;
+  if (lane == lane_ends->size()) {
+    lane_ends->push_back(end);
+    ThreadName(pid, tid,
+               lane == 0 ? std::string("kernels")
+                         : "kernels " + std::to_string(lane + 1),
+               tid);
+    return tid;
+  }
+  (*lane_ends)[lane] = end;
+  return tid;
 }
 
 }  // namespace colo::trace

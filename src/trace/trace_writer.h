@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "colo/status.h"
 #include "colo/time.h"
@@ -39,6 +40,11 @@ class TraceWriter {
   // Creates (or truncates) `path` and writes the trace's opening.
   // InvalidArgument naming the path if it cannot be opened.
   static Result<std::unique_ptr<TraceWriter>> Open(const std::string& path);
+
+  // A writer that keeps the whole trace in memory (colod's live window,
+  // which travels as one message): Finish closes it and text() is the
+  // trace. Its size is bytes(); the caller bounds it.
+  static std::unique_ptr<TraceWriter> InMemory();
 
   // A writer not finished removes its file: a run that failed leaves no
   // half-written trace.
@@ -71,7 +77,19 @@ class TraceWriter {
 
   // Events written so far, metadata events included.
   int64_t events() const { return events_; }
+  // In memory: the text so far (after Finish, the whole trace) and its
+  // size. A file writer's text holds only what is not flushed yet.
+  const std::string& text() const { return buffer_; }
+  size_t bytes() const { return buffer_.size(); }
   const std::string& path() const { return path_; }
+
+  // The thread of a track (process `pid`) for an event over [start, end):
+  // the first of its threads whose last event ended by `start`, else a new
+  // one, named "kernels", "kernels 2", ... as it is opened, so overlapping
+  // events stack instead of nesting. `lane_ends` is the track's state: per
+  // thread, when its last event ends. Threads are numbered from 1.
+  int StackedThread(int pid, std::vector<TimePoint>* lane_ends, TimePoint start,
+                    TimePoint end);
 
  private:
   TraceWriter(std::string path, std::FILE* file);
@@ -82,8 +100,8 @@ class TraceWriter {
   void FlushIfFull();
 
   std::string path_;
-  std::FILE* file_ = nullptr;
-  std::string buffer_;  // pending text, flushed past kFlushBytes.
+  std::FILE* file_ = nullptr;  // null: in memory.
+  std::string buffer_;         // pending text, flushed past kFlushBytes.
   int64_t events_ = 0;
   bool write_failed_ = false;
   bool finished_ = false;

@@ -93,6 +93,7 @@ std::string PlotsJson(const ReportPage& page) {
       j["y_label"] = p.y_label;
       j["y2_label"] = p.y2_label;
       j["x_category"] = p.x_category;
+      j["y_log"] = p.y_log;
       Json labels = Json::array();
       std::vector<std::string> seen;
       Json series = Json::array();

@@ -104,7 +104,8 @@ std::string_view PlotScript() {
       var scales = {
         x: {type: p.x_category ? 'category' : 'linear',
             title: {display: true, text: p.x_label}},
-        y: {title: {display: true, text: p.y_label},
+        y: {type: p.y_log ? 'logarithmic' : 'linear',
+            title: {display: true, text: p.y_label},
             beginAtZero: p.kind === 'bar'}
       };
       if (p.y2_label) {

@@ -48,6 +48,7 @@ struct Plot {
   std::string y_label;
   std::string y2_label;     // the right-hand axis (empty: none).
   bool x_category = false;  // x is a category axis (points' `category`).
+  bool y_log = false;       // y on a logarithmic axis (every y > 0).
   std::vector<PlotSeries> series;
 };
 

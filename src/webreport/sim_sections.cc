@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <set>
 #include <utility>
 
@@ -150,13 +149,15 @@ Result<Section> TradeoffSection(int group, const std::vector<ParsedRun>& runs) {
   s.note =
       "Each run is a point per high-priority job: x the system throughput "
       "(sum of the jobs' normalized throughput), y the job's p99 latency over "
-      "its p99 alone, in percent. Lower right is better.";
+      "its p99 alone, on a log scale so that overheads of 1% and of 100x both "
+      "show. Lower right is better.";
   Plot plot;
   plot.id = fmt::format("g{}-tradeoff", group);
   plot.title = "p99 overhead vs system throughput";
   plot.kind = "scatter";
   plot.x_label = "system throughput (sum of normalized)";
-  plot.y_label = "high-priority p99 overhead (%)";
+  plot.y_label = "high-priority p99, shared / alone (log)";
+  plot.y_log = true;
   Table t;
   t.columns = {"run", "system throughput", "job", "p99 overhead"};
   for (const ParsedRun& r : runs) {
@@ -168,7 +169,7 @@ Result<Section> TradeoffSection(int group, const std::vector<ParsedRun>& runs) {
       COLO_ASSIGN_OR_RETURN(double over,
                             NumberAt(job, "p99_overhead", What(r)));
       if (!std::isfinite(over) || !std::isfinite(system)) continue;
-      series.points.push_back(XY(system, 100 * over));
+      series.points.push_back(XY(system, 1 + over));
       t.rows.push_back({RunLabel(*r.record), FormatFigure(system),
                         job.value("name", ""), FormatFigure(100 * over) + "%"});
     }
@@ -300,11 +301,11 @@ Json Options(const ParsedRun& r) {
 // A sweep of one option of the priority policy: which runs belong to it and
 // where each sits on the x axis (NaN: not in the sweep).
 struct Sweep {
-  const char* id;
-  const char* title;
-  const char* note;
-  const char* x_label;
-  std::function<Result<double>(const ParsedRun&)> x;
+  const char* id = "";
+  const char* title = "";
+  const char* note = "";
+  const char* x_label = "";
+  Result<double> (*x)(const ParsedRun&) = nullptr;
 };
 
 // Each high-priority job's p99 overhead (left axis, %) and the system
@@ -376,46 +377,40 @@ Result<Section> SweepSection(int group, const std::vector<ParsedRun>& runs,
 // 25,50,...): the runs with a bound, except those a benchmark recorded as
 // part of another sweep (options "sweep" other than "bound"), which hold
 // the default bound while varying something else.
-Result<Section> BoundSweepSection(int group,
-                                  const std::vector<ParsedRun>& runs) {
-  Sweep sweep;
-  sweep.id = "bound-sweep";
-  sweep.title = "Preemption-bound sweep (priority policy)";
-  sweep.note =
-      "Runs of the priority policy at several preemption bounds: each "
-      "high-priority job's p99 overhead (left axis, %) and the system "
-      "throughput (right axis) against the bound.";
-  sweep.x_label = "preemption bound (us)";
-  sweep.x = [](const ParsedRun& r) -> Result<double> {
-    const Json options = Options(r);
-    if (options.contains("sweep") && options["sweep"] != "bound")
-      return std::nan("");
-    return NumberAt(r.result, "preemption_bound_us", What(r));
-  };
-  return SweepSection(group, runs, sweep);
+Result<double> PreemptionBoundUs(const ParsedRun& r) {
+  const Json options = Options(r);
+  if (options.contains("sweep") && options["sweep"] != "bound")
+    return std::nan("");
+  return NumberAt(r.result, "preemption_bound_us", What(r));
 }
 
 // The harvest-bound sweep (priority_isolation_bench): the runs whose
 // options carry a harvest bound (harvest_block_bound_ns; 0 = off).
-Result<Section> HarvestSweepSection(int group,
-                                    const std::vector<ParsedRun>& runs) {
-  Sweep sweep;
-  sweep.id = "harvest-sweep";
-  sweep.title = "Harvest-bound sweep (priority policy)";
-  sweep.note =
-      "Runs of the priority policy harvesting the slots high-priority "
-      "kernels leave free for best-effort logical blocks up to a bound (0: "
-      "off): each high-priority job's p99 overhead (left axis, %) and the "
-      "system throughput (right axis) against the bound.";
-  sweep.x_label = "harvest bound (us)";
-  sweep.x = [](const ParsedRun& r) -> Result<double> {
-    const Json options = Options(r);
-    COLO_ASSIGN_OR_RETURN(double ns, NumberAt(options, "harvest_block_bound_ns",
-                                              What(r) + " options"));
-    return ns / 1e3;
-  };
-  return SweepSection(group, runs, sweep);
+Result<double> HarvestBoundUs(const ParsedRun& r) {
+  const Json options = Options(r);
+  COLO_ASSIGN_OR_RETURN(double ns, NumberAt(options, "harvest_block_bound_ns",
+                                            What(r) + " options"));
+  return ns / 1e3;
 }
+
+// The sweeps a group of runs may hold, in the order the report shows them.
+const Sweep kSweeps[] = {
+    {.id = "bound-sweep",
+     .title = "Preemption-bound sweep (priority policy)",
+     .note = "Runs of the priority policy at several preemption bounds: each "
+             "high-priority job's p99 overhead (left axis, %) and the system "
+             "throughput (right axis) against the bound.",
+     .x_label = "preemption bound (us)",
+     .x = PreemptionBoundUs},
+    {.id = "harvest-sweep",
+     .title = "Harvest-bound sweep (priority policy)",
+     .note = "Runs of the priority policy harvesting the slots high-priority "
+             "kernels leave free for best-effort logical blocks up to a bound "
+             "(0: off): each high-priority job's p99 overhead (left axis, %) "
+             "and the system throughput (right axis) against the bound.",
+     .x_label = "harvest bound (us)",
+     .x = HarvestBoundUs},
+};
 
 // SLO verdicts, where the runs' jobs carry an "slo" object (a job that
 // declares a service-level objective): every key of it, as recorded.
@@ -469,11 +464,12 @@ Result<std::vector<Section>> SimSections(int group,
   COLO_ASSIGN_OR_RETURN(Section tradeoff, TradeoffSection(group, runs));
   COLO_ASSIGN_OR_RETURN(Section normalized, NormalizedSection(group, runs));
   COLO_ASSIGN_OR_RETURN(Section timelines, TimelineSection(group, runs));
-  COLO_ASSIGN_OR_RETURN(Section bounds, BoundSweepSection(group, runs));
-  COLO_ASSIGN_OR_RETURN(Section harvest, HarvestSweepSection(group, runs));
-  for (Section* s :
-       {&latency, &tradeoff, &normalized, &timelines, &bounds, &harvest})
+  for (Section* s : {&latency, &tradeoff, &normalized, &timelines})
     if (!s->plots.empty()) out.push_back(std::move(*s));
+  for (const Sweep& sweep : kSweeps) {
+    COLO_ASSIGN_OR_RETURN(Section swept, SweepSection(group, runs, sweep));
+    if (!swept.plots.empty()) out.push_back(std::move(swept));
+  }
   Section slo = SloSection(group, runs);
   if (!slo.tables.empty()) out.push_back(std::move(slo));
   return out;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -510,6 +511,44 @@ TEST_F(CliSimTest, WaveByWaveIsReportedAndAgreesWithTheFusedDefault) {
   ASSERT_EQ(old_flag.exit_code, 0) << old_flag.err;
   EXPECT_EQ(old_flag.out, fused.out);
   EXPECT_EQ(Sim(kMultiWave, {"--fuse-waves", "--wave-by-wave"}).exit_code, 2);
+}
+
+// A host scenario's runs are recorded only once its report is written, as
+// on kernel scenarios: /dev/full passes the --out check (a file colo may
+// write) and then fails the write (ENOSPC), so the run fails and the
+// database holds no run; the same run to a real file records one run per
+// controller (so that the first count could have been other than 0).
+TEST_F(CliSimTest, AHostRunWhoseReportIsNotWrittenIsNotRecorded) {
+  const std::string scenario =
+      std::string(COLO_SOURCE_DIR) + "/examples/hostqos/kelp-50.yaml";
+  const std::string db = (dir_.path() / "runs.db").string();
+  auto runs = [&] {
+    const ProcessResult list =
+        RunColo({"runs", "list", "--json", "--runs-db", db}, dir_.path());
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    return nlohmann::json::parse(list.out, nullptr, false);
+  };
+  const ProcessResult lost = RunColo(
+      {"sim", scenario, "--json", "--out", "/dev/full", "--runs-db", db},
+      dir_.path());
+  EXPECT_EQ(lost.exit_code, 1) << lost.err;
+  EXPECT_THAT(lost.err, HasSubstr("--out /dev/full: write failed"));
+  const nlohmann::json none = runs();
+  ASSERT_TRUE(none.is_array()) << none;
+  EXPECT_EQ(none.size(), 0u) << none;
+
+  const std::string out = (dir_.path() / "host.json").string();
+  const ProcessResult kept = RunColo(
+      {"sim", scenario, "--json", "--out", out, "--runs-db", db}, dir_.path());
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  std::ifstream file(out);
+  const nlohmann::json printed = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(printed.is_array());
+  const nlohmann::json recorded = runs();
+  ASSERT_TRUE(recorded.is_array());
+  EXPECT_EQ(recorded.size(), printed.size());
+  EXPECT_GE(printed.size(), 1u);
+  for (const nlohmann::json& r : recorded) EXPECT_EQ(r["kind"], "host") << r;
 }
 
 }  // namespace

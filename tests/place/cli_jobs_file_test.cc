@@ -1,7 +1,8 @@
 // `colo plan` on jobs files in the scenario's spelling (class, memory), in
 // the older one (priority, memory_gib: a deprecation line each on stderr),
-// and with both in one job (an error at the job's line, exit 2). Runs the
-// built `colo` on examples/plan's profiles and model.
+// and with both in one job (an error at the job's line, exit 2), `copies`
+// and `count` alike. Runs the built `colo` on examples/plan's profiles and
+// model.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -70,6 +71,18 @@ TEST_F(PlanJobsFileCliTest, BothSpellingsInOneJobExitTwo) {
   EXPECT_THAT(r.err, HasSubstr((dir_.path() / "jobs.yaml").string() +
                                ":8: jobs[0].priority: both 'class' and "
                                "'priority' given"));
+}
+
+// `copies` and `count` (one field, two names) in one job: an error at the
+// `count` line (jobs start at line 5: name, profile, copies, count), exit 2.
+TEST_F(PlanJobsFileCliTest, CopiesAndCountInOneJobExitTwo) {
+  const ProcessResult r = Plan(
+      "  - name: train\n    profile: albert-base-v2_batch16-train\n"
+      "    copies: 2\n    count: 2\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr((dir_.path() / "jobs.yaml").string() +
+                               ":8: jobs[0].count: both 'copies' and "
+                               "'count' given"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Jobs files: profiles by name or path, count expansion, and errors that
+// Jobs files: profiles by name or path, copies expansion, and errors that
 // name the file and line.
 #include "place/jobs_file.h"
 
@@ -207,6 +207,45 @@ TEST_F(JobsFileTest, BothSpellingsInOneJobAreAnError) {
                                       "a memory above 0"),
             std::string::npos)
       << f.status().message();
+}
+
+// `copies` is the scenario's name of `count`: both spellings load the same
+// jobs (with 1, the job keeps its name), `count` is noted once however many
+// jobs use it, and a job that gives both is an error at the `count` line.
+TEST_F(JobsFileTest, CopiesAndCountLoadTheSame) {
+  const std::string head = "profiles: profiles\njobs:\n";
+  Result<JobsFile> copies =
+      Parse(head +
+            "  - name: a\n    profile: bert\n    copies: 3\n"
+            "  - name: b\n    profile: bert\n    copies: 1\n");
+  Result<JobsFile> count =
+      Parse(head +
+            "  - name: a\n    profile: bert\n    count: 3\n"    // line 5
+            "  - name: b\n    profile: bert\n    count: 1\n");  // line 8
+  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  ASSERT_EQ(count->jobs.size(), 4u);
+  ASSERT_EQ(copies->jobs.size(), count->jobs.size());
+  for (size_t i = 0; i < count->jobs.size(); ++i) {
+    EXPECT_EQ(copies->jobs[i].name, count->jobs[i].name);
+    EXPECT_DOUBLE_EQ(copies->jobs[i].memory_gib, count->jobs[i].memory_gib);
+  }
+  EXPECT_EQ(count->jobs[2].name, "a-3");
+  EXPECT_EQ(count->jobs[3].name, "b");
+  EXPECT_TRUE(copies->deprecations.empty());
+  ASSERT_EQ(count->deprecations.size(), 1u);
+  EXPECT_EQ(count->deprecations[0],
+            "jobs.yaml:5: 'count' is deprecated (2 uses); write 'copies: N' "
+            "as scenarios do");
+
+  Result<JobsFile> both = Parse(
+      head + "  - name: a\n    profile: bert\n    copies: 2\n    count: 2\n");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(both.status().message().find(
+                "jobs.yaml:6: jobs[0].count: both 'copies' and 'count' given"),
+            std::string::npos)
+      << both.status().message();
 }
 
 }  // namespace

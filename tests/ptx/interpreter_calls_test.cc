@@ -1,7 +1,9 @@
 // The interpreter's device heap (malloc / free in kernels, DeviceMemory's
-// heap) and indirect calls through function pointers.
+// heap), indirect calls through function pointers, and the device
+// runtime's cudaGraphSetConditional.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -227,20 +229,29 @@ constexpr char kCallThroughRd1[] = R"(
     st.u64 [%rd9], %rd7;
 )";
 
+// Runs `select` (which leaves a function's address in %rd1), then
+// kCallThroughRd1, in a kernel with kOperations in scope, with `threads`
+// threads over `memory`: out[t] is what the function returned for (t, 7).
+Result<std::vector<uint64_t>> CallThroughRd1(const std::string& select,
+                                             DeviceMemory& memory,
+                                             uint32_t threads) {
+  return RunOver(WrapKernel(select + kCallThroughRd1, kOperations), memory,
+                 threads, threads);
+}
+
 TEST(InterpreterIndirectCallTest, ATableOfFunctionPointersDivergesInAWarp) {
   // Thread t calls table[t % 3](t, 7): lanes of one warp go into three
   // functions at once and meet again after the call. out[t] = t + 7,
   // 7 t, or t - 7.
   DeviceMemory memory;
-  auto out = RunOver(WrapKernel(std::string(R"(
+  auto out = CallThroughRd1(R"(
     rem.u32 %r1, %r60, 3;
     mul.wide.u32 %rd2, %r1, 8;
     mov.u64 %rd3, table;
     add.s64 %rd4, %rd3, %rd2;
     ld.global.u64 %rd1, [%rd4];
-  )") + kCallThroughRd1,
-                                kOperations),
-                     memory, 64, 64);
+  )",
+                            memory, 64);
   ASSERT_TRUE(out.ok()) << out.status().message();
   for (int64_t t = 0; t < 64; ++t) {
     const int64_t want = t % 3 == 0 ? t + 7 : t % 3 == 1 ? 7 * t : t - 7;
@@ -259,15 +270,14 @@ TEST(InterpreterIndirectCallTest, ATableOfFunctionPointersDivergesInAWarp) {
 TEST(InterpreterIndirectCallTest, AnAddressTakenWithMovIsCallable) {
   // Even threads call mul, odd ones sub: 7 t or t - 7.
   DeviceMemory memory;
-  auto out = RunOver(WrapKernel(std::string(R"(
+  auto out = CallThroughRd1(R"(
     and.b32 %r1, %r60, 1;
     setp.eq.u32 %p1, %r1, 0;
     mov.u64 %rd5, mul;
     mov.u64 %rd6, sub;
     selp.b64 %rd1, %rd5, %rd6, %p1;
-  )") + kCallThroughRd1,
-                                kOperations),
-                     memory, 40, 40);
+  )",
+                            memory, 40);
   ASSERT_TRUE(out.ok()) << out.status().message();
   for (int64_t t = 0; t < 40; ++t)
     EXPECT_EQ(static_cast<int64_t>((*out)[t]), t % 2 == 0 ? 7 * t : t - 7);
@@ -276,14 +286,100 @@ TEST(InterpreterIndirectCallTest, AnAddressTakenWithMovIsCallable) {
 TEST(InterpreterIndirectCallTest, CallingAnAddressThatIsNoFunctionFails) {
   // The kernel's input pointer is data, not a function.
   DeviceMemory memory;
-  auto out = RunOver(
-      WrapKernel(std::string("    mov.u64 %rd1, %rd61;\n") + kCallThroughRd1,
-                 kOperations),
-      memory, 1, 1);
+  auto out = CallThroughRd1("    mov.u64 %rd1, %rd61;\n", memory, 1);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("no function of this module"),
             std::string::npos)
       << out.status().message();
+}
+
+// A kernel as nvcc compiles `if (t % 2) cudaGraphSetConditional(h, t);`
+// (nvcc -ptx: the device runtime's function is an extern), h its second
+// parameter.
+constexpr char kSetConditionalPtx[] = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.extern .func cudaGraphSetConditional
+(
+	.param .b64 cudaGraphSetConditional_param_0,
+	.param .b32 cudaGraphSetConditional_param_1
+)
+;
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u64 k_param_1
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<3>;
+	.reg .b64 	%rd<2>;
+	ld.param.u64 	%rd1, [k_param_1];
+	mov.u32 	%r1, %tid.x;
+	and.b32 	%r2, %r1, 1;
+	setp.eq.s32 	%p1, %r2, 0;
+	@%p1 bra 	$L__done;
+	{ // callseq 0, 0
+	.param .b64 param0;
+	st.param.b64 	[param0+0], %rd1;
+	.param .b32 param1;
+	st.param.b32 	[param1+0], %r1;
+	call.uni
+	cudaGraphSetConditional,
+	(
+	param0,
+	param1
+	);
+	} // callseq 0
+$L__done:
+	ret;
+}
+)";
+
+TEST(InterpreterSetConditionalTest, EachCallReachesTheOptionsHandler) {
+  // 8 threads, the odd ones call: 4 calls, each with handle 0x1234 and
+  // its thread index (1, 3, 5, 7), in some order.
+  auto module = ReadPtx(kSetConditionalPtx, "test.ptx");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  DeviceMemory memory;
+  LaunchConfig launch;
+  launch.block = {8, 1, 1};
+  launch.args = {PointerArg(memory.Allocate(8)), PointerArg(0x1234)};
+  std::vector<uint32_t> values;
+  InterpreterOptions options;
+  options.set_conditional = [&](uint64_t handle, uint32_t value) {
+    EXPECT_EQ(handle, 0x1234u);
+    values.push_back(value);
+    return OkStatus();
+  };
+  auto ran = RunKernel(*module, "k", launch, memory, options);
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, (std::vector<uint32_t>{1, 3, 5, 7}));
+}
+
+TEST(InterpreterSetConditionalTest, AnErrorOrNoHandlerStopsTheKernel) {
+  auto module = ReadPtx(kSetConditionalPtx, "test.ptx");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  DeviceMemory memory;
+  LaunchConfig launch;
+  launch.block = {2, 1, 1};
+  launch.args = {PointerArg(memory.Allocate(8)), PointerArg(99)};
+  // No handler: the kernel runs outside any graph that owns handle 99.
+  auto ran = RunKernel(*module, "k", launch, memory, InterpreterOptions{});
+  ASSERT_FALSE(ran.ok());
+  EXPECT_NE(ran.status().message().find("cudaGraphSetConditional"),
+            std::string::npos)
+      << ran.status().message();
+  // A handler's error stops it too, with the handler's words.
+  InterpreterOptions options;
+  options.set_conditional = [](uint64_t, uint32_t) {
+    return InvalidArgumentError("no such handle");
+  };
+  ran = RunKernel(*module, "k", launch, memory, options);
+  ASSERT_FALSE(ran.ok());
+  EXPECT_NE(ran.status().message().find("no such handle"), std::string::npos)
+      << ran.status().message();
 }
 
 }  // namespace

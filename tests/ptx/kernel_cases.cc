@@ -416,6 +416,7 @@ void AddProgramCases(std::vector<KernelCase>& v) {
   guarded("solo_loop", "solo_step_backward", "_Z18solo_step_backwardPfi", kF32);
   guarded("stream_alloc", "stream_alloc_step", "_Z17stream_alloc_stepPii",
           kI32);
+  guarded("nvtx_trainer", "nvtx_step", "_Z9nvtx_stepPfi", kF32);
   // scale(p, n) declares extern shared memory it does not use; the program
   // only asks the occupancy API about it. Launched with 1 KiB of it.
   v.push_back(Case("cuda_programs_occupancy", "scale", "_Z5scalePfi", D(4),

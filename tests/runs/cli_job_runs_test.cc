@@ -56,6 +56,37 @@ class CliJobRunsTest : public ::testing::Test {
     EXPECT_EQ(c.exit_code, 0) << c.err;
     return Json::parse(c.out);
   }
+  // The printed document of `colo sim ARGS --json` (which must succeed) and
+  // the runs it recorded, oldest first (ExportAll); both empty on failure.
+  struct Recorded {
+    Json printed;
+    std::vector<Json> runs;
+  };
+  Recorded SimJson(std::vector<std::string> args) {
+    args.push_back("--json");
+    ProcessResult sim = Run(args);
+    EXPECT_EQ(sim.exit_code, 0) << sim.err;
+    if (sim.exit_code != 0) return {};
+    return {Json::parse(sim.out), ExportAll()};
+  }
+  // A recorded run of a comparison: its kind, and its policy the printed
+  // run's `policy_key` ("policy", "allocation", "controller").
+  static void ExpectRun(const Json& run, const Json& printed_run,
+                        const char* kind, const char* policy_key) {
+    EXPECT_EQ(run["kind"], kind);
+    EXPECT_EQ(run["policy"], printed_run[policy_key]);
+  }
+  // A recorded job's figures from the printed job `pj`: JCT = finish_s -
+  // submit_s and queueing = `start_key` - submit_s.
+  static void ExpectJobFigures(const Json& rj, const Json& pj,
+                               const char* start_key) {
+    EXPECT_DOUBLE_EQ(
+        rj["jct_s"].get<double>(),
+        pj["finish_s"].get<double>() - pj["submit_s"].get<double>());
+    EXPECT_DOUBLE_EQ(
+        rj["queue_s"].get<double>(),
+        pj[start_key].get<double>() - pj["submit_s"].get<double>());
+  }
   static const Json* Figure(const Json& compare, const std::string& name) {
     for (const Json& f : compare["figures"])
       if (f["name"] == name) return &f;
@@ -71,17 +102,13 @@ class CliJobRunsTest : public ::testing::Test {
 // average JCT as printed, and that it moved (pack packs jobs into lanes:
 // the example prints a different average JCT for it).
 TEST_F(CliJobRunsTest, AJobQueueComparisonIsRecordedAndComparedAsPrinted) {
-  ProcessResult sim = Run({"sim", kExamples + "jobs/salus-100.yaml",
-                           "--policies", "fifo,pack", "--json"});
-  ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const Json printed = Json::parse(sim.out);
-  const std::vector<Json> runs = ExportAll();
+  const auto [printed, runs] = SimJson(
+      {"sim", kExamples + "jobs/salus-100.yaml", "--policies", "fifo,pack"});
   ASSERT_EQ(runs.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     const Json& p = printed["runs"][i];
     const Json& r = runs[i]["result"];
-    EXPECT_EQ(runs[i]["kind"], "jobs");
-    EXPECT_EQ(runs[i]["policy"], p["policy"]);
+    ExpectRun(runs[i], p, "jobs", "policy");
     EXPECT_EQ(runs[i]["seed"], printed["seed"]);
     EXPECT_EQ(r["format"], "colo.jobs.run/1");
     EXPECT_EQ(r["avg_jct_s"], p["avg_jct_s"]);
@@ -94,13 +121,8 @@ TEST_F(CliJobRunsTest, AJobQueueComparisonIsRecordedAndComparedAsPrinted) {
       const Json& rj = r["jobs"][j];
       EXPECT_EQ(rj["name"], pj["model"].get<std::string>() + "#" +
                                 std::to_string(pj["id"].get<int64_t>()));
-      const double jct =
-          pj["finish_s"].get<double>() - pj["submit_s"].get<double>();
-      EXPECT_DOUBLE_EQ(rj["jct_s"].get<double>(), jct);
-      EXPECT_DOUBLE_EQ(
-          rj["queue_s"].get<double>(),
-          pj["first_iteration_s"].get<double>() - pj["submit_s"].get<double>());
-      jct_sum += jct;
+      ExpectJobFigures(rj, pj, "first_iteration_s");
+      jct_sum += pj["finish_s"].get<double>() - pj["submit_s"].get<double>();
     }
     // The printed average is the mean of the per-job JCTs.
     EXPECT_NEAR(jct_sum / p["jobs"].size(), p["avg_jct_s"].get<double>(),
@@ -132,27 +154,17 @@ TEST_F(CliJobRunsTest, AJobQueueComparisonIsRecordedAndComparedAsPrinted) {
 // allocation, each job's JCT = finish_s - submit_s and queueing = start_s -
 // submit_s.
 TEST_F(CliJobRunsTest, AClusterWhatIfRecordsARunPerAllocation) {
-  ProcessResult sim = Run({"sim", kExamples + "cluster/philly-1000.yaml",
-                           "--allocations", "whole-gpu,colo", "--json"});
-  ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const Json printed = Json::parse(sim.out);
-  const std::vector<Json> runs = ExportAll();
+  const auto [printed, runs] =
+      SimJson({"sim", kExamples + "cluster/philly-1000.yaml", "--allocations",
+               "whole-gpu,colo"});
   ASSERT_EQ(runs.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     const Json& p = printed["runs"][i];
     const Json& r = runs[i]["result"];
-    EXPECT_EQ(runs[i]["kind"], "cluster");
-    EXPECT_EQ(runs[i]["policy"], p["allocation"]);
+    ExpectRun(runs[i], p, "cluster", "allocation");
     EXPECT_EQ(r["p95_jct_s"], p["p95_jct_s"]);
     ASSERT_EQ(r["jobs"].size(), p["jobs"].size());
-    const Json& pj = p["jobs"].back();
-    const Json& rj = r["jobs"].back();
-    EXPECT_DOUBLE_EQ(
-        rj["jct_s"].get<double>(),
-        pj["finish_s"].get<double>() - pj["submit_s"].get<double>());
-    EXPECT_DOUBLE_EQ(
-        rj["queue_s"].get<double>(),
-        pj["start_s"].get<double>() - pj["submit_s"].get<double>());
+    ExpectJobFigures(r["jobs"].back(), p["jobs"].back(), "start_s");
   }
   const Json c = Compare(runs);
   const Json* makespan = Figure(c, "makespan_s");
@@ -163,17 +175,13 @@ TEST_F(CliJobRunsTest, AClusterWhatIfRecordsARunPerAllocation) {
 // A host scenario: a `host` run per controller, and compare gives each GPU
 // job's degradation as printed.
 TEST_F(CliJobRunsTest, AHostScenarioRecordsARunPerController) {
-  ProcessResult sim =
-      Run({"sim", kExamples + "hostqos/kelp-50.yaml", "--json"});
-  ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const Json printed = Json::parse(sim.out);
+  const auto [printed, runs] =
+      SimJson({"sim", kExamples + "hostqos/kelp-50.yaml"});
   ASSERT_GE(printed.size(), 2u);
-  const std::vector<Json> runs = ExportAll();
   ASSERT_EQ(runs.size(), printed.size());
   const Json c = Compare(runs);
   for (size_t i = 0; i < runs.size(); ++i) {
-    EXPECT_EQ(runs[i]["kind"], "host");
-    EXPECT_EQ(runs[i]["policy"], printed[i]["controller"]);
+    ExpectRun(runs[i], printed[i], "host", "controller");
     for (const Json& g : printed[i]["gpu_jobs"]) {
       const Json* f = Figure(
           c, "gpu_jobs[" + g["name"].get<std::string>() + "].degradation");

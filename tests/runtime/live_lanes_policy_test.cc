@@ -5,23 +5,15 @@
 
 #include <vector>
 
+#include "live_lanes_test_util.h"
 #include "runtime/live_lanes.h"
 
 namespace colo::runtime {
 namespace {
 
-constexpr int64_t kMiB = int64_t{1} << 20;
-
-LanesConfig Lanes(jobs::JobPolicyKind policy) {
-  LanesConfig c;
-  c.enabled = true;
-  c.policy = policy;
-  c.lanes.reserve_bytes = 0;
-  c.lanes.persistent_pad = 0;
-  return c;
-}
-
-TimePoint At(int ms) { return TimeZero() + Milliseconds(ms); }
+using testing::At;
+using testing::kMiB;
+using testing::Lanes;
 
 // fair, one lane, C = 100 MiB; everyone P 20 + E 10 (3 x 20 + 10 = 70 fits).
 // A (best effort) holds the turn; B (best effort) and H (high) join the lane.

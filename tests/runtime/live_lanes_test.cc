@@ -14,12 +14,15 @@
 
 #include "ipc/byte_size.h"
 #include "jobs/memory_lanes.h"
+#include "live_lanes_test_util.h"
 #include "runtime/daemon_config.h"
 
 namespace colo::runtime {
 namespace {
 
-constexpr int64_t kMiB = int64_t{1} << 20;
+using testing::At;
+using testing::kMiB;
+using testing::Lanes;
 
 TEST(ByteSizeTest, ReadsBinaryUnitsAndRefusesTheRest) {
   EXPECT_EQ(*ipc::ParseByteSize("2GiB"), int64_t{2} << 30);
@@ -130,17 +133,6 @@ TEST(LanesConfigTest, RefusesBadSectionsWithFileAndLine) {
     EXPECT_NE(m.find(c.says), std::string::npos) << m;
   }
 }
-
-LanesConfig Lanes(jobs::JobPolicyKind policy) {
-  LanesConfig c;
-  c.enabled = true;
-  c.policy = policy;
-  c.lanes.reserve_bytes = 0;
-  c.lanes.persistent_pad = 0;
-  return c;
-}
-
-TimePoint At(int ms) { return TimeZero() + Milliseconds(ms); }
 
 // A GPU of C = 100 MiB, no reserve, no pad; fair runs one lane.
 //   A (P 40, E 10) alone: 40 + 10 = 50 <= 100: admitted, holds the turn.

@@ -300,6 +300,35 @@ TEST(ScenarioLoaderTest, CopiesExpandToNumberedJobs) {
   EXPECT_EQ(spec->jobs[3].name, "solo");
 }
 
+// `count` is the jobs file's name of `copies` (io/job_fields.h): `count: 3`
+// loads the same three jobs as `copies: 3`; a job that gives both is an
+// error at the `count` line (line 6 below: gpu, jobs, name, workload,
+// copies, count).
+TEST(ScenarioLoaderTest, CountIsTheSameFieldAsCopies) {
+  const std::string head =
+      std::string("gpu: A100\njobs:\n  - name: w\n    workload: ") + kKernel +
+      "\n";
+  auto copies = Load(head + "    copies: 3\n");
+  auto count = Load(head + "    count: 3\n");
+  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  ASSERT_EQ(count->jobs.size(), 3u);
+  ASSERT_EQ(count->jobs.size(), copies->jobs.size());
+  for (size_t i = 0; i < count->jobs.size(); ++i) {
+    EXPECT_EQ(count->jobs[i].name, copies->jobs[i].name);
+    EXPECT_EQ(count->jobs[i].workload.kernels.size(),
+              copies->jobs[i].workload.kernels.size());
+  }
+  EXPECT_EQ(count->jobs[2].name, "w-3");
+
+  auto both = Load(head + "    copies: 3\n    count: 3\n");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(both.status().message(),
+              HasSubstr("test.yaml:6: jobs[0].count: both 'copies' and "
+                        "'count' given"));
+}
+
 TEST(ScenarioLoaderTest, ImportersThroughPathsRelativeToTheDataDir) {
   auto spec = Load(R"(gpu: V100
 mode: time-slicing

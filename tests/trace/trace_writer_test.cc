@@ -100,6 +100,27 @@ TEST(TraceWriterTest, AFileInAMissingDirectoryIsAnError) {
   EXPECT_NE(w.status().message().find(path), std::string::npos);
 }
 
+// In memory (colod's trace windows): the same text a file would hold, and
+// its size, with no file anywhere. 2 metadata events for the process, 2
+// for the thread, 1 complete event: 5.
+TEST(TraceWriterTest, InMemoryKeepsTheWholeTraceAsText) {
+  std::unique_ptr<TraceWriter> w = TraceWriter::InMemory();
+  w->ProcessName(1, "p", 1);
+  w->ThreadName(1, 1, "t", 1);
+  w->Complete(1, 1, "k", "kernel", TimeZero() + Microseconds(5),
+              Microseconds(2), "\"form\":\"whole\"");
+  EXPECT_EQ(w->events(), 5);
+  ASSERT_TRUE(w->Finish("\"generator\":\"test\"").ok());
+  EXPECT_EQ(w->bytes(), w->text().size());
+  const nlohmann::json t = nlohmann::json::parse(w->text());
+  EXPECT_TRUE(TraceFormatProblems(t).empty());
+  ASSERT_EQ(t["traceEvents"].size(), 5u);
+  EXPECT_DOUBLE_EQ(t["traceEvents"][4]["ts"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(t["traceEvents"][4]["dur"].get<double>(), 2.0);
+  EXPECT_EQ(t["metadata"]["generator"], "test");
+  EXPECT_TRUE(w->path().empty());
+}
+
 // The checker must be able to fail: each trace breaks one rule.
 TEST(TraceFormatCheckTest, FindsEachBrokenRule) {
   auto problems = [](const char* text) {
