@@ -6,6 +6,8 @@
 #include <cassert>
 #include <utility>
 
+#include "trace/launch_seen.h"
+
 namespace colo::runtime {
 namespace {
 
@@ -228,13 +230,7 @@ std::string LiveTrace::Finish(TimePoint stop, TraceCounters at_end) {
 
 Result<LaunchId> TracedDevice::Submit(LaunchRequest request) {
   if (trace_ == nullptr) return device_.Submit(std::move(request));
-  LaunchRequest seen;  // the request without its callbacks.
-  seen.client = request.client;
-  seen.kernel = request.kernel;
-  seen.first_block = request.first_block;
-  seen.end_block = request.end_block;
-  seen.persistent_workers = request.persistent_workers;
-  seen.tag = request.tag;
+  const LaunchRequest seen = trace::LaunchSeen(request);
   Result<LaunchId> id = device_.Submit(std::move(request));
   // The device may have ended the part inside Submit and closed the window
   // with it: look again.

@@ -11,6 +11,7 @@
 #include "experiment/scenario_runner.h"
 #include "sched/policy.h"
 #include "sim/sim_gpu.h"
+#include "trace/launch_seen.h"
 
 namespace colo::trace {
 namespace {
@@ -85,12 +86,7 @@ class SimTrace::GpuStandIn final : public Device {
       : trace_(trace), gpu_(gpu), index_(index) {}
   const GpuSpec& spec() const override { return gpu_.spec(); }
   Result<LaunchId> Submit(LaunchRequest request) override {
-    LaunchRequest seen;  // the request without its callbacks.
-    seen.client = request.client;
-    seen.kernel = request.kernel;
-    seen.first_block = request.first_block;
-    seen.end_block = request.end_block;
-    seen.persistent_workers = request.persistent_workers;
+    const LaunchRequest seen = LaunchSeen(request);
     request.on_complete = [this, done = std::move(request.on_complete)](
                               LaunchId id, TimePoint at) {
       trace_.GpuEnded(index_, id, at, std::nullopt);

@@ -12,25 +12,15 @@
 #include <vector>
 
 #include "colod_harness.h"
+#include "colod_lanes_harness.h"
 
 namespace colo::testing {
 namespace {
 
 using std::chrono::seconds;
-const std::string kColo = kBin + "/colo";
 
 std::string Config(const std::string& policy, int kernel_us) {
-  return "gpu: A100\n"
-         "kernels:\n"
-         "  - {name: nvtx_step, duration_us: " +
-         std::to_string(kernel_us) +
-         "}\n"
-         "jobs:\n"
-         "  policy: " +
-         policy +
-         "\n"
-         "  reserve_mib: 40860\n"
-         "  persistent_pad: 0\n";
+  return LanesColodConfig("nvtx_step", kernel_us, "  policy: " + policy + "\n");
 }
 
 // `colo run` of nvtx_trainer ARGS declaring P 10 MiB + E 5 MiB (its own
@@ -39,21 +29,8 @@ std::unique_ptr<Process> RunTrainer(const Colod& colod, const TempDir& dir,
                                     const std::string& tag,
                                     std::vector<std::string> extra,
                                     std::vector<std::string> args) {
-  std::vector<std::string> argv = {kColo,
-                                   "run",
-                                   "--socket",
-                                   colod.socket(),
-                                   "--memory-persistent",
-                                   "10MiB",
-                                   "--memory-ephemeral",
-                                   "5MiB"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back("--");
-  argv.push_back(Program("nvtx_trainer"));
-  argv.insert(argv.end(), args.begin(), args.end());
-  return std::make_unique<Process>(argv, std::map<std::string, std::string>{},
-                                   dir.path() + "/" + tag + ".out",
-                                   dir.path() + "/" + tag + ".err");
+  return ColoRunDeclared(colod, dir, tag, "10MiB", "5MiB", extra,
+                         "nvtx_trainer", args);
 }
 
 // The iterations colod counted for the n-th client to leave (0-based), once

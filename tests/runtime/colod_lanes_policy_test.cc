@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "colod_harness.h"
+#include "colod_lanes_harness.h"
 
 namespace colo::testing {
 namespace {
@@ -21,15 +22,9 @@ using std::chrono::seconds;
 const std::string kColo = kBin + "/colo";
 
 std::string Config(const std::string& jobs_extra) {
-  return "gpu: A100\n"
-         "kernels:\n"
-         "  - {name: lane_step, duration_us: 2000}\n"
-         "grants:\n"
-         "  - {token: urgent, class: high}\n"
-         "jobs:\n"
-         "  reserve_mib: 40860\n"
-         "  persistent_pad: 0\n" +
-         jobs_extra;
+  return LanesColodConfig("lane_step", 2000, jobs_extra,
+                          "grants:\n"
+                          "  - {token: urgent, class: high}\n");
 }
 
 // `colo run` of lane_trainer ITERATIONS 10 5 declaring P 10 MiB, E 5 MiB
@@ -37,22 +32,10 @@ std::string Config(const std::string& jobs_extra) {
 std::unique_ptr<Process> RunTrainer(const Colod& colod, const TempDir& dir,
                                     const std::string& tag, int iterations,
                                     std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {kColo,
-                                   "run",
-                                   "--socket",
-                                   colod.socket(),
-                                   "--memory-persistent",
-                                   "10MiB",
-                                   "--memory-ephemeral",
-                                   "5MiB",
-                                   "--iterations",
-                                   std::to_string(iterations)};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.insert(argv.end(), {"--", Program("lane_trainer"),
-                           std::to_string(iterations), "10", "5"});
-  return std::make_unique<Process>(argv, std::map<std::string, std::string>{},
-                                   dir.path() + "/" + tag + ".out",
-                                   dir.path() + "/" + tag + ".err");
+  extra.insert(extra.begin(), {"--iterations", std::to_string(iterations)});
+  return ColoRunDeclared(colod, dir, tag, "10MiB", "5MiB", extra,
+                         "lane_trainer",
+                         {std::to_string(iterations), "10", "5"});
 }
 
 // colod's client id of process `pid` once it is in a lane, or -1.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "colod_harness.h"
+#include "colod_lanes_harness.h"
 #include "jobs/memory_lanes.h"
 
 namespace colo::testing {
@@ -22,15 +23,7 @@ const std::string kColo = kBin + "/colo";
 constexpr int64_t kMiB = int64_t{1} << 20;
 
 std::string Config(const std::string& policy) {
-  return "gpu: A100\n"
-         "kernels:\n"
-         "  - {name: lane_step, duration_us: 2000}\n"
-         "jobs:\n"
-         "  policy: " +
-         policy +
-         "\n"
-         "  reserve_mib: 40860\n"
-         "  persistent_pad: 0\n";
+  return LanesColodConfig("lane_step", 2000, "  policy: " + policy + "\n");
 }
 
 // `colo run` with declared memory: lane_trainer ARGS under colod.
@@ -39,20 +32,8 @@ std::unique_ptr<Process> RunDeclared(const Colod& colod, const TempDir& dir,
                                      const std::string& persistent,
                                      const std::string& ephemeral,
                                      std::vector<std::string> args) {
-  std::vector<std::string> argv = {kColo,
-                                   "run",
-                                   "--socket",
-                                   colod.socket(),
-                                   "--memory-persistent",
-                                   persistent,
-                                   "--memory-ephemeral",
-                                   ephemeral,
-                                   "--",
-                                   Program("lane_trainer")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return std::make_unique<Process>(argv, std::map<std::string, std::string>{},
-                                   dir.path() + "/" + tag + ".out",
-                                   dir.path() + "/" + tag + ".err");
+  return ColoRunDeclared(colod, dir, tag, persistent, ephemeral, {},
+                         "lane_trainer", args);
 }
 
 // The client entry of process `pid` in colod's stats, or null.
