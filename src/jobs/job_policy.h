@@ -6,11 +6,15 @@
 //                persistent memory stays resident, so a switch copies nothing.
 //   pack         lanes on: as many jobs as the safety condition allows, in
 //                arrival order; lanes run side by side; in a lane, the job
-//                admitted first runs.
+//                admitted first runs; with repacking (the simulator's
+//                default), a job queued in a shared lane moves to a lane of
+//                its own once memory allows.
 //   fair         one lane per GPU; the admitted job with the least GPU time
 //                so far runs next (equal GPU time).
 //   colo         lanes on; admission and running in (priority, shortest
-//                remaining) order; a job runs beside the ones already chosen
+//                remaining) order; a job joins an occupied lane only to
+//                preempt it briefly (job_scheduler.h), else it waits
+//                holding no memory; a job runs beside the ones already chosen
 //                only where the speed model predicts it lowers the sum of
 //                JCTs (job_scheduler.h); a high-priority job never waits
 //                behind best effort.

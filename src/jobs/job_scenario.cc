@@ -153,6 +153,8 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
                                             [](int64_t x) { return x >= 0; }));
   s->seed = seed ? *seed : static_cast<uint64_t>(file_seed);
   SchedulerOptions& o = s->options.scheduler;
+  // The simulator reports every iteration's start, which repacking needs.
+  o.repack_lanes = true;
   COLO_ASSIGN_OR_RETURN(
       int64_t gpus,
       io::OptionalInteger(q, "gpus", 1, "an integer in 1..4096",
@@ -175,9 +177,9 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
                          [](double x) { return x >= 0.001 && x <= 1e6; }));
   s->options.sample_interval = DurationFromSeconds(sample_s);
   if (std::optional<YamlValue> lv = q.Get("lanes")) {
-    COLO_ASSIGN_OR_RETURN(
-        YamlMap l,
-        lv->Map("a mapping", {"max_lanes", "reserve_mib", "persistent_pad"}));
+    COLO_ASSIGN_OR_RETURN(YamlMap l,
+                          lv->Map("a mapping", {"max_lanes", "reserve_mib",
+                                                "persistent_pad", "repack"}));
     if (std::optional<YamlValue> mv = l.Get("max_lanes")) {
       COLO_ASSIGN_OR_RETURN(
           int64_t max_lanes,
@@ -195,6 +197,10 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
         o.lanes.persistent_pad,
         io::OptionalNumber(l, "persistent_pad", 0.10, "a number in [0, 1]",
                            [](double x) { return x >= 0 && x <= 1; }));
+    if (std::optional<YamlValue> rv = l.Get("repack")) {
+      COLO_ASSIGN_OR_RETURN(o.repack_lanes, rv->Bool());
+      s->repack_at = rv->Where();
+    }
   }
   if (std::optional<YamlValue> sv = q.Get("speed")) {
     COLO_ASSIGN_OR_RETURN(YamlMap sp, sv->Map("a mapping", {"interference"}));
@@ -205,8 +211,9 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
   }
   o.predictor = s->options.speed;
   if (std::optional<YamlValue> cvv = q.Get("colo")) {
-    COLO_ASSIGN_OR_RETURN(YamlMap cm,
-                          cvv->Map("a mapping", {"high_min_rate", "pairing"}));
+    COLO_ASSIGN_OR_RETURN(
+        YamlMap cm,
+        cvv->Map("a mapping", {"high_min_rate", "pairing", "join_ratio"}));
     if (std::optional<YamlValue> pv = cm.Get("pairing")) {
       COLO_ASSIGN_OR_RETURN(std::string p, pv->String("throughput or jct"));
       if (p != "throughput" && p != "jct")
@@ -217,6 +224,10 @@ Status ParseQueue(const YamlValue& qv, const std::string& base,
         o.colo_high_min_rate,
         io::OptionalNumber(cm, "high_min_rate", 0.95, "a number in (0, 1]",
                            [](double x) { return x > 0 && x <= 1; }));
+    COLO_ASSIGN_OR_RETURN(
+        o.colo_join_ratio,
+        io::OptionalNumber(cm, "join_ratio", 0.5, "a number in [0, 1]",
+                           [](double x) { return x >= 0 && x <= 1; }));
   }
   if (std::optional<YamlValue> mv = q.Get("mps")) {
     COLO_ASSIGN_OR_RETURN(YamlMap mm, mv->Map("a mapping", {"context_mib"}));
@@ -350,13 +361,23 @@ Result<GeneratedArrivals> ParseGeneratedArrivals(const YamlMap& g,
 
 Status CheckLaneOption(const JobScenario& s,
                        const std::vector<JobPolicyKind>& policies) {
-  if (s.max_lanes_at.empty() ||
-      std::any_of(policies.begin(), policies.end(), PolicyHasLanes)) {
-    return OkStatus();
-  }
   std::string names;
   for (JobPolicyKind k : policies) {
     names += (names.empty() ? "" : ", ") + std::string(JobPolicyName(k));
+  }
+  const auto repacks = [](JobPolicyKind k) {
+    return k == JobPolicyKind::kPack || k == JobPolicyKind::kColo;
+  };
+  if (!s.repack_at.empty() &&
+      std::none_of(policies.begin(), policies.end(), repacks)) {
+    return InvalidArgumentError(
+        s.repack_at + "lanes.repack applies to pack and colo only, but " +
+        (policies.size() == 1 ? "the policy is " : "the policies are ") +
+        names);
+  }
+  if (s.max_lanes_at.empty() ||
+      std::any_of(policies.begin(), policies.end(), PolicyHasLanes)) {
+    return OkStatus();
   }
   return InvalidArgumentError(
       s.max_lanes_at + "lanes.max_lanes is a lane option, but " +

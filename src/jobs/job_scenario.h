@@ -19,9 +19,10 @@
 //       identical: {model: resnet50_25_1min, count: 300, iterations: 500}
 //       inference: {models: [...], instances: 3, requests: 100,
 //                   request_interval_s: 5}
-//     lanes: {max_lanes: 4, reserve_mib: 300, persistent_pad: 0.10}
+//     lanes: {max_lanes: 4, reserve_mib: 300, persistent_pad: 0.10,
+//             repack: true}          # SchedulerOptions::repack_lanes
 //     speed: {interference: 0.05}
-//     colo: {high_min_rate: 0.95}
+//     colo: {high_min_rate: 0.95, join_ratio: 0.5}
 //     mps: {context_mib: 300}
 //
 // Inference jobs: a catalog entry served one request at a time; a request
@@ -64,6 +65,9 @@ struct JobScenario {
   // Where `lanes.max_lanes` was given ("file:line: path: "), empty if not:
   // the option applies only to policies with lanes (CheckLaneOption).
   std::string max_lanes_at;
+  // Where `lanes.repack` was given, empty if not: it applies to pack and
+  // colo only (CheckLaneOption).
+  std::string repack_at;
 };
 
 // Whether the YAML file's top level is a mapping with a `job_queue` key (a
@@ -105,7 +109,9 @@ Result<GeneratedArrivals> ParseGeneratedArrivals(const io::YamlMap& g,
 
 // InvalidArgument at the line of `lanes.max_lanes` if the scenario gives it
 // and none of `policies` (the scenario's own, or --policies) has lanes
-// (PolicyHasLanes); OK otherwise. The option applies to those that do.
+// (PolicyHasLanes), or at the line of `lanes.repack` if it gives that and
+// none of them is pack or colo; OK otherwise. The options apply to those
+// that do.
 Status CheckLaneOption(const JobScenario& scenario,
                        const std::vector<JobPolicyKind>& policies);
 

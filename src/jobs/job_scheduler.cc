@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <set>
 
 namespace colo::jobs {
@@ -48,6 +49,9 @@ Status SchedulerOptions::Validate() const {
   }
   if (!(colo_high_min_rate > 0 && colo_high_min_rate <= 1)) {
     return InvalidArgumentError("colo.high_min_rate must be in (0, 1]");
+  }
+  if (!(colo_join_ratio >= 0 && colo_join_ratio <= 1)) {
+    return InvalidArgumentError("colo.join_ratio must be in [0, 1]");
   }
   return OkStatus();
 }
@@ -111,6 +115,29 @@ bool JobScheduler::Before(const State& a, const State& b) const {
   }
 }
 
+bool JobScheduler::ColoMayJoin(const State& s, int gpu, int lane) const {
+  const MemoryLanes& lanes = gpus_[gpu];
+  // With the lane count at its limit no new lane can open, whatever the
+  // joiner's P holds back.
+  if (lanes.options().max_lanes > 0 &&
+      lanes.lane_count() >= lanes.options().max_lanes) {
+    return true;
+  }
+  const Duration mine = s.desc.iteration_time * s.remaining;
+  for (int other : lanes.JobsIn(lane)) {
+    const State& o = jobs_.at(other);
+    if (!Before(s, o)) return false;
+    if (s.desc.high_priority) continue;
+    // A best-effort joiner preempts the lane's jobs only briefly, so its P
+    // is not held back behind them for long.
+    const Duration theirs = o.desc.iteration_time * o.remaining;
+    if (ToSeconds(mine) > options_.colo_join_ratio * ToSeconds(theirs)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<Admission> JobScheduler::Place(const State& s) const {
   const JobMemory m = DeclaredMemory(s.desc);
   // A new lane on the GPU with the fewest jobs spreads work; failing that,
@@ -120,7 +147,11 @@ std::optional<Admission> JobScheduler::Place(const State& s) const {
   std::optional<Admission> best_join;
   int64_t best_free = 0;
   for (int g = 0; g < options_.gpus; ++g) {
-    std::optional<LanePlacement> p = gpus_[g].Place(m);
+    std::function<bool(int)> may_join;
+    if (options_.policy == JobPolicyKind::kColo) {
+      may_join = [&, g](int lane) { return ColoMayJoin(s, g, lane); };
+    }
+    std::optional<LanePlacement> p = gpus_[g].Place(m, may_join);
     if (!p) continue;
     if (p->new_lane) {
       if (!best_new || gpus_[g].job_count() < best_jobs) {
@@ -135,8 +166,46 @@ std::optional<Admission> JobScheduler::Place(const State& s) const {
   return best_new ? best_new : best_join;
 }
 
+void JobScheduler::RepackLanes(int gpu) {
+  MemoryLanes& lanes = gpus_[gpu];
+  const std::vector<int> picked = PickRunning(gpu);
+  std::vector<const State*> candidates;
+  for (int lane : lanes.Lanes()) {
+    const std::vector<int> members = lanes.JobsIn(lane);
+    if (members.size() < 2) continue;
+    for (int id : members) {
+      const State& s = jobs_.at(id);
+      if (s.in_iteration || s.remaining <= 0) continue;
+      if (std::find(picked.begin(), picked.end(), id) != picked.end()) continue;
+      candidates.push_back(&s);
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [&](const State* a, const State* b) { return Before(*a, *b); });
+  for (const State* s : candidates) {
+    const int id = s->desc.id;
+    if (!lanes.CanMoveToNewLane(id)) continue;
+    const int from = *lanes.LaneOf(id);
+    lanes.MoveToNewLane(id);
+    if (options_.policy != JobPolicyKind::kColo) continue;
+    // colo runs a lane only where the pairing rule takes it: a move that
+    // would not run keeps its memory for the jobs behind.
+    const std::vector<int> run = PickColo(gpu);
+    if (std::find(run.begin(), run.end(), id) == run.end()) {
+      lanes.Release(id);
+      lanes.AdmitTo(id, DeclaredMemory(s->desc), from);
+    }
+  }
+}
+
 std::vector<Admission> JobScheduler::AdmitWaiting() {
   std::vector<Admission> admitted;
+  const bool repack =
+      options_.repack_lanes && (options_.policy == JobPolicyKind::kPack ||
+                                options_.policy == JobPolicyKind::kColo);
+  if (repack) {
+    for (int g = 0; g < options_.gpus; ++g) RepackLanes(g);
+  }
   std::stable_sort(waiting_.begin(), waiting_.end(), [&](int a, int b) {
     return Before(jobs_.at(a), jobs_.at(b));
   });
@@ -234,8 +303,13 @@ std::vector<int> JobScheduler::PickColo(int gpu) const {
   return run;
 }
 
+void JobScheduler::StartIteration(int job) {
+  jobs_.at(job).in_iteration = true;
+}
+
 void JobScheduler::CompleteIteration(int job, Duration gpu_time) {
   State& s = jobs_.at(job);
+  s.in_iteration = false;
   if (s.remaining > 0) --s.remaining;
   s.attained += gpu_time;
 }

@@ -11,6 +11,12 @@
 // a smaller one behind it — except under fifo, whose one-job-per-GPU order
 // is the baseline's definition. A GPU is chosen by: a new lane on the GPU
 // with the fewest admitted jobs; else the best-fitting lane over all GPUs.
+// colo joins an occupied lane only where its lanes are at max_lanes, or the
+// job goes before every job there and, if best effort, has at most
+// colo_join_ratio of each one's remaining time (it preempts them briefly);
+// otherwise it waits outside, holding no memory. With repack_lanes, pack and
+// colo first move jobs queued in shared lanes to lanes of their own where
+// memory allows (RepackLanes below).
 //
 // Running (PickRunning): at most one job per lane (a lane runs one
 // iteration at a time). fifo/pack/pack-unsafe/mps: in each lane the job
@@ -70,6 +76,17 @@ struct SchedulerOptions {
   // limit for a long queue, which also keeps pairing when nothing waits).
   // Default: true.
   bool colo_pair_for_throughput = true;
+  // colo: a best-effort job joins an occupied lane (when no lane of its own
+  // fits) only if its remaining time is at most this fraction of every job
+  // there; 0: never. Default: 0.5 (docs/measurements/job-sharing.md).
+  double colo_join_ratio = 0.5;
+  // pack and colo: before admitting waiting jobs, move a job that waits in a
+  // shared lane, between its iterations, to a new lane of its own where the
+  // safety condition allows (MemoryLanes::MoveToNewLane): memory freed by a
+  // finished job goes first to the jobs already admitted. The driver must
+  // report iterations as they start (StartIteration) so that no job moves
+  // mid-iteration. Default: false (colod keeps its turns by lane).
+  bool repack_lanes = false;
 
   Status Validate() const;
 };
@@ -97,6 +114,8 @@ class JobScheduler {
   std::vector<Admission> AdmitWaiting();
   // The admitted jobs that should run their next iteration on `gpu` now.
   std::vector<int> PickRunning(int gpu) const;
+  // The job started an iteration (it holds its E until CompleteIteration).
+  void StartIteration(int job);
   // The job finished one iteration after `gpu_time` of wall time on the GPU.
   void CompleteIteration(int job, Duration gpu_time);
   // The job's iteration time is `t` from now on: colod's measure of a live
@@ -135,12 +154,20 @@ class JobScheduler {
     bool ready = true;
     int gpu = -1;  // -1: waiting
     int64_t admit_seq = 0;
+    bool in_iteration = false;
   };
   // Policy order: whether a goes before b.
   bool Before(const State& a, const State& b) const;
   JobMemory DeclaredMemory(const JobDescription& d) const;
   std::optional<Admission> Place(const State& s) const;
+  // colo: whether `s` may join `lane` of `gpu` (rule in the header comment).
+  bool ColoMayJoin(const State& s, int gpu, int lane) const;
   std::vector<int> PickColo(int gpu) const;
+  // For each job of `gpu` that shares a lane, is not its lane's pick and is
+  // between iterations, in policy order: a new lane of its own if
+  // MemoryLanes::CanMoveToNewLane; under colo, kept only if PickColo then
+  // runs it.
+  void RepackLanes(int gpu);
 
   SchedulerOptions options_;
   std::vector<MemoryLanes> gpus_;

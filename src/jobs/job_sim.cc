@@ -107,7 +107,8 @@ Status Simulation::SubmitJob(int index) {
 
 Status Simulation::Admit() {
   std::vector<Admission> admitted = scheduler_.AdmitWaiting();
-  if (admitted.empty()) return OkStatus();
+  // Admission may also have moved admitted jobs to lanes of their own
+  // (SchedulerOptions::repack_lanes): every GPU is picked again.
   for (int g = 0; g < options_.scheduler.gpus; ++g) dirty_.insert(g);
   // Allocations happen in admission order: where the jobs' real memory
   // passes the GPU's, the later admissions fail.
@@ -133,13 +134,14 @@ Status Simulation::Admit() {
       state_[index].admitted_once = true;
       outcome_[index].admitted = now_;
     }
-    if (scheduler_.lanes(a.gpu).options().check_safety &&
-        !scheduler_.lanes(a.gpu).Safe()) {
+  }
+  for (int g = 0; g < options_.scheduler.gpus; ++g) {
+    const MemoryLanes& lanes = scheduler_.lanes(g);
+    if (lanes.options().check_safety && !lanes.Safe()) {
       return InternalError("admission broke the safety condition on GPU " +
-                           std::to_string(a.gpu));
+                           std::to_string(g));
     }
-    max_lanes_ =
-        std::max<int64_t>(max_lanes_, scheduler_.lanes(a.gpu).lane_count());
+    max_lanes_ = std::max<int64_t>(max_lanes_, lanes.lane_count());
   }
   return OkStatus();
 }
@@ -187,6 +189,7 @@ void Simulation::StartIterations(int gpu) {
       outcome_[index].first_iteration = now_;
     }
     running_[id] = r;
+    scheduler_.StartIteration(id);
     busy_lanes.insert(lane);
     changed = true;
   }

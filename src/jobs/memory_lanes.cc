@@ -1,6 +1,8 @@
 // jobs/memory_lanes.cc — the safety condition and Salus's admission rule.
 #include "jobs/memory_lanes.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 
@@ -80,7 +82,8 @@ int64_t MemoryLanes::ResidentBytes() const {
   return used;
 }
 
-std::optional<LanePlacement> MemoryLanes::Place(const JobMemory& m) const {
+std::optional<LanePlacement> MemoryLanes::Place(
+    const JobMemory& m, const std::function<bool(int lane)>& may_join) const {
   if (!options_.check_safety) {
     return LanePlacement{.new_lane = true, .lane = next_lane_, .free_after = 0};
   }
@@ -97,6 +100,7 @@ std::optional<LanePlacement> MemoryLanes::Place(const JobMemory& m) const {
   std::optional<LanePlacement> best;
   if (!options_.share_lanes) return best;
   for (const auto& [id, lane] : lanes_) {
+    if (may_join && !may_join(id)) continue;
     // Joining raises the lane's max E only if the job's E is larger.
     const int64_t growth =
         std::max<int64_t>(0, m.ephemeral_bytes - lane.max_ephemeral);
@@ -149,6 +153,34 @@ void MemoryLanes::Release(int job_id) {
     persistent_sum_ += lane.persistent;
   }
   job_lane_.erase(it);
+}
+
+bool MemoryLanes::CanMoveToNewLane(int job_id) const {
+  if (!options_.check_safety || !options_.share_lanes) return false;
+  if (options_.max_lanes != 0 && lane_count() >= options_.max_lanes) {
+    return false;
+  }
+  auto where = job_lane_.find(job_id);
+  if (where == job_lane_.end()) return false;
+  const Lane& lane = lanes_.at(where->second);
+  if (lane.jobs.size() < 2) return false;
+  int64_t rest_max_e = 0;
+  for (const auto& [job, m] : lane.jobs) {
+    if (job != job_id) rest_max_e = std::max(rest_max_e, m.ephemeral_bytes);
+  }
+  const int64_t after = UsedBytes() - lane.max_ephemeral + rest_max_e +
+                        lane.jobs.at(job_id).ephemeral_bytes;
+  return after <= usable_bytes();
+}
+
+int MemoryLanes::MoveToNewLane(int job_id) {
+  assert(CanMoveToNewLane(job_id));
+  const int from = job_lane_.at(job_id);
+  const JobMemory m = lanes_.at(from).jobs.at(job_id);
+  Release(job_id);
+  const int to = next_lane_;
+  AdmitTo(job_id, m, to);
+  return to;
 }
 
 std::optional<int> MemoryLanes::LaneOf(int job_id) const {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -81,7 +82,11 @@ class MemoryLanes {
 
   // Where the job would go (rule in the header comment), without admitting
   // it; nullopt: it must wait. With check_safety off: always a new lane.
-  std::optional<LanePlacement> Place(const JobMemory& m) const;
+  // `may_join`, if given, limits the lanes the job may join (a new lane is
+  // always considered).
+  std::optional<LanePlacement> Place(
+      const JobMemory& m,
+      const std::function<bool(int lane)>& may_join = nullptr) const;
   // Place and record the job in that lane; returns the lane id, or nullopt.
   // REQUIRES: job_id is not admitted.
   std::optional<int> Admit(int job_id, const JobMemory& m);
@@ -90,6 +95,16 @@ class MemoryLanes {
   void AdmitTo(int job_id, const JobMemory& m, int lane);
   // Removes the job; an empty lane disappears. No-op if not admitted.
   void Release(int job_id);
+  // Whether the admitted job could leave its shared lane for a new lane of
+  // its own with the condition still holding: the GPU's use becomes
+  // UsedBytes() - (its lane's max E - that max without it) + its E (its P
+  // is counted wherever it is). False for a job alone in its lane, when
+  // max_lanes is reached, or with lanes unshared or unchecked.
+  bool CanMoveToNewLane(int job_id) const;
+  // Moves the job to a new lane (the next id) and returns it.
+  // REQUIRES: CanMoveToNewLane(job_id). A job holds its E only during an
+  // iteration, so between iterations the move copies nothing.
+  int MoveToNewLane(int job_id);
 
   // Σ pad·P + Σ_lanes max E + the bytes held outside the lanes, bytes:
   // what the safety condition bounds.

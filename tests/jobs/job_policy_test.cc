@@ -1,5 +1,6 @@
-// SRTF's order, FAIR's equal shares, no head-of-line blocking, colo's
-// pairing rule and priority, on the pure scheduler and the job simulator.
+// SRTF's order, FAIR's equal shares, no head-of-line blocking, PACK's
+// repacking, colo's lane rule, pairing rule and priority, on the pure
+// scheduler and the job simulator.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -237,6 +238,158 @@ TEST(JobPolicy, AJobLargerThanTheGpuIsRefusedWithTheFigures) {
   EXPECT_NE(st.message().find("= 11.0 GiB > 10.0 GiB usable"),
             std::string::npos)
       << st.message();
+}
+
+TEST(JobPolicy, PackRepacksAQueuedJobWhenMemoryFrees) {
+  // 10 GiB. Job 0 (P 1, E 6) gets lane 0 (7), job 1 (P 1, E 1) lane 1 (9);
+  // job 2 (P 1, E 2) cannot open a lane (12) and joins lane 0 (10), behind
+  // job 0. When job 1 leaves (8), job 2, between iterations, moves to a lane
+  // of its own: 8 - 6 + 6 + 2 = 10 <= 10, and runs beside job 0. Without
+  // repacking it stays queued behind job 0.
+  for (bool repack : {true, false}) {
+    SchedulerOptions o = Options(JobPolicyKind::kPack);
+    o.repack_lanes = repack;
+    JobScheduler s(o);
+    ASSERT_TRUE(s.Submit(Job(0, 60, Seconds(1), {kGiB, 6 * kGiB})).ok());
+    ASSERT_TRUE(s.Submit(Job(1, 10, Seconds(1), {kGiB, 1 * kGiB})).ok());
+    ASSERT_TRUE(s.Submit(Job(2, 10, Seconds(1), {kGiB, 2 * kGiB})).ok());
+    ASSERT_EQ(s.AdmitWaiting().size(), 3u);
+    ASSERT_EQ(s.LaneOf(2), s.LaneOf(0));
+    EXPECT_EQ(s.PickRunning(0), std::vector<int>({0, 1}));
+    s.StartIteration(0);
+    s.Finish(1);
+    EXPECT_TRUE(s.AdmitWaiting().empty());
+    if (repack) {
+      EXPECT_NE(s.LaneOf(2), s.LaneOf(0));
+      EXPECT_EQ(s.PickRunning(0), std::vector<int>({0, 2}));
+    } else {
+      EXPECT_EQ(s.LaneOf(2), s.LaneOf(0));
+      EXPECT_EQ(s.PickRunning(0), std::vector<int>({0}));
+    }
+  }
+}
+
+TEST(JobPolicy, RepackingNeverMovesAJobInMidIteration) {
+  // As above, but job 2 is in an iteration (it holds lane 0's E): it stays.
+  SchedulerOptions o = Options(JobPolicyKind::kPack);
+  o.repack_lanes = true;
+  JobScheduler s(o);
+  ASSERT_TRUE(s.Submit(Job(0, 60, Seconds(1), {kGiB, 6 * kGiB})).ok());
+  ASSERT_TRUE(s.Submit(Job(1, 10, Seconds(1), {kGiB, 1 * kGiB})).ok());
+  ASSERT_TRUE(s.Submit(Job(2, 10, Seconds(1), {kGiB, 2 * kGiB})).ok());
+  ASSERT_EQ(s.AdmitWaiting().size(), 3u);
+  s.StartIteration(2);
+  s.Finish(1);
+  s.AdmitWaiting();
+  EXPECT_EQ(s.LaneOf(2), s.LaneOf(0));
+  // Once its iteration ends, the next admission round moves it.
+  s.CompleteIteration(2, Seconds(1));
+  s.AdmitWaiting();
+  EXPECT_NE(s.LaneOf(2), s.LaneOf(0));
+}
+
+TEST(JobSim, PackRepackingStartsTheQueuedJobWhenALaneFrees) {
+  // The jobs above in the simulator, all at 0, u = 0.3 (two together: D =
+  // 0.6, each at 0.95). Job 1 (10 x 1 s) ends at 10 / 0.95 = 10.526 s.
+  // Repacked, job 2 (10 x 1 s) starts then beside job 0 and ends 10.526 s
+  // later, at 21.053 s; job 0 (60 x 1 s) has done 20 s of work by then and
+  // ends 40 s later, at 61.053 s. Unrepacked, job 2 waits for job 0, which
+  // runs alone from 10.526 s with 50 s left (60.526 s), and ends at 70.526 s.
+  std::vector<SimJob> jobs = {
+      Sim(0, Seconds(0), 60, Seconds(1), {kGiB, 6 * kGiB}, 0.3),
+      Sim(1, Seconds(0), 10, Seconds(1), {kGiB, 1 * kGiB}, 0.3),
+      Sim(2, Seconds(0), 10, Seconds(1), {kGiB, 2 * kGiB}, 0.3)};
+  JobSimOptions o;
+  o.scheduler = Options(JobPolicyKind::kPack);
+  const double pair = 10 / 0.95;
+  o.scheduler.repack_lanes = true;
+  Result<JobSimResult> r = RunJobSim(jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NEAR(ToSeconds(r->jobs[2].first_iteration), pair, 1e-6);
+  EXPECT_NEAR(ToSeconds(r->jobs[2].finish), 2 * pair, 1e-6);
+  EXPECT_NEAR(ToSeconds(r->jobs[0].finish), 2 * pair + 40, 1e-6);
+  o.scheduler.repack_lanes = false;
+  r = RunJobSim(jobs, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(ToSeconds(r->jobs[0].finish), pair + 50, 1e-6);
+  EXPECT_NEAR(ToSeconds(r->jobs[2].finish), pair + 60, 1e-6);
+}
+
+TEST(JobPolicy, ColoJoinsALaneOnlyToPreemptBrieflyOrWhenLanesAreCapped) {
+  // 10 GiB. Job 0 (P 1, E 6, 100 x 1 s) holds lane 0 (7). A job of P 1, E 4
+  // would need 12 for a lane of its own; joining lane 0 would fit (8). Job 1
+  // (60 x 1 s): 60 > 0.5 x 100 (colo.join_ratio): it would hold its P in
+  // lane 0 behind most of job 0, so it waits outside (pack would join).
+  JobScheduler s(Options(JobPolicyKind::kColo));
+  ASSERT_TRUE(s.Submit(Job(0, 100, Seconds(1), {kGiB, 6 * kGiB})).ok());
+  ASSERT_EQ(s.AdmitWaiting().size(), 1u);
+  ASSERT_TRUE(s.Submit(Job(1, 60, Seconds(1), {kGiB, 4 * kGiB})).ok());
+  EXPECT_TRUE(s.AdmitWaiting().empty());
+  EXPECT_EQ(s.waiting_count(), 1);
+  // Job 2 (40 x 1 s): 40 <= 50: it joins and is the lane's pick (shortest
+  // remaining) at the next boundary.
+  ASSERT_TRUE(s.Submit(Job(2, 40, Seconds(1), {kGiB, 4 * kGiB})).ok());
+  std::vector<Admission> a = s.AdmitWaiting();
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].job, 2);
+  EXPECT_EQ(s.LaneOf(2), s.LaneOf(0));
+  EXPECT_EQ(s.PickRunning(0), std::vector<int>({2}));
+  // A high-priority job goes before every best-effort one: it joins (9)
+  // whatever its length, and is the pick.
+  JobDescription high = Job(3, 500, Seconds(1), {kGiB, 4 * kGiB});
+  high.high_priority = true;
+  ASSERT_TRUE(s.Submit(high).ok());
+  a = s.AdmitWaiting();
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].job, 3);
+  EXPECT_EQ(s.PickRunning(0), std::vector<int>({3}));
+  // With colo.join_ratio 0, best effort never joins: job 2 waits too.
+  SchedulerOptions never = Options(JobPolicyKind::kColo);
+  never.colo_join_ratio = 0;
+  JobScheduler n(never);
+  ASSERT_TRUE(n.Submit(Job(0, 100, Seconds(1), {kGiB, 6 * kGiB})).ok());
+  ASSERT_TRUE(n.Submit(Job(2, 40, Seconds(1), {kGiB, 4 * kGiB})).ok());
+  // Admission order is shortest first: job 2 takes lane 0 (5), and job 0
+  // cannot open a lane (5 + 7 = 12) nor join.
+  ASSERT_EQ(n.AdmitWaiting().size(), 1u);
+  EXPECT_EQ(n.waiting_count(), 1);
+  // With max_lanes 1 no lane can open whatever memory is free: the longer
+  // job joins.
+  SchedulerOptions capped = Options(JobPolicyKind::kColo);
+  capped.lanes.max_lanes = 1;
+  JobScheduler one(capped);
+  ASSERT_TRUE(one.Submit(Job(0, 100, Seconds(1), {kGiB, 6 * kGiB})).ok());
+  ASSERT_TRUE(one.Submit(Job(1, 60, Seconds(1), {kGiB, 4 * kGiB})).ok());
+  ASSERT_EQ(one.AdmitWaiting().size(), 2u);
+  EXPECT_EQ(one.PickRunning(0), std::vector<int>({1}));
+}
+
+TEST(JobSim, ColoKeepsMemoryForALaneThatRunsWhereAJoinerWouldWait) {
+  // 10 GiB, u = 0.3 each. Job 0 (P 1, E 6, 100 x 1 s) at 0 s: lane 0 (7).
+  // Job 1 (P 2, E 5, 60 x 1 s) at 1 s: its own lane needs 14; joining lane
+  // 0 would use 9. Job 2 (P 0.5, E 1, 10 x 1 s) at 2 s.
+  // pack: job 1 joins lane 0 (9); job 2 then needs 9 + 1.5 = 10.5 for a
+  // lane and joins lane 0 too (9.5): it runs after jobs 0 and 1, alone
+  // (100 + 60 s), from 160 s.
+  // colo: job 1 (60 s > 0.5 x 99 s left of job 0) waits outside; job 2
+  // gets a lane (7 + 1.5 = 8.5) and runs
+  // at once beside job 0 (D = 0.6, both at 0.95): from 2 s to 2 + 10 / 0.95.
+  const int64_t half = kGiB / 2;
+  std::vector<SimJob> jobs = {
+      Sim(0, Seconds(0), 100, Seconds(1), {kGiB, 6 * kGiB}, 0.3),
+      Sim(1, Seconds(1), 60, Seconds(1), {2 * kGiB, 5 * kGiB}, 0.3),
+      Sim(2, Seconds(2), 10, Seconds(1), {half, kGiB}, 0.3)};
+  JobSimOptions o;
+  o.scheduler = Options(JobPolicyKind::kPack);
+  Result<JobSimResult> pack = RunJobSim(jobs, o);
+  ASSERT_TRUE(pack.ok());
+  EXPECT_NEAR(ToSeconds(pack->jobs[2].first_iteration), 160, 1e-6);
+  o.scheduler.policy = JobPolicyKind::kColo;
+  Result<JobSimResult> colo = RunJobSim(jobs, o);
+  ASSERT_TRUE(colo.ok());
+  EXPECT_EQ(colo->jobs[2].first_iteration, Seconds(2));
+  EXPECT_NEAR(ToSeconds(colo->jobs[2].finish), 2 + 10 / 0.95, 1e-6);
+  EXPECT_GT(colo->jobs[1].admitted, Seconds(1));
 }
 
 TEST(JobSim, CoRunningFollowsTheSpeedModel) {

@@ -1,5 +1,6 @@
 // job_queue scenarios: the examples load, a lane option needs a policy with
-// lanes, and a job bigger than the GPU is refused with the figures.
+// lanes (lanes.repack: pack or colo), and a job bigger than the GPU is
+// refused with the figures.
 #include "jobs/job_scenario.h"
 
 #include <gtest/gtest.h>
@@ -66,6 +67,30 @@ TEST(JobScenario, ALaneOptionNeedsAPolicyWithLanes) {
   // With a policy that has lanes among them, it applies to that one.
   EXPECT_TRUE(
       CheckLaneOption(*s, {JobPolicyKind::kFifo, JobPolicyKind::kPack}).ok());
+}
+
+TEST(JobScenario, RepackIsAnOptionOfPackAndColo) {
+  const std::string path = WriteScenario(
+      "colo_jobs_repack.yaml",
+      "job_queue:\n  catalog: " + std::string(COLO_DATA_DIR) +
+          "/salus/workloads.csv\n  policy: fair\n  lanes: {repack: false}\n"
+          "  jobs: {identical: {model: resnet50_25_1min, count: 2}}\n");
+  Result<JobScenario> s = LoadJobScenario(path, {});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_FALSE(s->options.scheduler.repack_lanes);
+  Status st = CheckLaneOption(*s, {JobPolicyKind::kFair, JobPolicyKind::kMps});
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find(path + ":4: job_queue.lanes.repack: "
+                                     "lanes.repack applies to pack and colo "
+                                     "only, but the policies are fair, mps"),
+            std::string::npos)
+      << st.message();
+  EXPECT_TRUE(
+      CheckLaneOption(*s, {JobPolicyKind::kFair, JobPolicyKind::kColo}).ok());
+  // Unsaid, the simulator repacks.
+  Result<JobScenario> plain = LoadJobScenario(kExamples + "salus-100.yaml", {});
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_TRUE(plain->options.scheduler.repack_lanes);
 }
 
 TEST(JobScenario, AJobBiggerThanTheGpuIsRefusedBeforeRunning) {

@@ -109,6 +109,48 @@ TEST(MemoryLanes, OneLaneModeTimeSharesOneRegion) {
   EXPECT_FALSE(lanes.Admit(3, {1 * kGiB, 1 * kGiB}).has_value());
 }
 
+TEST(MemoryLanes, AJobLeavesItsSharedLaneWhenItsOwnEphemeralFits) {
+  MemoryLanes lanes(Plain());
+  ASSERT_EQ(lanes.Admit(0, {1 * kGiB, 6 * kGiB}), 0);  // 7
+  ASSERT_EQ(lanes.Admit(1, {1 * kGiB, 1 * kGiB}), 1);  // 9
+  // Job 2 (P 1, E 2): a new lane needs 9 + 3 = 12; joining lane 0 (max E 6)
+  // adds only its P: 10.
+  ASSERT_EQ(lanes.Admit(2, {1 * kGiB, 2 * kGiB}), 0);
+  // Leaving lane 0 for a lane of its own: lane 0 keeps max E 6 (job 0's),
+  // the new lane adds E 2: 10 - 6 + 6 + 2 = 12 > 10.
+  EXPECT_FALSE(lanes.CanMoveToNewLane(2));
+  // Job 1 leaves (2 back): 8 - 6 + 6 + 2 = 10 <= 10.
+  lanes.Release(1);
+  ASSERT_TRUE(lanes.CanMoveToNewLane(2));
+  EXPECT_EQ(lanes.MoveToNewLane(2), 2);
+  EXPECT_EQ(lanes.UsedBytes(), 10 * kGiB);
+  EXPECT_EQ(lanes.LaneBytes(0), 7 * kGiB);
+  EXPECT_EQ(lanes.LaneBytes(2), 3 * kGiB);
+  // A job alone in its lane has nowhere better to go.
+  EXPECT_FALSE(lanes.CanMoveToNewLane(0));
+}
+
+TEST(MemoryLanes, MovingALanesLargestEphemeralOutCostsTheDifference) {
+  MemoryLanes lanes(Plain());
+  lanes.AdmitTo(0, {1 * kGiB, 4 * kGiB}, 0);
+  lanes.AdmitTo(1, {1 * kGiB, 1 * kGiB}, 0);
+  lanes.AdmitTo(2, {1 * kGiB, 2 * kGiB}, 1);
+  // Used 3 + 4 + 2 = 9. Moving job 0 out drops lane 0's max E to 1 and adds
+  // a lane of E 4: 9 - 4 + 1 + 4 = 10 <= 10.
+  ASSERT_TRUE(lanes.CanMoveToNewLane(0));
+  lanes.MoveToNewLane(0);
+  EXPECT_EQ(lanes.UsedBytes(), 10 * kGiB);
+  EXPECT_EQ(lanes.lane_count(), 3);
+  // With max_lanes 1, no second lane opens, although memory would allow it
+  // (2 + 1 + 1 = 4 <= 10).
+  LaneOptions capped = Plain();
+  capped.max_lanes = 1;
+  MemoryLanes one(capped);
+  one.AdmitTo(0, {1 * kGiB, 1 * kGiB}, 0);
+  one.AdmitTo(1, {1 * kGiB, 1 * kGiB}, 0);
+  EXPECT_FALSE(one.CanMoveToNewLane(1));
+}
+
 TEST(MemoryLanes, UnsafeModeChecksNothing) {
   LaneOptions o = Plain();
   o.check_safety = false;
