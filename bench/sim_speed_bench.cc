@@ -18,9 +18,16 @@
 // core of the 2-core build machine; another run, another load: read it as a
 // rough ratio, and the same-run columns as the exact ones).
 //
-// `--scenario FILE [--engine fast|reference] [--duration-s S]` runs one
-// scenario's shared run once and prints its kernels and wall time (for
-// profilers: valgrind --tool=callgrind, perf).
+// Approximate mode (SimGpuOptions::time_tolerance, kApproxTolerance): on
+// the MPS rows a second line gives its kernels (against the reference's),
+// rate, share of the goal and speed-up over the fast and the reference
+// engine, measured in the same run, and events per kernel (the event loop's,
+// shared run) exact and approximate; then mps-7.yaml's whole second in
+// approximate mode.
+//
+// `--scenario FILE [--engine fast|reference] [--tolerance E] [--duration-s
+// S]` runs one scenario's shared run once and prints its kernels, events and
+// wall time (for profilers: valgrind --tool=callgrind, perf).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,11 +44,16 @@ using colo::sim::SimEngine;
 
 constexpr char kUsage[] =
     "usage: sim_speed_bench [--scenario FILE [--engine fast|reference] "
-    "[--duration-s S]]\n"
+    "[--tolerance E] [--duration-s S]]\n"
     "Without options: simulated kernels per second of wall time with the fast "
     "and the reference engine, per sharing mode, on the examples.\n"
-    "With --scenario: one shared run of FILE, its kernels and wall time (for "
-    "profilers).\n";
+    "With --scenario: one shared run of FILE, its kernels, events and wall "
+    "time (for profilers); --tolerance E: approximate mode, E a fraction of a "
+    "wave's duration in [0, 0.25] (0: exact).\n";
+
+// The approximate mode the rows report (docs/simulator.md, "Approximate
+// mode"; the tolerance tests/sim/sim_tolerance_test.cc checks).
+constexpr double kApproxTolerance = 0.05;
 
 // Fast-engine kernels/s of each row before the 2026-11-28 speed work, from
 // an earlier run (above), and that run's whole-second mps-7 wall time.
@@ -68,6 +80,10 @@ double EarlierRateOf(const std::string& row) {
 struct Timed {
   double best_s = 1e300;
   int64_t kernels = 0;
+  int64_t events = 0;  // the shared run's event loop.
+  double EventsPerKernel() const {
+    return static_cast<double>(events) / static_cast<double>(kernels);
+  }
   double Rate() const {
     return static_cast<double>(kernels) / best_s;
   }  // kernels/s.
@@ -75,20 +91,22 @@ struct Timed {
 
 // Best of `reps` wall times of the shared run of `spec` (no solo baselines).
 bool Time(const colo::experiment::ScenarioSpec& spec, SimEngine engine,
-          bool wave_by_wave, int reps, Timed* out) {
+          bool wave_by_wave, int reps, Timed* out, double tolerance = 0) {
   using Clock = std::chrono::steady_clock;  // a benchmark times itself; no
                                             // engine code here.
   for (int rep = 0; rep < reps; ++rep) {
     const auto t0 = Clock::now();
     auto r = colo::experiment::RunScenario(spec, {.solo_baselines = false,
                                                   .wave_by_wave = wave_by_wave,
-                                                  .engine = engine});
+                                                  .engine = engine,
+                                                  .time_tolerance = tolerance});
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
       return false;
     }
     out->kernels = r->kernels_simulated;
+    out->events = r->events_simulated;
     out->best_s = std::min(out->best_s, s);
   }
   return true;
@@ -103,29 +121,45 @@ std::optional<colo::experiment::ScenarioSpec> Load(const std::string& path) {
   return *spec;
 }
 
-// Both engines on `spec`: one row.
+double PercentOff(int64_t kernels, int64_t reference) {
+  return 100.0 *
+         (static_cast<double>(kernels) / static_cast<double>(reference) - 1.0);
+}
+
+// Both engines on `spec`: one row; with `approx`, a second line for the
+// approximate mode.
 bool CompareEngines(const char* name,
-                    const colo::experiment::ScenarioSpec& spec, double goal) {
-  Timed fast, ref;
+                    const colo::experiment::ScenarioSpec& spec, double goal,
+                    bool approx = false) {
+  Timed fast, ref, apx;
   if (!Time(spec, SimEngine::kFast, false, 3, &fast) ||
-      !Time(spec, SimEngine::kReference, false, 3, &ref)) {
+      !Time(spec, SimEngine::kReference, false, 3, &ref) ||
+      (approx &&
+       !Time(spec, SimEngine::kFast, false, 3, &apx, kApproxTolerance))) {
     return false;
   }
   const double earlier = EarlierRateOf(name);
-  std::printf(
-      "%-22s %9lld %9lld %+8.3f%% %10.0f %10.0f %7.3fx %8.2fx %8.2fx\n", name,
-      static_cast<long long>(fast.kernels), static_cast<long long>(ref.kernels),
-      100.0 * (static_cast<double>(fast.kernels) /
-                   static_cast<double>(ref.kernels) -
-               1.0),
-      fast.Rate(), ref.Rate(), fast.Rate() / goal, fast.Rate() / ref.Rate(),
-      earlier > 0 ? fast.Rate() / earlier : 0.0);
+  std::printf("%-22s %9lld %9lld %+8.3f%% %10.0f %10.0f %7.3fx %8.2fx %8.2fx\n",
+              name, static_cast<long long>(fast.kernels),
+              static_cast<long long>(ref.kernels),
+              PercentOff(fast.kernels, ref.kernels), fast.Rate(), ref.Rate(),
+              fast.Rate() / goal, fast.Rate() / ref.Rate(),
+              earlier > 0 ? fast.Rate() / earlier : 0.0);
+  if (approx) {
+    std::printf(
+        "  approx %-13.2f %9lld %9s %+8.3f%% %10.0f %10s %7.3fx %8.2fx "
+        "%8.2fx (vs ref, vs fast); events/kernel %.1f exact, %.1f approx\n",
+        kApproxTolerance, static_cast<long long>(apx.kernels), "",
+        PercentOff(apx.kernels, ref.kernels), apx.Rate(), "", apx.Rate() / goal,
+        apx.Rate() / ref.Rate(), apx.Rate() / fast.Rate(),
+        fast.EventsPerKernel(), apx.EventsPerKernel());
+  }
   return true;
 }
 
 int RunOne(int argc, char** argv) {
   std::string file, engine = "fast";
-  double duration_s = -1;
+  double duration_s = -1, tolerance = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) {
@@ -139,6 +173,10 @@ int RunOne(int argc, char** argv) {
       engine = v;
     } else if (a == "--duration-s" && std::atof(v.c_str()) > 0) {
       duration_s = std::atof(v.c_str());
+    } else if (a == "--tolerance" && std::atof(v.c_str()) >= 0 &&
+               std::atof(v.c_str()) <=
+                   colo::sim::SimGpuOptions::kMaxTimeTolerance) {
+      tolerance = std::atof(v.c_str());
     } else {
       std::fprintf(stderr, "bad option '%s %s'\n%s", a.c_str(), v.c_str(),
                    kUsage);
@@ -151,12 +189,15 @@ int RunOne(int argc, char** argv) {
     spec->duration = colo::Nanoseconds(static_cast<int64_t>(duration_s * 1e9));
   Timed t;
   if (!Time(*spec, engine == "fast" ? SimEngine::kFast : SimEngine::kReference,
-            false, 1, &t)) {
+            false, 1, &t, tolerance)) {
     return 1;
   }
-  std::printf("%s engine: %lld kernels in %.3f s, %.0f kernels/s\n",
-              engine.c_str(), static_cast<long long>(t.kernels), t.best_s,
-              t.Rate());
+  std::printf(
+      "%s engine, tolerance %g: %lld kernels, %lld events (%.1f per kernel) "
+      "in %.3f s, %.0f kernels/s\n",
+      engine.c_str(), tolerance, static_cast<long long>(t.kernels),
+      static_cast<long long>(t.events), t.EventsPerKernel(), t.best_s,
+      t.Rate());
   return 0;
 }
 
@@ -179,23 +220,37 @@ int main(int argc, char** argv) {
     auto spec = Load(examples + "inference-vs-training/" + mode + ".yaml");
     if (!spec) return 1;
     const std::string name = std::string("(a) ") + mode;
-    if (!CompareEngines(name.c_str(), *spec, 1e6)) return 1;
+    if (!CompareEngines(name.c_str(), *spec, 1e6, std::string(mode) == "mps")) {
+      return 1;
+    }
   }
   auto three = Load(examples + "collocation/mps-3.yaml");
-  if (!three || !CompareEngines("mps-3 (3 jobs)", *three, 1e6)) return 1;
+  if (!three || !CompareEngines("mps-3 (3 jobs)", *three, 1e6, true)) return 1;
   auto seven = Load(examples + "collocation/mps-7.yaml");
   if (!seven) return 1;
   colo::experiment::ScenarioSpec seven_short = *seven;
   seven_short.duration = colo::Milliseconds(100);
-  if (!CompareEngines("mps-7 (7 jobs), 0.1 s", seven_short, 5e5)) return 1;
+  if (!CompareEngines("mps-7 (7 jobs), 0.1 s", seven_short, 5e5, true))
+    return 1;
 
-  Timed whole;
-  if (!Time(*seven, SimEngine::kFast, false, 1, &whole)) return 1;
+  Timed whole, whole_approx;
+  if (!Time(*seven, SimEngine::kFast, false, 1, &whole) ||
+      !Time(*seven, SimEngine::kFast, false, 1, &whole_approx,
+            kApproxTolerance)) {
+    return 1;
+  }
   std::printf(
       "mps-7.yaml, its whole simulated second, fast engine: %lld kernels in "
       "%.2f s wall (goal: under 3 s; %.2fx the %.0f s of an earlier run)\n",
       static_cast<long long>(whole.kernels), whole.best_s,
       kEarlierMps7WholeSecondS / whole.best_s, kEarlierMps7WholeSecondS);
+  std::printf(
+      "  approximate (tolerance %.2f): %lld kernels (%+.3f%%) in %.2f s wall, "
+      "%.2fx the fast engine; events/kernel %.1f exact, %.1f approx\n",
+      kApproxTolerance, static_cast<long long>(whole_approx.kernels),
+      PercentOff(whole_approx.kernels, whole.kernels), whole_approx.best_s,
+      whole.best_s / whole_approx.best_s, whole.EventsPerKernel(),
+      whole_approx.EventsPerKernel());
   std::printf(
       "vs earlier: the fast engine's kernels/s over the rate measured before "
       "the 2026-11-28 speed work, in an earlier run (another load; rough)\n");

@@ -1,5 +1,6 @@
 // `colo sim SCENARIO.yaml [--json] [--seed N] [--duration-s X] [--out FILE]
-//  [--policies all|NAME,...] [--bound-us N[,N...]] [--ideal] [--wave-by-wave]`:
+//  [--policies all|NAME,...] [--bound-us N[,N...]] [--ideal] [--wave-by-wave]
+//  [--sim-tolerance E]`:
 // loads a scenario, runs it on the simulated GPU and prints the report; with
 // --policies, runs it under each listed kernel-level policy and prints one
 // comparison table (or, with --json, an array of the run reports), the
@@ -56,7 +57,9 @@ struct SimFlags {
   bool wave_by_wave =
       false;           // one event per wave (no wave fusion), for checking.
   bool ideal = false;  // --ideal: add the ideal-preemption bound to --policies.
-  bool fuse_waves = false;  // --fuse-waves: the default; accepted.
+  bool fuse_waves = false;    // --fuse-waves: the default; accepted.
+  std::string sim_tolerance;  // --sim-tolerance, checked as text.
+  const CLI::Option* tolerance_option = nullptr;
   const CLI::Option* seed_option = nullptr;
   const CLI::Option* out_option = nullptr;
   const CLI::Option* duration_option = nullptr;
@@ -104,6 +107,19 @@ Result<Duration> TimeFlag(const char* flag, const std::string& text,
                                 t.status().message() + ", got '" + text + "'");
   }
   return t;
+}
+
+// --sim-tolerance: approximate mode (SimGpuOptions::time_tolerance).
+Result<double> ToleranceFlag(const std::string& text) {
+  double x = std::nan("");  // left NaN, and refused, if `text` is no number
+  io::ParseFiniteDouble(text, &x);
+  if (!(x >= 0 && x <= sim::SimGpuOptions::kMaxTimeTolerance)) {
+    return InvalidArgumentError(
+        "--sim-tolerance: expected a fraction of a wave's duration in [0, " +
+        fmt::format("{:g}", sim::SimGpuOptions::kMaxTimeTolerance) +
+        "] (0: exact), got '" + text + "'");
+  }
+  return x;
 }
 
 // --bound-us: one bound, or a comma-separated list of them, each checked
@@ -231,7 +247,8 @@ Status RunSim(const SimFlags& flags) {
          flags.policies_option->count() > 0 ||
              flags.bound_option->count() > 0 || flags.ideal ||
              flags.wave_by_wave || flags.duration_option->count() > 0 ||
-             !flags.controllers.empty() || flags.sweep_option->count() > 0,
+             !flags.controllers.empty() || flags.sweep_option->count() > 0 ||
+             flags.tolerance_option->count() > 0,
          flags.recording});
   }
   // A `job_queue:` key: the job-level simulation of cmd_sim_jobs.cc.
@@ -241,7 +258,8 @@ Status RunSim(const SimFlags& flags) {
          flags.out, flags.policies, flags.policies_option->count() > 0,
          flags.bound_option->count() > 0 || flags.ideal || flags.wave_by_wave ||
              flags.duration_option->count() > 0 ||
-             flags.sweep_option->count() > 0,
+             flags.sweep_option->count() > 0 ||
+             flags.tolerance_option->count() > 0,
          flags.recording});
   }
   if (IsHostScenario(flags.scenario)) {  // a `host:` key: cmd_sim_host.cc.
@@ -289,7 +307,16 @@ Status RunSim(const SimFlags& flags) {
   if (flags.bound_option->count() > 0) {
     COLO_ASSIGN_OR_RETURN(bounds, BoundsFlag(flags.bound_us));
   }
+  double tolerance = 0;
+  if (flags.tolerance_option->count() > 0) {
+    COLO_ASSIGN_OR_RETURN(tolerance, ToleranceFlag(flags.sim_tolerance));
+  }
   if (flags.sweep_option->count() > 0) {  // cmd_sim_sweep.cc
+    if (flags.tolerance_option->count() > 0) {
+      return InvalidArgumentError(
+          "--sim-tolerance applies to one run or a comparison of policies, "
+          "not to --sweep: sweep in the exact model");
+    }
     if (tracing) {
       return InvalidArgumentError(
           "--trace writes the runs of one scenario; --sweep makes one per "
@@ -327,6 +354,7 @@ Status RunSim(const SimFlags& flags) {
     sweep.preemption_bounds = bounds;
     sweep.ideal_bound = flags.ideal;
     sweep.run.wave_by_wave = flags.wave_by_wave;
+    sweep.run.time_tolerance = tolerance;
     sweep.run.observer = tracer.get();
     // Progress on a terminal (sim_progress.h): one scenario run per policy,
     // priority once per bound, the ideal bound.
@@ -374,6 +402,7 @@ Status RunSim(const SimFlags& flags) {
   }
   experiment::RunOptions run;
   run.wave_by_wave = flags.wave_by_wave;
+  run.time_tolerance = tolerance;
   run.observer = tracer.get();
   std::unique_ptr<SimProgress> progress =  // on a terminal: sim_progress.h
       SimProgress::StartIfTerminal(spec, 1, true, run);
@@ -457,6 +486,13 @@ void RegisterSimCommand(CLI::App& app, int* exit_code) {
   sim->add_flag("--fuse-waves", flags->fuse_waves,
                 "Fuse waves (the default; accepted for older scripts)")
       ->excludes("--wave-by-wave");
+  flags->tolerance_option = sim->add_option(
+      "--sim-tolerance", flags->sim_tolerance,
+      "Approximate mode, faster where jobs co-run: a wave's end may move by "
+      "up to E of its duration, either way (E in [0, 0.25]; 0: exact, the "
+      "default), so wave ends close together are one event "
+      "(docs/simulator.md, \"Approximate mode\", states how far results "
+      "move)");
   flags->trace_option = sim->add_option(
       "--trace", flags->trace,
       "Write the runs as a trace (Chrome trace-event JSON, for Perfetto UI "

@@ -72,8 +72,8 @@ Status RunClusterSim(const ClusterSimFlags& flags) {
     return InvalidArgumentError(
         flags.scenario +
         " is a cluster scenario: --policies, --bound-us, --ideal, "
-        "--duration-s, --controllers and --wave-by-wave do not apply (use "
-        "--allocations)");
+        "--duration-s, --controllers, --wave-by-wave and --sim-tolerance do "
+        "not apply (use --allocations)");
   }
   std::optional<uint64_t> seed;
   if (flags.seed_given) {

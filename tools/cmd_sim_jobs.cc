@@ -73,8 +73,9 @@ Status RunJobQueueSim(const JobQueueFlags& flags) {
   if (flags.kernel_flags_given) {
     return InvalidArgumentError(
         flags.scenario +
-        " is a job-queue scenario: --bound-us, --ideal, --duration-s and "
-        "--wave-by-wave apply to kernel-level scenarios only");
+        " is a job-queue scenario: --bound-us, --ideal, --duration-s, "
+        "--wave-by-wave and --sim-tolerance apply to kernel-level scenarios "
+        "only");
   }
   std::optional<uint64_t> seed;
   if (flags.seed_given) {

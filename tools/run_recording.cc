@@ -150,6 +150,9 @@ runs::RunRecord SimRunRecord(const experiment::RunReport& r,
       r.preemption_bound ? nlohmann::json(r.preemption_bound->count())
                          : nlohmann::json(nullptr);
   options["wave_by_wave"] = r.wave_by_wave;
+  // Only when set, so that exact runs keep the options they were recorded
+  // with.
+  if (r.time_tolerance > 0) options["time_tolerance"] = r.time_tolerance;
   options["ideal_preemption"] = r.ideal_preemption;
   rec.options_json = options.dump();
   rec.seed = static_cast<int64_t>(r.seed);

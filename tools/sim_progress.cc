@@ -41,6 +41,7 @@ std::unique_ptr<SimProgress> SimProgress::StartIfTerminal(
   probe.sample_interval = Duration(0);
   experiment::RunOptions options;
   options.wave_by_wave = run.wave_by_wave;
+  options.time_tolerance = run.time_tolerance;
   options.ideal_preemption = run.ideal_preemption;
   options.solo_baselines = false;
   const TimePoint t0 = p->clock_.Now();

@@ -154,6 +154,11 @@ struct RunReport {
   double system_throughput = 0;   // sum of the jobs' normalized throughput.
   int64_t kernels_simulated = 0;  // kernels completed in the shared run.
   bool wave_by_wave = false;  // RunOptions::wave_by_wave: waves were not fused.
+  // RunOptions::time_tolerance: > 0, the run was approximate.
+  double time_tolerance = 0;
+  // Events the shared run's event loop processed (the GPU's, launches from
+  // callbacks, host timers): the simulator's cost per kernel, for benchmarks.
+  int64_t events_simulated = 0;
   // "keep-progress" or "restart" when the shared run was that ideal-
   // preemption bound (RunOptions::ideal_preemption), not a policy; else empty.
   std::string ideal_preemption;

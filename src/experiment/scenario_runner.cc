@@ -37,6 +37,7 @@ struct RunOutcome {
   std::vector<JobOutcome> jobs;  // parallel to the jobs that ran
   std::vector<GpuReport> gpus;
   int64_t kernels = 0;
+  int64_t events = 0;  // the event loop's (sim::EventLoop::events_processed)
   std::array<sim::CopyTotals, kCopyDirections> copies{};
 };
 
@@ -100,6 +101,7 @@ sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo,
   gopt.fuse_waves = !options.wave_by_wave;
   gopt.ideal_preemption = options.ideal_preemption;
   gopt.engine = options.engine;
+  gopt.time_tolerance = options.time_tolerance;
   return gopt;
 }
 
@@ -237,6 +239,7 @@ Result<RunOutcome> RunOnce(
     out.gpus.push_back(std::move(r));
     out.kernels += g->kernels_completed();
   }
+  out.events = loop.events_processed();
   if (observer) observer->OnRunEnd(stop, out.gpus);
   return out;
 }
@@ -250,6 +253,7 @@ double Throughput(const JobOutcome& o) {
 Result<RunReport> RunScenario(const ScenarioSpec& spec,
                               const RunOptions& options) {
   COLO_RETURN_IF_ERROR(spec.Validate());
+  COLO_RETURN_IF_ERROR(GpuOptionsFor(spec, /*solo=*/false, options).Validate());
   std::vector<size_t> all(spec.jobs.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   // The solo runs first: the shared run measures each job's kernel delays
@@ -293,6 +297,8 @@ Result<RunReport> RunScenario(const ScenarioSpec& spec,
   report.duration = spec.duration;
   report.gpus = std::move(shared.gpus);
   report.kernels_simulated = shared.kernels;
+  report.events_simulated = shared.events;
+  report.time_tolerance = options.time_tolerance;
   report.wave_by_wave = options.wave_by_wave;
   if (options.ideal_preemption != sim::IdealPreemption::kOff) {
     report.ideal_preemption = IdealPreemptionName(options.ideal_preemption);

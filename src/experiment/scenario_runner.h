@@ -33,6 +33,9 @@ struct RunOptions {
   // The simulator's algorithms (SimGpuOptions::engine); kReference for the
   // speed benchmark and checks of the fast engine. Default: kFast.
   sim::SimEngine engine = sim::SimEngine::kFast;
+  // Approximate mode (SimGpuOptions::time_tolerance), for the shared run and
+  // the solo baselines alike. Default: 0 (exact).
+  double time_tolerance = 0;
   // Watches the shared run (run_observer.h); not owned, must outlive the
   // call. Default: none.
   RunObserver* observer = nullptr;
@@ -48,8 +51,10 @@ struct RunOptions {
 sim::SimGpuOptions GpuOptionsFor(const ScenarioSpec& spec, bool solo,
                                  const RunOptions& options);
 
-// Runs `spec`. InvalidArgument if spec.Validate() fails or a kernel does not
-// fit the GPU; the message names the job and kernel.
+// Runs `spec`. InvalidArgument if spec.Validate() fails, if the simulated
+// GPU's options (GpuOptionsFor) do not validate (a time_tolerance out of
+// range), or if a kernel does not fit the GPU; the message names the job and
+// kernel.
 Result<RunReport> RunScenario(const ScenarioSpec& spec,
                               const RunOptions& options = {});
 

@@ -140,6 +140,8 @@ Json Run(const experiment::RunReport& report) {
   j["system_throughput"] = Number(report.system_throughput);
   j["kernels_simulated"] = report.kernels_simulated;
   j["wave_by_wave"] = report.wave_by_wave;
+  if (report.time_tolerance > 0)
+    j["time_tolerance"] = Number(report.time_tolerance);
   j["ideal_preemption"] = report.ideal_preemption.empty()
                               ? Json(nullptr)
                               : Json(report.ideal_preemption);

@@ -13,6 +13,7 @@
 //    priority run's bound; null in any other), "seed", "duration_ns",
 //    "duration_s", "system_throughput", "kernels_simulated", "wave_by_wave"
 //    (true: simulated with --wave-by-wave, one event per wave),
+//    "time_tolerance" (only in approximate mode, --sim-tolerance: its E),
 //    "ideal_preemption" (the bound the run was, "keep-progress" or "restart";
 //    null: a real run), "copies": {"host_to_device", "device_to_host":
 //    {"count", "bytes",

@@ -275,6 +275,12 @@ std::string FormatRunTable(const experiment::RunReport& report) {
   out += fmt::format("kernels simulated  {}\n", report.kernels_simulated);
   if (report.wave_by_wave)
     out += "wave by wave       one event per wave (--wave-by-wave)\n";
+  if (report.time_tolerance > 0) {
+    out += fmt::format(
+        "approximate        wave ends moved by up to {:g} of a wave "
+        "(--sim-tolerance)\n",
+        report.time_tolerance);
+  }
   out += CopiesLine(report);
   return out;
 }

@@ -31,6 +31,11 @@ Status SimGpuOptions::Validate() const {
   if (!(merge_tolerance >= 0 && merge_tolerance <= 0.1)) {
     return InvalidArgumentError("SM-group merge tolerance must be in [0, 0.1]");
   }
+  if (!(time_tolerance >= 0 && time_tolerance <= kMaxTimeTolerance)) {
+    return InvalidArgumentError(
+        "simulator time tolerance must be in [0, 0.25] (a fraction of a "
+        "wave's duration; 0 is exact)");
+  }
   return OkStatus();
 }
 
@@ -50,7 +55,8 @@ SimGpu::SimGpu(const GpuSpec& spec, const Clock& clock, SimGpuOptions options)
     : spec_(spec),
       clock_(clock),
       options_(options),
-      pool_(spec, options.merge_tolerance, options.engine),
+      pool_(spec, options.merge_tolerance, options.engine,
+            options.time_tolerance),
       util_(options.sample_interval) {
   last_sync_ = clock_.Now();
 }

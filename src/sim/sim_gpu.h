@@ -77,6 +77,8 @@ const char* IdealPreemptionName(
     IdealPreemption p);  // "off", "keep-progress", "restart"
 
 struct SimGpuOptions {
+  // The largest time_tolerance Validate accepts.
+  static constexpr double kMaxTimeTolerance = 0.25;
   ContextMode mode = ContextMode::kConcurrent;  // Default: concurrent (MPS).
   // Time slicing only: the quantum and the GPU's idle time per switch.
   // Defaults: 2090 us and 150 us, as measured on an H100 (driver 580) by
@@ -132,6 +134,17 @@ struct SimGpuOptions {
   // The algorithms that compute the model (sim_engine.h): kReference is the
   // plain one, kept to check and time kFast against. Default: kFast.
   SimEngine engine = SimEngine::kFast;
+  // Approximate mode, a fraction of a wave's duration: a block group's
+  // finish becomes an event only at the next multiple of a power-of-two
+  // step of at most time_tolerance x its wave's duration at its current
+  // rate, and any event finishes the groups with at most time_tolerance of
+  // a block's work left (SmPool), so finishes close together on any SMs are
+  // one event. A wave ends within this fraction of its duration of its exact
+  // end, either way; single kernels move further, as a changed order of
+  // turns makes another schedule (docs/simulator.md, "Approximate mode",
+  // states the tolerance tests/sim/sim_tolerance_test.cc checks against the
+  // reference engine). 0: exact. Default: 0.
+  double time_tolerance = 0;
   Status Validate() const;
 };
 

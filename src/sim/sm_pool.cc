@@ -17,8 +17,13 @@ namespace {
 constexpr double kDoneNs = 1e-6;
 }  // namespace
 
-SmPool::SmPool(const GpuSpec& spec, double merge_tolerance, SimEngine engine)
-    : spec_(spec), merge_tolerance_(merge_tolerance), engine_(engine) {
+SmPool::SmPool(const GpuSpec& spec, double merge_tolerance, SimEngine engine,
+               double time_tolerance)
+    : spec_(spec),
+      merge_tolerance_(merge_tolerance),
+      engine_(engine),
+      time_tolerance_(time_tolerance) {
+  assert(time_tolerance >= 0);
   NewGroup(spec_.sm_count);
 }
 
@@ -445,8 +450,15 @@ void SmPool::RemoveResidentsIf(Take take) {
 }
 
 void SmPool::CollectFinished(std::vector<FinishedBlocks>* out) {
-  RemoveResidentsIf([out](const BlockGroup& b, int sms) {
-    if (b.remaining_ns > kDoneNs) return false;
+  // Approximate mode: a group with at most time_tolerance of a block's work
+  // left is finished at any event (early by at most that share of its
+  // wave's duration at its rate).
+  const double early = time_tolerance_;
+  RemoveResidentsIf([out, early](const BlockGroup& b, int sms) {
+    if (b.remaining_ns >
+        std::max(kDoneNs,
+                 early * static_cast<double>(b.shape.block_time.count())))
+      return false;
     out->push_back({b.launch, int64_t{b.per_sm} * sms * b.waves});
     return true;
   });
@@ -627,14 +639,32 @@ void SmPool::RecomputeNextFinish() {
     const BlockGroup& b = blocks_[i];
     // A fused group ends on its wave schedule (ExtendWaves), not on its
     // remaining work, so that rounding matches a wave-by-wave run's.
-    const TimePoint t =
+    TimePoint t =
         b.fused > 0 ? b.fused_first_end + Duration(b.fused * b.fused_wave_ns)
                     : last_sync_ + Duration(NsToFinish(b.remaining_ns, b.rate));
+    if (time_tolerance_ > 0) {
+      t = EventTimeOf(t, b.fused > 0
+                             ? static_cast<double>(b.fused_wave_ns)
+                             : static_cast<double>(b.shape.block_time.count()) /
+                                   std::max(b.rate, 1e-9));
+    }
     if (!next_finish_ || t < *next_finish_) {
       next_finish_ = t;
       next_finish_block_ = i;
     }
   }
+}
+
+TimePoint SmPool::EventTimeOf(TimePoint t, double wave_ns) const {
+  // Up to the next multiple of a power-of-two step of at most tolerance x
+  // the wave's duration at its rate. Powers of two nest (every multiple of a
+  // coarser step is one of a finer step), so groups with different steps
+  // share their events.
+  const double span = std::min(time_tolerance_ * wave_ns, 0x1p40);
+  if (span < 2) return t;
+  const int64_t step = int64_t{1} << std::ilogb(span);
+  const int64_t ns = ToNanos(t);
+  return AtNanos((ns + step - 1) / step * step);
 }
 
 SmPool::Snapshot SmPool::TakeAll() {

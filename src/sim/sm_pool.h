@@ -79,9 +79,20 @@ class SmPool {
   static constexpr double kIssueDecayPerWarp = 1.2;
   static constexpr double kStarvedWarpIssueShare = 2e-5;
   // `engine`: the algorithms (sim_engine.h); the model is the same.
+  // `time_tolerance` (approximate mode, SimGpuOptions::time_tolerance):
+  // a block group's finish becomes an event only at the next multiple of a
+  // power-of-two step of at most time_tolerance x its wave's duration at
+  // its current rate (block time / rate), and at any event a group with at
+  // most time_tolerance of a block's work left is finished: finishes close
+  // together, on any SMs, are one event. A group done before its event
+  // holds its slots and its issue and DRAM shares until then. So each wave
+  // ends within time_tolerance of its duration of its exact end, either
+  // way (while rates hold; a new rate rounds anew). 0: every finish is its
+  // own event (the exact model). REQUIRES: time_tolerance >= 0.
   explicit SmPool(const GpuSpec& spec,
                   double merge_tolerance = kDefaultMergeTolerance,
-                  SimEngine engine = SimEngine::kFast);
+                  SimEngine engine = SimEngine::kFast,
+                  double time_tolerance = 0);
 
   // Moves every block's progress forward to `now` at the current rates.
   // REQUIRES: now >= the last sync.
@@ -144,8 +155,9 @@ class SmPool {
   // is stale until the next SolveRates().
   int64_t Unfuse(uint32_t launch);
 
-  // Removes the block groups that have finished by the last sync and frees
-  // their resources; appends what finished to `out`.
+  // Removes the block groups that have finished by the last sync (in
+  // approximate mode also those with at most time_tolerance of a block's
+  // work left) and frees their resources; appends what finished to `out`.
   void CollectFinished(std::vector<FinishedBlocks>* out);
 
   // Recomputes every group's rate (the sharing rule above) and finish time.
@@ -256,6 +268,9 @@ class SmPool {
   void RemoveResidentsIf(Take take);
   void MergeEmptyGroups();
   void RecomputeNextFinish();
+  // Approximate mode: the event time of a finish at `t` of a wave lasting
+  // `wave_ns` (the constructor's comment).
+  TimePoint EventTimeOf(TimePoint t, double wave_ns) const;
   // SolveRates' two algorithms: every round of progressive filling (sets
   // every rate and dram_use_); the fast engine's one pass where the DRAM
   // cannot saturate (sm_pool_rates.cc; false, changing nothing, otherwise).
@@ -270,6 +285,7 @@ class SmPool {
   GpuSpec spec_;
   double merge_tolerance_;
   SimEngine engine_;
+  double time_tolerance_;
   TimePoint last_sync_ = TimeZero();
   std::vector<SmGroup> groups_;
   std::vector<int> free_groups_;

@@ -136,10 +136,19 @@ TEST_F(CliSimTest, BadFlagValues) {
       {{"--seed", "many"}, "--seed: expected an integer"},
       {{"--out", ""}, "--out: expected a file path"},
       {{"--policies", "all,mps"},
-       "--policies: 'all' in 'all,mps': 'all' stands alone"}};
+       "--policies: 'all' in 'all,mps': 'all' stands alone"},
+      {{"--sim-tolerance", "0.3"},
+       "--sim-tolerance: expected a fraction of a wave's duration in [0, "
+       "0.25] (0: exact), got '0.3'"},
+      {{"--sim-tolerance", "-0.01"}, "--sim-tolerance: expected"},
+      {{"--sim-tolerance", "nan"}, "--sim-tolerance: expected"},
+      {{"--sim-tolerance", "0.05", "--sweep", "a.rate=1:2:1"},
+       "--sim-tolerance applies to one run or a comparison of policies, not "
+       "to --sweep"}};
   for (const auto& [args, message] : cases) {
     const ProcessResult bad = Sim(kScenario, args);
     EXPECT_EQ(bad.exit_code, 2) << args[0] << " " << args[1];
+    EXPECT_EQ(bad.out, "") << args[0] << " " << args[1];
     EXPECT_THAT(bad.err, HasSubstr("colo: error: " + message))
         << args[0] << " '" << args[1] << "'";
   }
@@ -549,6 +558,20 @@ TEST_F(CliSimTest, AHostRunWhoseReportIsNotWrittenIsNotRecorded) {
   EXPECT_EQ(recorded.size(), printed.size());
   EXPECT_GE(printed.size(), 1u);
   for (const nlohmann::json& r : recorded) EXPECT_EQ(r["kind"], "host") << r;
+}
+
+// Approximate mode is said in the table and the JSON, and only there.
+TEST_F(CliSimTest, SimToleranceIsReportedWhereItWasUsed) {
+  const ProcessResult approx = Sim(kScenario, {"--sim-tolerance", "0.05"});
+  ASSERT_EQ(approx.exit_code, 0) << approx.err;
+  EXPECT_THAT(approx.out, HasSubstr("approximate"));
+  const ProcessResult exact = Sim(kScenario);
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  EXPECT_THAT(exact.out, Not(HasSubstr("approximate")));
+  const ProcessResult json =
+      Sim(kScenario, {"--sim-tolerance", "0.05", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out).at("time_tolerance"), 0.05);
 }
 
 }  // namespace

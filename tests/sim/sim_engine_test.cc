@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "colo/gpu_spec.h"
 #include "experiment/random.h"
 #include "experiment/scenario_runner.h"
+#include "random_mixes.h"
 #include "sim/event_loop.h"
 #include "sim/sim_gpu.h"
 #include "sim/sm_pool.h"
@@ -27,10 +27,6 @@
 
 namespace colo::sim {
 namespace {
-
-using testing::Job;
-using testing::TestKernel;
-using testing::TrainingOf;
 
 const GpuSpec kA100 = *GpuPreset("A100");
 
@@ -90,58 +86,13 @@ TEST(SimEngineTest, TheFastSolverGivesTheReferenceRatesBitForBit) {
   EXPECT_GT(saturated, 50);
 }
 
-// Completion times (client, index, ns) of `clients` chains of `length`
-// random kernels under MPS, some clients capped to a share of the SMs. With
-// `host_gaps`, each client spends a random host time of 0-60 us (its own,
-// drawn once) between a kernel's end and its next launch, so launches also
-// come from the event loop's callbacks, between the GPU's own events.
-std::vector<std::tuple<int, int, int64_t>> Completions(uint64_t seed,
-                                                       int clients, int length,
-                                                       SimEngine engine,
-                                                       bool host_gaps = false) {
-  experiment::Rng rng(seed);
+// Completion times of a random mix (random_mixes.h) with `engine`.
+std::vector<testing::KernelEnd> Completions(uint64_t seed, int clients,
+                                            int length, SimEngine engine,
+                                            bool host_gaps = false) {
   SimGpuOptions o;
   o.engine = engine;
-  EventLoop loop;
-  SimGpu gpu(kA100, loop.clock(), o);
-  loop.AddModel(&gpu);
-  std::vector<std::vector<KernelDesc>> chains(clients);
-  std::vector<Duration> gaps(clients, Duration(0));
-  for (int c = 0; c < clients; ++c) {
-    if (host_gaps)
-      gaps[c] = Microseconds(static_cast<int64_t>(rng.Next() % 61));
-    for (int i = 0; i < length; ++i) {
-      // Grids from one block to many waves; light to memory-bound kernels.
-      const int64_t blocks = 1 + static_cast<int64_t>(rng.Next() % 3000);
-      const Duration duration =
-          Microseconds(5 + static_cast<int64_t>(rng.Next() % 400));
-      KernelDesc k = TestKernel("k", blocks, duration,
-                                0.1 + 0.9 * rng.Uniform(), rng.Uniform());
-      k.block = {32 * (1 + static_cast<int64_t>(rng.Next() % 16)), 1, 1};
-      chains[c].push_back(k);
-    }
-    if (rng.Next() % 3 == 0)
-      gpu.SetClientSmCap(c, 20 + static_cast<int>(rng.Next() % 80));
-  }
-  std::vector<std::tuple<int, int, int64_t>> done;
-  std::function<void(int, int)> next = [&](int c, int i) {
-    if (i == length) return;
-    LaunchRequest r;
-    r.client = c;
-    r.kernel = &chains[c][i];
-    r.on_complete = [&, c, i](LaunchId, TimePoint t) {
-      done.emplace_back(c, i, ToNanos(t));
-      if (gaps[c].count() > 0) {
-        loop.After(gaps[c], [&next, c, i] { next(c, i + 1); });
-      } else {
-        next(c, i + 1);
-      }
-    };
-    EXPECT_TRUE(gpu.Submit(std::move(r)).ok());
-  };
-  for (int c = 0; c < clients; ++c) next(c, 0);
-  loop.RunUntil(AtNanos(Seconds(10).count()));
-  return done;
+  return testing::RandomMixCompletions(seed, clients, length, o, host_gaps);
 }
 
 TEST(SimEngineTest, RandomMixesOfTwoToSevenClientsEndEveryKernelAtTheSameNs) {
@@ -193,29 +144,8 @@ TEST(SimEngineTest, ScenariosWithHostEventsGiveTheReferenceFiguresExactly) {
   // same bits at every event (the tests above), so the run's figures are
   // equal: kernels completed, system throughput, each job's normalized
   // throughput.
-  experiment::Rng rng(7);
-  experiment::ScenarioSpec s;
-  s.name = "engines";
-  s.gpu = kA100;
-  s.duration = Milliseconds(100);
-  s.mode = experiment::SharingMode::kMps;
-  for (int j = 0; j < 4; ++j) {
-    std::vector<KernelDesc> ks;
-    for (int i = 0; i < 6; ++i) {
-      ks.push_back(
-          TestKernel("t" + std::to_string(j) + "-" + std::to_string(i),
-                     100 + static_cast<int64_t>(rng.Next() % 1500),
-                     Microseconds(20 + static_cast<int64_t>(rng.Next() % 300)),
-                     0.2 + 0.8 * rng.Uniform(), rng.Uniform()));
-    }
-    const std::string name = "train" + std::to_string(j);
-    s.jobs.push_back(Job(name, TrainingOf(name, ks, kA100)));
-  }
-  Workload inf = TrainingOf(
-      "inf", {TestKernel("i", 300, Microseconds(200), 0.5, 0.3)}, kA100);
-  inf.kind = WorkloadKind::kInference;
-  inf.arrivals.rate_per_s = 800;
-  s.jobs.push_back(Job("inf", inf));
+  const experiment::ScenarioSpec s =
+      testing::TrainingAndServiceScenario(Milliseconds(100));
   auto ref = experiment::RunScenario(s, {.engine = SimEngine::kReference});
   auto fast = experiment::RunScenario(s, {.engine = SimEngine::kFast});
   ASSERT_TRUE(ref.ok() && fast.ok());
