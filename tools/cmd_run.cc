@@ -1,7 +1,8 @@
 // `colo run [--class best-effort|high] [--token T] [--require-class]
 //  [--socket PATH] [--preload LIB] [--allow-static-cudart] [--verbose]
 //  [--execute] [--memory-persistent SIZE --memory-ephemeral SIZE]
-//  [--iterations N] [--iteration-range PATTERN] -- PROGRAM ARGS...`: runs an
+//  [--iterations N] [--iteration-range PATTERN [--iteration-domain D]]
+//  -- PROGRAM ARGS...`: runs an
 // unmodified CUDA program under the interposer against colod. It only sets the
 // environment (LD_PRELOAD, COLO_SOCKET, COLO_CLASS, COLO_TOKEN,
 // COLO_REQUIRE_CLASS, COLO_EXECUTE with
@@ -9,8 +10,9 @@
 // memory the program declares, which colod admits to a memory lane and
 // holds it to; COLO_ITERATIONS, the iterations it declares, which colod's
 // srtf and colo policies order by; with --iteration-range, COLO_ITERATION_RANGE
-// and NVTX_INJECTION64_PATH (the interposer: its iterations end at its NVTX
-// ranges, shim/nvtx_injection.h); CUDA_MPS_PIPE_DIRECTORY when
+// (COLO_ITERATION_DOMAIN) and NVTX_INJECTION64_PATH (the interposer: its
+// iterations end at its NVTX ranges, shim/nvtx_injection.h);
+// CUDA_MPS_PIPE_DIRECTORY when
 // colod runs its clients over MPS, and LD_LIBRARY_PATH when the machine has
 // no CUDA driver library: ProvideDriverLibrary) and execs the program; the
 // class is a request that colod grants from its own configuration (the
@@ -59,6 +61,7 @@ struct RunFlags {
   std::string memory_ephemeral;   // --memory-ephemeral: "512MiB"; "" none
   int64_t iterations = 0;         // --iterations: declared; 0 none
   std::string iteration_range;    // --iteration-range: glob; "" none
+  std::string iteration_domain;   // --iteration-domain: glob; "" default
   std::vector<std::string> command;
 };
 
@@ -266,11 +269,17 @@ Status CheckClassGranted(const RunFlags& f) {
 // --iteration-range: NVTX loads its injection library from
 // NVTX_INJECTION64_PATH (an absolute path; the preloaded interposer is the
 // same copy), and the interposer counts ranges matching
-// COLO_ITERATION_RANGE. A user's own NVTX_INJECTION64_PATH (a profiler's)
+// COLO_ITERATION_RANGE in the domains COLO_ITERATION_DOMAIN names (unset:
+// the default domain). A user's own NVTX_INJECTION64_PATH (a profiler's)
 // is kept, and then the ranges cannot be seen: iterations end at
 // synchronizing calls, as said on stderr.
-Status SetIterationRange(const std::string& pattern,
+Status SetIterationRange(const std::string& pattern, const std::string& domain,
                          const std::string& preload) {
+  if (pattern.empty() && !domain.empty()) {
+    return InvalidArgumentError(
+        "--iteration-domain names the NVTX domains of --iteration-range's "
+        "ranges: give --iteration-range too");
+  }
   if (pattern.empty()) return OkStatus();
   char real[PATH_MAX];
   if (realpath(preload.c_str(), real) == nullptr) {
@@ -288,6 +297,7 @@ Status SetIterationRange(const std::string& pattern,
   }
   setenv("NVTX_INJECTION64_PATH", real, 1);
   setenv("COLO_ITERATION_RANGE", pattern.c_str(), 1);
+  if (!domain.empty()) setenv("COLO_ITERATION_DOMAIN", domain.c_str(), 1);
   return OkStatus();
 }
 
@@ -364,7 +374,8 @@ Status RunProgram(const RunFlags& f) {
     ld += std::string(":") + old;
   }
   setenv("LD_PRELOAD", ld.c_str(), 1);
-  COLO_RETURN_IF_ERROR(SetIterationRange(f.iteration_range, preload));
+  COLO_RETURN_IF_ERROR(
+      SetIterationRange(f.iteration_range, f.iteration_domain, preload));
   // The program's own dynamic section names libcuda.so.1 when it links the
   // driver (its libraries may too: then the note is not said).
   const std::optional<std::string> image =
@@ -459,6 +470,11 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
       "(a glob; '*': every range pushed at depth 0), not at its "
       "synchronizing calls: colod counts and times them from the ranges "
       "(default: none)");
+  sub->add_option(
+      "--iteration-domain", flags->iteration_domain,
+      "the NVTX domains whose ranges --iteration-range matches (a glob over "
+      "domain names: 'megatron', '*' for all; default: the default domain "
+      "only)");
   sub->add_option("command", flags->command, "the program and its arguments");
   // From the program on, every argument is the program's, also without '--':
   // `colo run ./serve --class x` must not take the program's --class.

@@ -187,12 +187,13 @@ struct TraceMsg {
 };
 
 // kIterationMark. kRanged: this client's iterations end at its NVTX
-// ranges, not at its synchronizing calls; kEnded: one more has ended,
-// `ended` in all since the process started.
+// ranges, not at its synchronizing calls; kEnded: more have ended,
+// `ended` in all since the process started; `before_connection` 1 when
+// they all ended before the program connected (not timed).
 enum class IterationMarkKind : uint32_t { kRanged = 1, kEnded = 2 };
 struct IterationMarkMsg {
   uint32_t kind = 0;  // IterationMarkKind
-  uint32_t reserved = 0;
+  uint32_t before_connection = 0;
   uint64_t ended = 0;
 };
 

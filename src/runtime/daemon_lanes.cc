@@ -163,7 +163,8 @@ void Daemon::OnIterationMark(Client& c, const ipc::Message& m) {
               c.peer.pid, c.program.c_str());
     return;
   }
-  lanes_->IterationEnded(c.id, wall_.Now());
+  lanes_->IterationEnded(c.id, mark->ended, mark->before_connection != 0,
+                         wall_.Now());
 }
 
 void Daemon::ApplyLaneChanges(const LaneChanges& changes) {

@@ -255,14 +255,25 @@ bool LiveLanes::Ranged(ClientId id) const {
   return it != clients_.end() && it->second.ranged;
 }
 
-void LiveLanes::IterationEnded(ClientId id, TimePoint now) {
+void LiveLanes::IterationEnded(ClientId id, uint64_t ended,
+                               bool before_connection, TimePoint now) {
   auto it = clients_.find(id);
   if (it == clients_.end() || !it->second.ranged) return;
   Member& m = it->second;
-  ++m.iterations;
-  ++switches_.iterations;
-  ++switches_.ranged_iterations;
-  if (MayRun(id) && !m.parked) {
+  if (ended <= m.marks_seen) return;  // counted already (marks reordered)
+  const uint64_t rise = ended - m.marks_seen;
+  m.marks_seen = ended;
+  m.iterations += static_cast<int64_t>(rise);
+  switches_.iterations += static_cast<int64_t>(rise);
+  switches_.ranged_iterations += static_cast<int64_t>(rise);
+  if (before_connection || rise > 1) {
+    // Ended before the connection, or several told at once: counted, not
+    // timed.
+    for (uint64_t i = 0; i < rise && scheduler_.RemainingIterations(id) > 1;
+         ++i) {
+      scheduler_.CompleteIteration(id, Duration(0));
+    }
+  } else if (MayRun(id) && !m.parked) {
     Measure(id, m, now);
     m.boundary_pending = true;
   } else if (scheduler_.RemainingIterations(id) > 1) {

@@ -179,9 +179,14 @@ class LiveLanes {
   // client that never joined.
   void SetRanged(ClientId id);
   bool Ranged(ClientId id) const;
-  // A ranged client's iteration ended at `now` (its range's end). No-op for
-  // a client that never joined or is not ranged.
-  void IterationEnded(ClientId id, TimePoint now);
+  // A ranged client's iterations ended: `ended` in all since the process
+  // started (IterationMarkMsg), the last at `now`. Counts the rise over the
+  // last mark; a rise of one is timed, unless `before_connection` (ranges
+  // that ended before the program connected, told in one mark); a larger
+  // rise is counted untimed; a mark not above the last (reordered) counts
+  // nothing. No-op for a client that never joined or is not ranged.
+  void IterationEnded(ClientId id, uint64_t ended, bool before_connection,
+                      TimePoint now);
   // A kernel of the client was in flight over [start, end) on colod's
   // clock. No-op for a client that never joined.
   void OnKernelEnded(ClientId id, TimePoint start, TimePoint end);
@@ -216,6 +221,7 @@ class LiveLanes {
     bool parked = false;
     int64_t declared_iterations = 0;  // 0: none declared
     int64_t iterations = 0;           // ended (counted)
+    uint64_t marks_seen = 0;          // ranged: the last mark's `ended`
     TimePoint joined = TimeZero();
     TimePoint iteration_start = TimeZero();
     int64_t measured = 0;           // iterations timed (ended holding the turn)

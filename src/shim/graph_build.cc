@@ -11,6 +11,7 @@
 #include "cuda/cuda_abi.h"
 #include "shim/device_queries.h"
 #include "shim/graph_capture.h"
+#include "shim/graph_node_params.h"
 #include "shim/memory_checks.h"
 #include "shim/shim_state.h"
 #include "shim/sim_execute.h"
@@ -113,17 +114,12 @@ int GraphAddKernelNode(void** node, void* graph, const void* const* deps,
 int GraphAddMemsetNode(void** node, void* graph, const void* const* deps,
                        size_t num_deps, void* dst, size_t pitch, unsigned value,
                        unsigned element_size, size_t width, size_t height) {
-  if (element_size != 1 && element_size != 2 && element_size != 4)
-    return kCudaErrorInvalidValue;
   CapturedOp op;
-  op.kind = CapturedOp::Kind::kSet;
-  op.dst = dst;
-  op.value = static_cast<int>(value);
-  op.element_size = static_cast<int>(element_size);
-  op.width = width * element_size;
-  op.height = height;
-  op.dpitch = height > 1 ? pitch : op.width;
-  if (height > 1 && pitch < op.width) return kCudaErrorInvalidValue;
+  if (int err = MemsetOpOf(
+          cuda::MemsetParams{dst, pitch, value, element_size, width, height},
+          &op);
+      err != kCudaSuccess)
+    return err;
   return AddNode(node, graph, deps, num_deps, op,
                  [&](InterposerState& s) COLO_NO_THREAD_SAFETY_ANALYSIS {
                    return CheckCapturedCopy(s, op);

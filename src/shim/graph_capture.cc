@@ -65,6 +65,9 @@ void DeleteGraph(InterposerState& s, Graph* g) {
       ReleaseGraphMemory(s, reinterpret_cast<uintptr_t>(n->op.dst));
   }
   for (Graph* body : g->owned_bodies) DeleteGraph(s, body);
+  // Instantiated graphs outlive it; none names it as its source any more.
+  for (GraphExec* e : s.graphs.execs)
+    if (e->source == g) e->source = nullptr;
   s.graphs.live.erase(g);
   delete g;
 }
@@ -150,6 +153,41 @@ int WaitEventInCapture(InterposerState& s, void* stream, Event* e) {
   return kCudaSuccess;
 }
 
+namespace {
+
+// The nodes a capture into the existing graph `g` added are removed, and
+// the graph is the program's alone again (the capture failed).
+void UndoCaptureInto(InterposerState& s, Graph* g) COLO_REQUIRES(s.mu) {
+  const size_t keep = g->nodes_before_capture;
+  g->captured_into = false;
+  if (g->nodes.size() <= keep) return;
+  auto added = [&](const GraphNode* n) { return n->index >= keep; };
+  for (size_t i = 0; i < keep; ++i) {
+    auto& deps = g->nodes[i]->deps;
+    deps.erase(std::remove_if(deps.begin(), deps.end(), added), deps.end());
+  }
+  for (size_t i = keep; i < g->nodes.size(); ++i) {
+    const GraphNode* n = g->nodes[i].get();
+    s.graphs.graph_of_node.erase(n);
+    if (n->op.kind == CapturedOp::Kind::kMemAlloc)
+      ReleaseGraphMemory(s, reinterpret_cast<uintptr_t>(n->op.dst));
+  }
+  g->nodes.resize(keep);
+}
+
+// A capture that ends without a graph to hand over (abandoned, unjoined or
+// invalidated): a graph of its own is deleted; an existing graph it
+// captured into loses the nodes it added.
+void DiscardCapture(InterposerState& s, Graph* g) COLO_REQUIRES(s.mu) {
+  if (g->captured_into) {
+    UndoCaptureInto(s, g);
+  } else {
+    DeleteGraph(s, g);
+  }
+}
+
+}  // namespace
+
 void ForgetCaptureStream(InterposerState& s, Stream* st) {
   for (Event* e : s.events.live) {
     if (e->capture_stream == st) e->capture_stream = nullptr;
@@ -158,7 +196,7 @@ void ForgetCaptureStream(InterposerState& s, Stream* st) {
   if (g == nullptr) return;
   if (st->capture_origin) {  // a capture never ended is abandoned with it
     DetachCapture(s, g);
-    DeleteGraph(s, g);
+    DiscardCapture(s, g);
     return;
   }
   g->invalidated = true;
@@ -183,22 +221,74 @@ int CaptureKernel(InterposerState& s, void* stream, const void* key,
   return kCudaSuccess;
 }
 
-int StreamBeginCapture(void* stream, int mode) {
-  InterposerState& s = Interposer();
-  MutexLock lock(s.mu);
+namespace {
+
+// The checks both begin-capture calls make on the stream and the mode.
+int CheckCaptureBegin(InterposerState& s, void* stream, int mode)
+    COLO_REQUIRES(s.mu) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (IsDefaultStream(stream)) return cuda::kCudaErrorStreamCaptureUnsupported;
   if (mode < 0 || mode > 2) return cuda::kCudaErrorInvalidValue;
-  auto* st = static_cast<Stream*>(stream);
-  if (st->capture != nullptr) return cuda::kCudaErrorIllegalState;
-  st->capture = new Graph();
-  st->capture_id = st->capture->capture_id = s.graphs.next_capture_id++;
+  if (static_cast<Stream*>(stream)->capture != nullptr)
+    return cuda::kCudaErrorIllegalState;
+  return kCudaSuccess;
+}
+
+// `st` captures into `g` from now on, its first operation after `deps`.
+void BeginCaptureInto(InterposerState& s, Stream* st, Graph* g,
+                      std::vector<const GraphNode*> deps) COLO_REQUIRES(s.mu) {
+  st->capture = g;
+  st->capture_id = g->capture_id = s.graphs.next_capture_id++;
   st->capture_origin = true;
-  st->capture_deps.clear();
+  st->capture_deps = std::move(deps);
   st->capture_ops = 0;
   st->rejoined_ops = -1;
+}
+
+}  // namespace
+
+int StreamBeginCapture(void* stream, int mode) {
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  if (int err = CheckCaptureBegin(s, stream, mode); err != kCudaSuccess)
+    return err;
+  BeginCaptureInto(s, static_cast<Stream*>(stream), new Graph(), {});
+  return kCudaSuccess;
+}
+
+int StreamBeginCaptureToGraph(void* stream, void* graph,
+                              const void* const* deps, const void* edge_data,
+                              size_t num_deps, int mode) {
+  if (num_deps > 0 && deps == nullptr) return cuda::kCudaErrorInvalidValue;
+  const auto* edges = static_cast<const cuda::GraphEdgeData*>(edge_data);
+  for (size_t i = 0; edges != nullptr && i < num_deps; ++i) {
+    // Ports and types other than full completion are not modelled (as
+    // cudaGraphAddDependencies).
+    if (edges[i].from_port != 0 || edges[i].to_port != 0 || edges[i].type != 0)
+      return cuda::kCudaErrorNotSupported;
+  }
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  if (int err = CheckCaptureBegin(s, stream, mode); err != kCudaSuccess)
+    return err;
+  auto* g = static_cast<Graph*>(graph);
+  if (s.graphs.live.count(g) == 0 || g->captured_into)
+    return cuda::kCudaErrorInvalidValue;
+  std::vector<const GraphNode*> after;
+  for (size_t i = 0; i < num_deps; ++i) {
+    auto* n = static_cast<const GraphNode*>(deps[i]);
+    auto it = s.graphs.graph_of_node.find(n);
+    if (it == s.graphs.graph_of_node.end() || it->second != g ||
+        std::find(after.begin(), after.end(), n) != after.end())
+      return cuda::kCudaErrorInvalidValue;
+    after.push_back(n);
+  }
+  g->captured_into = true;
+  g->invalidated = false;
+  g->nodes_before_capture = g->nodes.size();
+  BeginCaptureInto(s, static_cast<Stream*>(stream), g, std::move(after));
   return kCudaSuccess;
 }
 
@@ -221,11 +311,13 @@ int StreamEndCapture(void* stream, void** graph) {
   // Ended either way: every stream of the capture leaves it.
   DetachCapture(s, g);
   if (unjoined || g->invalidated) {
-    DeleteGraph(s, g);
+    g->invalidated = false;  // (an existing graph captured into stays)
+    DiscardCapture(s, g);
     *graph = nullptr;
     return unjoined ? cuda::kCudaErrorStreamCaptureUnjoined
                     : cuda::kCudaErrorStreamCaptureInvalidated;
   }
+  g->captured_into = false;  // an existing graph is live already
   s.graphs.live.insert(g);
   *graph = g;
   return kCudaSuccess;
@@ -347,6 +439,43 @@ std::optional<GraphExec> ExecutionPlan(const Graph& g) {
 }
 
 int GraphInstantiate(void** exec, void* graph) {
+  return GraphInstantiateWithFlags(exec, graph, 0);
+}
+
+namespace {
+
+constexpr unsigned long long kInstantiateAutoFreeOnLaunch = 1;
+
+// The memory nodes of `g` into `plan`: the allocations it uses, those no
+// free node of `g` frees, those of other graphs its free nodes free, and
+// the nodes' operations in dependency order.
+void PlanGraphMemory(const Graph& g, GraphExec* plan) {
+  std::vector<uintptr_t> freed;
+  for (const auto& node : g.nodes) {
+    const auto base = reinterpret_cast<uintptr_t>(node->op.dst);
+    if (node->op.kind == CapturedOp::Kind::kMemAlloc)
+      plan->graph_memory.push_back(base);
+    if (node->op.kind == CapturedOp::Kind::kMemFree) freed.push_back(base);
+  }
+  auto has = [](const std::vector<uintptr_t>& v, uintptr_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (uintptr_t base : plan->graph_memory)
+    if (!has(freed, base)) plan->unfreed_memory.push_back(base);
+  for (uintptr_t base : freed)
+    if (!has(plan->graph_memory, base)) plan->frees_others.push_back(base);
+  std::optional<std::vector<size_t>> order = TopologicalOrder(g);
+  for (size_t i : *order) {
+    const CapturedOp& op = g.nodes[i]->op;
+    if (op.kind == CapturedOp::Kind::kMemAlloc) plan->alloc_ops.push_back(op);
+    if (op.kind == CapturedOp::Kind::kMemFree) plan->free_ops.push_back(op);
+  }
+}
+
+}  // namespace
+
+int GraphInstantiateWithFlags(void** exec, void* graph,
+                              unsigned long long flags) {
   if (exec == nullptr) return cuda::kCudaErrorInvalidValue;
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
@@ -358,21 +487,19 @@ int GraphInstantiate(void** exec, void* graph) {
     return cuda::kCudaErrorInvalidValue;  // its dependencies form a cycle
   if (int err = ResolveConditionals(s, plan->ops); err != kCudaSuccess)
     return err;
-  for (const auto& node : g->nodes) {
-    if (node->op.kind != CapturedOp::Kind::kMemAlloc) continue;
-    const auto base = reinterpret_cast<uintptr_t>(node->op.dst);
-    // CUDA: one instantiated graph at a time for a graph with memory nodes
-    // (the allocation's address is the node's).
-    for (const GraphExec* other : s.graphs.execs) {
-      if (std::find(other->graph_memory.begin(), other->graph_memory.end(),
-                    base) != other->graph_memory.end())
-        return cuda::kCudaErrorNotSupported;
-    }
-    plan->graph_memory.push_back(base);
+  PlanGraphMemory(*g, &*plan);
+  // CUDA: one instantiated graph at a time for a graph with memory nodes
+  // (the allocation's address is the node's). A graph another graph's
+  // launch was captured into shares that graph's allocations: the same
+  // memory, which both use.
+  if (!plan->graph_memory.empty() || !plan->frees_others.empty()) {
+    for (const GraphExec* other : s.graphs.execs)
+      if (other->source == g) return cuda::kCudaErrorNotSupported;
   }
   for (uintptr_t base : plan->graph_memory) RetainGraphMemory(s, base);
   auto* e = new GraphExec(std::move(*plan));
   e->source = g;
+  e->auto_free_on_launch = (flags & kInstantiateAutoFreeOnLaunch) != 0;
   for (size_t k = 1; k < e->lane_count; ++k) {
     auto* lane = new Stream();
     lane->id = s.streams.next_id++;
@@ -459,12 +586,18 @@ int GraphLaunch(void* exec, void* stream) {
   if (s.graphs.execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
   if (int err = CheckStream(s, stream); err != kCudaSuccess) return err;
   if (Graph* g = CapturingInto(s, stream)) {  // captured as part of another
+    // Its operations in order, with its memory nodes: allocations before
+    // them, frees after.
     auto* st = static_cast<Stream*>(stream);
-    for (const CapturedOp& op : e->ops)
-      st->capture_deps = {AddGraphNode(s, g, op, st->capture_deps)};
+    for (const auto* ops : {&e->alloc_ops, &e->ops, &e->free_ops}) {
+      for (const CapturedOp& op : *ops)
+        st->capture_deps = {AddGraphNode(s, g, op, st->capture_deps)};
+    }
     ++st->capture_ops;  // one node of the capture
     return kCudaSuccess;
   }
+  if (int err = BeginGraphMemoryLaunch(s, *e); err != kCudaSuccess) return err;
+  if (s.graphs.execs.count(e) == 0) return cuda::kCudaErrorInvalidValue;
   // Its graph memory is charged before anything of it runs.
   const std::vector<uintptr_t> graph_memory = e->graph_memory;
   if (int err = ChargeGraphMemory(s, graph_memory); err != kCudaSuccess)
@@ -515,6 +648,7 @@ int GraphLaunch(void* exec, void* stream) {
         err != kCudaSuccess)
       return err;
   }
+  EndGraphMemoryLaunch(s, plan.unfreed_memory, plan.frees_others);
   return kCudaSuccess;
 }
 
@@ -537,9 +671,11 @@ int GraphDestroy(void* graph) {
   InterposerState& s = Interposer();
   MutexLock lock(s.mu);
   auto* g = static_cast<Graph*>(graph);
-  // A conditional node's body is the node's to delete.
+  // A conditional node's body is the node's to delete; a graph a stream
+  // captures into stays until the capture ends.
   if (s.graphs.live.count(g) == 0 || g->is_body)
     return cuda::kCudaErrorInvalidValue;
+  if (g->captured_into) return cuda::kCudaErrorIllegalState;
   DeleteGraph(s, g);
   return kCudaSuccess;
 }

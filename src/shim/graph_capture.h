@@ -31,6 +31,19 @@ GraphNode* AddGraphNode(InterposerState& s, Graph* g, const CapturedOp& op,
                         std::vector<const GraphNode*> deps) COLO_REQUIRES(s.mu);
 // Forgets `g` and its nodes, and frees it.
 void DeleteGraph(InterposerState& s, Graph* g) COLO_REQUIRES(s.mu);
+// cudaStreamBeginCaptureToGraph: `stream` captures into the existing
+// `graph`, its first operation after the `num_deps` nodes at `deps` (of
+// that graph). As cudaStreamBeginCapture answers, and
+// cudaErrorInvalidValue for a graph that is not live or already captured
+// into, or a dependency not of it; cudaErrorNotSupported for edge data
+// other than full completion.
+int StreamBeginCaptureToGraph(void* stream, void* graph,
+                              const void* const* deps, const void* edge_data,
+                              size_t num_deps, int mode);
+// cudaGraphInstantiate with `flags` (cudaGraphInstantiateFlags; only
+// cudaGraphInstantiateFlagAutoFreeOnLaunch changes what sim mode does).
+int GraphInstantiateWithFlags(void** exec, void* graph,
+                              unsigned long long flags);
 // How `g` runs (GraphExec, lanes not yet made): its operations in an order
 // that keeps every dependency, ready nodes taken in the order they were
 // added; nullopt if the dependencies form a cycle.
@@ -58,6 +71,12 @@ int WaitEventInCapture(InterposerState& s, void* stream, Event* e)
 // joined is invalidated.
 void ForgetCaptureStream(InterposerState& s, Stream* st) COLO_REQUIRES(s.mu);
 
+// The checks a new node doing `op` gets: a kernel registered and within
+// the launch limits (its arguments from `args` / `extra` copied into `op`
+// under sim mode's `execute`), a copy's or memset's memory, a host node's
+// function (cudaErrorInvalidValue if null). REQUIRES: connected.
+int CheckNodeOp(InterposerState& s, CapturedOp* op, void** args, void** extra)
+    COLO_REQUIRES(s.mu);
 // Adds a node doing `op` after `deps` to `graph` once `check` (run under
 // the lock, sim mode, connected or not) accepts it; `check` may fill in
 // `op`, which is read after it. As the cudaGraphAdd*Node calls answer.
@@ -89,8 +108,26 @@ void ReleaseExecGraphMemory(InterposerState& s,
 int ChargeGraphMemory(InterposerState& s, const std::vector<uintptr_t>& bases)
     COLO_REQUIRES(s.mu);
 // cudaDeviceGraphMemTrim: every charge given back (a later launch charges
-// again).
+// again), but for the allocations a launch left allocated.
 int DeviceGraphMemTrim(int device);
+// cudaFree (and cudaFreeAsync, after its stream's work) of the graph
+// allocation at `ptr`: one a launch left allocated is freed, its charge
+// given back; cudaErrorInvalidValue for one a free node of its graph frees
+// or that is not allocated now. Lets s.mu go for the round trip.
+int FreeGraphMemory(InterposerState& s, void* ptr) COLO_REQUIRES(s.mu);
+// A launch of `e` begins: cudaErrorInvalidValue if an allocation the last
+// launch left allocated has not been freed, unless `e` frees it itself
+// (cudaGraphInstantiateFlagAutoFreeOnLaunch). Lets s.mu go (`e` may be
+// gone after).
+int BeginGraphMemoryLaunch(InterposerState& s, const GraphExec& e)
+    COLO_REQUIRES(s.mu);
+// A launch ended: the allocations no free node of its graph frees
+// (`unfreed`) stay allocated; those of other graphs its free nodes free
+// (`frees_others`) are freed. Lets s.mu go.
+void EndGraphMemoryLaunch(InterposerState& s,
+                          const std::vector<uintptr_t>& unfreed,
+                          const std::vector<uintptr_t>& frees_others)
+    COLO_REQUIRES(s.mu);
 // cudaGraphAddMemAllocNode (params: a cudaMemAllocNodeParams, whose dptr
 // it sets) and cudaGraphAddMemFreeNode (dptr: an allocation node's).
 int GraphAddMemAllocNode(void** node, void* graph, const void* const* deps,

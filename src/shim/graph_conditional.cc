@@ -27,6 +27,7 @@
 
 #include "cuda/cuda_abi.h"
 #include "shim/graph_capture.h"
+#include "shim/graph_param_layouts.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -37,42 +38,6 @@ namespace {
 
 constexpr unsigned kCondAssignDefault = 1;  // cudaGraphCondAssignDefault
 constexpr int kCondIf = 0, kCondWhile = 1, kCondSwitch = 2;
-
-// cudaConditionalNodeParams's layout.
-struct ConditionalNodeParams {
-  uint64_t handle = 0;
-  int type = 0;
-  unsigned size = 0;
-  void** graphs_out = nullptr;  // cudaGraph_t*: set to the bodies' array
-};
-static_assert(sizeof(ConditionalNodeParams) == 24,
-              "cudaConditionalNodeParams's size");
-
-// cudaMemcpyNodeParams's layout.
-struct MemcpyNodeParams {
-  int flags;
-  int reserved[3];
-  cuda::Memcpy3DParms copy;
-};
-
-// cudaGraphNodeParams's layout: the type, then the kind's parameters.
-struct GraphNodeParams {
-  int type = 0;
-  int reserved0[3] = {};
-  union {
-    long long reserved1[29];
-    cuda::KernelNodeParams kernel;
-    MemcpyNodeParams memcpy;
-    cuda::MemsetParams memset;
-    cuda::HostNodeParams host;
-    void* event;
-    unsigned char alloc[120];  // cudaMemAllocNodeParamsV2
-    void* free_dptr;
-    ConditionalNodeParams conditional;
-  };
-  long long reserved2 = 0;
-};
-static_assert(sizeof(GraphNodeParams) == 256, "cudaGraphNodeParams's size");
 
 }  // namespace
 

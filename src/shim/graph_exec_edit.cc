@@ -57,22 +57,30 @@ int64_t PositionOf(InterposerState& s, const GraphExec& e, void* node)
   return it == e.node_index.end() ? -1 : it - e.node_index.begin();
 }
 
-// The checks a new node of `op`'s kind gets.
-int CheckOp(InterposerState& s, const CapturedOp& op) COLO_REQUIRES(s.mu) {
-  switch (op.kind) {
-    case CapturedOp::Kind::kKernel:
-      if (s.kernels.names.count(op.key) == 0)
+}  // namespace
+
+int CheckNodeOp(InterposerState& s, CapturedOp* op, void** args, void** extra) {
+  switch (op->kind) {
+    case CapturedOp::Kind::kKernel: {
+      if (s.kernels.names.count(op->key) == 0)
         return cuda::kCudaErrorInvalidDeviceFunction;
-      return CheckLaunchLimits(s, op.key, op.grid, op.block, op.shared_mem);
+      if (int err = CheckLaunchLimits(s, op->key, op->grid, op->block,
+                                      op->shared_mem);
+          err != kCudaSuccess)
+        return err;
+      // Its arguments, copied now, as CUDA copies a node's.
+      if (!ExecutesKernels(s)) return kCudaSuccess;
+      return CopyKernelArgsLocked(s, op->key, args, extra, &op->executed.args);
+    }
     case CapturedOp::Kind::kCopy:
     case CapturedOp::Kind::kSet:
-      return CheckCapturedCopy(s, op);
+      return CheckCapturedCopy(s, *op);
+    case CapturedOp::Kind::kHost:
+      return op->host_fn != nullptr ? kCudaSuccess : kCudaErrorInvalidValue;
     default:
       return kCudaSuccess;
   }
 }
-
-}  // namespace
 
 int GraphExecSetNode(void* exec, void* node, CapturedOp op, void** args,
                      void** extra) {
@@ -84,13 +92,8 @@ int GraphExecSetNode(void* exec, void* node, CapturedOp op, void** args,
   if (e == nullptr) return kCudaErrorInvalidValue;
   const int64_t pos = PositionOf(s, *e, node);
   if (pos < 0 || e->ops[pos].kind != op.kind) return kCudaErrorInvalidValue;
-  if (int err = CheckOp(s, op); err != kCudaSuccess) return err;
-  if (op.kind == CapturedOp::Kind::kKernel && ExecutesKernels(s)) {
-    if (int err =
-            CopyKernelArgsLocked(s, op.key, args, extra, &op.executed.args);
-        err != kCudaSuccess)
-      return err;
-  }
+  if (int err = CheckNodeOp(s, &op, args, extra); err != kCudaSuccess)
+    return err;
   e->ops[pos] = std::move(op);
   return kCudaSuccess;
 }

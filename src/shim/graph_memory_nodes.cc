@@ -17,6 +17,14 @@
 // instantiated graph uses it. The memory stays usable from the allocation
 // node to the end of the graph's life: a free node orders nothing the
 // interposer has to undo, so it runs as an empty node.
+//
+// An allocation no free node of its graph frees outlives the launch, as in
+// CUDA: it stays allocated (charged, and mapped even if the graph goes)
+// until the program frees it with cudaFree or cudaFreeAsync, or launches a
+// graph whose free node frees it; that gives its charge back. Launching the
+// graph again before then is cudaErrorInvalidValue, unless it was
+// instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch, whose launch
+// frees it first.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,6 +33,7 @@
 
 #include "cuda/cuda_abi.h"
 #include "shim/graph_capture.h"
+#include "shim/graph_param_layouts.h"
 #include "shim/shim_state.h"
 
 namespace colo::shim {
@@ -32,30 +41,6 @@ using cuda::kCudaErrorInvalidValue;
 using cuda::kCudaSuccess;
 
 namespace {
-
-// cudaMemAllocNodeParams's layout (the same as ...V2's in
-// cudaGraphNodeParams): the pool properties, the access descriptors, the
-// size, and the address CUDA hands back.
-struct MemPoolProps {
-  int alloc_type = 0;    // cudaMemAllocationType; 1: pinned (device)
-  int handle_types = 0;  // cudaMemAllocationHandleType; must be 0
-  int location_type = 0;
-  int location_id = 0;
-  void* win32_security = nullptr;
-  size_t max_size = 0;
-  unsigned short usage = 0;
-  unsigned char reserved[54] = {};
-};
-struct MemAllocNodeParams {
-  MemPoolProps pool;
-  const void* access_descs = nullptr;
-  size_t access_desc_count = 0;
-  size_t bytesize = 0;
-  void* dptr = nullptr;
-};
-static_assert(sizeof(MemPoolProps) == 88, "cudaMemPoolProps's size");
-static_assert(sizeof(MemAllocNodeParams) == 120,
-              "cudaMemAllocNodeParams's size");
 
 size_t WholePages(size_t size) {
   const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -111,8 +96,6 @@ void ReleaseGraphMemory(InterposerState& s, uintptr_t base) {
   if (it == s.graphs.memory.end() || it->second.users > 0) return;
   const size_t size = it->second.size;
   s.graphs.memory.erase(it);
-  // Unmapped only if still listed: a cudaFree of it (which CUDA allows for
-  // a graph allocation no free node frees) has unmapped it already.
   if (s.memory.allocations.erase(base) != 0)
     munmap(reinterpret_cast<void*>(base), WholePages(size));
 }
@@ -120,9 +103,64 @@ void ReleaseGraphMemory(InterposerState& s, uintptr_t base) {
 void ReleaseExecGraphMemory(InterposerState& s,
                             const std::vector<uintptr_t>& bases) {
   for (uintptr_t base : bases) {
-    Uncharge(s, base);
+    // One a launch left allocated keeps its charge until it is freed.
+    auto it = s.graphs.memory.find(base);
+    if (it != s.graphs.memory.end() && !it->second.outstanding)
+      Uncharge(s, base);
     ReleaseGraphMemory(s, base);
   }
+}
+
+namespace {
+
+// The allocation at `base` a launch left allocated is freed: its charge
+// given back, and it no longer counts as a user. REQUIRES: it is
+// outstanding; lets s.mu go for the round trip.
+void EndOutstanding(InterposerState& s, uintptr_t base) COLO_REQUIRES(s.mu) {
+  auto it = s.graphs.memory.find(base);
+  if (it == s.graphs.memory.end() || !it->second.outstanding) return;
+  it->second.outstanding = false;
+  Uncharge(s, base);
+  ReleaseGraphMemory(s, base);
+}
+
+}  // namespace
+
+int FreeGraphMemory(InterposerState& s, void* ptr) {
+  const auto base = reinterpret_cast<uintptr_t>(ptr);
+  auto it = s.graphs.memory.find(base);
+  // Allocated only between a launch that leaves it so and its free (CUDA:
+  // cudaErrorInvalidValue for one a free node of its graph frees, or one
+  // not allocated now).
+  if (it == s.graphs.memory.end() || !it->second.outstanding)
+    return kCudaErrorInvalidValue;
+  if (int err = Connected(s); err != kCudaSuccess) return err;
+  EndOutstanding(s, base);
+  return kCudaSuccess;
+}
+
+int BeginGraphMemoryLaunch(InterposerState& s, const GraphExec& e) {
+  for (uintptr_t base : e.unfreed_memory) {
+    auto it = s.graphs.memory.find(base);
+    if (it == s.graphs.memory.end() || !it->second.outstanding) continue;
+    if (!e.auto_free_on_launch) return kCudaErrorInvalidValue;
+  }
+  if (!e.auto_free_on_launch) return kCudaSuccess;
+  const std::vector<uintptr_t> unfreed = e.unfreed_memory;
+  for (uintptr_t base : unfreed) EndOutstanding(s, base);
+  return kCudaSuccess;
+}
+
+void EndGraphMemoryLaunch(InterposerState& s,
+                          const std::vector<uintptr_t>& unfreed,
+                          const std::vector<uintptr_t>& frees_others) {
+  for (uintptr_t base : unfreed) {
+    auto it = s.graphs.memory.find(base);
+    if (it == s.graphs.memory.end() || it->second.outstanding) continue;
+    it->second.outstanding = true;
+    ++it->second.users;
+  }
+  for (uintptr_t base : frees_others) EndOutstanding(s, base);
 }
 
 int ChargeGraphMemory(InterposerState& s, const std::vector<uintptr_t>& bases) {
@@ -155,8 +193,9 @@ int DeviceGraphMemTrim(int device) {
   if (int err = Connected(s); err != kCudaSuccess) return err;
   if (InGate(s)) return cuda::kCudaErrorNotSupported;
   std::vector<uintptr_t> charged;
+  // What a launch left allocated is in use, not trimmed.
   for (const auto& [base, m] : s.graphs.memory)
-    if (m.charged) charged.push_back(base);
+    if (m.charged && !m.outstanding) charged.push_back(base);
   for (uintptr_t base : charged) Uncharge(s, base);
   return kCudaSuccess;
 }

@@ -92,6 +92,10 @@ struct GraphNode {
   CapturedOp op;
   std::vector<const GraphNode*> deps;
   size_t index = 0;  // its place in Graph::nodes
+  // A kernel node's argument pointers into op.executed.args, as
+  // cudaGraphKernelNodeGetParams hands them out (valid until the node's
+  // parameters change or it goes).
+  std::vector<void*> arg_pointers;
 };
 // A graph (cudaGraph_t), made by a capture or by cudaGraphCreate.
 struct Graph {
@@ -109,6 +113,11 @@ struct Graph {
   // destroyed by the program (cudaGraphDestroy refuses them).
   std::vector<Graph*> owned_bodies;
   bool is_body = false;
+  // A capture into this existing graph runs (cudaStreamBeginCaptureToGraph):
+  // the graph stays the program's, and a capture that fails removes the
+  // nodes it added (those from `nodes_before_capture` on).
+  bool captured_into = false;
+  size_t nodes_before_capture = 0;
 };
 // An instantiated graph (ExecutionPlan): its operations in an order that
 // keeps every dependency, empty nodes left out, each on a lane: lane 0 is
@@ -136,6 +145,19 @@ struct GraphExec {
   // charged to colod's ledger at its first launch or upload, released
   // when it is destroyed or cudaDeviceGraphMemTrim trims them.
   std::vector<uintptr_t> graph_memory;
+  // Of those, the ones no free node of its graph frees: each launch leaves
+  // them allocated until the program frees them (graph_memory_nodes.cc).
+  std::vector<uintptr_t> unfreed_memory;
+  // Allocations of other graphs its free nodes free, at the end of each
+  // launch.
+  std::vector<uintptr_t> frees_others;
+  // Its allocation and free nodes' operations, in dependency order: a
+  // launch captured into another graph carries them over (allocations
+  // first, frees last).
+  std::vector<CapturedOp> alloc_ops, free_ops;
+  // cudaGraphInstantiateFlagAutoFreeOnLaunch: a launch frees what the
+  // previous one left allocated.
+  bool auto_free_on_launch = false;
 };
 
 }  // namespace colo::shim

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "shim/driver_exports.h"
+#include "shim/graph_exports.h"
 #include "shim/shim_exports.h"
 
 namespace colo::shim {

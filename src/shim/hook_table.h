@@ -138,6 +138,7 @@
   X(cudaLaunchKernelExC)                                            \
   X(cudaDriverGetVersion)                                           \
   X(cudaGetDriverEntryPoint)                                        \
+  X(cudaGetDriverEntryPoint_ptsz)                                   \
   X(cudaMalloc3D)                                                   \
   X(cudaMemcpy3D)                                                   \
   X(cudaMemcpy3D_ptds)                                              \
@@ -148,6 +149,7 @@
   X(cudaMemset3DAsync)                                              \
   X(cudaMemset3DAsync_ptsz)                                         \
   X(cudaGetDriverEntryPointByVersion)                               \
+  X(cudaGetDriverEntryPointByVersion_ptsz)                          \
   X(cudaStreamBeginCapture)                                         \
   X(cudaStreamEndCapture)                                           \
   X(cudaStreamIsCapturing)                                          \
@@ -326,6 +328,33 @@
   X(cudaGraphExecMemsetNodeSetParams)                               \
   X(cudaGraphAddMemAllocNode)                                       \
   X(cudaDeviceGraphMemTrim)                                         \
+  /* node parameters, graph shape, capture into a graph */          \
+  /* (shim_exports_graph_nodes.cc) */                               \
+  X(cudaGraphKernelNodeGetParams)                                   \
+  X(cudaGraphKernelNodeSetParams)                                   \
+  X(cudaGraphMemcpyNodeGetParams)                                   \
+  X(cudaGraphMemcpyNodeSetParams)                                   \
+  X(cudaGraphMemcpyNodeSetParams1D)                                 \
+  X(cudaGraphMemsetNodeGetParams)                                   \
+  X(cudaGraphMemsetNodeSetParams)                                   \
+  X(cudaGraphHostNodeGetParams)                                     \
+  X(cudaGraphHostNodeSetParams)                                     \
+  X(cudaGraphMemAllocNodeGetParams)                                 \
+  X(cudaGraphMemFreeNodeGetParams)                                  \
+  X(cudaGraphNodeSetParams)                                         \
+  X(cudaGraphExecNodeSetParams)                                     \
+  X(cudaGraphEventRecordNodeGetEvent)                               \
+  X(cudaGraphEventRecordNodeSetEvent)                               \
+  X(cudaGraphEventWaitNodeGetEvent)                                 \
+  X(cudaGraphEventWaitNodeSetEvent)                                 \
+  X(cudaGraphChildGraphNodeGetGraph)                                \
+  X(cudaGraphGetRootNodes)                                          \
+  X(cudaGraphGetEdges)                                              \
+  X(cudaGraphNodeGetDependencies)                                   \
+  X(cudaGraphNodeGetDependentNodes)                                 \
+  X(cudaGraphRemoveDependencies)                                    \
+  X(cudaStreamBeginCaptureToGraph)                                  \
+  X(cudaStreamBeginCaptureToGraph_ptsz)                             \
   /* profiler, stream attributes (shim_exports_stream_extras.cc) */ \
   X(cudaProfilerStart)                                              \
   X(cudaProfilerStop)                                               \
@@ -335,6 +364,19 @@
   X(cudaStreamGetAttribute_ptsz)                                    \
   X(cudaStreamAttachMemAsync)                                       \
   X(cudaStreamAttachMemAsync_ptsz)                                  \
+  /* start-up configuration (shim_exports_configs.cc) */            \
+  X(cudaFuncSetCacheConfig)                                         \
+  X(cudaFuncSetSharedMemConfig)                                     \
+  X(cudaDeviceSetCacheConfig)                                       \
+  X(cudaDeviceGetCacheConfig)                                       \
+  X(cudaDeviceSetSharedMemConfig)                                   \
+  X(cudaDeviceGetSharedMemConfig)                                   \
+  X(cudaInitDevice)                                                 \
+  X(cudaFuncGetName)                                                \
+  X(cudaStreamGetId)                                                \
+  X(cudaStreamGetId_ptsz)                                           \
+  X(cudaStreamGetDevice)                                            \
+  X(cudaStreamGetDevice_ptsz)                                       \
   /* cuBLAS (shim_exports_blas.cc) */                               \
   X(cublasCreate_v2)                                                \
   X(cublasSetVector)                                                \

@@ -16,6 +16,7 @@
 #include "cuda/cuda_abi.h"
 #include "shim/export_forwarding.h"
 #include "shim/fatbin.h"
+#include "shim/graph_capture.h"
 #include "shim/hook_table.h"
 #include "shim/registry.h"
 #include "shim/shim_runtime.h"
@@ -527,7 +528,8 @@ int cudaGraphInstantiate(void** exec, void* graph, unsigned long long flags) {
   COLO_FORWARD_IF_NEEDED(cudaGraphInstantiate,
                          kCudaErrorSharedObjectSymbolNotFound, exec, graph,
                          flags);
-  return Safe([&] { return cs::GraphInstantiate(exec, graph); });
+  return Safe(
+      [&] { return cs::GraphInstantiateWithFlags(exec, graph, flags); });
 }
 
 int cudaGraphInstantiateWithFlags(void** exec, void* graph,
@@ -535,7 +537,8 @@ int cudaGraphInstantiateWithFlags(void** exec, void* graph,
   COLO_FORWARD_IF_NEEDED(cudaGraphInstantiateWithFlags,
                          kCudaErrorSharedObjectSymbolNotFound, exec, graph,
                          flags);
-  return Safe([&] { return cs::GraphInstantiate(exec, graph); });
+  return Safe(
+      [&] { return cs::GraphInstantiateWithFlags(exec, graph, flags); });
 }
 
 int cudaGraphLaunch(void* exec, void* stream) {

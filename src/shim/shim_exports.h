@@ -394,6 +394,15 @@ COLO_EXPORT int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
                                                  unsigned cuda_version,
                                                  unsigned long long flags,
                                                  int* status);
+// The per-thread-stream builds' names of the two above, the same calls.
+COLO_EXPORT int cudaGetDriverEntryPoint_ptsz(const char* symbol, void** fn,
+                                             unsigned long long flags,
+                                             int* status);
+COLO_EXPORT int cudaGetDriverEntryPointByVersion_ptsz(const char* symbol,
+                                                      void** fn,
+                                                      unsigned cuda_version,
+                                                      unsigned long long flags,
+                                                      int* status);
 
 // Stream-ordered allocation and managed-memory prefetch
 // (stream_ordered_memory.cc; CUDA 13 signatures).
@@ -521,6 +530,21 @@ COLO_EXPORT int cudaStreamAttachMemAsync(void* stream, void* ptr, size_t length,
                                          unsigned flags);
 COLO_EXPORT int cudaStreamAttachMemAsync_ptsz(void* stream, void* ptr,
                                               size_t length, unsigned flags);
+// Start-up configuration (shim_exports_configs.cc): cudaFuncCache and
+// cudaSharedMemConfig as int.
+COLO_EXPORT int cudaFuncSetCacheConfig(const void* func, int config);
+COLO_EXPORT int cudaFuncSetSharedMemConfig(const void* func, int config);
+COLO_EXPORT int cudaDeviceSetCacheConfig(int config);
+COLO_EXPORT int cudaDeviceGetCacheConfig(int* config);
+COLO_EXPORT int cudaDeviceSetSharedMemConfig(int config);
+COLO_EXPORT int cudaDeviceGetSharedMemConfig(int* config);
+COLO_EXPORT int cudaInitDevice(int device, unsigned device_flags,
+                               unsigned flags);
+COLO_EXPORT int cudaFuncGetName(const char** name, const void* func);
+COLO_EXPORT int cudaStreamGetId(void* stream, unsigned long long* id);
+COLO_EXPORT int cudaStreamGetId_ptsz(void* stream, unsigned long long* id);
+COLO_EXPORT int cudaStreamGetDevice(void* stream, int* device);
+COLO_EXPORT int cudaStreamGetDevice_ptsz(void* stream, int* device);
 // cuBLAS (shim_exports_blas.cc): handles and stream as void*, the enums
 // (cublasOperation_t, cudaDataType, cublasComputeType_t, cublasGemmAlgo_t,
 // cublasMath_t, cublasPointerMode_t) and cublasStatus_t as int, __half as

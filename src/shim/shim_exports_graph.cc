@@ -3,6 +3,7 @@
 // calls are not (shim_exports.cc): a graph run by the real runtime would
 // bypass colod's grants.
 #include "shim/export_forwarding.h"
+#include "shim/graph_node_params.h"
 #include "shim/graph_objects.h"
 
 using colo::cuda::kCudaErrorInvalidValue;
@@ -104,40 +105,6 @@ int cudaGraphAddMemcpyNode(void** node, void* graph, const void* const* deps,
              node, graph, deps, num_deps, params);
 }
 
-namespace {
-
-// A kernel node's operation from cudaKernelNodeParams.
-cs::CapturedOp KernelOp(const colo::cuda::KernelNodeParams& p) {
-  cs::CapturedOp op;
-  op.key = p.func;
-  op.grid = cs::Dim{p.grid[0], p.grid[1], p.grid[2]};
-  op.block = cs::Dim{p.block[0], p.block[1], p.block[2]};
-  op.shared_mem = p.shared_mem_bytes;
-  return op;
-}
-
-// A 1D copy's operation.
-cs::CapturedOp CopyOp(void* dst, const void* src, size_t count, int kind) {
-  cs::CapturedOp op;
-  op.kind = cs::CapturedOp::Kind::kCopy;
-  op.copy_kind = kind;
-  op.dst = dst;
-  op.src = src;
-  op.width = op.dpitch = op.spitch = count;
-  return op;
-}
-
-// A host node's operation.
-cs::CapturedOp HostOp(const colo::cuda::HostNodeParams& p) {
-  cs::CapturedOp op;
-  op.kind = cs::CapturedOp::Kind::kHost;
-  op.host_fn = p.fn;
-  op.host_data = p.user_data;
-  return op;
-}
-
-}  // namespace
-
 int cudaGraphExecKernelNodeSetParams(void* exec, void* node,
                                      const void* params) {
   COLO_GRAPH(
@@ -146,8 +113,8 @@ int cudaGraphExecKernelNodeSetParams(void* exec, void* node,
         if (params == nullptr) return kCudaErrorInvalidValue;
         const auto* p =
             static_cast<const colo::cuda::KernelNodeParams*>(params);
-        return cs::GraphExecSetNode(exec, node, KernelOp(*p), p->kernel_params,
-                                    p->extra);
+        return cs::GraphExecSetNode(exec, node, cs::KernelOpOf(*p),
+                                    p->kernel_params, p->extra);
       }(),
       exec, node, params);
 }
@@ -171,10 +138,11 @@ int cudaGraphExecMemcpyNodeSetParams(void* exec, void* node,
 int cudaGraphExecMemcpyNodeSetParams1D(void* exec, void* node, void* dst,
                                        const void* src, size_t count,
                                        int kind) {
-  COLO_GRAPH(cudaGraphExecMemcpyNodeSetParams1D,
-             cs::GraphExecSetNode(exec, node, CopyOp(dst, src, count, kind),
-                                  nullptr, nullptr),
-             exec, node, dst, src, count, kind);
+  COLO_GRAPH(
+      cudaGraphExecMemcpyNodeSetParams1D,
+      cs::GraphExecSetNode(exec, node, cs::CopyOp1D(dst, src, count, kind),
+                           nullptr, nullptr),
+      exec, node, dst, src, count, kind);
 }
 
 int cudaGraphExecHostNodeSetParams(void* exec, void* node, const void* params) {
@@ -184,7 +152,8 @@ int cudaGraphExecHostNodeSetParams(void* exec, void* node, const void* params) {
         if (params == nullptr) return kCudaErrorInvalidValue;
         const auto* p = static_cast<const colo::cuda::HostNodeParams*>(params);
         if (p->fn == nullptr) return kCudaErrorInvalidValue;
-        return cs::GraphExecSetNode(exec, node, HostOp(*p), nullptr, nullptr);
+        return cs::GraphExecSetNode(exec, node, cs::HostOpOf(*p), nullptr,
+                                    nullptr);
       }(),
       exec, node, params);
 }

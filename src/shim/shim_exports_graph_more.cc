@@ -5,9 +5,9 @@
 // cudaDeviceGraphMemTrim: graph_memory_nodes.cc), conditional nodes
 // (cudaGraphConditionalHandleCreate and cudaGraphAddNode of type
 // conditional: graph_conditional.cc), and cudaGraphAddNode for every kind
-// sim mode runs. The node kinds sim mode does not run — child graphs, event
-// record and wait nodes, external semaphores — and
-// cudaGraphExecMemsetNodeSetParams are refused with cudaErrorNotSupported,
+// sim mode runs, and cudaGraphExecMemsetNodeSetParams. The node kinds sim
+// mode does not run — child graphs, event record and wait nodes, external
+// semaphores — are refused with cudaErrorNotSupported,
 // announced once per call (forwarded, they would reach the real runtime,
 // which has no GPU in sim mode). Gate mode refuses graphs altogether, as
 // for capture.
@@ -15,6 +15,7 @@
 
 #include "shim/export_forwarding.h"
 #include "shim/graph_capture.h"
+#include "shim/graph_node_params.h"
 #include "shim/shim_state.h"
 
 using colo::cuda::kCudaErrorInvalidValue;
@@ -72,7 +73,7 @@ int cudaGraphInstantiateWithParams(void** exec, void* graph, void* params) {
       [&] {
         if (params == nullptr) return kCudaErrorInvalidValue;
         auto* p = static_cast<InstantiateParams*>(params);
-        const int err = cs::GraphInstantiate(exec, graph);
+        const int err = cs::GraphInstantiateWithFlags(exec, graph, p->flags);
         p->error_node_out = nullptr;
         p->result_out =
             err == kCudaSuccess ? kInstantiateSuccess : kInstantiateError;
@@ -170,8 +171,9 @@ int cudaGraphConditionalHandleCreate(void* handle, void* graph,
 
 int cudaGraphExecMemsetNodeSetParams(void* exec, void* node,
                                      const void* params) {
-  COLO_FORWARD_IF_NEEDED(cudaGraphExecMemsetNodeSetParams,
-                         kCudaErrorSharedObjectSymbolNotFound, exec, node,
-                         params);
-  return RefusedNode(__func__);
+  COLO_GRAPH_MORE(
+      cudaGraphExecMemsetNodeSetParams,
+      cs::GraphExecMemsetNodeSetParams(
+          exec, node, static_cast<const colo::cuda::MemsetParams*>(params)),
+      exec, node, params);
 }

@@ -266,6 +266,19 @@ bool GiveOwnEntryPoint(const char* symbol, void** fn, int* status) {
   return true;
 }
 
+// cudaGetDriverEntryPoint[ByVersion][_ptsz]: the interposer's own driver
+// hooks by name, else the real runtime's answer (`real`, with `args`).
+template <typename Real, typename... Args>
+int DriverEntryPoint(Real real, const char* symbol, void** fn, int* status,
+                     Args... args) {
+  if (fn == nullptr)
+    return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
+  if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
+  if (real == nullptr)
+    return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
+  return real(symbol, fn, args..., status);
+}
+
 }  // namespace
 
 int cudaGetDriverEntryPoint(const char* symbol, void** fn,
@@ -273,13 +286,17 @@ int cudaGetDriverEntryPoint(const char* symbol, void** fn,
   COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPoint,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
                          flags, status);
-  if (fn == nullptr)
-    return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
-  if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
-  auto real = COLO_REAL(cudaGetDriverEntryPoint);
-  if (real == nullptr)
-    return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
-  return real(symbol, fn, flags, status);
+  return DriverEntryPoint(COLO_REAL(cudaGetDriverEntryPoint), symbol, fn,
+                          status, flags);
+}
+
+int cudaGetDriverEntryPoint_ptsz(const char* symbol, void** fn,
+                                 unsigned long long flags, int* status) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPoint_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
+                         flags, status);
+  return DriverEntryPoint(COLO_REAL(cudaGetDriverEntryPoint_ptsz), symbol, fn,
+                          status, flags);
 }
 
 int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
@@ -288,13 +305,19 @@ int cudaGetDriverEntryPointByVersion(const char* symbol, void** fn,
   COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPointByVersion,
                          kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
                          cuda_version, flags, status);
-  if (fn == nullptr)
-    return Safe([] { return colo::cuda::kCudaErrorInvalidValue; });
-  if (GiveOwnEntryPoint(symbol, fn, status)) return kCudaSuccess;
-  auto real = COLO_REAL(cudaGetDriverEntryPointByVersion);
-  if (real == nullptr)
-    return Safe([] { return kCudaErrorSharedObjectSymbolNotFound; });
-  return real(symbol, fn, cuda_version, flags, status);
+  return DriverEntryPoint(COLO_REAL(cudaGetDriverEntryPointByVersion), symbol,
+                          fn, status, cuda_version, flags);
+}
+
+int cudaGetDriverEntryPointByVersion_ptsz(const char* symbol, void** fn,
+                                          unsigned cuda_version,
+                                          unsigned long long flags,
+                                          int* status) {
+  COLO_FORWARD_IF_NEEDED(cudaGetDriverEntryPointByVersion_ptsz,
+                         kCudaErrorSharedObjectSymbolNotFound, symbol, fn,
+                         cuda_version, flags, status);
+  return DriverEntryPoint(COLO_REAL(cudaGetDriverEntryPointByVersion_ptsz),
+                          symbol, fn, status, cuda_version, flags);
 }
 
 // ---- stream-ordered allocation, prefetch (stream_ordered_memory.cc) ----

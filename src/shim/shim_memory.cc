@@ -213,6 +213,8 @@ int Free(void* ptr, bool driver) {
   // bytes still moving, may still use the memory.
   (void)AfterHostFuncs(s, kEveryStream);
   AfterByteMoves(s);
+  // A graph allocation a launch left allocated (graph_memory_nodes.cc).
+  if (IsGraphMemory(s, ptr)) return FreeGraphMemory(s, ptr);
   auto it = s.memory.allocations.find(reinterpret_cast<uintptr_t>(ptr));
   // CUDA >= 10.1: cudaErrorInvalidValue (cudaErrorInvalidDevicePointer is
   // deprecated). A __managed__ variable's storage is not the program's to

@@ -348,11 +348,11 @@ int FreeHost(void* ptr);
 // an allocation (or was freed already) is cudaErrorInvalidValue at once,
 // without waiting and without a round trip; a null pointer does nothing.
 // Both check the stream (cudaErrorInvalidResourceHandle). On a capturing
-// stream CUDA would record a memory node, which sim mode's graphs do not
-// model: cudaErrorStreamCaptureUnsupported, the capture is invalidated
-// (ending it gives cudaErrorStreamCaptureInvalidated) and nothing is
-// allocated or freed. Gate mode: the same, on the real runtime's cudaMalloc
-// / cudaFree (gate::Malloc, gate::Free), so colod accounts them.
+// stream they record the capture's allocation / free node, as CUDA does
+// (graph_memory_nodes.cc); FreeAsync of a graph allocation outside a
+// capture frees it as Free does (FreeGraphMemory). Gate mode: the same, on the
+// real runtime's cudaMalloc / cudaFree (gate::Malloc, gate::Free), so colod
+// accounts them.
 int MallocAsync(void** ptr, size_t size, void* stream);
 int FreeAsync(void* ptr, void* stream);
 // cudaMemPrefetchAsync: in sim mode managed memory is host memory, so a

@@ -199,11 +199,14 @@ struct GraphTable {
   // Graph allocations (memory nodes), by address: reserved when the node is
   // made (listed in MemoryTable::allocations, so that nodes may name it),
   // charged to colod's ledger while `charged`; unmapped when no graph node
-  // or instantiated graph uses it (`users`).
+  // or instantiated graph uses it (`users`). `outstanding`: a launch left
+  // it allocated (no free node of its graph frees it) and it has not been
+  // freed since; it counts as a user, and stays charged, until then.
   struct GraphMemory {
     size_t size = 0;
     int users = 0;
     bool charged = false;
+    bool outstanding = false;
   };
   std::map<uintptr_t, GraphMemory> memory;
   // Conditional handles by their value (cudaGraphConditionalHandle), from

@@ -97,16 +97,14 @@ int FreeAsync(void* ptr, void* stream) {
     // allocation's address; anything else: cudaErrorInvalidValue).
     if (CapturingInto(s, stream) != nullptr)
       return CaptureFreeAsync(s, stream, ptr);
-    // A graph allocation outlives its graph's launch until the graph is
-    // destroyed (graph_memory_nodes.cc): freeing it here frees nothing.
-    if (IsGraphMemory(s, ptr)) return kCudaSuccess;
     // Not an allocation, or freed already: refused at once (Free checks
     // again after the wait, for a free from another thread meanwhile).
     if (s.memory.allocations.count(reinterpret_cast<uintptr_t>(ptr)) == 0)
       return cuda::kCudaErrorInvalidValue;
   }
   // The work before the free on its stream has completed: then the memory
-  // goes back to colod.
+  // goes back to colod (a graph allocation's as cudaFree gives it back:
+  // graph_memory_nodes.cc).
   if (int err = StreamSynchronize(stream); err != kCudaSuccess) return err;
   return Free(ptr);
 }

@@ -417,6 +417,7 @@ void AddProgramCases(std::vector<KernelCase>& v) {
   guarded("stream_alloc", "stream_alloc_step", "_Z17stream_alloc_stepPii",
           kI32);
   guarded("nvtx_trainer", "nvtx_step", "_Z9nvtx_stepPfi", kF32);
+  guarded("graph_memory_ledger", "Iota", "_Z4IotaPii", kI32);
   // scale(p, n) declares extern shared memory it does not use; the program
   // only asks the occupancy API about it. Launched with 1 KiB of it.
   v.push_back(Case("cuda_programs_occupancy", "scale", "_Z5scalePfi", D(4),
@@ -446,6 +447,11 @@ void AddProgramCases(std::vector<KernelCase>& v) {
            "_Z14train_backwardPfPKfi", D(2), D(512), 0,
            {Reals("w", kF32, 1024, -2, 2), Reals("a", kF32, 1024, -100, 100)},
            {Ptr(0), Ptr(1), I32(1000)}));
+  // Triple(in, out, n): out[i] = 3 * in[i] for i < n.
+  v.push_back(Case("cuda_programs_graph_memory_ledger", "Triple",
+                   "_Z6TriplePKiPii", D(4), D(256), 0,
+                   {Ints("in", kI32, 1024, -1e6, 1e6), Zero("out", kI32, 1024)},
+                   {Ptr(0), Ptr(1), I32(1000)}));
   // lane_step(w, a, n): a[i] = a[i] * w[i % 1024] + 1 for i < n.
   v.push_back(
       Case("cuda_programs_lane_trainer", "lane_step", "_Z9lane_stepPfS_i", D(4),

@@ -77,6 +77,98 @@ TEST(ColodIterationMarksTest, NvtxRangesCountIterationsNotSyncs) {
   EXPECT_EQ(colod.Stats()["lanes"]["ranged_iterations"], 12 + 13);
 }
 
+// nvtx_trainer 12 4 3 0 train_step FORM: the same 12 iterations marked in
+// each of NVTX's other forms (nvtx_trainer.cu), its "setup" range still a
+// default-domain push:
+//   domain (nvtxDomainRangePushEx in "colo_trainer", names registered)
+//     with --iteration-domain colo_trainer: 12, all at ranges;
+//   the same without --iteration-domain: only the default domain's ranges
+//     count, and "setup" is not "train_step": 0 (its syncs do not count
+//     either: its iterations end at ranges);
+//   start (nvtxRangeStartA / nvtxRangeEnd, the default domain): 12;
+//   domain-start (nvtxDomainRangeStartEx / End) with --iteration-domain
+//     'colo_*': 12.
+TEST(ColodIterationMarksTest, NamedDomainsAndUnnestedRangesCount) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, Config("fifo", 1000));
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  struct Case {
+    std::string form;
+    std::vector<std::string> extra;
+    int64_t iterations;
+  };
+  const std::vector<Case> cases = {
+      {"domain",
+       {"--iteration-range", "train_step", "--iteration-domain",
+        "colo_trainer"},
+       12},
+      {"domain", {"--iteration-range", "train_step"}, 0},
+      {"start", {"--iteration-range", "train_step"}, 12},
+      {"domain-start",
+       {"--iteration-range", "train_step", "--iteration-domain", "colo_*"},
+       12},
+  };
+  int64_t ranged = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE(c.form + " " + std::to_string(c.extra.size()) + " flags");
+    auto p = RunTrainer(colod, dir, c.form + std::to_string(i), c.extra,
+                        {"12", "4", "3", "0", "train_step", c.form});
+    ASSERT_EQ(p->Wait(seconds(120)), 0) << p->Output() << p->Errors();
+    EXPECT_NE(p->Output().find("iterations=12 syncs=38"), std::string::npos)
+        << p->Output();
+    EXPECT_EQ(FinishedIterations(colod, i), c.iterations) << colod.Log();
+    ranged += c.iterations;
+  }
+  EXPECT_EQ(colod.Stats()["lanes"]["ranged_iterations"], ranged);
+}
+
+// nvtx_trainer 12 4 3 0 train_step FORM 3: 3 "train_step" ranges end
+// before the program's first CUDA call, when the interposer has no
+// connection to colod yet; it tells them at the connection, so colod
+// counts 3 + 12 = 15, in the default domain (push) and in a named one
+// (domain).
+TEST(ColodIterationMarksTest, RangesBeforeTheFirstCudaCallCount) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Colod colod(dir, Config("fifo", 1000));
+  ASSERT_TRUE(colod.ready()) << colod.Log();
+  auto push =
+      RunTrainer(colod, dir, "push", {"--iteration-range", "train_step"},
+                 {"12", "4", "3", "0", "train_step", "push", "3"});
+  ASSERT_EQ(push->Wait(seconds(120)), 0) << push->Output() << push->Errors();
+  EXPECT_NE(push->Output().find("iterations=12 syncs=38 early=3"),
+            std::string::npos)
+      << push->Output();
+  EXPECT_EQ(FinishedIterations(colod, 0), 15) << colod.Log();
+  auto domain = RunTrainer(
+      colod, dir, "domain",
+      {"--iteration-range", "train_step", "--iteration-domain", "colo_trainer"},
+      {"12", "4", "3", "0", "train_step", "domain", "3"});
+  ASSERT_EQ(domain->Wait(seconds(120)), 0)
+      << domain->Output() << domain->Errors();
+  EXPECT_EQ(FinishedIterations(colod, 1), 15) << colod.Log();
+  EXPECT_EQ(colod.Stats()["lanes"]["ranged_iterations"], 30);
+}
+
+// --iteration-domain names the domains of --iteration-range's ranges:
+// alone it is refused (exit 2, saying what to add), before the program
+// runs.
+TEST(ColodIterationMarksTest, IterationDomainWithoutARangeIsRefused) {
+  SKIP_WITHOUT_PROGRAMS();
+  TempDir dir;
+  Process colo({kBin + "/colo", "run", "--socket", dir.path() + "/none.sock",
+                "--iteration-domain", "colo_trainer", "--",
+                Program("nvtx_trainer"), "1", "1", "1", "0"},
+               {}, dir.path() + "/refused.out", dir.path() + "/refused.err");
+  EXPECT_EQ(colo.Wait(seconds(30)), 2) << colo.Errors();
+  EXPECT_NE(colo.Errors().find("give --iteration-range too"), std::string::npos)
+      << colo.Errors();
+  EXPECT_EQ(colo.Output().find("iterations="), std::string::npos)
+      << colo.Output();
+}
+
 // Two programs under colo, each in a lane of its own (15 + 15 MiB of 100),
 // no iterations declared. Returns the most lanes that held a turn at once
 // (colod's lanes.max_turns_at_once) once both have run out, and the least

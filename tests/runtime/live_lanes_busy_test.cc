@@ -122,11 +122,11 @@ TEST(LiveLanesRangedTest, RangesCountAndTimeIterationsNotSyncs) {
   LaneChanges ch;
   EXPECT_TRUE(lanes.AtSync(1, At(1), &ch));
   EXPECT_EQ(lanes.Iterations(1), 0);
-  lanes.IterationEnded(1, At(5));
+  lanes.IterationEnded(1, 1, false, At(5));
   for (double t : {6.0, 7.0, 8.0}) EXPECT_TRUE(lanes.AtSync(1, At(t), &ch));
-  lanes.IterationEnded(1, At(12));
+  lanes.IterationEnded(1, 2, false, At(12));
   EXPECT_TRUE(lanes.AtSync(1, At(13), &ch));
-  lanes.IterationEnded(1, At(20));
+  lanes.IterationEnded(1, 3, false, At(20));
   EXPECT_EQ(lanes.Iterations(1), 3);
   EXPECT_EQ(lanes.turn_stats().iterations, 3);
   EXPECT_EQ(lanes.turn_stats().ranged_iterations, 3);
@@ -135,8 +135,31 @@ TEST(LiveLanesRangedTest, RangesCountAndTimeIterationsNotSyncs) {
   // A client that did not say it is ranged (waiting: fifo runs one job per
   // GPU): its range marks are ignored.
   ASSERT_TRUE(lanes.Join(2, {20 * kMiB, 10 * kMiB}, false, At(21)).ok());
-  lanes.IterationEnded(2, At(22));
+  lanes.IterationEnded(2, 1, false, At(22));
   EXPECT_EQ(lanes.Iterations(2), 0);
+}
+
+// fifo, one ranged client. Four ranges ended before it connected (one mark,
+// ended = 4, before_connection): counted, none timed. Then ranges end at
+// 10 and 16 ms (joined at 0): 10 and 6 ms, mean 8 ms. A reordered mark
+// (ended = 5 after 6) counts nothing; a mark that rises by 2 counts 2,
+// untimed, so the mean stays 8 ms.
+TEST(LiveLanesRangedTest, MarksCountTheRiseAndTimeOnlySingleLiveEnds) {
+  LiveLanes lanes(Lanes(jobs::JobPolicyKind::kFifo), 100 * kMiB);
+  ASSERT_TRUE(*lanes.Join(1, {20 * kMiB, 10 * kMiB}, false, At(0)));
+  lanes.SetRanged(1);
+  lanes.IterationEnded(1, 4, true, At(0));
+  EXPECT_EQ(lanes.Iterations(1), 4);
+  EXPECT_FALSE(lanes.IterationTime(1).has_value());
+  lanes.IterationEnded(1, 5, false, At(10));
+  lanes.IterationEnded(1, 6, false, At(16));
+  lanes.IterationEnded(1, 5, false, At(17));
+  EXPECT_EQ(lanes.Iterations(1), 6);
+  EXPECT_EQ(*lanes.IterationTime(1), Milliseconds(8));
+  lanes.IterationEnded(1, 8, false, At(30));
+  EXPECT_EQ(lanes.Iterations(1), 8);
+  EXPECT_EQ(lanes.turn_stats().ranged_iterations, 8);
+  EXPECT_EQ(*lanes.IterationTime(1), Milliseconds(8));
 }
 
 // colo, C = 100 MiB, two endless clients in lanes of their own. A holds its

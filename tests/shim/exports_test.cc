@@ -1,5 +1,7 @@
 // libcolo_preload.so exports exactly the symbols of the one hook table
-// (src/shim/hook_table.h), and each resolves to the library's own definition.
+// (src/shim/hook_table.h) and the CUDA runtime functions it defines besides
+// (src/shim/runtime_stubs.cc, runtime_stubs_test.cc), and each hook
+// resolves to the library's own definition.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "runtime_stub_names.h"
 #include "shim/hook_table.h"
 #include "shim/nvtx_injection.h"
 
@@ -40,8 +43,9 @@ std::set<std::string> ExportedFunctions() {
   return out;
 }
 
-TEST(ShimExportsTest, ExportsExactlyTheHookTable) {
+TEST(ShimExportsTest, ExportsExactlyTheHookTableAndTheRuntimeStubs) {
   const std::set<std::string> table = TableNames();
+  const std::set<std::string> stubs = colo::testing::RuntimeStubNames();
   const std::set<std::string> exported = ExportedFunctions();
   ASSERT_FALSE(exported.empty()) << "could not list the exports of " << kLib;
   for (const std::string& name : table)
@@ -50,9 +54,12 @@ TEST(ShimExportsTest, ExportsExactlyTheHookTable) {
   // Besides the hooks: NVTX's injection entry point, which interposes on
   // nothing (NVTX asks for it by name, nvtx_injection.h).
   EXPECT_TRUE(exported.count(colo::shim::kNvtxEntryPoint));
+  for (const std::string& name : stubs)
+    EXPECT_TRUE(exported.count(name)) << name << " is a stub but not exported";
   for (const std::string& name : exported)
-    EXPECT_TRUE(table.count(name) || name == colo::shim::kNvtxEntryPoint)
-        << name << " is exported but not in the table";
+    EXPECT_TRUE(table.count(name) || stubs.count(name) ||
+                name == colo::shim::kNvtxEntryPoint)
+        << name << " is exported but neither in the table nor a stub";
   EXPECT_EQ(table.size(), static_cast<size_t>(colo::shim::kHookCount));
 }
 
