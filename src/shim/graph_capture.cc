@@ -590,8 +590,10 @@ int GraphLaunch(void* exec, void* stream) {
     // them, frees after.
     auto* st = static_cast<Stream*>(stream);
     for (const auto* ops : {&e->alloc_ops, &e->ops, &e->free_ops}) {
-      for (const CapturedOp& op : *ops)
-        st->capture_deps = {AddGraphNode(s, g, op, st->capture_deps)};
+      for (size_t i = 0; i < ops->size(); ++i) {
+        if (ops == &e->ops && e->Disabled(i)) continue;
+        st->capture_deps = {AddGraphNode(s, g, (*ops)[i], st->capture_deps)};
+      }
     }
     ++st->capture_ops;  // one node of the capture
     return kCudaSuccess;
@@ -636,8 +638,10 @@ int GraphLaunch(void* exec, void* stream) {
           err != kCudaSuccess)
         return err;
     }
-    if (int err = RunGraphOp(s, plan.ops[i], on); err != kCudaSuccess)
-      return err;
+    if (!plan.Disabled(i)) {
+      if (int err = RunGraphOp(s, plan.ops[i], on); err != kCudaSuccess)
+        return err;
+    }
     seq_of[i] = LastSeqOf(s, on);
   }
   // The stream's later work starts after every lane's.

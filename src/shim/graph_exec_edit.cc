@@ -1,7 +1,8 @@
 // shim/graph_exec_edit.cc — changing an instantiated graph in sim mode
 // (declared in shim_runtime.h): one node's parameters
-// (cudaGraphExec{Kernel,Memcpy,Memset,Host}NodeSetParams), every node's from
-// a graph of the same shape (cudaGraphExecUpdate), and cudaGraphUpload,
+// (cudaGraphExec{Kernel,Memcpy,Memset,Host}NodeSetParams), whether a node
+// runs (cudaGraphNodeSetEnabled / GetEnabled), every node's from a graph of
+// the same shape (cudaGraphExecUpdate), and cudaGraphUpload,
 // which has nothing to upload to a simulated GPU but reserves the graph's
 // memory (its allocation nodes'), as CUDA's does.
 //
@@ -95,6 +96,48 @@ int GraphExecSetNode(void* exec, void* node, CapturedOp op, void** args,
   if (int err = CheckNodeOp(s, &op, args, extra); err != kCudaSuccess)
     return err;
   e->ops[pos] = std::move(op);
+  return kCudaSuccess;
+}
+
+namespace {
+
+// The position of `node`'s operation in `exec` if it is one a launch may
+// skip (kernel, memcpy, memset), else -1.
+int64_t SwitchableOp(InterposerState& s, GraphExec* e, void* node)
+    COLO_REQUIRES(s.mu) {
+  if (e == nullptr) return -1;
+  const int64_t pos = PositionOf(s, *e, node);
+  if (pos < 0) return -1;
+  const CapturedOp::Kind kind = e->ops[pos].kind;
+  return kind == CapturedOp::Kind::kKernel || kind == CapturedOp::Kind::kCopy ||
+                 kind == CapturedOp::Kind::kSet
+             ? pos
+             : -1;
+}
+
+}  // namespace
+
+int GraphNodeSetEnabled(void* exec, void* node, unsigned enabled) {
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  if (InGate(s)) return cuda::kCudaErrorNotSupported;
+  GraphExec* e = LiveExec(s, exec);
+  const int64_t pos = SwitchableOp(s, e, node);
+  if (pos < 0) return kCudaErrorInvalidValue;
+  e->disabled.resize(e->ops.size(), false);
+  e->disabled[pos] = enabled == 0;
+  return kCudaSuccess;
+}
+
+int GraphNodeGetEnabled(void* exec, void* node, unsigned* enabled) {
+  if (enabled == nullptr) return kCudaErrorInvalidValue;
+  InterposerState& s = Interposer();
+  MutexLock lock(s.mu);
+  if (InGate(s)) return cuda::kCudaErrorNotSupported;
+  GraphExec* e = LiveExec(s, exec);
+  const int64_t pos = SwitchableOp(s, e, node);
+  if (pos < 0) return kCudaErrorInvalidValue;
+  *enabled = e->Disabled(pos) ? 0 : 1;
   return kCudaSuccess;
 }
 

@@ -46,6 +46,10 @@ COLO_EXPORT int cudaGraphRemoveDependencies(void* graph,
                                             const void* const* from,
                                             const void* const* to,
                                             const void* edge_data, size_t n);
+COLO_EXPORT int cudaGraphNodeSetEnabled(void* exec, void* node,
+                                        unsigned enabled);
+COLO_EXPORT int cudaGraphNodeGetEnabled(void* exec, void* node,
+                                        unsigned* enabled);
 COLO_EXPORT int cudaStreamBeginCaptureToGraph(void* stream, void* graph,
                                               const void* const* deps,
                                               const void* edge_data,

@@ -158,6 +158,12 @@ struct GraphExec {
   // cudaGraphInstantiateFlagAutoFreeOnLaunch: a launch frees what the
   // previous one left allocated.
   bool auto_free_on_launch = false;
+  // cudaGraphNodeSetEnabled: operations (by position in `ops`) a launch
+  // skips, keeping their place in the order; none if shorter than `ops`.
+  std::vector<bool> disabled;
+  bool Disabled(size_t op) const {
+    return op < disabled.size() && disabled[op];
+  }
 };
 
 }  // namespace colo::shim

@@ -355,6 +355,8 @@
   X(cudaGraphRemoveDependencies)                                    \
   X(cudaStreamBeginCaptureToGraph)                                  \
   X(cudaStreamBeginCaptureToGraph_ptsz)                             \
+  X(cudaGraphNodeSetEnabled)                                        \
+  X(cudaGraphNodeGetEnabled)                                        \
   /* profiler, stream attributes (shim_exports_stream_extras.cc) */ \
   X(cudaProfilerStart)                                              \
   X(cudaProfilerStop)                                               \

@@ -200,6 +200,18 @@ int cudaGraphRemoveDependencies(void* graph, const void* const* from,
                    graph, from, to, edge_data, n);
 }
 
+int cudaGraphNodeSetEnabled(void* exec, void* node, unsigned enabled) {
+  COLO_GRAPH_NODES(cudaGraphNodeSetEnabled,
+                   cs::GraphNodeSetEnabled(exec, node, enabled), exec, node,
+                   enabled);
+}
+
+int cudaGraphNodeGetEnabled(void* exec, void* node, unsigned* enabled) {
+  COLO_GRAPH_NODES(cudaGraphNodeGetEnabled,
+                   cs::GraphNodeGetEnabled(exec, node, enabled), exec, node,
+                   enabled);
+}
+
 int cudaStreamBeginCaptureToGraph(void* stream, void* graph,
                                   const void* const* deps,
                                   const void* edge_data, size_t num_deps,

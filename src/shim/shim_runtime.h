@@ -250,6 +250,12 @@ int CopyOpOf(const cuda::Memcpy3DParms* params, CapturedOp* op);
 int GraphExecSetNode(void* exec, void* node, CapturedOp op, void** args,
                      void** extra);
 int GraphExecUpdate(void* exec, void* graph, void* result_info);
+// cudaGraphNodeSetEnabled / GetEnabled: a kernel, memcpy or memset node of
+// the instantiated graph is skipped by its next launches while disabled
+// (its dependencies still order what follows); other kinds, or a node not
+// of the graph it was instantiated from, cudaErrorInvalidValue.
+int GraphNodeSetEnabled(void* exec, void* node, unsigned enabled);
+int GraphNodeGetEnabled(void* exec, void* node, unsigned* enabled);
 // cudaGraphClone (graph_build.cc): the same nodes and dependencies.
 int GraphClone(void** clone, void* original);
 int GraphUpload(void* exec, void* stream);
