@@ -9,44 +9,21 @@
 #include <set>
 #include <string>
 
+#include "library_symbols.h"
 #include "runtime_stub_names.h"
-#include "shim/hook_table.h"
 #include "shim/nvtx_injection.h"
 
 namespace {
 
 const std::string kLib = std::string(COLO_BINARY_DIR) + "/libcolo_preload.so";
 
-std::set<std::string> TableNames() {
-  std::set<std::string> names;
-#define COLO_TEST_NAME_(sym) names.insert(#sym);
-  COLO_HOOKED_SYMBOLS(COLO_TEST_NAME_)
-#undef COLO_TEST_NAME_
-  return names;
-}
-
-// Defined function symbols in the dynamic symbol table, from `nm -D`.
-std::set<std::string> ExportedFunctions() {
-  std::set<std::string> out;
-  const std::string cmd = "nm -D --defined-only " + kLib + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char line[512];
-  while (std::fgets(line, sizeof(line), p) != nullptr) {
-    char addr[64], type[8], name[400];
-    if (std::sscanf(line, "%63s %7s %399s", addr, type, name) == 3 &&
-        (type[0] == 'T' || type[0] == 'W' || type[0] == 'i')) {
-      out.insert(name);
-    }
-  }
-  pclose(p);
-  return out;
-}
+using colo::testing::DefinedFunctions;
+using colo::testing::HookTableNames;
 
 TEST(ShimExportsTest, ExportsExactlyTheHookTableAndTheRuntimeStubs) {
-  const std::set<std::string> table = TableNames();
+  const std::set<std::string> table = HookTableNames();
   const std::set<std::string> stubs = colo::testing::RuntimeStubNames();
-  const std::set<std::string> exported = ExportedFunctions();
+  const std::set<std::string> exported = DefinedFunctions(kLib);
   ASSERT_FALSE(exported.empty()) << "could not list the exports of " << kLib;
   for (const std::string& name : table)
     EXPECT_TRUE(exported.count(name))
@@ -66,7 +43,7 @@ TEST(ShimExportsTest, ExportsExactlyTheHookTableAndTheRuntimeStubs) {
 TEST(ShimExportsTest, EveryHookResolvesInsideTheLibrary) {
   void* lib = dlopen(kLib.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
-  for (const std::string& name : TableNames()) {
+  for (const std::string& name : HookTableNames()) {
     void* sym = dlsym(lib, name.c_str());
     ASSERT_NE(sym, nullptr) << name;
     Dl_info info{};
@@ -81,7 +58,7 @@ TEST(ShimExportsTest, EveryHookResolvesInsideTheLibrary) {
 TEST(ShimExportsTest, NvccEmittedSymbolsAreHooked) {
   // What nvcc 13 emits for a program with one kernel (see `nm -D` of any
   // -cudart shared binary), plus the CUDA 12 launch entry point.
-  const std::set<std::string> table = TableNames();
+  const std::set<std::string> table = HookTableNames();
   for (const char* name :
        {"__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",
         "__cudaRegisterFunction", "__cudaUnregisterFatBinary",

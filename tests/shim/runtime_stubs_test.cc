@@ -22,45 +22,20 @@
 #include <thread>
 
 #include "in_process_colod.h"
+#include "library_symbols.h"
 #include "runtime_stub_names.h"
-#include "shim/hook_table.h"
 
 namespace colo::runtime {
 namespace {
 
+using colo::testing::DefinedFunctions;
 using colo::testing::HaveRuntimeStubs;
+using colo::testing::HookTableNames;
 using colo::testing::RuntimeStubNames;
 
 const std::string kBin = COLO_BINARY_DIR;
 const std::string kPreload = kBin + "/libcolo_preload.so";
 constexpr size_t npos = std::string::npos;
-
-// The `T` symbols of `nm -D --defined-only lib`, version suffixes dropped.
-std::set<std::string> DefinedFunctions(const std::string& lib) {
-  std::set<std::string> out;
-  const std::string cmd = "nm -D --defined-only " + lib + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char line[512];
-  while (std::fgets(line, sizeof(line), p) != nullptr) {
-    char addr[64], type[8], name[400];
-    if (std::sscanf(line, "%63s %7s %399s", addr, type, name) == 3 &&
-        (type[0] == 'T' || type[0] == 'W')) {
-      std::string n = name;
-      out.insert(n.substr(0, n.find('@')));
-    }
-  }
-  pclose(p);
-  return out;
-}
-
-std::set<std::string> HookTable() {
-  std::set<std::string> names;
-#define COLO_TEST_NAME_(sym) names.insert(#sym);
-  COLO_HOOKED_SYMBOLS(COLO_TEST_NAME_)
-#undef COLO_TEST_NAME_
-  return names;
-}
 
 TEST(RuntimeStubsTest, EveryRuntimeFunctionIsDefinedByTheInterposer) {
   if (!HaveRuntimeStubs())
@@ -68,7 +43,7 @@ TEST(RuntimeStubsTest, EveryRuntimeFunctionIsDefinedByTheInterposer) {
   const std::set<std::string> runtime =
       DefinedFunctions(COLO_CUDA_RUNTIME_LIBRARY);
   const std::set<std::string> exported = DefinedFunctions(kPreload);
-  const std::set<std::string> hooked = HookTable();
+  const std::set<std::string> hooked = HookTableNames();
   const std::set<std::string> forwarded = RuntimeStubNames("FORWARDED");
   const std::set<std::string> refused = RuntimeStubNames("REFUSED");
   ASSERT_GT(refused.size(), 10u);
